@@ -1,0 +1,2 @@
+export type { Agent, AgentContext } from './agent.js';
+export { resolveAgent, referenceAgentNames } from './registry.js';

@@ -1,0 +1,10 @@
+import { z } from 'zod';
+import { taskSetFileSchema } from './schema.js';
+
+export const TASKSET_SCHEMA_ID = 'https://crucible.dev/schema/taskset.schema.json';
+
+/** The JSON Schema editors use for completion; `crucible schema` writes it, a test keeps it fresh. */
+export function taskSetJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(taskSetFileSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return { ...schema, $id: TASKSET_SCHEMA_ID, title: 'Crucible task set' };
+}

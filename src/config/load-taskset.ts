@@ -1,0 +1,190 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { z } from 'zod';
+import { ConfigError, InputError } from '../errors.js';
+import type { PolicySpec, RepoSource, Task } from '../types/index.js';
+import { defaultsSchema, DURATION_PATTERN, taskSchema, taskSetSchema, type DefaultsParsed, type TaskParsed } from './schema.js';
+import { issueToError } from './issue-to-error.js';
+import { formatFieldPath, YamlSource, type FieldPath } from './yaml-source.js';
+
+export interface TaskSet {
+  /** Absolute path of the file. */
+  file: string;
+  tasks: Task[];
+}
+
+export const DEFAULT_LIMITS = { agentTimeoutMs: 20 * 60_000, testTimeoutMs: 5 * 60_000, setupTimeoutMs: 10 * 60_000 };
+
+/** Files that decide which tests run and how; changing them is tampering, like editing a test. */
+export const DEFAULT_TEST_PATHS = [
+  '**/test/**',
+  '**/tests/**',
+  '**/__tests__/**',
+  '**/*.test.*',
+  '**/*.spec.*',
+  '**/test_*.py',
+  '**/*_test.py',
+  '**/*_test.go',
+  '**/conftest.py',
+];
+
+/** Loads, validates and resolves a task-set file. Every problem is a ConfigError naming file:line and field. */
+export function loadTaskSet(path: string): TaskSet {
+  const file = resolve(path);
+  if (!existsSync(file)) throw new InputError(`${path}: no such task-set file (fix: check the path)`);
+  if (statSync(file).isDirectory()) throw new InputError(`${path}: is a directory, expected a task-set YAML file (fix: pass e.g. ${path}/tasks.yaml)`);
+  const source = YamlSource.parse(path, readFileSync(file, 'utf8'));
+  const raw = source.toJS();
+
+  const top = taskSetSchema.safeParse(raw ?? {});
+  if (!top.success) throw issueToError(source, taskSetSchema, top.error.issues, []);
+
+  const defaults = top.data.defaults ?? {};
+  const checkedDefaults = defaultsSchema.safeParse(defaults);
+  if (!checkedDefaults.success) throw issueToError(source, defaultsSchema, checkedDefaults.error.issues, ['defaults']);
+
+  const seen = new Map<string, number>();
+  const tasks = top.data.tasks.map((rawTask, index) => {
+    const at: FieldPath = ['tasks', index];
+    const merged = mergeDefaults(checkedDefaults.data, rawTask);
+    const parsed = taskSchema.safeParse(merged);
+    if (!parsed.success) throw issueToError(source, taskSchema as z.ZodType, parsed.error.issues, at, [['defaults']]);
+    const previous = seen.get(parsed.data.id);
+    if (previous !== undefined) {
+      throw new ConfigError(
+        { file: path, ...source.position([...at, 'id']), field: formatFieldPath([...at, 'id']) },
+        `duplicate task id "${parsed.data.id}" (also tasks[${previous}])`,
+        'give each task a unique id',
+      );
+    }
+    seen.set(parsed.data.id, index);
+    return resolveTask(parsed.data, { file, source, at });
+  });
+  return { file, tasks };
+}
+
+interface Where {
+  file: string;
+  source: YamlSource;
+  at: FieldPath;
+}
+
+function resolveTask(t: TaskParsed, where: Where): Task {
+  const dir = dirname(where.file);
+  const fail = (field: FieldPath, problem: string, fix: string): never => {
+    const full = [...where.at, ...field];
+    throw new ConfigError({ file: where.source.file, ...where.source.position(full), field: formatFieldPath(full) }, problem, fix);
+  };
+  const existingPath = (field: FieldPath, rel: string, kind: 'file' | 'dir'): string => {
+    const abs = resolve(dir, rel);
+    if (!existsSync(abs)) fail(field, `${kind === 'dir' ? 'directory' : 'file'} not found: ${rel}`, `paths are relative to ${where.source.file}`);
+    if ((kind === 'dir') !== statSync(abs).isDirectory()) fail(field, `${rel} is not a ${kind === 'dir' ? 'directory' : 'file'}`, `point it at a ${kind === 'dir' ? 'directory' : 'file'}`);
+    return abs;
+  };
+
+  const repo: RepoSource =
+    'path' in t.repo
+      ? { kind: 'local', path: existingPath(['repo', 'path'], t.repo.path, 'dir') }
+      : { kind: 'git', url: resolveGitUrl(t.repo.git, dir), commit: t.repo.commit };
+
+  const instruction =
+    t.instruction ?? readFileSync(existingPath(['instruction_file'], t.instruction_file ?? '', 'file'), 'utf8');
+
+  const oraclePatch = t.oracle
+    ? t.oracle.patch.includes('\n')
+      ? t.oracle.patch
+      : readFileSync(existingPath(['oracle', 'patch'], t.oracle.patch, 'file'), 'utf8')
+    : undefined;
+
+  const limits = t.limits ?? {};
+  return {
+    id: t.id,
+    version: String(t.version ?? '1'),
+    sourceFile: where.file,
+    repo,
+    instruction,
+    setup: t.setup ?? [],
+    tests: {
+      command: t.tests.command,
+      junit: t.tests.junit,
+      failToPass: t.tests.fail_to_pass,
+      passToPass: t.tests.pass_to_pass,
+      testPaths: t.tests.test_paths ?? DEFAULT_TEST_PATHS,
+    },
+    heldOut: t.held_out
+      ? {
+          path: existingPath(['held_out', 'path'], t.held_out.path, 'dir'),
+          command: t.held_out.command,
+          junit: t.held_out.junit,
+          required: t.held_out.required,
+        }
+      : undefined,
+    oracle: oraclePatch === undefined ? undefined : { patch: oraclePatch },
+    policy: resolvePolicy(t.policy),
+    limits: {
+      agentTimeoutMs: toMs(limits.agent_timeout) ?? DEFAULT_LIMITS.agentTimeoutMs,
+      testTimeoutMs: toMs(limits.test_timeout) ?? DEFAULT_LIMITS.testTimeoutMs,
+      setupTimeoutMs: toMs(limits.setup_timeout) ?? DEFAULT_LIMITS.setupTimeoutMs,
+    },
+    metadata: {
+      category: t.metadata?.category,
+      difficulty: t.metadata?.difficulty,
+      tags: t.metadata?.tags ?? [],
+    },
+  };
+}
+
+function resolvePolicy(p: TaskParsed['policy']): PolicySpec {
+  return {
+    preset: p?.preset ?? 'default',
+    forbiddenPaths: p?.forbidden_paths ?? [],
+    allowedPaths: p?.allowed_paths ?? [],
+    maxFilesChanged: p?.max_files_changed,
+    maxAddedLines: p?.max_added_lines,
+    maxDeletedLines: p?.max_deleted_lines,
+    unsafeCommands: p?.unsafe_commands ?? [],
+    secrets: {
+      paths: p?.secrets?.paths ?? [],
+      literals: p?.secrets?.literals ?? [],
+      presets: p?.secrets?.presets ?? [],
+    },
+    severities: p?.severities ?? {},
+  };
+}
+
+/** A bare local path in `git:` is resolved against the task file, like every other path in it. */
+function resolveGitUrl(url: string, dir: string): string {
+  const looksRemote = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /^[^/\\]+@[^:]+:/.test(url);
+  return looksRemote || isAbsolute(url) ? url : resolve(dir, url);
+}
+
+export function toMs(value: number | string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'number') return Math.round(value * 1000);
+  const match = DURATION_PATTERN.exec(value);
+  if (!match) return undefined;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h'];
+  return Math.round(Number(match[1]) * unit);
+}
+
+/** Task fields win; nested objects merge key by key; arrays are replaced, never concatenated. */
+function mergeDefaults(defaults: DefaultsParsed, task: unknown): unknown {
+  if (!isPlainObject(task)) return task;
+  const merged = deepMerge(defaults as Record<string, unknown>, task);
+  // A repo is one source or another; merging `path` into `git` would make neither.
+  if ('repo' in task) merged.repo = task.repo;
+  return merged;
+}
+
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const prior = out[key];
+    out[key] = isPlainObject(prior) && isPlainObject(value) ? deepMerge(prior, value) : value;
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

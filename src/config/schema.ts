@@ -1,0 +1,134 @@
+import { z } from 'zod';
+
+/**
+ * The task-set file format, as users write it (snake_case YAML). Every object is strict: an unknown
+ * field is an error, because a misspelt `fail_to_pass` silently ignored would grade the wrong thing.
+ */
+
+export const DURATION_PATTERN = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
+
+const duration = z
+  .union([z.number().positive(), z.string().regex(DURATION_PATTERN, 'expected a duration like 90s, 10m or 1h')])
+  .describe('Seconds as a number, or a string such as 500ms, 90s, 10m, 1h.');
+
+const relativePath = z.string().min(1);
+
+const id = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'ids may contain letters, digits, ".", "_" and "-" and must start with a letter or digit');
+
+const severity = z.enum(['info', 'warning', 'error', 'critical']);
+
+export const repoSchema = z.union([
+  z.strictObject({ path: relativePath.describe('A directory, relative to the task-set file.') }),
+  z.strictObject({
+    git: z.string().min(1).describe('Any git URL, file:// included. Cloned once into .crucible/cache.'),
+    commit: z.string().min(4).describe('The commit (or tag) every attempt starts from.'),
+  }),
+]);
+
+export const testsSchema = z.strictObject({
+  command: z.string().min(1).describe('Shell command that runs the tests; runs in the sandbox without network.'),
+  junit: relativePath
+    .optional()
+    .describe('Where the command writes JUnit XML, relative to the workspace. Omit it and write to $CRUCIBLE_JUNIT, a path the agent cannot reach.'),
+  fail_to_pass: z.array(z.string().min(1)).min(1).describe('Test ids that fail before the fix and must pass after it.'),
+  pass_to_pass: z
+    .union([z.literal('all_others'), z.array(z.string().min(1))])
+    .default('all_others')
+    .describe('Test ids that pass before and must still pass, or all_others.'),
+  test_paths: z
+    .array(z.string().min(1))
+    .optional()
+    .describe('Globs of the files that define the tests; changes to them are tampering.'),
+});
+
+export const heldOutSchema = z.strictObject({
+  path: relativePath.describe('Directory (relative to the task-set file) copied into the workspace after the agent stops.'),
+  command: z.string().min(1),
+  junit: relativePath.optional(),
+  required: z.boolean().default(false).describe('When true, held-out failures fail the attempt.'),
+});
+
+export const policySchema = z.strictObject({
+  preset: z.enum(['default', 'strict']).optional(),
+  forbidden_paths: z.array(z.string()).optional(),
+  allowed_paths: z.array(z.string()).optional(),
+  max_files_changed: z.number().int().positive().optional(),
+  max_added_lines: z.number().int().nonnegative().optional(),
+  max_deleted_lines: z.number().int().nonnegative().optional(),
+  unsafe_commands: z.array(z.string()).optional(),
+  secrets: z
+    .strictObject({
+      paths: z.array(z.string()).optional(),
+      literals: z.array(z.string()).optional(),
+      presets: z.array(z.string()).optional(),
+    })
+    .optional(),
+  severities: z.record(z.string(), severity).optional(),
+});
+
+export const limitsSchema = z.strictObject({
+  agent_timeout: duration.optional(),
+  test_timeout: duration.optional(),
+  setup_timeout: duration.optional(),
+});
+
+export const metadataSchema = z.strictObject({
+  category: z.string().optional(),
+  difficulty: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+});
+
+export const oracleSchema = z.strictObject({
+  patch: z
+    .string()
+    .min(1)
+    .describe('A unified diff: a path relative to the task-set file, or the diff itself inline.'),
+});
+
+export const taskSchema = z
+  .strictObject({
+    id: id.describe('Unique within the task set; used in attempt ids and paths.'),
+    version: z.union([z.string().min(1), z.number()]).optional().describe('Bump when the task changes; part of the attempt id.'),
+    repo: repoSchema,
+    instruction: z.string().min(1).optional(),
+    instruction_file: relativePath.optional(),
+    setup: z.array(z.string().min(1)).optional(),
+    tests: testsSchema,
+    held_out: heldOutSchema.optional(),
+    oracle: oracleSchema.optional(),
+    policy: policySchema.optional(),
+    limits: limitsSchema.optional(),
+    metadata: metadataSchema.optional(),
+  })
+  .refine((t) => (t.instruction === undefined) !== (t.instruction_file === undefined), {
+    message: 'a task needs exactly one of instruction or instruction_file',
+    path: ['instruction'],
+  });
+
+/** Everything a task may set except its identity; merged under each task (task wins, deeply). */
+export const defaultsSchema = z.strictObject({
+  repo: repoSchema.optional(),
+  setup: z.array(z.string().min(1)).optional(),
+  tests: testsSchema.partial().optional(),
+  held_out: heldOutSchema.partial().optional(),
+  policy: policySchema.optional(),
+  limits: limitsSchema.optional(),
+  metadata: metadataSchema.optional(),
+});
+
+export const taskSetSchema = z.strictObject({
+  $schema: z.string().optional(),
+  defaults: defaultsSchema.optional(),
+  tasks: z.array(z.unknown()).min(1).describe('The tasks; see the task definition.'),
+});
+
+/** The schema published for editors: tasks typed in full rather than as unknown. */
+export const taskSetFileSchema = taskSetSchema.extend({
+  tasks: z.array(taskSchema).min(1),
+});
+
+export type TaskInput = z.input<typeof taskSchema>;
+export type TaskParsed = z.output<typeof taskSchema>;
+export type DefaultsParsed = z.output<typeof defaultsSchema>;

@@ -1,0 +1,547 @@
+import type { AttemptResult, Cause } from '../types/index.js';
+import {
+  bootstrapClusterMean,
+  clusteredBootstrap,
+  describe,
+  pairedComparison,
+  passAtK,
+  passHatK,
+  perTask,
+  wilson,
+  type Description,
+  type Interval,
+  type PairedComparison,
+} from '../stats/index.js';
+
+/**
+ * Turns finished attempts into the numbers a report prints. Rules it enforces:
+ * - every rate carries its sample size and a 95% interval, or is null when there is nothing to rate;
+ * - harness errors are counted apart and never enter a pass-rate denominator;
+ * - agents are compared only through paired comparisons on shared tasks;
+ * - token, cost, latency and effort figures describe scored attempts (harness errors excluded),
+ *   and always say how many attempts lacked the figure instead of treating it as 0.
+ */
+
+export const RUN_STATS_SCHEMA_VERSION = 1;
+
+/** Where tasks with no entry in `taskRepo` are grouped. */
+export const UNASSIGNED_REPO = '(unassigned)';
+
+export interface AggregateOptions {
+  /** Seeds every bootstrap and Monte Carlo draw, so the same attempts always give the same report. */
+  seed?: number;
+  /** k values for pass@k and pass^k; default [1, most trials of any agent on any task]. */
+  ks?: number[];
+  confidence?: number;
+  /** Repo key per task id, for repo profiles. Tasks missing from it go under UNASSIGNED_REPO. */
+  taskRepo?: ReadonlyMap<string, string>;
+}
+
+export type RateMethod = 'wilson' | 'clustered-bootstrap';
+
+/**
+ * A pass (or other) rate over scored attempts. For one task it is successes / n with a Wilson
+ * interval; over several tasks it is the task-weighted mean of per-task rates with a clustered
+ * bootstrap interval (see stats/bootstrap.ts for why task-weighted), so it can differ from
+ * passes / scored when tasks have different numbers of scored attempts.
+ */
+export interface RateEstimate {
+  rate: number;
+  low: number;
+  high: number;
+  /** Scored attempts behind the rate. */
+  n: number;
+  /** Tasks behind the rate. */
+  tasks: number;
+  method: RateMethod;
+}
+
+export interface ErrorRate {
+  count: number;
+  /** All attempts, harness errors included: the denominator of this rate. */
+  attempts: number;
+  /** Wilson interval of count / attempts; null when there were no attempts. */
+  rate: Interval | null;
+}
+
+/** A per-attempt figure that some attempts may lack. `stats.n` attempts had it, `missing` did not. */
+export interface Measured {
+  missing: number;
+  stats: Description | null;
+}
+
+export interface TokenStats {
+  input: Measured;
+  output: Measured;
+  cacheRead: Measured;
+  cacheWrite: Measured;
+  reasoning: Measured;
+  /** input + output as the gateway reports them. */
+  total: Measured;
+  requests: Measured;
+}
+
+export interface TaskMean {
+  value: number;
+  /** Clustered-bootstrap interval over tasks; null for a single task, where there is nothing to resample. */
+  low: number | null;
+  high: number | null;
+  tasks: number;
+}
+
+export type PassKEstimate =
+  | { k: number; estimable: true; passAtK: TaskMean; passHatK: TaskMean }
+  | { k: number; estimable: false; reason: string };
+
+export interface AgentStats {
+  agent: string;
+  attempts: number;
+  harnessErrors: ErrorRate;
+  /** Attempts that count: all attempts minus harness errors. */
+  scored: number;
+  passes: number;
+  /** Tasks attempted, and tasks with at least one scored attempt. */
+  tasks: number;
+  scoredTasks: number;
+  /** Null when every attempt was a harness error. */
+  passRate: RateEstimate | null;
+  /** Fewest scored attempts on any scored task: the largest k pass@k can be estimated at. */
+  minScoredTrials: number | null;
+  passK: PassKEstimate[];
+  tokens: TokenStats;
+  costUsd: Measured;
+  latency: { totalMs: Measured; agentMs: Measured };
+  turns: Measured;
+  toolCalls: Measured;
+  causes: Record<Cause, number>;
+}
+
+export interface CellStats {
+  agent: string;
+  taskId: string;
+  repo: string;
+  attempts: number;
+  harnessErrors: number;
+  /** Scored attempts. */
+  n: number;
+  passes: number;
+  /** Wilson interval of passes / n; null when every attempt was a harness error. */
+  interval: Interval | null;
+}
+
+export interface AgentComparison extends PairedComparison {
+  /** `verdict` names these: 'A better' means agent `a`. */
+  a: string;
+  b: string;
+}
+
+export interface RepoProfile {
+  repo: string;
+  /** Agents with at least one scored attempt on this repo's tasks. */
+  agents: string[];
+  tasks: number;
+  attempts: number;
+  harnessErrors: ErrorRate;
+  scored: number;
+  /** Pooled over agents, clustered by task. */
+  passRate: RateEstimate | null;
+  /** Share of scored attempts whose cause is `regression`. */
+  regressionRate: RateEstimate | null;
+  /** Share of scored attempts whose cause is `tampered` or `policy_violation`. */
+  disqualificationRate: RateEstimate | null;
+  turns: Measured;
+  toolCalls: Measured;
+  totalTokens: Measured;
+  costUsd: Measured;
+}
+
+export interface RepoSection {
+  profiles: RepoProfile[];
+  /** False when repos were evaluated with different agent sets: their rates then mix agent and repo effects. */
+  comparable: boolean;
+  note?: string;
+}
+
+export interface RunStats {
+  schemaVersion: typeof RUN_STATS_SCHEMA_VERSION;
+  confidence: number;
+  seed: number;
+  /** The k values requested (after defaulting); each agent says which were estimable. */
+  ks: number[];
+  attempts: number;
+  harnessErrors: ErrorRate;
+  scored: number;
+  agents: AgentStats[];
+  cells: CellStats[];
+  /** Every pair of agents, names in sorted order. */
+  comparisons: AgentComparison[];
+  repos: RepoSection;
+  /** Things a reader must know before trusting the numbers above. */
+  notes: string[];
+}
+
+const ALL_CAUSES: readonly Cause[] = [
+  'passed',
+  'tests_failed',
+  'regression',
+  'tampered',
+  'policy_violation',
+  'no_changes',
+  'agent_timeout',
+  'max_turns',
+  'budget_exceeded',
+  'context_exceeded',
+  'agent_crashed',
+  'harness_error',
+];
+
+const DISQUALIFYING: ReadonlySet<Cause> = new Set<Cause>(['tampered', 'policy_violation']);
+const DEFAULT_SEED = 1;
+
+/** The cause is the single source of truth for whether an attempt counts and whether it passed. */
+const isHarnessError = (a: AttemptResult): boolean => a.cause === 'harness_error';
+const isPass = (a: AttemptResult): boolean => a.cause === 'passed';
+
+interface Context {
+  seed: number;
+  confidence: number;
+}
+
+export function aggregateRun(attempts: readonly AttemptResult[], opts: AggregateOptions = {}): RunStats {
+  assertUniqueAttempts(attempts);
+  const ctx: Context = { seed: opts.seed ?? DEFAULT_SEED, confidence: opts.confidence ?? 0.95 };
+  const repoOf = (taskId: string): string => opts.taskRepo?.get(taskId) ?? UNASSIGNED_REPO;
+  const ks = resolveKs(opts.ks, attempts);
+  const agentNames = uniqueSorted(attempts.map((a) => a.agent));
+  const cells = buildCells(attempts, repoOf, ctx);
+  const agents = agentNames.map((agent) =>
+    agentStats(
+      agent,
+      attempts.filter((a) => a.agent === agent),
+      cells.filter((c) => c.agent === agent),
+      ks,
+      ctx,
+    ),
+  );
+  const comparisons = compareAll(agentNames, cells, ctx);
+  const repos = repoSection(attempts, repoOf, ctx);
+  return {
+    schemaVersion: RUN_STATS_SCHEMA_VERSION,
+    confidence: ctx.confidence,
+    seed: ctx.seed,
+    ks,
+    attempts: attempts.length,
+    harnessErrors: errorRate(attempts, ctx),
+    scored: attempts.filter((a) => !isHarnessError(a)).length,
+    agents,
+    cells,
+    comparisons,
+    repos,
+    notes: runNotes(attempts, agents, cells, repos, opts.taskRepo !== undefined),
+  };
+}
+
+function assertUniqueAttempts(attempts: readonly AttemptResult[]): void {
+  const seen = new Set<string>();
+  for (const a of attempts) {
+    // Counting an attempt twice would inflate n and narrow every interval; refuse instead of guessing which to keep.
+    if (seen.has(a.attemptId)) throw new Error(`attempt ${a.attemptId} appears more than once`);
+    seen.add(a.attemptId);
+  }
+}
+
+function resolveKs(requested: number[] | undefined, attempts: readonly AttemptResult[]): number[] {
+  if (requested !== undefined) {
+    for (const k of requested) {
+      if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
+    }
+    return uniqueSortedNumbers(requested);
+  }
+  const perCell = new Map<string, number>();
+  for (const a of attempts) {
+    const key = cellKey(a.agent, a.taskId);
+    perCell.set(key, (perCell.get(key) ?? 0) + 1);
+  }
+  const maxTrials = Math.max(1, ...perCell.values());
+  return uniqueSortedNumbers([1, maxTrials]);
+}
+
+function buildCells(attempts: readonly AttemptResult[], repoOf: (taskId: string) => string, ctx: Context): CellStats[] {
+  const groups = groupBy(attempts, (a) => cellKey(a.agent, a.taskId));
+  const cells = [...groups.values()].map((group): CellStats => {
+    const first = group[0] as AttemptResult;
+    const scored = group.filter((a) => !isHarnessError(a));
+    const passes = scored.filter(isPass).length;
+    return {
+      agent: first.agent,
+      taskId: first.taskId,
+      repo: repoOf(first.taskId),
+      attempts: group.length,
+      harnessErrors: group.length - scored.length,
+      n: scored.length,
+      passes,
+      interval: wilson(passes, scored.length, ctx.confidence),
+    };
+  });
+  // Sorted so bootstrap resampling sees clusters in the same order whatever order attempts arrived in.
+  return cells.sort((x, y) => compare(x.agent, y.agent) || compare(x.taskId, y.taskId));
+}
+
+function agentStats(
+  agent: string,
+  attempts: readonly AttemptResult[],
+  cells: readonly CellStats[],
+  ks: readonly number[],
+  ctx: Context,
+): AgentStats {
+  const scored = attempts.filter((a) => !isHarnessError(a));
+  const scoredCells = cells.filter((c) => c.n > 0);
+  const minScoredTrials = scoredCells.length > 0 ? Math.min(...scoredCells.map((c) => c.n)) : null;
+  return {
+    agent,
+    attempts: attempts.length,
+    harnessErrors: errorRate(attempts, ctx),
+    scored: scored.length,
+    passes: scored.filter(isPass).length,
+    tasks: cells.length,
+    scoredTasks: scoredCells.length,
+    passRate: estimateRate(
+      cells.map((c) => ({ successes: c.passes, n: c.n })),
+      ctx,
+    ),
+    minScoredTrials,
+    passK: ks.map((k) => passKEstimate(k, scoredCells, minScoredTrials, ctx)),
+    tokens: tokenStats(scored),
+    costUsd: measure(scored, (a) => a.agentResult?.usage?.costUsd),
+    latency: {
+      totalMs: measure(scored, (a) => a.timings.totalMs),
+      agentMs: measure(scored, (a) => a.timings.agentMs),
+    },
+    turns: measure(scored, (a) => a.agentResult?.turns),
+    toolCalls: measure(scored, (a) => a.agentResult?.toolCalls),
+    causes: countCauses(attempts),
+  };
+}
+
+function passKEstimate(
+  k: number,
+  scoredCells: readonly CellStats[],
+  minScoredTrials: number | null,
+  ctx: Context,
+): PassKEstimate {
+  if (minScoredTrials === null) return { k, estimable: false, reason: 'no scored attempts' };
+  if (k > minScoredTrials) {
+    return {
+      k,
+      estimable: false,
+      reason: `k exceeds the fewest scored attempts on a task (${minScoredTrials})`,
+    };
+  }
+  const counts = scoredCells.map((c) => ({ successes: c.passes, n: c.n }));
+  return {
+    k,
+    estimable: true,
+    passAtK: taskMean(perTask(counts, k, passAtK), ctx),
+    passHatK: taskMean(perTask(counts, k, passHatK), ctx),
+  };
+}
+
+function taskMean(values: readonly number[], ctx: Context): TaskMean {
+  const boot = bootstrapClusterMean(values, { seed: ctx.seed, confidence: ctx.confidence });
+  const value = values.reduce((s, v) => s + v, 0) / values.length;
+  const resampled = boot !== null && values.length > 1;
+  return {
+    value,
+    low: resampled ? boot.low : null,
+    high: resampled ? boot.high : null,
+    tasks: values.length,
+  };
+}
+
+/** Wilson for a single task, clustered bootstrap when pooling tasks; null when nothing was scored. */
+function estimateRate(clusters: ReadonlyArray<{ successes: number; n: number }>, ctx: Context): RateEstimate | null {
+  const scored = clusters.filter((c) => c.n > 0);
+  const only = scored[0];
+  if (only === undefined) return null;
+  if (scored.length === 1) {
+    const w = wilson(only.successes, only.n, ctx.confidence);
+    return w === null ? null : { rate: w.rate, low: w.low, high: w.high, n: w.n, tasks: 1, method: 'wilson' };
+  }
+  const pooled = clusteredBootstrap(scored, { seed: ctx.seed, confidence: ctx.confidence });
+  if (pooled === null) return null;
+  return {
+    rate: pooled.rate,
+    low: pooled.low,
+    high: pooled.high,
+    n: pooled.n,
+    tasks: pooled.clusters,
+    method: 'clustered-bootstrap',
+  };
+}
+
+function errorRate(attempts: readonly AttemptResult[], ctx: Context): ErrorRate {
+  const count = attempts.filter(isHarnessError).length;
+  return { count, attempts: attempts.length, rate: wilson(count, attempts.length, ctx.confidence) };
+}
+
+function tokenStats(scored: readonly AttemptResult[]): TokenStats {
+  const usage = (a: AttemptResult) => a.agentResult?.usage;
+  return {
+    input: measure(scored, (a) => usage(a)?.inputTokens),
+    output: measure(scored, (a) => usage(a)?.outputTokens),
+    cacheRead: measure(scored, (a) => usage(a)?.cacheReadTokens),
+    cacheWrite: measure(scored, (a) => usage(a)?.cacheWriteTokens),
+    reasoning: measure(scored, (a) => usage(a)?.reasoningTokens),
+    total: measure(scored, totalTokens),
+    requests: measure(scored, (a) => usage(a)?.requests),
+  };
+}
+
+function totalTokens(a: AttemptResult): number | undefined {
+  const u = a.agentResult?.usage;
+  return u === undefined ? undefined : u.inputTokens + u.outputTokens;
+}
+
+/** Describes the attempts that have the figure; the rest are counted as missing, never as 0. */
+function measure(attempts: readonly AttemptResult[], pick: (a: AttemptResult) => number | undefined): Measured {
+  const values: number[] = [];
+  for (const a of attempts) {
+    const v = pick(a);
+    if (v !== undefined && Number.isFinite(v)) values.push(v);
+  }
+  return { missing: attempts.length - values.length, stats: describe(values) };
+}
+
+function countCauses(attempts: readonly AttemptResult[]): Record<Cause, number> {
+  const counts = Object.fromEntries(ALL_CAUSES.map((c) => [c, 0])) as Record<Cause, number>;
+  for (const a of attempts) counts[a.cause] += 1;
+  return counts;
+}
+
+function compareAll(agents: readonly string[], cells: readonly CellStats[], ctx: Context): AgentComparison[] {
+  const outcomes = (agent: string) =>
+    cells.filter((c) => c.agent === agent).map((c) => ({ taskId: c.taskId, successes: c.passes, n: c.n }));
+  const comparisons: AgentComparison[] = [];
+  agents.forEach((a, i) => {
+    for (const b of agents.slice(i + 1)) {
+      const result = pairedComparison(outcomes(a), outcomes(b), { seed: ctx.seed, confidence: ctx.confidence });
+      comparisons.push({ a, b, ...result });
+    }
+  });
+  return comparisons;
+}
+
+function repoSection(attempts: readonly AttemptResult[], repoOf: (taskId: string) => string, ctx: Context): RepoSection {
+  const byRepo = groupBy(attempts, (a) => repoOf(a.taskId));
+  const profiles = [...byRepo.entries()]
+    .sort(([x], [y]) => compare(x, y))
+    .map(([repo, group]) => repoProfile(repo, group, ctx));
+  const agentSets = new Set(profiles.map((p) => JSON.stringify(p.agents)));
+  if (agentSets.size <= 1) return { profiles, comparable: true };
+  const listing = profiles.map((p) => `${p.repo}: ${p.agents.join(', ') || 'none'}`).join('; ');
+  return {
+    profiles,
+    comparable: false,
+    note: `repos were evaluated with different agent sets (${listing}); do not rank repos against each other`,
+  };
+}
+
+function repoProfile(repo: string, attempts: readonly AttemptResult[], ctx: Context): RepoProfile {
+  const scored = attempts.filter((a) => !isHarnessError(a));
+  const tasks = groupBy(scored, (a) => a.taskId);
+  // One cluster per task, agents pooled: trials of a task share its difficulty whoever attempts it.
+  const taskIds = [...tasks.keys()].sort(compare);
+  const rateOf = (hit: (a: AttemptResult) => boolean): RateEstimate | null =>
+    estimateRate(
+      taskIds.map((id) => {
+        const group = tasks.get(id) ?? [];
+        return { successes: group.filter(hit).length, n: group.length };
+      }),
+      ctx,
+    );
+  return {
+    repo,
+    agents: uniqueSorted(scored.map((a) => a.agent)),
+    tasks: uniqueSorted(attempts.map((a) => a.taskId)).length,
+    attempts: attempts.length,
+    harnessErrors: errorRate(attempts, ctx),
+    scored: scored.length,
+    passRate: rateOf(isPass),
+    regressionRate: rateOf((a) => a.cause === 'regression'),
+    disqualificationRate: rateOf((a) => DISQUALIFYING.has(a.cause)),
+    turns: measure(scored, (a) => a.agentResult?.turns),
+    toolCalls: measure(scored, (a) => a.agentResult?.toolCalls),
+    totalTokens: measure(scored, totalTokens),
+    costUsd: measure(scored, (a) => a.agentResult?.usage?.costUsd),
+  };
+}
+
+function runNotes(
+  attempts: readonly AttemptResult[],
+  agents: readonly AgentStats[],
+  cells: readonly CellStats[],
+  repos: RepoSection,
+  hasRepoMap: boolean,
+): string[] {
+  const notes: string[] = [];
+  const mismatched = attempts.filter(verdictDisagreesWithCause).length;
+  if (mismatched > 0) {
+    notes.push(`${mismatched} attempt(s) have a verdict that disagrees with their cause; they were counted by cause`);
+  }
+  const allErrored = agents.filter((a) => a.passRate === null && a.attempts > 0).map((a) => a.agent);
+  if (allErrored.length > 0) {
+    notes.push(`no scored attempts (every attempt a harness error) for: ${allErrored.join(', ')}`);
+  }
+  const scoredTaskSets = agents
+    .filter((a) => a.passRate !== null)
+    .map((a) => scoredTaskKey(a.agent, cells));
+  const taskSets = new Set(scoredTaskSets);
+  if (taskSets.size > 1) {
+    notes.push(
+      'agents were scored on different task sets, so their pooled pass rates are not comparable; rank them only by the paired comparisons',
+    );
+  }
+  if (hasRepoMap && cells.some((c) => c.repo === UNASSIGNED_REPO)) {
+    notes.push(`some tasks have no repo key and are profiled under ${UNASSIGNED_REPO}`);
+  }
+  if (repos.note !== undefined) notes.push(repos.note);
+  return notes;
+}
+
+/** One string per distinct set of scored tasks, to tell whether agents faced the same tasks. */
+function scoredTaskKey(agent: string, cells: readonly CellStats[]): string {
+  return JSON.stringify(cells.filter((c) => c.agent === agent && c.n > 0).map((c) => c.taskId));
+}
+
+/** Assumes grading maps passed ⇔ PASS and harness_error ⇔ ERROR; anything else is worth a reader's attention. */
+function verdictDisagreesWithCause(a: AttemptResult): boolean {
+  return (a.verdict === 'PASS') !== (a.cause === 'passed') || (a.verdict === 'ERROR') !== (a.cause === 'harness_error');
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group === undefined) groups.set(k, [item]);
+    else group.push(item);
+  }
+  return groups;
+}
+
+function cellKey(agent: string, taskId: string): string {
+  return JSON.stringify([agent, taskId]);
+}
+
+/** Code-point order: locale-independent, so the same run sorts the same on every machine. */
+function compare(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function uniqueSorted(values: readonly string[]): string[] {
+  return [...new Set(values)].sort(compare);
+}
+
+function uniqueSortedNumbers(values: readonly number[]): number[] {
+  return [...new Set(values)].sort((x, y) => x - y);
+}

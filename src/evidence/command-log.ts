@@ -1,0 +1,55 @@
+import { appendFile } from 'node:fs/promises';
+import type { ExecRequest, ExecResult, Executor } from '../sandbox/executor.js';
+
+/** One line of `commands.jsonl`. Environment values are never logged: only variable names. */
+export interface CommandEvent {
+  at: string;
+  argv: string[];
+  cwd: string;
+  envNames: string[];
+  network: ExecRequest['network'];
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  truncated: boolean;
+  durationMs: number;
+}
+
+/**
+ * Wraps an executor so every command the agent runs is appended to `file` as it finishes; the
+ * policy checks read this log rather than anything the agent reports about itself.
+ */
+export function recordingExecutor(inner: Executor, file: string): Executor & { events(): CommandEvent[] } {
+  const events: CommandEvent[] = [];
+  let writes: Promise<void> = Promise.resolve();
+  return {
+    kind: inner.kind,
+    isolation: inner.isolation,
+    events: () => events,
+    async exec(req: ExecRequest): Promise<ExecResult> {
+      const started = Date.now();
+      let result: ExecResult | undefined;
+      try {
+        result = await inner.exec(req);
+        return result;
+      } finally {
+        const event: CommandEvent = {
+          at: new Date(started).toISOString(),
+          argv: req.argv,
+          cwd: req.cwd,
+          envNames: Object.keys(req.env ?? {}).sort(),
+          network: req.network,
+          exitCode: result?.exitCode ?? null,
+          signal: result?.signal ?? null,
+          timedOut: result?.timedOut ?? false,
+          truncated: result?.truncated ?? false,
+          durationMs: result?.durationMs ?? Date.now() - started,
+        };
+        events.push(event);
+        // Appends are chained so lines never interleave when an agent runs commands in parallel.
+        writes = writes.then(() => appendFile(file, `${JSON.stringify(event)}\n`));
+        await writes;
+      }
+    },
+  };
+}

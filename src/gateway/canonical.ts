@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import type { Api } from './usage-readers.js';
+
+/**
+ * The parts of a request that decide the model's answer. Ids, `user`, `metadata`, headers and JSON
+ * key order are left out so a re-run of the same agent on the same task maps to the same hash.
+ */
+export type CanonicalRequest = { upstream: string; method: string; path: string } & Record<string, unknown>;
+
+const ANSWER_FIELDS: Record<Exclude<Api, 'other'>, readonly string[]> = {
+  chat: [
+    'model', 'messages', 'tools', 'tool_choice', 'functions', 'function_call', 'temperature', 'top_p',
+    'max_tokens', 'max_completion_tokens', 'response_format', 'reasoning_effort', 'stop', 'n',
+  ],
+  responses: [
+    'model', 'input', 'instructions', 'tools', 'tool_choice', 'temperature', 'top_p',
+    'max_output_tokens', 'text', 'reasoning',
+  ],
+  messages: [
+    'model', 'system', 'messages', 'tools', 'tool_choice', 'temperature', 'top_p', 'top_k',
+    'max_tokens', 'thinking', 'stop_sequences',
+  ],
+};
+
+export interface RequestFacts {
+  upstream: string;
+  method: string;
+  /** Path as the client sent it below the upstream prefix, e.g. `/v1/messages?beta=true`. */
+  pathWithQuery: string;
+  api: Api;
+  body: Buffer;
+  /** The body parsed, when it is a JSON object. */
+  json?: Record<string, unknown>;
+}
+
+export function canonicalRequest(facts: RequestFacts): CanonicalRequest {
+  const { upstream, method, pathWithQuery, api, body, json } = facts;
+  if (api === 'other' || json === undefined) {
+    const canonical: CanonicalRequest = { upstream, method, path: pathWithQuery };
+    if (body.length > 0) canonical['body'] = json ?? body.toString('utf8');
+    return sortKeys(canonical) as CanonicalRequest;
+  }
+  // The query (e.g. Claude Code's ?beta=true) does not change the answer of a metered API.
+  const canonical: CanonicalRequest = { upstream, method, path: pathWithQuery.split('?')[0] ?? '', stream: json['stream'] === true };
+  for (const name of ANSWER_FIELDS[api]) {
+    if (json[name] !== undefined && json[name] !== null) canonical[name] = json[name];
+  }
+  return sortKeys(canonical) as CanonicalRequest;
+}
+
+export function requestHash(canonical: CanonicalRequest): string {
+  return createHash('sha256').update(stableStringify(canonical)).digest('hex');
+}
+
+export function stableStringify(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) sorted[key] = sortKeys((value as Record<string, unknown>)[key]);
+  return sorted;
+}

@@ -1,0 +1,150 @@
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import type { CanonicalRequest } from './canonical.js';
+import type { HeaderMap } from './headers.js';
+import type { Api, TokenUsage } from './usage-readers.js';
+
+/**
+ * A cassette is one JSONL file per session: a header line, then one line per exchange in the order
+ * the requests arrived (`seq`). Responses are stored as the upstream sent them, SSE streams as the
+ * exact text of each event, so replay is byte-identical and re-metered from the same bytes.
+ */
+export const CASSETTE_VERSION = 1;
+
+export interface CassetteHeader {
+  type: 'cassette';
+  version: typeof CASSETTE_VERSION;
+  key: string;
+  recordedAt: string;
+}
+
+export interface RecordedResponse {
+  status: number;
+  /** Minus credentials, cookies, framing and account headers. */
+  headers: HeaderMap;
+  /** A non-streamed body; base64 only when it is not UTF-8 text. */
+  body?: string;
+  bodyEncoding?: 'base64';
+  /** A streamed body: the raw text of each SSE event, terminators included. */
+  events?: string[];
+}
+
+export interface CassetteExchange {
+  type: 'exchange';
+  seq: number;
+  api: Api;
+  request: { hash: string; canonical: CanonicalRequest };
+  response: RecordedResponse;
+  /** Time to last byte when recorded; replay reports it again so reports are reproducible. */
+  latencyMs: number;
+  /** For people reading the file; replay re-reads usage from the response itself. */
+  model?: string;
+  usage?: TokenUsage;
+}
+
+const headerMapSchema = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+const exchangeSchema = z.object({
+  type: z.literal('exchange'),
+  seq: z.number().int().nonnegative(),
+  api: z.enum(['chat', 'responses', 'messages', 'other']),
+  request: z.object({
+    hash: z.string().regex(/^[0-9a-f]{64}$/),
+    canonical: z.looseObject({ upstream: z.string(), method: z.string(), path: z.string() }),
+  }),
+  response: z.object({
+    status: z.number().int(),
+    headers: headerMapSchema,
+    body: z.string().optional(),
+    bodyEncoding: z.literal('base64').optional(),
+    events: z.array(z.string()).optional(),
+  }),
+  latencyMs: z.number().nonnegative(),
+  model: z.string().optional(),
+  usage: z.record(z.string(), z.number()).optional(),
+});
+const headerSchema = z.object({
+  type: z.literal('cassette'),
+  version: z.literal(CASSETTE_VERSION),
+  key: z.string(),
+  recordedAt: z.string(),
+});
+
+export class CassetteError extends Error {
+  override name = 'CassetteError';
+}
+
+/** The key is encoded, not trusted as a path: `task/agent/0` becomes `task%2Fagent%2F0.jsonl`. */
+export function cassettePath(dir: string, key: string): string {
+  if (key.trim() === '') throw new CassetteError('cassette key must not be empty');
+  return join(dir, `${encodeURIComponent(key)}.jsonl`);
+}
+
+export class CassetteWriter {
+  constructor(
+    readonly file: string,
+    key: string,
+    /** Key values to blank out wherever they appear (e.g. echoed in an upstream error message). */
+    private readonly secrets: () => readonly string[],
+  ) {
+    mkdirSync(dirname(file), { recursive: true });
+    const header: CassetteHeader = { type: 'cassette', version: CASSETTE_VERSION, key, recordedAt: new Date().toISOString() };
+    writeFileSync(file, this.line(header));
+  }
+
+  append(exchange: CassetteExchange): void {
+    // Synchronous so a crash mid-run still leaves every finished exchange on disk.
+    appendFileSync(this.file, this.line(exchange));
+  }
+
+  private line(record: CassetteHeader | CassetteExchange): string {
+    let text = JSON.stringify(record);
+    for (const secret of this.secrets()) text = text.split(secret).join('[REDACTED]');
+    return text + '\n';
+  }
+}
+
+export function readCassette(file: string): { header: CassetteHeader; exchanges: CassetteExchange[] } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CassetteError(`${file}: cannot read cassette (${(error as Error).message})`);
+  }
+  const lines = text.split('\n');
+  let header: CassetteHeader | undefined;
+  const exchanges: CassetteExchange[] = [];
+  lines.forEach((line, index) => {
+    if (line.trim() === '') return;
+    const where = `${file}:${index + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new CassetteError(`${where}: not JSON`);
+    }
+    const parsed = header === undefined ? headerSchema.safeParse(value) : exchangeSchema.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new CassetteError(`${where}: ${issue?.path.join('.') || '(line)'}: ${issue?.message ?? 'invalid'}`);
+    }
+    if (header === undefined) header = parsed.data as CassetteHeader;
+    else exchanges.push(parsed.data as CassetteExchange);
+  });
+  if (!header) throw new CassetteError(`${file}: empty cassette`);
+  exchanges.sort((a, b) => a.seq - b.seq);
+  return { header, exchanges };
+}
+
+/** Bytes of a recorded response, in the chunks the client will be sent. */
+export function recordedChunks(response: RecordedResponse): Buffer[] {
+  if (response.events) return response.events.map((event) => Buffer.from(event, 'utf8'));
+  if (response.body === undefined) return [];
+  return [Buffer.from(response.body, response.bodyEncoding === 'base64' ? 'base64' : 'utf8')];
+}
+
+/** Stores bytes as text when they round-trip as UTF-8, which JSON bodies always do. */
+export function encodeBody(bytes: Buffer): Pick<RecordedResponse, 'body' | 'bodyEncoding'> {
+  const text = bytes.toString('utf8');
+  return Buffer.from(text, 'utf8').equals(bytes) ? { body: text } : { body: bytes.toString('base64'), bodyEncoding: 'base64' };
+}

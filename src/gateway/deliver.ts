@@ -1,0 +1,111 @@
+import type { ServerResponse } from 'node:http';
+import { encodeBody, type RecordedResponse } from './cassette.js';
+import type { ReplySource } from './forward.js';
+import { clientResponseHeaders, recordableHeaders } from './headers.js';
+import { SseSplitter, type SseEvent } from './sse.js';
+import { usageReader, type Api, type UsageReader, type UsageReading } from './usage-readers.js';
+
+export interface DeliveryOptions {
+  api: Api;
+  /** The gateway turned on `stream_options.include_usage`; hide the usage chunk the client never asked for. */
+  hideUsageChunk: boolean;
+}
+
+export interface Delivery {
+  status: number;
+  reading: UsageReading;
+  /** The response as the upstream sent it, for the cassette. */
+  recorded: RecordedResponse;
+  /** False when the client left or the upstream broke off mid-body. */
+  complete: boolean;
+}
+
+class ClientGone extends Error {}
+
+/**
+ * Passes a response to the client as it arrives, one chunk (or, for SSE, one whole event) at a
+ * time, while reading usage from it and keeping a copy for the cassette.
+ */
+export async function deliver(source: ReplySource, res: ServerResponse, options: DeliveryOptions): Promise<Delivery> {
+  const headers = clientResponseHeaders(source.headers);
+  res.writeHead(source.status, headers);
+  const reader: UsageReader | undefined =
+    options.api !== 'other' && source.status >= 200 && source.status < 300 ? usageReader(options.api) : undefined;
+  const isSse = String(headers['content-type'] ?? '').includes('text/event-stream');
+  const events: string[] = [];
+  const chunks: Buffer[] = [];
+  let complete = true;
+  // The client may leave while we wait on the upstream, not only while writing to it.
+  const onClientClose = (): void => {
+    if (res.writableFinished) return;
+    complete = false;
+    source.abort();
+  };
+  res.on('close', onClientClose);
+
+  const passEvent = async (event: SseEvent): Promise<void> => {
+    reader?.event(event);
+    events.push(event.raw);
+    if (!(options.hideUsageChunk && isUsageOnlyChunk(event))) await write(res, event.raw);
+  };
+
+  try {
+    const splitter = isSse ? new SseSplitter() : undefined;
+    for await (const chunk of source.body) {
+      if (splitter) {
+        for (const event of splitter.push(chunk)) await passEvent(event);
+      } else {
+        chunks.push(chunk);
+        await write(res, chunk);
+      }
+    }
+    if (splitter) for (const event of splitter.end()) await passEvent(event);
+    res.end();
+  } catch (error) {
+    complete = false;
+    source.abort();
+    // A proxy cannot fix a broken body; cutting the connection tells the client it is incomplete.
+    if (!(error instanceof ClientGone)) res.destroy();
+  } finally {
+    res.off('close', onClientClose);
+  }
+
+  const body = Buffer.concat(chunks);
+  if (!isSse) reader?.body(body.toString('utf8'));
+  const recorded: RecordedResponse = {
+    status: source.status,
+    headers: recordableHeaders(headers),
+    ...(isSse ? { events } : encodeBody(body)),
+  };
+  return { status: source.status, reading: reader?.result() ?? {}, recorded, complete };
+}
+
+/** The extra final chunk include_usage adds: no choices, only usage. */
+function isUsageOnlyChunk(event: SseEvent): boolean {
+  if (event.data === undefined || event.data === '[DONE]') return false;
+  try {
+    const chunk: unknown = JSON.parse(event.data);
+    if (typeof chunk !== 'object' || chunk === null) return false;
+    const { choices, usage } = chunk as { choices?: unknown; usage?: unknown };
+    return Array.isArray(choices) && choices.length === 0 && typeof usage === 'object' && usage !== null;
+  } catch {
+    return false;
+  }
+}
+
+function write(res: ServerResponse, data: string | Buffer): Promise<void> {
+  if (res.destroyed) return Promise.reject(new ClientGone());
+  if (res.write(data)) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onDrain = (): void => {
+      res.off('close', onClose);
+      resolve();
+    };
+    const onClose = (): void => {
+      res.off('drain', onDrain);
+      reject(new ClientGone());
+    };
+    res.once('drain', onDrain);
+    res.once('close', onClose);
+  });
+}

@@ -1,0 +1,165 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { canonicalRequest, requestHash } from './canonical.js';
+import { recordedChunks, type CassetteWriter } from './cassette.js';
+import { deliver } from './deliver.js';
+import { gatewayError, type GatewayReply } from './errors.js';
+import { forwardToUpstream, recordedSource, type ReplySource } from './forward.js';
+import { upstreamRequestHeaders } from './headers.js';
+import type { SessionMeter } from './meter.js';
+import type { ReplayBook } from './replay.js';
+import { parseSessionRoute } from './routes.js';
+import type { GatewayMode } from './types.js';
+import { apiOf, upstreamAuth, upstreamUrl, type Upstream } from './upstreams.js';
+
+/** What the handler needs of an open session. */
+export interface SessionState {
+  meter: SessionMeter;
+  recorder?: CassetteWriter;
+  replay?: ReplayBook;
+  nextSeq: number;
+}
+
+export interface HandlerContext {
+  mode: GatewayMode;
+  upstreams: ReadonlyMap<string, Upstream>;
+  env: Readonly<Record<string, string | undefined>>;
+  maxRequestBytes: number;
+  openSessionByToken(token: string): SessionState | undefined;
+}
+
+export function createRequestHandler(ctx: HandlerContext): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(ctx, req, res).catch((error: unknown) => {
+      if (res.headersSent) res.destroy();
+      else send(res, gatewayError('openai', 'gateway_failure', (error as Error).message));
+    });
+  };
+}
+
+async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const route = parseSessionRoute(req.url);
+  const upstream = route && ctx.upstreams.get(route.upstream);
+  if (!route || !upstream) {
+    send(res, gatewayError('openai', 'not_found', 'use /s/<session token>/<upstream>/... with a configured upstream'));
+    return;
+  }
+  const session = ctx.openSessionByToken(route.token);
+  if (!session) {
+    send(res, gatewayError(upstream.kind, 'unknown_session', 'unknown or closed session'));
+    return;
+  }
+  const url = upstreamUrl(upstream, route.path);
+  if (url === undefined) {
+    send(res, gatewayError(upstream.kind, 'not_found', `${route.path} is not under /v1`));
+    return;
+  }
+  const body = await readBody(req, ctx.maxRequestBytes);
+  if (body === undefined) {
+    send(res, gatewayError(upstream.kind, 'request_too_large', `request body over ${ctx.maxRequestBytes} bytes`));
+    return;
+  }
+
+  const method = req.method ?? 'GET';
+  const api = apiOf(upstream.kind, method, route.path);
+  const json = parseJsonObject(body);
+  const canonical = canonicalRequest({ upstream: upstream.name, method, pathWithQuery: route.path, api, body, json });
+  const hash = requestHash(canonical);
+  const requestModel = typeof json?.['model'] === 'string' ? json['model'] : undefined;
+  // Metering needs the usage chunk; clients that did not ask for it do not get to see it.
+  const hideUsageChunk = api === 'chat' && json?.['stream'] === true && !asksForStreamUsage(json);
+
+  const auth = ctx.mode === 'replay' ? { ok: true as const, headers: {} } : upstreamAuth(upstream, ctx.env);
+  if (!auth.ok) {
+    send(res, gatewayError(upstream.kind, 'missing_api_key', `environment variable ${auth.missingEnv} is not set`));
+    return;
+  }
+  if (api !== 'other') {
+    const verdict = session.meter.admit(requestModel);
+    if (!verdict.allowed) {
+      send(res, gatewayError(upstream.kind, verdict.reason === 'budget' ? 'budget_exceeded' : 'model_not_priced', verdict.message));
+      return;
+    }
+  }
+
+  const seq = session.nextSeq++;
+  const started = performance.now();
+  let source: ReplySource;
+  let recordedLatencyMs: number | undefined;
+  if (session.replay) {
+    const match = session.replay.take(hash, canonical);
+    if (!match.hit) {
+      session.meter.recordMiss({ method, path: route.path, ...(requestModel ? { model: requestModel } : {}), diff: match.diff });
+      send(res, gatewayError(upstream.kind, 'replay_miss', match.diff));
+      return;
+    }
+    if (api !== 'other') session.meter.countRequest();
+    const { response } = match.exchange;
+    source = recordedSource(response.status, response.headers, recordedChunks(response));
+    recordedLatencyMs = match.exchange.latencyMs;
+  } else {
+    // Counted before the await, so concurrent requests cannot all slip under maxRequests.
+    if (api !== 'other') session.meter.countRequest();
+    const outgoing = hideUsageChunk && json ? Buffer.from(JSON.stringify(withStreamUsage(json))) : body;
+    source = await forwardToUpstream(url, method, upstreamRequestHeaders(req.headers, auth.headers), outgoing).catch(
+      (error: unknown) => {
+        const reply = gatewayError(upstream.kind, 'upstream_unreachable', `${upstream.name} unreachable: ${(error as Error).message}`);
+        return recordedSource(reply.status, reply.headers, [Buffer.from(reply.body)]);
+      },
+    );
+  }
+
+  const delivery = await deliver(source, res, { api, hideUsageChunk });
+  const latencyMs = recordedLatencyMs ?? Math.round(performance.now() - started);
+  if (api !== 'other') {
+    session.meter.record({ status: delivery.status, requestModel, reading: delivery.reading, latencyMs });
+  }
+  session.recorder?.append({
+    type: 'exchange',
+    seq,
+    api,
+    request: { hash, canonical },
+    response: delivery.recorded,
+    latencyMs,
+    ...(delivery.reading.model ? { model: delivery.reading.model } : {}),
+    ...(delivery.reading.usage ? { usage: delivery.reading.usage } : {}),
+  });
+}
+
+function asksForStreamUsage(json: Record<string, unknown>): boolean {
+  const options = json['stream_options'];
+  return typeof options === 'object' && options !== null && (options as Record<string, unknown>)['include_usage'] === true;
+}
+
+function withStreamUsage(json: Record<string, unknown>): Record<string, unknown> {
+  const options = json['stream_options'];
+  const base = typeof options === 'object' && options !== null ? options : {};
+  return { ...json, stream_options: { ...base, include_usage: true } };
+}
+
+function parseJsonObject(body: Buffer): Record<string, unknown> | undefined {
+  if (body.length === 0) return undefined;
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Undefined when the body is over the limit. */
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function send(res: ServerResponse, reply: GatewayReply): void {
+  res.writeHead(reply.status, reply.headers);
+  res.end(reply.body);
+}

@@ -1,0 +1,22 @@
+/**
+ * The model gateway: one local HTTP server that all agent model traffic goes through, so every
+ * agent is metered alike, budgets hold, real API keys stay outside the sandbox, and sessions can be
+ * recorded once and replayed offline. See types.ts for the option and result shapes.
+ */
+export { startGateway } from './gateway.js';
+export type {
+  Budget,
+  BudgetLimit,
+  Gateway,
+  GatewayMode,
+  GatewayOptions,
+  ReplayMiss,
+  Session,
+  SessionOptions,
+  SessionUsage,
+  UpstreamConfig,
+  UpstreamKind,
+} from './types.js';
+export { DEFAULT_UPSTREAMS } from './upstreams.js';
+export { loadPricing, pricingFromTable, PricingError, type ModelPrice, type Pricing, type TokenCounts } from './pricing.js';
+export { CASSETTE_VERSION, CassetteError, cassettePath, readCassette, type CassetteExchange, type CassetteHeader } from './cassette.js';

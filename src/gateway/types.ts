@@ -1,0 +1,105 @@
+import type { Usage } from '../types/agent.js';
+import type { Pricing } from './pricing.js';
+
+export type GatewayMode = 'live' | 'record' | 'replay';
+
+/** Which wire format an upstream speaks. OpenAI-compatible providers (groq, openrouter, vLLM, ollama) are `openai`. */
+export type UpstreamKind = 'openai' | 'anthropic';
+
+export interface UpstreamConfig {
+  kind: UpstreamKind;
+  /**
+   * The base URL exactly as that provider's own SDK takes it: for `openai` it includes the version
+   * segment (`https://api.openai.com/v1`, `https://api.groq.com/openai/v1`,
+   * `http://127.0.0.1:11434/v1`); for `anthropic` it does not (`https://api.anthropic.com`).
+   */
+  baseUrl: string;
+  /** Environment variable holding the real key, read at forward time. Omit for keyless local servers. */
+  apiKeyEnv?: string;
+}
+
+export interface GatewayOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (an ephemeral port). */
+  port?: number;
+  /** Also listen on this Unix socket, for sandboxes without a network. */
+  socketPath?: string;
+  /** Merged over the defaults `openai` and `anthropic`; names appear in URLs (`[a-z0-9_-]`). */
+  upstreams?: Record<string, UpstreamConfig>;
+  /** Default `live`. `record` and `replay` need `cassetteDir` and a `cassette` key per session. */
+  mode?: GatewayMode;
+  cassetteDir?: string;
+  /** Default: the bundled pricing.yaml. */
+  pricing?: Pricing;
+  /** Where API keys are read from at forward time. Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Largest request body accepted. Default 32 MiB. */
+  maxRequestBytes?: number;
+}
+
+export interface Budget {
+  /** Compared with inputTokens + outputTokens (input includes cached tokens). */
+  maxTokens?: number;
+  maxCostUsd?: number;
+  /** Metered model requests (upstream errors included, budget refusals not). */
+  maxRequests?: number;
+}
+
+export type BudgetLimit = 'tokens' | 'cost' | 'requests';
+
+export interface SessionOptions {
+  budget?: Budget;
+  /** The model the attempt is meant to use; priced when a request or response names none. */
+  model?: string;
+  /**
+   * Stable name of this session's cassette (e.g. `<task>/<agent>/<trial>`); required when recording
+   * or replaying, so a re-run finds the same file. Never a random token.
+   */
+  cassette?: string;
+}
+
+export interface Session {
+  /** Identifies the attempt in URLs; not a credential for any provider. */
+  token: string;
+  /**
+   * Per upstream name, the base URL to hand the agent with any dummy API key, in the form that
+   * provider's SDK expects (OPENAI_BASE_URL / ANTHROPIC_BASE_URL). The AI SDK's Anthropic provider
+   * wants `${baseUrls.anthropic}/v1`.
+   */
+  baseUrls: { openai: string; anthropic: string } & Record<string, string>;
+}
+
+/** A replayed request that matched nothing recorded. */
+export interface ReplayMiss {
+  method: string;
+  path: string;
+  model?: string;
+  /** Readable account of how the request differs from the closest recorded one. */
+  diff: string;
+}
+
+/**
+ * Token counts follow the OpenAI convention: `inputTokens` includes cache reads and writes,
+ * `outputTokens` includes reasoning tokens.
+ */
+export interface SessionUsage extends Usage {
+  /** Sum over model requests of time to last byte (recorded latency when replaying). */
+  latencyMs: number;
+  /** Set when a request was refused because this limit was reached. */
+  budgetExceeded?: BudgetLimit;
+  /** Successful responses whose usage could not be read; when > 0 the token counts are a floor. */
+  unmeteredResponses: number;
+  replayMisses: ReplayMiss[];
+}
+
+export interface Gateway {
+  url: string;
+  socketPath?: string;
+  openSession(attemptId: string, options?: SessionOptions): Session;
+  /** Still answers after closeSession. */
+  usage(attemptId: string): SessionUsage;
+  /** Further requests with the session's token are refused; records are flushed. */
+  closeSession(attemptId: string): void;
+  close(): Promise<void>;
+}

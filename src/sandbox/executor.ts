@@ -1,0 +1,73 @@
+/**
+ * The sandbox contract. Every implementation kills the whole process tree on timeout, bounds
+ * output, never inherits the host environment, and reports what isolation it really provides.
+ */
+export type NetworkMode =
+  /** Nothing reachable, host loopback included. */
+  | 'none'
+  /** Only the model gateway (bridged in by the gateway module). */
+  | 'gateway'
+  /** The host network. Used only for a task's own `setup` commands, never for agents or tests. */
+  | 'host';
+
+export interface ExecRequest {
+  argv: string[];
+  cwd: string;
+  /** The complete environment of the child; merged over a minimal base (PATH, HOME, LANG, TMPDIR). */
+  env?: Record<string, string>;
+  timeoutMs: number;
+  /** Per stream; output beyond it is dropped and `truncated` set. Default 1 MiB. */
+  maxOutputBytes?: number;
+  network: NetworkMode;
+  stdin?: string;
+  /** Aborting kills the process tree like a timeout (but `timedOut` stays false). */
+  signal?: AbortSignal;
+}
+
+export interface ExecResult {
+  /** Null when the process was ended by a signal. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  truncated: boolean;
+  timedOut: boolean;
+  durationMs: number;
+}
+
+export interface Isolation {
+  /** `network: 'none'` really cuts the network. */
+  network: boolean;
+  /** Writes outside the writable roots fail. */
+  filesystem: boolean;
+  /** Hidden paths cannot be read. */
+  hiding: boolean;
+}
+
+export interface Executor {
+  readonly kind: SandboxKind;
+  readonly isolation: Isolation;
+  exec(req: ExecRequest): Promise<ExecResult>;
+}
+
+export type SandboxKind = 'local' | 'bwrap';
+
+/** What an executor may touch; fixed for its lifetime (one attempt). */
+export interface SandboxLayout {
+  /** Directories the child may write (the workspace, a results dir). Everything else is read-only. */
+  writable: string[];
+  /** Paths replaced by an empty directory (task sets with oracle patches, held-out tests, secrets). */
+  hidden: string[];
+  /** Paths re-exposed read-only inside hidden ones (e.g. the baseline object store). */
+  readOnly: string[];
+  /** Private HOME for the child; created by the caller. */
+  home: string;
+  /** Private TMPDIR for the child when the executor cannot give one of its own. */
+  tmp: string;
+  /**
+   * The model gateway for `network: 'gateway'`: it listens on `socketPath` (a Unix socket on the
+   * host) and sandboxed children reach it at http://127.0.0.1:<port>. Executors that cannot bridge
+   * (local) ignore it; the caller then hands the child the gateway's TCP URL instead.
+   */
+  gateway?: { socketPath: string; port: number };
+}

@@ -1,0 +1,115 @@
+import { whereOf, type SqlParams } from './attempt-filter.js';
+import type { Db } from './connection.js';
+import { paging, toPage, type Paging } from './page.js';
+import type { Page, PageRequest, RunFilter } from './queries.js';
+import type { RunDetail, RunRow, VerdictCounts } from './rows.js';
+import { parseSince } from './time.js';
+
+export interface RunReader {
+  listRuns(query: RunFilter & PageRequest): Page<RunRow>;
+  countRuns(filter?: RunFilter): number;
+  getRun(runId: string): RunDetail | undefined;
+}
+
+interface RawRunRow {
+  run_id: string;
+  task_set: string;
+  created_at: string;
+  finished_at: string | null;
+  planned: number;
+  executed: number;
+  stopped_early: number;
+  config_hash: string | null;
+  agents: string;
+  counts: string | null;
+  summary: string | null;
+  /** JSON of RunRow['recorded']. */
+  recorded: string;
+}
+
+/**
+ * Tallies only the runs already chosen (CTE `chosen`), one covering-index scan per run, so a page
+ * costs its own attempts, not the whole history's.
+ */
+function withRecordedCounts(chosenSql: string, orderBy: string): string {
+  return `
+    WITH chosen AS (${chosenSql})
+    SELECT c.*, (
+      SELECT json_object('attempts', count(*), 'PASS', coalesce(sum(a.verdict = 'PASS'), 0),
+        'FAIL', coalesce(sum(a.verdict = 'FAIL'), 0), 'ERROR', coalesce(sum(a.verdict = 'ERROR'), 0))
+      FROM attempts a WHERE a.run_id = c.run_id
+    ) AS recorded
+    FROM chosen c
+    ORDER BY ${orderBy}`;
+}
+
+function runConditions(filter: RunFilter): { conditions: string[]; params: SqlParams } {
+  const conditions: string[] = [];
+  const params: SqlParams = {};
+  if (filter.agent !== undefined) {
+    conditions.push('EXISTS (SELECT 1 FROM json_each(r.agents) WHERE json_each.value = @agent)');
+    params.agent = filter.agent;
+  }
+  if (filter.since !== undefined) {
+    conditions.push('r.created_at >= @since');
+    params.since = parseSince(filter.since);
+  }
+  return { conditions, params };
+}
+
+export function listRunsQuery(query: RunFilter & PageRequest): { sql: string; params: SqlParams; page: Paging } {
+  const page = paging(query, 'runs');
+  const { conditions, params } = runConditions(query);
+  if (page.after) {
+    conditions.push('(r.created_at, r.run_id) < (@afterKey, @afterId)');
+    params.afterKey = page.after.key;
+    params.afterId = page.after.id;
+  }
+  params.limit = page.limit + 1;
+  params.offset = page.offset;
+  const chosen = `SELECT r.run_id, r.task_set, r.created_at, r.finished_at, r.planned, r.executed,
+      r.stopped_early, r.config_hash, r.agents, r.counts, NULL AS summary
+    FROM runs r ${whereOf(conditions, params).sql}
+    ORDER BY r.created_at DESC, r.run_id DESC LIMIT @limit OFFSET @offset`;
+  return { sql: withRecordedCounts(chosen, 'c.created_at DESC, c.run_id DESC'), params, page };
+}
+
+function toRunRow(r: RawRunRow): RunRow {
+  return {
+    runId: r.run_id,
+    taskSet: r.task_set,
+    createdAt: r.created_at,
+    finishedAt: r.finished_at,
+    planned: r.planned,
+    executed: r.executed,
+    stoppedEarly: r.stopped_early === 1,
+    configHash: r.config_hash,
+    agents: JSON.parse(r.agents) as string[],
+    counts: r.counts === null ? null : (JSON.parse(r.counts) as VerdictCounts),
+    recorded: JSON.parse(r.recorded) as RunRow['recorded'],
+  };
+}
+
+export function createRunReader(db: Db): RunReader {
+  const oneRun = db.prepare<[string], RawRunRow>(withRecordedCounts('SELECT * FROM runs WHERE run_id = ?', 'c.run_id'));
+
+  return {
+    listRuns(query) {
+      const { sql, params, page } = listRunsQuery(query);
+      const rows = db.prepare<[SqlParams], RawRunRow>(sql).all(params);
+      return toPage(rows, page, 'runs', (r) => ({ key: r.created_at, id: r.run_id }), toRunRow);
+    },
+
+    countRuns(filter = {}) {
+      const { conditions, params } = runConditions(filter);
+      const sql = `SELECT count(*) FROM runs r ${whereOf(conditions, params).sql}`;
+      return Number(db.prepare<[SqlParams], number>(sql).pluck().get(params));
+    },
+
+    getRun(runId) {
+      const row = oneRun.get(runId);
+      if (row === undefined) return undefined;
+      return { ...toRunRow(row), stats: row.summary === null ? null : (JSON.parse(row.summary) as unknown) };
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import type { Db } from './connection.js';
+import { HistoryError } from './errors.js';
+import { withBusyRetry } from './retry.js';
+import type { RunFinish, RunMeta } from './rows.js';
+import { toStoredTimestamp } from './time.js';
+
+export interface RunWriter {
+  recordRun(meta: RunMeta): void;
+  finishRun(runId: string, finish: RunFinish): void;
+}
+
+export function createRunWriter(db: Db): RunWriter {
+  // A resumed run records itself again: refresh what it started with, keep how far it got.
+  const upsert = db.prepare(`
+    INSERT INTO runs (run_id, task_set, created_at, planned, agents, config_hash)
+    VALUES (@runId, @taskSet, @createdAt, @planned, @agents, @configHash)
+    ON CONFLICT (run_id) DO UPDATE SET
+      task_set = excluded.task_set, created_at = excluded.created_at, planned = excluded.planned,
+      agents = excluded.agents, config_hash = excluded.config_hash`);
+  const finish = db.prepare(`
+    UPDATE runs SET finished_at = @finishedAt, executed = @executed, stopped_early = @stoppedEarly,
+      counts = @counts, summary = @summary
+    WHERE run_id = @runId`);
+
+  return {
+    recordRun(meta) {
+      const params = {
+        runId: meta.runId,
+        taskSet: meta.taskSet,
+        createdAt: toStoredTimestamp(meta.createdAt, 'createdAt'),
+        planned: meta.planned,
+        agents: JSON.stringify(meta.agents),
+        configHash: meta.configHash ?? null,
+      };
+      withBusyRetry(() => upsert.run(params));
+    },
+    finishRun(runId, result) {
+      const params = {
+        runId,
+        finishedAt: toStoredTimestamp(result.finishedAt, 'finishedAt'),
+        executed: result.executed,
+        stoppedEarly: result.stoppedEarly ? 1 : 0,
+        counts: JSON.stringify(result.counts),
+        summary: result.stats === undefined ? null : JSON.stringify(result.stats),
+      };
+      const { changes } = withBusyRetry(() => finish.run(params));
+      if (changes === 0) throw new HistoryError(`run ${runId} is not in the history; recordRun it first`);
+    },
+  };
+}

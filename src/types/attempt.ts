@@ -1,0 +1,123 @@
+import type { AgentResult } from './agent.js';
+
+export const ATTEMPT_SCHEMA_VERSION = 1;
+
+export type Verdict = 'PASS' | 'FAIL' | 'ERROR';
+
+/** Exactly one per attempt. `harness_error` is never counted against the agent. */
+export type Cause =
+  | 'passed'
+  | 'tests_failed'
+  | 'regression'
+  | 'tampered'
+  | 'policy_violation'
+  | 'no_changes'
+  | 'agent_timeout'
+  | 'max_turns'
+  | 'budget_exceeded'
+  | 'context_exceeded'
+  | 'agent_crashed'
+  | 'harness_error';
+
+/** One attempt of the plan: what to run, before anything runs. */
+export interface AttemptPlan {
+  attemptId: string;
+  runId: string;
+  taskId: string;
+  taskVersion: string;
+  /** Agent spec as the user wrote it, e.g. `oracle` or `openai:gpt-4.1-mini`. */
+  agent: string;
+  /** 0-based repeat index. */
+  trial: number;
+  /** Position in the stable plan order. */
+  index: number;
+}
+
+export type TestStatus = 'passed' | 'failed' | 'skipped';
+
+export interface TestCaseResult {
+  id: string;
+  status: TestStatus;
+  durationMs?: number;
+  message?: string;
+}
+
+/** A named set of tests (F2P, P2P, held-out) matched against one JUnit report. */
+export interface TestGroupOutcome {
+  total: number;
+  passed: number;
+  /** Ids that did not pass, with why: `failed`, `skipped`, `missing` or `duplicated`. */
+  failing: Array<{ id: string; reason: 'failed' | 'skipped' | 'missing' | 'duplicated' }>;
+}
+
+export interface TestRunEvidence {
+  command: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  durationMs: number;
+  /** Number of test cases parsed from JUnit. Zero makes the run invalid, never a pass. */
+  parsed: number;
+  /** False when the exit code and the parsed report disagree (e.g. exit 1 yet no failures). */
+  consistent: boolean;
+  /** Why the run is not usable as evidence, when it is not. */
+  invalidReason?: string;
+  failToPass: TestGroupOutcome;
+  passToPass: TestGroupOutcome;
+  /** Tail of combined output, for the report; bounded. */
+  outputTail: string;
+}
+
+export type FileChangeKind = 'added' | 'modified' | 'deleted' | 'renamed';
+
+export interface FileChange {
+  path: string;
+  oldPath?: string;
+  kind: FileChangeKind;
+  binary: boolean;
+  added: number;
+  deleted: number;
+}
+
+export interface DiffStats {
+  files: FileChange[];
+  filesChanged: number;
+  added: number;
+  deleted: number;
+}
+
+export interface CheckResult {
+  id: string;
+  passed: boolean;
+  severity: import('./task.js').Severity;
+  message: string;
+  evidence: Record<string, unknown>;
+}
+
+export interface PhaseTimings {
+  prepareMs: number;
+  agentMs: number;
+  verifyMs: number;
+  totalMs: number;
+}
+
+export interface AttemptResult extends AttemptPlan {
+  schemaVersion: typeof ATTEMPT_SCHEMA_VERSION;
+  verdict: Verdict;
+  cause: Cause;
+  /** One line that says why, e.g. the failing F2P ids or the harness error. */
+  message: string;
+  /** 0–100, from the checks; undefined for harness errors. */
+  score?: number;
+  sandbox: string;
+  baselineCommit?: string;
+  tests?: TestRunEvidence;
+  heldOut?: TestRunEvidence;
+  diff?: DiffStats;
+  checks: CheckResult[];
+  agentResult?: AgentResult;
+  timings: PhaseTimings;
+  startedAt: string;
+  finishedAt: string;
+  /** Set when the harness, not the agent, failed; `phase` says where. */
+  harnessError?: { phase: 'prepare' | 'agent' | 'verify' | 'record'; message: string };
+}

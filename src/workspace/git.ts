@@ -1,0 +1,124 @@
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+
+/**
+ * Git as the harness runs it: on the host, with no user or system config (no hooks, filters,
+ * excludes or signing from the machine leak in) and a fixed identity, so baselines are reproducible.
+ */
+export const GIT_ENV: Readonly<Record<string, string>> = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: '/nonexistent',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_AUTHOR_NAME: 'crucible',
+  GIT_AUTHOR_EMAIL: 'crucible@localhost',
+  GIT_COMMITTER_NAME: 'crucible',
+  GIT_COMMITTER_EMAIL: 'crucible@localhost',
+  GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
+  GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
+  LANG: 'C',
+};
+
+const BASE_ARGS = ['-c', 'core.autocrlf=false', '-c', 'core.quotepath=false', '-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
+
+export interface GitTarget {
+  /** The harness's own git directory, outside the workspace. */
+  gitDir?: string;
+  workTree?: string;
+  cwd?: string;
+}
+
+export class GitError extends Error {
+  constructor(
+    readonly args: string[],
+    readonly stderr: string,
+  ) {
+    super(`git ${args.join(' ')} failed: ${stderr.trim().split('\n').slice(-3).join(' ')}`);
+    this.name = 'GitError';
+  }
+}
+
+function fullArgs(target: GitTarget, args: string[]): string[] {
+  const where: string[] = [];
+  if (target.gitDir) where.push(`--git-dir=${target.gitDir}`);
+  if (target.workTree) where.push(`--work-tree=${target.workTree}`);
+  return [...BASE_ARGS, ...where, ...args];
+}
+
+export function git(target: GitTarget, args: string[], options: { stdin?: string; maxBuffer?: number } = {}): Promise<string> {
+  const maxBuffer = options.maxBuffer ?? 256 * 1024 * 1024;
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('git', fullArgs(target, args), {
+      cwd: target.cwd ?? target.workTree,
+      env: GIT_ENV,
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBuffer) chunks.push(chunk);
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      if (stderr.length < 8192) stderr += chunk.toString('utf8');
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new GitError(args, stderr));
+      if (size > maxBuffer) return reject(new GitError(args, `output larger than ${maxBuffer} bytes`));
+      resolvePromise(Buffer.concat(chunks).toString('utf8'));
+    });
+    if (options.stdin !== undefined) child.stdin?.end(options.stdin);
+  });
+}
+
+/** Streams git's stdout to a file: diffs can be far larger than we want in memory. */
+export function gitToFile(target: GitTarget, args: string[], file: string): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('git', fullArgs(target, args), { cwd: target.cwd ?? target.workTree, env: GIT_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = createWriteStream(file);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      if (stderr.length < 8192) stderr += chunk.toString('utf8');
+    });
+    child.stdout.pipe(out);
+    child.on('error', reject);
+    // Both must happen: git exits, and the file has everything it wrote (pipe() ends `out`).
+    const exited = new Promise<number | null>((done) => child.on('close', done));
+    const flushed = new Promise<void>((done, fail) => {
+      out.on('finish', done);
+      out.on('error', fail);
+    });
+    Promise.all([exited, flushed]).then(([code]) => (code === 0 ? resolvePromise() : reject(new GitError(args, stderr))), reject);
+  });
+}
+
+/** Pipes `git archive` into `tar -x`, so a commit lands in a directory without a .git of its own. */
+export function extractCommit(gitDir: string, commit: string, dest: string): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const archive = spawn('git', fullArgs({ gitDir }, ['archive', '--format=tar', commit]), { env: GIT_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const tar = spawn('tar', ['-x', '-C', dest], { stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    const collect = (chunk: Buffer): void => {
+      if (stderr.length < 8192) stderr += chunk.toString('utf8');
+    };
+    archive.stderr.on('data', collect);
+    tar.stderr.on('data', collect);
+    archive.stdout.pipe(tar.stdin);
+    let pending = 2;
+    let failed = false;
+    const done = (code: number | null): void => {
+      if (code !== 0 && !failed) {
+        failed = true;
+        reject(new GitError(['archive', commit], stderr));
+      }
+      if (--pending === 0 && !failed) resolvePromise();
+    };
+    archive.on('error', reject);
+    tar.on('error', reject);
+    archive.on('close', done);
+    tar.on('close', done);
+  });
+}

@@ -1,0 +1,145 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { OUTPUT_TAIL_CHARS, buildTestEvidence, type TestRunInput } from '../../src/evidence/test-outcome.js';
+
+const PASSING_REPORT =
+  '<testsuites><testcase classname="t" name="fixed"/><testcase classname="t" name="kept"/></testsuites>';
+const FAILING_REPORT =
+  '<testsuites><testcase classname="t" name="fixed"><failure message="no"/></testcase><testcase classname="t" name="kept"/></testsuites>';
+
+function run(overrides: Partial<TestRunInput>): TestRunInput {
+  return {
+    command: 'npm test',
+    exitCode: 0,
+    timedOut: false,
+    durationMs: 1234,
+    output: 'ok\n',
+    junitXml: PASSING_REPORT,
+    spec: { failToPass: ['t::fixed'], passToPass: ['t::kept'] },
+    ...overrides,
+  };
+}
+
+function fixture(path: string): string {
+  return readFileSync(new URL(`../fixtures/junit/${path}`, import.meta.url), 'utf8');
+}
+
+describe('buildTestEvidence', () => {
+  it('records a clean, consistent, passing run', () => {
+    expect(buildTestEvidence(run({}))).toEqual({
+      command: 'npm test',
+      exitCode: 0,
+      timedOut: false,
+      durationMs: 1234,
+      parsed: 2,
+      consistent: true,
+      failToPass: { total: 1, passed: 1, failing: [] },
+      passToPass: { total: 1, passed: 1, failing: [] },
+      outputTail: 'ok\n',
+    });
+  });
+
+  it('records a failing run whose exit code agrees', () => {
+    const evidence = buildTestEvidence(run({ exitCode: 1, junitXml: FAILING_REPORT }));
+    expect(evidence.consistent).toBe(true);
+    expect(evidence.invalidReason).toBeUndefined();
+    expect(evidence.failToPass.failing).toEqual([{ id: 't::fixed', reason: 'failed' }]);
+  });
+
+  describe('cross-check with the exit code', () => {
+    it('is inconsistent when the command failed but no parsed test did', () => {
+      const evidence = buildTestEvidence(run({ exitCode: 1 }));
+      expect(evidence.consistent).toBe(false);
+      // Still classified, so the report can say what ran; the caller must not call it a pass.
+      expect(evidence.failToPass.passed).toBe(1);
+    });
+
+    it('is inconsistent when the command succeeded but a parsed test failed', () => {
+      expect(buildTestEvidence(run({ exitCode: 0, junitXml: FAILING_REPORT })).consistent).toBe(false);
+    });
+
+    it('catches node dropping a parent test failure from its report', () => {
+      const evidence = buildTestEvidence(
+        run({
+          exitCode: 1,
+          junitXml: fixture('node/dropped-parent-failure.xml'),
+          spec: { failToPass: ['parent > child passes'], passToPass: 'all_others' },
+        }),
+      );
+      expect(evidence.failToPass).toEqual({ total: 1, passed: 1, failing: [] });
+      expect(evidence.consistent).toBe(false);
+    });
+
+    it('catches jest-junit leaving out a file that failed to load', () => {
+      const evidence = buildTestEvidence(
+        run({ exitCode: 1, junitXml: fixture('jest/default-options.xml'), spec: { failToPass: [], passToPass: [] } }),
+      );
+      // That report has failures of its own, so this run is consistent; without them it would not be.
+      expect(evidence.consistent).toBe(true);
+      const withoutFailures = fixture('jest/default-options.xml').replace(/<failure>[\s\S]*?<\/failure>/g, '');
+      expect(buildTestEvidence(run({ exitCode: 1, junitXml: withoutFailures })).consistent).toBe(false);
+    });
+  });
+
+  describe('invalid runs', () => {
+    it('fails every listed id as missing when the report has no test cases', () => {
+      const evidence = buildTestEvidence(run({ junitXml: '<testsuites/>' }));
+      expect(evidence.parsed).toBe(0);
+      expect(evidence.invalidReason).toBe('JUnit report contains no test cases');
+      expect(evidence.failToPass).toEqual({ total: 1, passed: 0, failing: [{ id: 't::fixed', reason: 'missing' }] });
+      expect(evidence.passToPass).toEqual({ total: 1, passed: 0, failing: [{ id: 't::kept', reason: 'missing' }] });
+    });
+
+    it('is invalid when no report was written', () => {
+      const evidence = buildTestEvidence(run({ junitXml: undefined, exitCode: 1 }));
+      expect(evidence.invalidReason).toBe('test command wrote no JUnit report');
+      expect(evidence.consistent).toBe(false);
+      expect(evidence.failToPass.failing).toEqual([{ id: 't::fixed', reason: 'missing' }]);
+    });
+
+    it('is invalid when the report cannot be read, and says why on one line', () => {
+      const evidence = buildTestEvidence(run({ junitXml: '<testsuites><testcase name="x">' }));
+      expect(evidence.invalidReason).toMatch(/^JUnit report unreadable: not well-formed XML/);
+      expect(evidence.invalidReason).not.toMatch(/\n/);
+      expect(evidence.parsed).toBe(0);
+    });
+
+    it('is invalid on timeout even when a complete report says everything passed', () => {
+      const evidence = buildTestEvidence(run({ timedOut: true, exitCode: null, durationMs: 60_000 }));
+      expect(evidence.invalidReason).toBe('test command timed out after 60000 ms');
+      expect(evidence.parsed).toBe(2);
+      expect(evidence.consistent).toBe(false);
+      expect(evidence.failToPass.passed).toBe(0);
+      expect(evidence.passToPass.failing).toEqual([{ id: 't::kept', reason: 'missing' }]);
+    });
+
+    it('is invalid when the command was killed without an exit code', () => {
+      const evidence = buildTestEvidence(run({ exitCode: null }));
+      expect(evidence.invalidReason).toMatch(/without an exit code/);
+      expect(evidence.consistent).toBe(false);
+    });
+
+    it('with all_others, reports the parsed ids outside fail-to-pass as missing', () => {
+      const evidence = buildTestEvidence(
+        run({ timedOut: true, spec: { failToPass: ['t::fixed'], passToPass: 'all_others' } }),
+      );
+      expect(evidence.passToPass).toEqual({ total: 1, passed: 0, failing: [{ id: 't::kept', reason: 'missing' }] });
+    });
+  });
+
+  describe('output tail', () => {
+    it('keeps the last part of long output, marked as cut', () => {
+      const output = `${'early line\n'.repeat(2000)}the end`;
+      const { outputTail } = buildTestEvidence(run({ output }));
+      expect(outputTail).toHaveLength(OUTPUT_TAIL_CHARS);
+      expect(outputTail.startsWith('…')).toBe(true);
+      expect(outputTail.endsWith('the end')).toBe(true);
+    });
+
+    it('never starts inside a surrogate pair', () => {
+      const output = '😀'.repeat(OUTPUT_TAIL_CHARS);
+      const { outputTail } = buildTestEvidence(run({ output }));
+      expect(outputTail.slice(1)).toBe('😀'.repeat((OUTPUT_TAIL_CHARS - 2) / 2));
+    });
+  });
+});

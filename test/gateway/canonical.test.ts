@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalRequest, requestHash } from '../../src/gateway/canonical.js';
+import type { Api } from '../../src/gateway/usage-readers.js';
+
+function hashOf(json: Record<string, unknown>, api: Api = 'chat', path = '/v1/chat/completions'): string {
+  return requestHash(
+    canonicalRequest({ upstream: 'openai', method: 'POST', pathWithQuery: path, api, body: Buffer.from(JSON.stringify(json)), json }),
+  );
+}
+
+const base = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], temperature: 0, tools: [{ type: 'function', function: { name: 'f' } }] };
+
+describe('request hash', () => {
+  it('ignores key order, ids, user, metadata and an explicit stream:false', () => {
+    const shuffled = { tools: base.tools, temperature: 0, messages: [{ content: 'hi', role: 'user' }], model: 'gpt-4o-mini' };
+    expect(hashOf(shuffled)).toBe(hashOf(base));
+    expect(hashOf({ ...base, user: 'u-1', metadata: { run: 'x' }, store: true, stream: false, seed: undefined })).toBe(hashOf(base));
+    expect(hashOf({ ...base, previous_response_id: 'resp_1' }, 'responses', '/v1/responses')).toBe(hashOf(base, 'responses', '/v1/responses'));
+  });
+
+  it('changes with anything that changes the answer', () => {
+    const original = hashOf(base);
+    for (const changed of [
+      { ...base, model: 'gpt-4.1' },
+      { ...base, messages: [{ role: 'user', content: 'hello' }] },
+      { ...base, temperature: 1 },
+      { ...base, top_p: 0.5 },
+      { ...base, tools: [] },
+      { ...base, tool_choice: 'required' },
+      { ...base, max_tokens: 100 },
+      { ...base, response_format: { type: 'json_object' } },
+      { ...base, stream: true },
+    ]) {
+      expect(hashOf(changed), JSON.stringify(changed)).not.toBe(original);
+    }
+    expect(hashOf(base, 'chat', '/v1/chat/completions?x=1')).toBe(original);
+  });
+
+  it('keeps the query and the raw body for paths it does not understand', () => {
+    const get = (path: string) =>
+      requestHash(canonicalRequest({ upstream: 'openai', method: 'GET', pathWithQuery: path, api: 'other', body: Buffer.alloc(0) }));
+    expect(get('/v1/models?limit=2')).not.toBe(get('/v1/models'));
+  });
+});
