@@ -16,4 +16,17 @@ export default tseslint.config(
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
+  {
+    // Benchmarks are Node scripts: its web-standard globals too.
+    files: ['bench/**/*.mjs'],
+    languageOptions: { globals: { Buffer: 'readonly', fetch: 'readonly', performance: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+  },
+  {
+    // The dashboard / HTML report app (React + Vite): browser code, TSX.
+    files: ['web/**/*.{ts,tsx}'],
+    languageOptions: {
+      parserOptions: { ecmaFeatures: { jsx: true } },
+      globals: { window: 'readonly', document: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', HTMLElement: 'readonly', Document: 'readonly' },
+    },
+  },
 );

@@ -1,5 +1,7 @@
+import type { Pricing } from '../gateway/index.js';
 import type { Executor } from '../sandbox/executor.js';
 import type { AgentResult, Task } from '../types/index.js';
+import type { ModelSpec } from './models/providers.js';
 
 /** What an agent gets for one attempt. It may touch the repo only through `executor`. */
 export interface AgentContext {
@@ -14,10 +16,39 @@ export interface AgentContext {
   limits: { timeoutMs: number };
   /** Aborted on timeout or when the run is stopped; agents must return promptly. */
   signal: AbortSignal;
+  /** Set for agents with a `modelSpec`: this attempt's way to the model, through the gateway. */
+  model?: ModelAccess;
+}
+
+/** A model agent's gateway session for one attempt. The gateway's metering, not the agent's, is the record. */
+export interface ModelAccess {
+  /**
+   * Per provider (`openai`, `anthropic`, `google`, …), this attempt's gateway base URL: OpenAI-kind
+   * ones end in `/v1`; Anthropic's does not (the AI SDK's Anthropic provider wants `${url}/v1`).
+   */
+  baseUrls: Record<string, string>;
+  /** The gateway holds the real keys; agents send this. */
+  apiKey: string;
+  limits: ModelLimits;
+  /** For the agent's own cost check; undefined cost means the model is unpriced. */
+  pricing?: Pricing;
+  /** Responses come from a cassette: rate-limit waits are recorded but not slept. */
+  replaying?: boolean;
+}
+
+export interface ModelLimits {
+  maxTurns: number;
+  /** Input + output tokens, summed over the attempt. */
+  maxTokens?: number;
+  maxCostUsd?: number;
+  /** Calls of the run_tests tool. */
+  maxTestRuns?: number;
 }
 
 export interface Agent {
   /** The spec that selected it, e.g. `oracle`; shown in reports. */
   readonly name: string;
+  /** Set for agents that call a model: the engine opens a gateway session per attempt for them. */
+  readonly modelSpec?: ModelSpec;
   run(ctx: AgentContext): Promise<AgentResult>;
 }

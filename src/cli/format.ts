@@ -2,10 +2,32 @@ import pc from 'picocolors';
 import type { AttemptResult, TestGroupOutcome, Verdict } from '../types/index.js';
 
 export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${ms}ms`;
+  if (!Number.isFinite(ms)) return '-';
+  if (ms < 1000) return `${Math.round(ms)}ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
-  const minutes = Math.floor(ms / 60_000);
-  return `${minutes}m${Math.round((ms % 60_000) / 1000)}s`;
+  if (ms < 3_600_000) {
+    const minutes = Math.floor(ms / 60_000);
+    return `${minutes}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`;
+  }
+  const hours = Math.floor(ms / 3_600_000);
+  return `${hours}h${String(Math.round((ms % 3_600_000) / 60_000)).padStart(2, '0')}m`;
+}
+
+/** 0.8237 → `82.4%`. */
+export function pct(rate: number): string {
+  return `${(rate * 100).toFixed(1)}%`;
+}
+
+/** 1234 → `1234`, 12_345 → `12.3k`, 2_500_000 → `2.5M`. */
+export function count(value: number): string {
+  const abs = Math.abs(value);
+  if (abs >= 1e6) return `${(value / 1e6).toFixed(1)}M`;
+  if (abs >= 1e4) return `${(value / 1e3).toFixed(1)}k`;
+  return String(Math.round(value));
+}
+
+export function usd(value: number): string {
+  return value >= 1 ? `$${value.toFixed(2)}` : `$${value.toFixed(4)}`;
 }
 
 export function colorVerdict(verdict: Verdict): string {
@@ -13,26 +35,67 @@ export function colorVerdict(verdict: Verdict): string {
   return verdict === 'PASS' ? pc.green(text) : verdict === 'FAIL' ? pc.red(text) : pc.yellow(text);
 }
 
-function ratio(group: TestGroupOutcome | undefined): string {
+/** What one row of an attempt table needs; both a fresh AttemptResult and a history row provide it. */
+export interface AttemptLine {
+  verdict: Verdict;
+  taskId: string;
+  agent: string;
+  trial: number;
+  failToPass: { passed: number; total: number } | null;
+  passToPass: { passed: number; total: number } | null;
+  filesChanged: number | null;
+  prepareMs: number;
+  agentMs: number;
+  verifyMs: number;
+  cause: string;
+  message: string;
+}
+
+export function attemptLine(a: AttemptResult): AttemptLine {
+  const group = (g: TestGroupOutcome | undefined) => (g ? { passed: g.passed, total: g.total } : null);
+  return {
+    verdict: a.verdict,
+    taskId: a.taskId,
+    agent: a.agent,
+    trial: a.trial,
+    failToPass: group(a.tests?.failToPass),
+    passToPass: group(a.tests?.passToPass),
+    filesChanged: a.diff ? a.diff.filesChanged : null,
+    prepareMs: a.timings.prepareMs,
+    agentMs: a.timings.agentMs,
+    verifyMs: a.timings.verifyMs,
+    cause: a.cause,
+    message: a.message,
+  };
+}
+
+/** One line, at most `max` characters; the full text is in `crucible show`. */
+export function clip(text: string, max: number): string {
+  const line = text.replace(/\s*\n\s*/g, ' ');
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+
+function ratio(group: { passed: number; total: number } | null): string {
   return group ? `${group.passed}/${group.total}` : '-';
 }
 
 export const ATTEMPT_COLUMNS = ['result', 'task', 'agent', 'trial', 'F2P', 'P2P', 'files', 'prepare', 'agent', 'verify', 'cause'];
 
 /** One attempt as table cells, in ATTEMPT_COLUMNS order. */
-export function attemptCells(a: AttemptResult): string[] {
+export function attemptCells(input: AttemptResult | AttemptLine): string[] {
+  const a = 'timings' in input ? attemptLine(input) : input;
   return [
     colorVerdict(a.verdict),
     a.taskId,
     a.agent,
     String(a.trial),
-    ratio(a.tests?.failToPass),
-    ratio(a.tests?.passToPass),
-    a.diff ? String(a.diff.filesChanged) : '-',
-    formatDuration(a.timings.prepareMs),
-    formatDuration(a.timings.agentMs),
-    formatDuration(a.timings.verifyMs),
-    a.cause === 'passed' ? pc.dim(a.cause) : `${a.cause}: ${a.message}`,
+    ratio(a.failToPass),
+    ratio(a.passToPass),
+    a.filesChanged === null ? '-' : String(a.filesChanged),
+    formatDuration(a.prepareMs),
+    formatDuration(a.agentMs),
+    formatDuration(a.verifyMs),
+    a.cause === 'passed' ? pc.dim(a.cause) : `${a.cause}: ${clip(a.message, 90)}`,
   ];
 }
 
@@ -45,7 +108,16 @@ export function table(header: string[], rows: string[][]): string {
   return [pc.bold(line(header)), ...rows.map(line)].join('\n');
 }
 
-function stripAnsi(s: string): string {
+export function stripAnsi(s: string): string {
   // eslint-disable-next-line no-control-regex
-  return s.replace(/\u001b\[[0-9;]*m/g, '');
+  return s.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+}
+
+/** RFC 4180 CSV: fields with commas, quotes or line breaks are quoted, quotes doubled. */
+export function csv(rows: ReadonlyArray<ReadonlyArray<string | number | boolean | null | undefined>>): string {
+  const field = (v: string | number | boolean | null | undefined): string => {
+    const s = v === null || v === undefined ? '' : String(v);
+    return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  return rows.map((r) => r.map(field).join(',')).join('\n') + '\n';
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { Command, CommanderError, Option } from 'commander';
 import { handleError } from './exit.js';
+import { addModelOptions } from './model-options.js';
+import { addReporterOptions } from './report-options.js';
 import { version } from './version.js';
 
 /** Repeatable options (`--agent a --agent b`) collect into an array. */
@@ -14,16 +16,149 @@ const program = new Command('crucible')
 
 program
   .command('run')
-  .description('Run agents on a task set and grade every attempt on test evidence.')
+  .description('Run agents on a task set, each task --runs times, and grade every attempt on test evidence.')
   .argument('<taskset>', 'task-set YAML file, e.g. examples/tasks.yaml')
-  .option('-a, --agent <spec>', 'agent to run (repeatable): oracle, nop', collect)
+  .option('-a, --agent <spec>', 'agent to run (repeatable): oracle, nop, or provider:model', collect)
   .option('-t, --task <id>', 'only this task (repeatable)', collect)
+  .option('--tag <tag>', 'only tasks with this tag (repeatable: any of them)', collect)
+  .option('--category <name>', 'only tasks in this category (repeatable)', collect)
+  .option('--difficulty <level>', 'only tasks of this difficulty (repeatable)', collect)
+  .option('-n, --runs <n>', 'attempts per task and agent (agents are not deterministic)', '1')
+  .option('-j, --concurrency <n>', 'attempts in flight at once (default: min(cores, 4))')
+  .option('--fail-fast', 'stop starting attempts after the first one that does not pass')
+  .option('--resume <run-id>', 'continue this run (id or unique prefix) with the same config, reusing its finished attempts')
+  .option('--force', 'with --resume: accept a changed config, rerunning only attempts whose task, agent or settings changed')
   .option('-o, --out <dir>', "Crucible's state directory (runs, caches, history)", '.crucible')
   .addOption(new Option('--sandbox <kind>', 'where agents and tests run (default: bwrap on Linux)').choices(['bwrap', 'local']))
   .option('--keep-workspace', 'keep each attempt\'s workspace after grading (for debugging)')
-  .option('--json', 'print the run summary as JSON on stdout (progress goes to stderr)')
-  .addHelpText('after', '\nExit codes: 0 every attempt passed, 1 some attempt failed or errored, 2 bad input.\n\nExample:\n  crucible run examples/tasks.yaml --agent oracle --agent nop')
+  .option('--no-baseline-tests', 'skip running the tests at the baseline before each agent (faster; failing pass-to-pass tests then count as regressions)')
+  .option('-q, --quiet', 'no progress output; only the final report')
+  .option('--json', 'print the run summary (with statistics) as JSON on stdout; the report goes to stderr')
+  .addHelpText(
+    'after',
+    `
+Progress is live on a terminal and one line per attempt otherwise (CI=true, pipes). Ctrl-C stops
+starting attempts and gives running ones 10s to finish; a second Ctrl-C kills them. Everything that
+finished is kept: \`crucible resume <run-id>\` runs the rest.
+
+Exit codes: 0 every planned attempt passed, 1 some attempt failed, errored or did not run,
+2 bad input, 130 interrupted.
+
+Examples:
+  crucible run examples/tasks.yaml --agent oracle --agent nop --runs 3 --concurrency 2
+  crucible run examples/tasks.yaml --agent nop --tag python --fail-fast
+  crucible run examples/tasks.yaml --agent oracle --agent nop --runs 3 --resume 20261130-0917`,
+  )
   .action(async (taskset: string, opts) => (await import('./commands/run.js')).runCommand(taskset, opts));
+addModelOptions(program.commands.find((c) => c.name() === 'run') as Command);
+addReporterOptions(program.commands.find((c) => c.name() === 'run') as Command);
+
+program
+  .command('validate')
+  .description('Prove each task can grade agents: nop must fail its fail-to-pass tests, oracle must pass, every time.')
+  .argument('<taskset>', 'task-set YAML file, e.g. examples/tasks.yaml')
+  .option('-t, --task <id>', 'only this task (repeatable)', collect)
+  .option('-n, --runs <n>', 'oracle attempts per task; they must all pass (flaky tasks are reported)', '3')
+  .option('-j, --concurrency <n>', 'attempts in flight at once (default: min(cores, 4))')
+  .option('-o, --out <dir>', "Crucible's state directory (validation attempts go to <out>/validate)", '.crucible')
+  .addOption(new Option('--sandbox <kind>', 'where agents and tests run (default: bwrap on Linux)').choices(['bwrap', 'local']))
+  .option('--json', 'print the validity of each task as JSON on stdout')
+  .addHelpText('after', '\nExit codes: 0 every task valid, 1 some task invalid or flaky, 2 bad input.\n\nExample:\n  crucible validate examples/tasks.yaml --runs 3')
+  .action(async (taskset: string, opts) => (await import('./commands/validate.js')).validateCommand(taskset, opts));
+
+program
+  .command('resume')
+  .description('Finish an interrupted or crashed run: reuse its finished attempts, run the rest.')
+  .argument('<run-id>', 'run id or unique prefix (see `crucible history --runs`)')
+  .option('-j, --concurrency <n>', 'attempts in flight at once (default: min(cores, 4))')
+  .option('--fail-fast', 'stop starting attempts after the first one that does not pass')
+  .option('--force', 'continue even if the task set changed since the run started (changed tasks run again)')
+  .option('-o, --out <dir>', "Crucible's state directory the run is in", '.crucible')
+  .option('-q, --quiet', 'no progress output; only the final report')
+  .option('--json', 'print the run summary as JSON on stdout')
+  .addHelpText(
+    'after',
+    `
+The run's plan.json fixes the task set, tasks, agents, runs and sandbox. Each recorded attempt is
+reused only if its attempt.json still has the hash the checkpoint recorded; a task whose content
+changed since is an error unless --force, which reruns just that task's attempts.
+
+Example:
+  crucible resume 20261130-0917`,
+  )
+  .action(async (runId: string, opts) => (await import('./commands/resume.js')).resumeCommand(runId, opts));
+
+program
+  .command('history')
+  .description('List recorded attempts (or runs) from the history database, newest first.')
+  .option('-a, --agent <spec>', 'only this agent')
+  .option('-t, --task <id>', 'only this task')
+  .option('-r, --run <run-id>', 'only this run (id or unique prefix), in plan order')
+  .option('--since <when>', 'only since a date or a duration back: 2026-01-31, 24h, 7d, 2w')
+  .option('-l, --limit <n>', 'at most this many rows', '50')
+  .option('--runs', 'list runs instead of attempts')
+  .option('--json', 'print JSON')
+  .option('--csv', 'print CSV')
+  .option('-o, --out <dir>', "Crucible's state directory (where history.db is)", '.crucible')
+  .addHelpText(
+    'after',
+    `
+Examples:
+  crucible history --agent oracle --since 7d
+  crucible history --runs --limit 10
+  crucible history --run 20261130-0917 --csv > attempts.csv`,
+  )
+  .action(async (opts) => (await import('./commands/history.js')).historyCommand(opts));
+
+program
+  .command('show')
+  .description('Show a run (its attempts and statistics) or one attempt (verdict, checks, tests, diff, timings, trajectory).')
+  .argument('<id>', 'run id or attempt id, or a unique prefix of one')
+  .option('--json', 'print the stored record as JSON')
+  .option('-o, --out <dir>', "Crucible's state directory", '.crucible')
+  .addHelpText(
+    'after',
+    `
+Examples:
+  crucible show 20261130-0917
+  crucible show js-slugify.oracle.0`,
+  )
+  .action(async (id: string, opts) => (await import('./commands/show.js')).showCommand(id, opts));
+
+program
+  .command('compare')
+  .description('Compare two runs: per (agent, task) cell deltas, regressions, and a paired verdict per agent.')
+  .argument('<run-a>', 'the baseline run (id or unique prefix)')
+  .argument('<run-b>', 'the run to compare with it')
+  .option('--json', 'print the comparison as JSON')
+  .option('-o, --out <dir>', "Crucible's state directory", '.crucible')
+  .addHelpText(
+    'after',
+    `
+Deltas are B − A. A cell is worse when its pass rate fell; one cell is noise-prone, so the verdict
+comes from a paired sign-flip test over the tasks both runs scored ('A better', 'B better' or
+'not separated').
+
+Example:
+  crucible compare 20261130-0917 20261201-1002`,
+  )
+  .action(async (a: string, b: string, opts) => (await import('./commands/compare.js')).compareCommand(a, b, opts));
+
+program
+  .command('view')
+  .description('Serve the dashboard: runs, attempts (diff, trajectory, tests), comparisons and trends, from the history.')
+  .option('-p, --port <n>', 'port to listen on (0: any free port)', '4317')
+  .option('--host <address>', 'address to bind; anything but loopback exposes your runs to the network', '127.0.0.1')
+  .option('-o, --out <dir>', "Crucible's state directory (where history.db and runs/ are)", '.crucible')
+  .addHelpText(
+    'after',
+    `
+The server is read-only and serves nothing outside the state directory.
+
+Example:
+  crucible view --port 8080`,
+  )
+  .action(async (opts) => (await import('./commands/view.js')).viewCommand(opts));
 
 program
   .command('schema')

@@ -91,6 +91,12 @@ function knownKeys(schema: z.ZodType, path: FieldPath): string[] {
         return;
       case 'array':
         return visit(def.element, rest.slice(1));
+      case 'record': {
+        // A record keyed by an enum (policy.severities) knows its keys like an object does.
+        const keyDef = (def.keyType as { _zod?: { def?: { type?: string; entries?: Record<string, string> } } } | undefined)?._zod?.def;
+        if (rest.length === 0 && keyDef?.type === 'enum') for (const key of Object.values(keyDef.entries ?? {})) found.add(key);
+        return rest.length === 0 ? undefined : visit(def.valueType, rest.slice(1));
+      }
       case 'object': {
         const shape = def.shape as Record<string, unknown>;
         if (rest.length === 0) {

@@ -3,7 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, InputError } from '../errors.js';
 import type { PolicySpec, RepoSource, Task } from '../types/index.js';
-import { defaultsSchema, DURATION_PATTERN, taskSchema, taskSetSchema, type DefaultsParsed, type TaskParsed } from './schema.js';
+import { defaultsSchema, DURATION_PATTERN, REPORTER_NAMES_IN_CONFIG, taskSchema, taskSetSchema, type DefaultsParsed, type TaskParsed } from './schema.js';
 import { issueToError } from './issue-to-error.js';
 import { formatFieldPath, YamlSource, type FieldPath } from './yaml-source.js';
 
@@ -11,21 +11,37 @@ export interface TaskSet {
   /** Absolute path of the file. */
   file: string;
   tasks: Task[];
+  /** The `reporters` the file asks for; undefined means the defaults. */
+  reporters?: Array<(typeof REPORTER_NAMES_IN_CONFIG)[number]>;
 }
 
 export const DEFAULT_LIMITS = { agentTimeoutMs: 20 * 60_000, testTimeoutMs: 5 * 60_000, setupTimeoutMs: 10 * 60_000 };
 
-/** Files that decide which tests run and how; changing them is tampering, like editing a test. */
+/**
+ * Files that define the tests: changing one is tampering, like editing a test (docs/grading.md).
+ * Covers the usual layouts of pytest/unittest (incl. Django's tests.py), node:test, jest/vitest
+ * (incl. snapshots and manual mocks), mocha/jasmine specs, go and ruby. Files that configure a test
+ * runner (conftest.py, pytest.ini, vitest/jest config, package.json's test script…) are guarded
+ * in addition, whatever this list says (src/evidence/test-config.ts).
+ */
 export const DEFAULT_TEST_PATHS = [
   '**/test/**',
   '**/tests/**',
   '**/__tests__/**',
+  '**/__mocks__/**',
+  '**/__snapshots__/**',
+  '**/spec/**',
+  '**/testdata/**',
   '**/*.test.*',
   '**/*.spec.*',
+  '**/*.snap',
   '**/test_*.py',
   '**/*_test.py',
-  '**/*_test.go',
+  '**/tests.py',
   '**/conftest.py',
+  '**/*_test.go',
+  '**/*_spec.rb',
+  '**/*_test.rb',
 ];
 
 /** Loads, validates and resolves a task-set file. Every problem is a ConfigError naming file:line and field. */
@@ -60,7 +76,7 @@ export function loadTaskSet(path: string): TaskSet {
     seen.set(parsed.data.id, index);
     return resolveTask(parsed.data, { file, source, at });
   });
-  return { file, tasks };
+  return top.data.reporters === undefined ? { file, tasks } : { file, tasks, reporters: top.data.reporters };
 }
 
 interface Where {

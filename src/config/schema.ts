@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHECK_IDS, SECRET_PRESETS } from '../types/index.js';
 
 /**
  * The task-set file format, as users write it (snake_case YAML). Every object is strict: an unknown
@@ -47,25 +48,46 @@ export const heldOutSchema = z.strictObject({
   path: relativePath.describe('Directory (relative to the task-set file) copied into the workspace after the agent stops.'),
   command: z.string().min(1),
   junit: relativePath.optional(),
-  required: z.boolean().default(false).describe('When true, held-out failures fail the attempt.'),
+  required: z
+    .boolean()
+    .default(false)
+    .describe('When true, held-out failures fail the attempt (held_out check at severity error); otherwise they are reported apart (info).'),
 });
 
+const regexSource = z.string().min(1).refine(isRegExp, { message: 'not a valid regular expression' });
+
+function isRegExp(source: string): boolean {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** See docs/grading.md for what each check does and what the presets contain. */
 export const policySchema = z.strictObject({
-  preset: z.enum(['default', 'strict']).optional(),
-  forbidden_paths: z.array(z.string()).optional(),
-  allowed_paths: z.array(z.string()).optional(),
+  preset: z.enum(['default', 'strict']).optional().describe('default, or strict: harsher severities, diff limits, forbidden CI/secret files, every secret preset.'),
+  forbidden_paths: z.array(z.string().min(1)).optional().describe('Globs of files the agent must not change (added to the preset\'s).'),
+  allowed_paths: z.array(z.string().min(1)).optional().describe('Globs of the only files the agent may change (test files are judged by test_tampering instead).'),
   max_files_changed: z.number().int().positive().optional(),
   max_added_lines: z.number().int().nonnegative().optional(),
   max_deleted_lines: z.number().int().nonnegative().optional(),
-  unsafe_commands: z.array(z.string()).optional(),
+  unsafe_commands: z.array(regexSource).optional().describe('Regular expressions over the command lines the agent ran, on top of the built-in rules.'),
   secrets: z
     .strictObject({
-      paths: z.array(z.string()).optional(),
-      literals: z.array(z.string()).optional(),
-      presets: z.array(z.string()).optional(),
+      paths: z.array(z.string().min(1)).optional().describe('Globs of files that are secrets by name (e.g. **/.env).'),
+      literals: z.array(z.string().min(1)).optional().describe('Exact strings that must never appear in added lines (canaries, known secrets).'),
+      presets: z
+        .array(z.enum([...SECRET_PRESETS, 'all']))
+        .optional()
+        .describe('Built-in detectors to turn on: cloud-keys, private-keys, tokens, or all.'),
     })
     .optional(),
-  severities: z.record(z.string(), severity).optional(),
+  severities: z
+    .partialRecord(z.enum(CHECK_IDS), severity)
+    .optional()
+    .describe('Severity per check id: info (reported), warning (costs points), error or critical (fails the attempt).'),
 });
 
 export const limitsSchema = z.strictObject({
@@ -118,9 +140,17 @@ export const defaultsSchema = z.strictObject({
   metadata: metadataSchema.optional(),
 });
 
+/** Kept equal to REPORTER_NAMES in src/report/reporter.ts (a test checks); config imports nothing. */
+export const REPORTER_NAMES_IN_CONFIG = ['json', 'markdown', 'html', 'sarif', 'junit', 'github'] as const;
+
+export const reportersSchema = z
+  .array(z.enum(REPORTER_NAMES_IN_CONFIG))
+  .describe('Reports written into each run directory; --reporter overrides. Default: markdown, html, sarif, junit (and github when GITHUB_STEP_SUMMARY is set).');
+
 export const taskSetSchema = z.strictObject({
   $schema: z.string().optional(),
   defaults: defaultsSchema.optional(),
+  reporters: reportersSchema.optional(),
   tasks: z.array(z.unknown()).min(1).describe('The tasks; see the task definition.'),
 });
 

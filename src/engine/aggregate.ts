@@ -1,4 +1,4 @@
-import type { AttemptResult, Cause } from '../types/index.js';
+import { CAUSES, type AttemptResult, type Cause } from '../types/index.js';
 import {
   bootstrapClusterMean,
   clusteredBootstrap,
@@ -35,6 +35,15 @@ export interface AggregateOptions {
   confidence?: number;
   /** Repo key per task id, for repo profiles. Tasks missing from it go under UNASSIGNED_REPO. */
   taskRepo?: ReadonlyMap<string, string>;
+  /**
+   * Never report a pooled interval narrower than the Wilson interval on the pooled counts. The
+   * task-clustered percentile bootstrap collapses to zero width when every task is all-pass or
+   * all-fail (6 tasks × 3 trials, all passing, gives [1, 1]): resampling tasks that all have the
+   * same rate cannot show the uncertainty that remains. Wilson on Σpasses / Σn treats attempts as
+   * independent, so it is the least uncertainty the data can carry; taking the union keeps the
+   * bootstrap's width when tasks disagree and Wilson's when they do not. The engine turns it on.
+   */
+  wilsonFloor?: boolean;
 }
 
 export type RateMethod = 'wilson' | 'clustered-bootstrap';
@@ -54,6 +63,8 @@ export interface RateEstimate {
   /** Tasks behind the rate. */
   tasks: number;
   method: RateMethod;
+  /** Set when `wilsonFloor` widened the bootstrap interval to the pooled Wilson interval. */
+  floor?: 'wilson';
 }
 
 export interface ErrorRate {
@@ -180,20 +191,7 @@ export interface RunStats {
   notes: string[];
 }
 
-const ALL_CAUSES: readonly Cause[] = [
-  'passed',
-  'tests_failed',
-  'regression',
-  'tampered',
-  'policy_violation',
-  'no_changes',
-  'agent_timeout',
-  'max_turns',
-  'budget_exceeded',
-  'context_exceeded',
-  'agent_crashed',
-  'harness_error',
-];
+const ALL_CAUSES: readonly Cause[] = CAUSES;
 
 const DISQUALIFYING: ReadonlySet<Cause> = new Set<Cause>(['tampered', 'policy_violation']);
 const DEFAULT_SEED = 1;
@@ -205,11 +203,12 @@ const isPass = (a: AttemptResult): boolean => a.cause === 'passed';
 interface Context {
   seed: number;
   confidence: number;
+  wilsonFloor: boolean;
 }
 
 export function aggregateRun(attempts: readonly AttemptResult[], opts: AggregateOptions = {}): RunStats {
   assertUniqueAttempts(attempts);
-  const ctx: Context = { seed: opts.seed ?? DEFAULT_SEED, confidence: opts.confidence ?? 0.95 };
+  const ctx: Context = { seed: opts.seed ?? DEFAULT_SEED, confidence: opts.confidence ?? 0.95, wilsonFloor: opts.wilsonFloor === true };
   const repoOf = (taskId: string): string => opts.taskRepo?.get(taskId) ?? UNASSIGNED_REPO;
   const ks = resolveKs(opts.ks, attempts);
   const agentNames = uniqueSorted(attempts.map((a) => a.agent));
@@ -369,7 +368,7 @@ function estimateRate(clusters: ReadonlyArray<{ successes: number; n: number }>,
   }
   const pooled = clusteredBootstrap(scored, { seed: ctx.seed, confidence: ctx.confidence });
   if (pooled === null) return null;
-  return {
+  const estimate: RateEstimate = {
     rate: pooled.rate,
     low: pooled.low,
     high: pooled.high,
@@ -377,6 +376,14 @@ function estimateRate(clusters: ReadonlyArray<{ successes: number; n: number }>,
     tasks: pooled.clusters,
     method: 'clustered-bootstrap',
   };
+  if (!ctx.wilsonFloor) return estimate;
+  const floor = wilson(
+    scored.reduce((s, c) => s + c.successes, 0),
+    pooled.n,
+    ctx.confidence,
+  );
+  if (floor === null || (floor.low >= estimate.low && floor.high <= estimate.high)) return estimate;
+  return { ...estimate, low: Math.min(estimate.low, floor.low), high: Math.max(estimate.high, floor.high), floor: 'wilson' };
 }
 
 function errorRate(attempts: readonly AttemptResult[], ctx: Context): ErrorRate {

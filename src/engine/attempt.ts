@@ -1,10 +1,10 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Agent } from '../agents/index.js';
-import { recordingExecutor } from '../evidence/command-log.js';
-import { collectDiff } from '../evidence/diff.js';
-import { runTests } from '../evidence/run-tests.js';
-import { grade } from '../grading/verdict.js';
+import { recordingExecutor, type CommandEvent } from '../evidence/command-log.js';
+import { startFsGuard } from '../evidence/fs-guard.js';
+import { snapshotTests } from '../evidence/test-guard.js';
+import { grade } from '../grading/index.js';
 import { createExecutor } from '../sandbox/index.js';
 import type { SandboxKind } from '../sandbox/executor.js';
 import { materializeRepo } from '../tasks/repo-source.js';
@@ -13,11 +13,14 @@ import {
   type AgentResult,
   type AttemptPlan,
   type AttemptResult,
+  type CheckResult,
   type DiffStats,
   type Task,
   type TestRunEvidence,
 } from '../types/index.js';
 import { commitBaseline, type Baseline } from '../workspace/baseline.js';
+import type { RunModels } from './gateway-lifecycle.js';
+import { neverRanReason, runBaselineTests, taskInvalidReason, verifyAttempt, type AttemptPaths, type TestRun } from './attempt-verify.js';
 import { sandboxLayout } from './sandbox-layout.js';
 
 export interface AttemptEnv {
@@ -29,6 +32,13 @@ export interface AttemptEnv {
   keepWorkspace?: boolean;
   /** Aborts the agent and any command running for this attempt. */
   signal?: AbortSignal;
+  /** The run's model gateway, for agents that call a model. */
+  models?: RunModels;
+  /**
+   * Run the tests once at the baseline before the agent (default true): tells a regression from a
+   * test that never passed, and stops a task whose fail-to-pass tests already pass.
+   */
+  baselineTests?: boolean;
 }
 
 type Phase = 'prepare' | 'agent' | 'verify' | 'record';
@@ -42,12 +52,18 @@ class PhaseError extends Error {
   }
 }
 
-/** Runs one attempt end to end: prepare → agent → verify → grade → record. Never throws. */
+/**
+ * Runs one attempt end to end, never throwing:
+ * prepare (workspace, setup, baseline commit, test snapshot) → baseline tests → agent (sandboxed,
+ * commands recorded, outside writes watched) → verify (diff, test files checked and put back,
+ * tests, held-out tests) → checks → grade → record.
+ */
 export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, env: AttemptEnv): Promise<AttemptResult> {
   const startedAt = new Date();
   const attemptDir = join(env.runDir, 'attempts', plan.attemptId);
   const workspace = join(attemptDir, 'workspace');
-  const timings = { prepareMs: 0, agentMs: 0, verifyMs: 0, totalMs: 0 };
+  const paths: AttemptPaths = { attemptDir, workspace, resultsDir: join(attemptDir, 'results') };
+  const timings: AttemptResult['timings'] = { prepareMs: 0, agentMs: 0, verifyMs: 0, totalMs: 0 };
   const base = {
     ...plan,
     schemaVersion: ATTEMPT_SCHEMA_VERSION,
@@ -58,17 +74,39 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
   } satisfies Partial<AttemptResult>;
 
   let baseline: Baseline | undefined;
+  let baselineRun: TestRun | undefined;
   let agentResult: AgentResult | undefined;
   let diff: DiffStats | undefined;
   let tests: TestRunEvidence | undefined;
+  let heldOut: TestRunEvidence | undefined;
+  let checks: CheckResult[] = [];
   try {
-    baseline = await timed(timings, 'prepareMs', 'prepare', () => prepare(task, attemptDir, workspace, env));
-    agentResult = await timed(timings, 'agentMs', 'agent', () => runAgent(agent, task, attemptDir, workspace, baseline as Baseline, env));
-    const verified = await timed(timings, 'verifyMs', 'verify', () => verify(task, attemptDir, workspace, baseline as Baseline, env));
-    diff = verified.diff;
-    tests = verified.tests;
-    const verdict = grade({ tests, diff, agentResult, checks: [] });
-    return await record(attemptDir, { ...base, ...verdict, baselineCommit: baseline.commit, agentResult, diff, tests, finishedAt: '' }, startedAt, env);
+    const prepared = await timed(timings, 'prepareMs', 'prepare', async () => {
+      const committed = await prepare(task, attemptDir, workspace, env);
+      // Hashed now, before anything ran: the reference the agent is judged against.
+      const snapshot = await snapshotTests({ workspace, gitDir: committed.gitDir, commit: committed.commit, testPaths: task.tests.testPaths, copyDir: join(attemptDir, 'test-snapshot') });
+      return { committed, snapshot };
+    });
+    baseline = prepared.committed;
+    const { snapshot } = prepared;
+    if (env.baselineTests !== false) {
+      baselineRun = await timed(timings, 'baselineMs', 'prepare', () => runBaselineTests(task, paths, prepared.committed, snapshot, env));
+      const invalid = taskInvalidReason(task, baselineRun.evidence);
+      if (invalid) throw new PhaseError('prepare', new Error(invalid));
+    }
+    const agentRun = await timed(timings, 'agentMs', 'agent', () => runAgent(agent, task, paths, prepared.committed, env, plan));
+    agentResult = agentRun.result;
+    const verified = await timed(timings, 'verifyMs', 'verify', () =>
+      verifyAttempt({ task, paths, baseline: prepared.committed, snapshot, fsGuard: agentRun.fsGuard, env, commands: agentRun.commands, sandboxEnforcesFs: agentRun.enforcesFs, baselineRun }),
+    );
+    ({ diff, tests, heldOut, checks } = verified);
+    const evidence = { baselineCommit: baseline.commit, baselineTests: baselineRun?.evidence, agentResult, diff, tests, heldOut, checks };
+    const neverRan = neverRanReason(verified.tests, baselineRun?.evidence);
+    if (neverRan) {
+      return await record(attemptDir, { ...base, ...evidence, verdict: 'ERROR', cause: 'harness_error', message: `verify: ${neverRan}`, harnessError: { phase: 'verify', message: neverRan }, finishedAt: '' }, startedAt, env);
+    }
+    const verdict = grade({ checks, agentResult });
+    return await record(attemptDir, { ...base, ...evidence, ...verdict, finishedAt: '' }, startedAt, env);
   } catch (error) {
     const phase = error instanceof PhaseError ? error.phase : 'record';
     const message = error instanceof Error ? error.message : String(error);
@@ -79,16 +117,19 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
       message: `${phase}: ${message}`,
       harnessError: { phase, message },
       baselineCommit: baseline?.commit,
+      baselineTests: baselineRun?.evidence,
       agentResult,
       diff,
       tests,
+      heldOut,
+      checks,
       finishedAt: '',
     };
     return record(attemptDir, result, startedAt, env).catch(() => finish(result, startedAt));
   }
 }
 
-async function timed<T>(timings: Record<string, number>, key: string, phase: Phase, work: () => Promise<T>): Promise<T> {
+async function timed<T>(timings: AttemptResult['timings'], key: 'prepareMs' | 'baselineMs' | 'agentMs' | 'verifyMs', phase: Phase, work: () => Promise<T>): Promise<T> {
   const started = performance.now();
   try {
     return await work();
@@ -129,13 +170,33 @@ async function prepare(task: Task, attemptDir: string, workspace: string, env: A
   return commitBaseline(workspace, join(attemptDir, 'baseline.git'));
 }
 
-async function runAgent(agent: Agent, task: Task, attemptDir: string, workspace: string, baseline: Baseline, env: AttemptEnv): Promise<AgentResult> {
+interface AgentRun {
+  result: AgentResult;
+  /** Every command the agent ran, as the harness recorded it (commands.jsonl is a copy). */
+  commands: CommandEvent[];
+  /** Whether the sandbox made writes outside the workspace fail. */
+  enforcesFs: boolean;
+  fsGuard: Awaited<ReturnType<typeof startFsGuard>>;
+}
+
+async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv, plan: AttemptPlan): Promise<AgentRun> {
+  const { attemptDir, workspace } = paths;
+  // A model agent's traffic goes through a gateway session; its metering becomes the attempt's usage.
+  const models = env.models?.openAttempt(plan, agent);
   const layout = sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, baselineGitDir: baseline.gitDir });
   const executor = recordingExecutor(createExecutor(env.sandbox, layout), join(attemptDir, 'commands.jsonl'));
+  const enforcesFs = executor.isolation.filesystem;
+  // Without a sandbox that stops them, outside writes can only be looked for afterwards.
+  const fsGuard = await startFsGuard({
+    attemptDir,
+    resultsDir: paths.resultsDir,
+    trees: enforcesFs ? [] : [dirname(task.sourceFile), ...(task.repo.kind === 'local' ? [task.repo.path] : []), ...(task.heldOut ? [task.heldOut.path] : [])],
+    exclude: [env.stateDir, attemptDir],
+  });
   const controller = new AbortController();
   const onOuterAbort = (): void => controller.abort();
   env.signal?.addEventListener('abort', onOuterAbort, { once: true });
-  const timeoutMs = task.limits.agentTimeoutMs;
+  const timeoutMs = env.models?.agentTimeoutMs ?? task.limits.agentTimeoutMs;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<AgentResult>((resolveTimeout) => {
     timer = setTimeout(() => {
@@ -145,34 +206,16 @@ async function runAgent(agent: Agent, task: Task, attemptDir: string, workspace:
   });
   try {
     const run = agent
-      .run({ task, workspace, instruction: task.instruction, executor, attemptDir, limits: { timeoutMs }, signal: controller.signal })
+      .run({ task, workspace, instruction: task.instruction, executor, attemptDir, limits: { timeoutMs }, signal: controller.signal, ...(models ? { model: models.access } : {}) })
       .catch((error: unknown): AgentResult => ({ stopReason: 'error', error: error instanceof Error ? error.message : String(error) }));
-    return await Promise.race([run, timeout]);
+    const raced = await Promise.race([run, timeout]);
+    const result = models ? models.finish(raced) : raced;
+    return { result, commands: [...executor.events()], enforcesFs, fsGuard };
   } finally {
     clearTimeout(timer);
     env.signal?.removeEventListener('abort', onOuterAbort);
     controller.abort();
   }
-}
-
-async function verify(task: Task, attemptDir: string, workspace: string, baseline: Baseline, env: AttemptEnv): Promise<{ diff: DiffStats; tests: TestRunEvidence }> {
-  const diff = await collectDiff({ gitDir: baseline.gitDir, workspace, baseline: baseline.commit, patchFile: join(attemptDir, 'diff.patch') });
-  const resultsDir = join(attemptDir, 'results');
-  const executor = createExecutor(env.sandbox, sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, baselineGitDir: baseline.gitDir, alsoWritable: [resultsDir] }));
-  const { evidence, junitXml } = await runTests({
-    executor,
-    workspace,
-    command: task.tests.command,
-    junit: task.tests.junit,
-    resultsDir,
-    reportName: 'tests.junit.xml',
-    failToPass: task.tests.failToPass,
-    passToPass: task.tests.passToPass,
-    timeoutMs: task.limits.testTimeoutMs,
-    signal: env.signal,
-  });
-  if (junitXml !== undefined) await writeFile(join(attemptDir, 'tests.junit.xml'), junitXml);
-  return { diff, tests: evidence };
 }
 
 function finish(result: AttemptResult, startedAt: Date): AttemptResult {
@@ -187,7 +230,7 @@ async function record(attemptDir: string, result: AttemptResult, startedAt: Date
   finish(result, startedAt);
   await mkdir(attemptDir, { recursive: true });
   if (!env.keepWorkspace) {
-    await Promise.all(['workspace', 'baseline.git', 'home', 'tmp'].map((d) => rm(join(attemptDir, d), { recursive: true, force: true })));
+    await Promise.all(['workspace', 'baseline.git', 'home', 'tmp', 'test-snapshot'].map((d) => rm(join(attemptDir, d), { recursive: true, force: true })));
   }
   const file = join(attemptDir, 'attempt.json');
   await writeFile(`${file}.tmp`, `${JSON.stringify(result, null, 2)}\n`);

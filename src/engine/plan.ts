@@ -1,15 +1,73 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { dirname, isAbsolute, relative } from 'node:path';
 import type { AttemptPlan, Task } from '../types/index.js';
 
-/** Settings that change what an attempt means; a resumed run must match them exactly. */
-export interface PlanSettings {
-  sandbox: string;
+/**
+ * Settings that change what an attempt means (sandbox kind, grading options). Every key is part of
+ * the config hash unless listed in NON_DEFINING_SETTINGS, so a setting added later is safe by
+ * default: a resumed run with a different value is refused instead of silently mixed.
+ */
+export type PlanSettings = Readonly<Record<string, unknown>>;
+
+/** Settings that only change what is kept or shown, not what an attempt measures. */
+export const NON_DEFINING_SETTINGS: ReadonlySet<string> = new Set(['keepWorkspace']);
+
+/** One task as the plan pins it: a resumed run must find the same hash to reuse its attempts. */
+export interface PlannedTask {
+  id: string;
+  version: string;
+  hash: string;
 }
 
-/** Hash of everything that defines the attempts (tasks' content and the settings), not of when or where. */
-export function configHash(tasks: Task[], settings: PlanSettings): string {
-  const defining = tasks.map(({ sourceFile: _sourceFile, ...task }) => task);
-  return sha256(JSON.stringify({ tasks: defining, settings })).slice(0, 16);
+export interface Plan {
+  configHash: string;
+  tasks: PlannedTask[];
+  attempts: AttemptPlan[];
+}
+
+/** Model-agent options that change what an attempt measures; the gateway mode, cassettes and prices do not. */
+const DEFINING_MODEL_OPTIONS = ['baseUrl', 'limits', 'agentTimeoutMs'] as const;
+
+/**
+ * The settings a plan is hashed with: the attempt settings plus, for runs with model agents, the
+ * model options that define an attempt (a resume with other turn or token limits is another run).
+ */
+export function hashedSettings(settings: PlanSettings, models: Readonly<Record<string, unknown>> | undefined): PlanSettings {
+  if (models === undefined) return settings;
+  const defining = Object.fromEntries(DEFINING_MODEL_OPTIONS.filter((k) => models[k] !== undefined).map((k) => [k, models[k]]));
+  return { ...settings, models: defining };
+}
+
+/** Only the settings that define an attempt, in a canonical form. */
+export function definingSettings(settings: PlanSettings): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(settings).sort()) {
+    if (!NON_DEFINING_SETTINGS.has(key) && settings[key] !== undefined) out[key] = settings[key];
+  }
+  return out;
+}
+
+/**
+ * Hash of everything that defines one task's attempts: the task's content and the settings, not
+ * where the task set lives. Paths under the task set's directory are hashed relative to it, so a
+ * moved checkout resumes. The contents of a local repo directory are not hashed (a large repo would
+ * cost a full read per run): bump the task's `version` when you change its repo.
+ */
+export function taskHash(task: Task, settings: PlanSettings): string {
+  const base = dirname(task.sourceFile);
+  const rel = (p: string): string => (isAbsolute(p) ? relative(base, p) || '.' : p);
+  const { sourceFile: _sourceFile, ...rest } = task;
+  const defining = {
+    ...rest,
+    repo: task.repo.kind === 'local' ? { ...task.repo, path: rel(task.repo.path) } : task.repo,
+    heldOut: task.heldOut ? { ...task.heldOut, path: rel(task.heldOut.path) } : undefined,
+  };
+  return sha256(canonicalJson({ task: defining, settings: definingSettings(settings) })).slice(0, 16);
+}
+
+/** Hash of the whole plan's definition: tasks (in order), agents, trials and settings. */
+export function configHash(tasks: readonly PlannedTask[], agents: readonly string[], trials: number, settings: PlanSettings): string {
+  return sha256(canonicalJson({ tasks, agents, trials, settings: definingSettings(settings) })).slice(0, 16);
 }
 
 /** `20261130-091244-3fa2`: sortable by start time, unique enough for one machine. */
@@ -19,31 +77,54 @@ export function newRunId(now = new Date()): string {
 }
 
 /**
- * A readable, filesystem-safe id that is the same for the same task version, agent, trial and
- * config, so a resumed run finds the attempts it already has.
+ * A readable, filesystem-safe id that is the same for the same run, task version, agent, trial and
+ * task config, so a resumed run finds the attempts it already has, and a task whose content changed
+ * gets new ids instead of inheriting stale results. The run id is part of it because the history
+ * keys attempts by id across all runs: two runs of the same task must not share one.
  */
-export function attemptId(task: Pick<Task, 'id' | 'version'>, agent: string, trial: number, hash: string): string {
-  const digest = sha256(`${task.id}\0${task.version}\0${agent}\0${trial}\0${hash}`).slice(0, 10);
+export function attemptId(runId: string, task: Pick<Task, 'id' | 'version'>, agent: string, trial: number, hash: string): string {
+  const digest = sha256(`${runId}\0${task.id}\0${task.version}\0${agent}\0${trial}\0${hash}`).slice(0, 10);
   return `${slug(task.id)}.${slug(agent)}.${trial}.${digest}`;
 }
 
 /** Tasks × agents × trials, in a fixed order: task, then agent, then trial. */
-export function expandPlan(runId: string, tasks: Task[], agents: string[], trials: number, hash: string): AttemptPlan[] {
-  const plan: AttemptPlan[] = [];
-  for (const task of tasks) {
+export function expandPlan(runId: string, tasks: readonly Task[], agents: readonly string[], trials: number, settings: PlanSettings): Plan {
+  if (!Number.isInteger(trials) || trials < 1) throw new RangeError(`trials must be a positive integer, got ${trials}`);
+  const duplicate = agents.find((a, i) => agents.indexOf(a) !== i);
+  if (duplicate !== undefined) throw new RangeError(`agent ${duplicate} is listed twice`);
+  const planned = tasks.map((t): PlannedTask => ({ id: t.id, version: t.version, hash: taskHash(t, settings) }));
+  const attempts: AttemptPlan[] = [];
+  for (const task of planned) {
     for (const agent of agents) {
       for (let trial = 0; trial < trials; trial++) {
-        plan.push({ attemptId: attemptId(task, agent, trial, hash), runId, taskId: task.id, taskVersion: task.version, agent, trial, index: plan.length });
+        attempts.push({
+          attemptId: attemptId(runId, task, agent, trial, task.hash),
+          runId,
+          taskId: task.id,
+          taskVersion: task.version,
+          agent,
+          trial,
+          index: attempts.length,
+        });
       }
     }
   }
-  return plan;
+  return { configHash: configHash(planned, agents, trials, settings), tasks: planned, attempts };
+}
+
+/** JSON with object keys sorted, so equal values always hash equally whatever built them. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+    const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return Object.fromEntries(entries);
+  });
 }
 
 function slug(value: string): string {
   return value.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'x';
 }
 
-function sha256(value: string): string {
+export function sha256(value: string | Uint8Array): string {
   return createHash('sha256').update(value).digest('hex');
 }

@@ -1,71 +1,295 @@
-import { appendFile, mkdir, rename, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { resolveAgent } from '../agents/index.js';
-import type { SandboxKind } from '../sandbox/executor.js';
-import { RUN_SCHEMA_VERSION, toSummaryRow, type AttemptResult, type RunSummary, type Task } from '../types/index.js';
-import { runAttempt } from './attempt.js';
-import { configHash, expandPlan, newRunId } from './plan.js';
+import { resolveAgent as resolveAgentSpec, type Agent } from '../agents/index.js';
+import { InputError } from '../errors.js';
+import type { AttemptResult, Task } from '../types/index.js';
+import { aggregateRun } from './aggregate.js';
+import { runAttempt, type AttemptEnv } from './attempt.js';
+import { startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
+import { appendCheckpoint, attemptFile, checkpointEntry, readAttemptFile } from './checkpoint.js';
+import { runAttempts, type AttemptRunner, type LoopObserver } from './attempt-loop.js';
+import { openRunHistory, repoKeyOf, type RunHistory } from './history-sink.js';
+import { acquireRunLock } from './lock.js';
+import { expandPlan, hashedSettings, newRunId } from './plan.js';
+import { planDifferences, reconcile, type Reconciled } from './resume.js';
+import { createRunDir, PLAN_SCHEMA_VERSION, readPlanFile, removeStaleTemps, runsDir, writeJsonAtomic, type RunPlanFile } from './run-files.js';
+import type { TaskSelection } from './select.js';
+import { slimAttempt } from './slim.js';
+import { buildSummary, type RunSummaryFile } from './summary.js';
+
+/** Per-attempt settings a run passes to every attempt (sandbox kind, grading options). */
+export type AttemptSettings = Omit<AttemptEnv, 'runDir' | 'stateDir' | 'signal' | 'models'>;
+
+export type { AttemptRunner, RunEnd } from './attempt-loop.js';
+export type { RunSummaryFile } from './summary.js';
+
+export interface RunStartInfo {
+  runId: string;
+  runDir: string;
+  planned: number;
+  /** Finished attempts taken over from the checkpoint of a resumed run. */
+  reused: number;
+  toRun: number;
+  concurrency: number;
+  resumed: boolean;
+  /** Recorded attempts whose attempt.json failed its hash check; they are among `toRun`. */
+  rerun: Reconciled['rerun'];
+  /** Recorded attempts a forced resume dropped because the new plan does not have them. */
+  superseded: number;
+}
+
+/** What a front end (the CLI's progress view) is told while a run goes on. Every hook is optional. */
+export interface RunObserver extends LoopObserver {
+  onStart?(info: RunStartInfo): void;
+  /** An attempt finished and is checkpointed. */
+  onAttemptDone?(result: AttemptResult): void;
+  onWarning?(message: string): void;
+}
 
 export interface RunOptions {
+  /** The task-set path as the user gave it, shown in reports. */
   taskSetFile: string;
+  /** Its absolute path, which resume loads the tasks from; default taskSetFile resolved. */
+  taskSetPath?: string;
+  /** Tasks to run, already selected, in plan order. */
   tasks: Task[];
+  /** The filters that selected them, recorded in plan.json. */
+  selection?: TaskSelection;
   agents: string[];
+  /** Attempts per task and agent (`--runs`). */
   trials: number;
   /** Crucible's state directory, `.crucible` by default. */
   stateDir: string;
-  sandbox: SandboxKind;
-  keepWorkspace?: boolean;
+  settings: AttemptSettings;
+  /** Attempts in flight at once; default min(cores, 4). */
+  concurrency?: number;
+  /** Stop scheduling after the first attempt that does not pass. */
+  failFast?: boolean;
+  /** Continue this run: check its config, reuse its finished attempts, run the rest. */
+  resume?: { runId: string; force?: boolean };
+  /** Aborting stops scheduling; running attempts get `graceMs` to finish, then are aborted. */
   signal?: AbortSignal;
-  onAttemptStart?: (plan: { attemptId: string; taskId: string; agent: string; trial: number }) => void;
-  onAttemptDone?: (result: AttemptResult) => void;
+  /** Aborting aborts running attempts at once (a second Ctrl-C). */
+  killSignal?: AbortSignal;
+  graceMs?: number;
+  observer?: RunObserver;
+  /** Record the run in `<stateDir>/history.db`; default true. */
+  history?: boolean;
+  /** Seeds the bootstrap and Monte Carlo draws of the statistics. */
+  seed?: number;
+  /** Runs one attempt: runAttempt, unless a test or benchmark substitutes an in-process fake. */
+  runAttempt?: AttemptRunner;
+  resolveAgent?: (spec: string) => Agent;
+  /** Id for a new run; default newRunId(). */
+  runId?: string;
+  /** Model agents: gateway mode, cassettes, limits (see gateway-lifecycle.ts). */
+  models?: ModelRunOptions;
 }
 
-/** Expands the plan, runs every attempt, checkpoints each as it finishes, and writes summary.json. */
-export async function executeRun(options: RunOptions): Promise<{ summary: RunSummary; attempts: AttemptResult[]; runDir: string }> {
-  const agents = options.agents.map((spec) => resolveAgent(spec));
+export interface RunOutcome {
+  summary: RunSummaryFile;
+  /** Every finished attempt in plan order, slimmed (full records are in attempt.json and the history). */
+  attempts: AttemptResult[];
+  runDir: string;
+  /** Tasks behind the attempts, for reports that need repo keys or metadata. */
+  tasks: Task[];
+}
+
+export const DEFAULT_GRACE_MS = 10_000;
+
+export function defaultConcurrency(): number {
+  return Math.max(1, Math.min(availableParallelism(), 4));
+}
+
+/**
+ * Expands the plan (or takes over a run's checkpoint on resume), runs the attempts with bounded
+ * concurrency, checkpoints and records each as it finishes, and writes summary.json with the
+ * statistics. Never loses a finished attempt: a crash at any point leaves a run that resumes.
+ */
+export async function executeRun(options: RunOptions): Promise<RunOutcome> {
+  const concurrency = options.concurrency ?? defaultConcurrency();
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`--concurrency ${concurrency}: must be a whole number ≥ 1`);
+  if (!Number.isInteger(options.trials) || options.trials < 1) throw new InputError(`--runs ${options.trials}: must be a whole number ≥ 1`);
+  if (options.agents.length === 0) throw new InputError('no agent given (fix: add --agent)');
+  const duplicate = options.agents.find((a, i) => options.agents.indexOf(a) !== i);
+  if (duplicate !== undefined) throw new InputError(`--agent ${duplicate}: given twice (fix: list each agent once; use --runs for repeats)`);
+  const resolveAgent = options.resolveAgent ?? resolveAgentSpec;
+  const agents = new Map(options.agents.map((spec) => [spec, resolveAgent(spec)]));
+  const tasks = new Map(options.tasks.map((t) => [t.id, t]));
+
   const stateDir = resolve(options.stateDir);
-  const runId = newRunId();
-  const runDir = join(stateDir, 'runs', runId);
-  await mkdir(join(runDir, 'attempts'), { recursive: true });
-  const hash = configHash(options.tasks, { sandbox: options.sandbox });
-  const plan = expandPlan(runId, options.tasks, options.agents, options.trials, hash);
-  await writeJson(join(runDir, 'plan.json'), { schemaVersion: 1, runId, taskSet: options.taskSetFile, configHash: hash, attempts: plan });
-
-  const createdAt = new Date().toISOString();
-  const attempts: AttemptResult[] = [];
-  for (const item of plan) {
-    if (options.signal?.aborted) break;
-    const task = options.tasks.find((t) => t.id === item.taskId) as Task;
-    const agent = agents[options.agents.indexOf(item.agent)];
-    if (!agent) continue;
-    options.onAttemptStart?.(item);
-    const result = await runAttempt(item, task, agent, { runDir, stateDir, sandbox: options.sandbox, keepWorkspace: options.keepWorkspace, signal: options.signal });
-    await appendFile(join(runDir, 'checkpoint.jsonl'), `${JSON.stringify(toSummaryRow(result))}\n`);
-    attempts.push(result);
-    options.onAttemptDone?.(result);
-  }
-
-  const summary: RunSummary = {
-    schemaVersion: RUN_SCHEMA_VERSION,
+  const runId = options.resume?.runId ?? options.runId ?? newRunId();
+  const runDir = join(runsDir(stateDir), runId);
+  const settings = { ...options.settings } as Record<string, unknown>;
+  // The environment (API keys) is never written; the rest lets a resume use the same model options.
+  const models = options.models ? (Object.fromEntries(Object.entries(options.models).filter(([k]) => k !== 'env')) as Record<string, unknown>) : undefined;
+  const plan = expandPlan(runId, options.tasks, options.agents, options.trials, hashedSettings(settings, models));
+  const planFileOf = (previous: RunPlanFile | undefined, reconciled: Reconciled | undefined): RunPlanFile => ({
+    schemaVersion: PLAN_SCHEMA_VERSION,
     runId,
-    taskSet: options.taskSetFile,
-    createdAt,
-    finishedAt: new Date().toISOString(),
-    planned: plan.length,
-    executed: attempts.length,
-    stoppedEarly: attempts.length < plan.length,
-    counts: {
-      PASS: attempts.filter((a) => a.verdict === 'PASS').length,
-      FAIL: attempts.filter((a) => a.verdict === 'FAIL').length,
-      ERROR: attempts.filter((a) => a.verdict === 'ERROR').length,
-    },
-    attempts: attempts.map(toSummaryRow),
-  };
-  await writeJson(join(runDir, 'summary.json'), summary);
-  return { summary, attempts, runDir };
+    createdAt: previous?.createdAt ?? new Date().toISOString(),
+    taskSet: previous?.taskSet ?? options.taskSetFile,
+    taskSetPath: options.taskSetPath ?? resolve(options.taskSetFile),
+    agents: options.agents,
+    trials: options.trials,
+    settings,
+    ...(models ? { models } : {}),
+    selection: options.selection ?? previous?.selection ?? {},
+    tasks: plan.tasks,
+    configHash: plan.configHash,
+    resumes: [
+      ...(previous?.resumes ?? []),
+      ...(previous && reconciled
+        ? [{ at: new Date().toISOString(), forced: previous.configHash !== plan.configHash, previousConfigHash: previous.configHash, reused: reconciled.reused.size, superseded: reconciled.superseded.length }]
+        : []),
+    ],
+    attempts: plan.attempts,
+  });
+  const fresh = options.resume ? undefined : planFileOf(undefined, undefined);
+  if (fresh === undefined) {
+    if (!existsSync(join(runDir, 'plan.json'))) {
+      throw new InputError(`run ${runId}: no plan.json in ${runDir}, so there is nothing to resume (fix: check the run id and --out)`);
+    }
+  } else {
+    if (existsSync(runDir)) throw new InputError(`run ${runId} already exists in ${runsDir(stateDir)} (fix: resume it, or start a new run)`);
+    // The run directory appears with its plan.json or not at all, so a crash here never leaves a run that cannot resume.
+    await createRunDir(runDir, fresh);
+  }
+  const release = await acquireRunLock(runDir, runId);
+  let history: RunHistory | undefined;
+  let runModels: RunModels | undefined;
+  try {
+    runModels = await startRunModels([...agents.values()], options.models);
+    const previous = options.resume ? await readPlanFile(runDir, runId) : undefined;
+    if (previous) {
+      await removeStaleTemps(runDir);
+      const differences = planDifferences(previous, { ...plan, agents: options.agents, trials: options.trials, settings, models });
+      if (differences.length > 0 && !options.resume?.force) {
+        throw new InputError(
+          `run ${runId} was planned with another config (${differences.join('; ')}) (fix: pass --force to keep the attempts that still match and run the rest, or start a new run)`,
+        );
+      }
+    }
+    history = options.history === false ? undefined : openRunHistory(join(stateDir, 'history.db'), (m) => options.observer?.onWarning?.(m));
+    const taskOf = (taskId: string): Task | undefined => tasks.get(taskId);
+
+    // Resume: take over what the checkpoint proves finished, and re-record it in the history, which
+    // a crash between the checkpoint line and the history write may have missed.
+    const pendingHistory: AttemptResult[] = [];
+    const flushHistory = (): void => {
+      history?.recordAttempts(runId, pendingHistory.splice(0), taskOf);
+    };
+    const reconciled: Reconciled = previous
+      ? await reconcile(runDir, plan, (a) => {
+          pendingHistory.push(a);
+          if (pendingHistory.length >= 500) flushHistory();
+        })
+      : { reused: new Map(), rerun: [], superseded: [], malformed: 0 };
+
+    const planFile = previous ? planFileOf(previous, reconciled) : (fresh as RunPlanFile);
+    const { createdAt } = planFile;
+    if (previous) await writeJsonAtomic(join(runDir, 'plan.json'), planFile);
+    history?.recordRun({ runId, taskSet: planFile.taskSet, createdAt, planned: plan.attempts.length, agents: options.agents, configHash: plan.configHash });
+    if (reconciled.superseded.length > 0) history?.deleteAttempts(runId, reconciled.superseded);
+    flushHistory();
+
+    const results = new Map<string, AttemptResult>(reconciled.reused);
+    const toRun = plan.attempts.filter((a) => !results.has(a.attemptId));
+    options.observer?.onStart?.({
+      runId,
+      runDir,
+      planned: plan.attempts.length,
+      reused: results.size,
+      toRun: toRun.length,
+      concurrency,
+      resumed: previous !== undefined,
+      rerun: reconciled.rerun,
+      superseded: reconciled.superseded.length,
+    });
+    if (reconciled.malformed > 0) options.observer?.onWarning?.(`${reconciled.malformed} checkpoint line(s) were torn or repeated (a crash mid-write) and were dropped`);
+
+    const { ended, failedFast } = await runAttempts({
+      attempts: toRun,
+      concurrency,
+      runner: options.runAttempt ?? runAttempt,
+      env: { ...options.settings, runDir, stateDir, models: runModels },
+      task: (id) => tasks.get(id) as Task,
+      agent: (spec) => agents.get(spec) as Agent,
+      failFast: options.failFast,
+      signal: options.signal,
+      killSignal: options.killSignal,
+      graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
+      observer: options.observer,
+      record: async (result, task) => {
+        try {
+          const hash = await ensureAttemptFile(runDir, result);
+          await appendCheckpoint(runDir, checkpointEntry(result, hash));
+        } catch (error) {
+          options.observer?.onWarning?.(`attempt ${result.attemptId} could not be checkpointed (${message(error)}); it will run again on resume`);
+          return false;
+        }
+        history?.recordAttempt(runId, result, task);
+        results.set(result.attemptId, slimAttempt(result));
+        options.observer?.onAttemptDone?.(result);
+        return true;
+      },
+    });
+
+    const attempts = plan.attempts.flatMap((a) => results.get(a.attemptId) ?? []);
+    const stats = aggregateRun(attempts, {
+      seed: options.seed,
+      ks: [1, options.trials],
+      taskRepo: new Map(options.tasks.map((t) => [t.id, repoKeyOf(t)])),
+      wilsonFloor: true,
+    });
+    const summary = buildSummary({
+      runId,
+      taskSet: planFile.taskSet,
+      createdAt,
+      configHash: plan.configHash,
+      planned: plan.attempts.length,
+      attempts,
+      reused: reconciled.reused.size,
+      ended,
+      failedFast,
+      stats,
+    });
+    await writeJsonAtomic(join(runDir, 'summary.json'), summary);
+    history?.finishRun(runId, { finishedAt: summary.finishedAt, executed: summary.executed, stoppedEarly: summary.stoppedEarly, counts: summary.counts, stats });
+    return { summary, attempts, runDir, tasks: options.tasks };
+  } finally {
+    history?.close();
+    await runModels?.close();
+    await release();
+  }
 }
 
-async function writeJson(file: string, value: unknown): Promise<void> {
-  await writeFile(`${file}.tmp`, `${JSON.stringify(value, null, 2)}\n`);
-  await rename(`${file}.tmp`, file);
+/**
+ * attempt.json as runAttempt wrote it, hashed for the checkpoint. When the runner could not write
+ * it (a crash, a failed record step), the engine writes the result it got, so every checkpointed
+ * attempt has its file.
+ */
+async function ensureAttemptFile(runDir: string, result: AttemptResult): Promise<string> {
+  const existing = await readAttemptFile(runDir, result.attemptId);
+  if (existing !== undefined && matches(existing.bytes, result)) return existing.hash;
+  await mkdir(join(runDir, 'attempts', result.attemptId), { recursive: true });
+  await writeJsonAtomic(attemptFile(runDir, result.attemptId), result);
+  const written = await readAttemptFile(runDir, result.attemptId);
+  if (written === undefined) throw new Error('attempt.json vanished after it was written');
+  return written.hash;
+}
+
+function matches(bytes: Buffer, result: AttemptResult): boolean {
+  try {
+    const onDisk = JSON.parse(bytes.toString('utf8')) as Partial<AttemptResult>;
+    return onDisk.attemptId === result.attemptId && onDisk.finishedAt === result.finishedAt;
+  } catch {
+    return false;
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

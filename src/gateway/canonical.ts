@@ -63,3 +63,33 @@ function sortKeys(value: unknown): unknown {
   for (const key of Object.keys(value).sort()) sorted[key] = sortKeys((value as Record<string, unknown>)[key]);
   return sorted;
 }
+
+/**
+ * The request with the content of every tool result blanked (Chat Completions `tool` messages,
+ * Responses `*_output` items, Anthropic `tool_result` blocks). Replay falls back to it when the
+ * exact request is not in the cassette: the same conversation whose tool output differs — a test
+ * runner printing differently on another machine — still gets the recorded answer, counted as a
+ * loose match.
+ */
+export function withoutToolOutputs(canonical: CanonicalRequest): CanonicalRequest {
+  const blank = (item: unknown): unknown => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return item;
+    const record = item as Record<string, unknown>;
+    if (record['role'] === 'tool') return { ...record, content: '' };
+    if (typeof record['type'] === 'string' && record['type'].endsWith('_output') && 'output' in record) return { ...record, output: '' };
+    if (record['role'] === 'user' && Array.isArray(record['content'])) {
+      return { ...record, content: record['content'].map((block: unknown) => (isToolResult(block) ? { ...block, content: '' } : block)) };
+    }
+    return item;
+  };
+  const out: CanonicalRequest = { ...canonical };
+  for (const field of ['messages', 'input']) {
+    const list = canonical[field];
+    if (Array.isArray(list)) out[field] = list.map(blank);
+  }
+  return out;
+}
+
+function isToolResult(block: unknown): block is Record<string, unknown> {
+  return typeof block === 'object' && block !== null && (block as Record<string, unknown>)['type'] === 'tool_result';
+}

@@ -94,6 +94,7 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
       return;
     }
     if (api !== 'other') session.meter.countRequest();
+    if (match.loose) session.meter.recordLooseMatch();
     const { response } = match.exchange;
     source = recordedSource(response.status, response.headers, recordedChunks(response));
     recordedLatencyMs = match.exchange.latencyMs;

@@ -31,6 +31,7 @@ export class SessionMeter {
   private unmeteredResponses = 0;
   private budgetExceeded: BudgetLimit | undefined;
   private readonly misses: ReplayMiss[] = [];
+  private looseMatches = 0;
 
   constructor(
     private readonly options: SessionOptions,
@@ -94,6 +95,10 @@ export class SessionMeter {
     this.misses.push(miss);
   }
 
+  recordLooseMatch(): void {
+    this.looseMatches++;
+  }
+
   snapshot(): SessionUsage {
     return {
       ...this.tokens,
@@ -103,6 +108,7 @@ export class SessionMeter {
       ...(this.budgetExceeded ? { budgetExceeded: this.budgetExceeded } : {}),
       unmeteredResponses: this.unmeteredResponses,
       replayMisses: [...this.misses],
+      replayLooseMatches: this.looseMatches,
     };
   }
 

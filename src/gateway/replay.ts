@@ -1,31 +1,39 @@
-import type { CanonicalRequest } from './canonical.js';
+import { requestHash, withoutToolOutputs, type CanonicalRequest } from './canonical.js';
 import type { CassetteExchange } from './cassette.js';
 import { describeDifferences, distance } from './request-diff.js';
 
-export type ReplayMatch = { hit: true; exchange: CassetteExchange } | { hit: false; diff: string };
+export type ReplayMatch = { hit: true; exchange: CassetteExchange; loose: boolean } | { hit: false; diff: string };
 
-/** Serves a session's recorded exchanges by request hash; repeats of one request come back in recorded order. */
+/**
+ * Serves a session's recorded exchanges by request hash; repeats of one request come back in
+ * recorded order. When no exact match is left, a request that differs from a recorded one only in
+ * tool output (see withoutToolOutputs) gets that exchange, reported as `loose`.
+ */
 export class ReplayBook {
-  private readonly queues = new Map<string, CassetteExchange[]>();
-  private readonly servedCount = new Map<string, number>();
+  private readonly exact = new Map<string, CassetteExchange[]>();
+  private readonly loose = new Map<string, CassetteExchange[]>();
+  private readonly served = new Set<CassetteExchange>();
 
   constructor(private readonly exchanges: readonly CassetteExchange[]) {
     for (const exchange of exchanges) {
-      const queue = this.queues.get(exchange.request.hash) ?? [];
-      queue.push(exchange);
-      this.queues.set(exchange.request.hash, queue);
+      push(this.exact, exchange.request.hash, exchange);
+      push(this.loose, looseHash(exchange.request.canonical), exchange);
     }
   }
 
   take(hash: string, canonical: CanonicalRequest): ReplayMatch {
-    const queue = this.queues.get(hash) ?? [];
-    const served = this.servedCount.get(hash) ?? 0;
-    const exchange = queue[served];
-    if (exchange) {
-      this.servedCount.set(hash, served + 1);
-      return { hit: true, exchange };
-    }
-    return { hit: false, diff: this.explainMiss(canonical, queue) };
+    const exact = this.exact.get(hash) ?? [];
+    const strict = this.next(exact);
+    if (strict) return { hit: true, exchange: strict, loose: false };
+    const similar = this.next(this.loose.get(looseHash(canonical)) ?? []);
+    if (similar) return { hit: true, exchange: similar, loose: true };
+    return { hit: false, diff: this.explainMiss(canonical, exact) };
+  }
+
+  private next(queue: CassetteExchange[]): CassetteExchange | undefined {
+    const exchange = queue.find((e) => !this.served.has(e));
+    if (exchange) this.served.add(exchange);
+    return exchange;
   }
 
   private explainMiss(canonical: CanonicalRequest, sameRequest: CassetteExchange[]): string {
@@ -49,4 +57,14 @@ export class ReplayBook {
     const lines = describeDifferences(canonical, closest.request.canonical);
     return [`replay miss: no recorded exchange matches ${what}; closest is #${closest.seq}, which differs in:`, ...lines.map((l) => `  ${l}`)].join('\n');
   }
+}
+
+function looseHash(canonical: CanonicalRequest): string {
+  return requestHash(withoutToolOutputs(canonical));
+}
+
+function push(map: Map<string, CassetteExchange[]>, key: string, exchange: CassetteExchange): void {
+  const queue = map.get(key) ?? [];
+  queue.push(exchange);
+  map.set(key, queue);
 }

@@ -91,6 +91,8 @@ export interface SessionUsage extends Usage {
   /** Successful responses whose usage could not be read; when > 0 the token counts are a floor. */
   unmeteredResponses: number;
   replayMisses: ReplayMiss[];
+  /** Replayed requests that matched a recording only with tool output ignored (see withoutToolOutputs). */
+  replayLooseMatches: number;
 }
 
 export interface Gateway {

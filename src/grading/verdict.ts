@@ -1,16 +1,18 @@
-import type { AgentResult, Cause, CheckResult, DiffStats, TestRunEvidence, Verdict } from '../types/index.js';
+import type { AgentResult, Cause, CheckResult, Verdict } from '../types/index.js';
+import { BLOCKING, score } from './score.js';
 
 export interface GradeInput {
-  tests: TestRunEvidence;
-  diff: DiffStats;
-  agentResult: AgentResult;
   checks: CheckResult[];
+  /** Undefined only when the agent never ran. */
+  agentResult?: AgentResult;
 }
 
 export interface Grade {
   verdict: Verdict;
   cause: Cause;
   message: string;
+  /** Undefined for harness errors: they say nothing about the agent. */
+  score?: number;
 }
 
 /** How an agent's own stop explains a failure; it never explains a pass. */
@@ -22,40 +24,64 @@ const STOP_CAUSES: Partial<Record<AgentResult['stopReason'], Cause>> = {
   error: 'agent_crashed',
 };
 
+/** Checks whose failure is a policy violation (test_tampering has a cause of its own). */
+const POLICY_CHECKS: ReadonlySet<string> = new Set(['forbidden_paths', 'scope', 'diff_size', 'unsafe_commands', 'outside_writes', 'secrets']);
+
 /**
- * One verdict and exactly one cause per attempt, on evidence alone. Precedence, first match wins:
- * policy checks (tampering, then other policy) › the agent's own abnormal stop › regression (a
- * pass-to-pass test broke) › no changes › failing or unusable tests › passed. Harness errors never
- * reach this function: the engine records them before grading.
+ * One verdict and exactly one cause per attempt, on evidence alone. The verdict is FAIL when any
+ * check of severity `error` or `critical` failed, PASS otherwise. The cause is the first that
+ * applies, in this order (docs/grading.md explains each):
+ *
+ *   1. harness_error     the infrastructure failed the agent (AgentResult.errorKind 'harness'); the
+ *                        engine records setup, sandbox and invalid-task errors the same way
+ *                        before grading. Never counted as the agent's failure.
+ *   2. tampered          test_tampering failed: nothing else the tests say can be trusted.
+ *   3. policy_violation  forbidden_paths, scope, diff_size, unsafe_commands, outside_writes or
+ *                        secrets failed (the most severe first, then in registry order).
+ *   4. passed            no blocking check failed — whatever way the agent stopped.
+ *   5. agent_timeout, max_turns, budget_exceeded, context_exceeded, agent_crashed
+ *                        the agent's own abnormal stop explains the failing tests.
+ *   6. no_changes        nothing changed, so nothing the tests say is about the agent's work.
+ *   7. regression        a pass-to-pass test that passed at the baseline fails now.
+ *   8. tests_failed      fail-to-pass failing, the run unusable, or required held-out tests failing.
  */
 export function grade(input: GradeInput): Grade {
-  const { tests, diff, agentResult } = input;
-  const failedChecks = input.checks.filter((c) => !c.passed && (c.severity === 'error' || c.severity === 'critical'));
-  const tampering = failedChecks.find((c) => c.id === 'test_tampering');
-  if (tampering) return fail('tampered', tampering.message);
-  const violation = failedChecks.find((c) => c.id !== 'tests' && c.id !== 'regression' && c.id !== 'no_changes');
-  if (violation) return fail('policy_violation', `${violation.id}: ${violation.message}`);
+  const { checks, agentResult } = input;
+  const byId = new Map(checks.map((c) => [c.id, c]));
+  const blocking = checks.filter((c) => !c.passed && BLOCKING.has(c.severity));
+  const failed = (id: string): CheckResult | undefined => blocking.find((c) => c.id === id);
+  const points = score(checks);
 
-  const f2pOk = tests.failToPass.failing.length === 0;
-  const p2pOk = tests.passToPass.failing.length === 0;
-  const usable = tests.parsed > 0 && tests.invalidReason === undefined && tests.consistent;
-  if (usable && f2pOk && p2pOk) return { verdict: 'PASS', cause: 'passed', message: `F2P ${tests.failToPass.passed}/${tests.failToPass.total}, P2P ${tests.passToPass.passed}/${tests.passToPass.total}` };
+  if (agentResult?.stopReason === 'error' && agentResult.errorKind === 'harness') {
+    return { verdict: 'ERROR', cause: 'harness_error', message: `agent infrastructure failed: ${agentResult.error ?? 'unknown error'}` };
+  }
+  const tampering = failed('test_tampering');
+  if (tampering) return fail('tampered', tampering.message, points);
+  const violation = [...blocking].filter((c) => POLICY_CHECKS.has(c.id)).sort((a, b) => rank(b) - rank(a))[0];
+  if (violation) return fail('policy_violation', `${violation.id}: ${violation.message}`, points);
 
-  const stopCause = STOP_CAUSES[agentResult.stopReason];
-  if (stopCause) return fail(stopCause, agentResult.error ?? `agent stopped: ${agentResult.stopReason}`);
-  if (usable && !p2pOk) return fail('regression', `pass-to-pass failing: ${describeFailing(tests.passToPass.failing)}`);
-  if (diff.filesChanged === 0) return fail('no_changes', `no files changed; fail-to-pass failing: ${describeFailing(tests.failToPass.failing)}`);
-  if (!usable) return fail('tests_failed', tests.invalidReason ?? 'test exit code and JUnit report disagree');
-  return fail('tests_failed', `fail-to-pass failing: ${describeFailing(tests.failToPass.failing)}`);
+  if (blocking.length === 0) {
+    const tests = byId.get('tests');
+    const heldOut = byId.get('held_out');
+    const heldOutNote = heldOut && heldOut.evidence.skipped !== true ? `; ${heldOut.message}` : '';
+    return { verdict: 'PASS', cause: 'passed', message: `${tests?.message ?? 'passed'}${heldOutNote}`, score: points };
+  }
+
+  const testsMessage = failed('tests')?.message ?? failed('held_out')?.message ?? blocking[0]?.message ?? '';
+  const stopCause = agentResult ? STOP_CAUSES[agentResult.stopReason] : undefined;
+  if (agentResult && stopCause) return fail(stopCause, `${agentResult.error ?? `agent stopped: ${agentResult.stopReason}`}; ${testsMessage}`, points);
+  if (failed('no_changes')) return fail('no_changes', `no files changed; ${testsMessage}`, points);
+  const regression = failed('regression');
+  if (regression) return fail('regression', regression.message, points);
+  return fail('tests_failed', testsMessage, points);
 }
 
-function fail(cause: Cause, message: string): Grade {
-  return { verdict: 'FAIL', cause, message };
+function rank(check: CheckResult): number {
+  return check.severity === 'critical' ? 1 : 0;
 }
 
-/** `a (failed), b (missing)`, capped so a report line stays a line. */
-export function describeFailing(failing: TestRunEvidence['failToPass']['failing'], max = 5): string {
-  const shown = failing.slice(0, max).map((f) => `${f.id} (${f.reason})`);
-  if (failing.length > max) shown.push(`… ${failing.length - max} more`);
-  return shown.join(', ') || 'none';
+function fail(cause: Cause, message: string, points: number): Grade {
+  return { verdict: 'FAIL', cause, message, score: points };
 }
+
+export { describeFailing } from '../checks/describe.js';

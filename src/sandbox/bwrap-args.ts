@@ -30,6 +30,10 @@ export function buildBwrapArgs(plan: BwrapPlan): string[] {
     '--new-session',
     '--unshare-all',
     ...(plan.network === 'host' ? ['--share-net'] : []),
+    // The command's supervisor becomes the namespace's init. Otherwise bwrap's own init reports
+    // the exit as soon as the command ends, and bwrap returns while the processes the command
+    // left behind are still being killed; with the init exiting, the kernel kills them first.
+    '--as-pid-1',
     // Without this, a sandbox started by root keeps full capabilities in its user namespace and
     // can simply unmount the hiding tmpfs or remount / read-write.
     '--cap-drop',

@@ -55,7 +55,7 @@ export function createBwrapExecutor(layout: SandboxLayout, options: ExecutorOpti
         throw new SandboxSetupError(`bwrap could not start the sandbox: ${firstLine(result.stderr) || `exit ${result.exitCode}`}`);
       }
       if (report.exit) return { ...result, ...report.exit };
-      // sandbox-init itself was killed (e.g. `kill -9 -1` inside): bwrap reports its signal as 128+N.
+      // sandbox-init itself was killed from outside (the OOM killer, say); bwrap reports that as 128+N.
       if (report.ready && !stopped && result.exitCode !== null && result.exitCode > 128) {
         return { ...result, exitCode: null, signal: signalName(result.exitCode - 128) ?? null };
       }

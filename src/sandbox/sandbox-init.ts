@@ -1,5 +1,6 @@
 /*
- * The first process inside a bwrap sandbox. The host runs it as
+ * The first process inside a bwrap sandbox, and the init (pid 1) of its pid namespace: when it
+ * exits, the kernel kills whatever the command left running in there. The host runs it as
  * `node --input-type=module -e <text of this file>`, so it must stay self-contained (node
  * built-ins only, no relative imports) and free of type annotations: the same text is checked as
  * TypeScript and runs as JavaScript, from src under vitest as from dist after the build.
@@ -24,7 +25,9 @@ const O_CLOEXEC = 0o2000000;
 let finished = false;
 
 closeInheritedDescriptors();
-// The command shares this process group; `kill 0` inside must not take the reporter with it.
+// The reporter must outlive the command: the command shares its process group (`kill 0`), and
+// the harness's tree-kill sends SIGTERM to everyone. (As pid 1 it would ignore most of these
+// anyway; this holds if it is ever run otherwise.)
 for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(name, () => undefined);
 
 const control = new Socket({ fd: CONTROL_FD, readable: true, writable: true, allowHalfOpen: true });

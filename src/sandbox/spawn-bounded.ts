@@ -101,6 +101,7 @@ class BoundedRun {
     this.startedAt = performance.now();
     const child = spawn(this.command, this.args, { cwd: request.cwd, env: request.env, stdio, detached: true });
     this.child = child;
+    if (child.pid !== undefined) this.recordStdioIdentities(child.pid);
 
     child.on('error', (error) => {
       // After a successful spawn, errors only concern signalling; the exit still arrives.
@@ -128,9 +129,6 @@ class BoundedRun {
     const pid = this.child?.pid;
     if (pid === undefined) return;
     this.leaderPid = pid;
-    // Only descriptors we created: an inherited one may be shared with processes that are not ours.
-    const created = [1, 2, ...(this.request.stdin === undefined ? [] : [0]), ...(this.request.control === undefined ? [] : [3])];
-    for (const identity of descriptorIdentities(pid, created)) this.stdioIdentities.add(identity);
 
     this.deadline = setTimeout(() => {
       this.timedOut = true;
@@ -139,6 +137,19 @@ class BoundedRun {
     const signal = this.request.signal;
     if (signal?.aborted) void this.terminate();
     else signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /**
+   * Finding the holders of the command's stdio is best-effort: the identities can only be read
+   * from the command itself, and one that exits at once (within a millisecond, more on a loaded
+   * machine) is gone before we ask; then only its process group and ppid tree are searched. This
+   * runs before stdin and the control message are written, so a command that reads them first is
+   * always tracked.
+   */
+  private recordStdioIdentities(pid: number): void {
+    // Only descriptors we created: an inherited one may be shared with processes that are not ours.
+    const created = [1, 2, ...(this.request.stdin === undefined ? [] : [0]), ...(this.request.control === undefined ? [] : [3])];
+    for (const identity of descriptorIdentities(pid, created)) this.stdioIdentities.add(identity);
   }
 
   private readonly onAbort = (): void => {

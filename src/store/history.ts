@@ -46,6 +46,8 @@ export interface History extends HistoryReader {
   recordAttempt(runId: string, attempt: AttemptResult, extra?: AttemptExtra): void;
   /** Several attempts of one run in one transaction (imports, rebuilding history from disk). */
   recordAttempts(runId: string, entries: Iterable<AttemptEntry>): void;
+  /** Removes attempts a resumed run no longer plans (forced resume after a change); returns how many. */
+  deleteAttempts(runId: string, attemptIds: readonly string[]): number;
   finishRun(runId: string, finish: RunFinish): void;
 }
 

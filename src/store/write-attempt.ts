@@ -8,6 +8,7 @@ import type { AttemptEntry, AttemptExtra } from './rows.js';
 export interface AttemptWriter {
   recordAttempt(runId: string, attempt: AttemptResult, extra?: AttemptExtra): void;
   recordAttempts(runId: string, entries: Iterable<AttemptEntry>): void;
+  deleteAttempts(runId: string, attemptIds: readonly string[]): number;
 }
 
 function upsertAttemptSql(): string {
@@ -65,6 +66,11 @@ export function createAttemptWriter(db: Db): AttemptWriter {
     }
   }
 
+  const deleteAttempt = db.prepare('DELETE FROM attempts WHERE run_id = ? AND attempt_id = ?');
+  const deleteAll = db.transaction((runId: string, ids: readonly string[]) =>
+    ids.reduce((count, id) => count + deleteAttempt.run(runId, id).changes, 0),
+  );
+
   let iterationStarted = false;
   const writeAll = db.transaction((runId: string, entries: Iterable<AttemptEntry>) => {
     iterationStarted = true;
@@ -87,6 +93,10 @@ export function createAttemptWriter(db: Db): AttemptWriter {
         () => writeAll.immediate(runId, entries),
         () => replayable || !iterationStarted,
       );
+    },
+    deleteAttempts(runId, attemptIds) {
+      // Checks, usage and the document go with the row (ON DELETE CASCADE).
+      return withBusyRetry(() => deleteAll.immediate(runId, attemptIds));
     },
   };
 }

@@ -28,4 +28,16 @@ export interface AgentResult {
   /** Time split, when the agent knows it. */
   timings?: { modelMs?: number; rateLimitWaitMs?: number; toolMs?: number; testMs?: number };
   error?: string;
+  /**
+   * Who is to blame for `stopReason: 'error'`: `harness` when the infrastructure failed the agent
+   * (model gateway down, rate limit retries exhausted), which grades as `harness_error` and never
+   * counts against the agent. Absent means the agent's own failure.
+   */
+  errorKind?: 'agent' | 'harness';
+  /**
+   * Set when the model answered from a cassette (`--replay`): requests that matched a recording
+   * only with tool output ignored (the environment printed differently), and requests that matched
+   * nothing. Both zero means an exact replay.
+   */
+  replay?: { looseMatches: number; misses: number };
 }

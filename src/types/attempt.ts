@@ -2,22 +2,25 @@ import type { AgentResult } from './agent.js';
 
 export const ATTEMPT_SCHEMA_VERSION = 1;
 
-export type Verdict = 'PASS' | 'FAIL' | 'ERROR';
+export const VERDICTS = ['PASS', 'FAIL', 'ERROR'] as const;
+export type Verdict = (typeof VERDICTS)[number];
 
 /** Exactly one per attempt. `harness_error` is never counted against the agent. */
-export type Cause =
-  | 'passed'
-  | 'tests_failed'
-  | 'regression'
-  | 'tampered'
-  | 'policy_violation'
-  | 'no_changes'
-  | 'agent_timeout'
-  | 'max_turns'
-  | 'budget_exceeded'
-  | 'context_exceeded'
-  | 'agent_crashed'
-  | 'harness_error';
+export const CAUSES = [
+  'passed',
+  'tests_failed',
+  'regression',
+  'tampered',
+  'policy_violation',
+  'no_changes',
+  'agent_timeout',
+  'max_turns',
+  'budget_exceeded',
+  'context_exceeded',
+  'agent_crashed',
+  'harness_error',
+] as const;
+export type Cause = (typeof CAUSES)[number];
 
 /** One attempt of the plan: what to run, before anything runs. */
 export interface AttemptPlan {
@@ -95,6 +98,8 @@ export interface CheckResult {
 
 export interface PhaseTimings {
   prepareMs: number;
+  /** The baseline test run, when it ran (part of neither prepareMs nor agentMs). */
+  baselineMs?: number;
   agentMs: number;
   verifyMs: number;
   totalMs: number;
@@ -111,6 +116,12 @@ export interface AttemptResult extends AttemptPlan {
   sandbox: string;
   baselineCommit?: string;
   tests?: TestRunEvidence;
+  /**
+   * The same tests run once at the baseline, before the agent (absent with `--no-baseline-tests`).
+   * Tells a regression (a pass-to-pass test that passed here) from a test that never passed.
+   */
+  baselineTests?: TestRunEvidence;
+  /** Held-out tests, copied in after the agent stopped; their pass-to-pass group is every case. */
   heldOut?: TestRunEvidence;
   diff?: DiffStats;
   checks: CheckResult[];

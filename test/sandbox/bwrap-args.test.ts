@@ -20,7 +20,7 @@ function mountSequence(args: string[]): string[] {
 describe('buildBwrapArgs', () => {
   it('unshares everything, drops capabilities, and keeps the host network only for host mode', () => {
     const none = buildBwrapArgs(plan());
-    expect(none).toEqual(expect.arrayContaining(['--unshare-all', '--die-with-parent', '--new-session', '--clearenv']));
+    expect(none).toEqual(expect.arrayContaining(['--unshare-all', '--as-pid-1', '--die-with-parent', '--new-session', '--clearenv']));
     expect(none.join(' ')).toContain('--cap-drop ALL');
     expect(none).not.toContain('--share-net');
     expect(buildBwrapArgs(plan({ network: 'gateway' }))).not.toContain('--share-net');

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecutor, SandboxSetupError } from '../../src/sandbox/index.js';
 import type { SandboxLayout } from '../../src/sandbox/index.js';
+import { parseInitReport } from '../../src/sandbox/bwrap.js';
 import { makeSandboxDirs } from './helpers.js';
 import type { SandboxDirs } from './helpers.js';
 
@@ -66,5 +67,16 @@ describe('bwrap executor', () => {
     // This machine may have only loopback too; host mode must at least see every host interface.
     const { networkInterfaces } = await import('node:os');
     expect(await interfaces('host')).toBe(Object.keys(networkInterfaces()).length);
+  });
+});
+
+describe('parseInitReport', () => {
+  it('reads readiness and the first exit status, skipping lines that are not reports', () => {
+    const text = ['{"event":"ready"}', 'garbage', '{"event":"exit","exitCode":null,"signal":"SIGKILL"}', '{"event":"exit","exitCode":0,"signal":null}', ''].join('\n');
+    expect(parseInitReport(text)).toEqual({ ready: true, exit: { exitCode: null, signal: 'SIGKILL' } });
+  });
+
+  it('reports nothing for a sandbox that never started', () => {
+    expect(parseInitReport('')).toEqual({ ready: false });
   });
 });

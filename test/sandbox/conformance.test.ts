@@ -139,14 +139,16 @@ describe.each(KINDS)('%s executor', (kind) => {
   it('leaves nothing running once the command exits', async () => {
     const inGroup = uniqueSleepArg();
     const escaped = uniqueSleepArg();
-    // One background job stays in the group; another leaves it and keeps stdout open.
+    // One background job stays in the group; another leaves it and keeps stdout open. Reading
+    // stdin first keeps the command alive until the executor has taken note of its stdio.
     const script = [
+      'read -r _',
       `sleep ${inGroup} >/dev/null 2>&1 &`,
       `setsid sh -c 'touch escaped.started; exec sleep ${escaped}' &`,
       'while [ ! -e escaped.started ]; do sleep 0.01; done',
       'echo done',
     ].join('\n');
-    const result = await sh(script);
+    const result = await sh(script, { stdin: 'go\n' });
     expect(result).toMatchObject({ exitCode: 0, stdout: 'done\n', timedOut: false });
     expect(processesWithArg(inGroup)).toEqual([]);
     expect(processesWithArg(escaped)).toEqual([]);

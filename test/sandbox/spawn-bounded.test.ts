@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnBounded } from '../../src/sandbox/spawn-bounded.js';
 import type { BoundedSpawnRequest } from '../../src/sandbox/spawn-bounded.js';
 import { isAlive, processesWithArg, uniqueSleepArg } from './helpers.js';
@@ -8,11 +11,23 @@ const sh = (script: string, over: Partial<BoundedSpawnRequest> = {}) =>
   spawnBounded({ argv: ['sh', '-c', script], cwd: process.cwd(), env, timeoutMs: 30_000, killGraceMs: 200, ...over });
 
 describe('spawnBounded', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'crucible-spawn-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
   it('resolves once the command exits although an orphaned, setsid grandchild holds its stdout', async () => {
     const arg = uniqueSleepArg();
-    // The middle shell exits at once, so the sleeper is neither in the group nor a descendant by ppid.
-    const script = `sh -c "setsid sh -c 'trap \\"\\" TERM; exec sleep ${arg}' &"; echo parent-done`;
-    const result = await sh(script);
+    // Reading stdin first makes sure the command is still there to be asked for its stdio. The
+    // middle shell exits at once, so the sleeper is neither in the group nor a descendant by ppid.
+    const script = [
+      'read -r _',
+      `sh -c "setsid sh -c 'trap \\"\\" TERM; touch orphan.started; exec sleep ${arg}' &"`,
+      'while [ ! -e orphan.started ]; do sleep 0.01; done',
+      'echo parent-done',
+    ].join('\n');
+    const result = await sh(script, { stdin: 'go\n', cwd: dir });
     expect(result).toMatchObject({ exitCode: 0, signal: null, stdout: 'parent-done\n', timedOut: false });
     expect(processesWithArg(arg)).toEqual([]);
   });

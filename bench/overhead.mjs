@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+// Crucible's per-attempt overhead against the raw commands it wraps, measured side by side:
+//   crucible:  `crucible run <tasks> --agent nop --task <id>` (one attempt, bwrap unless --sandbox)
+//   raw:       cp -a <repo> && git init && git add -A && git commit && <setup> && <test command>
+// Usage: npm run build && node bench/overhead.mjs [--runs 5] [--files 20000] [--sandbox bwrap|local]
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const cli = join(root, 'dist', 'cli', 'main.js');
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const runs = Number(option('runs', '5'));
+const fileCount = Number(option('files', '20000'));
+const sandbox = option('sandbox', 'bwrap');
+const scratch = mkdtempSync(join(tmpdir(), 'crucible-bench-'));
+const supportsNoBaseline = spawnSync('node', [cli, 'run', '--help'], { encoding: 'utf8' }).stdout.includes('--no-baseline-tests');
+
+function generateLargeRepo() {
+  const dir = join(scratch, 'large', 'repo');
+  for (let i = 0; i < fileCount; i++) {
+    const sub = join(dir, 'src', `pkg${Math.floor(i / 100)}`);
+    if (i % 100 === 0) mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, `mod${i % 100}.js`), `export const value${i} = ${i};\n// ${'x'.repeat(200)}\n`);
+  }
+  mkdirSync(join(dir, 'test'), { recursive: true });
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+  writeFileSync(join(dir, 'test', 'smoke.test.mjs'), "import { test } from 'node:test';\nimport assert from 'node:assert';\ntest('is fixed', () => assert.ok(process.env.FIXED));\ntest('still works', () => {});\n");
+  const tasks = join(scratch, 'large', 'tasks.yaml');
+  writeFileSync(tasks, `tasks:\n  - id: large\n    repo: { path: repo }\n    instruction: set FIXED\n    tests:\n      command: node --test --test-reporter=junit --test-reporter-destination="$CRUCIBLE_JUNIT" test/smoke.test.mjs\n      fail_to_pass: [is fixed]\n`);
+  return tasks;
+}
+
+function time(fn) {
+  const started = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function sh(command, cwd, env = {}) {
+  // Test commands fail on purpose under nop; only the work done counts, not the exit status.
+  spawnSync('sh', ['-c', command], { cwd, env: { ...process.env, ...env }, stdio: 'ignore' });
+}
+
+function rawAttempt(task, taskFileDir, i) {
+  const ws = join(scratch, `raw-${task.id}-${i}`);
+  execFileSync('cp', ['-a', resolve(taskFileDir, task.repo.path), ws]);
+  sh('git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm baseline', ws);
+  for (const command of task.setup ?? []) sh(command, ws);
+  sh(task.tests.command, ws, { CRUCIBLE_JUNIT: join(scratch, `raw-${task.id}-${i}.xml`) });
+}
+
+function crucibleAttempt(tasksFile, id, i) {
+  const extra = supportsNoBaseline ? ['--no-baseline-tests'] : [];
+  spawnSync('node', [cli, 'run', tasksFile, '--agent', 'nop', '--task', id, '--sandbox', sandbox, '--out', join(scratch, `state-${id}-${i}`), ...extra], { stdio: 'ignore' });
+}
+
+function bench(label, tasksFile) {
+  const doc = parse(execFileSync('cat', [tasksFile], { encoding: 'utf8' }));
+  const rows = [];
+  for (const raw of doc.tasks) {
+    const task = { ...raw, setup: raw.setup ?? doc.defaults?.setup };
+    // Warm caches (page cache, npm cache, git cache) once for both sides.
+    rawAttempt(task, dirname(tasksFile), 'warm');
+    crucibleAttempt(tasksFile, task.id, 'warm');
+    const rawTimes = [];
+    const crucibleTimes = [];
+    for (let i = 0; i < runs; i++) {
+      rawTimes.push(time(() => rawAttempt(task, dirname(tasksFile), i)));
+      crucibleTimes.push(time(() => crucibleAttempt(tasksFile, task.id, i)));
+    }
+    const r = median(rawTimes);
+    const c = median(crucibleTimes);
+    rows.push([label, task.id, r.toFixed(0), c.toFixed(0), (c / r).toFixed(2)]);
+  }
+  return rows;
+}
+
+const rows = [...bench('examples', join(root, 'examples', 'tasks.yaml')), ...bench(`${fileCount} files`, generateLargeRepo())];
+console.log(`median of ${runs} runs each, sandbox=${sandbox}${supportsNoBaseline ? ', --no-baseline-tests' : ''}, node ${process.version}`);
+console.log('| set | task | raw ms | crucible ms | ratio |');
+console.log('|---|---|---:|---:|---:|');
+for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+rmSync(scratch, { recursive: true, force: true });

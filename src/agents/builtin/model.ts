@@ -1,0 +1,36 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGroq } from '@ai-sdk/groq';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModel } from 'ai';
+import type { ModelAccess } from '../agent.js';
+import type { ModelSpec } from '../models/providers.js';
+
+/**
+ * `--model provider:model` as an AI SDK model whose every request goes to this attempt's gateway
+ * session. The key sent is a placeholder: the gateway adds the real one upstream.
+ *
+ * - openai: the Responses API (the SDK's default for OpenAI).
+ * - anthropic: the Messages API.
+ * - google: Gemini's OpenAI-compatible Chat Completions endpoint, through @ai-sdk/openai-compatible,
+ *   because the gateway meters OpenAI- and Anthropic-shaped traffic only.
+ * - groq: @ai-sdk/groq (Chat Completions).
+ * - ollama, openai-compatible: @ai-sdk/openai-compatible (Chat Completions).
+ */
+export function createLanguageModel(spec: ModelSpec, access: Pick<ModelAccess, 'baseUrls' | 'apiKey'>): LanguageModel {
+  const baseURL = access.baseUrls[spec.provider];
+  if (baseURL === undefined) throw new Error(`gateway session has no route for provider ${spec.provider}`);
+  const apiKey = access.apiKey;
+  switch (spec.provider) {
+    case 'openai':
+      return createOpenAI({ baseURL, apiKey }).responses(spec.modelId);
+    case 'anthropic':
+      return createAnthropic({ baseURL: `${baseURL}/v1`, apiKey })(spec.modelId);
+    case 'groq':
+      return createGroq({ baseURL, apiKey })(spec.modelId);
+    case 'google':
+    case 'ollama':
+    case 'openai-compatible':
+      return createOpenAICompatible({ name: spec.provider, baseURL, apiKey, includeUsage: true })(spec.modelId);
+  }
+}

@@ -1,0 +1,184 @@
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AgentResult, StopReason } from '../../types/index.js';
+
+/**
+ * `trajectory.jsonl`, one per attempt of the built-in agent, in the attempt directory: one JSON
+ * object per line, written as the attempt goes, so a crashed or timed-out attempt keeps every
+ * finished turn. This file imports nothing from the AI SDK: `crucible show` reads it cheaply.
+ *
+ *   {"type":"start","v":1,"t":0,"at":"2026-11-30T09:30:00.000Z","model":"openai:gpt-4.1-mini","system":"…","instruction":"…","tools":["bash",…],"limits":{…}}
+ *   {"type":"turn","t":812,"turn":1,"text":"Let me look.","toolCalls":[{"id":"call_1","name":"read_file","input":{"path":"a.py"}}],
+ *    "finishReason":"tool-calls","usage":{"inputTokens":1200,…},"modelMs":790,"retries":[{"status":429,"waitMs":2000,"error":"…"}]}
+ *   {"type":"tool","t":830,"turn":1,"id":"call_1","name":"read_file","input":{"path":"a.py"},"ok":true,"output":"…","outputChars":5210,"ms":14}
+ *   {"type":"nudge","t":900,"turn":2,"text":"…"}
+ *   {"type":"end","t":4100,"stopReason":"submitted","turns":6,"toolCalls":9,"usage":{…},"timings":{…},"summary":"…"}
+ *
+ * Every line also has `at` (ISO time); `t` is milliseconds since the start. Tool `output` is what the model was sent, abbreviated to
+ * TRAJECTORY_OUTPUT_CHARS with `outputChars` its full length; long string inputs (write_file
+ * content) are abbreviated the same way. `usage` in `end` is the agent's own count; the attempt's
+ * authoritative usage is the gateway's, in attempt.json.
+ */
+export const TRAJECTORY_VERSION = 1;
+export const TRAJECTORY_FILE = 'trajectory.jsonl';
+export const TRAJECTORY_OUTPUT_CHARS = 2000;
+
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+}
+
+export interface TrajectoryToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+export type TrajectoryEvent =
+  | {
+      type: 'start';
+      v: typeof TRAJECTORY_VERSION;
+      t: number;
+      at: string;
+      model: string;
+      system: string;
+      instruction: string;
+      tools: string[];
+      limits: Record<string, number | undefined>;
+    }
+  | {
+      type: 'turn';
+      t: number;
+      at: string;
+      turn: number;
+      text?: string;
+      reasoning?: string;
+      toolCalls: TrajectoryToolCall[];
+      finishReason: string;
+      usage: TurnUsage;
+      modelMs: number;
+      retries?: Array<{ status?: number; waitMs: number; error: string }>;
+    }
+  | {
+      type: 'tool';
+      t: number;
+      at: string;
+      turn: number;
+      id: string;
+      name: string;
+      input: unknown;
+      ok: boolean;
+      output: string;
+      outputChars: number;
+      ms: number;
+    }
+  | { type: 'nudge'; t: number; at: string; turn: number; text: string }
+  | {
+      type: 'end';
+      t: number;
+      at: string;
+      stopReason: StopReason;
+      turns: number;
+      toolCalls: number;
+      usage?: AgentResult['usage'];
+      timings?: AgentResult['timings'];
+      error?: string;
+      summary?: string;
+    };
+
+type Omitted<E> = E extends TrajectoryEvent ? Omit<E, 't' | 'at'> : never;
+
+export interface TrajectoryWriter {
+  write(event: Omitted<TrajectoryEvent>): void;
+}
+
+/** Starts a fresh file; every write is appended synchronously so lines are whole and in order. */
+export function trajectoryWriter(file: string, now: () => number = () => performance.now()): TrajectoryWriter {
+  const started = now();
+  writeFileSync(file, '');
+  return {
+    write(event) {
+      const line = { ...event, t: Math.round(now() - started), at: new Date().toISOString() };
+      appendFileSync(file, `${JSON.stringify(line)}\n`);
+    },
+  };
+}
+
+/** Head and tail of a long string for the record, its full length kept beside it by the caller. */
+export function abbreviate(text: string, max = TRAJECTORY_OUTPUT_CHARS): string {
+  if (text.length <= max) return text;
+  const head = Math.ceil(max * 0.75);
+  return `${text.slice(0, head)}\n[… ${text.length - max} characters not kept …]\n${text.slice(text.length - (max - head))}`;
+}
+
+/** A tool input with long string fields abbreviated (write_file content, edit_file strings). */
+export function abbreviateInput(input: unknown): unknown {
+  if (typeof input === 'string') return abbreviate(input);
+  if (Array.isArray(input)) return input.map(abbreviateInput);
+  if (typeof input === 'object' && input !== null) {
+    return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, abbreviateInput(v)]));
+  }
+  return input;
+}
+
+/** Reads a trajectory; a torn last line (the process died mid-write) is skipped, any other bad line throws. */
+export function readTrajectory(file: string): TrajectoryEvent[] {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const events: TrajectoryEvent[] = [];
+  lines.forEach((line, index) => {
+    if (line.trim() === '') return;
+    try {
+      events.push(JSON.parse(line) as TrajectoryEvent);
+    } catch {
+      if (index < lines.length - 2) throw new Error(`${file}:${index + 1}: not a JSON line`);
+    }
+  });
+  return events;
+}
+
+/** Plain text, one block per event, for `crucible show`. */
+export function formatTrajectory(events: TrajectoryEvent[]): string {
+  const out: string[] = [];
+  for (const e of events) {
+    const at = `[${(e.t / 1000).toFixed(1)}s]`;
+    switch (e.type) {
+      case 'start':
+        out.push(`${at} ${e.model}  tools: ${e.tools.join(', ')}`);
+        break;
+      case 'turn': {
+        const u = e.usage;
+        const cached = u.cacheReadTokens > 0 ? ` (${u.cacheReadTokens} cached)` : '';
+        const waited = e.retries?.length ? `, ${e.retries.length} retries` : '';
+        out.push(`${at} turn ${e.turn}: ${u.inputTokens} in${cached}, ${u.outputTokens} out, ${e.modelMs} ms${waited}`);
+        if (e.reasoning) out.push(indent(`(thinking) ${e.reasoning}`));
+        if (e.text) out.push(indent(e.text));
+        for (const call of e.toolCalls) out.push(indent(`→ ${call.name} ${JSON.stringify(call.input)}`));
+        break;
+      }
+      case 'tool': {
+        const size = e.outputChars > e.output.length ? `, ${e.outputChars} chars` : '';
+        out.push(indent(`${e.ok ? '←' : '✗'} ${e.name} (${e.ms} ms${size})`));
+        out.push(indent(e.output, 6));
+        break;
+      }
+      case 'nudge':
+        out.push(`${at} nudge: ${e.text}`);
+        break;
+      case 'end':
+        out.push(`${at} stopped: ${e.stopReason} after ${e.turns} turns, ${e.toolCalls} tool calls${e.error ? ` — ${e.error}` : ''}`);
+        if (e.summary) out.push(indent(e.summary));
+        break;
+    }
+  }
+  return out.join('\n');
+}
+
+function indent(text: string, spaces = 2): string {
+  const pad = ' '.repeat(spaces);
+  return text
+    .split('\n')
+    .map((line) => pad + line)
+    .join('\n');
+}

@@ -1,0 +1,105 @@
+import { InputError } from '../../errors.js';
+import type { UpstreamConfig } from '../../gateway/index.js';
+
+/**
+ * What `--model <provider>:<model>` means: which gateway upstream the traffic goes to, in which
+ * wire format, and which environment variable holds the key. No AI SDK import here, so the CLI and
+ * the engine can check specs and keys without loading any provider package.
+ */
+export type ProviderName = 'openai' | 'anthropic' | 'google' | 'groq' | 'ollama' | 'openai-compatible';
+
+export interface ModelSpec {
+  /** As the user wrote it, e.g. `openai:gpt-4.1-mini`; the agent's name in reports. */
+  spec: string;
+  provider: ProviderName;
+  /** The provider's model id, e.g. `gpt-4.1-mini` or `meta-llama/Llama-3.3-70B-Instruct`. */
+  modelId: string;
+}
+
+interface ProviderInfo {
+  /** The wire format the gateway meters it in. */
+  kind: UpstreamConfig['kind'];
+  /** Default upstream base URL (the form the gateway's UpstreamConfig takes); undefined: --base-url is required. */
+  baseUrl?: (env: Env) => string;
+  /** Key variables, first match wins; the first is the one named when none is set. */
+  keyEnv: string[];
+  /** True when the provider works without a key (local servers). */
+  keyOptional?: boolean;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Google goes through Gemini's OpenAI-compatible endpoint (Chat Completions), because the gateway
+ * meters OpenAI- and Anthropic-shaped traffic only; the AI SDK's openai-compatible provider speaks it.
+ */
+export const PROVIDERS: Record<ProviderName, ProviderInfo> = {
+  openai: { kind: 'openai', baseUrl: () => 'https://api.openai.com/v1', keyEnv: ['OPENAI_API_KEY'] },
+  anthropic: { kind: 'anthropic', baseUrl: () => 'https://api.anthropic.com', keyEnv: ['ANTHROPIC_API_KEY'] },
+  google: {
+    kind: 'openai',
+    baseUrl: () => 'https://generativelanguage.googleapis.com/v1beta/openai',
+    keyEnv: ['GOOGLE_GENERATIVE_AI_API_KEY', 'GEMINI_API_KEY'],
+  },
+  groq: { kind: 'openai', baseUrl: () => 'https://api.groq.com/openai/v1', keyEnv: ['GROQ_API_KEY'] },
+  ollama: { kind: 'openai', baseUrl: (env) => `${ollamaHost(env)}/v1`, keyEnv: [], keyOptional: true },
+  'openai-compatible': { kind: 'openai', keyEnv: ['OPENAI_COMPATIBLE_API_KEY'], keyOptional: true },
+};
+
+const SPEC = /^([a-z][a-z-]*):(\S+)$/;
+
+export function isModelSpec(spec: string): boolean {
+  const match = SPEC.exec(spec);
+  return match !== null && (match[1] as string) in PROVIDERS;
+}
+
+export function parseModelSpec(spec: string): ModelSpec {
+  const match = SPEC.exec(spec);
+  const provider = match?.[1];
+  if (!match || provider === undefined || !(provider in PROVIDERS)) {
+    throw new InputError(
+      `--model ${spec}: expected <provider>:<model> with provider one of ${Object.keys(PROVIDERS).join(', ')} (fix: e.g. --model openai:gpt-4.1-mini)`,
+    );
+  }
+  return { spec, provider: provider as ProviderName, modelId: match[2] as string };
+}
+
+/** `OLLAMA_HOST` as Ollama itself reads it (`host:port`, scheme optional), else localhost:11434. */
+export function ollamaHost(env: Env): string {
+  const raw = (env['OLLAMA_HOST'] ?? '').trim() || '127.0.0.1:11434';
+  const withScheme = /^[a-z]+:\/\//i.test(raw) ? raw : `http://${raw}`;
+  // 0.0.0.0 is where a server listens, not an address to connect to.
+  return withScheme.replace('://0.0.0.0', '://127.0.0.1').replace(/\/+$/, '');
+}
+
+/** The variable that holds the provider's key in `env`, or undefined when none is set. */
+export function keyVariable(provider: ProviderName, env: Env): string | undefined {
+  return PROVIDERS[provider].keyEnv.find((name) => (env[name] ?? '') !== '');
+}
+
+export interface UpstreamPlan {
+  /** Gateway upstream name; also the key of the agent's base URL. */
+  name: ProviderName;
+  config: UpstreamConfig;
+}
+
+/**
+ * The gateway upstream for a provider. `baseUrl` (from --base-url) replaces the default; a missing
+ * key is an InputError naming the variable, except when replaying (nothing is sent upstream then).
+ */
+export function upstreamFor(provider: ProviderName, options: { env: Env; baseUrl?: string; replay: boolean; spec: string }): UpstreamPlan {
+  const info = PROVIDERS[provider];
+  let baseUrl = options.baseUrl ?? info.baseUrl?.(options.env) ?? (options.replay ? 'http://replay.invalid/v1' : undefined);
+  if (baseUrl === undefined) {
+    throw new InputError(`--model ${options.spec}: ${provider} needs --base-url (fix: e.g. --base-url http://127.0.0.1:8000/v1 for vLLM)`);
+  }
+  // The gateway takes Anthropic's base without the version segment the AI SDK puts on it.
+  if (info.kind === 'anthropic') baseUrl = baseUrl.replace(/\/v1\/?$/, '');
+  const keyEnv = keyVariable(provider, options.env);
+  if (keyEnv === undefined && !options.replay && !info.keyOptional) {
+    const [first, ...others] = info.keyEnv;
+    const alternatives = others.length > 0 ? ` (or ${others.join(', ')})` : '';
+    throw new InputError(`--model ${options.spec}: ${first}${alternatives} is not set (fix: export ${first}=<your key>, or replay a cassette with --replay DIR)`);
+  }
+  return { name: provider, config: { kind: info.kind, baseUrl, ...(keyEnv ? { apiKeyEnv: keyEnv } : {}) } };
+}

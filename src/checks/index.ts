@@ -1,0 +1,7 @@
+/** Policy checks: one file per check, a typed registry, and the policy each one applies. */
+export { CHECKS, runChecks } from './registry.js';
+export { effectivePolicy, PRESETS, type EffectivePolicy } from './policy.js';
+export { UNSAFE_RULES } from './unsafe-command-rules.js';
+export { SECRET_DETECTORS } from './secret-detectors.js';
+export { describeFailing } from './describe.js';
+export type { Check, CheckInput, CheckOutcome } from './types.js';

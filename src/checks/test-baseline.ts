@@ -1,0 +1,30 @@
+import type { TestCaseResult, TestRunEvidence } from '../types/index.js';
+
+/** A run the graders may read: a report with cases, an exit code that agrees with it. */
+export function usable(run: TestRunEvidence | undefined): run is TestRunEvidence {
+  return run !== undefined && run.parsed > 0 && run.invalidReason === undefined && run.consistent;
+}
+
+/**
+ * Ids that passed at the baseline, or undefined when there is no usable baseline to ask. A run
+ * whose exit code disagrees with its report still tells which ids passed, so only a run without
+ * a report is useless here.
+ */
+export function passedAtBaseline(baseline: TestRunEvidence | undefined, cases: TestCaseResult[] | undefined): Set<string> | undefined {
+  if (baseline === undefined || cases === undefined || baseline.invalidReason !== undefined) return undefined;
+  const counts = new Map<string, { passed: number; other: number }>();
+  for (const c of cases) {
+    const entry = counts.get(c.id) ?? { passed: 0, other: 0 };
+    if (c.status === 'passed') entry.passed++;
+    else entry.other++;
+    counts.set(c.id, entry);
+  }
+  return new Set([...counts].filter(([, n]) => n.passed === 1 && n.other === 0).map(([id]) => id));
+}
+
+/** Pass-to-pass ids as the task defines them at the baseline (`all_others`: every other parsed id). */
+export function passToPassIds(spec: { failToPass: string[]; passToPass: string[] | 'all_others' }, cases: TestCaseResult[]): string[] {
+  if (spec.passToPass !== 'all_others') return [...new Set(spec.passToPass)];
+  const f2p = new Set(spec.failToPass);
+  return [...new Set(cases.map((c) => c.id))].filter((id) => !f2p.has(id));
+}

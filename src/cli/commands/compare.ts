@@ -1,0 +1,81 @@
+import { join } from 'node:path';
+import pc from 'picocolors';
+import { compareRuns, readPlanFile, runsDir, type CellDelta, type PlannedTask, type RunComparison } from '../../engine/index.js';
+import { InputError } from '../../errors.js';
+import { pct, table } from '../format.js';
+import { points, verdictText } from '../format-stats.js';
+import { requireHistory, resolveRunId } from '../history-reader.js';
+
+export interface CompareCommandOptions {
+  json?: boolean;
+  out: string;
+}
+
+export async function compareCommand(a: string, b: string, opts: CompareCommandOptions): Promise<void> {
+  const reader = requireHistory(opts.out);
+  let comparison: RunComparison;
+  try {
+    const runA = resolveRunId(reader, a, 'run-a');
+    const runB = resolveRunId(reader, b, 'run-b');
+    if (runA === runB) throw new InputError(`${a} and ${b} are the same run ${runA} (fix: pass two different runs)`);
+    comparison = compareRuns(
+      { runId: runA, cells: reader.cells(runA), tasks: await plannedTasks(opts.out, runA) },
+      { runId: runB, cells: reader.cells(runB), tasks: await plannedTasks(opts.out, runB) },
+    );
+  } finally {
+    reader.close();
+  }
+  if (opts.json) process.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
+  else process.stdout.write(`${formatComparison(comparison)}\n`);
+}
+
+/** The plan's task hashes say whether a task changed between the runs; a run without plan.json just lacks that note. */
+async function plannedTasks(stateDir: string, runId: string): Promise<PlannedTask[] | undefined> {
+  try {
+    return (await readPlanFile(join(runsDir(stateDir), runId), runId)).tasks;
+  } catch {
+    return undefined;
+  }
+}
+
+export function formatComparison(c: RunComparison): string {
+  const out: string[] = [`${pc.bold('compare')} A ${c.runA}  →  B ${c.runB}`];
+  const rate = (r: number | null, cell: CellDelta['a']): string => (cell === null ? '-' : r === null ? 'n/a' : `${pct(r)} (${cell.passes}/${cell.n})`);
+  out.push(
+    table(
+      ['agent', 'task', 'A', 'B', 'B − A', 'change'],
+      c.cells.map((d) => [d.agent, d.taskId, rate(d.rateA, d.a), rate(d.rateB, d.b), d.delta === null ? '-' : points(d.delta), changeText(d.change)]),
+    ),
+  );
+  const regressions = c.regressions.map((d) => `${d.agent} ${d.taskId} (${points(d.delta ?? 0)})`);
+  out.push(regressions.length > 0 ? `${pc.red(`${regressions.length} regression(s)`)}: ${regressions.join(', ')}` : pc.green('no cell got worse'));
+  if (c.improvements.length > 0) out.push(`${pc.green(`${c.improvements.length} improvement(s)`)}: ${c.improvements.map((d) => `${d.agent} ${d.taskId}`).join(', ')}`);
+  if (c.pairs.length > 0) {
+    const first = c.pairs[0]?.comparison;
+    out.push(
+      '',
+      pc.bold('paired comparison') + pc.dim(` (tasks both runs scored; ${first?.method ?? ''} test, ${Math.round((first?.confidence ?? 0.95) * 100)}%)`),
+      table(
+        ['agent in A', 'agent in B', 'tasks', 'A − B', 'interval', 'p', 'verdict'],
+        c.pairs.map(({ agentA, agentB, comparison: p }) => [
+          agentA,
+          agentB,
+          String(p.tasks),
+          p.diff === null ? '-' : points(p.diff),
+          p.low === null || p.high === null ? '-' : `[${points(p.low)}, ${points(p.high)}]`,
+          p.pValue === null ? '-' : p.pValue.toFixed(3),
+          verdictText(p.verdict, `run A`, `run B`),
+        ]),
+      ),
+    );
+    for (const { agentA, comparison: p } of c.pairs) if (p.note) out.push(pc.dim(`${agentA}: ${p.note}`));
+  }
+  for (const note of c.notes) out.push(`${pc.yellow('note')} ${note}`);
+  return out.join('\n');
+}
+
+function changeText(change: CellDelta['change']): string {
+  if (change === 'worse') return pc.red(change);
+  if (change === 'better') return pc.green(change);
+  return pc.dim(change);
+}

@@ -1,0 +1,137 @@
+import pc from 'picocolors';
+import { MAX_PAGE_SIZE, type AttemptRow, type Page, type RunRow } from '../../store/index.js';
+import { InputError } from '../../errors.js';
+import { wholeNumber } from '../args.js';
+import { colorVerdict, count, csv, formatDuration, table, usd } from '../format.js';
+import { asInputError, openHistoryReader, resolveRunId } from '../history-reader.js';
+
+export interface HistoryCommandOptions {
+  agent?: string;
+  task?: string;
+  run?: string;
+  since?: string;
+  limit?: string;
+  runs?: boolean;
+  json?: boolean;
+  csv?: boolean;
+  out: string;
+}
+
+export async function historyCommand(opts: HistoryCommandOptions): Promise<void> {
+  const limit = wholeNumber('--limit', opts.limit, 50);
+  if (opts.json && opts.csv) throw new InputError('--json and --csv: pick one output format');
+  if (opts.runs && (opts.task || opts.run)) throw new InputError(`--runs lists runs; ${opts.task ? '--task' : '--run'} filters attempts (fix: drop --runs or the filter)`);
+  const reader = openHistoryReader(opts.out);
+  if (reader === undefined) {
+    if (opts.json) process.stdout.write('[]\n');
+    else if (!opts.csv) process.stdout.write(`no history yet in ${opts.out} (run \`crucible run\` first)\n`);
+    else process.stdout.write(opts.runs ? csv([RUN_CSV]) : csv([ATTEMPT_CSV]));
+    return;
+  }
+  try {
+    if (opts.runs) {
+      const rows = collect(limit, (page) => asInputError(() => reader.listRuns({ agent: opts.agent, since: opts.since, ...page })));
+      print(opts, rows, RUN_CSV, runCsvRow, runTable);
+    } else {
+      const runId = opts.run ? resolveRunId(reader, opts.run, '--run') : undefined;
+      const filter = { agent: opts.agent, taskId: opts.task, since: opts.since, runId };
+      const rows = collect(limit, (page) => asInputError(() => reader.listAttempts({ ...filter, ...page })));
+      print(opts, rows, ATTEMPT_CSV, attemptCsvRow, (r) => attemptTable(r, runId === undefined));
+    }
+  } finally {
+    reader.close();
+  }
+}
+
+/** Pages through the store (at most MAX_PAGE_SIZE per query) until `limit` rows or the end. */
+function collect<T>(limit: number, page: (request: { limit: number; cursor?: string }) => Page<T>): T[] {
+  const rows: T[] = [];
+  let cursor: string | undefined;
+  while (rows.length < limit) {
+    const next = page({ limit: Math.min(MAX_PAGE_SIZE, limit - rows.length), ...(cursor ? { cursor } : {}) });
+    rows.push(...next.items);
+    if (next.nextCursor === null) break;
+    cursor = next.nextCursor;
+  }
+  return rows;
+}
+
+function print<T>(opts: HistoryCommandOptions, rows: T[], header: string[], csvRow: (r: T) => Cell[], text: (rows: T[]) => string): void {
+  if (opts.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+  else if (opts.csv) process.stdout.write(csv([header, ...rows.map(csvRow)]));
+  else process.stdout.write(rows.length === 0 ? `${pc.dim('nothing matches')}\n` : `${text(rows)}\n`);
+}
+
+type Cell = string | number | boolean | null;
+
+const ATTEMPT_CSV = [
+  'attemptId', 'runId', 'taskId', 'taskVersion', 'agent', 'trial', 'verdict', 'cause', 'message', 'startedAt', 'finishedAt',
+  'totalMs', 'agentMs', 'f2pPassed', 'f2pTotal', 'p2pPassed', 'p2pTotal', 'filesChanged', 'turns', 'toolCalls',
+  'inputTokens', 'outputTokens', 'costUsd', 'repoKey', 'category', 'difficulty',
+];
+
+function attemptCsvRow(a: AttemptRow): Cell[] {
+  return [
+    a.attemptId, a.runId, a.taskId, a.taskVersion, a.agent, a.trial, a.verdict, a.cause, a.message, a.startedAt, a.finishedAt,
+    a.totalMs, a.agentMs, a.failToPass?.passed ?? null, a.failToPass?.total ?? null, a.passToPass?.passed ?? null,
+    a.passToPass?.total ?? null, a.diff?.filesChanged ?? null, a.turns, a.toolCalls, a.usage?.inputTokens ?? null,
+    a.usage?.outputTokens ?? null, a.usage?.costUsd ?? null, a.repoKey, a.category, a.difficulty,
+  ];
+}
+
+function attemptTable(rows: AttemptRow[], withRun: boolean): string {
+  const hasUsage = rows.some((r) => r.usage !== null);
+  const header = ['finished', 'attempt', ...(withRun ? ['run'] : []), 'task', 'agent', 'trial', 'result', 'time', ...(hasUsage ? ['tokens', 'cost'] : []), 'cause'];
+  return table(
+    header,
+    rows.map((a) => [
+      shortTime(a.finishedAt),
+      a.attemptId,
+      ...(withRun ? [a.runId] : []),
+      a.taskId,
+      a.agent,
+      String(a.trial),
+      colorVerdict(a.verdict),
+      formatDuration(a.totalMs),
+      ...(hasUsage
+        ? [a.usage ? count(a.usage.inputTokens + a.usage.outputTokens) : '-', a.usage?.costUsd != null ? usd(a.usage.costUsd) : '-']
+        : []),
+      a.cause === 'passed' ? pc.dim(a.cause) : a.cause,
+    ]),
+  );
+}
+
+const RUN_CSV = ['runId', 'taskSet', 'createdAt', 'finishedAt', 'agents', 'planned', 'recorded', 'PASS', 'FAIL', 'ERROR', 'stoppedEarly', 'configHash'];
+
+function runCsvRow(r: RunRow): Cell[] {
+  return [r.runId, r.taskSet, r.createdAt, r.finishedAt, r.agents.join(' '), r.planned, r.recorded.attempts, r.recorded.PASS, r.recorded.FAIL, r.recorded.ERROR, r.stoppedEarly, r.configHash];
+}
+
+function runTable(rows: RunRow[]): string {
+  return table(
+    ['run', 'created', 'task set', 'agents', 'done', 'pass', 'fail', 'error', 'status'],
+    rows.map((r) => [
+      r.runId,
+      shortTime(r.createdAt),
+      r.taskSet,
+      r.agents.join(', '),
+      `${r.recorded.attempts}/${r.planned}`,
+      pc.green(String(r.recorded.PASS)),
+      pc.red(String(r.recorded.FAIL)),
+      r.recorded.ERROR > 0 ? pc.yellow(String(r.recorded.ERROR)) : '0',
+      runStatus(r),
+    ]),
+  );
+}
+
+/** A run without finishedAt is running, or was killed: resume tells them apart (it refuses a live one). */
+export function runStatus(r: RunRow): string {
+  if (r.finishedAt === null) return pc.yellow('unfinished');
+  if (r.recorded.attempts < r.planned) return pc.yellow('stopped early');
+  return 'complete';
+}
+
+/** `2026-11-30T09:17:56.123Z` → `2026-11-30 09:17` (UTC, as stored). */
+function shortTime(iso: string): string {
+  return iso.slice(0, 16).replace('T', ' ');
+}

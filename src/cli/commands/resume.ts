@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs';
+import pc from 'picocolors';
+import { referenceAgentNames } from '../../agents/index.js';
+import { loadTaskSet } from '../../config/index.js';
+import { defaultConcurrency, findRunDir, readPlanFile, type AttemptSettings } from '../../engine/index.js';
+import type { ModelRunOptions } from '../../engine/gateway-lifecycle.js';
+import { InputError } from '../../errors.js';
+import { resolveSandbox } from '../../sandbox/index.js';
+import type { SandboxKind } from '../../sandbox/executor.js';
+import type { Task } from '../../types/index.js';
+import { wholeNumber } from '../args.js';
+import { runAndReport } from './run.js';
+
+export interface ResumeCommandOptions {
+  out: string;
+  concurrency?: string;
+  failFast?: boolean;
+  force?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+/** Continues a run from its plan.json: same task set, tasks, agents, runs and settings. */
+export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOptions): Promise<void> {
+  const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
+  const { runId, runDir } = await findRunDir(opts.out, runIdPrefix);
+  const plan = await readPlanFile(runDir, runId);
+  if (!existsSync(plan.taskSetPath)) {
+    throw new InputError(`run ${runId}: its task set ${plan.taskSetPath} is gone (fix: restore it, or run \`crucible run <taskset> --resume ${runId} --force\` with its new path)`);
+  }
+  const taskSet = loadTaskSet(plan.taskSetPath);
+  const byId = new Map(taskSet.tasks.map((t) => [t.id, t]));
+  const missing = plan.tasks.filter((t) => !byId.has(t.id)).map((t) => t.id);
+  if (missing.length > 0 && !opts.force) {
+    throw new InputError(`run ${runId}: task${missing.length > 1 ? 's' : ''} ${missing.join(', ')} no longer in ${plan.taskSet} (fix: pass --force to drop them, or restore them)`);
+  }
+  const tasks = plan.tasks.flatMap((t) => byId.get(t.id) ?? []) as Task[];
+  if (tasks.length === 0) throw new InputError(`run ${runId}: none of its tasks is left in ${plan.taskSet} (fix: start a new run)`);
+
+  const settings = plan.settings as AttemptSettings;
+  const kind = settings.sandbox as SandboxKind;
+  const trusted = plan.agents.every((a) => referenceAgentNames().includes(a));
+  const sandbox = await resolveSandbox(kind, { allowFallback: trusted });
+  if (sandbox.warning) process.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
+
+  await runAndReport(
+    {
+      taskSetFile: plan.taskSet,
+      taskSetPath: plan.taskSetPath,
+      tasks,
+      selection: plan.selection,
+      agents: plan.agents,
+      trials: plan.trials,
+      stateDir: opts.out,
+      // A sandbox that fell back is a different setting: the config check below then asks for --force.
+      settings: { ...settings, sandbox: sandbox.kind },
+      concurrency,
+      failFast: opts.failFast,
+      resume: { runId, force: opts.force === true },
+      // The model options the run started with (limits, gateway mode, cassettes); API keys come from the environment.
+      ...(plan.models ? { models: plan.models as ModelRunOptions } : {}),
+    },
+    opts,
+  );
+}

@@ -1,0 +1,175 @@
+import { existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import pc from 'picocolors';
+import { formatTrajectory, readTrajectory, TRAJECTORY_FILE } from '../../agents/builtin/trajectory.js';
+import { aggregateRun, RUN_STATS_SCHEMA_VERSION, runsDir, type RunStats } from '../../engine/index.js';
+import { MAX_PAGE_SIZE, type AttemptDetail, type AttemptRow, type HistoryReader } from '../../store/index.js';
+import type { AttemptResult, TestRunEvidence } from '../../types/index.js';
+import { colorVerdict, count, formatDuration, usd, type AttemptLine } from '../format.js';
+import { formatRunReport } from '../format-run.js';
+import { asInputError, requireHistory, resolveIdOrFail } from '../history-reader.js';
+import { runStatus } from './history.js';
+
+export interface ShowCommandOptions {
+  json?: boolean;
+  out: string;
+}
+
+export async function showCommand(id: string, opts: ShowCommandOptions): Promise<void> {
+  const reader = requireHistory(opts.out);
+  try {
+    const resolved = resolveIdOrFail(reader, id);
+    if (resolved.kind === 'run') showRun(reader, resolved.runId, opts);
+    else showAttempt(reader, resolved.attemptId, opts);
+  } finally {
+    reader.close();
+  }
+}
+
+function showRun(reader: HistoryReader, runId: string, opts: ShowCommandOptions): void {
+  const run = asInputError(() => reader.getRun(runId));
+  if (run === undefined) return;
+  const rows = allAttempts(reader, runId);
+  const stats = isRunStats(run.stats) ? run.stats : statsFromDocuments(reader, rows);
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify({ ...run, stats, attempts: rows }, null, 2)}\n`);
+    return;
+  }
+  const header = [
+    `${pc.bold(`run ${run.runId}`)}  ${runStatus(run)}`,
+    pc.dim(`task set ${run.taskSet} · agents ${run.agents.join(', ')} · created ${run.createdAt}${run.finishedAt ? ` · finished ${run.finishedAt}` : ''} · config ${run.configHash ?? '-'}`),
+  ].join('\n');
+  const report = formatRunReport({
+    runId,
+    runDir: join(runsDir(opts.out), runId),
+    attempts: rows.map(lineOf),
+    planned: run.planned,
+    executed: run.recorded.attempts,
+    counts: run.recorded,
+    stats,
+  });
+  process.stdout.write(`${header}\n\n${report}\n`);
+}
+
+function allAttempts(reader: HistoryReader, runId: string): AttemptRow[] {
+  const rows: AttemptRow[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = reader.listAttempts({ runId, limit: MAX_PAGE_SIZE, ...(cursor ? { cursor } : {}) });
+    rows.push(...page.items);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined);
+  return rows;
+}
+
+function isRunStats(value: unknown): value is RunStats {
+  return typeof value === 'object' && value !== null && (value as { schemaVersion?: unknown }).schemaVersion === RUN_STATS_SCHEMA_VERSION;
+}
+
+/** A run that never finished (killed) has no stored statistics: compute them from what was recorded. */
+function statsFromDocuments(reader: HistoryReader, rows: readonly AttemptRow[]): RunStats | null {
+  if (rows.length === 0) return null;
+  const attempts = rows.flatMap((r) => reader.getAttempt(r.attemptId)?.attempt ?? []);
+  const taskRepo = new Map(rows.flatMap((r) => (r.repoKey ? [[r.taskId, r.repoKey] as const] : [])));
+  const trials = Math.max(...rows.map((r) => r.trial + 1));
+  return aggregateRun(attempts, { ks: [1, trials], taskRepo, wilsonFloor: true });
+}
+
+function lineOf(a: AttemptRow): AttemptLine {
+  return {
+    verdict: a.verdict,
+    taskId: a.taskId,
+    agent: a.agent,
+    trial: a.trial,
+    failToPass: a.failToPass,
+    passToPass: a.passToPass,
+    filesChanged: a.diff?.filesChanged ?? null,
+    prepareMs: a.prepareMs,
+    agentMs: a.agentMs,
+    verifyMs: a.verifyMs,
+    cause: a.cause,
+    message: a.message,
+  };
+}
+
+function showAttempt(reader: HistoryReader, attemptId: string, opts: ShowCommandOptions): void {
+  const detail = asInputError(() => reader.getAttempt(attemptId));
+  if (detail === undefined) return;
+  const dir = join(runsDir(opts.out), detail.runId, 'attempts', attemptId);
+  const trajectoryFile = join(dir, TRAJECTORY_FILE);
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(detail.attempt, null, 2)}\n`);
+    return;
+  }
+  process.stdout.write(`${formatAttempt(detail, dir)}\n`);
+  if (existsSync(trajectoryFile)) {
+    let text: string;
+    try {
+      text = formatTrajectory(readTrajectory(trajectoryFile));
+    } catch (error) {
+      text = pc.yellow(`cannot read ${trajectoryFile}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    process.stdout.write(`\n${pc.bold('trajectory')}\n${text}\n`);
+  }
+}
+
+/** Everything recorded about one attempt, in the order a person checks it: verdict, why, evidence, cost. */
+export function formatAttempt(detail: AttemptDetail, dir: string): string {
+  const a: AttemptResult = detail.attempt;
+  const out: string[] = [];
+  out.push(`${pc.bold(`attempt ${a.attemptId}`)}  ${pc.dim(`run ${a.runId} · #${a.index}`)}`);
+  out.push(`task ${a.taskId} (version ${a.taskVersion}) · agent ${a.agent} · trial ${a.trial} · sandbox ${a.sandbox}`);
+  out.push(`${colorVerdict(a.verdict).trim()} ${a.cause}${a.score !== undefined ? ` · score ${a.score}` : ''}`);
+  if (a.message) out.push(`  ${a.message}`);
+  if (a.harnessError) out.push(pc.yellow(`harness error in ${a.harnessError.phase}: ${a.harnessError.message}`));
+
+  const t = a.timings;
+  const baseline = t.baselineMs !== undefined ? ` · baseline ${formatDuration(t.baselineMs)}` : '';
+  out.push('', pc.bold('timings'), `  prepare ${formatDuration(t.prepareMs)}${baseline} · agent ${formatDuration(t.agentMs)} · verify ${formatDuration(t.verifyMs)} · total ${formatDuration(t.totalMs)}`);
+  out.push(`  ${a.startedAt} → ${a.finishedAt}`);
+
+  const r = a.agentResult;
+  if (r) {
+    const parts = [`stop ${r.stopReason}`];
+    if (r.turns !== undefined) parts.push(`${r.turns} turns`);
+    if (r.toolCalls !== undefined) parts.push(`${r.toolCalls} tool calls`);
+    if (r.usage) {
+      const u = r.usage;
+      parts.push(`tokens ${count(u.inputTokens)} in${u.cacheReadTokens ? ` (${count(u.cacheReadTokens)} cached)` : ''} / ${count(u.outputTokens)} out, ${u.requests} requests`);
+      parts.push(u.costUsd === undefined ? 'cost unknown (unpriced model)' : `cost ${usd(u.costUsd)}`);
+    }
+    out.push('', pc.bold('agent'), `  ${parts.join(' · ')}`);
+    if (r.error) out.push(`  error: ${r.error}`);
+  }
+
+  for (const [label, tests] of [['baseline tests', a.baselineTests], ['tests', a.tests], ['held-out tests', a.heldOut]] as const) {
+    if (tests) out.push('', pc.bold(label), ...formatTests(tests));
+  }
+
+  if (a.diff) {
+    out.push('', pc.bold('diff'), `  ${a.diff.filesChanged} file(s), ${pc.green(`+${a.diff.added}`)} ${pc.red(`−${a.diff.deleted}`)}`);
+    for (const f of a.diff.files.slice(0, 40)) {
+      const name = f.oldPath ? `${f.oldPath} → ${f.path}` : f.path;
+      out.push(`  ${f.kind.padEnd(8)} ${name} ${f.binary ? pc.dim('(binary)') : pc.dim(`+${f.added} −${f.deleted}`)}`);
+    }
+    if (a.diff.files.length > 40) out.push(pc.dim(`  … ${a.diff.files.length - 40} more`));
+  }
+
+  if (detail.checks.length > 0) {
+    out.push('', pc.bold('checks'));
+    for (const c of detail.checks) out.push(`  ${c.passed ? pc.green('✓') : pc.red('✗')} ${c.id} ${pc.dim(c.severity)} ${c.message}`);
+  }
+  out.push('', pc.dim(`evidence in ${relative(process.cwd(), dir) || dir}`));
+  return out.join('\n');
+}
+
+function formatTests(t: TestRunEvidence): string[] {
+  const lines = [
+    `  F2P ${t.failToPass.passed}/${t.failToPass.total} · P2P ${t.passToPass.passed}/${t.passToPass.total} · ${t.parsed} parsed · exit ${t.exitCode ?? 'signal'}${t.timedOut ? ' (timed out)' : ''} · ${formatDuration(t.durationMs)}${t.consistent ? '' : pc.yellow(' · report and exit code disagree')}`,
+  ];
+  if (t.invalidReason) lines.push(pc.yellow(`  invalid: ${t.invalidReason}`));
+  const failing = [...t.failToPass.failing.map((f) => ({ ...f, group: 'F2P' })), ...t.passToPass.failing.map((f) => ({ ...f, group: 'P2P' }))];
+  for (const f of failing.slice(0, 20)) lines.push(`  ${pc.red('✗')} ${f.group} ${f.id} ${pc.dim(`(${f.reason})`)}`);
+  if (failing.length > 20) lines.push(pc.dim(`  … ${failing.length - 20} more failing`));
+  return lines;
+}

@@ -1,0 +1,34 @@
+import pc from 'picocolors';
+import { InputError } from '../../errors.js';
+import { isLoopback, startServer } from '../../server/index.js';
+import { wholeNumber } from '../args.js';
+
+export interface ViewCommandOptions {
+  port?: string;
+  host: string;
+  out: string;
+}
+
+export const DEFAULT_VIEW_PORT = 4317;
+
+/** Serves the dashboard until Ctrl-C. */
+export async function viewCommand(opts: ViewCommandOptions): Promise<void> {
+  const port = wholeNumber('--port', opts.port, DEFAULT_VIEW_PORT, 0);
+  if (port > 65535) throw new InputError(`--port ${port}: ports go up to 65535 (fix: e.g. --port ${DEFAULT_VIEW_PORT})`);
+  if (!isLoopback(opts.host)) {
+    process.stderr.write(
+      `${pc.yellow('warning')} serving on ${opts.host}: the dashboard has no authentication, so anyone who can reach this address can read every run, diff and trajectory in ${opts.out}\n`,
+    );
+  }
+  const server = await startServer({ stateDir: opts.out, port, host: opts.host });
+  process.stdout.write(`Crucible dashboard on ${pc.bold(server.url)}  (history: ${opts.out}; read-only; Ctrl-C stops it)\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      void server.close().then(resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

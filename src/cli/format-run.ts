@@ -1,0 +1,60 @@
+import { relative } from 'node:path';
+import pc from 'picocolors';
+import type { RunStats } from '../engine/index.js';
+import type { VerdictCounts } from '../store/index.js';
+import { ATTEMPT_COLUMNS, attemptCells, table as tableOf, type AttemptLine } from './format.js';
+import { formatStats } from './format-stats.js';
+
+/** More rows than this and the table shows only attempts that did not pass. */
+export const MAX_TABLE_ROWS = 60;
+
+export interface RunReportInput {
+  runId: string;
+  runDir?: string;
+  attempts: readonly AttemptLine[];
+  planned: number;
+  executed: number;
+  counts: VerdictCounts;
+  stats: RunStats | null;
+  ended?: 'completed' | 'fail-fast' | 'interrupted';
+  failedFast?: { taskId: string; agent: string; trial: number; cause: string };
+  reused?: number;
+}
+
+/** The end-of-run report: the attempts, the statistics, the totals and what to do next. */
+export function formatRunReport(r: RunReportInput): string {
+  const parts: string[] = [];
+  if (r.attempts.length > 0) parts.push(attemptTable(r.attempts, r.runId));
+  if (r.stats) parts.push(formatStats(r.stats));
+  const { PASS, FAIL, ERROR } = r.counts;
+  const reused = r.reused ? pc.dim(` (${r.reused} reused)`) : '';
+  const totals = [
+    `${r.executed}/${r.planned} attempts${reused}: ${pc.green(`${PASS} passed`)}, ${pc.red(`${FAIL} failed`)}, ${pc.yellow(`${ERROR} errored`)}  run ${r.runId}`,
+  ];
+  if (r.executed < r.planned) {
+    const why =
+      r.ended === 'fail-fast' && r.failedFast
+        ? `fail-fast after ${r.failedFast.taskId} ${r.failedFast.agent} #${r.failedFast.trial} (${r.failedFast.cause})`
+        : r.ended === 'interrupted'
+          ? 'interrupted'
+          : 'not finished';
+    totals.push(pc.yellow(`stopped early (${why}): planned ${r.planned}, executed ${r.executed}; run the rest with \`crucible resume ${r.runId}\``));
+  }
+  if (r.runDir) totals.push(pc.dim(`evidence in ${relative(process.cwd(), r.runDir) || r.runDir}`));
+  parts.push(totals.join('\n'));
+  return parts.join('\n\n');
+}
+
+function attemptTable(attempts: readonly AttemptLine[], runId: string): string {
+  if (attempts.length <= MAX_TABLE_ROWS) return table(attempts);
+  const notPassed = attempts.filter((a) => a.verdict !== 'PASS');
+  const shown = notPassed.slice(0, MAX_TABLE_ROWS);
+  const hidden = attempts.length - shown.length;
+  const lines = shown.length > 0 ? [table(shown)] : [];
+  lines.push(pc.dim(`… ${hidden} more attempt(s) not shown${shown.length > 0 ? ' (only attempts that did not pass are listed)' : ''}; all of them: crucible history --run ${runId}`));
+  return lines.join('\n');
+}
+
+function table(attempts: readonly AttemptLine[]): string {
+  return tableOf(ATTEMPT_COLUMNS, attempts.map(attemptCells));
+}

@@ -1,0 +1,49 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { AmbiguousIdError, HistoryError, openHistory, type HistoryReader, type ResolvedId } from '../store/index.js';
+import { InputError } from '../errors.js';
+
+export function historyPath(stateDir: string): string {
+  return join(stateDir, 'history.db');
+}
+
+/** The history, read-only; undefined when no run has been recorded in this state directory yet. */
+export function openHistoryReader(stateDir: string): HistoryReader | undefined {
+  const path = historyPath(stateDir);
+  if (!existsSync(path)) return undefined;
+  return asInputError(() => openHistory(path, { readonly: true }));
+}
+
+export function requireHistory(stateDir: string): HistoryReader {
+  const reader = openHistoryReader(stateDir);
+  if (reader === undefined) {
+    throw new InputError(`no history at ${historyPath(stateDir)} (fix: run \`crucible run\` first, or pass --out with the state directory your runs used)`);
+  }
+  return reader;
+}
+
+/** Resolves a run or attempt id prefix; unknown and ambiguous prefixes are input errors. */
+export function resolveIdOrFail(reader: HistoryReader, prefix: string, what = 'run or attempt'): ResolvedId {
+  const resolved = asInputError(() => reader.resolveId(prefix));
+  if (resolved === undefined) {
+    throw new InputError(`${prefix}: no ${what} with this id or prefix in ${reader.path} (fix: \`crucible history --runs\` lists runs, \`crucible history\` attempts)`);
+  }
+  return resolved;
+}
+
+export function resolveRunId(reader: HistoryReader, prefix: string, flag = 'run'): string {
+  const resolved = resolveIdOrFail(reader, prefix, 'run');
+  if (resolved.kind !== 'run') throw new InputError(`${flag} ${prefix}: is attempt ${resolved.attemptId}, not a run (fix: use its run id ${resolved.runId})`);
+  return resolved.runId;
+}
+
+/** Store errors caused by what the user typed (a bad --since, an ambiguous prefix) become one-line input errors. */
+export function asInputError<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof AmbiguousIdError) throw new InputError(`${error.message} (fix: give more of the id)`);
+    if (error instanceof HistoryError) throw new InputError(error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,82 @@
+import { parseModelSpec } from '../agents/index.js';
+import { toMs } from '../config/index.js';
+import { checkModelSpecs, DEFAULT_MAX_TURNS, type ModelRunOptions } from '../engine/gateway-lifecycle.js';
+import { InputError } from '../errors.js';
+import type { AttemptResult } from '../types/index.js';
+import { table } from './format.js';
+import type { ModelCliOptions } from './model-options.js';
+
+/** Engine options from the flags; InputError (one line, exit 2) for bad values or a missing API key. */
+export function modelRunOptions(opts: ModelCliOptions, agents: readonly string[]): ModelRunOptions | undefined {
+  const given = [opts.baseUrl, opts.maxTurns, opts.maxTokens, opts.maxCost, opts.maxTestRuns, opts.agentTimeout, opts.record, opts.replay, opts.pricing];
+  const specs = agents.filter((a) => a.includes(':')).map(parseModelSpec);
+  if (specs.length === 0 && given.every((v) => v === undefined)) return undefined;
+  if (specs.length === 0 && opts.agentTimeout === undefined) {
+    throw new InputError('model flags (--max-tokens, --replay, …) need a model agent (fix: add --model <provider>:<model>)');
+  }
+  const options: ModelRunOptions = {
+    mode: opts.replay !== undefined ? 'replay' : opts.record !== undefined ? 'record' : 'live',
+    ...(opts.replay !== undefined || opts.record !== undefined ? { cassetteDir: opts.replay ?? opts.record } : {}),
+    ...(opts.pricing !== undefined ? { pricingFile: opts.pricing } : {}),
+    ...(opts.baseUrl !== undefined ? { baseUrl: opts.baseUrl } : {}),
+    limits: {
+      maxTurns: whole('--max-turns', opts.maxTurns) ?? DEFAULT_MAX_TURNS,
+      maxTokens: whole('--max-tokens', opts.maxTokens),
+      maxCostUsd: dollars(opts.maxCost),
+      maxTestRuns: whole('--max-test-runs', opts.maxTestRuns, 0),
+    },
+    ...(opts.agentTimeout !== undefined ? { agentTimeoutMs: duration(opts.agentTimeout) } : {}),
+  };
+  // Keys, base URLs and prices are checked now, before any attempt starts.
+  checkModelSpecs(specs, options);
+  return options;
+}
+
+function whole(flag: string, text: string | undefined, min = 1): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text.trim()) || Number(text) < min) throw new InputError(`${flag} ${text}: expected a whole number ≥ ${min}`);
+  return Number(text);
+}
+
+function dollars(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text.replace(/^\$/, ''));
+  if (!Number.isFinite(value) || value <= 0) throw new InputError(`--max-cost ${text}: expected dollars, e.g. --max-cost 0.50`);
+  return value;
+}
+
+function duration(text: string): number {
+  const ms = /^\d+(\.\d+)?$/.test(text) ? toMs(Number(text)) : toMs(text);
+  if (ms === undefined || ms <= 0) throw new InputError(`--agent-timeout ${text}: expected a duration like 90s, 10m or 1h`);
+  return ms;
+}
+
+/**
+ * Tokens, cost and time per attempt of a model agent, with a total row; undefined when no attempt
+ * has usage. Cost is blank for a model pricing.yaml does not price: never a guess.
+ */
+export function formatUsageTable(attempts: readonly AttemptResult[]): string | undefined {
+  const metered = attempts.filter((a) => a.agentResult?.usage !== undefined);
+  if (metered.length === 0) return undefined;
+  const n = (v: number | undefined): string => (v === undefined ? '-' : v.toLocaleString('en-US'));
+  const usd = (v: number | undefined): string => (v === undefined ? '-' : `$${v.toFixed(4)}`);
+  const s = (ms: number | undefined): string => (ms === undefined ? '-' : `${(ms / 1000).toFixed(1)}s`);
+  const rows = metered.map((a) => {
+    const r = a.agentResult;
+    const u = r?.usage;
+    const replay = r?.replay && (r.replay.looseMatches > 0 || r.replay.misses > 0) ? ` (replay: ${r.replay.looseMatches} loose, ${r.replay.misses} missed)` : '';
+    return [a.taskId, a.agent, String(a.trial), `${r?.stopReason ?? '-'}${replay}`, n(r?.turns), n(u?.requests), n(u?.inputTokens), n(u?.cacheReadTokens), n(u?.cacheWriteTokens), n(u?.outputTokens), n(u?.reasoningTokens), usd(u?.costUsd), s(r?.timings?.modelMs), s(r?.timings?.rateLimitWaitMs), s(r?.timings?.toolMs), s(r?.timings?.testMs)];
+  });
+  const sum = (pick: (a: AttemptResult) => number | undefined): number | undefined => {
+    const values = metered.map(pick);
+    return values.some((v) => v === undefined) ? undefined : values.reduce<number>((t, v) => t + (v ?? 0), 0);
+  };
+  const u = (a: AttemptResult) => a.agentResult?.usage;
+  rows.push([
+    'total', '', '', '', n(sum((a) => a.agentResult?.turns ?? 0)), n(sum((a) => u(a)?.requests)), n(sum((a) => u(a)?.inputTokens)), n(sum((a) => u(a)?.cacheReadTokens)),
+    n(sum((a) => u(a)?.cacheWriteTokens)), n(sum((a) => u(a)?.outputTokens)), n(sum((a) => u(a)?.reasoningTokens)), usd(sum((a) => u(a)?.costUsd)),
+    s(sum((a) => a.agentResult?.timings?.modelMs ?? 0)), s(sum((a) => a.agentResult?.timings?.rateLimitWaitMs ?? 0)), s(sum((a) => a.agentResult?.timings?.toolMs ?? 0)), s(sum((a) => a.agentResult?.timings?.testMs ?? 0)),
+  ]);
+  const header = ['task', 'agent', 'trial', 'stop', 'turns', 'requests', 'input', 'cache read', 'cache write', 'output', 'reasoning', 'cost', 'model', 'rate-limit wait', 'tools', 'tests'];
+  return `${table(header, rows)}\nTokens and cost are the gateway's metering; input includes cached tokens, output includes reasoning. Cost "-" means the model is not in pricing.yaml.`;
+}

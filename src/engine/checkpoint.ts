@@ -1,0 +1,87 @@
+import { appendFile, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { toSummaryRow, type AttemptResult, type AttemptSummaryRow } from '../types/index.js';
+import { sha256 } from './plan.js';
+import { writeFileAtomic } from './run-files.js';
+
+/**
+ * `checkpoint.jsonl`: one line per finished attempt, appended after its attempt.json is on disk.
+ * It is the source of truth for "this attempt is done": an attempt.json without a line is an
+ * attempt that was cut off and runs again; a line whose attempt.json no longer has the recorded
+ * hash is evidence that changed after the fact and runs again too.
+ */
+export interface CheckpointEntry extends AttemptSummaryRow {
+  index: number;
+  /** sha256 of attempt.json's bytes as written. */
+  sha256: string;
+}
+
+export const CHECKPOINT_FILE = 'checkpoint.jsonl';
+
+export function attemptFile(runDir: string, attemptId: string): string {
+  return join(runDir, 'attempts', attemptId, 'attempt.json');
+}
+
+export function checkpointEntry(result: AttemptResult, hash: string): CheckpointEntry {
+  return { ...toSummaryRow(result), index: result.index, sha256: hash };
+}
+
+/**
+ * One `write` per line with O_APPEND: a crash leaves whole lines, or at worst a torn last line,
+ * which readCheckpoint skips and the next resume rewrites away.
+ */
+export async function appendCheckpoint(runDir: string, entry: CheckpointEntry): Promise<void> {
+  await appendFile(join(runDir, CHECKPOINT_FILE), `${JSON.stringify(entry)}\n`);
+}
+
+/** Replaces the checkpoint with exactly these entries (used by resume to drop torn and stale lines). */
+export async function rewriteCheckpoint(runDir: string, entries: readonly CheckpointEntry[]): Promise<void> {
+  await writeFileAtomic(join(runDir, CHECKPOINT_FILE), entries.map((e) => `${JSON.stringify(e)}\n`).join(''));
+}
+
+/** Entries in file order, first occurrence of each attempt id; lines that do not parse are counted, not fatal. */
+export async function readCheckpoint(runDir: string): Promise<{ entries: CheckpointEntry[]; malformed: number; duplicates: number }> {
+  let text: string;
+  try {
+    text = await readFile(join(runDir, CHECKPOINT_FILE), 'utf8');
+  } catch {
+    return { entries: [], malformed: 0, duplicates: 0 };
+  }
+  const entries: CheckpointEntry[] = [];
+  const seen = new Set<string>();
+  let malformed = 0;
+  let duplicates = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const entry = parseEntry(line);
+    if (entry === undefined) malformed++;
+    else if (seen.has(entry.attemptId)) duplicates++;
+    else {
+      seen.add(entry.attemptId);
+      entries.push(entry);
+    }
+  }
+  return { entries, malformed, duplicates };
+}
+
+function parseEntry(line: string): CheckpointEntry | undefined {
+  try {
+    const value = JSON.parse(line) as Partial<CheckpointEntry>;
+    if (typeof value.attemptId === 'string' && typeof value.sha256 === 'string' && typeof value.index === 'number') {
+      return value as CheckpointEntry;
+    }
+  } catch {
+    // A torn line from a crash mid-append.
+  }
+  return undefined;
+}
+
+/** Reads attempt.json and returns it with its hash, or undefined when it is missing. */
+export async function readAttemptFile(runDir: string, attemptId: string): Promise<{ bytes: Buffer; hash: string } | undefined> {
+  try {
+    const bytes = await readFile(attemptFile(runDir, attemptId));
+    return { bytes, hash: sha256(bytes) };
+  } catch {
+    return undefined;
+  }
+}

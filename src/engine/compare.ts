@@ -1,0 +1,117 @@
+import { pairedComparison, type PairedComparison } from '../stats/index.js';
+import type { PlannedTask } from './plan.js';
+
+/** One (agent, task) cell of a run: scored attempts `n` (harness errors apart), passes among them. */
+export interface CellCounts {
+  agent: string;
+  taskId: string;
+  n: number;
+  passes: number;
+  errors: number;
+}
+
+export interface RunCells {
+  runId: string;
+  cells: readonly CellCounts[];
+  /** The run's planned tasks with their config hashes (from plan.json), when known. */
+  tasks?: readonly PlannedTask[];
+}
+
+export type CellChange = 'worse' | 'better' | 'same' | 'only in A' | 'only in B' | 'unscored';
+
+export interface CellDelta {
+  agent: string;
+  taskId: string;
+  a: CellCounts | null;
+  b: CellCounts | null;
+  /** Pass rates over scored attempts; null when the cell is missing or every attempt errored. */
+  rateA: number | null;
+  rateB: number | null;
+  /** rateB − rateA. */
+  delta: number | null;
+  change: CellChange;
+}
+
+export interface AgentRunComparison {
+  /** The agent as it ran in A and in B (the same name unless each run had one agent). */
+  agentA: string;
+  agentB: string;
+  /** `A better` means run A's agent did better. */
+  comparison: PairedComparison;
+}
+
+export interface RunComparison {
+  runA: string;
+  runB: string;
+  /** Every cell of either run, ordered by agent then task. */
+  cells: CellDelta[];
+  /** Cells whose pass rate fell from A to B. Single cells are noisy: the paired verdict says whether the change is real. */
+  regressions: CellDelta[];
+  improvements: CellDelta[];
+  pairs: AgentRunComparison[];
+  notes: string[];
+}
+
+/**
+ * Compares two runs cell by cell and, per agent, with the same paired sign-flip test the run uses
+ * between agents: tasks scored in both runs are the pairs. When the runs share no agent and each
+ * has exactly one (the usual "new model vs old model" case), those two are compared.
+ */
+export function compareRuns(a: RunCells, b: RunCells, opts: { seed?: number; confidence?: number } = {}): RunComparison {
+  const key = (c: { agent: string; taskId: string }): string => JSON.stringify([c.agent, c.taskId]);
+  const inA = new Map(a.cells.map((c) => [key(c), c]));
+  const inB = new Map(b.cells.map((c) => [key(c), c]));
+  const keys = [...new Set([...inA.keys(), ...inB.keys()])].sort();
+  const cells = keys.map((k) => delta(inA.get(k) ?? null, inB.get(k) ?? null));
+
+  const agentsA = unique(a.cells.map((c) => c.agent));
+  const agentsB = unique(b.cells.map((c) => c.agent));
+  const shared = agentsA.filter((x) => agentsB.includes(x));
+  const notes: string[] = [];
+  let pairings: Array<[string, string]> = shared.map((x) => [x, x]);
+  if (pairings.length === 0 && agentsA.length === 1 && agentsB.length === 1) {
+    pairings = [[agentsA[0] as string, agentsB[0] as string]];
+    notes.push(`the runs share no agent; comparing ${agentsA[0]} (A) with ${agentsB[0]} (B)`);
+  } else if (pairings.length === 0) {
+    notes.push('the runs share no agent, so no paired comparison is possible');
+  }
+  const outcomes = (cellsOf: readonly CellCounts[], agent: string) =>
+    cellsOf.filter((c) => c.agent === agent).map((c) => ({ taskId: c.taskId, successes: c.passes, n: c.n }));
+  const pairs = pairings.map(([agentA, agentB]) => ({
+    agentA,
+    agentB,
+    comparison: pairedComparison(outcomes(a.cells, agentA), outcomes(b.cells, agentB), { seed: opts.seed ?? 1, confidence: opts.confidence ?? 0.95 }),
+  }));
+
+  if (a.tasks !== undefined && b.tasks !== undefined) {
+    const hashB = new Map(b.tasks.map((t) => [t.id, t.hash]));
+    const changed = a.tasks.filter((t) => hashB.has(t.id) && hashB.get(t.id) !== t.hash).map((t) => t.id);
+    if (changed.length > 0) {
+      notes.push(`${changed.length > 1 ? 'tasks' : 'task'} ${changed.join(', ')} ${changed.length > 1 ? 'differ' : 'differs'} between the runs (content, version or settings): their deltas mix agent and task changes`);
+    }
+  }
+  return {
+    runA: a.runId,
+    runB: b.runId,
+    cells,
+    regressions: cells.filter((c) => c.change === 'worse'),
+    improvements: cells.filter((c) => c.change === 'better'),
+    pairs,
+    notes,
+  };
+}
+
+function delta(a: CellCounts | null, b: CellCounts | null): CellDelta {
+  const first = (a ?? b) as CellCounts;
+  const rate = (c: CellCounts | null): number | null => (c === null || c.n === 0 ? null : c.passes / c.n);
+  const rateA = rate(a);
+  const rateB = rate(b);
+  const d = rateA === null || rateB === null ? null : rateB - rateA;
+  const change: CellChange =
+    a === null ? 'only in B' : b === null ? 'only in A' : d === null ? 'unscored' : d < 0 ? 'worse' : d > 0 ? 'better' : 'same';
+  return { agent: first.agent, taskId: first.taskId, a, b, rateA, rateB, delta: d, change };
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)].sort();
+}

@@ -1,0 +1,153 @@
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { upstreamFor, type Agent, type ModelAccess, type ModelLimits, type ModelSpec, type ProviderName } from '../agents/index.js';
+import { InputError } from '../errors.js';
+import {
+  cassettePath,
+  loadPricing,
+  PricingError,
+  startGateway,
+  type Gateway,
+  type GatewayMode,
+  type Pricing,
+  type UpstreamConfig,
+} from '../gateway/index.js';
+import type { AgentResult, AttemptPlan } from '../types/index.js';
+
+/**
+ * The model gateway's life in a run: started once before the first attempt when any agent calls
+ * a model, one session per attempt of such an agent, closed when the run ends. The run engine
+ * calls startRunModels and close(); runAgent calls openAttempt and finish().
+ */
+export interface ModelRunOptions {
+  /** `live` (default) forwards to the providers; `record` also writes cassettes; `replay` answers from them offline. */
+  mode?: GatewayMode;
+  cassetteDir?: string;
+  /** A pricing.yaml whose entries win over the bundled one. */
+  pricingFile?: string;
+  /** Replaces the provider's default upstream URL (required for openai-compatible). */
+  baseUrl?: string;
+  limits?: Partial<ModelLimits>;
+  /** Overrides every task's agent_timeout. */
+  agentTimeoutMs?: number;
+  /** Where API keys are read; default process.env. Keys are read, never written. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface AttemptModelSession {
+  access: ModelAccess;
+  /** Closes the session and records the gateway's metering as the attempt's usage. */
+  finish(result: AgentResult): AgentResult;
+}
+
+export interface RunModels {
+  readonly agentTimeoutMs?: number;
+  /** A gateway session for one attempt of a model agent; undefined for agents that call no model. */
+  openAttempt(plan: Pick<AttemptPlan, 'attemptId' | 'taskId' | 'trial'>, agent: Agent): AttemptModelSession | undefined;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MAX_TURNS = 50;
+
+/** What the agent sends as its key; the gateway swaps in the real one upstream. */
+const SESSION_KEY = 'crucible-gateway-session';
+
+interface CheckedModels {
+  mode: GatewayMode;
+  cassetteDir?: string;
+  upstreams: Record<string, UpstreamConfig>;
+  pricing: Pricing;
+  limits: ModelLimits;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Checks the model specs against the options — cassette directory, base URL, API keys (unless
+ * replaying), prices when a cost limit is set — reading keys' presence, never their values.
+ * Bad input is an InputError, so a run fails here before any attempt starts.
+ */
+export function checkModelSpecs(specs: readonly ModelSpec[], opts: ModelRunOptions): CheckedModels {
+  const mode = opts.mode ?? 'live';
+  const env = opts.env ?? process.env;
+  const cassetteDir = opts.cassetteDir === undefined ? undefined : resolve(opts.cassetteDir);
+  if (mode !== 'live' && cassetteDir === undefined) throw new InputError(`--${mode} needs a cassette directory`);
+  if (mode === 'replay' && !(existsSync(cassetteDir as string) && statSync(cassetteDir as string).isDirectory())) {
+    throw new InputError(`--replay ${opts.cassetteDir}: no such directory (fix: pass a directory written by --record)`);
+  }
+  const providers = [...new Set(specs.map((s) => s.provider))];
+  if (opts.baseUrl !== undefined && providers.length > 1) {
+    throw new InputError(`--base-url applies to one provider, but the models use ${providers.join(', ')} (fix: run them separately)`);
+  }
+  const upstreams: Partial<Record<ProviderName, UpstreamConfig>> = {};
+  for (const spec of specs) {
+    if (upstreams[spec.provider]) continue;
+    upstreams[spec.provider] = upstreamFor(spec.provider, { env, baseUrl: opts.baseUrl, replay: mode === 'replay', spec: spec.spec }).config;
+  }
+  const pricing = loadPricingOrFail(opts.pricingFile);
+  const limits: ModelLimits = { maxTurns: DEFAULT_MAX_TURNS, ...definedOnly(opts.limits ?? {}) };
+  if (limits.maxCostUsd !== undefined) {
+    const unpriced = specs.find((s) => !pricing.priceOf(s.modelId));
+    if (unpriced) {
+      throw new InputError(`--max-cost: ${unpriced.spec} has no price in pricing.yaml, so a cost limit cannot hold (fix: add it to a file passed with --pricing)`);
+    }
+  }
+  return { mode, ...(cassetteDir ? { cassetteDir } : {}), upstreams: upstreams as Record<string, UpstreamConfig>, pricing, limits, env };
+}
+
+/** Checks the model agents (see checkModelSpecs) and starts the gateway; undefined when nothing needs it. */
+export async function startRunModels(agents: readonly Agent[], options: ModelRunOptions | undefined): Promise<RunModels | undefined> {
+  const specs = agents.flatMap((a) => (a.modelSpec ? [a.modelSpec] : []));
+  if (specs.length === 0 && options === undefined) return undefined;
+  const agentTimeoutMs = options?.agentTimeoutMs;
+  if (specs.length === 0) return { agentTimeoutMs, openAttempt: () => undefined, close: async () => undefined };
+  const { mode, cassetteDir, upstreams, pricing, limits, env } = checkModelSpecs(specs, options ?? {});
+
+  const gateway: Gateway = await startGateway({ mode, ...(cassetteDir ? { cassetteDir } : {}), pricing, upstreams, env });
+  return {
+    agentTimeoutMs,
+    openAttempt(plan, agent) {
+      const spec = agent.modelSpec;
+      if (!spec) return undefined;
+      const cassette = `${plan.taskId}/${agent.name}/${plan.trial}`;
+      if (mode === 'replay' && !existsSync(cassettePath(cassetteDir as string, cassette))) {
+        throw new Error(`no recording of ${cassette} in ${cassetteDir} (record one with --record)`);
+      }
+      const session = gateway.openSession(plan.attemptId, {
+        model: spec.modelId,
+        cassette,
+        budget: { ...(limits.maxTokens !== undefined ? { maxTokens: limits.maxTokens } : {}), ...(limits.maxCostUsd !== undefined ? { maxCostUsd: limits.maxCostUsd } : {}) },
+      });
+      return {
+        access: { baseUrls: session.baseUrls, apiKey: SESSION_KEY, limits, pricing, replaying: mode === 'replay' },
+        finish: (result) => {
+          const metered = gateway.usage(plan.attemptId);
+          gateway.closeSession(plan.attemptId);
+          const { latencyMs, budgetExceeded, unmeteredResponses: _u, replayMisses, replayLooseMatches, ...usage } = metered;
+          // A refusal by the gateway ends the attempt on the budget, whatever the agent made of the refusal.
+          const stopReason = budgetExceeded && result.stopReason !== 'timeout' && result.stopReason !== 'submitted' ? 'budget_exceeded' : result.stopReason;
+          return {
+            ...result,
+            stopReason,
+            usage,
+            timings: { ...result.timings, modelMs: latencyMs },
+            ...(mode === 'replay' ? { replay: { looseMatches: replayLooseMatches, misses: replayMisses.length } } : {}),
+          };
+        },
+      };
+    },
+    close: () => gateway.close(),
+  };
+}
+
+function loadPricingOrFail(file: string | undefined): Pricing {
+  try {
+    return loadPricing(file);
+  } catch (error) {
+    if (error instanceof PricingError) throw new InputError(`--pricing: ${error.message.split('\n')[0]}`);
+    throw error;
+  }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

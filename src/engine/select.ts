@@ -1,0 +1,60 @@
+import { InputError } from '../errors.js';
+import type { Task } from '../types/index.js';
+
+/** Which tasks of a task set to run. Each given filter narrows the selection; empty lists do not filter. */
+export interface TaskSelection {
+  /** Exact task ids; an unknown id is an error. */
+  taskIds?: string[];
+  /** A task matches when it has any of these tags. */
+  tags?: string[];
+  categories?: string[];
+  difficulties?: string[];
+}
+
+/**
+ * Applies the filters, keeping the task set's order. Unknown ids and a selection that matches
+ * nothing are input errors that name the flag and the values that would work.
+ */
+export function selectTasks(tasks: readonly Task[], selection: TaskSelection, file: string): Task[] {
+  const { taskIds, tags, categories, difficulties } = selection;
+  const given = (list: string[] | undefined): list is string[] => list !== undefined && list.length > 0;
+  if (given(taskIds)) {
+    const unknown = taskIds.find((id) => !tasks.some((t) => t.id === id));
+    if (unknown !== undefined) {
+      throw new InputError(`--task ${unknown}: no such task in ${file} (fix: use one of ${list(tasks.map((t) => t.id))})`);
+    }
+  }
+  const selected = tasks.filter(
+    (t) =>
+      (!given(taskIds) || taskIds.includes(t.id)) &&
+      (!given(tags) || t.metadata.tags.some((tag) => tags.includes(tag))) &&
+      (!given(categories) || (t.metadata.category !== undefined && categories.includes(t.metadata.category))) &&
+      (!given(difficulties) || (t.metadata.difficulty !== undefined && difficulties.includes(t.metadata.difficulty))),
+  );
+  if (selected.length === 0) {
+    const flags = [
+      ...(given(taskIds) ? [`--task ${taskIds.join(',')}`] : []),
+      ...(given(tags) ? [`--tag ${tags.join(',')}`] : []),
+      ...(given(categories) ? [`--category ${categories.join(',')}`] : []),
+      ...(given(difficulties) ? [`--difficulty ${difficulties.join(',')}`] : []),
+    ];
+    if (flags.length === 0) throw new InputError(`${file}: the task set has no tasks (fix: add tasks to it)`);
+    throw new InputError(`${flags.join(' ')}: no task in ${file} matches (fix: ${available(tasks)})`);
+  }
+  return selected;
+}
+
+function available(tasks: readonly Task[]): string {
+  const uniq = (values: Array<string | undefined>): string[] => [...new Set(values.filter((v): v is string => v !== undefined))].sort();
+  const parts = [
+    `tags: ${list(uniq(tasks.flatMap((t) => t.metadata.tags)))}`,
+    `categories: ${list(uniq(tasks.map((t) => t.metadata.category)))}`,
+    `difficulties: ${list(uniq(tasks.map((t) => t.metadata.difficulty)))}`,
+  ];
+  return `the task set has ${parts.join('; ')}`;
+}
+
+function list(values: readonly string[]): string {
+  if (values.length === 0) return 'none';
+  return values.length > 12 ? `${values.slice(0, 12).join(', ')}, …` : values.join(', ');
+}

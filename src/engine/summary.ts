@@ -1,0 +1,55 @@
+import { RUN_SCHEMA_VERSION, toSummaryRow, type AttemptResult, type RunSummary } from '../types/index.js';
+import type { RunStats } from './aggregate.js';
+import type { FailedFast, RunEnd } from './attempt-loop.js';
+
+/** `summary.json`: the stable RunSummary plus what this engine adds. */
+export interface RunSummaryFile extends RunSummary {
+  configHash: string;
+  ended: RunEnd;
+  /** Attempts taken from the checkpoint rather than run in this invocation. */
+  reused: number;
+  /** The attempt that stopped a fail-fast run. */
+  failedFast?: FailedFast;
+  stats: RunStats;
+}
+
+export interface SummaryInput {
+  runId: string;
+  taskSet: string;
+  createdAt: string;
+  configHash: string;
+  planned: number;
+  /** Finished attempts, in plan order. */
+  attempts: readonly AttemptResult[];
+  reused: number;
+  ended: RunEnd;
+  failedFast?: FailedFast;
+  stats: RunStats;
+}
+
+export function buildSummary(input: SummaryInput): RunSummaryFile {
+  const { attempts } = input;
+  const complete = attempts.length === input.planned;
+  return {
+    schemaVersion: RUN_SCHEMA_VERSION,
+    runId: input.runId,
+    taskSet: input.taskSet,
+    createdAt: input.createdAt,
+    finishedAt: new Date().toISOString(),
+    planned: input.planned,
+    executed: attempts.length,
+    stoppedEarly: !complete,
+    counts: {
+      PASS: attempts.filter((a) => a.verdict === 'PASS').length,
+      FAIL: attempts.filter((a) => a.verdict === 'FAIL').length,
+      ERROR: attempts.filter((a) => a.verdict === 'ERROR').length,
+    },
+    attempts: attempts.map(toSummaryRow),
+    configHash: input.configHash,
+    // A stop that came after the last attempt finished stopped nothing.
+    ended: complete ? 'completed' : input.ended,
+    reused: input.reused,
+    ...(input.failedFast ? { failedFast: input.failedFast } : {}),
+    stats: input.stats,
+  };
+}

@@ -1,0 +1,36 @@
+import type { RunStats } from '../engine/aggregate.js';
+import { compareRuns as compareRunCells, type PlannedTask } from '../engine/index.js';
+import { wilson } from '../stats/index.js';
+import type { AgentRate, CompareView, RunView, TrendPointView, TrendView } from './view.js';
+
+function rateOf(stats: RunStats | null, agent: string): AgentRate | null {
+  const a = stats?.agents.find((x) => x.agent === agent);
+  if (!a) return null;
+  return { n: a.scored, passes: a.passes, rate: a.passRate?.rate ?? null, low: a.passRate?.low ?? null, high: a.passRate?.high ?? null };
+}
+
+const cellsOf = (v: RunView) => (v.stats?.cells ?? []).map((c) => ({ agent: c.agent, taskId: c.taskId, n: c.n, passes: c.passes, errors: c.harnessErrors }));
+
+/**
+ * Two runs side by side, compared by the engine exactly as `crucible compare` does (cell deltas and
+ * a paired verdict per agent over the tasks both runs scored), with each run's own pass rates.
+ */
+export function compareRuns(a: RunView, b: RunView, tasks: { a?: readonly PlannedTask[]; b?: readonly PlannedTask[] } = {}): CompareView {
+  const comparison = compareRunCells(
+    { runId: a.run.runId, cells: cellsOf(a), ...(tasks.a ? { tasks: tasks.a } : {}) },
+    { runId: b.run.runId, cells: cellsOf(b), ...(tasks.b ? { tasks: tasks.b } : {}) },
+  );
+  const agents = [...new Set([...(a.stats?.agents ?? []), ...(b.stats?.agents ?? [])].map((x) => x.agent))].sort();
+  return { a: a.run, b: b.run, comparison, rates: agents.map((agent) => ({ agent, a: rateOf(a.stats, agent), b: rateOf(b.stats, agent) })) };
+}
+
+/** Trend points with a Wilson interval each, so a reader sees which wiggles are noise. */
+export function trendView(bucket: 'day' | 'run', points: ReadonlyArray<Omit<TrendPointView, 'rate' | 'low' | 'high'>>): TrendView {
+  return {
+    bucket,
+    points: points.map((p) => {
+      const w = wilson(p.passes, p.n);
+      return { ...p, rate: w?.rate ?? null, low: w?.low ?? null, high: w?.high ?? null };
+    }),
+  };
+}

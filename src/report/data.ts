@@ -1,0 +1,93 @@
+import { join } from 'node:path';
+import { aggregateRun, type RunStats } from '../engine/aggregate.js';
+import { slimAttempt } from '../engine/slim.js';
+import type { AttemptResult, RunSummary } from '../types/index.js';
+import { DEFAULT_ARTIFACT_LIMITS, emptyArtifacts, loadAttemptArtifacts, type ArtifactLimits } from './artifacts.js';
+import { heldOutCards, listItemOf, REPORT_SCHEMA_VERSION, type AttemptView, type ReportData, type RunInfo, type RunView } from './view.js';
+
+export interface ReportInput {
+  runDir: string;
+  summary: RunSummary;
+  /** Full attempt records of the run, in plan order. */
+  attempts: readonly AttemptResult[];
+  /** The engine's aggregate; computed here with the engine's defaults when absent. */
+  stats?: RunStats;
+}
+
+export interface BuildOptions {
+  limits?: ArtifactLimits;
+  /**
+   * Characters of per-attempt records and evidence (diffs, trajectories, test lists) a report may
+   * inline in all. Failing attempts come first: they are the ones a reader opens. Past the budget
+   * an attempt keeps its slimmed record and its evidence stays in the attempt directory.
+   */
+  artifactBudget?: number;
+  /** Report files that will sit next to the run, for links. */
+  reports?: string[];
+}
+
+export const DEFAULT_ARTIFACT_BUDGET = 24 * 1024 * 1024;
+
+export function runInfoOf(summary: RunSummary, attempts: readonly Pick<AttemptResult, 'agent'>[]): RunInfo {
+  return {
+    runId: summary.runId,
+    taskSet: summary.taskSet,
+    createdAt: summary.createdAt,
+    finishedAt: summary.finishedAt,
+    planned: summary.planned,
+    executed: summary.executed,
+    stoppedEarly: summary.stoppedEarly,
+    counts: summary.counts,
+    agents: [...new Set(attempts.map((a) => a.agent))],
+  };
+}
+
+export function runViewOf(input: ReportInput, reports: string[] = []): RunView {
+  const items = input.attempts.map(listItemOf);
+  return {
+    run: runInfoOf(input.summary, input.attempts),
+    stats: input.stats ?? (input.attempts.length > 0 ? aggregateRun(input.attempts) : null),
+    heldOut: heldOutCards(items),
+    attemptsTotal: input.attempts.length,
+    reports,
+  };
+}
+
+/** Everything the HTML report and report.json carry: the run view plus every attempt's evidence. */
+export async function buildReportData(input: ReportInput, opts: BuildOptions = {}): Promise<ReportData> {
+  const limits = opts.limits ?? DEFAULT_ARTIFACT_LIMITS;
+  let budget = opts.artifactBudget ?? DEFAULT_ARTIFACT_BUDGET;
+  const order = [...input.attempts.keys()].sort((x, y) => rank(input.attempts[x]) - rank(input.attempts[y]) || x - y);
+  const views: AttemptView[] = new Array<AttemptView>(input.attempts.length);
+  for (const i of order) {
+    const attempt = input.attempts[i] as AttemptResult;
+    let artifacts = emptyArtifacts('left out to keep the report small; the files are in the attempt directory');
+    let record = attempt;
+    const recordSize = JSON.stringify(attempt).length;
+    if (recordSize <= budget) {
+      budget -= recordSize;
+      const loaded = await loadAttemptArtifacts(join(input.runDir, 'attempts', attempt.attemptId), limits);
+      const size = JSON.stringify(loaded).length;
+      if (size <= budget) {
+        artifacts = loaded;
+        budget -= size;
+      }
+    } else {
+      // Past the budget even the record is slimmed (no output tails, failing lists or check evidence).
+      record = slimAttempt(attempt);
+    }
+    views[i] = { item: listItemOf(attempt), attempt: record, artifacts };
+  }
+  return {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    generatedAt: new Date().toISOString(),
+    view: runViewOf(input, opts.reports),
+    attempts: views,
+  };
+}
+
+/** Failures before errors before passes. */
+function rank(a: AttemptResult | undefined): number {
+  if (a === undefined) return 3;
+  return a.verdict === 'FAIL' ? 0 : a.verdict === 'ERROR' ? 1 : 2;
+}

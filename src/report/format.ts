@@ -1,0 +1,88 @@
+/* Number formatting shared by the Markdown writer and the web app (pure, no Node APIs). */
+
+export function pct(rate: number | null | undefined, digits = 0): string {
+  if (rate === null || rate === undefined || !Number.isFinite(rate)) return '–';
+  return `${(rate * 100).toFixed(digits)}%`;
+}
+
+export function interval(low: number | null | undefined, high: number | null | undefined): string {
+  if (low === null || low === undefined || high === null || high === undefined) return '';
+  return `[${pct(low)}, ${pct(high)}]`;
+}
+
+/** Percentage points, signed: `+12 pts`. */
+export function points(diff: number | null | undefined): string {
+  if (diff === null || diff === undefined || !Number.isFinite(diff)) return '–';
+  const v = Math.round(diff * 100);
+  return `${v > 0 ? '+' : ''}${v} pts`;
+}
+
+export function duration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const m = Math.floor(ms / 60_000);
+  const s = Math.round((ms % 60_000) / 1000);
+  return `${m} m ${s} s`;
+}
+
+export function usd(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  if (v === 0) return '$0';
+  return v < 0.01 ? `$${v.toFixed(4)}` : `$${v.toFixed(2)}`;
+}
+
+export function count(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  if (Math.abs(v) >= 1_000_000) return `${(v / 1_000_000).toFixed(1)}M`;
+  if (Math.abs(v) >= 10_000) return `${(v / 1000).toFixed(0)}k`;
+  if (Math.abs(v) >= 1000) return `${(v / 1000).toFixed(1)}k`;
+  return String(Math.round(v));
+}
+
+export function pValue(p: number | null | undefined): string {
+  if (p === null || p === undefined) return '–';
+  return p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`;
+}
+
+/** `2026-11-30 09:19 UTC`: runs are compared across machines, so times are UTC. */
+export function when(iso: string | null | undefined): string {
+  if (!iso) return '–';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+export function elapsed(from: string | null | undefined, to: string | null | undefined): number | null {
+  if (!from || !to) return null;
+  const ms = Date.parse(to) - Date.parse(from);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+/** The paired verdict as a sentence a reader can act on. */
+export function pairedSentence(c: {
+  a: string;
+  b: string;
+  verdict: string;
+  diff: number | null;
+  low: number | null;
+  high: number | null;
+  pValue: number | null;
+  tasks: number;
+  note?: string;
+}): string {
+  const figures =
+    c.diff === null
+      ? 'no shared scored tasks'
+      : `${points(c.diff)} ${c.low !== null && c.high !== null ? `[${points(c.low)}, ${points(c.high)}]` : ''}, ${pValue(c.pValue)}, ${c.tasks} shared task${c.tasks === 1 ? '' : 's'}`.replace(
+          '  ',
+          ' ',
+        );
+  const head =
+    c.verdict === 'A better'
+      ? `${c.a} is better than ${c.b}`
+      : c.verdict === 'B better'
+        ? `${c.b} is better than ${c.a}`
+        : `this run does not separate ${c.a} and ${c.b}`;
+  return `${head} (${c.a} − ${c.b}: ${figures})${c.note ? `; ${c.note}` : ''}`;
+}

@@ -1,0 +1,21 @@
+// Run reports behind one Reporter interface, and the view model the web app draws.
+export { writeReports, type WriteReportsOptions, type ReportOutcome } from './write-reports.js';
+export {
+  REPORTER_NAMES,
+  DEFAULT_REPORTERS,
+  REPORT_FILES,
+  isReporterName,
+  type Reporter,
+  type ReporterName,
+  type ReportContext,
+} from './reporter.js';
+export { REPORTERS } from './reporters.js';
+export { buildReportData, runViewOf, runInfoOf, type ReportInput, type BuildOptions } from './data.js';
+export { loadAttemptArtifacts, readBounded, DEFAULT_ARTIFACT_LIMITS, type ArtifactLimits } from './artifacts.js';
+export { renderMarkdown } from './markdown.js';
+export { renderSarif, findingLocations, sarifLevel, SARIF_VERSION, type SarifLog } from './sarif.js';
+export { renderJUnit, junitCaseName } from './junit.js';
+export { renderHtml, REPORT_DATA_ELEMENT_ID } from './html.js';
+export { webAssetsDir, assertWebBundle, WebBundleMissingError } from './web-assets.js';
+export { compareRuns, trendView } from './compare.js';
+export * from './view.js';

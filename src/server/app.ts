@@ -1,0 +1,236 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Hono, type Context } from 'hono';
+import { readPlanFile, type PlannedTask } from '../engine/index.js';
+import { compareRuns, listItemOf, loadAttemptArtifacts, trendView, type AttemptView, type CompareView, type Page, type RunListItem, type RunView } from '../report/index.js';
+import { HistoryError, type AttemptFilter, type HistoryReader } from '../store/index.js';
+import { CAUSES, VERDICTS } from '../types/index.js';
+import { PathRefused, resolveInside, SAFE_ID } from './confine.js';
+import { APP_CSP, contentType, FILE_CSP } from './responses.js';
+import { RunViews, runListItemOf } from './run-views.js';
+
+export interface AppOptions {
+  /** The `.crucible` directory: every file served comes from inside it (or from webDir). */
+  stateDir: string;
+  history: HistoryReader;
+  /** The built web app (dist/web). */
+  webDir: string;
+  /**
+   * Host header values accepted (lower case, port ignored). Guards a loopback server against DNS
+   * rebinding; undefined accepts any host (the user bound to a public address on purpose).
+   */
+  allowedHosts?: readonly string[];
+}
+
+
+export const DEFAULT_PAGE = 50;
+export const MAX_PAGE = 200;
+
+class BadRequest extends Error {}
+
+function intParam(value: string | undefined, name: string, fallback: number, max: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new BadRequest(`${name} must be a whole number from 1 to ${max}`);
+  return n;
+}
+
+function optional(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], name: string): T | undefined {
+  const v = optional(value);
+  if (v === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(v)) throw new BadRequest(`${name} must be one of ${allowed.join(', ')}`);
+  return v as T;
+}
+
+function safeId(value: string, name: string): string {
+  if (!SAFE_ID.test(value)) throw new BadRequest(`${name} is not a valid id`);
+  return value;
+}
+
+function hostOf(header: string | undefined): string {
+  if (!header) return '';
+  const h = header.toLowerCase();
+  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
+  return h.replace(/:\d+$/, '');
+}
+
+/** The dashboard's HTTP app: a read-only JSON API over the history and run files, and the web app. */
+export function createApp(opts: AppOptions): Hono {
+  const { history, stateDir, webDir } = opts;
+  const runsDir = join(stateDir, 'runs');
+  const views = new RunViews(history, runsDir);
+  const comparisons = new WeakMap<RunView, WeakMap<RunView, CompareView>>();
+  const app = new Hono();
+
+  app.use('*', async (c, next) => {
+    if (opts.allowedHosts && !opts.allowedHosts.includes(hostOf(c.req.header('host') ?? new URL(c.req.url).host))) {
+      return c.json({ error: 'unexpected Host header' }, 421);
+    }
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      c.header('Allow', 'GET, HEAD');
+      return c.json({ error: 'the dashboard API is read-only' }, 405);
+    }
+    await next();
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('Cross-Origin-Resource-Policy', 'same-origin');
+    if (!c.res.headers.has('Content-Security-Policy')) c.header('Content-Security-Policy', APP_CSP);
+  });
+
+  app.onError((error, c) => {
+    if (error instanceof BadRequest || error instanceof HistoryError) return c.json({ error: error.message }, 400);
+    if (error instanceof PathRefused) return c.json({ error: error.message }, 403);
+    process.stderr.write(`crucible view: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return c.json({ error: 'internal error; see the server log' }, 500);
+  });
+
+  app.get('/api/health', (c) => c.json({ ok: true }));
+
+  app.get('/api/runs', (c) => {
+    const page = history.listRuns({
+      limit: intParam(c.req.query('limit'), 'limit', DEFAULT_PAGE, MAX_PAGE),
+      agent: optional(c.req.query('agent')),
+      since: optional(c.req.query('since')),
+      cursor: optional(c.req.query('cursor')),
+    });
+    const body: Page<RunListItem> = { items: page.items.map(runListItemOf), nextCursor: page.nextCursor };
+    return c.json(body);
+  });
+
+  app.get('/api/runs/:runId', (c) => {
+    const view = views.get(safeId(c.req.param('runId'), 'runId'));
+    return view ? c.json(view) : c.json({ error: 'no such run' }, 404);
+  });
+
+  app.get('/api/runs/:runId/attempts', (c) => {
+    const runId = safeId(c.req.param('runId'), 'runId');
+    const filter: AttemptFilter = {
+      runId,
+      agent: optional(c.req.query('agent')),
+      taskId: optional(c.req.query('taskId')),
+      verdict: oneOf(c.req.query('verdict'), VERDICTS, 'verdict'),
+      cause: oneOf(c.req.query('cause'), CAUSES, 'cause'),
+    };
+    const page = history.listAttempts({ ...filter, limit: intParam(c.req.query('limit'), 'limit', DEFAULT_PAGE, MAX_PAGE), cursor: optional(c.req.query('cursor')) });
+    return c.json({
+      items: page.items.map((r) => ({
+        attemptId: r.attemptId,
+        runId: r.runId,
+        taskId: r.taskId,
+        agent: r.agent,
+        trial: r.trial,
+        verdict: r.verdict,
+        cause: r.cause,
+        message: r.message,
+        score: r.score,
+        totalMs: r.totalMs,
+        agentMs: r.agentMs,
+        failToPass: r.failToPass,
+        passToPass: r.passToPass,
+        heldOut: r.heldOut,
+        filesChanged: r.diff?.filesChanged ?? null,
+        tokens: r.usage ? r.usage.inputTokens + r.usage.outputTokens : null,
+        costUsd: r.usage?.costUsd ?? null,
+        failedChecks: null,
+      })),
+      nextCursor: page.nextCursor,
+    });
+  });
+
+  app.get('/api/runs/:runId/files/*', async (c) => {
+    const runId = safeId(c.req.param('runId'), 'runId');
+    const raw = new URL(c.req.url).pathname;
+    const prefix = `/api/runs/${encodeURIComponent(runId)}/files/`;
+    const rest = raw.startsWith(prefix) ? raw.slice(prefix.length) : null;
+    if (rest === null) throw new BadRequest('malformed file path');
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(rest);
+    } catch {
+      throw new BadRequest('malformed percent-encoding');
+    }
+    const file = await resolveInside(stateDir, `runs/${runId}/${decoded}`);
+    if (file === null) return c.json({ error: 'no such file' }, 404);
+    c.header('Content-Type', contentType(file));
+    c.header('Content-Security-Policy', FILE_CSP);
+    return c.body(await readFile(file));
+  });
+
+  app.get('/api/attempts/:attemptId', async (c) => {
+    const attemptId = safeId(c.req.param('attemptId'), 'attemptId');
+    const detail = history.getAttempt(attemptId);
+    if (!detail) return c.json({ error: 'no such attempt' }, 404);
+    const attempt = { ...detail.attempt, checks: detail.checks };
+    const dir = await resolveInside(stateDir, `runs/${safeId(detail.runId, 'runId')}/attempts/${attemptId}`, 'dir').catch(() => null);
+    const artifacts = dir
+      ? await loadAttemptArtifacts(dir)
+      : { diff: null, trajectory: null, commands: null, tests: null, heldOutTests: null, omitted: 'not found: the attempt directory is gone' };
+    const view: AttemptView = { item: listItemOf(attempt), attempt, artifacts };
+    return c.json(view);
+  });
+
+  /** The run's planned tasks with their hashes, so a comparison can say which tasks changed between runs. */
+  const plannedTasks = async (runId: string): Promise<readonly PlannedTask[] | undefined> => {
+    const dir = await resolveInside(stateDir, `runs/${runId}`, 'dir').catch(() => null);
+    return dir ? (await readPlanFile(dir, runId).catch(() => undefined))?.tasks : undefined;
+  };
+
+  app.get('/api/compare', async (c) => {
+    const a = safeId(c.req.query('a') ?? '', 'a');
+    const b = safeId(c.req.query('b') ?? '', 'b');
+    const va = views.get(a);
+    const vb = views.get(b);
+    if (!va || !vb) return c.json({ error: `no such run: ${!va ? a : b}` }, 404);
+    // The paired test is Monte Carlo beyond 16 tasks (the same computation as `crucible compare`):
+    // remember it per pair of run views, which are rebuilt only when a run changes.
+    let byB = comparisons.get(va);
+    if (!byB) comparisons.set(va, (byB = new WeakMap()));
+    let view = byB.get(vb);
+    if (!view) {
+      const [ta, tb] = await Promise.all([plannedTasks(a), plannedTasks(b)]);
+      view = compareRuns(va, vb, { a: ta, b: tb });
+      byB.set(vb, view);
+    }
+    return c.json(view);
+  });
+
+  app.get('/api/trends', (c) => {
+    const bucket = oneOf(c.req.query('bucket'), ['day', 'run'] as const, 'bucket') ?? 'day';
+    const points = history.trends({
+      bucket,
+      limit: intParam(c.req.query('limit'), 'limit', 30, 365),
+      agent: optional(c.req.query('agent')),
+      taskId: optional(c.req.query('taskId')),
+      since: optional(c.req.query('since')),
+      perTask: c.req.query('perTask') === 'true' || c.req.query('perTask') === '1',
+    });
+    return c.json(trendView(bucket, points));
+  });
+
+  app.get('/api/*', (c) => c.json({ error: 'no such API route' }, 404));
+
+  const serveWeb = async (c: Context, path: string): Promise<Response> => {
+    const file = await resolveInside(webDir, path);
+    if (file === null) return c.json({ error: 'not found' }, 404);
+    c.header('Content-Type', contentType(file));
+    c.header('Cache-Control', path === 'index.html' ? 'no-cache' : 'max-age=300');
+    return c.body(await readFile(file));
+  };
+  app.get('/', (c) => serveWeb(c, 'index.html'));
+  app.get('/index.html', (c) => serveWeb(c, 'index.html'));
+  app.get('/assets/*', (c) => {
+    let rest: string;
+    try {
+      rest = decodeURIComponent(new URL(c.req.url).pathname.slice('/assets/'.length));
+    } catch {
+      throw new BadRequest('malformed percent-encoding');
+    }
+    return serveWeb(c, `assets/${rest}`);
+  });
+  app.notFound((c) => c.json({ error: 'not found' }, 404));
+  return app;
+}

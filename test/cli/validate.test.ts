@@ -1,0 +1,74 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { TaskValidity } from '../../src/grading/index.js';
+import { crucible } from '../helpers/cli.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+const NODE_TEST = 'node --test --test-reporter=junit --test-reporter-destination="$CRUCIBLE_JUNIT" test/';
+
+/** Three tasks on one tiny repo: sound, broken (the F2P test passes without a fix), flaky (passes every other run). */
+function taskSet(): string {
+  const dir = tempDir();
+  const counter = join(dir, 'counter');
+  const files: Record<string, string> = {
+    'good/src/calc.mjs': 'export const add = (a, b) => a - b;\n',
+    'good/test/calc.test.mjs': "import assert from 'node:assert/strict';\nimport { test } from 'node:test';\nimport { add } from '../src/calc.mjs';\ntest('add', () => assert.equal(add(2, 2), 4));\ntest('zero', () => assert.equal(add(0, 0), 0));\n",
+    'broken/src/calc.mjs': 'export const add = (a, b) => a + b;\n',
+    'broken/test/calc.test.mjs': "import assert from 'node:assert/strict';\nimport { test } from 'node:test';\nimport { add } from '../src/calc.mjs';\ntest('add', () => assert.equal(add(2, 2), 4));\n",
+    'flaky/src/calc.mjs': 'export const add = (a, b) => a - b;\n',
+    'flaky/test/calc.test.mjs': [
+      "import assert from 'node:assert/strict';",
+      "import { existsSync, readFileSync, writeFileSync } from 'node:fs';",
+      "import { test } from 'node:test';",
+      "import { add } from '../src/calc.mjs';",
+      "test('add', () => {",
+      '  assert.equal(add(2, 2), 4);',
+      `  const n = existsSync(${JSON.stringify(counter)}) ? Number(readFileSync(${JSON.stringify(counter)}, 'utf8')) : 0;`,
+      `  writeFileSync(${JSON.stringify(counter)}, String(n + 1));`,
+      "  assert.ok(n % 2 === 0, 'every other run fails');",
+      '});',
+      '',
+    ].join('\n'),
+    'fix.patch': '--- a/src/calc.mjs\n+++ b/src/calc.mjs\n@@ -1 +1 @@\n-export const add = (a, b) => a - b;\n+export const add = (a, b) => a + b;\n',
+    'tasks.yaml': ['good', 'broken', 'flaky']
+      .map((id) => `  - id: ${id}\n    repo: { path: ${id} }\n    instruction: fix add\n    tests:\n      command: ${JSON.stringify(NODE_TEST)}\n      fail_to_pass: [add]\n${id === 'broken' ? '' : '    oracle: { patch: fix.patch }\n'}`)
+      .join('')
+      .replace(/^/, 'tasks:\n'),
+  };
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return join(dir, 'tasks.yaml');
+}
+
+describe('crucible validate', () => {
+  it('reports valid, invalid and flaky tasks as JSON and exits 1', () => {
+    const out = tempDir();
+    const result = crucible(['validate', taskSet(), '--runs', '3', '--concurrency', '1', '--sandbox', 'local', '--out', out, '--json']);
+    expect(result.status, result.stderr).toBe(1);
+    const report = JSON.parse(result.stdout) as { schemaVersion: number; runs: number; valid: boolean; tasks: TaskValidity[] };
+    expect(report).toMatchObject({ schemaVersion: 1, runs: 3, valid: false });
+    const byId = Object.fromEntries(report.tasks.map((t) => [t.taskId, t]));
+    expect(byId.good).toMatchObject({ status: 'valid', problems: [], nop: { failToPassFailing: 1, failToPassTotal: 1 }, oracle: { passed: 3, runs: 3 } });
+    expect(byId.broken?.status).toBe('invalid');
+    expect(byId.broken?.problems).toEqual(['no oracle patch: nothing proves the task can be solved (add oracle.patch)', 'nop: fail-to-pass already pass without a fix: add']);
+    expect(byId.flaky).toMatchObject({ status: 'flaky', oracle: { passed: 2, runs: 3 } });
+  });
+
+  it('shows every bundled example it checks as valid, in a table, and exits 0', () => {
+    const out = tempDir();
+    const result = crucible(['validate', 'examples/tasks.yaml', '--task', 'js-sortby', '--task', 'py-roman-subtractive', '--runs', '1', '--out', out]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/valid\s+js-sortby\s+fails 1\/1\s+passes 1\/1\s+-\s+ok/);
+    expect(result.stdout).toMatch(/valid\s+py-roman-subtractive\s+fails 1\/1\s+passes 1\/1\s+4\/4\s+ok/);
+    expect(result.stdout).toContain('all 2 tasks valid');
+  });
+
+  it('is bad input without a task set or with a bad --runs', () => {
+    expect(crucible(['validate', 'no-such.yaml']).status).toBe(2);
+    expect(crucible(['validate', 'examples/tasks.yaml', '--runs', '0']).status).toBe(2);
+  });
+});

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { compareRuns, expandPlan, selectTasks, taskHash } from '../../src/engine/index.js';
+import { schedule } from '../../src/engine/scheduler.js';
+import { fakeTasks } from './helpers/fake-run.mjs';
+
+describe('expandPlan', () => {
+  const tasks = fakeTasks('/sets', 2);
+
+  it('orders task, then agent, then trial, with stable readable ids', () => {
+    const plan = expandPlan('r1', tasks, ['oracle', 'openai:gpt-4.1'], 2, { sandbox: 'bwrap' });
+    expect(plan.attempts.map((a) => `${a.taskId}/${a.agent}/${a.trial}/${a.index}`)).toEqual([
+      'task-0/oracle/0/0',
+      'task-0/oracle/1/1',
+      'task-0/openai:gpt-4.1/0/2',
+      'task-0/openai:gpt-4.1/1/3',
+      'task-1/oracle/0/4',
+      'task-1/oracle/1/5',
+      'task-1/openai:gpt-4.1/0/6',
+      'task-1/openai:gpt-4.1/1/7',
+    ]);
+    expect(plan.attempts[2]?.attemptId).toMatch(/^task-0\.openai-gpt-4-1\.0\.[0-9a-f]{10}$/);
+    // The same definition gives the same ids in the same run: that is what resume relies on.
+    const again = expandPlan('r1', tasks, ['oracle', 'openai:gpt-4.1'], 2, { sandbox: 'bwrap' });
+    expect(again.attempts.map((a) => a.attemptId)).toEqual(plan.attempts.map((a) => a.attemptId));
+    // Another run gets other ids (the history keys attempts by id), though its config hash is the same.
+    const other = expandPlan('r2', tasks, ['oracle', 'openai:gpt-4.1'], 2, { sandbox: 'bwrap' });
+    expect(other.attempts.filter((a, i) => a.attemptId === plan.attempts[i]?.attemptId)).toEqual([]);
+    expect(other.configHash).toBe(plan.configHash);
+  });
+
+  it('changes the ids of a changed task only, and of every task when a defining setting changes', () => {
+    const base = expandPlan('r', tasks, ['a'], 1, { sandbox: 'bwrap' });
+    const edited = fakeTasks('/sets', 2);
+    (edited[1] as { instruction: string }).instruction = 'something else';
+    const changed = expandPlan('r', edited, ['a'], 1, { sandbox: 'bwrap' });
+    expect(changed.attempts[0]?.attemptId).toBe(base.attempts[0]?.attemptId);
+    expect(changed.attempts[1]?.attemptId).not.toBe(base.attempts[1]?.attemptId);
+    expect(changed.configHash).not.toBe(base.configHash);
+
+    const otherSandbox = expandPlan('r', tasks, ['a'], 1, { sandbox: 'local' });
+    expect(otherSandbox.attempts[0]?.attemptId).not.toBe(base.attempts[0]?.attemptId);
+    // Keeping workspaces is for debugging; it does not change what an attempt measures.
+    expect(expandPlan('r', tasks, ['a'], 1, { sandbox: 'bwrap', keepWorkspace: true }).configHash).toBe(base.configHash);
+  });
+
+  it('hashes paths relative to the task set, so a moved checkout keeps its ids', () => {
+    const [here] = fakeTasks('/home/me/project', 1);
+    const [there] = fakeTasks('/srv/ci/checkout', 1);
+    expect(taskHash(here!, {})).toBe(taskHash(there!, {}));
+  });
+});
+
+describe('selectTasks', () => {
+  const tasks = fakeTasks('/sets', 4);
+
+  it('narrows by ids, tags (any), categories and difficulties, keeping task-set order', () => {
+    expect(selectTasks(tasks, {}, 'f.yaml').map((t) => t.id)).toEqual(['task-0', 'task-1', 'task-2', 'task-3']);
+    expect(selectTasks(tasks, { taskIds: ['task-3', 'task-1'] }, 'f.yaml').map((t) => t.id)).toEqual(['task-1', 'task-3']);
+    expect(selectTasks(tasks, { tags: ['odd'] }, 'f.yaml').map((t) => t.id)).toEqual(['task-1', 'task-3']);
+    expect(selectTasks(tasks, { tags: ['odd', 'even'], difficulties: ['easy'] }, 'f.yaml').map((t) => t.id)).toEqual(['task-0', 'task-1']);
+    expect(selectTasks(tasks, { categories: ['bugfix'], tags: [] }, 'f.yaml')).toHaveLength(4);
+  });
+
+  it('names the flag and the choices when nothing matches or an id is unknown', () => {
+    expect(() => selectTasks(tasks, { taskIds: ['nope'] }, 'f.yaml')).toThrow('--task nope: no such task in f.yaml (fix: use one of task-0, task-1, task-2, task-3)');
+    expect(() => selectTasks(tasks, { tags: ['python'], difficulties: ['easy'] }, 'f.yaml')).toThrow(
+      '--tag python --difficulty easy: no task in f.yaml matches (fix: the task set has tags: even, odd; categories: bugfix; difficulties: easy, hard)',
+    );
+  });
+});
+
+describe('schedule', () => {
+  it('keeps at most `concurrency` in flight, starts in order, and stops starting when told', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const started: number[] = [];
+    const items = [...Array(20).keys()];
+    const result = await schedule(
+      items,
+      3,
+      async (i) => {
+        started.push(i);
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        await new Promise((r) => setTimeout(r, (i * 7) % 5));
+        inFlight--;
+      },
+      () => started.length >= 12,
+    );
+    expect(peak).toBe(3);
+    expect(started).toEqual([...Array(12).keys()]);
+    expect(result.started).toBe(12);
+  });
+});
+
+describe('compareRuns', () => {
+  const cell = (agent: string, taskId: string, passes: number, n = 3, errors = 0) => ({ agent, taskId, passes, n, errors });
+
+  it('reports per-cell deltas, regressions and a paired verdict per shared agent', () => {
+    const tasks = ['t1', 't2', 't3', 't4', 't5', 't6'];
+    const a = { runId: 'A', cells: tasks.map((t) => cell('x', t, 3)) };
+    const b = { runId: 'B', cells: [...tasks.map((t, i) => cell('x', t, i === 0 ? 3 : 0)), cell('x', 't7', 1)] };
+    const c = compareRuns(a, b);
+    expect(c.cells).toHaveLength(7);
+    expect(c.cells[0]).toMatchObject({ taskId: 't1', rateA: 1, rateB: 1, delta: 0, change: 'same' });
+    expect(c.cells[1]).toMatchObject({ taskId: 't2', delta: -1, change: 'worse' });
+    expect(c.cells[6]).toMatchObject({ taskId: 't7', a: null, change: 'only in B' });
+    expect(c.regressions.map((d) => d.taskId)).toEqual(['t2', 't3', 't4', 't5', 't6']);
+    expect(c.pairs).toHaveLength(1);
+    // 5 of 6 shared tasks differ, all one way: too few for the exact sign-flip test at 95%.
+    expect(c.pairs[0]?.comparison).toMatchObject({ verdict: 'not separated', tasks: 6 });
+  });
+
+  it('pairs the only agent of each run when they share none, and notes changed tasks', () => {
+    const tasks = ['t1', 't2', 't3', 't4', 't5', 't6', 't7'];
+    const c = compareRuns(
+      { runId: 'A', cells: tasks.map((t) => cell('old', t, 0)), tasks: [{ id: 't1', version: '1', hash: 'h1' }] },
+      { runId: 'B', cells: tasks.map((t) => cell('new', t, 3)), tasks: [{ id: 't1', version: '1', hash: 'h2' }] },
+    );
+    expect(c.pairs[0]).toMatchObject({ agentA: 'old', agentB: 'new', comparison: { verdict: 'B better', tasks: 7 } });
+    expect(c.notes).toEqual([
+      'the runs share no agent; comparing old (A) with new (B)',
+      'task t1 differs between the runs (content, version or settings): their deltas mix agent and task changes',
+    ]);
+  });
+});

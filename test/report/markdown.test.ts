@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { runViewOf } from '../../src/report/data.js';
+import { mdCode, mdText, renderMarkdown } from '../../src/report/markdown.js';
+import { sampleAttempts, summaryOf } from './fixtures.js';
+
+describe('Markdown run report', () => {
+  const attempts = sampleAttempts();
+  const view = runViewOf({ runDir: '/nowhere', summary: summaryOf(attempts), attempts });
+  const md = renderMarkdown(view, attempts, { passingDetails: true, links: true });
+
+  it('leads with the verdict: counts, pass rate with interval and n, and the paired verdict', () => {
+    expect(md).toContain('**3 of 6 attempts passed** · 2 failed · 1 errored');
+    expect(md).toMatch(/\| \*\*oracle\*\* \| 100% \[\d+%, 100%\] \| 2\/2 \|/);
+    expect(md).toMatch(/does not separate|is better than/);
+  });
+
+  it("lists every attempt's checks with severity, and the failing evidence and the cause", () => {
+    const section = md.slice(md.indexOf('### ❌ py-median · openai:gpt-4.1-mini #0'));
+    expect(section).toContain('**Cause:** `policy_violation`');
+    expect(section).toContain('| `secrets` | critical | **fail** | possible secrets added: aws-key in src/config.py:12 |');
+    expect(section).toContain('| `forbidden_paths` | error | **fail** |');
+    expect(section).toContain('| `tests` | error | pass |');
+    expect(section).toContain('`secrets` evidence: `{"presets":["cloud-keys"],"findings":{"items":[{"detector":"aws-key","file":"src/config.py","line":12}],"count":1}}`');
+    // Passing attempts keep their checks too, folded.
+    expect(md).toContain('<details><summary>3 checks, 0 failed</summary>');
+    // Failing tests are named with their reason.
+    expect(md).toContain('  - `t::a` (failed)');
+  });
+
+  it('reports harness errors apart, with their phase', () => {
+    expect(md).toContain('**Harness error** in prepare: bwrap: setting up uid map: Permission denied');
+    expect(md).toMatch(/\| \*\*oracle\*\* \|[^\n]*\| 1 of 3 \|/);
+  });
+
+  it('shows held-out overfitting', () => {
+    expect(md).toContain('## Held-out tests');
+    expect(md).toContain('| openai:gpt-4.1-mini | 0/1 | 1 |');
+  });
+
+  it('escapes text that would break tables or inject HTML', () => {
+    expect(md).not.toContain('<script>');
+    expect(mdText('a | b <x> `c`')).toBe('a \\| b \\<x\\> \\`c\\`');
+    expect(mdCode('uses `ticks`')).toBe('`` uses `ticks` ``');
+  });
+
+  it('the GitHub variant leaves passing attempts out', () => {
+    const short = renderMarkdown(view, attempts, { passingDetails: false });
+    expect(short).not.toContain('### ✅');
+    expect(short).toContain('### ❌ py-median');
+  });
+});

@@ -1,0 +1,32 @@
+import type { AttemptQuery, AttemptListItem, AttemptView, CompareView, Page, RunListItem, RunView, TrendView } from './types.js';
+
+export interface RunsQuery {
+  agent?: string;
+  since?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+export interface TrendsQuery {
+  bucket: 'day' | 'run';
+  agent?: string;
+  taskId?: string;
+  perTask?: boolean;
+  limit?: number;
+}
+
+/**
+ * Where pages get their data: the dashboard API, or the report data inlined in a single HTML file.
+ * Pages never know which; the static source simply lacks history (runs list, compare, trends).
+ */
+export interface DataSource {
+  readonly mode: 'api' | 'static';
+  listRuns(q: RunsQuery): Promise<Page<RunListItem>>;
+  getRun(runId: string): Promise<RunView>;
+  listAttempts(runId: string, q: AttemptQuery): Promise<Page<AttemptListItem>>;
+  getAttempt(attemptId: string): Promise<AttemptView>;
+  compare(a: string, b: string): Promise<CompareView>;
+  trends(q: TrendsQuery): Promise<TrendView>;
+  /** Link to a file in the run directory, when the source can serve one. */
+  fileUrl(runId: string, path: string): string | null;
+}

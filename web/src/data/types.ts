@@ -1,0 +1,22 @@
+// The view model, shared with the server and the report writers (type-only: nothing from src/ is bundled but format.ts).
+export type {
+  AttemptArtifacts,
+  AttemptListItem,
+  AttemptQuery,
+  AttemptView,
+  CompareView,
+  CommandView,
+  HeldOutCard,
+  Page,
+  ReportData,
+  RunInfo,
+  RunListItem,
+  RunView,
+  TrajectoryEvent,
+  TrendPointView,
+  TrendView,
+  BoundedText,
+} from '../../../src/report/view.js';
+export type { RunStats, AgentStats, CellStats, Measured } from '../../../src/engine/aggregate.js';
+export type { CellDelta } from '../../../src/engine/compare.js';
+export type { AttemptResult, CheckResult, Cause, Verdict, TestCaseResult, TestRunEvidence, TestGroupOutcome } from '../../../src/types/index.js';

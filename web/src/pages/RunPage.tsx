@@ -1,0 +1,152 @@
+import type { ReactNode } from 'react';
+import { duration, elapsed, interval, pairedSentence, pct, usd, when } from '../../../src/report/format.js';
+import { CauseBars } from '../charts/CauseBars.js';
+import { CostScatter } from '../charts/CostScatter.js';
+import { Distribution } from '../charts/Distribution.js';
+import { Heatmap } from '../charts/Heatmap.js';
+import { AttemptsTable } from '../components/AttemptsTable.js';
+import { HeldOutCards, ReliabilityCards } from '../components/Cards.js';
+import { Await, CountsBar, IntervalBar, Section } from '../components/ui.js';
+import { useSource } from '../data/context.js';
+import type { RunStats, RunView } from '../data/types.js';
+import { useData } from '../data/use-data.js';
+import { href } from '../router.js';
+
+function VerdictTable({ stats }: { stats: RunStats }): ReactNode {
+  return (
+    <table className="table verdict" data-testid="verdict">
+      <thead>
+        <tr>
+          <th>agent</th>
+          <th>pass rate</th>
+          <th>{Math.round(stats.confidence * 100)}% interval</th>
+          <th>n (scored)</th>
+          <th>passed</th>
+          <th>tasks</th>
+          <th>harness errors</th>
+          <th>mean cost</th>
+          <th>median time</th>
+        </tr>
+      </thead>
+      <tbody>
+        {stats.agents.map((a) => (
+          <tr key={a.agent}>
+            <th scope="row">{a.agent}</th>
+            <td className="big-cell">{a.passRate ? pct(a.passRate.rate) : '–'}</td>
+            <td>
+              <IntervalBar rate={a.passRate?.rate ?? null} low={a.passRate?.low ?? null} high={a.passRate?.high ?? null} />{' '}
+              <span className="muted">{a.passRate ? interval(a.passRate.low, a.passRate.high) : 'nothing scored'}</span>
+            </td>
+            <td>{a.scored}</td>
+            <td>{a.passes}</td>
+            <td>{a.scoredTasks}</td>
+            <td>{a.harnessErrors.count > 0 ? <span className="warn">{a.harnessErrors.count}</span> : 0}</td>
+            <td>{usd(a.costUsd.stats?.mean)}</td>
+            <td>{duration(a.latency.totalMs.stats?.median)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The run report: the same content in the dashboard and in report.html. */
+export function RunReport({ view }: { view: RunView }): ReactNode {
+  const source = useSource();
+  const { run, stats } = view;
+  return (
+    <div className="run" data-testid="run-page">
+      <header className="page-head">
+        <p className="crumbs">
+          {source.mode === 'api' ? <a href={href([])}>Runs</a> : 'Run'} / <code>{run.runId}</code>
+        </p>
+        <h1>
+          {run.counts.PASS} of {run.executed} attempts passed
+        </h1>
+        <p className="meta">
+          <CountsBar counts={run.counts} width={180} /> <span className="pass-text">{run.counts.PASS} passed</span> ·{' '}
+          <span className="fail-text">{run.counts.FAIL} failed</span> · <span className="error-text">{run.counts.ERROR} errored</span> · task set{' '}
+          <code>{run.taskSet}</code> · {when(run.createdAt)} · {duration(elapsed(run.createdAt, run.finishedAt))}
+          {run.finishedAt === null ? <strong className="warn"> · still running</strong> : null}
+        </p>
+        {run.stoppedEarly ? (
+          <p className="warn">
+            Stopped early: {run.executed} of {run.planned} planned attempts ran.
+          </p>
+        ) : null}
+        {view.reports.length > 0 ? (
+          <p className="meta">
+            Reports:{' '}
+            {view.reports.map((r, i) => {
+              const url = source.fileUrl(run.runId, r);
+              return (
+                <span key={r}>
+                  {i > 0 ? ' · ' : ''}
+                  {url ? <a href={url}>{r}</a> : r}
+                </span>
+              );
+            })}
+          </p>
+        ) : null}
+      </header>
+
+      {stats ? (
+        <>
+          <Section title="Verdict" note="Pass rates over scored attempts; harness errors are counted apart and never in a denominator.">
+            <VerdictTable stats={stats} />
+            {stats.comparisons.length > 0 ? (
+              <ul className="paired" data-testid="paired">
+                {stats.comparisons.map((c) => (
+                  <li key={`${c.a}|${c.b}`} className={c.verdict === 'not separated' ? 'not-separated' : 'separated'}>
+                    <strong>{c.verdict === 'not separated' ? 'Not separated' : c.verdict === 'A better' ? `${c.a} better` : `${c.b} better`}:</strong> {pairedSentence(c)}
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+            {stats.notes.length > 0 ? (
+              <ul className="notes">
+                {stats.notes.map((n) => (
+                  <li key={n}>{n}</li>
+                ))}
+              </ul>
+            ) : null}
+          </Section>
+          <Section title="Reliability" note="pass@k: at least one of k trials passes; pass^k: all k trials pass.">
+            <ReliabilityCards stats={stats} />
+          </Section>
+          <Section title="Held-out tests" note="Tests copied in only after the agent stopped.">
+            <HeldOutCards cards={view.heldOut} />
+          </Section>
+          <Section title="Tasks × agents">
+            <Heatmap stats={stats} />
+          </Section>
+          <div className="grid-2">
+            <Section title="Cost versus pass rate">
+              <CostScatter stats={stats} />
+            </Section>
+            <Section title="Failure causes">
+              <CauseBars stats={stats} />
+            </Section>
+            <Section title="Tokens per attempt">
+              <Distribution stats={stats} metric="tokens" />
+            </Section>
+            <Section title="Latency per attempt">
+              <Distribution stats={stats} metric="latency" />
+            </Section>
+          </div>
+        </>
+      ) : (
+        <p className="empty">No statistics for this run yet.</p>
+      )}
+      <Section title={`Attempts (${view.attemptsTotal})`}>
+        <AttemptsTable runId={run.runId} stats={stats} />
+      </Section>
+    </div>
+  );
+}
+
+export function RunPage({ runId }: { runId: string }): ReactNode {
+  const source = useSource();
+  const data = useData(() => source.getRun(runId), runId);
+  return <Await data={data}>{(view) => <RunReport view={view} />}</Await>;
+}
