@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-export const CLI = resolve('dist/cli/main.js');
+export const CLI = resolve('bin/crucible.js');
 
 export interface CliResult {
   status: number | null;
@@ -12,7 +12,7 @@ export interface CliResult {
 
 /** Runs the built CLI as a user would (`npm test` builds first). */
 export function crucible(args: string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}): CliResult {
-  if (!existsSync(CLI)) throw new Error('dist/cli/main.js is missing: run `npm run build` first');
+  if (!existsSync('dist/cli/main.js')) throw new Error('dist/cli/main.js is missing: run `npm run build` first');
   const result = spawnSync(process.execPath, [CLI, ...args], {
     cwd: options.cwd,
     encoding: 'utf8',
