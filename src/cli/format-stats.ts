@@ -95,12 +95,15 @@ export function formatComparisons(comparisons: readonly AgentComparison[], agent
     c.b,
     String(c.tasks),
     c.diff === null ? '-' : points(c.diff),
-    c.low === null || c.high === null ? '-' : `[${points(c.low)}, ${points(c.high)}]`,
+    c.low === null || c.high === null ? '-' : `[${points(c.low)}, ${points(c.high)}]${c.floor ? '*' : ''}`,
     c.pValue === null ? '-' : c.pValue < 0.001 ? '<0.001' : c.pValue.toFixed(3),
     verdictText(c.verdict, c.a, c.b),
   ]);
   const lines = [pc.bold(`paired comparison`) + pc.dim(` (tasks both agents were scored on; ${method})`), table(['A', 'B', 'tasks', 'A − B', 'interval', 'p', 'verdict'], rows)];
   for (const c of comparisons) if (c.note) lines.push(pc.dim(`${c.a} vs ${c.b}: ${c.note}`));
+  if (comparisons.some((c) => c.floor)) {
+    lines.push(pc.dim('* the paired interval was narrower than the noise of the trials behind it: shown is Newcombe\'s interval on the pooled counts, and the agents are separated only if it excludes 0 too'));
+  }
   return lines.join('\n');
 }
 

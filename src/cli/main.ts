@@ -166,6 +166,14 @@ program
   .option('-o, --out <file>', 'write to this file instead of stdout')
   .action(async (opts) => (await import('./commands/schema.js')).schemaCommand(opts));
 
+// `crucible history | head` closes the pipe early: that is the reader being done, not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 async function main(): Promise<void> {
   try {
     await program.parseAsync(process.argv);

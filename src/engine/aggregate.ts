@@ -3,6 +3,7 @@ import {
   bootstrapClusterMean,
   clusteredBootstrap,
   describe,
+  newcombeDifference,
   pairedComparison,
   passAtK,
   passHatK,
@@ -41,7 +42,8 @@ export interface AggregateOptions {
    * all-fail (6 tasks × 3 trials, all passing, gives [1, 1]): resampling tasks that all have the
    * same rate cannot show the uncertainty that remains. Wilson on Σpasses / Σn treats attempts as
    * independent, so it is the least uncertainty the data can carry; taking the union keeps the
-   * bootstrap's width when tasks disagree and Wilson's when they do not. The engine turns it on.
+   * bootstrap's width when tasks disagree and Wilson's when they do not. The same holds for paired
+   * comparisons, floored by Newcombe's interval on the pooled counts. On unless set to false.
    */
   wilsonFloor?: boolean;
 }
@@ -144,6 +146,11 @@ export interface AgentComparison extends PairedComparison {
   /** `verdict` names these: 'A better' means agent `a`. */
   a: string;
   b: string;
+  /**
+   * Set when `wilsonFloor` widened the paired interval to Newcombe's interval on the pooled counts
+   * of the shared tasks. The verdict then separates only if the widened interval excludes 0 too.
+   */
+  floor?: 'newcombe';
 }
 
 export interface RepoProfile {
@@ -208,7 +215,7 @@ interface Context {
 
 export function aggregateRun(attempts: readonly AttemptResult[], opts: AggregateOptions = {}): RunStats {
   assertUniqueAttempts(attempts);
-  const ctx: Context = { seed: opts.seed ?? DEFAULT_SEED, confidence: opts.confidence ?? 0.95, wilsonFloor: opts.wilsonFloor === true };
+  const ctx: Context = { seed: opts.seed ?? DEFAULT_SEED, confidence: opts.confidence ?? 0.95, wilsonFloor: opts.wilsonFloor !== false };
   const repoOf = (taskId: string): string => opts.taskRepo?.get(taskId) ?? UNASSIGNED_REPO;
   const ks = resolveKs(opts.ks, attempts);
   const agentNames = uniqueSorted(attempts.map((a) => a.agent));
@@ -432,10 +439,40 @@ function compareAll(agents: readonly string[], cells: readonly CellStats[], ctx:
   agents.forEach((a, i) => {
     for (const b of agents.slice(i + 1)) {
       const result = pairedComparison(outcomes(a), outcomes(b), { seed: ctx.seed, confidence: ctx.confidence });
-      comparisons.push({ a, b, ...result });
+      comparisons.push(ctx.wilsonFloor ? floorComparison({ a, b, ...result }, outcomes(a), outcomes(b), ctx) : { a, b, ...result });
     }
   });
   return comparisons;
+}
+
+/**
+ * When every shared task comes out the same for both agents, the sign-flip interval has zero width
+ * although each task was tried only a few times. Widen it to Newcombe's interval on the pooled
+ * counts of the shared tasks, and separate only when both the test and the widened interval do.
+ */
+function floorComparison(
+  comparison: AgentComparison,
+  a: ReadonlyArray<{ taskId: string; successes: number; n: number }>,
+  b: ReadonlyArray<{ taskId: string; successes: number; n: number }>,
+  ctx: Context,
+): AgentComparison {
+  if (comparison.low === null || comparison.high === null) return comparison;
+  const shared = new Map(b.filter((o) => o.n > 0).map((o) => [o.taskId, o]));
+  const pooled = { a: { successes: 0, n: 0 }, b: { successes: 0, n: 0 } };
+  for (const oa of a) {
+    const ob = shared.get(oa.taskId);
+    if (!ob || oa.n === 0) continue;
+    pooled.a.successes += oa.successes;
+    pooled.a.n += oa.n;
+    pooled.b.successes += ob.successes;
+    pooled.b.n += ob.n;
+  }
+  const floor = newcombeDifference(pooled.a, pooled.b, ctx.confidence);
+  if (floor === null || (floor.low >= comparison.low && floor.high <= comparison.high)) return comparison;
+  const low = Math.min(comparison.low, floor.low);
+  const high = Math.max(comparison.high, floor.high);
+  const verdict = comparison.verdict !== 'not separated' && (low > 0 || high < 0) ? comparison.verdict : 'not separated';
+  return { ...comparison, low, high, verdict, floor: 'newcombe' };
 }
 
 function repoSection(attempts: readonly AttemptResult[], repoOf: (taskId: string) => string, ctx: Context): RepoSection {

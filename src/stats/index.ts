@@ -1,5 +1,6 @@
 /** Public entry of the statistics module: pure functions, no I/O, no dependencies on the rest of Crucible. */
 export { wilson, type Interval } from './wilson.js';
+export { newcombeDifference, type Counts } from './newcombe.js';
 export {
   clusteredBootstrap,
   bootstrapClusterMean,

@@ -77,7 +77,7 @@ describe('aggregateRun', () => {
   const oracleVsNop = [...sweep('oracle', 6, 3, () => 'passed'), ...sweep('nop', 6, 3, () => 'no_changes')];
 
   it('rates oracle at 1 and nop at 0 over 6 tasks × 3 trials, pooled by task', () => {
-    const stats = aggregateRun(oracleVsNop, { seed: 7 });
+    const stats = aggregateRun(oracleVsNop, { seed: 7, wilsonFloor: false });
     const oracle = agentOf(stats, 'oracle');
     expect(oracle.passRate).toEqual({ rate: 1, low: 1, high: 1, n: 18, tasks: 6, method: 'clustered-bootstrap' });
     expect(agentOf(stats, 'nop').passRate).toMatchObject({ rate: 0, n: 18, tasks: 6 });
@@ -89,6 +89,31 @@ describe('aggregateRun', () => {
     const stats = aggregateRun(oracleVsNop, { seed: 7 });
     expect(stats.comparisons).toHaveLength(1);
     expect(stats.comparisons[0]).toMatchObject({ a: 'nop', b: 'oracle', verdict: 'B better', diff: -1, tasks: 6 });
+  });
+
+  it('with the floor on, widens a zero-width paired interval to Newcombe on pooled counts and still separates', () => {
+    const stats = aggregateRun(oracleVsNop, { seed: 7 });
+    const c = stats.comparisons[0];
+    expect(c).toMatchObject({ verdict: 'B better', diff: -1, floor: 'newcombe', low: -1 });
+    expect(c?.high).toBeGreaterThan(-0.9);
+    expect(c?.high).toBeLessThan(-0.5);
+    // Without the floor the same data gives the degenerate interval [−1, −1].
+    const plain = aggregateRun(oracleVsNop, { seed: 7, wilsonFloor: false }).comparisons[0];
+    expect(plain?.low).toBe(-1);
+    expect(plain?.high).toBeCloseTo(-1, 6);
+  });
+
+  it('with the floor on, a separation the pooled counts cannot support becomes "not separated"', () => {
+    // 6 tasks × 4 trials: A passes 2 of 4 on every task, B 1 of 4. Every task leans the same way,
+    // so the sign-flip test separates them (p = 2/64), but 12/24 against 6/24 is within noise.
+    const a = sweep('a', 6, 4, (_t, trial) => (trial < 2 ? 'passed' : 'tests_failed'));
+    const b = sweep('b', 6, 4, (_t, trial) => (trial < 1 ? 'passed' : 'tests_failed'));
+    const plain = aggregateRun([...a, ...b], { seed: 3, wilsonFloor: false }).comparisons[0];
+    const floored = aggregateRun([...a, ...b], { seed: 3 }).comparisons[0];
+    expect(plain?.verdict).toBe('A better');
+    expect(floored?.floor).toBe('newcombe');
+    expect(floored?.low).toBeLessThan(0);
+    expect(floored?.verdict).toBe('not separated');
   });
 
   it('does not separate two agents with identical outcomes', () => {
