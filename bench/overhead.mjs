@@ -2,7 +2,11 @@
 // Crucible's per-attempt overhead against the raw commands it wraps, measured side by side:
 //   crucible:  `crucible run <tasks> --agent nop --task <id>` (one attempt, bwrap unless --sandbox)
 //   raw:       cp -a <repo> && git init && git add -A && git commit && <setup> && <test command>
-// Usage: npm run build && node bench/overhead.mjs [--runs 5] [--files 20000] [--sandbox bwrap|local]
+// Usage: npm run build && node bench/overhead.mjs [--runs 5] [--files 20000] [--sandbox bwrap|local] [--baseline-tests] [--trials N]
+// --trials N: each side does N attempts per measurement (crucible: one process, --runs N -j 1), which
+// spreads Crucible's fixed start-up cost (Node, module loading, history, reports) over N attempts.
+// The raw side runs the tests once, so by default Crucible runs without its extra baseline test run
+// (--no-baseline-tests); --baseline-tests measures Crucible as it runs by default.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +25,8 @@ const runs = Number(option('runs', '5'));
 const fileCount = Number(option('files', '20000'));
 const sandbox = option('sandbox', 'bwrap');
 const scratch = mkdtempSync(join(tmpdir(), 'crucible-bench-'));
-const supportsNoBaseline = spawnSync('node', [cli, 'run', '--help'], { encoding: 'utf8' }).stdout.includes('--no-baseline-tests');
+const baselineTests = args.includes('--baseline-tests');
+const trials = Number(option('trials', '1'));
 
 function generateLargeRepo() {
   const dir = join(scratch, 'large', 'repo');
@@ -56,6 +61,10 @@ function sh(command, cwd, env = {}) {
 }
 
 function rawAttempt(task, taskFileDir, i) {
+  for (let t = 0; t < trials; t++) rawOnce(task, taskFileDir, `${i}-${t}`);
+}
+
+function rawOnce(task, taskFileDir, i) {
   const ws = join(scratch, `raw-${task.id}-${i}`);
   execFileSync('cp', ['-a', resolve(taskFileDir, task.repo.path), ws]);
   sh('git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm baseline', ws);
@@ -64,8 +73,9 @@ function rawAttempt(task, taskFileDir, i) {
 }
 
 function crucibleAttempt(tasksFile, id, i) {
-  const extra = supportsNoBaseline ? ['--no-baseline-tests'] : [];
-  spawnSync('node', [cli, 'run', tasksFile, '--agent', 'nop', '--task', id, '--sandbox', sandbox, '--out', join(scratch, `state-${id}-${i}`), ...extra], { stdio: 'ignore' });
+  const extra = baselineTests ? [] : ['--no-baseline-tests'];
+  const repeat = ['--runs', String(trials), '--concurrency', '1'];
+  spawnSync('node', [cli, 'run', tasksFile, '--agent', 'nop', '--task', id, '--sandbox', sandbox, '--out', join(scratch, `state-${id}-${i}`), '--quiet', ...repeat, ...extra], { stdio: 'ignore' });
 }
 
 function bench(label, tasksFile) {
@@ -89,8 +99,9 @@ function bench(label, tasksFile) {
   return rows;
 }
 
-const rows = [...bench('examples', join(root, 'examples', 'tasks.yaml')), ...bench(`${fileCount} files`, generateLargeRepo())];
-console.log(`median of ${runs} runs each, sandbox=${sandbox}${supportsNoBaseline ? ', --no-baseline-tests' : ''}, node ${process.version}`);
+// --files 0 skips the generated repo.
+const rows = [...bench('examples', join(root, 'examples', 'tasks.yaml')), ...(fileCount > 0 ? bench(`${fileCount} files`, generateLargeRepo()) : [])];
+console.log(`median of ${runs} runs each, ${trials} attempt(s) per run, sandbox=${sandbox}, baseline tests ${baselineTests ? 'on' : 'off'}, node ${process.version}`);
 console.log('| set | task | raw ms | crucible ms | ratio |');
 console.log('|---|---|---:|---:|---:|');
 for (const row of rows) console.log(`| ${row.join(' | ')} |`);

@@ -167,12 +167,16 @@ function sampleFlips(diffs: readonly number[], iterations: number, seed: number)
   const signSums = new Float64Array(iterations + 1);
   signedSums[0] = diffs.reduce((s, d) => s + d, 0);
   signSums[0] = diffs.length;
+  // One 32-bit draw supplies 32 signs: the same fair coin flips at a 32nd of the generator calls.
   for (let it = 1; it <= iterations; it++) {
     let s = 0;
     let f = 0;
-    for (const d of diffs) {
-      const sign = random() < 0.5 ? -1 : 1;
-      s += sign * d;
+    let bits = 0;
+    for (let i = 0; i < diffs.length; i++) {
+      if (i % 32 === 0) bits = Math.floor(random() * 4294967296);
+      const sign = bits & 1 ? -1 : 1;
+      bits >>>= 1;
+      s += sign * (diffs[i] as number);
       f += sign;
     }
     signedSums[it] = s;
