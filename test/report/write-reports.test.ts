@@ -33,7 +33,8 @@ describe('writeReports', () => {
     expect(parseJUnit(readFileSync(join(runDir, 'results.junit.xml'), 'utf8')).cases).toHaveLength(attempts.length);
   });
 
-  it.skipIf(!webBuilt)('inlines the web app and the data in one file that fetches nothing', async () => {
+  it('inlines the web app and the data in one file that fetches nothing', async () => {
+    expect(webBuilt, 'the web bundle is missing: run `npm run build` (npm test does)').toBe(true);
     const state = tempDir();
     const attempts = sampleAttempts();
     const runDir = writeRunDir(state, attempts);
