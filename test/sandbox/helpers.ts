@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,10 +25,13 @@ export interface SandboxDirs {
 
 /**
  * Made under test-artifacts/ in the checkout, not under /tmp: a bwrap sandbox gets a private /tmp,
- * so host paths there are simply absent inside, and "cannot write" would prove nothing.
+ * so host paths there are simply absent inside, and "cannot write" would prove nothing. A checkout
+ * that itself lives under /tmp (CI clones often do) uses /var/tmp instead.
  */
 export async function makeSandboxDirs(): Promise<SandboxDirs> {
-  const base = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+  const inCheckout = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+  const underTmp = [tmpdir(), '/tmp'].some((t) => inCheckout === t || inCheckout.startsWith(`${t}/`));
+  const base = underTmp ? '/var/tmp/crucible-sandbox-tests/' : inCheckout;
   await mkdir(base, { recursive: true });
   const root = await realpath(await mkdtemp(join(base, 'sandbox-')));
   const dirs: SandboxDirs = {
