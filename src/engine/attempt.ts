@@ -184,7 +184,8 @@ async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline:
   // A model agent's traffic goes through a gateway session; its metering becomes the attempt's usage.
   const models = env.models?.openAttempt(plan, agent);
   const layout = sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, baselineGitDir: baseline.gitDir });
-  const executor = recordingExecutor(createExecutor(env.sandbox, layout), join(attemptDir, 'commands.jsonl'));
+  const controller = new AbortController();
+  const executor = recordingExecutor(createExecutor(env.sandbox, layout), join(attemptDir, 'commands.jsonl'), controller.signal);
   const enforcesFs = executor.isolation.filesystem;
   // Without a sandbox that stops them, outside writes can only be looked for afterwards.
   const fsGuard = await startFsGuard({
@@ -193,15 +194,14 @@ async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline:
     trees: enforcesFs ? [] : [dirname(task.sourceFile), ...(task.repo.kind === 'local' ? [task.repo.path] : []), ...(task.heldOut ? [task.heldOut.path] : [])],
     exclude: [env.stateDir, attemptDir],
   });
-  const controller = new AbortController();
   const onOuterAbort = (): void => controller.abort();
   env.signal?.addEventListener('abort', onOuterAbort, { once: true });
   const timeoutMs = env.models?.agentTimeoutMs ?? task.limits.agentTimeoutMs;
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<AgentResult>((resolveTimeout) => {
+  const timeout = new Promise<'timeout'>((resolveTimeout) => {
     timer = setTimeout(() => {
       controller.abort();
-      resolveTimeout({ stopReason: 'timeout', error: `agent did not finish within ${timeoutMs} ms` });
+      resolveTimeout('timeout');
     }, timeoutMs);
   });
   try {
@@ -209,13 +209,28 @@ async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline:
       .run({ task, workspace, instruction: task.instruction, executor, attemptDir, limits: { timeoutMs }, signal: controller.signal, ...(models ? { model: models.access } : {}) })
       .catch((error: unknown): AgentResult => ({ stopReason: 'error', error: error instanceof Error ? error.message : String(error) }));
     const raced = await Promise.race([run, timeout]);
-    const result = models ? models.finish(raced) : raced;
-    return { result, commands: [...executor.events()], enforcesFs, fsGuard };
+    let result: AgentResult;
+    if (raced === 'timeout') {
+      // The agent was aborted; give it a moment to return what it has (turns, tool calls), but the
+      // stop stays a timeout whatever it says.
+      const late = await Promise.race([run, delay(TIMEOUT_REPORT_GRACE_MS)]);
+      result = { ...(late ?? {}), stopReason: 'timeout', error: `agent did not finish within ${timeoutMs} ms` };
+    } else {
+      result = raced;
+    }
+    return { result: models ? models.finish(result) : result, commands: [...executor.events()], enforcesFs, fsGuard };
   } finally {
     clearTimeout(timer);
     env.signal?.removeEventListener('abort', onOuterAbort);
     controller.abort();
   }
+}
+
+/** How long a timed-out agent may take to hand back its partial result after being aborted. */
+const TIMEOUT_REPORT_GRACE_MS = 2_000;
+
+function delay(ms: number): Promise<undefined> {
+  return new Promise((resolveDelay) => setTimeout(() => resolveDelay(undefined), ms).unref());
 }
 
 function finish(result: AttemptResult, startedAt: Date): AttemptResult {

@@ -17,9 +17,10 @@ export interface CommandEvent {
 
 /**
  * Wraps an executor so every command the agent runs is appended to `file` as it finishes; the
- * policy checks read this log rather than anything the agent reports about itself.
+ * policy checks read this log rather than anything the agent reports about itself. When `phase`
+ * aborts, commands still running are killed and later ones throw.
  */
-export function recordingExecutor(inner: Executor, file: string): Executor & { events(): CommandEvent[] } {
+export function recordingExecutor(inner: Executor, file: string, phase?: AbortSignal): Executor & { events(): CommandEvent[] } {
   const events: CommandEvent[] = [];
   let writes: Promise<void> = Promise.resolve();
   return {
@@ -27,10 +28,14 @@ export function recordingExecutor(inner: Executor, file: string): Executor & { e
     isolation: inner.isolation,
     events: () => events,
     async exec(req: ExecRequest): Promise<ExecResult> {
+      // Once the phase is over (the agent stopped or timed out) nothing more may touch the
+      // workspace: running commands are killed with it and new ones refused.
+      if (phase?.aborted) throw new Error('the agent phase has ended: no more commands may run');
+      const signal = phase && req.signal ? AbortSignal.any([req.signal, phase]) : (phase ?? req.signal);
       const started = Date.now();
       let result: ExecResult | undefined;
       try {
-        result = await inner.exec(req);
+        result = await inner.exec({ ...req, signal });
         return result;
       } finally {
         const event: CommandEvent = {

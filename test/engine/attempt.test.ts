@@ -178,3 +178,37 @@ describe('runAttempt: held-out tests and harness faults', () => {
     expect(a).toMatchObject({ verdict: 'ERROR', cause: 'harness_error', message: 'agent infrastructure failed: rate limit retries exhausted' });
   });
 });
+
+describe('the end of the agent phase', () => {
+  it('a timed-out agent keeps what it reported, its running command is killed and later ones are refused', async () => {
+    const task = fixture();
+    task.limits.agentTimeoutMs = 1_500;
+    let refused: string | undefined;
+    let sleeper: { exitCode: number | null; signal: string | null } | undefined;
+    let late: Promise<void> | undefined;
+    const stubborn: Agent = {
+      name: 'stubborn',
+      async run(ctx) {
+        // Ignores the abort signal on purpose: a long command, then another once the phase is over.
+        late = (async () => {
+          sleeper = await ctx.executor.exec({ argv: ['sh', '-c', 'sleep 30'], cwd: ctx.workspace, timeoutMs: 60_000, network: 'none' });
+          try {
+            await ctx.executor.exec({ argv: ['sh', '-c', 'echo late > src/late.txt'], cwd: ctx.workspace, timeoutMs: 5_000, network: 'none' });
+          } catch (error) {
+            refused = (error as Error).message;
+          }
+        })();
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+        return { stopReason: 'end_turn', turns: 3, toolCalls: 2 };
+      },
+    };
+    const result = await attempt(task, stubborn, { baselineTests: false });
+    await late;
+    expect(result.agentResult).toMatchObject({ stopReason: 'timeout', turns: 3, toolCalls: 2 });
+    expect(result.cause).toBe('agent_timeout');
+    expect(sleeper?.exitCode).toBeNull();
+    expect(sleeper?.signal).not.toBeNull();
+    expect(refused).toMatch(/agent phase has ended/);
+    expect(result.diff?.files.map((f) => f.path)).toEqual([]);
+  });
+});
