@@ -3,7 +3,6 @@ import {
   bootstrapClusterMean,
   clusteredBootstrap,
   describe,
-  newcombeDifference,
   pairedComparison,
   passAtK,
   passHatK,
@@ -146,11 +145,6 @@ export interface AgentComparison extends PairedComparison {
   /** `verdict` names these: 'A better' means agent `a`. */
   a: string;
   b: string;
-  /**
-   * Set when `wilsonFloor` widened the paired interval to Newcombe's interval on the pooled counts
-   * of the shared tasks. The verdict then separates only if the widened interval excludes 0 too.
-   */
-  floor?: 'newcombe';
 }
 
 export interface RepoProfile {
@@ -438,41 +432,11 @@ function compareAll(agents: readonly string[], cells: readonly CellStats[], ctx:
   const comparisons: AgentComparison[] = [];
   agents.forEach((a, i) => {
     for (const b of agents.slice(i + 1)) {
-      const result = pairedComparison(outcomes(a), outcomes(b), { seed: ctx.seed, confidence: ctx.confidence });
-      comparisons.push(ctx.wilsonFloor ? floorComparison({ a, b, ...result }, outcomes(a), outcomes(b), ctx) : { a, b, ...result });
+      const result = pairedComparison(outcomes(a), outcomes(b), { seed: ctx.seed, confidence: ctx.confidence, newcombeFloor: ctx.wilsonFloor });
+      comparisons.push({ a, b, ...result });
     }
   });
   return comparisons;
-}
-
-/**
- * When every shared task comes out the same for both agents, the sign-flip interval has zero width
- * although each task was tried only a few times. Widen it to Newcombe's interval on the pooled
- * counts of the shared tasks, and separate only when both the test and the widened interval do.
- */
-function floorComparison(
-  comparison: AgentComparison,
-  a: ReadonlyArray<{ taskId: string; successes: number; n: number }>,
-  b: ReadonlyArray<{ taskId: string; successes: number; n: number }>,
-  ctx: Context,
-): AgentComparison {
-  if (comparison.low === null || comparison.high === null) return comparison;
-  const shared = new Map(b.filter((o) => o.n > 0).map((o) => [o.taskId, o]));
-  const pooled = { a: { successes: 0, n: 0 }, b: { successes: 0, n: 0 } };
-  for (const oa of a) {
-    const ob = shared.get(oa.taskId);
-    if (!ob || oa.n === 0) continue;
-    pooled.a.successes += oa.successes;
-    pooled.a.n += oa.n;
-    pooled.b.successes += ob.successes;
-    pooled.b.n += ob.n;
-  }
-  const floor = newcombeDifference(pooled.a, pooled.b, ctx.confidence);
-  if (floor === null || (floor.low >= comparison.low && floor.high <= comparison.high)) return comparison;
-  const low = Math.min(comparison.low, floor.low);
-  const high = Math.max(comparison.high, floor.high);
-  const verdict = comparison.verdict !== 'not separated' && (low > 0 || high < 0) ? comparison.verdict : 'not separated';
-  return { ...comparison, low, high, verdict, floor: 'newcombe' };
 }
 
 function repoSection(attempts: readonly AttemptResult[], repoOf: (taskId: string) => string, ctx: Context): RepoSection {

@@ -1,4 +1,4 @@
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Agent } from '../agents/index.js';
 import { recordingExecutor, type CommandEvent } from '../evidence/command-log.js';
@@ -21,6 +21,7 @@ import {
 import { commitBaseline, type Baseline } from '../workspace/baseline.js';
 import type { RunModels } from './gateway-lifecycle.js';
 import { neverRanReason, runBaselineTests, taskInvalidReason, verifyAttempt, type AttemptPaths, type TestRun } from './attempt-verify.js';
+import { writeJsonAtomic } from './run-files.js';
 import { sandboxLayout } from './sandbox-layout.js';
 
 export interface AttemptEnv {
@@ -247,8 +248,6 @@ async function record(attemptDir: string, result: AttemptResult, startedAt: Date
   if (!env.keepWorkspace) {
     await Promise.all(['workspace', 'baseline.git', 'home', 'tmp', 'test-snapshot'].map((d) => rm(join(attemptDir, d), { recursive: true, force: true })));
   }
-  const file = join(attemptDir, 'attempt.json');
-  await writeFile(`${file}.tmp`, `${JSON.stringify(result, null, 2)}\n`);
-  await rename(`${file}.tmp`, file);
+  await writeJsonAtomic(join(attemptDir, 'attempt.json'), result);
   return result;
 }

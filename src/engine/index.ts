@@ -15,7 +15,7 @@ export {
 export { runAttempt, type AttemptEnv } from './attempt.js';
 export { expandPlan, attemptId, configHash, taskHash, newRunId, type Plan, type PlannedTask, type PlanSettings } from './plan.js';
 export { selectTasks, type TaskSelection } from './select.js';
-export { findRunDir, readPlanFile, runsDir, PLAN_SCHEMA_VERSION, type RunPlanFile, type ResumeRecord } from './run-files.js';
+export { findRunDir, readPlanFile, runsDir, writeFileAtomic, PLAN_SCHEMA_VERSION, type RunPlanFile, type ResumeRecord } from './run-files.js';
 export { readCheckpoint, CHECKPOINT_FILE, type CheckpointEntry } from './checkpoint.js';
 export { compareRuns, type RunComparison, type CellDelta, type CellCounts, type AgentRunComparison, type RunCells } from './compare.js';
 export { repoKeyOf } from './history-sink.js';

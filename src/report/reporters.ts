@@ -1,5 +1,6 @@
-import { appendFile, rename, writeFile } from 'node:fs/promises';
+import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../engine/index.js';
 import { renderHtml } from './html.js';
 import { renderJUnit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
@@ -10,8 +11,7 @@ import { renderSarif } from './sarif.js';
 export const GITHUB_SUMMARY_MAX_BYTES = 900 * 1024;
 
 async function writeAtomic(file: string, content: string): Promise<string> {
-  await writeFile(`${file}.tmp`, content);
-  await rename(`${file}.tmp`, file);
+  await writeFileAtomic(file, content);
   return file;
 }
 

@@ -1,3 +1,4 @@
+import { newcombeDifference } from './newcombe.js';
 import { mulberry32 } from './prng.js';
 import { assertConfidence, assertPositiveInteger, assertSuccesses } from './validate.js';
 
@@ -27,6 +28,11 @@ export interface PairedComparison {
   confidence: number;
   /** Set when the comparison could never separate the agents, and why. */
   note?: string;
+  /**
+   * Set when the sign-flip interval was narrower than the trials behind it allow and was widened to
+   * Newcombe's interval on the pooled counts; the verdict then separates only if that excludes 0 too.
+   */
+  floor?: 'newcombe';
 }
 
 export interface PairedOptions {
@@ -37,6 +43,12 @@ export interface PairedOptions {
   exactMaxTasks?: number;
   /** Random sign assignments drawn when the task count exceeds `exactMaxTasks`. */
   iterations?: number;
+  /**
+   * Never report an interval narrower than Newcombe's on the pooled counts (default true). When
+   * every shared task comes out the same for both agents, the sign-flip interval has zero width
+   * although each task was tried only a few times; the floor keeps that noise in view.
+   */
+  newcombeFloor?: boolean;
 }
 
 const DEFAULT_EXACT_MAX_TASKS = 16;
@@ -113,7 +125,29 @@ export function pairedComparison(
   const result: PairedComparison = { verdict, diff, low, high, pValue: p0, tasks: m, method, confidence };
   const note = cannotSeparateNote(diffs, alpha, confidence);
   if (note !== undefined) result.note = note;
-  return result;
+  return opts.newcombeFloor === false ? result : floorByNewcombe(result, a, b, confidence);
+}
+
+/** Widens the interval to Newcombe's on the shared tasks' pooled counts; separates only if both do. */
+function floorByNewcombe(result: PairedComparison, a: readonly TaskOutcome[], b: readonly TaskOutcome[], confidence: number): PairedComparison {
+  if (result.low === null || result.high === null) return result;
+  const onB = new Map(b.filter((o) => o.n > 0).map((o) => [o.taskId, o]));
+  const pooledA = { successes: 0, n: 0 };
+  const pooledB = { successes: 0, n: 0 };
+  for (const oa of a) {
+    const ob = onB.get(oa.taskId);
+    if (!ob || oa.n === 0) continue;
+    pooledA.successes += oa.successes;
+    pooledA.n += oa.n;
+    pooledB.successes += ob.successes;
+    pooledB.n += ob.n;
+  }
+  const floor = newcombeDifference(pooledA, pooledB, confidence);
+  if (floor === null || (floor.low >= result.low && floor.high <= result.high)) return result;
+  const low = Math.min(result.low, floor.low);
+  const high = Math.max(result.high, floor.high);
+  const verdict = result.verdict !== 'not separated' && (low > 0 || high < 0) ? result.verdict : 'not separated';
+  return { ...result, low, high, verdict, floor: 'newcombe' };
 }
 
 /** Per-task rate differences over tasks scored for both, in taskId order so sampling is stable. */

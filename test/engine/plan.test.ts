@@ -111,6 +111,14 @@ describe('compareRuns', () => {
     expect(c.pairs[0]?.comparison).toMatchObject({ verdict: 'not separated', tasks: 6 });
   });
 
+  it('agrees with the run statistics: a lean too small for the pooled trials is not separated', () => {
+    // Every task leans A's way (3/10 against 2/10): the sign-flip test alone would separate them.
+    const tasks = ['t1', 't2', 't3', 't4', 't5', 't6'];
+    const c = compareRuns({ runId: 'A', cells: tasks.map((t) => cell('x', t, 3, 10)) }, { runId: 'B', cells: tasks.map((t) => cell('x', t, 2, 10)) });
+    expect(c.pairs[0]?.comparison).toMatchObject({ verdict: 'not separated', floor: 'newcombe' });
+    expect(c.pairs[0]?.comparison.low).toBeLessThan(0);
+  });
+
   it('pairs the only agent of each run when they share none, and notes changed tasks', () => {
     const tasks = ['t1', 't2', 't3', 't4', 't5', 't6', 't7'];
     const c = compareRuns(

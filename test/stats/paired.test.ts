@@ -22,6 +22,15 @@ describe('pairedComparison', () => {
     expect(r.note).toBeUndefined();
   });
 
+  it('floors a zero-width interval with Newcombe on pooled counts unless told not to', () => {
+    const floored = pairedComparison(always(6, 3), never(6, 3));
+    expect(floored).toMatchObject({ verdict: 'A better', floor: 'newcombe', high: 1 });
+    expect(floored.low).toBeLessThan(0.9);
+    const raw = pairedComparison(always(6, 3), never(6, 3), { newcombeFloor: false });
+    expect(raw.floor).toBeUndefined();
+    expect(raw.low).toBeCloseTo(1, 6);
+  });
+
   it('names B when B is the better agent', () => {
     expect(pairedComparison(never(6, 3), always(6, 3)).verdict).toBe('B better');
   });
