@@ -1,4 +1,5 @@
-import type { TestCaseResult, TestGroupOutcome } from '../types/index.js';
+import { classifyTests } from '../evidence/test-outcome-groups.js';
+import type { TestGroupOutcome } from '../types/index.js';
 import { describeFailing } from './describe.js';
 import { passedAtBaseline, passToPassIds } from './test-baseline.js';
 import { capped, fail, pass, type Check } from './types.js';
@@ -20,13 +21,9 @@ export const regressionCheck: Check = {
     let comparedWith: 'baseline' | 'assumed';
     if (atBaseline && input.baselineCases) {
       comparedWith = 'baseline';
-      const byId = groupById(input.cases ?? []);
-      regressions = passToPassIds(input.task.tests, input.baselineCases)
-        .filter((id) => atBaseline.has(id))
-        .flatMap((id) => {
-          const reason = notPassing(byId.get(id) ?? []);
-          return reason ? [{ id, reason }] : [];
-        });
+      const ids = passToPassIds(input.task.tests, input.baselineCases).filter((id) => atBaseline.has(id));
+      // The same rules as any listed pass-to-pass id: missing, failed, duplicated or skipped.
+      regressions = classifyTests(input.cases ?? [], { failToPass: [], passToPass: ids }).passToPass.failing;
     } else {
       comparedWith = 'assumed';
       regressions = run.passToPass.failing;
@@ -36,16 +33,3 @@ export const regressionCheck: Check = {
     return pass(comparedWith === 'baseline' ? 'every pass-to-pass test that passed at the baseline still passes' : 'every pass-to-pass test passes', evidence);
   },
 };
-
-function notPassing(matches: TestCaseResult[]): Failing['reason'] | undefined {
-  if (matches.length === 0) return 'missing';
-  if (matches.some((c) => c.status === 'failed')) return 'failed';
-  if (matches.length > 1) return 'duplicated';
-  return matches[0]?.status === 'skipped' ? 'skipped' : undefined;
-}
-
-function groupById(cases: TestCaseResult[]): Map<string, TestCaseResult[]> {
-  const byId = new Map<string, TestCaseResult[]>();
-  for (const c of cases) byId.set(c.id, [...(byId.get(c.id) ?? []), c]);
-  return byId;
-}

@@ -1,10 +1,5 @@
 import type { TestCaseResult, TestRunEvidence } from '../types/index.js';
 
-/** A run the graders may read: a report with cases, an exit code that agrees with it. */
-export function usable(run: TestRunEvidence | undefined): run is TestRunEvidence {
-  return run !== undefined && run.parsed > 0 && run.invalidReason === undefined && run.consistent;
-}
-
 /**
  * Ids that passed at the baseline, or undefined when there is no usable baseline to ask. A run
  * whose exit code disagrees with its report still tells which ids passed, so only a run without

@@ -3,7 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, InputError } from '../errors.js';
 import type { PolicySpec, RepoSource, Task } from '../types/index.js';
-import { defaultsSchema, DURATION_PATTERN, REPORTER_NAMES_IN_CONFIG, taskSchema, taskSetSchema, type DefaultsParsed, type TaskParsed } from './schema.js';
+import { DURATION_PATTERN, REPORTER_NAMES_IN_CONFIG, taskSchema, taskSetSchema, type DefaultsParsed, type TaskParsed } from './schema.js';
 import { issueToError } from './issue-to-error.js';
 import { formatFieldPath, YamlSource, type FieldPath } from './yaml-source.js';
 
@@ -56,13 +56,11 @@ export function loadTaskSet(path: string): TaskSet {
   if (!top.success) throw issueToError(source, taskSetSchema, top.error.issues, []);
 
   const defaults = top.data.defaults ?? {};
-  const checkedDefaults = defaultsSchema.safeParse(defaults);
-  if (!checkedDefaults.success) throw issueToError(source, defaultsSchema, checkedDefaults.error.issues, ['defaults']);
 
   const seen = new Map<string, number>();
   const tasks = top.data.tasks.map((rawTask, index) => {
     const at: FieldPath = ['tasks', index];
-    const merged = mergeDefaults(checkedDefaults.data, rawTask);
+    const merged = mergeDefaults(defaults, rawTask);
     const parsed = taskSchema.safeParse(merged);
     if (!parsed.success) throw issueToError(source, taskSchema as z.ZodType, parsed.error.issues, at, [['defaults']]);
     const previous = seen.get(parsed.data.id);

@@ -11,9 +11,9 @@ import { readAddedLines } from '../evidence/added-lines.js';
 import type { CommandEvent } from '../evidence/command-log.js';
 import { collectDiff } from '../evidence/diff.js';
 import { finishFsGuard, type FsGuard } from '../evidence/fs-guard.js';
-import { parseJUnit } from '../evidence/junit.js';
 import { runTests } from '../evidence/run-tests.js';
 import { guardEvidence, inspectTests, restoreTests, type TestSnapshot } from '../evidence/test-guard.js';
+import { failToPassAlreadyPassing } from '../grading/index.js';
 import { createExecutor } from '../sandbox/index.js';
 import type { CheckResult, DiffStats, Task, TestCaseResult, TestRunEvidence } from '../types/index.js';
 import type { Baseline } from '../workspace/baseline.js';
@@ -46,7 +46,7 @@ interface TestRunSpec {
 
 async function runTestCommand(task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv, spec: TestRunSpec): Promise<TestRun> {
   const layout = sandboxLayout({ task, stateDir: env.stateDir, workspace: paths.workspace, attemptDir: paths.attemptDir, baselineGitDir: baseline.gitDir, alsoWritable: [paths.resultsDir] });
-  const { evidence, junitXml } = await runTests({
+  const { evidence, junitXml, cases } = await runTests({
     executor: createExecutor(env.sandbox, layout),
     workspace: paths.workspace,
     command: spec.command,
@@ -60,8 +60,7 @@ async function runTestCommand(task: Task, paths: AttemptPaths, baseline: Baselin
   });
   if (junitXml === undefined) return { evidence };
   await writeFile(join(paths.attemptDir, spec.reportName), junitXml);
-  const parsed = parseJUnit(junitXml);
-  return { evidence, ...(parsed.error ? {} : { cases: parsed.cases }) };
+  return { evidence, ...(cases ? { cases } : {}) };
 }
 
 /**
@@ -81,8 +80,7 @@ export async function runBaselineTests(task: Task, paths: AttemptPaths, baseline
 /** Why a task cannot grade anyone, judged on its baseline run; undefined when it can. */
 export function taskInvalidReason(task: Task, baselineRun: TestRunEvidence): string | undefined {
   if (baselineRun.invalidReason !== undefined) return undefined;
-  const failing = new Set(baselineRun.failToPass.failing.map((f) => f.id));
-  const passing = [...new Set(task.tests.failToPass)].filter((id) => !failing.has(id));
+  const passing = failToPassAlreadyPassing(task.tests.failToPass, baselineRun);
   if (passing.length === 0) return undefined;
   return `task invalid: fail-to-pass test(s) already pass at the baseline, before any agent ran: ${passing.join(', ')} (fix the task's fail_to_pass or its repo)`;
 }

@@ -18,7 +18,6 @@ export { selectTasks, type TaskSelection } from './select.js';
 export { findRunDir, readPlanFile, runsDir, writeFileAtomic, PLAN_SCHEMA_VERSION, type RunPlanFile, type ResumeRecord } from './run-files.js';
 export { readCheckpoint, CHECKPOINT_FILE, type CheckpointEntry } from './checkpoint.js';
 export { compareRuns, type RunComparison, type CellDelta, type CellCounts, type AgentRunComparison, type RunCells } from './compare.js';
-export { repoKeyOf } from './history-sink.js';
 export {
   aggregateRun,
   RUN_STATS_SCHEMA_VERSION,

@@ -52,7 +52,9 @@ export function recordingExecutor(inner: Executor, file: string, phase?: AbortSi
         };
         events.push(event);
         // Appends are chained so lines never interleave when an agent runs commands in parallel.
-        writes = writes.then(() => appendFile(file, `${JSON.stringify(event)}\n`));
+        // A failed append must not poison the chain: the in-memory log the checks read is complete
+        // either way, and commands.jsonl is its copy on disk.
+        writes = writes.then(() => appendFile(file, `${JSON.stringify(event)}\n`)).catch(() => undefined);
         await writes;
       }
     },

@@ -2,8 +2,9 @@ import { constants } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Executor } from '../sandbox/executor.js';
-import type { TestRunEvidence } from '../types/index.js';
-import { buildTestEvidence } from './test-outcome.js';
+import type { TestCaseResult, TestRunEvidence } from '../types/index.js';
+import { MAX_JUNIT_CHARS } from './junit.js';
+import { evaluateTestRun } from './test-outcome.js';
 
 export interface TestRunRequest {
   executor: Executor;
@@ -21,14 +22,12 @@ export interface TestRunRequest {
   signal?: AbortSignal;
 }
 
-/** JUnit reports bigger than this are not evidence but an attack on the parser. */
-const MAX_JUNIT_BYTES = 64 * 1024 * 1024;
 
 /**
  * Runs a test command in the sandbox, without network, and turns its JUnit report into evidence.
  * A report the agent left in the workspace beforehand is deleted first, so only this run counts.
  */
-export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRunEvidence; junitXml?: string }> {
+export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRunEvidence; junitXml?: string; cases?: TestCaseResult[] }> {
   const reportPath = req.junit ? join(req.workspace, req.junit) : join(req.resultsDir, req.reportName);
   await rm(reportPath, { force: true, recursive: true });
 
@@ -41,20 +40,23 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
     network: 'none',
     signal: req.signal,
   });
-  const junitXml = await readBounded(reportPath);
-  const evidence = buildTestEvidence({
+  const report = await readReport(reportPath);
+  const junitXml = typeof report === 'string' ? report : undefined;
+  const { evidence, cases } = evaluateTestRun({
     command: req.command,
     exitCode: result.exitCode,
     timedOut: result.timedOut,
     durationMs: result.durationMs,
     output: `${result.stdout}${result.stderr ? `\n${result.stderr}` : ''}`,
     junitXml,
+    ...(typeof report === 'object' ? { reportProblem: report.problem } : {}),
     spec: { failToPass: req.failToPass, passToPass: req.passToPass },
   });
-  return { evidence, junitXml };
+  return { evidence, junitXml, cases };
 }
 
-async function readBounded(path: string): Promise<string | undefined> {
+/** The report's text; undefined when there is none; a problem when it is there but not readable as one. */
+async function readReport(path: string): Promise<string | { problem: string } | undefined> {
   let handle;
   try {
     // Never follow a symlink the agent may have planted where the report goes.
@@ -64,7 +66,9 @@ async function readBounded(path: string): Promise<string | undefined> {
   }
   try {
     const stat = await handle.stat();
-    if (!stat.isFile() || stat.size > MAX_JUNIT_BYTES) return undefined;
+    if (!stat.isFile()) return { problem: 'the JUnit report path is not a regular file' };
+    // Bytes bound characters from above, so this is the parser's own limit, checked before reading.
+    if (stat.size > MAX_JUNIT_CHARS) return { problem: `JUnit report too large (${stat.size} bytes; limit ${MAX_JUNIT_CHARS})` };
     return await handle.readFile('utf8');
   } finally {
     await handle.close();

@@ -24,6 +24,8 @@ export interface TestRunInput {
   output: string;
   /** The JUnit report's text; `undefined` when the command wrote none. */
   junitXml: string | undefined;
+  /** Why there is no report text although a file was there (e.g. it was too large to read). */
+  reportProblem?: string;
   spec: TestSelection;
 }
 
@@ -44,6 +46,11 @@ export interface TestRunInput {
  *   stays useful to say what did run. A missing exit code (`null`) is never consistent.
  */
 export function buildTestEvidence(input: TestRunInput): TestRunEvidence {
+  return evaluateTestRun(input).evidence;
+}
+
+/** buildTestEvidence, also handing back the parsed cases (undefined when there was no readable report). */
+export function evaluateTestRun(input: TestRunInput): { evidence: TestRunEvidence; cases?: TestCaseResult[] } {
   const report = input.junitXml === undefined ? undefined : parseJUnit(input.junitXml);
   const cases = report?.cases ?? [];
   const invalidReason = whyInvalid(input, report?.error, cases.length);
@@ -63,13 +70,13 @@ export function buildTestEvidence(input: TestRunInput): TestRunEvidence {
     outputTail: tail(input.output, OUTPUT_TAIL_CHARS),
   };
   if (invalidReason !== undefined) evidence.invalidReason = invalidReason;
-  return evidence;
+  return report === undefined || report.error !== undefined ? { evidence } : { evidence, cases };
 }
 
 function whyInvalid(input: TestRunInput, parseError: string | undefined, parsed: number): string | undefined {
   if (input.timedOut) return `test command timed out after ${Math.round(input.durationMs)} ms`;
   if (input.exitCode === null) return 'test command ended without an exit code (killed by a signal)';
-  if (input.junitXml === undefined) return 'test command wrote no JUnit report';
+  if (input.junitXml === undefined) return input.reportProblem ?? 'test command wrote no JUnit report';
   if (parseError !== undefined) return `JUnit report unreadable: ${parseError}`;
   if (parsed === 0) return 'JUnit report contains no test cases';
   return undefined;

@@ -1,4 +1,4 @@
 /** Score, verdict and cause from check results; task validity for `crucible validate`. */
 export { grade, type Grade, type GradeInput } from './verdict.js';
 export { score, SEVERITY_POINTS, BLOCKING } from './score.js';
-export { judgeTaskValidity, type TaskValidity, type ValidityStatus } from './validity.js';
+export { judgeTaskValidity, failToPassAlreadyPassing, type TaskValidity, type ValidityStatus } from './validity.js';

@@ -1,4 +1,4 @@
-import type { AttemptResult, Task } from '../types/index.js';
+import type { AttemptResult, Task, TestRunEvidence } from '../types/index.js';
 import { describeFailing } from '../checks/describe.js';
 
 export type ValidityStatus = 'valid' | 'invalid' | 'flaky';
@@ -41,8 +41,7 @@ export function judgeTaskValidity(task: Pick<Task, 'id' | 'tests' | 'oracle' | '
     if (nop.verdict === 'ERROR') problems.push(`nop: ${nop.message}`);
     else if (nop.tests?.invalidReason) problems.push(`nop: the tests give no usable report without a fix (${nop.tests.invalidReason})`);
     else if (nop.tests) {
-      const failing = new Set(nop.tests.failToPass.failing.map((f) => f.id));
-      const alreadyPassing = [...new Set(task.tests.failToPass)].filter((id) => !failing.has(id));
+      const alreadyPassing = failToPassAlreadyPassing(task.tests.failToPass, nop.tests);
       if (alreadyPassing.length > 0) problems.push(`nop: fail-to-pass already pass without a fix: ${alreadyPassing.join(', ')}`);
       if (nop.tests.passToPass.failing.length > 0) problems.push(`nop: pass-to-pass failing without any change: ${describeFailing(nop.tests.passToPass.failing)}`);
     }
@@ -73,4 +72,10 @@ export function judgeTaskValidity(task: Pick<Task, 'id' | 'tests' | 'oracle' | '
   if (problems.length > 0 && validity.status !== 'flaky') validity.status = 'invalid';
   else if (validity.status === 'flaky' && problems.length > 1) validity.status = 'invalid';
   return validity;
+}
+
+/** Fail-to-pass ids that pass in a run made without any fix: a task that cannot grade anyone. */
+export function failToPassAlreadyPassing(failToPass: readonly string[], run: TestRunEvidence): string[] {
+  const failing = new Set(run.failToPass.failing.map((f) => f.id));
+  return [...new Set(failToPass)].filter((id) => !failing.has(id));
 }

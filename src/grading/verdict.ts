@@ -84,4 +84,3 @@ function fail(cause: Cause, message: string, points: number): Grade {
   return { verdict: 'FAIL', cause, message, score: points };
 }
 
-export { describeFailing } from '../checks/describe.js';

@@ -97,6 +97,12 @@ describe('buildTestEvidence', () => {
       expect(evidence.failToPass.failing).toEqual([{ id: 't::fixed', reason: 'missing' }]);
     });
 
+    it('says why a report that was there could not be read (e.g. too large)', () => {
+      const evidence = buildTestEvidence(run({ junitXml: undefined, exitCode: 0, reportProblem: 'JUnit report too large (99 bytes; limit 10)' }));
+      expect(evidence.invalidReason).toBe('JUnit report too large (99 bytes; limit 10)');
+      expect(evidence.failToPass.failing).toEqual([{ id: 't::fixed', reason: 'missing' }]);
+    });
+
     it('is invalid when the report cannot be read, and says why on one line', () => {
       const evidence = buildTestEvidence(run({ junitXml: '<testsuites><testcase name="x">' }));
       expect(evidence.invalidReason).toMatch(/^JUnit report unreadable: not well-formed XML/);
