@@ -3,7 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { handleError } from './exit.js';
 import { addModelOptions } from './model-options.js';
 import { addReporterOptions } from './report-options.js';
-import { version } from './version.js';
+import { version } from '../version.js';
 
 /** Repeatable options (`--agent a --agent b`) collect into an array. */
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -164,6 +164,7 @@ program
   .command('schema')
   .description('Write the JSON Schema of the task-set format (for editor completion).')
   .option('-o, --out <file>', 'write to this file instead of stdout')
+  .addHelpText('after', '\nExample:\n  crucible schema --out taskset.schema.json\n  then start a task-set file with: # yaml-language-server: $schema=./taskset.schema.json')
   .action(async (opts) => (await import('./commands/schema.js')).schemaCommand(opts));
 
 // `crucible history | head` closes the pipe early: that is the reader being done, not an error.

@@ -3,6 +3,7 @@ import { toMs } from '../config/index.js';
 import { checkModelSpecs, DEFAULT_MAX_TURNS, type ModelRunOptions } from '../engine/gateway-lifecycle.js';
 import { InputError } from '../errors.js';
 import type { AttemptResult } from '../types/index.js';
+import { wholeNumber } from './args.js';
 import { table } from './format.js';
 import type { ModelCliOptions } from './model-options.js';
 
@@ -32,10 +33,9 @@ export function modelRunOptions(opts: ModelCliOptions, agents: readonly string[]
   return options;
 }
 
+/** An optional whole-number flag: undefined when not given (no limit). */
 function whole(flag: string, text: string | undefined, min = 1): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text.trim()) || Number(text) < min) throw new InputError(`${flag} ${text}: expected a whole number ≥ ${min}`);
-  return Number(text);
+  return text === undefined ? undefined : wholeNumber(flag, text, min, min);
 }
 
 function dollars(text: string | undefined): number | undefined {

@@ -19,6 +19,7 @@ import type { CheckResult, DiffStats, Task, TestCaseResult, TestRunEvidence } fr
 import type { Baseline } from '../workspace/baseline.js';
 import { git } from '../workspace/git.js';
 import type { AttemptEnv } from './attempt.js';
+import { ATTEMPT_JUNIT_FILES } from './run-files.js';
 import { sandboxLayout } from './sandbox-layout.js';
 
 const execFileAsync = promisify(execFile);
@@ -69,7 +70,7 @@ async function runTestCommand(task: Task, paths: AttemptPaths, baseline: Baselin
  * and bytecode removed, the results directory emptied.
  */
 export async function runBaselineTests(task: Task, paths: AttemptPaths, baseline: Baseline, snapshot: TestSnapshot, env: AttemptEnv): Promise<TestRun> {
-  const run = await runTestCommand(task, paths, baseline, env, { ...task.tests, reportName: 'baseline.junit.xml' });
+  const run = await runTestCommand(task, paths, baseline, env, { ...task.tests, reportName: ATTEMPT_JUNIT_FILES.baseline });
   const target = { gitDir: baseline.gitDir, workTree: paths.workspace };
   await git(target, ['reset', '--hard', '--quiet', baseline.commit]);
   await git(target, ['clean', '-d', '--force', '--quiet']);
@@ -116,7 +117,7 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
   const guardState = await inspectTests(snapshot, paths.resultsDir);
   const tampering = { ...guardEvidence(snapshot, guardState), ...(await restoreTests(snapshot, guardState, paths.resultsDir)) };
 
-  const tests = await runTestCommand(task, paths, baseline, env, { ...task.tests, reportName: 'tests.junit.xml' });
+  const tests = await runTestCommand(task, paths, baseline, env, { ...task.tests, reportName: ATTEMPT_JUNIT_FILES.tests });
   let heldOut: TestRun | undefined;
   if (task.heldOut) {
     // Copied in only now: the agent has stopped, and never had the held-out directory in view.
@@ -126,7 +127,7 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
       junit: task.heldOut.junit,
       failToPass: [],
       passToPass: 'all_others',
-      reportName: 'held-out.junit.xml',
+      reportName: ATTEMPT_JUNIT_FILES.heldOut,
     });
   }
   const addedLines = await readAddedLines(patchFile, diff, paths.workspace);

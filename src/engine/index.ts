@@ -14,8 +14,9 @@ export {
 } from './run.js';
 export { runAttempt, type AttemptEnv } from './attempt.js';
 export { expandPlan, attemptId, configHash, taskHash, newRunId, type Plan, type PlannedTask, type PlanSettings } from './plan.js';
+export { schedule } from './scheduler.js';
 export { selectTasks, type TaskSelection } from './select.js';
-export { findRunDir, readPlanFile, runsDir, writeFileAtomic, PLAN_SCHEMA_VERSION, type RunPlanFile, type ResumeRecord } from './run-files.js';
+export { findRunDir, readPlanFile, runsDir, writeFileAtomic, ATTEMPT_JUNIT_FILES, PLAN_SCHEMA_VERSION, type RunPlanFile, type ResumeRecord } from './run-files.js';
 export { readCheckpoint, CHECKPOINT_FILE, type CheckpointEntry } from './checkpoint.js';
 export { compareRuns, type RunComparison, type CellDelta, type CellCounts, type AgentRunComparison, type RunCells } from './compare.js';
 export {

@@ -112,3 +112,6 @@ export async function createRunDir(runDir: string, plan: RunPlanFile): Promise<v
   await writeJsonAtomic(join(staging, 'plan.json'), plan);
   await rename(staging, runDir);
 }
+
+/** The JUnit copies an attempt directory holds: baseline run, the verify run, held-out tests. */
+export const ATTEMPT_JUNIT_FILES = { baseline: 'baseline.junit.xml', tests: 'tests.junit.xml', heldOut: 'held-out.junit.xml' } as const;

@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ATTEMPT_JUNIT_FILES } from '../engine/index.js';
 import { parseJUnit } from '../evidence/junit.js';
 import type { TestCaseResult } from '../types/index.js';
 import { parseCommands, parseTrajectory } from './trajectory.js';
@@ -18,9 +19,10 @@ export const DEFAULT_ARTIFACT_LIMITS: ArtifactLimits = {
   junitBytes: 4 * 1024 * 1024,
 };
 
-/** Names the verifier may give the held-out JUnit report, newest convention first. */
-const HELD_OUT_JUNIT = ['held-out.junit.xml', 'heldout.junit.xml', 'held_out.junit.xml', 'results/held-out.junit.xml'];
-const TESTS_JUNIT = ['tests.junit.xml', 'results/tests.junit.xml'];
+// Only the copies the engine made: results/ is the test command's scratch directory, which an
+// agent without a sandbox could have written to.
+const HELD_OUT_JUNIT = [ATTEMPT_JUNIT_FILES.heldOut];
+const TESTS_JUNIT = [ATTEMPT_JUNIT_FILES.tests];
 
 /** Reads at most `maxBytes` of a file; null when it does not exist. Never follows into a directory. */
 export async function readBounded(file: string, maxBytes: number): Promise<BoundedText | null> {

@@ -43,7 +43,9 @@ export function renderMarkdown(view: RunView, attempts: readonly AttemptResult[]
     `**${PASS} of ${run.executed} attempts passed** · ${FAIL} failed · ${ERROR} errored · task set ${mdCode(run.taskSet)} · ${when(run.createdAt)} · ${duration(elapsed(run.createdAt, run.finishedAt))}` +
       (run.stoppedEarly ? `\n\n> **Stopped early:** ${run.executed} of ${run.planned} planned attempts ran.` : ''),
   );
-  if (opts.links) out.push('Reports: [report.html](report.html) · [results.sarif](results.sarif) · [results.junit.xml](results.junit.xml)');
+  // Only the reports this run actually wrote, never a dead link.
+  const others = view.reports.filter((name) => !name.endsWith('.md'));
+  if (opts.links && others.length > 0) out.push(`Reports: ${others.map((name) => `[${name}](${name})`).join(' · ')}`);
   if (stats) out.push(verdictSection(stats), heatmapSection(stats), causesSection(stats));
   if (view.heldOut.length > 0) out.push(heldOutSection(view.heldOut));
   if (stats && stats.notes.length > 0) out.push(`## Notes\n\n${stats.notes.map((n) => `- ${mdText(n)}`).join('\n')}`);

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { version } from '../version.js';
 import type { AttemptResult } from '../types/index.js';
 import { buildReportData, runViewOf, type BuildOptions, type ReportInput } from './data.js';
 import { DEFAULT_REPORTERS, REPORT_FILES, type ReportContext, type ReporterName } from './reporter.js';
@@ -30,12 +30,6 @@ export interface ReportOutcome {
   error?: string;
 }
 
-let cachedVersion: string | undefined;
-function toolVersion(): string {
-  cachedVersion ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  return cachedVersion;
-}
-
 /**
  * Writes the chosen reports into the run directory. A failing reporter never fails the run (its
  * evidence is already on disk): its error is returned for the caller to print.
@@ -55,7 +49,7 @@ export async function writeReports(options: WriteReportsOptions): Promise<Report
     data: () => (data ??= buildReportData({ ...opts, stats: view.stats ?? undefined }, { ...opts.build, reports })),
     env: opts.env ?? process.env,
     webDir: opts.webDir ?? webAssetsDir(opts.env ?? process.env),
-    toolVersion: toolVersion(),
+    toolVersion: version(),
   };
   const outcomes: ReportOutcome[] = [];
   for (const name of names) {

@@ -10,13 +10,15 @@ export interface RunWriter {
 }
 
 export function createRunWriter(db: Db): RunWriter {
-  // A resumed run records itself again: refresh what it started with, keep how far it got.
+  // A resumed run records itself again: it is running once more, so its earlier finish (time,
+  // counts, statistics) no longer describes it until finishRun writes the new one. Attempts stay.
   const upsert = db.prepare(`
     INSERT INTO runs (run_id, task_set, created_at, planned, agents, config_hash)
     VALUES (@runId, @taskSet, @createdAt, @planned, @agents, @configHash)
     ON CONFLICT (run_id) DO UPDATE SET
       task_set = excluded.task_set, created_at = excluded.created_at, planned = excluded.planned,
-      agents = excluded.agents, config_hash = excluded.config_hash`);
+      agents = excluded.agents, config_hash = excluded.config_hash,
+      finished_at = NULL, stopped_early = 0, counts = NULL, summary = NULL`);
   const finish = db.prepare(`
     UPDATE runs SET finished_at = @finishedAt, executed = @executed, stopped_early = @stoppedEarly,
       counts = @counts, summary = @summary

@@ -83,12 +83,15 @@ describe('dashboard API', () => {
   it('compares two runs through the engine comparison, and serves trends with intervals', async () => {
     const cmp = await json<CompareView>(`/api/compare?a=${RUN_ID}&b=${RUN_B}`);
     expect(cmp.comparison.pairs.map((p) => p.agentA)).toEqual(['openai:gpt-4.1-mini', 'oracle']);
+    expect(cmp.comparison.cells.length).toBeGreaterThan(0);
     expect(cmp.comparison.cells.every((c) => c.change === 'same' || c.change === 'unscored')).toBe(true);
     expect(cmp.rates.find((r) => r.agent === 'oracle')?.a?.rate).toBe(1);
     const trends = await json<TrendView>('/api/trends?bucket=run');
     expect(new Set(trends.points.map((p) => p.bucket))).toEqual(new Set([RUN_ID, RUN_B]));
+    expect(trends.points.some((p) => p.n > 0)).toBe(true);
     for (const p of trends.points) if (p.n > 0) expect(p.low).not.toBeNull();
     const perTask = await json<TrendView>('/api/trends?bucket=day&perTask=1&agent=oracle');
+    expect(perTask.points.length).toBeGreaterThan(0);
     expect(perTask.points.every((p) => p.agent === 'oracle' && p.taskId !== null)).toBe(true);
   });
 

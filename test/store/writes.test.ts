@@ -15,7 +15,7 @@ beforeEach(() => {
 });
 
 describe('recordRun', () => {
-  it('upserts: recording again updates the start facts and keeps the finish', () => {
+  it('upserts: recording again (a resume) updates the start facts and clears the old finish', () => {
     history.finishRun('run-1', {
       finishedAt: '2025-03-01T11:00:00Z',
       executed: 4,
@@ -25,7 +25,7 @@ describe('recordRun', () => {
     history.recordRun(runMeta('run-1', { planned: 8, agents: ['oracle'] }));
     const run = history.getRun('run-1');
     expect(history.countRuns()).toBe(1);
-    expect(run).toMatchObject({ planned: 8, agents: ['oracle'], executed: 4, finishedAt: '2025-03-01T11:00:00.000Z' });
+    expect(run).toMatchObject({ planned: 8, agents: ['oracle'], finishedAt: null, counts: null, stoppedEarly: false });
   });
 
   it('normalises timestamps to UTC and rejects non-timestamps', () => {

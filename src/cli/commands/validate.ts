@@ -2,7 +2,7 @@ import { join, relative, resolve } from 'node:path';
 import pc from 'picocolors';
 import { resolveAgent } from '../../agents/index.js';
 import { loadTaskSet } from '../../config/index.js';
-import { defaultConcurrency, expandPlan, newRunId, runAttempt, selectTasks, type AttemptEnv } from '../../engine/index.js';
+import { defaultConcurrency, expandPlan, newRunId, runAttempt, schedule, selectTasks, type AttemptEnv } from '../../engine/index.js';
 import { judgeTaskValidity, type TaskValidity } from '../../grading/index.js';
 import { resolveSandbox } from '../../sandbox/index.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
@@ -45,18 +45,24 @@ export async function validateCommand(tasksetPath: string, opts: ValidateCommand
   process.once('SIGINT', onSigint);
   const env: AttemptEnv = { runDir, stateDir, ...settings, signal: controller.signal };
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
-  let results: AttemptResult[];
+  const byIndex: AttemptResult[] = [];
   try {
-    results = await runPool(plan, concurrency, controller.signal, async (item) => {
-      const task = tasks.find((t) => t.id === item.taskId) as Task;
-      const result = await runAttempt(item, task, resolveAgent(item.agent), env);
-      log(`${pc.dim(result.verdict.padEnd(5))} ${result.taskId} ${pc.dim(`${result.agent} #${result.trial}`)} ${pc.dim(result.cause)}`);
-      return result;
-    });
+    await schedule(
+      plan,
+      concurrency,
+      async (item) => {
+        const task = tasks.find((t) => t.id === item.taskId) as Task;
+        const result = await runAttempt(item, task, resolveAgent(item.agent), env);
+        log(`${pc.dim(result.verdict.padEnd(5))} ${result.taskId} ${pc.dim(`${result.agent} #${result.trial}`)} ${pc.dim(result.cause)}`);
+        byIndex[plan.indexOf(item)] = result;
+      },
+      () => controller.signal.aborted,
+    );
   } finally {
     process.off('SIGINT', onSigint);
   }
 
+  const results = byIndex.filter((r) => r !== undefined);
   const validity = tasks.map((task) => {
     const mine = results.filter((r) => r.taskId === task.id);
     return judgeTaskValidity(task, mine.find((r) => r.agent === 'nop'), mine.filter((r) => r.agent === 'oracle'));
@@ -86,16 +92,3 @@ export function formatValidity(validity: TaskValidity[], runs: number): string {
   return table(['status', 'task', 'nop F2P', 'oracle', 'held-out', 'why'], rows);
 }
 
-/** Runs `work` over `items`, at most `limit` at once, results in input order; stops starting new ones once aborted. */
-async function runPool<T, R>(items: readonly T[], limit: number, signal: AbortSignal, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length && !signal.aborted) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results.filter((r) => r !== undefined);
-}
