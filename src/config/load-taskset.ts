@@ -2,8 +2,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, InputError } from '../errors.js';
-import type { PolicySpec, RepoSource, Task } from '../types/index.js';
-import { DURATION_PATTERN, REPORTER_NAMES_IN_CONFIG, taskSchema, taskSetSchema, type DefaultsParsed, type TaskParsed } from './schema.js';
+import type { PolicySpec, RepoSource, ResourceLimits, Task } from '../types/index.js';
+import { DURATION_PATTERN, REPORTER_NAMES_IN_CONFIG, SIZE_PATTERN, taskSchema, taskSetSchema, type DefaultsParsed, type TaskParsed } from './schema.js';
 import { issueToError } from './issue-to-error.js';
 import { formatFieldPath, YamlSource, type FieldPath } from './yaml-source.js';
 
@@ -16,6 +16,17 @@ export interface TaskSet {
 }
 
 export const DEFAULT_LIMITS = { agentTimeoutMs: 20 * 60_000, testTimeoutMs: 5 * 60_000, setupTimeoutMs: 10 * 60_000 };
+
+const MIB = 1024 * 1024;
+export const DEFAULT_RESOURCE_LIMITS: ResourceLimits = {
+  pids: 1024,
+  memoryBytes: 4096 * MIB,
+  fileSizeBytes: 1024 * MIB,
+  workspaceBytes: 4096 * MIB,
+  workspaceFiles: 300_000,
+  changeFiles: 10_000,
+  changeBytes: 64 * MIB,
+};
 
 /**
  * Files that define the tests: changing one is tampering, like editing a test (docs/grading.md).
@@ -139,6 +150,7 @@ function resolveTask(t: TaskParsed, where: Where): Task {
       agentTimeoutMs: toMs(limits.agent_timeout) ?? DEFAULT_LIMITS.agentTimeoutMs,
       testTimeoutMs: toMs(limits.test_timeout) ?? DEFAULT_LIMITS.testTimeoutMs,
       setupTimeoutMs: toMs(limits.setup_timeout) ?? DEFAULT_LIMITS.setupTimeoutMs,
+      resources: resolveResourceLimits(limits),
     },
     metadata: {
       category: t.metadata?.category,
@@ -170,6 +182,33 @@ function resolvePolicy(p: TaskParsed['policy']): PolicySpec {
 function resolveGitUrl(url: string, dir: string): string {
   const looksRemote = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /^[^/\\]+@[^:]+:/.test(url);
   return looksRemote || isAbsolute(url) ? url : resolve(dir, url);
+}
+
+function resolveResourceLimits(limits: NonNullable<TaskParsed['limits']>): ResourceLimits {
+  const d = DEFAULT_RESOURCE_LIMITS;
+  const cpuMs = toMs(limits.cpu_time);
+  return {
+    pids: limits.pids ?? d.pids,
+    memoryBytes: toBytes(limits.memory) ?? d.memoryBytes,
+    ...(cpuMs !== undefined ? { cpuSeconds: Math.max(1, Math.ceil(cpuMs / 1000)) } : {}),
+    fileSizeBytes: toBytes(limits.file_size) ?? d.fileSizeBytes,
+    workspaceBytes: toBytes(limits.workspace_disk) ?? d.workspaceBytes,
+    workspaceFiles: limits.workspace_files ?? d.workspaceFiles,
+    changeFiles: limits.change_files ?? d.changeFiles,
+    changeBytes: toBytes(limits.change_size) ?? d.changeBytes,
+  };
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+
+/** `512m`, `2g`, `1.5GiB` or a number of bytes. */
+export function toBytes(value: number | string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'number') return value;
+  const match = SIZE_PATTERN.exec(value.trim());
+  if (!match) return undefined;
+  const unit = (match[2] ?? '').toLowerCase()[0] ?? '';
+  return Math.round(Number(match[1]) * (SIZE_UNITS[unit] ?? 1));
 }
 
 export function toMs(value: number | string | undefined): number | undefined {

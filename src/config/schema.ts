@@ -90,10 +90,26 @@ export const policySchema = z.strictObject({
     .describe('Severity per check id: info (reported), warning (costs points), error or critical (fails the attempt).'),
 });
 
+export const SIZE_PATTERN = /^(\d+(?:\.\d+)?)\s*([kmg]i?b?|b)?$/i;
+
+const size = z
+  .union([z.number().int().positive(), z.string().regex(SIZE_PATTERN, 'expected a size like 512m, 2g or a number of bytes')])
+  .describe('Bytes as a number, or a string such as 500k, 512m, 2g.');
+
+const count = z.number().int().positive();
+
 export const limitsSchema = z.strictObject({
   agent_timeout: duration.optional(),
   test_timeout: duration.optional(),
   setup_timeout: duration.optional(),
+  pids: count.optional().describe('Processes and threads one command may have alive at once (default 1024).'),
+  memory: size.optional().describe('Memory of one command and all its processes (default 4g).'),
+  cpu_time: duration.optional().describe('CPU time one command may use over all its processes (default: unlimited).'),
+  file_size: size.optional().describe('Largest file a command may write (default 1g).'),
+  workspace_disk: size.optional().describe('Size of the workspace while the agent works (default 4g).'),
+  workspace_files: count.optional().describe('Files in the workspace while the agent works (default 300000).'),
+  change_files: count.optional().describe('Files the agent may add, change or delete outside ignored paths (default 10000).'),
+  change_size: size.optional().describe('Total size of the files the agent adds or changes (default 64m).'),
 });
 
 export const metadataSchema = z.strictObject({

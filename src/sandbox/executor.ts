@@ -25,6 +25,11 @@ export interface ExecRequest {
 }
 
 export interface ExecResult {
+  /**
+   * Set when the command was stopped, or failed, because it hit one of the layout's limits (pids,
+   * memory, cpu_time, file_size); the name of the limit.
+   */
+  limitExceeded?: ExecLimitName;
   /** Null when the process was ended by a signal. */
   exitCode: number | null;
   signal: NodeJS.Signals | null;
@@ -42,6 +47,8 @@ export interface Isolation {
   filesystem: boolean;
   /** Hidden paths cannot be read. */
   hiding: boolean;
+  /** Which of layout.limits the executor enforces. */
+  limits?: readonly ExecLimitName[];
 }
 
 export interface Executor {
@@ -70,4 +77,19 @@ export interface SandboxLayout {
    * (local) ignore it; the caller then hands the child the gateway's TCP URL instead.
    */
   gateway?: { socketPath: string; port: number };
+  /** Per-command resource limits; executors that cannot enforce one say so in `isolation.limits`. */
+  limits?: ExecLimits;
+}
+
+export type ExecLimitName = 'pids' | 'memory' | 'cpu_time' | 'file_size';
+
+export interface ExecLimits {
+  /** Processes and threads of the command alive at once. */
+  pids?: number;
+  /** Memory of all the command's processes together. */
+  memoryBytes?: number;
+  /** CPU time of all the command's processes together. */
+  cpuSeconds?: number;
+  /** Largest file any process may write (RLIMIT_FSIZE). */
+  fileSizeBytes?: number;
 }

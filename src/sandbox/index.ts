@@ -6,6 +6,8 @@ import { createLocalExecutor } from './local.js';
 
 export type {
   ExecRequest,
+  ExecLimitName,
+  ExecLimits,
   ExecResult,
   Executor,
   Isolation,

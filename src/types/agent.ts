@@ -6,7 +6,9 @@ export type StopReason =
   | 'timeout'
   | 'context_exceeded'
   | 'error'
-  | 'completed';
+  | 'completed'
+  /** A resource limit of the sandbox or the workspace was hit; `limit` says which. */
+  | 'resource_exceeded';
 
 export interface Usage {
   inputTokens: number;
@@ -21,6 +23,8 @@ export interface Usage {
 
 export interface AgentResult {
   stopReason: StopReason;
+  /** With `stopReason: 'resource_exceeded'`: the limit that was hit. */
+  limit?: import('./task.js').ResourceLimitName;
   usage?: Usage;
   /** Turns the agent took, when it has a notion of turns. */
   turns?: number;

@@ -18,6 +18,7 @@ export const CAUSES = [
   'budget_exceeded',
   'context_exceeded',
   'agent_crashed',
+  'resource_exceeded',
   'harness_error',
 ] as const;
 export type Cause = (typeof CAUSES)[number];

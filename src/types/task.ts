@@ -62,7 +62,28 @@ export interface Limits {
   agentTimeoutMs: number;
   testTimeoutMs: number;
   setupTimeoutMs: number;
+  /** Enforced on every sandboxed command of the attempt (agent and tests); see ExecLimits. */
+  resources: ResourceLimits;
 }
+
+/** What one attempt may use; each one hit ends the attempt as `resource_exceeded` naming it. */
+export interface ResourceLimits {
+  /** Processes and threads alive at once. */
+  pids: number;
+  memoryBytes: number;
+  /** CPU time summed over every process of one command; undefined: unlimited. */
+  cpuSeconds?: number;
+  /** Largest single file a command may write. */
+  fileSizeBytes: number;
+  /** Size and file count of the workspace while the agent works. */
+  workspaceBytes: number;
+  workspaceFiles: number;
+  /** The agent's change as graded (files outside ignored paths): file count and total size. */
+  changeFiles: number;
+  changeBytes: number;
+}
+
+export type ResourceLimitName = 'pids' | 'memory' | 'cpu_time' | 'file_size' | 'workspace_disk' | 'workspace_files' | 'change_files' | 'change_size';
 
 export interface TaskMetadata {
   category?: string;

@@ -34,6 +34,7 @@ const VERDICT_OF: Record<Cause, Verdict> = {
   budget_exceeded: 'FAIL',
   context_exceeded: 'FAIL',
   agent_crashed: 'FAIL',
+  resource_exceeded: 'FAIL',
   harness_error: 'ERROR',
 };
 
