@@ -1,33 +1,44 @@
 /**
  * The attempt's evidence phases around the agent: the baseline test run before it, and after it
  * the verification that the checks judge. attempt.ts orchestrates; this file does the work.
+ *
+ * Every test run happens in a fresh copy the harness builds at the workspace's path: the pristine
+ * post-setup tree with one git tree checked out over it (the baseline's, or the agent's change
+ * with its protected paths put back), a fresh HOME, /tmp and results directory. Nothing is read
+ * from the agent's workspace except through git, which records symlinks as symlinks.
  */
-import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { effectivePolicy, runChecks } from '../checks/index.js';
 import { readAddedLines } from '../evidence/added-lines.js';
+import { captureChange } from '../evidence/change.js';
 import type { CommandEvent } from '../evidence/command-log.js';
 import { collectDiff } from '../evidence/diff.js';
 import { finishFsGuard, type FsGuard } from '../evidence/fs-guard.js';
+import { MAX_PATCH_BYTES } from '../evidence/added-lines.js';
+import { ignoredManifest, notGraded, type IgnoredManifest } from '../evidence/not-graded.js';
 import { runTests } from '../evidence/run-tests.js';
-import { guardEvidence, inspectTests, restoreTests, type TestSnapshot } from '../evidence/test-guard.js';
+import { protectTests } from '../evidence/test-guard.js';
+import { scanWorkspace } from '../evidence/workspace-scan.js';
 import { failToPassAlreadyPassing } from '../grading/index.js';
-import { createExecutor } from '../sandbox/index.js';
-import type { CheckResult, DiffStats, Task, TestCaseResult, TestRunEvidence } from '../types/index.js';
-import type { Baseline } from '../workspace/baseline.js';
-import { git } from '../workspace/git.js';
+import { createExecutor, type SandboxLayout } from '../sandbox/index.js';
+import type { CheckResult, DiffStats, NotGraded, ResourceLimitName, Task, TestCaseResult, TestRunEvidence } from '../types/index.js';
+import { addWorkspaceRepo, type Baseline } from '../workspace/baseline.js';
+import { materializeTree } from '../workspace/materialize.js';
+import { overlayDirectory } from '../workspace/tree-edit.js';
 import type { AttemptEnv } from './attempt.js';
 import { ATTEMPT_JUNIT_FILES } from './run-files.js';
 import { sandboxLayout } from './sandbox-layout.js';
 
-const execFileAsync = promisify(execFile);
-
 export interface AttemptPaths {
   attemptDir: string;
+  /** Where the agent works, and where every test run's fresh copy is built: one path for all. */
   workspace: string;
-  /** Outside the workspace, writable only while tests run: where `$CRUCIBLE_JUNIT` points. */
+  /** The post-setup tree as the baseline committed it; only ever copied. */
+  pristine: string;
+  /** The agent's workspace once the agent has stopped, moved aside. */
+  agentWorkspace: string;
+  /** Outside the workspace, emptied before every test run: where `$CRUCIBLE_JUNIT` points. */
   resultsDir: string;
 }
 
@@ -45,37 +56,51 @@ interface TestRunSpec {
   reportName: string;
 }
 
-async function runTestCommand(task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv, spec: TestRunSpec): Promise<TestRun> {
-  const layout = sandboxLayout({ task, stateDir: env.stateDir, workspace: paths.workspace, attemptDir: paths.attemptDir, baselineGitDir: baseline.gitDir, alsoWritable: [paths.resultsDir] });
+/** Per-command limits of the sandbox, from the task's resource limits. */
+export function execLimits(task: Task): NonNullable<SandboxLayout['limits']> {
+  const r = task.limits.resources;
+  return { pids: r.pids, memoryBytes: r.memoryBytes, fileSizeBytes: r.fileSizeBytes, ...(r.cpuSeconds !== undefined ? { cpuSeconds: r.cpuSeconds } : {}) };
+}
+
+/** Builds a fresh copy of `tree` at the workspace path and runs one test command in it. */
+async function runTestsOnTree(task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv, tree: string, spec: TestRunSpec): Promise<TestRun> {
+  const { attemptDir, workspace, resultsDir } = paths;
+  const home = join(attemptDir, 'test-home');
+  const tmp = join(attemptDir, 'test-tmp');
+  await materializeTree({ pristine: paths.pristine, dest: workspace, baseline, tree });
+  await addWorkspaceRepo(workspace, baseline);
+  // Nothing one test run writes outside the workspace reaches the next one either.
+  for (const dir of [home, tmp, resultsDir]) {
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+  }
+  const layout: SandboxLayout = {
+    ...sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, baselineGitDir: baseline.gitDir, alsoWritable: [resultsDir] }),
+    home,
+    tmp,
+    limits: execLimits(task),
+  };
   const { evidence, junitXml, cases } = await runTests({
     executor: createExecutor(env.sandbox, layout),
-    workspace: paths.workspace,
+    workspace,
     command: spec.command,
     junit: spec.junit,
-    resultsDir: paths.resultsDir,
-    reportName: spec.reportName,
+    resultsDir,
     failToPass: spec.failToPass,
     passToPass: spec.passToPass,
     timeoutMs: task.limits.testTimeoutMs,
     signal: env.signal,
   });
+  // The report is read: the directory it was written to goes, so no later phase finds it.
+  await rm(resultsDir, { recursive: true, force: true });
   if (junitXml === undefined) return { evidence };
-  await writeFile(join(paths.attemptDir, spec.reportName), junitXml);
+  await writeFile(join(attemptDir, spec.reportName), junitXml);
   return { evidence, ...(cases ? { cases } : {}) };
 }
 
-/**
- * Runs the task's tests once before the agent, then puts the workspace back exactly as the
- * baseline commit left it: tracked files reset, untracked debris cleaned, generated test files
- * and bytecode removed, the results directory emptied.
- */
-export async function runBaselineTests(task: Task, paths: AttemptPaths, baseline: Baseline, snapshot: TestSnapshot, env: AttemptEnv): Promise<TestRun> {
-  const run = await runTestCommand(task, paths, baseline, env, { ...task.tests, reportName: ATTEMPT_JUNIT_FILES.baseline });
-  const target = { gitDir: baseline.gitDir, workTree: paths.workspace };
-  await git(target, ['reset', '--hard', '--quiet', baseline.commit]);
-  await git(target, ['clean', '-d', '--force', '--quiet']);
-  await restoreTests(snapshot, await inspectTests(snapshot, paths.resultsDir), paths.resultsDir);
-  return run;
+/** Runs the task's tests once on the baseline, before the agent, in a copy of their own. */
+export async function runBaselineTests(task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv): Promise<TestRun> {
+  return runTestsOnTree(task, paths, baseline, env, baseline.tree, { ...task.tests, reportName: ATTEMPT_JUNIT_FILES.baseline });
 }
 
 /** Why a task cannot grade anyone, judged on its baseline run; undefined when it can. */
@@ -90,7 +115,8 @@ export interface VerifyInput {
   task: Task;
   paths: AttemptPaths;
   baseline: Baseline;
-  snapshot: TestSnapshot;
+  /** Ignored files of the pristine tree, to tell which ones the agent touched. */
+  ignored: IgnoredManifest;
   fsGuard: FsGuard;
   env: AttemptEnv;
   commands: CommandEvent[];
@@ -98,39 +124,50 @@ export interface VerifyInput {
   baselineRun?: TestRun;
 }
 
-export interface Verified {
-  diff: DiffStats;
-  tests: TestRunEvidence;
-  heldOut?: TestRunEvidence;
-  checks: CheckResult[];
-}
+export type Verified =
+  | { kind: 'verified'; diff: DiffStats; notGraded: NotGraded; tests: TestRunEvidence; heldOut?: TestRunEvidence; checks: CheckResult[] }
+  /** The agent's workspace or change was past a limit: nothing else is judged. */
+  | { kind: 'resource'; limit: ResourceLimitName; message: string };
 
 /**
- * After the agent stopped: what changed (diff, outside writes, test files), test files put back,
- * the tests run, held-out tests copied in and run, added lines read, and every check judged.
+ * After the agent stopped: its workspace is measured, its change captured as a tree, the
+ * protected paths put back, the tests run in a fresh copy of that tree, held-out tests in another,
+ * added lines read from the patch, and every check judged.
  */
 export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
-  const { task, paths, baseline, snapshot, env } = input;
+  const { task, paths, baseline, env } = input;
+  const limits = task.limits.resources;
   const outsideWrites = await finishFsGuard(input.fsGuard);
-  const patchFile = join(paths.attemptDir, 'diff.patch');
-  const diff = await collectDiff({ gitDir: baseline.gitDir, workspace: paths.workspace, baseline: baseline.commit, patchFile });
-  const guardState = await inspectTests(snapshot, paths.resultsDir);
-  const tampering = { ...guardEvidence(snapshot, guardState), ...(await restoreTests(snapshot, guardState, paths.resultsDir)) };
 
-  const tests = await runTestCommand(task, paths, baseline, env, { ...task.tests, reportName: ATTEMPT_JUNIT_FILES.tests });
+  const scan = await scanWorkspace(paths.agentWorkspace, { maxFiles: limits.workspaceFiles, maxBytes: limits.workspaceBytes });
+  if (scan.exceeded) {
+    const what = scan.exceeded === 'workspace_files' ? `more than ${limits.workspaceFiles} files (limits.workspace_files)` : `more than ${limits.workspaceBytes} bytes (limits.workspace_disk)`;
+    return { kind: 'resource', limit: scan.exceeded, message: `the agent left the workspace with ${what}` };
+  }
+  const capture = await agentCaused('capture the change', () =>
+    captureChange({ baseline, workTree: paths.agentWorkspace, nestedGit: scan.nestedGit, maxFiles: limits.changeFiles, maxBytes: limits.changeBytes }),
+  );
+  if (!capture.ok) return { kind: 'resource', limit: capture.exceeded, message: capture.detail };
+  const reportPaths = [task.tests.junit, task.heldOut?.junit].filter((p): p is string => p !== undefined);
+  const graded = await protectTests({ baseline, tree: capture.tree, testPaths: task.tests.testPaths, reportPaths });
+
+  const patchFile = join(paths.attemptDir, 'diff.patch');
+  // One byte over the scan limit: a patch cut there is one the secrets scan knows is incomplete.
+  const diff = await collectDiff({ gitDir: baseline.gitDir, from: baseline.tree, to: capture.tree, patchFile, maxPatchBytes: MAX_PATCH_BYTES + 1 });
+  const newTests = graded.evidence.findings.filter((f) => f.kind === 'added').map((f) => f.path);
+  const skipped = notGraded(input.ignored, await ignoredManifest(baseline, paths.agentWorkspace), { dependencies: graded.dependencies, newTests });
+  const tampering = graded.evidence;
+
+  const tests = await agentTreeRun('tests', () => runTestsOnTree(task, paths, baseline, env, graded.tree, { ...task.tests, reportName: ATTEMPT_JUNIT_FILES.tests }), task.tests.command);
   let heldOut: TestRun | undefined;
   if (task.heldOut) {
-    // Copied in only now: the agent has stopped, and never had the held-out directory in view.
-    await execFileAsync('cp', ['-R', '--', `${task.heldOut.path}/.`, paths.workspace]);
-    heldOut = await runTestCommand(task, paths, baseline, env, {
-      command: task.heldOut.command,
-      junit: task.heldOut.junit,
-      failToPass: [],
-      passToPass: 'all_others',
-      reportName: ATTEMPT_JUNIT_FILES.heldOut,
-    });
+    const spec = task.heldOut;
+    // Laid over the agent's tree only now: the agent never had the held-out files in view, and
+    // whatever its change put at their paths (a file, a symlink, a directory) gives way to them.
+    const tree = await overlayDirectory(baseline, graded.tree, spec.path);
+    heldOut = await agentTreeRun('held-out tests', () => runTestsOnTree(task, paths, baseline, env, tree, { command: spec.command, junit: spec.junit, failToPass: [], passToPass: 'all_others', reportName: ATTEMPT_JUNIT_FILES.heldOut }), spec.command);
   }
-  const addedLines = await readAddedLines(patchFile, diff, paths.workspace);
+  const addedLines = await readAddedLines(patchFile, diff, { gitDir: baseline.gitDir, tree: capture.tree });
   const checks = runChecks({
     task,
     policy: effectivePolicy(task),
@@ -153,7 +190,48 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
     sandboxEnforcesFs: input.sandboxEnforcesFs,
     addedLines,
   });
-  return { diff, tests: tests.evidence, heldOut: heldOut?.evidence, checks };
+  return { kind: 'verified', diff, notGraded: skipped, tests: tests.evidence, heldOut: heldOut?.evidence, checks };
+}
+
+/** Errors of the machine, not of anything the agent wrote: these stay harness errors. */
+const MACHINE_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'ENOMEM', 'EMFILE', 'ENFILE']);
+
+function isMachineError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && MACHINE_ERRORS.has(code)) return true;
+  const text = error instanceof Error ? error.message : String(error);
+  return /No space left on device|Disk quota exceeded|Read-only file system|Input\/output error/i.test(text) || (error instanceof Error && error.name.startsWith('Sandbox'));
+}
+
+/** Work on the agent's own files: a failure the machine did not cause is the agent's doing. */
+async function agentCaused<T>(what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isMachineError(error)) throw error;
+    throw new AgentChangeError(`could not ${what}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** A change that cannot be captured or checked out: the agent's FAIL, never a harness error. */
+export class AgentChangeError extends Error {
+  override readonly name = 'AgentChangeError';
+}
+
+/** A test run on the agent's tree; a tree that cannot be built is an unusable run, the agent's. */
+async function agentTreeRun(what: string, run: () => Promise<TestRun>, command: string): Promise<TestRun> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isMachineError(error)) throw error;
+    const reason = `the agent's change could not be checked out for the ${what}: ${error instanceof Error ? error.message : String(error)}`;
+    return { evidence: unusableRun(command, reason) };
+  }
+}
+
+function unusableRun(command: string, reason: string): TestRunEvidence {
+  const none = { total: 0, passed: 0, failing: [] };
+  return { command, exitCode: null, timedOut: false, durationMs: 0, parsed: 0, consistent: false, invalidReason: reason, failToPass: none, passToPass: none, outputTail: '' };
 }
 
 /**

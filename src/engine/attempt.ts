@@ -1,9 +1,10 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Agent } from '../agents/index.js';
 import { recordingExecutor, type CommandEvent } from '../evidence/command-log.js';
 import { startFsGuard } from '../evidence/fs-guard.js';
-import { snapshotTests } from '../evidence/test-guard.js';
+import { ignoredManifest, type IgnoredManifest } from '../evidence/not-graded.js';
+import { scanWorkspace } from '../evidence/workspace-scan.js';
 import { grade } from '../grading/index.js';
 import { createExecutor } from '../sandbox/index.js';
 import type { SandboxKind } from '../sandbox/executor.js';
@@ -15,12 +16,14 @@ import {
   type AttemptResult,
   type CheckResult,
   type DiffStats,
+  type ResourceLimitName,
   type Task,
   type TestRunEvidence,
 } from '../types/index.js';
-import { commitBaseline, type Baseline } from '../workspace/baseline.js';
+import { addWorkspaceRepo, commitBaseline, type Baseline } from '../workspace/baseline.js';
+import { materializeTree } from '../workspace/materialize.js';
 import type { RunModels } from './gateway-lifecycle.js';
-import { neverRanReason, runBaselineTests, taskInvalidReason, verifyAttempt, type AttemptPaths, type TestRun } from './attempt-verify.js';
+import { AgentChangeError, execLimits, neverRanReason, runBaselineTests, taskInvalidReason, verifyAttempt, type AttemptPaths, type TestRun } from './attempt-verify.js';
 import { writeJsonAtomic } from './run-files.js';
 import { sandboxLayout } from './sandbox-layout.js';
 
@@ -47,9 +50,9 @@ type Phase = 'prepare' | 'agent' | 'verify' | 'record';
 class PhaseError extends Error {
   constructor(
     readonly phase: Phase,
-    cause: unknown,
+    readonly original: unknown,
   ) {
-    super(cause instanceof Error ? cause.message : String(cause));
+    super(original instanceof Error ? original.message : String(original));
   }
 }
 
@@ -62,8 +65,13 @@ class PhaseError extends Error {
 export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, env: AttemptEnv): Promise<AttemptResult> {
   const startedAt = new Date();
   const attemptDir = join(env.runDir, 'attempts', plan.attemptId);
-  const workspace = join(attemptDir, 'workspace');
-  const paths: AttemptPaths = { attemptDir, workspace, resultsDir: join(attemptDir, 'results') };
+  const paths: AttemptPaths = {
+    attemptDir,
+    workspace: join(attemptDir, 'workspace'),
+    pristine: join(attemptDir, 'pristine'),
+    agentWorkspace: join(attemptDir, 'agent-workspace'),
+    resultsDir: join(attemptDir, 'results'),
+  };
   const timings: AttemptResult['timings'] = { prepareMs: 0, agentMs: 0, verifyMs: 0, totalMs: 0 };
   const base = {
     ...plan,
@@ -82,32 +90,40 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
   let heldOut: TestRunEvidence | undefined;
   let checks: CheckResult[] = [];
   try {
-    const prepared = await timed(timings, 'prepareMs', 'prepare', async () => {
-      const committed = await prepare(task, attemptDir, workspace, env);
-      // Hashed now, before anything ran: the reference the agent is judged against.
-      const snapshot = await snapshotTests({ workspace, gitDir: committed.gitDir, commit: committed.commit, testPaths: task.tests.testPaths, copyDir: join(attemptDir, 'test-snapshot') });
-      return { committed, snapshot };
-    });
-    baseline = prepared.committed;
-    const { snapshot } = prepared;
+    const prepared = await timed(timings, 'prepareMs', 'prepare', () => prepare(task, paths, env));
+    baseline = prepared.baseline;
     if (env.baselineTests !== false) {
-      baselineRun = await timed(timings, 'baselineMs', 'prepare', () => runBaselineTests(task, paths, prepared.committed, snapshot, env));
+      baselineRun = await timed(timings, 'baselineMs', 'prepare', () => runBaselineTests(task, paths, prepared.baseline, env));
       const invalid = taskInvalidReason(task, baselineRun.evidence);
       if (invalid) throw new PhaseError('prepare', new Error(invalid));
     }
-    const agentRun = await timed(timings, 'agentMs', 'agent', () => runAgent(agent, task, paths, prepared.committed, env, plan));
+    const agentRun = await timed(timings, 'agentMs', 'agent', () => runAgent(agent, task, paths, prepared.baseline, env, plan));
     agentResult = agentRun.result;
     const verified = await timed(timings, 'verifyMs', 'verify', () =>
-      verifyAttempt({ task, paths, baseline: prepared.committed, snapshot, fsGuard: agentRun.fsGuard, env, commands: agentRun.commands, sandboxEnforcesFs: agentRun.enforcesFs, baselineRun }),
-    );
+      verifyAttempt({ task, paths, baseline: prepared.baseline, ignored: prepared.ignored, fsGuard: agentRun.fsGuard, env, commands: agentRun.commands, sandboxEnforcesFs: agentRun.enforcesFs, baselineRun }),
+    ).catch((error: unknown) => {
+      // A change that cannot even be captured is the agent's failure, not the harness's.
+      if (error instanceof PhaseError && error.original instanceof AgentChangeError) return { kind: 'unverifiable' as const, message: error.message };
+      throw error;
+    });
+    const early = { baselineCommit: baseline.commit, baselineTests: baselineRun?.evidence, agentResult };
+    if (verified.kind === 'resource') {
+      const message = `${verified.limit}: ${verified.message}`;
+      return await record(attemptDir, { ...base, ...early, verdict: 'FAIL', cause: 'resource_exceeded', resourceLimit: verified.limit, message, score: 0, finishedAt: '' }, startedAt, env);
+    }
+    if (verified.kind === 'unverifiable') {
+      return await record(attemptDir, { ...base, ...early, verdict: 'FAIL', cause: 'tests_failed', message: `verify: ${verified.message}`, score: 0, finishedAt: '' }, startedAt, env);
+    }
     ({ diff, tests, heldOut, checks } = verified);
-    const evidence = { baselineCommit: baseline.commit, baselineTests: baselineRun?.evidence, agentResult, diff, tests, heldOut, checks };
+    const evidence = { ...early, diff, notGraded: verified.notGraded, tests, heldOut, checks };
     const neverRan = neverRanReason(verified.tests, baselineRun?.evidence);
     if (neverRan) {
       return await record(attemptDir, { ...base, ...evidence, verdict: 'ERROR', cause: 'harness_error', message: `verify: ${neverRan}`, harnessError: { phase: 'verify', message: neverRan }, finishedAt: '' }, startedAt, env);
     }
-    const verdict = grade({ checks, agentResult });
-    return await record(attemptDir, { ...base, ...evidence, ...verdict, finishedAt: '' }, startedAt, env);
+    const resourceLimit = agentResult.limit ?? agentRun.limitHit ?? tests.limitExceeded ?? heldOut?.limitExceeded;
+    const verdict = grade({ checks, agentResult, ...(resourceLimit ? { resourceLimit } : {}) });
+    const limitNote = verdict.cause === 'resource_exceeded' && resourceLimit ? { resourceLimit } : {};
+    return await record(attemptDir, { ...base, ...evidence, ...verdict, ...limitNote, finishedAt: '' }, startedAt, env);
   } catch (error) {
     const phase = error instanceof PhaseError ? error.phase : 'record';
     const message = error instanceof Error ? error.message : String(error);
@@ -141,10 +157,20 @@ async function timed<T>(timings: AttemptResult['timings'], key: 'prepareMs' | 'b
   }
 }
 
-async function prepare(task: Task, attemptDir: string, workspace: string, env: AttemptEnv): Promise<Baseline> {
+interface Prepared {
+  baseline: Baseline;
+  ignored: IgnoredManifest;
+}
+
+/**
+ * The repo and its setup in the workspace, committed as the baseline and then moved aside as the
+ * pristine tree that every later copy (the agent's, each test run's) is made from.
+ */
+async function prepare(task: Task, paths: AttemptPaths, env: AttemptEnv): Promise<Prepared> {
+  const { attemptDir, workspace } = paths;
   // An attempt directory left by an interrupted run is not evidence of anything: start clean.
   await rm(attemptDir, { recursive: true, force: true });
-  await Promise.all(['workspace', 'home', 'tmp', 'results'].map((d) => mkdir(join(attemptDir, d), { recursive: true })));
+  await Promise.all(['workspace', 'home', 'tmp'].map((d) => mkdir(join(attemptDir, d), { recursive: true })));
   await materializeRepo(task.repo, workspace, join(env.stateDir, 'cache'));
 
   if (task.setup.length > 0) {
@@ -168,7 +194,10 @@ async function prepare(task: Task, attemptDir: string, workspace: string, env: A
       }
     }
   }
-  return commitBaseline(workspace, join(attemptDir, 'baseline.git'));
+  const baseline = await commitBaseline(workspace, join(attemptDir, 'baseline.git'));
+  const ignored = await ignoredManifest(baseline, workspace);
+  await rename(workspace, paths.pristine);
+  return { baseline, ignored };
 }
 
 interface AgentRun {
@@ -177,14 +206,18 @@ interface AgentRun {
   commands: CommandEvent[];
   /** Whether the sandbox made writes outside the workspace fail. */
   enforcesFs: boolean;
+  /** The first sandbox limit one of the agent's commands hit, if any. */
+  limitHit?: ResourceLimitName;
   fsGuard: Awaited<ReturnType<typeof startFsGuard>>;
 }
 
 async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv, plan: AttemptPlan): Promise<AgentRun> {
   const { attemptDir, workspace } = paths;
+  await materializeTree({ pristine: paths.pristine, dest: workspace, baseline, tree: baseline.tree });
+  await addWorkspaceRepo(workspace, baseline);
   // A model agent's traffic goes through a gateway session; its metering becomes the attempt's usage.
   const models = env.models?.openAttempt(plan, agent);
-  const layout = sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, baselineGitDir: baseline.gitDir });
+  const layout = { ...sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, baselineGitDir: baseline.gitDir }), limits: execLimits(task) };
   const controller = new AbortController();
   const executor = recordingExecutor(createExecutor(env.sandbox, layout), join(attemptDir, 'commands.jsonl'), controller.signal);
   const enforcesFs = executor.isolation.filesystem;
@@ -205,13 +238,17 @@ async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline:
       resolveTimeout('timeout');
     }, timeoutMs);
   });
+  const watchdog = watchWorkspace(workspace, task, controller);
   try {
     const run = agent
       .run({ task, workspace, instruction: task.instruction, executor, attemptDir, limits: { timeoutMs }, signal: controller.signal, ...(models ? { model: models.access } : {}) })
       .catch((error: unknown): AgentResult => ({ stopReason: 'error', error: error instanceof Error ? error.message : String(error) }));
-    const raced = await Promise.race([run, timeout]);
+    const raced = await Promise.race([run, timeout, watchdog.exceeded]);
     let result: AgentResult;
-    if (raced === 'timeout') {
+    if (typeof raced === 'object' && 'limit' in raced && !('stopReason' in raced)) {
+      const late = await Promise.race([run, delay(TIMEOUT_REPORT_GRACE_MS)]);
+      result = { ...(late ?? {}), stopReason: 'resource_exceeded', limit: raced.limit, error: raced.message };
+    } else if (raced === 'timeout') {
       // The agent was aborted; give it a moment to return what it has (turns, tool calls), but the
       // stop stays a timeout whatever it says.
       const late = await Promise.race([run, delay(TIMEOUT_REPORT_GRACE_MS)]);
@@ -219,12 +256,52 @@ async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline:
     } else {
       result = raced;
     }
-    return { result: models ? models.finish(result) : result, commands: [...executor.events()], enforcesFs, fsGuard };
+    const commands = [...executor.events()];
+    const limitHit = commands.find((c) => c.limitExceeded !== undefined)?.limitExceeded;
+    return { result: models ? models.finish(result) : result, commands, enforcesFs, fsGuard, ...(limitHit ? { limitHit } : {}) };
   } finally {
     clearTimeout(timer);
+    watchdog.stop();
     env.signal?.removeEventListener('abort', onOuterAbort);
     controller.abort();
+    // From here on the workspace is evidence: moved aside, read only through git. Without a
+    // sandbox an agent can delete the workspace itself; then it left nothing.
+    await rename(workspace, paths.agentWorkspace).catch(async (error: unknown) => {
+      if ((error as { code?: string }).code !== 'ENOENT') throw error;
+      await mkdir(paths.agentWorkspace, { recursive: true });
+    });
   }
+}
+
+/** How often the workspace is measured while the agent works. */
+const WATCH_INTERVAL_MS = 2_000;
+
+/**
+ * Measures the workspace while the agent works and stops the agent when it grows past the task's
+ * disk or file-count limit, so a runaway agent cannot fill the host's disk before it is judged.
+ */
+function watchWorkspace(workspace: string, task: Task, controller: AbortController): { exceeded: Promise<{ limit: ResourceLimitName; message: string }>; stop(): void } {
+  const limits = task.limits.resources;
+  let busy = false;
+  let timer: NodeJS.Timeout | undefined;
+  const exceeded = new Promise<{ limit: ResourceLimitName; message: string }>((resolveExceeded) => {
+    timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      void scanWorkspace(workspace, { maxFiles: limits.workspaceFiles, maxBytes: limits.workspaceBytes })
+        .then((scan) => {
+          if (!scan.exceeded) return;
+          controller.abort();
+          const what = scan.exceeded === 'workspace_files' ? `${limits.workspaceFiles} files (limits.workspace_files)` : `${limits.workspaceBytes} bytes (limits.workspace_disk)`;
+          resolveExceeded({ limit: scan.exceeded, message: `the workspace grew past ${what}` });
+        })
+        .finally(() => {
+          busy = false;
+        });
+    }, WATCH_INTERVAL_MS);
+    timer.unref();
+  });
+  return { exceeded, stop: () => clearInterval(timer) };
 }
 
 /** How long a timed-out agent may take to hand back its partial result after being aborted. */
@@ -241,12 +318,15 @@ function finish(result: AttemptResult, startedAt: Date): AttemptResult {
   return result;
 }
 
+/** What an attempt leaves besides its evidence; removed unless --keep-workspace. */
+const ATTEMPT_SCRATCH_DIRS = ['workspace', 'workspace.index', 'pristine', 'agent-workspace', 'baseline.git', 'home', 'tmp', 'test-home', 'test-tmp', 'results'];
+
 /** Writes attempt.json atomically (a crash leaves the old file or none, never half of one). */
 async function record(attemptDir: string, result: AttemptResult, startedAt: Date, env: AttemptEnv): Promise<AttemptResult> {
   finish(result, startedAt);
   await mkdir(attemptDir, { recursive: true });
   if (!env.keepWorkspace) {
-    await Promise.all(['workspace', 'baseline.git', 'home', 'tmp', 'test-snapshot'].map((d) => rm(join(attemptDir, d), { recursive: true, force: true })));
+    await Promise.all(ATTEMPT_SCRATCH_DIRS.map((d) => rm(join(attemptDir, d), { recursive: true, force: true })));
   }
   await writeJsonAtomic(join(attemptDir, 'attempt.json'), result);
   return result;

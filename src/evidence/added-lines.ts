@@ -1,14 +1,20 @@
 /**
  * The lines an attempt added, read from its diff.patch (`git diff --binary` against the baseline),
  * for scanners that must look at new content only. Binary files have no lines in a patch, so their
- * new content is read from the workspace instead. Whatever cannot be read completely makes the
+ * new content is read from the captured tree instead (never from the agent's workspace). Whatever cannot be read completely makes the
  * scan `complete: false`: a scanner must then fail closed rather than pass on half the evidence.
  */
 import { createReadStream } from 'node:fs';
-import { lstat, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { DiffStats } from '../types/index.js';
+import { git, gitBytes } from '../workspace/git.js';
+
+/** A tree in a git object store: where new file content is read from. */
+export interface TreeSource {
+  gitDir: string;
+  tree: string;
+}
 
 export interface AddedLine {
   /** 1-based line number in the new file. */
@@ -32,25 +38,25 @@ export interface AddedLinesScan {
 export const MAX_PATCH_BYTES = 64 * 1024 * 1024;
 export const MAX_BINARY_BYTES = 8 * 1024 * 1024;
 
-export async function readAddedLines(patchFile: string, diff: DiffStats, workspace: string): Promise<AddedLinesScan> {
+export async function readAddedLines(patchFile: string, diff: DiffStats, source: TreeSource): Promise<AddedLinesScan> {
   const size = (await lstat(patchFile).catch(() => undefined))?.size;
   if (size === undefined) return incomplete(`diff patch missing: ${patchFile}`);
-  if (size > MAX_PATCH_BYTES) return incomplete(`diff patch is ${size} bytes, over the ${MAX_PATCH_BYTES}-byte scan limit`);
+  if (size > MAX_PATCH_BYTES || diff.patch?.truncated) return incomplete(`diff patch is over the ${MAX_PATCH_BYTES}-byte scan limit`);
 
   const files = await parsePatch(patchFile);
   const scan: AddedLinesScan = { files: [...files.values()], complete: true };
   for (const change of diff.files) {
     if (change.kind === 'deleted' || !change.binary) continue;
-    const abs = join(workspace, change.path);
-    const info = await lstat(abs).catch(() => undefined);
-    if (!info?.isFile()) continue;
-    if (info.size > MAX_BINARY_BYTES) {
+    const object = `${source.tree}:${change.path}`;
+    const blobSize = Number((await git({ gitDir: source.gitDir }, ['cat-file', '-s', object]).catch(() => '')).trim() || Number.NaN);
+    if (Number.isNaN(blobSize)) continue;
+    if (blobSize > MAX_BINARY_BYTES) {
       scan.complete = false;
-      scan.incomplete = `binary file ${change.path} is ${info.size} bytes, over the ${MAX_BINARY_BYTES}-byte scan limit`;
+      scan.incomplete = `binary file ${change.path} is ${blobSize} bytes, over the ${MAX_BINARY_BYTES}-byte scan limit`;
       continue;
     }
     // Latin-1 keeps every byte as one character, so ASCII secrets inside binaries stay findable.
-    const text = (await readFile(abs)).toString('latin1');
+    const text = (await gitBytes({ gitDir: source.gitDir }, ['cat-file', 'blob', object])).toString('latin1');
     const lines = text.split('\n').map((t, i) => ({ line: i + 1, text: t }));
     scan.files = scan.files.filter((f) => f.path !== change.path);
     scan.files.push({ path: change.path, binary: true, lines });

@@ -1,5 +1,5 @@
 import { appendFile } from 'node:fs/promises';
-import type { ExecRequest, ExecResult, Executor } from '../sandbox/executor.js';
+import type { ExecLimitName, ExecRequest, ExecResult, Executor } from '../sandbox/executor.js';
 
 /** One line of `commands.jsonl`. Environment values are never logged: only variable names. */
 export interface CommandEvent {
@@ -13,6 +13,8 @@ export interface CommandEvent {
   timedOut: boolean;
   truncated: boolean;
   durationMs: number;
+  /** The sandbox limit the command hit, if it hit one. */
+  limitExceeded?: ExecLimitName;
 }
 
 /**
@@ -49,6 +51,7 @@ export function recordingExecutor(inner: Executor, file: string, phase?: AbortSi
           timedOut: result?.timedOut ?? false,
           truncated: result?.truncated ?? false,
           durationMs: result?.durationMs ?? Date.now() - started,
+          ...(result?.limitExceeded ? { limitExceeded: result.limitExceeded } : {}),
         };
         events.push(event);
         // Appends are chained so lines never interleave when an agent runs commands in parallel.

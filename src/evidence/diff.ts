@@ -1,33 +1,28 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import type { DiffStats, FileChange, FileChangeKind } from '../types/index.js';
 import { git, gitToFile, type GitTarget } from '../workspace/git.js';
 
 export interface DiffInput {
   /** The harness's baseline git directory (outside the workspace). */
   gitDir: string;
-  workspace: string;
-  baseline: string;
-  /** Where to write the full patch (binary-safe). */
+  /** The baseline's tree and the agent's captured tree. */
+  from: string;
+  to: string;
+  /** Where to write the full patch (binary-safe), cut at `maxPatchBytes`. */
   patchFile: string;
+  maxPatchBytes: number;
 }
 
 /**
- * Everything the agent changed relative to the baseline commit, whatever it did to the workspace's
- * own `.git`. Uses the harness's index, so the agent's commits, resets and branch switches are
- * invisible to it. Writes `patchFile` and returns per-file statistics.
+ * What the agent changed, between two trees in the harness's object store: per-file statistics,
+ * and the patch in `patchFile` (cut at its cap, which the stats then record).
  */
 export async function collectDiff(input: DiffInput): Promise<DiffStats> {
-  const target: GitTarget = { gitDir: input.gitDir, workTree: input.workspace };
-  await git(target, ['add', '--all']);
-  await addFilesHiddenByIgnoreEdits(target, input.baseline);
-
-  const range = ['diff', '--cached', '--find-renames', input.baseline];
-  const [nameStatus, numstat] = await Promise.all([
+  const target: GitTarget = { gitDir: input.gitDir };
+  const range = ['diff-tree', '-r', '--find-renames', input.from, input.to];
+  const [nameStatus, numstat, patch] = await Promise.all([
     git(target, [...range, '--name-status', '-z']),
     git(target, [...range, '--numstat', '-z']),
-    gitToFile(target, [...range, '--binary', '--full-index'], input.patchFile),
+    gitToFile(target, [...range, '-p', '--binary', '--full-index'], input.patchFile, input.maxPatchBytes),
   ]);
   const files = mergeStats(parseNameStatus(nameStatus), parseNumstat(numstat));
   return {
@@ -35,51 +30,8 @@ export async function collectDiff(input: DiffInput): Promise<DiffStats> {
     filesChanged: files.length,
     added: files.reduce((sum, f) => sum + f.added, 0),
     deleted: files.reduce((sum, f) => sum + f.deleted, 0),
+    patch: { bytes: patch.bytes, truncated: patch.truncated, capBytes: input.maxPatchBytes },
   };
-}
-
-/**
- * An agent can hide a new file by adding it to a .gitignore. When any ignore file changed, files
- * that the current rules ignore but the baseline rules would not are added anyway.
- */
-async function addFilesHiddenByIgnoreEdits(target: GitTarget, baseline: string): Promise<void> {
-  const changed = await git(target, ['diff', '--cached', '--name-only', '-z', baseline]);
-  if (!changed.split('\0').some((path) => path === '.gitignore' || path.endsWith('/.gitignore'))) return;
-
-  const ignoredNow = (await git(target, ['ls-files', '--others', '--ignored', '--exclude-standard', '-z'])).split('\0').filter(Boolean);
-  if (ignoredNow.length === 0) return;
-
-  // Judge those paths against the baseline's ignore files, written alone into a scratch tree.
-  const scratch = await mkdtemp(join(tmpdir(), 'crucible-ignore-'));
-  try {
-    await git({ cwd: scratch }, ['init', '--quiet']);
-    const ignoreFiles = (await git(target, ['ls-tree', '-r', '--name-only', '-z', baseline]))
-      .split('\0')
-      .filter((path) => path === '.gitignore' || path.endsWith('/.gitignore'));
-    for (const path of ignoreFiles) {
-      await mkdir(dirname(join(scratch, path)), { recursive: true });
-      await writeFile(join(scratch, path), await git(target, ['cat-file', 'blob', `${baseline}:${path}`]));
-    }
-    const excludes = ['-c', `core.excludesFile=${join(target.gitDir ?? '', 'info', 'exclude')}`];
-    const ignoredAtBaseline = new Set(await checkIgnore(scratch, ignoredNow, excludes));
-    const hidden = ignoredNow.filter((path) => !ignoredAtBaseline.has(path));
-    if (hidden.length > 0) {
-      await git(target, ['--literal-pathspecs', 'add', '--force', '--pathspec-from-file=-', '--pathspec-file-nul'], { stdin: `${hidden.join('\0')}\0` });
-    }
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
-}
-
-/** Paths (which need not exist) that the ignore files under `repo` would ignore. */
-async function checkIgnore(repo: string, paths: string[], config: string[]): Promise<string[]> {
-  try {
-    // check-ignore exits 1 when nothing is ignored; --no-index judges paths that do not exist here.
-    const out = await git({ cwd: repo }, [...config, 'check-ignore', '--no-index', '-z', '--stdin'], { stdin: `${paths.join('\0')}\0` });
-    return out.split('\0').filter(Boolean);
-  } catch {
-    return [];
-  }
 }
 
 interface NameStatus {

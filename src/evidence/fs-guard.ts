@@ -25,11 +25,15 @@ export interface FsGuardEvidence {
 /** Entries of the attempt directory the harness or an in-process agent may create. */
 export const ATTEMPT_DIR_ENTRIES: ReadonlySet<string> = new Set([
   'workspace',
+  'workspace.index',
+  'pristine',
+  'agent-workspace',
   'home',
   'tmp',
+  'test-home',
+  'test-tmp',
   'results',
   'baseline.git',
-  'test-snapshot',
   'commands.jsonl',
   'trajectory.jsonl',
   'trace.jsonl',

@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { lstat, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Executor } from '../sandbox/executor.js';
 import type { TestCaseResult, TestRunEvidence } from '../types/index.js';
@@ -12,10 +13,11 @@ export interface TestRunRequest {
   command: string;
   /** Workspace-relative JUnit path the command writes, or undefined to use `$CRUCIBLE_JUNIT`. */
   junit?: string;
-  /** A directory outside the workspace, writable in the sandbox, where `$CRUCIBLE_JUNIT` points. */
+  /**
+   * A fresh directory outside the workspace, writable in the sandbox, where `$CRUCIBLE_JUNIT`
+   * points. The report's name in it is random, so nothing can be put there in advance.
+   */
   resultsDir: string;
-  /** File name of the report inside resultsDir, e.g. `tests.junit.xml`. */
-  reportName: string;
   failToPass: string[];
   passToPass: string[] | 'all_others';
   timeoutMs: number;
@@ -25,22 +27,27 @@ export interface TestRunRequest {
 
 /**
  * Runs a test command in the sandbox, without network, and turns its JUnit report into evidence.
- * A report the agent left in the workspace beforehand is deleted first, so only this run counts.
+ * A report already at a workspace report path is deleted first, so only this run counts; the
+ * path is reached without following a symlink anywhere on the way.
  */
 export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRunEvidence; junitXml?: string; cases?: TestCaseResult[] }> {
-  const reportPath = req.junit ? join(req.workspace, req.junit) : join(req.resultsDir, req.reportName);
-  await rm(reportPath, { force: true, recursive: true });
+  const defaultReport = join(req.resultsDir, `${randomBytes(12).toString('hex')}.xml`);
+  if (req.junit) {
+    const stale = await insideWithoutLinks(req.workspace, req.junit);
+    if (stale) await unlink(stale).catch(() => undefined);
+  }
 
   const result = await req.executor.exec({
     argv: ['sh', '-c', req.command],
     cwd: req.workspace,
-    env: { CRUCIBLE_JUNIT: join(req.resultsDir, req.reportName), CI: 'true' },
+    env: { CRUCIBLE_JUNIT: defaultReport, CI: 'true' },
     timeoutMs: req.timeoutMs,
     maxOutputBytes: 1024 * 1024,
     network: 'none',
     signal: req.signal,
   });
-  const report = await readReport(reportPath);
+  const reportPath = req.junit ? await insideWithoutLinks(req.workspace, req.junit) : defaultReport;
+  const report = reportPath === undefined ? { problem: `the report path ${req.junit ?? ''} goes through a symlink or a file` } : await readReport(reportPath);
   const junitXml = typeof report === 'string' ? report : undefined;
   const { evidence, cases } = evaluateTestRun({
     command: req.command,
@@ -52,7 +59,23 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
     ...(typeof report === 'object' ? { reportProblem: report.problem } : {}),
     spec: { failToPass: req.failToPass, passToPass: req.passToPass },
   });
-  return { evidence, junitXml, cases };
+  const limited = result.limitExceeded ? { ...evidence, limitExceeded: result.limitExceeded } : evidence;
+  return { evidence: limited, junitXml, cases };
+}
+
+/**
+ * `root/rel` when every directory on the way is a real directory, not a symlink; undefined
+ * otherwise. Nothing runs in `root` while the harness looks, so the answer stays true.
+ */
+export async function insideWithoutLinks(root: string, rel: string): Promise<string | undefined> {
+  const parts = rel.split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.some((p) => p === '..')) return undefined;
+  for (let i = 1; i < parts.length; i++) {
+    const info = await lstat(join(root, ...parts.slice(0, i))).catch(() => undefined);
+    if (info === undefined) return join(root, ...parts);
+    if (!info.isDirectory()) return undefined;
+  }
+  return join(root, ...parts);
 }
 
 /** The report's text; undefined when there is none; a problem when it is there but not readable as one. */

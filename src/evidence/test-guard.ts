@@ -1,258 +1,191 @@
 /**
- * The test guard: content hashes of every file that defines or configures the tests, taken before
- * the agent runs, compared after it stops, and used to put those files back before verification.
- * The harness keeps the snapshot in memory and its copies outside the workspace, so the agent
- * never holds the reference it is judged against.
+ * The test guard, on trees: the agent's captured change is compared with the baseline, and every
+ * protected path — files that define the tests, test-runner configuration in any form and at any
+ * depth, installed dependencies, the paths test reports are written to — is taken from the
+ * baseline in the tree that is verified. Editing, deleting or renaming a baseline test, or changing
+ * the test part of a configuration file, is tampering; new tests and new configuration are set
+ * aside and judged no further (an agent may add tests; they simply do not grade it).
  */
-import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { copyFile, lstat, mkdir, open, readdir, readFile, readlink, rm, symlink } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { git } from '../workspace/git.js';
-import { matcher, type PathMatcher } from './glob.js';
-import { looksLikeJUnit, SECTIONED_TEST_CONFIG, testSection, WHOLE_FILE_TEST_CONFIG } from './test-config.js';
-import { walkFiles } from './walk.js';
+import type { Baseline } from '../workspace/baseline.js';
+import { git, type GitTarget } from '../workspace/git.js';
+import { editTree, entry as indexEntry, removal, type IndexUpdate } from '../workspace/tree-edit.js';
+import { matcher } from './glob.js';
+import { DEPENDENCY_PATHS, SECTIONED_TEST_CONFIG, testSection, WHOLE_FILE_TEST_CONFIG } from './test-config.js';
 
 export type TamperKind =
-  /** A test file that existed at the baseline has other content now. */
+  /** A test file that existed at the baseline has other content (or another file type) now. */
   | 'modified'
   | 'deleted'
   /** Deleted, with its exact content reappearing under another path. */
   | 'renamed'
-  /** A file that configures the test run (conftest.py, pytest/vitest/jest config, the test script) was added or changed. */
+  /** A baseline file that configures the test run was changed or deleted (its test part, for sectioned files). */
   | 'config'
-  /** A new file that takes a baseline test's place (same name, other extension; a package over a module). */
+  /** A new file outside the test paths that takes a baseline test's place (same stem; a package over a module). */
   | 'shadow'
-  /** Anything written into the harness's results directory, where reports are read from. */
+  /** A command wrote, or tried to write, where the harness reads test reports. */
   | 'forged_report'
-  /**
-   * A JUnit-shaped file written in the workspace. Never read by the harness (it reads only the
-   * report its own run writes outside the workspace), and often the honest by-product of an agent
-   * running the tests, so it is recorded, not judged.
-   */
+  /** Recorded only: a JUnit-shaped file in the workspace (the harness never reads one). */
   | 'report'
-  /** A new file under the test paths: set aside before verification, not tampering by itself. */
+  /** A new test file or new test configuration: set aside before verification, not tampering. */
   | 'added';
 
 export interface TamperFinding {
   path: string;
   kind: TamperKind;
   oldPath?: string;
-  /** Whether the file was committed at the baseline (false: ignored or generated before the agent ran). */
+  /** Whether the file was committed at the baseline. */
   tracked?: boolean;
   detail?: string;
 }
 
 export interface TestGuardEvidence {
-  /** Files hashed before the agent ran. */
+  /** Protected files in the baseline. */
   guarded: number;
   findings: TamperFinding[];
-  /** False when the workspace was too large to walk completely; the check then fails closed. */
+  /** Always true now that the guard reads trees: kept for attempt.json readers. */
   complete: boolean;
-  /** Put back from the baseline before verification. */
+  /** Taken from the baseline in the verified tree. */
   restored?: string[];
-  /** New files under the test paths (and new test configuration) removed before verification. */
+  /** Left out of the verified tree (new tests, new configuration). */
   removed?: string[];
 }
 
-interface GuardedFile {
-  hash: string;
-  tracked: boolean;
-  /** Test-relevant part of a sectioned config file (package.json scripts.test, [tool.pytest]…). */
-  section?: string;
-}
-
-export interface TestSnapshot {
-  workspace: string;
-  gitDir: string;
-  commit: string;
-  /** Where copies of guarded files that git does not hold (ignored, generated) are kept. */
-  copyDir: string;
-  files: Map<string, GuardedFile>;
-  /** Hashes of `.xml` files, so a newly written or rewritten one can be sniffed for JUnit shape. */
-  xml: Map<string, string>;
-  isTest: PathMatcher;
-  isWholeConfig: PathMatcher;
-  isSectionedConfig: PathMatcher;
-}
-
-/** Files bigger than this are hashed by streaming; all are hashed in full. */
-const MAX_SECTION_TEXT = 1024 * 1024;
-
-export interface SnapshotInput {
-  workspace: string;
-  gitDir: string;
-  commit: string;
+export interface ProtectInput {
+  baseline: Baseline;
+  /** The agent's change as captured (captureChange). */
+  tree: string;
   testPaths: readonly string[];
-  copyDir: string;
+  /** Workspace-relative paths test commands write reports to (tests.junit, held_out.junit). */
+  reportPaths: readonly string[];
 }
 
-export async function snapshotTests(input: SnapshotInput): Promise<TestSnapshot> {
-  const snapshot: TestSnapshot = {
-    workspace: input.workspace,
-    gitDir: input.gitDir,
-    commit: input.commit,
-    copyDir: input.copyDir,
-    files: new Map(),
-    xml: new Map(),
-    isTest: matcher(input.testPaths),
-    isWholeConfig: matcher(WHOLE_FILE_TEST_CONFIG),
-    isSectionedConfig: matcher(SECTIONED_TEST_CONFIG),
-  };
-  const tracked = new Set((await git({ gitDir: input.gitDir }, ['ls-tree', '-r', '-z', '--name-only', input.commit])).split('\0').filter(Boolean));
-  const walk = await walkFiles(input.workspace);
-  for (const path of walk.files) {
-    if (path.endsWith('.xml')) snapshot.xml.set(path, await hashPath(join(input.workspace, path)));
-    if (!isGuarded(snapshot, path)) continue;
-    const abs = join(input.workspace, path);
-    const file: GuardedFile = { hash: await hashPath(abs), tracked: tracked.has(path) };
-    if (sectionOnly(snapshot, path)) file.section = testSection(path, await readText(abs));
-    if (!file.tracked) {
-      await mkdir(dirname(join(input.copyDir, path)), { recursive: true });
-      await copyPath(abs, join(input.copyDir, path));
-    }
-    snapshot.files.set(path, file);
-  }
-  return snapshot;
+export interface ProtectedChange {
+  /** The tree that is verified: the agent's change with every protected path as at the baseline. */
+  tree: string;
+  evidence: TestGuardEvidence;
+  /** Changed files under dependency paths, taken from the baseline (not graded). */
+  dependencies: string[];
 }
 
-/** What the guard sees now, kept so that restore() acts on exactly what inspect() judged. */
-export interface GuardState {
-  hashes: Map<string, string>;
-  bytecodeDirs: string[];
-  findings: TamperFinding[];
-  complete: boolean;
+interface RawEntry {
+  oldMode: string;
+  newMode: string;
+  oldSha: string;
+  newSha: string;
+  status: string;
+  path: string;
 }
 
-/**
- * Compares the workspace with the snapshot. `resultsDir` is the harness's directory for reports
- * outside the workspace: it is empty until verification, so anything in it was planted.
- */
-export async function inspectTests(snapshot: TestSnapshot, resultsDir?: string): Promise<GuardState> {
-  const walk = await walkFiles(snapshot.workspace);
-  const hashes = new Map<string, string>();
+type PathClass = 'test' | 'config' | 'sectioned' | 'dependency' | 'report';
+
+/** Sectioned config files larger than this are compared whole. */
+const MAX_SECTION_BYTES = 1024 * 1024;
+
+export async function protectTests(input: ProtectInput): Promise<ProtectedChange> {
+  const { baseline } = input;
+  const target: GitTarget = { gitDir: baseline.gitDir };
+  const classify = classifier(input.testPaths, input.reportPaths);
+  const baselinePaths = (await git(target, ['ls-tree', '-r', '-z', '--name-only', baseline.tree])).split('\0').filter(Boolean);
+  const guarded = baselinePaths.filter((path) => classify(path) !== undefined && classify(path) !== 'dependency').length;
+  const entries = parseRaw(await git(target, ['diff-tree', '-r', '-z', '--no-renames', baseline.tree, input.tree]));
+
   const findings: TamperFinding[] = [];
-  const added: string[] = [];
-  for (const path of walk.files) {
-    const abs = join(snapshot.workspace, path);
-    if (path.endsWith('.xml')) {
-      const hash = await hashPath(abs);
-      if (snapshot.xml.get(path) !== hash && looksLikeJUnit(await readHead(abs))) {
-        findings.push({ path, kind: 'report', detail: 'a JUnit report written in the workspace (never read by the harness)' });
-      }
-    }
-    if (!isGuarded(snapshot, path)) continue;
-    hashes.set(path, await hashPath(abs));
-    if (!snapshot.files.has(path)) added.push(path);
-  }
-
-  const deleted: string[] = [];
-  for (const [path, before] of snapshot.files) {
-    const now = hashes.get(path);
-    if (now === undefined && sectionOnly(snapshot, path)) {
-      if (before.section !== undefined) findings.push({ path, kind: 'config', tracked: before.tracked, detail: 'deleted a file that configures tests' });
-    } else if (now === undefined) {
-      deleted.push(path);
-    } else if (now !== before.hash) {
-      const finding = await judgeChange(snapshot, path, before);
-      if (finding) findings.push(finding);
-    }
-  }
-
-  const renamedFrom = new Map<string, string>();
-  for (const path of deleted) {
-    const before = snapshot.files.get(path) as GuardedFile;
-    const target = added.find((a) => hashes.get(a) === before.hash && !renamedFrom.has(a));
-    if (target !== undefined) {
-      renamedFrom.set(target, path);
-      findings.push({ path: target, oldPath: path, kind: 'renamed', tracked: before.tracked });
-    } else {
-      findings.push({ path, kind: 'deleted', tracked: before.tracked });
-    }
-  }
-
-  const stems = new Set([...snapshot.files.keys()].filter((p) => snapshot.isTest(p)).map(stem));
-  for (const path of added) {
-    if (renamedFrom.has(path)) continue;
-    if (snapshot.isWholeConfig(path)) findings.push({ path, kind: 'config', detail: 'new test configuration file' });
-    else if (sectionOnly(snapshot, path)) {
-      const section = testSection(path, await readText(join(snapshot.workspace, path)));
-      if (section !== undefined) findings.push({ path, kind: 'config', detail: 'new file configures tests' });
-    } else if (shadows(path, stems)) findings.push({ path, kind: 'shadow', detail: 'takes the place of a baseline test' });
-    else findings.push({ path, kind: 'added' });
-  }
-
-  if (resultsDir !== undefined) {
-    for (const name of await listDir(resultsDir)) {
-      findings.push({ path: `<results>/${name}`, kind: 'forged_report', detail: 'written into the harness results directory outside the workspace' });
-    }
-  }
-  return { hashes, bytecodeDirs: walk.bytecodeDirs, findings, complete: !walk.truncated };
-}
-
-export function guardEvidence(snapshot: TestSnapshot, state: GuardState): TestGuardEvidence {
-  return { guarded: snapshot.files.size, findings: state.findings, complete: state.complete };
-}
-
-/**
- * Puts the test files back as they were at the baseline: changed or deleted ones restored, new
- * files under the test paths and new test configuration removed, bytecode caches dropped, and the
- * results directory emptied. Config files whose only changes are unrelated to tests are left alone.
- */
-export async function restoreTests(snapshot: TestSnapshot, state: GuardState, resultsDir?: string): Promise<{ restored: string[]; removed: string[] }> {
   const restored: string[] = [];
   const removed: string[] = [];
-  const fromGit: string[] = [];
-  const configFindings = new Set(state.findings.filter((f) => f.kind === 'config').map((f) => f.path));
-  for (const [path, before] of snapshot.files) {
-    const now = state.hashes.get(path);
-    if (now === before.hash) continue;
-    if (sectionOnly(snapshot, path) && !configFindings.has(path)) continue;
-    restored.push(path);
-    if (before.tracked) fromGit.push(path);
-    else {
-      const abs = join(snapshot.workspace, path);
-      await rm(abs, { recursive: true, force: true });
-      await mkdir(dirname(abs), { recursive: true });
-      await copyPath(join(snapshot.copyDir, path), abs);
+  const dependencies: string[] = [];
+  const updates: IndexUpdate[] = [];
+  const backToBaseline = (entry: RawEntry): void => {
+    if (entry.oldMode === '000000') {
+      updates.push(removal(entry.path));
+      removed.push(entry.path);
+    } else {
+      updates.push(indexEntry(entry.oldMode, entry.oldSha, entry.path));
+      restored.push(entry.path);
+    }
+  };
+
+  const deletedTests: RawEntry[] = [];
+  const testStems = new Set(baselinePaths.filter((p) => classify(p) === 'test').map(stem));
+  for (const entry of entries) {
+    const kind = classify(entry.path);
+    const added = entry.status === 'A';
+    if (kind === undefined) {
+      if (added && shadows(entry.path, testStems)) {
+        findings.push({ path: entry.path, kind: 'shadow', detail: 'takes the place of a baseline test' });
+        backToBaseline(entry);
+      }
+      continue;
+    }
+    if (kind === 'dependency' || kind === 'report') {
+      if (kind === 'dependency') dependencies.push(entry.path);
+      backToBaseline(entry);
+      continue;
+    }
+    if (kind === 'sectioned') {
+      const before = entry.oldMode === '000000' ? undefined : await sectionOf(target, entry.path, entry.oldSha);
+      const after = entry.newMode === '000000' ? undefined : await sectionOf(target, entry.path, entry.newSha);
+      if (before === after) continue;
+      if (added) findings.push({ path: entry.path, kind: 'added', detail: 'new file that configures tests' });
+      else findings.push({ path: entry.path, kind: 'config', tracked: true, detail: entry.status === 'D' ? 'deleted a file that configures tests' : 'the test configuration in it changed' });
+      backToBaseline(entry);
+      continue;
+    }
+    if (added) findings.push({ path: entry.path, kind: 'added', ...(kind === 'config' ? { detail: 'new test configuration' } : {}) });
+    else if (entry.status === 'D' && kind === 'test') deletedTests.push(entry);
+    else findings.push({ path: entry.path, kind: kind === 'config' ? 'config' : entry.status === 'D' ? 'deleted' : 'modified', tracked: true });
+    backToBaseline(entry);
+  }
+
+  // A deleted test whose exact content was added elsewhere was renamed.
+  const addedBySha = new Map(entries.filter((e) => e.status === 'A').map((e) => [e.newSha, e.path]));
+  for (const entry of deletedTests) {
+    const to = addedBySha.get(entry.oldSha);
+    if (to !== undefined) {
+      addedBySha.delete(entry.oldSha);
+      findings.push({ path: to, oldPath: entry.path, kind: 'renamed', tracked: true });
+    } else {
+      findings.push({ path: entry.path, kind: 'deleted', tracked: true });
     }
   }
-  if (fromGit.length > 0) {
-    // A directory may now stand where a file was; git cannot check out over it.
-    for (const path of fromGit) await rmIfDirectory(join(snapshot.workspace, path));
-    await git({ gitDir: snapshot.gitDir, workTree: snapshot.workspace }, ['--literal-pathspecs', 'checkout', snapshot.commit, '--pathspec-from-file=-', '--pathspec-file-nul'], {
-      stdin: `${fromGit.join('\0')}\0`,
-    });
-  }
-  for (const path of state.hashes.keys()) {
-    if (snapshot.files.has(path)) continue;
-    if (sectionOnly(snapshot, path) && !configFindings.has(path)) continue;
-    await rm(join(snapshot.workspace, path), { force: true, recursive: true });
-    removed.push(path);
-  }
-  for (const dir of state.bytecodeDirs) await rm(join(snapshot.workspace, dir), { recursive: true, force: true });
-  if (resultsDir !== undefined) {
-    for (const name of await listDir(resultsDir)) await rm(join(resultsDir, name), { recursive: true, force: true });
-  }
-  return { restored, removed };
+
+  const tree = await editTree(baseline, input.tree, updates);
+  return { tree, evidence: { guarded, findings, complete: true, restored, removed }, dependencies };
 }
 
-async function judgeChange(snapshot: TestSnapshot, path: string, before: GuardedFile): Promise<TamperFinding | undefined> {
-  if (snapshot.isTest(path) || snapshot.isWholeConfig(path)) {
-    return { path, kind: snapshot.isTest(path) && !snapshot.isWholeConfig(path) ? 'modified' : 'config', tracked: before.tracked };
+function classifier(testPaths: readonly string[], reportPaths: readonly string[]): (path: string) => PathClass | undefined {
+  const isTest = matcher(testPaths);
+  const isConfig = matcher(WHOLE_FILE_TEST_CONFIG);
+  const isSectioned = matcher(SECTIONED_TEST_CONFIG);
+  const isDependency = matcher(DEPENDENCY_PATHS);
+  // A report path, or anything standing where one of its directories must be.
+  const reports = new Set(reportPaths.flatMap((p) => p.split('/').map((_, i, parts) => parts.slice(0, i + 1).join('/'))));
+  return (path) => {
+    if (reports.has(path)) return 'report';
+    if (isDependency(path)) return 'dependency';
+    if (isConfig(path)) return 'config';
+    if (isTest(path)) return 'test';
+    if (isSectioned(path)) return 'sectioned';
+    return undefined;
+  };
+}
+
+async function sectionOf(target: GitTarget, path: string, sha: string): Promise<string | undefined> {
+  const size = Number((await git(target, ['cat-file', '-s', sha])).trim());
+  if (size > MAX_SECTION_BYTES) return `whole:${sha}`;
+  return testSection(path, await git(target, ['cat-file', 'blob', sha]));
+}
+
+/** `git diff-tree -r -z` raw output: ":old new oldsha newsha S\0path\0" per entry. */
+function parseRaw(out: string): RawEntry[] {
+  const fields = out.split('\0');
+  const entries: RawEntry[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const head = fields[i] ?? '';
+    if (!head.startsWith(':')) break;
+    const [oldMode = '', newMode = '', oldSha = '', newSha = '', status = ''] = head.slice(1).split(' ');
+    entries.push({ oldMode, newMode, oldSha, newSha, status: status.slice(0, 1), path: fields[i + 1] ?? '' });
   }
-  const after = testSection(path, await readText(join(snapshot.workspace, path)));
-  if (after === before.section) return undefined;
-  return { path, kind: 'config', tracked: before.tracked, detail: 'the test configuration in it changed' };
-}
-
-/** package.json, pyproject.toml…: only their test sections are guarded. */
-function sectionOnly(snapshot: TestSnapshot, path: string): boolean {
-  return snapshot.isSectionedConfig(path) && !snapshot.isTest(path) && !snapshot.isWholeConfig(path);
-}
-
-function isGuarded(snapshot: TestSnapshot, path: string): boolean {
-  return snapshot.isTest(path) || snapshot.isWholeConfig(path) || snapshot.isSectionedConfig(path);
+  return entries;
 }
 
 /** `test/a.test.mjs` → `test/a.test`; `tests/test_x.py` → `tests/test_x`. */
@@ -270,49 +203,3 @@ function shadows(path: string, stems: ReadonlySet<string>): boolean {
   return false;
 }
 
-async function hashPath(abs: string): Promise<string> {
-  const info = await lstat(abs).catch(() => undefined);
-  if (!info) return 'missing';
-  if (info.isSymbolicLink()) return `link:${await readlink(abs)}`;
-  const hash = createHash('sha256');
-  hash.update(await readFile(abs));
-  return hash.digest('hex');
-}
-
-async function readText(abs: string): Promise<string | undefined> {
-  const info = await lstat(abs).catch(() => undefined);
-  if (!info?.isFile() || info.size > MAX_SECTION_TEXT) return undefined;
-  return readFile(abs, 'utf8');
-}
-
-async function readHead(abs: string): Promise<string> {
-  let handle;
-  try {
-    handle = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch {
-    return '';
-  }
-  try {
-    const buffer = Buffer.alloc(4096);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead).toString('utf8');
-  } finally {
-    await handle.close();
-  }
-}
-
-async function copyPath(from: string, to: string): Promise<void> {
-  const info = await lstat(from).catch(() => undefined);
-  if (!info) return;
-  if (info.isSymbolicLink()) await symlink(await readlink(from), to);
-  else await copyFile(from, to);
-}
-
-async function rmIfDirectory(abs: string): Promise<void> {
-  const info = await lstat(abs).catch(() => undefined);
-  if (info?.isDirectory()) await rm(abs, { recursive: true, force: true });
-}
-
-async function listDir(dir: string): Promise<string[]> {
-  return readdir(dir).catch(() => []);
-}

@@ -69,6 +69,8 @@ export interface TestRunEvidence {
   passToPass: TestGroupOutcome;
   /** Tail of combined output, for the report; bounded. */
   outputTail: string;
+  /** Set when the test command hit a sandbox limit (the agent's code under test did). */
+  limitExceeded?: import('./task.js').ResourceLimitName;
 }
 
 export type FileChangeKind = 'added' | 'modified' | 'deleted' | 'renamed';
@@ -87,6 +89,18 @@ export interface DiffStats {
   filesChanged: number;
   added: number;
   deleted: number;
+  /** diff.patch as stored: its size, and whether it was cut at its cap. */
+  patch?: { bytes: number; truncated: boolean; capBytes: number };
+}
+
+/**
+ * What the agent changed that verification did not use: files under ignored paths (build output,
+ * caches, bytecode), installed dependencies, and new test files and configuration set aside.
+ */
+export interface NotGraded {
+  count: number;
+  /** The first paths, with why each was left out. */
+  items: Array<{ path: string; reason: 'ignored' | 'dependency' | 'new_test' }>;
 }
 
 export interface CheckResult {
@@ -125,6 +139,10 @@ export interface AttemptResult extends AttemptPlan {
   /** Held-out tests, copied in after the agent stopped; their pass-to-pass group is every case. */
   heldOut?: TestRunEvidence;
   diff?: DiffStats;
+  /** Changes the verification copy did not include; see NotGraded. */
+  notGraded?: NotGraded;
+  /** With cause `resource_exceeded`: the limit that was hit. */
+  resourceLimit?: import('./task.js').ResourceLimitName;
   checks: CheckResult[];
   agentResult?: AgentResult;
   timings: PhaseTimings;

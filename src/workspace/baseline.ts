@@ -4,40 +4,52 @@ import { git } from './git.js';
 
 /**
  * Files that running code leaves behind in repos that do not ignore them. Without this, running
- * pytest once would count as "changing" a repo that has no .gitignore.
+ * pytest once would count as "changing" a repo that has no .gitignore. Never graded: the
+ * verification copy is built without them.
  */
 export const RUNTIME_DEBRIS = ['__pycache__/', '*.py[co]', '.pytest_cache/', '.mypy_cache/', '.ruff_cache/', '.DS_Store'];
+
+/**
+ * What a nested repository's `.git` is renamed to before the agent's change is captured, so that
+ * its files are captured as plain files instead of an opaque `Subproject commit`. Excluded.
+ */
+export const NESTED_GIT_NAME = '.crucible-nested-git';
 
 export interface Baseline {
   /** The harness's git directory, outside the workspace: the agent cannot rewrite it. */
   gitDir: string;
   commit: string;
+  /** The commit's tree: the change that changes nothing. */
+  tree: string;
 }
 
 /**
- * Commits the workspace as it stands into a git directory the harness owns, then gives the
- * workspace a `.git` of its own for the agent (same commit, objects shared read-only through
- * alternates). Whatever the agent does to that `.git` — commits, resets, deleting it — the diff is
- * taken against `commit` in `gitDir`.
+ * Commits `dir` as it stands into a git directory the harness owns. Its index keeps the stat data
+ * of exactly these files, which every later copy (made with `cp -a`) shares, so git never
+ * re-hashes an unchanged file.
  */
-export async function commitBaseline(workspace: string, gitDir: string): Promise<Baseline> {
+export async function commitBaseline(dir: string, gitDir: string): Promise<Baseline> {
   await git({}, ['init', '--quiet', '--bare', '--initial-branch=main', gitDir]);
   await mkdir(join(gitDir, 'info'), { recursive: true });
-  await writeFile(join(gitDir, 'info', 'exclude'), `${RUNTIME_DEBRIS.join('\n')}\n`);
-  const target = { gitDir, workTree: workspace };
+  await writeFile(join(gitDir, 'info', 'exclude'), `${[...RUNTIME_DEBRIS, `${NESTED_GIT_NAME}/`, NESTED_GIT_NAME].join('\n')}\n`);
+  const target = { gitDir, workTree: dir };
   await git(target, ['add', '--all']);
   await git(target, ['commit', '--quiet', '--no-verify', '--allow-empty', '-m', 'crucible baseline']);
-  const commit = (await git(target, ['rev-parse', 'HEAD'])).trim();
-  await giveAgentRepo(workspace, gitDir, commit);
-  return { gitDir, commit };
+  const [commit = '', tree = ''] = (await git(target, ['rev-parse', 'HEAD', 'HEAD^{tree}'])).trim().split('\n');
+  return { gitDir, commit, tree };
 }
 
-async function giveAgentRepo(workspace: string, baselineGitDir: string, commit: string): Promise<void> {
-  const agentGit = join(workspace, '.git');
-  await git({}, ['init', '--quiet', '--initial-branch=main', workspace]);
-  await mkdir(join(agentGit, 'objects', 'info'), { recursive: true });
-  await writeFile(join(agentGit, 'objects', 'info', 'alternates'), `${join(baselineGitDir, 'objects')}\n`);
+/**
+ * Gives a copy of the baseline a `.git` of its own (same commit, objects shared read-only through
+ * alternates), so the agent, and tests that ask git, can use git there. Whatever happens to that
+ * `.git`, the harness reads only its own `gitDir`.
+ */
+export async function addWorkspaceRepo(dir: string, baseline: Baseline): Promise<void> {
+  const ownGit = join(dir, '.git');
+  await git({}, ['init', '--quiet', '--initial-branch=main', dir]);
+  await mkdir(join(ownGit, 'objects', 'info'), { recursive: true });
+  await writeFile(join(ownGit, 'objects', 'info', 'alternates'), `${join(baseline.gitDir, 'objects')}\n`);
   // The baseline index already holds the stat data of these very files: no re-hashing needed.
-  await copyFile(join(baselineGitDir, 'index'), join(agentGit, 'index'));
-  await git({ cwd: workspace }, ['update-ref', 'refs/heads/main', commit]);
+  await copyFile(join(baseline.gitDir, 'index'), join(ownGit, 'index'));
+  await git({ cwd: dir }, ['update-ref', 'refs/heads/main', baseline.commit]);
 }

@@ -20,13 +20,28 @@ export const GIT_ENV: Readonly<Record<string, string>> = {
   LANG: 'C',
 };
 
-const BASE_ARGS = ['-c', 'core.autocrlf=false', '-c', 'core.quotepath=false', '-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
+/**
+ * Every tree the harness looks at is a `cp -a` copy of the one it committed: inode and ctime
+ * differ, mtime and size do not. Comparing only those keeps git from re-hashing every file of
+ * every copy; racy-git checks still re-read files written within the index's own second.
+ */
+const BASE_ARGS = [
+  '-c', 'core.autocrlf=false',
+  '-c', 'core.quotepath=false',
+  '-c', 'commit.gpgsign=false',
+  '-c', 'core.hooksPath=/dev/null',
+  '-c', 'core.checkStat=minimal',
+  '-c', 'core.trustctime=false',
+  '-c', 'core.symlinks=true',
+];
 
 export interface GitTarget {
   /** The harness's own git directory, outside the workspace. */
   gitDir?: string;
   workTree?: string;
   cwd?: string;
+  /** An index of the harness's own instead of `gitDir/index` (GIT_INDEX_FILE). */
+  indexFile?: string;
 }
 
 export class GitError extends Error {
@@ -39,6 +54,10 @@ export class GitError extends Error {
   }
 }
 
+function gitEnv(target: GitTarget): Record<string, string> {
+  return target.indexFile ? { ...GIT_ENV, GIT_INDEX_FILE: target.indexFile } : { ...GIT_ENV };
+}
+
 function fullArgs(target: GitTarget, args: string[]): string[] {
   const where: string[] = [];
   if (target.gitDir) where.push(`--git-dir=${target.gitDir}`);
@@ -46,12 +65,17 @@ function fullArgs(target: GitTarget, args: string[]): string[] {
   return [...BASE_ARGS, ...where, ...args];
 }
 
-export function git(target: GitTarget, args: string[], options: { stdin?: string; maxBuffer?: number } = {}): Promise<string> {
+export async function git(target: GitTarget, args: string[], options: { stdin?: string; maxBuffer?: number } = {}): Promise<string> {
+  return (await gitBytes(target, args, options)).toString('utf8');
+}
+
+/** git's stdout as bytes: blobs are not text. */
+export function gitBytes(target: GitTarget, args: string[], options: { stdin?: string; maxBuffer?: number } = {}): Promise<Buffer> {
   const maxBuffer = options.maxBuffer ?? 256 * 1024 * 1024;
   return new Promise((resolvePromise, reject) => {
     const child = spawn('git', fullArgs(target, args), {
       cwd: target.cwd ?? target.workTree,
-      env: GIT_ENV,
+      env: gitEnv(target),
       stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     const chunks: Buffer[] = [];
@@ -68,37 +92,64 @@ export function git(target: GitTarget, args: string[], options: { stdin?: string
     child.on('close', (code) => {
       if (code !== 0) return reject(new GitError(args, stderr));
       if (size > maxBuffer) return reject(new GitError(args, `output larger than ${maxBuffer} bytes`));
-      resolvePromise(Buffer.concat(chunks).toString('utf8'));
+      resolvePromise(Buffer.concat(chunks));
     });
     if (options.stdin !== undefined) child.stdin?.end(options.stdin);
   });
 }
 
-/** Streams git's stdout to a file: diffs can be far larger than we want in memory. */
-export function gitToFile(target: GitTarget, args: string[], file: string): Promise<void> {
+export interface ToFileResult {
+  /** Bytes written to the file. */
+  bytes: number;
+  /** True when git had more to say than `maxBytes`: the file holds the first `maxBytes`. */
+  truncated: boolean;
+}
+
+/**
+ * Streams git's stdout to a file: diffs can be far larger than we want in memory. With
+ * `maxBytes`, the file is cut there and git is stopped.
+ */
+export function gitToFile(target: GitTarget, args: string[], file: string, maxBytes = Number.POSITIVE_INFINITY): Promise<ToFileResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn('git', fullArgs(target, args), { cwd: target.cwd ?? target.workTree, env: GIT_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('git', fullArgs(target, args), { cwd: target.cwd ?? target.workTree, env: gitEnv(target), stdio: ['ignore', 'pipe', 'pipe'] });
     const out = createWriteStream(file);
     let stderr = '';
+    let bytes = 0;
+    let truncated = false;
     child.stderr?.on('data', (chunk: Buffer) => {
       if (stderr.length < 8192) stderr += chunk.toString('utf8');
     });
-    child.stdout.pipe(out);
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (truncated) return;
+      const room = maxBytes - bytes;
+      if (chunk.length > room) {
+        truncated = true;
+        out.write(chunk.subarray(0, room));
+        bytes += room;
+        child.stdout.destroy();
+        child.kill('SIGKILL');
+        out.end();
+        return;
+      }
+      bytes += chunk.length;
+      out.write(chunk);
+    });
+    child.stdout.on('end', () => out.end());
     child.on('error', reject);
-    // Both must happen: git exits, and the file has everything it wrote (pipe() ends `out`).
+    // Both must happen: git exits, and the file has everything it wrote.
     const exited = new Promise<number | null>((done) => child.on('close', done));
     const flushed = new Promise<void>((done, fail) => {
       out.on('finish', done);
       out.on('error', fail);
     });
-    Promise.all([exited, flushed]).then(([code]) => (code === 0 ? resolvePromise() : reject(new GitError(args, stderr))), reject);
+    Promise.all([exited, flushed]).then(([code]) => (code === 0 || truncated ? resolvePromise({ bytes, truncated }) : reject(new GitError(args, stderr))), reject);
   });
 }
 
 /** Pipes `git archive` into `tar -x`, so a commit lands in a directory without a .git of its own. */
 export function extractCommit(gitDir: string, commit: string, dest: string): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    const archive = spawn('git', fullArgs({ gitDir }, ['archive', '--format=tar', commit]), { env: GIT_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    const archive = spawn('git', fullArgs({ gitDir }, ['archive', '--format=tar', commit]), { env: { ...GIT_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
     const tar = spawn('tar', ['-x', '-C', dest], { stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
     const collect = (chunk: Buffer): void => {

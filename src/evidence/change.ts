@@ -1,0 +1,132 @@
+/**
+ * The agent's change, captured as a git tree in the harness's own object store: every file added,
+ * modified, deleted or renamed against the baseline outside ignored paths, nested repositories'
+ * files as plain files, symlinks as symlinks. Everything after this reads the tree, never the
+ * agent's workspace.
+ */
+import { copyFile, lstat, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { NESTED_GIT_NAME, type Baseline } from '../workspace/baseline.js';
+import { git, type GitTarget } from '../workspace/git.js';
+
+export interface CaptureInput {
+  baseline: Baseline;
+  /** The agent's workspace, after every process of the agent has ended. */
+  workTree: string;
+  /** Workspace-relative paths of nested `.git` entries (from scanWorkspace). */
+  nestedGit: readonly string[];
+  maxFiles: number;
+  maxBytes: number;
+}
+
+export type Capture =
+  | { ok: true; tree: string; files: number; bytes: number }
+  | { ok: false; exceeded: 'change_files' | 'change_size'; detail: string };
+
+export async function captureChange(input: CaptureInput): Promise<Capture> {
+  const { baseline, workTree } = input;
+  for (const path of input.nestedGit) await neutralizeNestedRepo(workTree, path);
+  const indexFile = join(baseline.gitDir, 'capture.index');
+  await copyFile(join(baseline.gitDir, 'index'), indexFile);
+  const target: GitTarget = { gitDir: baseline.gitDir, workTree, indexFile };
+  try {
+    // Sized before anything is hashed: a 1 GiB file or 200 000 new files cost a listing, not a copy.
+    const [untracked, changed] = await Promise.all([
+      git(target, ['ls-files', '-z', '--others', '--exclude-standard']),
+      git(target, ['diff-files', '-z', '--name-only']),
+    ]);
+    const paths = [...new Set([...split(untracked), ...split(changed)])];
+    const hidden = await filesHiddenByIgnoreEdits(target, baseline.commit, paths);
+    const over = await overLimits(workTree, [...paths, ...hidden], input);
+    if (over) return over;
+    await git(target, ['add', '--all']);
+    if (hidden.length > 0) {
+      await git(target, ['--literal-pathspecs', 'add', '--force', '--pathspec-from-file=-', '--pathspec-file-nul'], { stdin: `${hidden.join('\0')}\0` });
+    }
+    const tree = (await git(target, ['write-tree'])).trim();
+    const sized = await sizes(workTree, [...paths, ...hidden]);
+    return { ok: true, tree, ...sized };
+  } finally {
+    await rm(indexFile, { force: true });
+  }
+}
+
+/**
+ * Renames a nested repository's `.git` so git sees a plain directory. The scan found it by
+ * reading real directories, and nothing of the agent's runs any more, so no component of the path
+ * is a symlink; each is checked again all the same.
+ */
+async function neutralizeNestedRepo(root: string, path: string): Promise<void> {
+  const parts = path.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const info = await lstat(join(root, ...parts.slice(0, i))).catch(() => undefined);
+    if (!info?.isDirectory()) return;
+  }
+  const renamed = join(root, ...parts.slice(0, -1), NESTED_GIT_NAME);
+  await rm(renamed, { recursive: true, force: true });
+  await rename(join(root, ...parts), renamed);
+}
+
+async function overLimits(root: string, paths: string[], limits: CaptureInput): Promise<Capture | undefined> {
+  if (paths.length > limits.maxFiles) {
+    return { ok: false, exceeded: 'change_files', detail: `the change touches ${paths.length} files, over the limit of ${limits.maxFiles} (limits.change_files)` };
+  }
+  const { bytes } = await sizes(root, paths);
+  if (bytes > limits.maxBytes) {
+    return { ok: false, exceeded: 'change_size', detail: `the change adds ${bytes} bytes, over the limit of ${limits.maxBytes} (limits.change_size)` };
+  }
+  return undefined;
+}
+
+async function sizes(root: string, paths: readonly string[]): Promise<{ files: number; bytes: number }> {
+  let bytes = 0;
+  for (const path of paths) {
+    const info = await lstat(join(root, path)).catch(() => undefined);
+    if (info?.isFile() || info?.isSymbolicLink()) bytes += info.size;
+  }
+  return { files: paths.length, bytes };
+}
+
+function split(out: string): string[] {
+  return out.split('\0').filter(Boolean);
+}
+
+/**
+ * An agent can hide a new file by adding it to a .gitignore. When an ignore file is among the
+ * changed paths, files that the current rules ignore but the baseline's rules would not are
+ * returned, to be captured anyway.
+ */
+async function filesHiddenByIgnoreEdits(target: GitTarget, baseline: string, changed: readonly string[]): Promise<string[]> {
+  const touched = changed.some((path) => path === '.gitignore' || path.endsWith('/.gitignore'));
+  const baselineIgnores = split(await git(target, ['ls-tree', '-r', '--name-only', '-z', baseline])).filter((path) => path === '.gitignore' || path.endsWith('/.gitignore'));
+  if (!touched && baselineIgnores.every((path) => !changed.includes(path))) return [];
+
+  const ignoredNow = split(await git(target, ['ls-files', '--others', '--ignored', '--exclude-standard', '-z']));
+  if (ignoredNow.length === 0) return [];
+  // Judge those paths against the baseline's ignore files, written alone into a scratch tree.
+  const scratch = await mkdtemp(join(tmpdir(), 'crucible-ignore-'));
+  try {
+    await git({ cwd: scratch }, ['init', '--quiet']);
+    for (const path of baselineIgnores) {
+      await mkdir(dirname(join(scratch, path)), { recursive: true });
+      await writeFile(join(scratch, path), await git(target, ['cat-file', 'blob', `${baseline}:${path}`]));
+    }
+    const excludes = ['-c', `core.excludesFile=${join(target.gitDir ?? '', 'info', 'exclude')}`];
+    const ignoredAtBaseline = new Set(await checkIgnore(scratch, ignoredNow, excludes));
+    return ignoredNow.filter((path) => !ignoredAtBaseline.has(path));
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Paths (which need not exist) that the ignore files under `repo` would ignore. */
+async function checkIgnore(repo: string, paths: string[], config: string[]): Promise<string[]> {
+  try {
+    // check-ignore exits 1 when nothing is ignored; --no-index judges paths that do not exist here.
+    const out = await git({ cwd: repo }, [...config, 'check-ignore', '--no-index', '-z', '--stdin'], { stdin: `${paths.join('\0')}\0` });
+    return split(out);
+  } catch {
+    return [];
+  }
+}

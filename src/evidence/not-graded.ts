@@ -1,0 +1,40 @@
+import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { NotGraded } from '../types/index.js';
+import { NESTED_GIT_NAME, type Baseline } from '../workspace/baseline.js';
+import { git } from '../workspace/git.js';
+
+/** Ignored files of a tree (path → type, size and mtime), to tell which ones an agent touched. */
+export type IgnoredManifest = Map<string, string>;
+
+const LISTED = 50;
+
+export async function ignoredManifest(baseline: Baseline, workTree: string): Promise<IgnoredManifest> {
+  const out = await git({ gitDir: baseline.gitDir, workTree }, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard']);
+  const manifest: IgnoredManifest = new Map();
+  for (const path of out.split('\0')) {
+    if (!path || path.split('/').includes(NESTED_GIT_NAME)) continue;
+    const info = await lstat(join(workTree, path)).catch(() => undefined);
+    if (info) manifest.set(path, `${info.isSymbolicLink() ? 'l' : 'f'}:${info.size}:${info.mtimeMs}`);
+  }
+  return manifest;
+}
+
+/**
+ * What the verification copy left out of what the agent did: ignored files it added, changed or
+ * deleted (compared with the pristine tree's), plus the dependency files and new tests the test
+ * guard set aside.
+ */
+export function notGraded(before: IgnoredManifest, after: IgnoredManifest, setAside: { dependencies: readonly string[]; newTests: readonly string[] }): NotGraded {
+  const items: NotGraded['items'] = [];
+  let count = 0;
+  const add = (path: string, reason: NotGraded['items'][number]['reason']): void => {
+    count++;
+    if (items.length < LISTED) items.push({ path, reason });
+  };
+  for (const [path, signature] of after) if (before.get(path) !== signature) add(path, 'ignored');
+  for (const path of before.keys()) if (!after.has(path)) add(path, 'ignored');
+  for (const path of setAside.dependencies) add(path, 'dependency');
+  for (const path of setAside.newTests) add(path, 'new_test');
+  return { count, items };
+}

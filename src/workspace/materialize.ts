@@ -1,0 +1,47 @@
+import { execFile } from 'node:child_process';
+import { copyFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Baseline } from './baseline.js';
+import { git } from './git.js';
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * Copies a directory the harness made (never one an agent touched) to `dest`, which must not
+ * exist. `--reflink=auto` clones blocks where the filesystem can; hard links are never used, since
+ * whoever works in the copy could write through them. Symlinks are copied as symlinks.
+ */
+export async function copyTree(from: string, dest: string): Promise<void> {
+  await execFileAsync('cp', ['-a', '--reflink=auto', '--no-target-directory', '--', from, dest], { maxBuffer: 1024 * 1024 });
+}
+
+export interface MaterializeInput {
+  /** The post-setup tree, as the harness committed it (ignored files such as node_modules included). */
+  pristine: string;
+  dest: string;
+  baseline: Baseline;
+  /** The tree to end up with, as a git tree id in the baseline's object store. */
+  tree: string;
+}
+
+/**
+ * Builds `dest` as the pristine tree with `tree` checked out over it: files git tracks come from
+ * `tree`, everything git does not track (ignored build output, installed dependencies) from the
+ * pristine copy. Git does the writing, and git never writes through a symlink in a leading path,
+ * so a symlink inside `tree` cannot send a write outside `dest`. `dest` gets a `.git` of its own.
+ */
+export async function materializeTree(input: MaterializeInput): Promise<void> {
+  const { dest, baseline } = input;
+  await rm(dest, { recursive: true, force: true });
+  await copyTree(input.pristine, dest);
+  if (input.tree !== baseline.tree) {
+    const indexFile = `${dest}.index`;
+    await copyFile(join(baseline.gitDir, 'index'), indexFile);
+    try {
+      await git({ gitDir: baseline.gitDir, workTree: dest, indexFile }, ['read-tree', '-m', '-u', baseline.tree, input.tree]);
+    } finally {
+      await rm(indexFile, { force: true });
+    }
+  }
+}
