@@ -142,6 +142,8 @@ export async function protectTests(input: ProtectInput): Promise<ProtectedChange
     const to = addedBySha.get(entry.oldSha);
     if (to !== undefined) {
       addedBySha.delete(entry.oldSha);
+      const asAdded = findings.findIndex((f) => f.kind === 'added' && f.path === to);
+      if (asAdded !== -1) findings.splice(asAdded, 1);
       findings.push({ path: to, oldPath: entry.path, kind: 'renamed', tracked: true });
     } else {
       findings.push({ path: entry.path, kind: 'deleted', tracked: true });
