@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { SandboxLayout } from '../sandbox/executor.js';
 import type { Task } from '../types/index.js';
 
@@ -17,38 +15,21 @@ export interface LayoutInput {
 }
 
 /**
- * What the sandbox exposes in each phase. Hidden: the task set's directory (oracle patches,
- * held-out tests), Crucible's state directory, and the user's home — except the toolchains on PATH
- * that live there (pyenv, cargo, nvm), which are re-exposed read-only. The workspace is the only
- * thing the agent may write; the baseline's objects are readable so `git` works in the workspace.
+ * What the sandbox exposes in each phase. The bwrap executor shows only an allowlist of system
+ * directories and toolchains plus these paths, so the user's home and the rest of the host are
+ * absent already. Hidden, should one of them lie inside something shown (a toolchain directory,
+ * say): the task set's directory (oracle patches, held-out tests) and Crucible's state directory.
+ * The workspace is the only thing the agent may write; the baseline's objects are readable so
+ * `git` works in the workspace.
  */
 export function sandboxLayout(input: LayoutInput): SandboxLayout {
-  const home = homedir();
-  const hidden = [dirname(input.task.sourceFile), input.stateDir, home];
+  const hidden = [dirname(input.task.sourceFile), input.stateDir];
   if (input.task.heldOut) hidden.push(input.task.heldOut.path);
   return {
     writable: [input.workspace, ...(input.alsoWritable ?? [])],
-    hidden: dedupe(hidden.map((p) => resolve(p))),
-    readOnly: [...(input.baselineGitDir ? [join(input.baselineGitDir, 'objects')] : []), ...toolchainsUnder(home)],
+    hidden: [...new Set(hidden.map((p) => resolve(p)))],
+    readOnly: input.baselineGitDir ? [join(input.baselineGitDir, 'objects')] : [],
     home: join(input.attemptDir, 'home'),
     tmp: join(input.attemptDir, 'tmp'),
   };
-}
-
-/** Top-level directories of $HOME that hold a PATH entry, e.g. ~/.pyenv for ~/.pyenv/shims. */
-function toolchainsUnder(home: string): string[] {
-  const roots = new Set<string>();
-  const candidates = [...(process.env.PATH ?? '').split(':'), process.env.PYENV_ROOT ?? ''];
-  for (const entry of candidates) {
-    if (!entry) continue;
-    const rel = relative(home, resolve(entry));
-    if (rel === '' || rel.startsWith('..') || rel.startsWith(sep)) continue;
-    const top = join(home, rel.split(sep)[0] ?? '');
-    if (existsSync(top)) roots.add(top);
-  }
-  return [...roots];
-}
-
-function dedupe(paths: string[]): string[] {
-  return [...new Set(paths)];
 }

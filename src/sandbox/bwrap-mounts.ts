@@ -1,25 +1,20 @@
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
+import { allowlistMounts, isWithin } from './bwrap-allowlist.js';
+import type { HostView } from './bwrap-allowlist.js';
 import type { MountOp } from './bwrap-args.js';
 import type { NetworkMode, SandboxLayout } from './executor.js';
 
 /**
- * Turns a layout into mounts as they exist on disk now: paths resolved through symlinks (bwrap
- * mounts real paths), hidden paths classified as directory or file, and missing hidden paths
- * skipped (there is nothing to hide). A missing readOnly, writable or home path is the caller's
- * mistake and throws.
+ * Turns the allowlist and a layout into mounts as they exist on disk now: paths resolved through
+ * symlinks (bwrap mounts real paths), hidden paths classified as directory or file. A hidden path
+ * is mounted only where something visible contains it: elsewhere it is absent already, and hiding
+ * it would only make an empty directory appear. A missing readOnly, writable or home path is the
+ * caller's mistake and throws.
  */
-export async function resolveMounts(layout: SandboxLayout, network: NetworkMode): Promise<MountOp[]> {
+export async function resolveMounts(layout: SandboxLayout, network: NetworkMode, view: HostView): Promise<MountOp[]> {
+  const allowlisted = allowlistMounts(network, view);
   const mounts: MountOp[] = [];
-  // Host services listen on Unix sockets under /run (docker, dbus), which an unshared network
-  // does not cut. The host network mode keeps it: resolv.conf often points into /run.
-  if (network !== 'host' && (await isDirectory('/run'))) mounts.push({ kind: 'hide-dir', path: '/run' });
-  for (const path of layout.hidden) {
-    const real = await realpath(absolute(path, 'hidden')).catch(() => undefined);
-    if (real === undefined) continue;
-    const info = await stat(real);
-    mounts.push({ kind: info.isDirectory() ? 'hide-dir' : 'hide-file', path: real });
-  }
   for (const path of layout.readOnly) mounts.push({ kind: 'read-only', path: await existing(path, 'readOnly') });
   // HOME is private to the attempt and tools expect to write caches there.
   for (const path of [...layout.writable, layout.home]) {
@@ -29,16 +24,21 @@ export async function resolveMounts(layout: SandboxLayout, network: NetworkMode)
     if (!layout.gateway) throw new Error("exec: network 'gateway' needs layout.gateway");
     // connect() works through a read-only bind: only the socket inode's permissions are checked.
     mounts.push({ kind: 'read-only', path: await existing(layout.gateway.socketPath, 'gateway.socketPath') });
-  } else if (layout.gateway) {
-    // A Unix socket is reachable through the filesystem whatever the network namespace says.
-    const socket = await realpath(absolute(layout.gateway.socketPath, 'gateway.socketPath')).catch(() => undefined);
-    if (socket !== undefined) mounts.push({ kind: 'hide-file', path: socket });
   }
-  return dedupe(mounts);
-}
 
-async function isDirectory(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => undefined))?.isDirectory() === true;
+  const visible = [...allowlisted, ...mounts].filter((op) => op.kind === 'read-only' || op.kind === 'writable').map((op) => op.path);
+  const hidden: MountOp[] = [];
+  // A Unix socket is reachable through the filesystem whatever the network namespace says.
+  const hiddenPaths = [...layout.hidden, ...(network !== 'gateway' && layout.gateway ? [layout.gateway.socketPath] : [])];
+  for (const path of hiddenPaths) {
+    const real = await realpath(absolute(path, 'hidden')).catch(() => undefined);
+    if (real === undefined || !visible.some((root) => isWithin(real, root))) continue;
+    const info = await stat(real);
+    hidden.push({ kind: info.isDirectory() ? 'hide-dir' : 'hide-file', path: real });
+  }
+  // Hidden goes between the allowlist and the layout's own mounts, so that for the same path
+  // hidden beats the allowlist, and readOnly and writable beat hidden.
+  return dedupe([...allowlisted, ...hidden, ...mounts]);
 }
 
 function absolute(path: string, field: string): string {

@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import { buildBwrapArgs } from './bwrap-args.js';
 import { resolveMounts } from './bwrap-mounts.js';
 import { buildChildEnv } from './env.js';
@@ -5,61 +6,72 @@ import { SandboxSetupError, SandboxUnavailableError } from './errors.js';
 import type { ExecRequest, ExecResult, Executor, Isolation, SandboxLayout } from './executor.js';
 import type { ExecutorOptions } from './executor-options.js';
 import { findOnPath } from './find-on-path.js';
+import { enforcedLimits, limitSupport, runLimited } from './limits.js';
 import { assertRunnable } from './request-checks.js';
 import { sandboxInitSource } from './sandbox-init-source.js';
 import { signalName } from './signals.js';
 import { spawnBounded } from './spawn-bounded.js';
 
-const FULL_ISOLATION: Isolation = Object.freeze({ network: true, filesystem: true, hiding: true });
-
 /**
- * Runs each command in a fresh bubblewrap sandbox: read-only host root, private /tmp and /run,
- * new user/pid/net/ipc/uts namespaces, no capabilities, the layout's mounts, and an environment
- * built from scratch. The command runs under sandbox-init (see there), which reports its real
- * exit status and bridges the gateway for `network: 'gateway'`.
+ * Runs each command in a fresh bubblewrap sandbox: an empty root showing only the allowlist (see
+ * bwrap-allowlist.ts) and the layout's mounts, private /tmp, new user/pid/net/ipc/uts namespaces
+ * as an unprivileged user, no capabilities, an environment built from scratch, and the layout's
+ * limits. The command runs under sandbox-init (see there), which reports its real exit status and
+ * bridges the gateway for `network: 'gateway'`.
  */
 export function createBwrapExecutor(layout: SandboxLayout, options: ExecutorOptions = {}): Executor {
   const bwrapPath = options.bwrapPath ?? findOnPath('bwrap', process.env.PATH);
   if (bwrapPath === undefined) {
     throw new SandboxUnavailableError('bwrap is not installed (not found on PATH)', 'sudo apt-get install -y bubblewrap');
   }
+  const limits = limitSupport(options.cgroups !== false);
+  const isolation: Isolation = Object.freeze({ network: true, filesystem: true, hiding: true, limits: Object.freeze(enforcedLimits(limits)) });
   return {
     kind: 'bwrap',
-    isolation: FULL_ISOLATION,
+    isolation,
     async exec(request: ExecRequest): Promise<ExecResult> {
       await assertRunnable(request);
-      const mounts = await resolveMounts(layout, request.network);
-      const initCommand = [process.execPath, '--input-type=module', '-e', await sandboxInitSource()];
-      const args = buildBwrapArgs({ mounts, network: request.network, cwd: request.cwd, command: initCommand });
       // /tmp inside is a private tmpfs, so layout.tmp is not needed here.
       const env = buildChildEnv({ hostEnv: process.env, home: layout.home, tmpdir: '/tmp', requestEnv: request.env });
+      const mounts = await resolveMounts(layout, request.network, {
+        path: env.PATH ?? '',
+        pyenvRoot: env.PYENV_ROOT,
+        execPath: process.execPath,
+        userHome: homedir(),
+        sandboxHome: layout.home,
+      });
+      const initCommand = [process.execPath, '--input-type=module', '-e', await sandboxInitSource()];
+      const { args, files } = buildBwrapArgs({ mounts, network: request.network, cwd: request.cwd, command: initCommand });
       const gateway = request.network === 'gateway' ? layout.gateway : undefined;
 
-      const raw = await spawnBounded({
-        argv: [bwrapPath, ...args],
-        cwd: request.cwd,
-        // Neither bwrap nor sandbox-init needs anything; the command's env travels on fd 3, so
-        // that it never shows in a world-readable /proc/<pid>/cmdline.
-        env: {},
-        stdin: request.stdin,
-        timeoutMs: request.timeoutMs,
-        signal: request.signal,
-        maxOutputBytes: request.maxOutputBytes,
-        killGraceMs: options.killGraceMs,
-        control: `${JSON.stringify({ argv: request.argv, env, gateway })}\n`,
+      return runLimited(layout.limits, limits, [bwrapPath, ...args], async ({ argv, stopped }) => {
+        const raw = await spawnBounded({
+          argv,
+          cwd: request.cwd,
+          // Neither bwrap nor sandbox-init needs anything; the command's env travels on fd 3, so
+          // that it never shows in a world-readable /proc/<pid>/cmdline.
+          env: {},
+          stdin: request.stdin,
+          timeoutMs: request.timeoutMs,
+          signal: request.signal,
+          maxOutputBytes: request.maxOutputBytes,
+          killGraceMs: options.killGraceMs,
+          control: `${JSON.stringify({ argv: request.argv, env, gateway })}\n`,
+          files,
+        });
+        const { control, ...result } = raw;
+        const report = parseInitReport(control ?? '');
+        const killed = result.timedOut || request.signal?.aborted === true;
+        if (!report.ready && !killed && !stopped()) {
+          throw new SandboxSetupError(`bwrap could not start the sandbox: ${firstLine(result.stderr) || `exit ${result.exitCode}`}`);
+        }
+        if (report.exit) return { ...result, ...report.exit };
+        // sandbox-init itself was killed from outside (the OOM killer, say); bwrap reports that as 128+N.
+        if (report.ready && !killed && result.exitCode !== null && result.exitCode > 128) {
+          return { ...result, exitCode: null, signal: signalName(result.exitCode - 128) ?? null };
+        }
+        return result;
       });
-      const { control, ...result } = raw;
-      const report = parseInitReport(control ?? '');
-      const stopped = result.timedOut || request.signal?.aborted === true;
-      if (!report.ready && !stopped) {
-        throw new SandboxSetupError(`bwrap could not start the sandbox: ${firstLine(result.stderr) || `exit ${result.exitCode}`}`);
-      }
-      if (report.exit) return { ...result, ...report.exit };
-      // sandbox-init itself was killed from outside (the OOM killer, say); bwrap reports that as 128+N.
-      if (report.ready && !stopped && result.exitCode !== null && result.exitCode > 128) {
-        return { ...result, exitCode: null, signal: signalName(result.exitCode - 128) ?? null };
-      }
-      return result;
     },
   };
 }

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { allowlistMounts } from './bwrap-allowlist.js';
 import { buildBwrapArgs } from './bwrap-args.js';
 import { SandboxUnavailableError } from './errors.js';
 import type { SandboxKind } from './executor.js';
@@ -33,8 +35,10 @@ export async function detectBwrap(options: DetectOptions = {}): Promise<BwrapDet
     return { ok: false, reason: `${path} --version failed: ${firstLine(versionRun?.stderr) || 'no version printed'}`, fix: INSTALL_FIX };
   }
 
-  const probeArgs = buildBwrapArgs({ mounts: [], network: 'none', cwd: '/', command: [process.execPath, '-e', '0'] });
-  const probe = await run([path, ...probeArgs]);
+  const view = { path: process.env.PATH ?? '', pyenvRoot: process.env.PYENV_ROOT, execPath: process.execPath, userHome: homedir(), sandboxHome: '/' };
+  const mounts = allowlistMounts('none', view);
+  const probeArgs = buildBwrapArgs({ mounts, network: 'none', cwd: '/', command: [process.execPath, '-e', '0'] });
+  const probe = await run([path, ...probeArgs.args], probeArgs.files);
   if (probe?.exitCode !== 0) {
     const why = firstLine(probe?.stderr) || (probe?.timedOut ? 'timed out' : `exit ${probe?.exitCode ?? probe?.signal}`);
     return { ok: false, reason: `bwrap ${version} cannot create a sandbox (${why})`, fix: namespaceFix(readUserNamespaceSettings()) };
@@ -106,8 +110,8 @@ function readSetting(path: string): string | undefined {
   }
 }
 
-async function run(argv: string[]) {
-  return spawnBounded({ argv, cwd: '/', env: {}, timeoutMs: PROBE_TIMEOUT_MS, maxOutputBytes: 16 * 1024 }).catch(
+async function run(argv: string[], files?: string[]) {
+  return spawnBounded({ argv, cwd: '/', env: {}, timeoutMs: PROBE_TIMEOUT_MS, maxOutputBytes: 16 * 1024, files }).catch(
     () => undefined,
   );
 }

@@ -4,4 +4,9 @@ export interface ExecutorOptions {
   killGraceMs?: number;
   /** Absolute path of bwrap; default: the first `bwrap` on the host PATH. */
   bwrapPath?: string;
+  /**
+   * Whether layout.limits may use cgroups (default true). False leaves only the rlimits, for a
+   * host whose cgroups are someone else's to manage.
+   */
+  cgroups?: boolean;
 }

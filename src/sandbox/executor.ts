@@ -47,7 +47,10 @@ export interface Isolation {
   filesystem: boolean;
   /** Hidden paths cannot be read. */
   hiding: boolean;
-  /** Which of layout.limits the executor enforces. */
+  /**
+   * The limits this executor enforces on the whole command, as ExecLimits describes them; a limit
+   * of layout.limits that is not listed is at best applied per process, or not at all.
+   */
   limits?: readonly ExecLimitName[];
 }
 

@@ -1,41 +1,53 @@
 import { buildChildEnv } from './env.js';
 import type { ExecRequest, ExecResult, Executor, Isolation, SandboxLayout } from './executor.js';
 import type { ExecutorOptions } from './executor-options.js';
+import { findOnPath } from './find-on-path.js';
+import { enforcedLimits, hasLimits, limitSupport, runLimited } from './limits.js';
 import { assertRunnable, errorCode, notRunnableResult } from './request-checks.js';
 import { spawnBounded } from './spawn-bounded.js';
 
-/** Isolates nothing, and says so: the network, every file the user can write and every secret stay reachable. */
-const NO_ISOLATION: Isolation = Object.freeze({ network: false, filesystem: false, hiding: false });
-
 /**
  * Runs commands directly on the host. It still owns the child's lifecycle (process-tree kill,
- * deadline, bounded output) and environment (built from scratch), which is all it can promise.
- * The layout's writable/hidden/readOnly lists and the network mode are not enforced.
+ * deadline, bounded output), environment (built from scratch) and the layout's limits, which is
+ * all it can promise. The layout's writable/hidden/readOnly lists and the network mode are not
+ * enforced: it isolates nothing, and says so.
  */
 export function createLocalExecutor(layout: SandboxLayout, options: ExecutorOptions = {}): Executor {
+  const limits = limitSupport(options.cgroups !== false);
+  const isolation: Isolation = Object.freeze({ network: false, filesystem: false, hiding: false, limits: Object.freeze(enforcedLimits(limits)) });
   return {
     kind: 'local',
-    isolation: NO_ISOLATION,
+    isolation,
     async exec(request: ExecRequest): Promise<ExecResult> {
       await assertRunnable(request);
       const env = buildChildEnv({ hostEnv: process.env, home: layout.home, tmpdir: layout.tmp, requestEnv: request.env });
       const startedAt = performance.now();
+      const notRunnable = (code: string | undefined) =>
+        notRunnableResult(request.argv[0] ?? '', code, Math.round(performance.now() - startedAt));
+      let argv = request.argv;
+      if (hasLimits(layout.limits)) {
+        // Behind the limit wrappers a missing command would be reported in their words, not a shell's.
+        const [command = '', ...args] = request.argv;
+        const path = command.includes('/') ? command : findOnPath(command, env.PATH);
+        if (path === undefined) return notRunnable('ENOENT');
+        argv = [path, ...args];
+      }
       try {
-        return await spawnBounded({
-          argv: request.argv,
-          cwd: request.cwd,
-          env,
-          stdin: request.stdin,
-          timeoutMs: request.timeoutMs,
-          signal: request.signal,
-          maxOutputBytes: request.maxOutputBytes,
-          killGraceMs: options.killGraceMs,
-        });
+        return await runLimited(layout.limits, limits, argv, ({ argv: limited }) =>
+          spawnBounded({
+            argv: limited,
+            cwd: request.cwd,
+            env,
+            stdin: request.stdin,
+            timeoutMs: request.timeoutMs,
+            signal: request.signal,
+            maxOutputBytes: request.maxOutputBytes,
+            killGraceMs: options.killGraceMs,
+          }),
+        );
       } catch (error) {
         const code = errorCode(error);
-        if (code === 'ENOENT' || code === 'EACCES') {
-          return notRunnableResult(request.argv[0] ?? '', code, Math.round(performance.now() - startedAt));
-        }
+        if (code === 'ENOENT' || code === 'EACCES') return notRunnable(code);
         throw error;
       }
     },

@@ -15,6 +15,7 @@ const DRAIN_MS = 250;
 const KILL_SETTLE_MS = 2000;
 const POLL_MS = 20;
 const CONTROL_LIMIT_BYTES = 64 * 1024;
+const FIRST_FILE_FD = 4;
 /** setTimeout fires at once for longer delays. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -36,6 +37,11 @@ export interface BoundedSpawnRequest {
    * mix into).
    */
   control?: string;
+  /**
+   * Each text is readable by the child on its own descriptor, from 4 on, and ends there (how bwrap
+   * receives files it synthesizes with `--ro-bind-data`).
+   */
+  files?: readonly string[];
 }
 
 export interface BoundedSpawnResult extends ExecResult {
@@ -97,7 +103,10 @@ class BoundedRun {
   start(): void {
     const { request } = this;
     const stdio: StdioOptions = [request.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'];
+    const files = request.files ?? [];
     if (request.control !== undefined) stdio.push('pipe');
+    else if (files.length > 0) stdio.push('ignore');
+    for (let i = 0; i < files.length; i++) stdio.push('pipe');
     this.startedAt = performance.now();
     const child = spawn(this.command, this.args, { cwd: request.cwd, env: request.env, stdio, detached: true });
     this.child = child;
@@ -118,6 +127,14 @@ class BoundedRun {
       controlStream.on('error', () => undefined);
       controlStream.write(request.control);
     }
+    files.forEach((text, index) => {
+      const stream = child.stdio[FIRST_FILE_FD + index];
+      if (!isDuplex(stream)) return;
+      stream.on('error', () => undefined);
+      // Reading lets the socket see the child's end close, and be freed.
+      stream.resume();
+      stream.end(text);
+    });
     if (request.stdin !== undefined && child.stdin) {
       // A command that exits without reading its stdin makes the write fail with EPIPE: not an error.
       child.stdin.on('error', () => undefined);

@@ -1,9 +1,11 @@
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecutor, SandboxSetupError } from '../../src/sandbox/index.js';
 import type { SandboxLayout } from '../../src/sandbox/index.js';
 import { parseInitReport } from '../../src/sandbox/bwrap.js';
+import { isWithin, toolchainRoots } from '../../src/sandbox/bwrap-allowlist.js';
 import { makeSandboxDirs } from './helpers.js';
 import type { SandboxDirs } from './helpers.js';
 
@@ -20,8 +22,8 @@ describe('bwrap executor', () => {
     if (dirs) await rm(dirs.root, { recursive: true, force: true });
   });
 
-  const exec = (argv: string[], over: Partial<SandboxLayout> = {}) =>
-    createExecutor('bwrap', { ...layout, ...over }).exec({ argv, cwd: dirs.workspace, timeoutMs: 30_000, network: 'none' });
+  const exec = (argv: string[], over: Partial<SandboxLayout> = {}, maxOutputBytes?: number) =>
+    createExecutor('bwrap', { ...layout, ...over }).exec({ argv, cwd: dirs.workspace, timeoutMs: 30_000, network: 'none', maxOutputBytes });
 
   it('hands the command only stdio: no descriptor of the harness or of the control channel', async () => {
     const result = await exec(['sh', '-c', 'ls /proc/self/fd']);
@@ -32,6 +34,72 @@ describe('bwrap executor', () => {
   it('runs without capabilities, so the sandbox cannot unmount what hides the host', async () => {
     const result = await exec(['sh', '-c', 'grep CapEff /proc/self/status']);
     expect(result.stdout.trim()).toBe('CapEff:\t0000000000000000');
+  });
+
+  it('runs as an unprivileged user named in its own passwd, with HOME as its home', async () => {
+    const result = await exec(['sh', '-c', 'id -u; id -un; getent passwd "$(id -un)" | cut -d: -f6; cat /etc/shadow']);
+    const [uid, name, home] = result.stdout.trim().split('\n');
+    expect(Number(uid)).not.toBe(0);
+    expect(name).toBe('crucible');
+    expect(home).toBe(dirs.home);
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr).toContain('/etc/shadow');
+  });
+
+  it('shows only the allowlist: system directories, a few /etc entries, toolchains on PATH, and the layout', async () => {
+    await writeFile(join(dirs.outside, 'private'), 'not for the sandbox');
+    const system = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+    const toolchains = toolchainRoots(
+      { path: process.env.PATH ?? '', pyenvRoot: process.env.PYENV_ROOT, execPath: process.execPath, userHome: homedir(), sandboxHome: dirs.home },
+      ['/usr'],
+    );
+    // Written out here rather than imported, so that a widened allowlist fails this test.
+    const etc = new Set(
+      ['passwd', 'group', 'hosts', 'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'alternatives', 'ssl', 'ca-certificates', 'ca-certificates.conf', 'pki', 'crypto-policies', 'localtime', 'timezone', 'nsswitch.conf', 'host.conf', 'protocols', 'services'].map((name) => `/etc/${name}`),
+    );
+    const mounted = [...system, ...toolchains, dirs.workspace, dirs.home, '/tmp', '/dev', '/proc'];
+    const allowed = (path: string) =>
+      path === '/' ||
+      mounted.some((root) => isWithin(path, root) || isWithin(root, path)) ||
+      [...etc].some((entry) => isWithin(path, entry)) ||
+      /^\/etc\/python3[^/]*(\/|$)/.test(path) ||
+      path === '/etc';
+
+    // The root's own file system: every mount point and what bwrap made to hold them.
+    const skeleton = await exec(['find', '/', '-xdev']);
+    expect(skeleton.exitCode).toBe(0);
+    const skeletonPaths = skeleton.stdout.split('\n').filter(Boolean);
+    expect(skeletonPaths.filter((path) => !allowed(path))).toEqual([]);
+
+    // Everything, except inside what is allowed wholesale (too big to list) and /proc and /dev.
+    const prune = [...system, ...toolchains, '/proc', '/dev'].flatMap((root) => ['-path', root, '-prune', '-o']);
+    const everything = await exec(['find', '/', ...prune, '-print'], {}, 16 * 1024 * 1024);
+    expect(everything.truncated).toBe(false);
+    const everyPath = everything.stdout.split('\n').filter(Boolean);
+    expect(everyPath.filter((path) => !allowed(path))).toEqual([]);
+    for (const absent of ['/var', '/home', '/srv', '/mnt', '/sys', '/run', '/opt', '/etc/shadow', dirs.outside, join(dirs.outside, 'private')]) {
+      expect(everyPath).not.toContain(absent);
+    }
+    expect(everyPath).toContain(join(dirs.workspace));
+
+    const outside = await exec(['sh', '-c', `ls '${dirs.outside}'; cat '${join(dirs.outside, 'private')}'; ls -A /root`]);
+    expect(outside.stdout).not.toContain('not for the sandbox');
+    expect(outside.stderr).toContain(dirs.outside);
+    // /root holds at most the mount points of toolchains found there.
+    const rootEntries = outside.stdout.split('\n').filter(Boolean).map((name) => `/root/${name}`);
+    for (const entry of rootEntries) expect(toolchains.some((root) => isWithin(root, entry))).toBe(true);
+  });
+
+  it('runs the toolchains it shows: node, npm, python3 with pytest, git', async () => {
+    const script = [
+      'node -e "console.log(1 + 1)"',
+      'npm --version >/dev/null && echo npm-ok',
+      'python3 -c "import pytest; print(\'pytest-ok\')"',
+      'git init -q repo && git -C repo -c user.email=a@b -c user.name=n commit -q --allow-empty -m x && git -C repo log --format=%s',
+    ].join(' && ');
+    const result = await exec(['sh', '-c', script]);
+    expect(result).toMatchObject({ exitCode: 0, stdout: '2\nnpm-ok\npytest-ok\nx\n' });
+    await rm(join(dirs.workspace, 'repo'), { recursive: true, force: true });
   });
 
   it('raises a SandboxSetupError, not a failed command, when the sandbox cannot be built', async () => {

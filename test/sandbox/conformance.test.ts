@@ -34,7 +34,8 @@ describe.each(KINDS)('%s executor', (kind) => {
     layout = {
       writable: [dirs.workspace],
       hidden: [dirs.taskSet, dirs.secretFile],
-      readOnly: [dirs.baseline],
+      // The source repository: readable, not writable (the allowlist shows nothing else of the host).
+      readOnly: [dirs.baseline, dirs.repo],
       home: dirs.home,
       tmp: dirs.tmp,
       gateway: { socketPath, port: GATEWAY_PORT },
@@ -157,7 +158,8 @@ describe.each(KINDS)('%s executor', (kind) => {
 
   it('states the isolation it provides', () => {
     const claim = kind === 'local';
-    expect(executor.isolation).toEqual({ network: !claim, filesystem: !claim, hiding: !claim });
+    expect(executor.isolation).toMatchObject({ network: !claim, filesystem: !claim, hiding: !claim });
+    expect(executor.isolation.limits).toBeInstanceOf(Array);
   });
 
   it("with network 'none' reaches nothing, not the host's loopback nor the gateway's socket", async () => {
