@@ -103,6 +103,30 @@ export async function runBaselineTests(task: Task, paths: AttemptPaths, baseline
   return runTestsOnTree(task, paths, baseline, env, baseline.tree, { ...task.tests, reportName: ATTEMPT_JUNIT_FILES.baseline });
 }
 
+/**
+ * Runs the held-out tests once on the baseline: the cases they report there are the ones that must
+ * still be reported after the agent. Code under test that ends the run early, or drops cases from
+ * the report, cannot then pass on the cases that remain.
+ */
+export async function runBaselineHeldOut(task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv): Promise<TestRun | undefined> {
+  const spec = task.heldOut;
+  if (!spec) return undefined;
+  const tree = await overlayDirectory(baseline, baseline.tree, spec.path);
+  return runTestsOnTree(task, paths, baseline, env, tree, { command: spec.command, junit: spec.junit, failToPass: [], passToPass: 'all_others', reportName: ATTEMPT_JUNIT_FILES.baselineHeldOut });
+}
+
+/** Held-out cases required by id: those that passed at the baseline (the rest fail there by design). */
+function requiredHeldOut(baselineRun: TestRun | undefined): string[] {
+  return [...new Set((baselineRun?.cases ?? []).filter((c) => c.status === 'passed').map((c) => c.id))];
+}
+
+/** A held-out run that reports fewer cases than at the baseline lost some: it proves nothing. */
+function checkHeldOutCount(run: TestRun, baselineRun: TestRun | undefined): TestRun {
+  const before = baselineRun?.evidence.invalidReason === undefined ? baselineRun?.evidence.parsed : undefined;
+  if (before === undefined || run.evidence.invalidReason !== undefined || run.evidence.parsed >= before) return run;
+  return { ...run, evidence: { ...run.evidence, invalidReason: `the held-out run reported ${run.evidence.parsed} test case(s), fewer than the ${before} it reported at the baseline` } };
+}
+
 /** Why a task cannot grade anyone, judged on its baseline run; undefined when it can. */
 export function taskInvalidReason(task: Task, baselineRun: TestRunEvidence): string | undefined {
   if (baselineRun.invalidReason !== undefined) return undefined;
@@ -122,6 +146,7 @@ export interface VerifyInput {
   commands: CommandEvent[];
   sandboxEnforcesFs: boolean;
   baselineRun?: TestRun;
+  baselineHeldOut?: TestRun;
 }
 
 export type Verified =
@@ -165,7 +190,9 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
     // Laid over the agent's tree only now: the agent never had the held-out files in view, and
     // whatever its change put at their paths (a file, a symlink, a directory) gives way to them.
     const tree = await overlayDirectory(baseline, graded.tree, spec.path);
-    heldOut = await agentTreeRun('held-out tests', () => runTestsOnTree(task, paths, baseline, env, tree, { command: spec.command, junit: spec.junit, failToPass: [], passToPass: 'all_others', reportName: ATTEMPT_JUNIT_FILES.heldOut }), spec.command);
+    const required = requiredHeldOut(input.baselineHeldOut);
+    const run = await agentTreeRun('held-out tests', () => runTestsOnTree(task, paths, baseline, env, tree, { command: spec.command, junit: spec.junit, failToPass: required, passToPass: 'all_others', reportName: ATTEMPT_JUNIT_FILES.heldOut }), spec.command);
+    heldOut = checkHeldOutCount(run, input.baselineHeldOut);
   }
   const addedLines = await readAddedLines(patchFile, diff, { gitDir: baseline.gitDir, tree: capture.tree });
   const checks = runChecks({

@@ -23,7 +23,7 @@ import {
 import { addWorkspaceRepo, commitBaseline, type Baseline } from '../workspace/baseline.js';
 import { materializeTree } from '../workspace/materialize.js';
 import type { RunModels } from './gateway-lifecycle.js';
-import { AgentChangeError, execLimits, neverRanReason, runBaselineTests, taskInvalidReason, verifyAttempt, type AttemptPaths, type TestRun } from './attempt-verify.js';
+import { AgentChangeError, execLimits, neverRanReason, runBaselineHeldOut, runBaselineTests, taskInvalidReason, verifyAttempt, type AttemptPaths, type TestRun } from './attempt-verify.js';
 import { writeJsonAtomic } from './run-files.js';
 import { sandboxLayout } from './sandbox-layout.js';
 
@@ -84,6 +84,7 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
 
   let baseline: Baseline | undefined;
   let baselineRun: TestRun | undefined;
+  let baselineHeldOut: TestRun | undefined;
   let agentResult: AgentResult | undefined;
   let diff: DiffStats | undefined;
   let tests: TestRunEvidence | undefined;
@@ -93,20 +94,23 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
     const prepared = await timed(timings, 'prepareMs', 'prepare', () => prepare(task, paths, env));
     baseline = prepared.baseline;
     if (env.baselineTests !== false) {
-      baselineRun = await timed(timings, 'baselineMs', 'prepare', () => runBaselineTests(task, paths, prepared.baseline, env));
-      const invalid = taskInvalidReason(task, baselineRun.evidence);
-      if (invalid) throw new PhaseError('prepare', new Error(invalid));
+      ({ baselineRun, baselineHeldOut } = await timed(timings, 'baselineMs', 'prepare', async () => {
+        const run = await runBaselineTests(task, paths, prepared.baseline, env);
+        const invalid = taskInvalidReason(task, run.evidence);
+        if (invalid) throw new PhaseError('prepare', new Error(invalid));
+        return { baselineRun: run, baselineHeldOut: await runBaselineHeldOut(task, paths, prepared.baseline, env) };
+      }));
     }
     const agentRun = await timed(timings, 'agentMs', 'agent', () => runAgent(agent, task, paths, prepared.baseline, env, plan));
     agentResult = agentRun.result;
     const verified = await timed(timings, 'verifyMs', 'verify', () =>
-      verifyAttempt({ task, paths, baseline: prepared.baseline, ignored: prepared.ignored, fsGuard: agentRun.fsGuard, env, commands: agentRun.commands, sandboxEnforcesFs: agentRun.enforcesFs, baselineRun }),
+      verifyAttempt({ task, paths, baseline: prepared.baseline, ignored: prepared.ignored, fsGuard: agentRun.fsGuard, env, commands: agentRun.commands, sandboxEnforcesFs: agentRun.enforcesFs, baselineRun, baselineHeldOut }),
     ).catch((error: unknown) => {
       // A change that cannot even be captured is the agent's failure, not the harness's.
       if (error instanceof PhaseError && error.original instanceof AgentChangeError) return { kind: 'unverifiable' as const, message: error.message };
       throw error;
     });
-    const early = { baselineCommit: baseline.commit, baselineTests: baselineRun?.evidence, agentResult };
+    const early = { baselineCommit: baseline.commit, baselineTests: baselineRun?.evidence, baselineHeldOut: baselineHeldOut?.evidence, agentResult };
     if (verified.kind === 'resource') {
       const message = `${verified.limit}: ${verified.message}`;
       return await record(attemptDir, { ...base, ...early, verdict: 'FAIL', cause: 'resource_exceeded', resourceLimit: verified.limit, message, score: 0, finishedAt: '' }, startedAt, env);

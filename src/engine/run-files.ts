@@ -114,4 +114,4 @@ export async function createRunDir(runDir: string, plan: RunPlanFile): Promise<v
 }
 
 /** The JUnit copies an attempt directory holds: baseline run, the verify run, held-out tests. */
-export const ATTEMPT_JUNIT_FILES = { baseline: 'baseline.junit.xml', tests: 'tests.junit.xml', heldOut: 'held-out.junit.xml' } as const;
+export const ATTEMPT_JUNIT_FILES = { baseline: 'baseline.junit.xml', baselineHeldOut: 'baseline-held-out.junit.xml', tests: 'tests.junit.xml', heldOut: 'held-out.junit.xml' } as const;

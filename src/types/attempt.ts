@@ -136,8 +136,14 @@ export interface AttemptResult extends AttemptPlan {
    * Tells a regression (a pass-to-pass test that passed here) from a test that never passed.
    */
   baselineTests?: TestRunEvidence;
-  /** Held-out tests, copied in after the agent stopped; their pass-to-pass group is every case. */
+  /**
+   * Held-out tests, laid over the agent's change after it stopped. Every case must pass; the
+   * cases that passed at the baseline are required by id (the fail-to-pass group), and the run
+   * must report at least as many cases as at the baseline.
+   */
   heldOut?: TestRunEvidence;
+  /** The held-out tests run once at the baseline, to know which cases must appear afterwards. */
+  baselineHeldOut?: TestRunEvidence;
   diff?: DiffStats;
   /** Changes the verification copy did not include; see NotGraded. */
   notGraded?: NotGraded;
