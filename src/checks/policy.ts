@@ -34,6 +34,7 @@ const DEFAULT_SEVERITIES: Record<CheckId, Severity> = {
   held_out: 'info',
   no_changes: 'error',
   test_tampering: 'critical',
+  runner_internals: 'critical',
   forbidden_paths: 'error',
   scope: 'error',
   diff_size: 'warning',

@@ -5,6 +5,7 @@ import { heldOutCheck } from './held-out.js';
 import { noChangesCheck } from './no-changes.js';
 import { outsideWritesCheck } from './outside-writes.js';
 import { regressionCheck } from './regression.js';
+import { runnerInternalsCheck } from './runner-internals.js';
 import { scopeCheck } from './scope.js';
 import { secretsCheck } from './secrets.js';
 import { testTamperingCheck } from './test-tampering.js';
@@ -19,6 +20,7 @@ export const CHECKS: Readonly<Record<CheckId, Check>> = {
   held_out: heldOutCheck,
   no_changes: noChangesCheck,
   test_tampering: testTamperingCheck,
+  runner_internals: runnerInternalsCheck,
   forbidden_paths: forbiddenPathsCheck,
   scope: scopeCheck,
   diff_size: diffSizeCheck,

@@ -226,6 +226,9 @@ function mergeDefaults(defaults: DefaultsParsed, task: unknown): unknown {
   const merged = deepMerge(defaults as Record<string, unknown>, task);
   // A repo is one source or another; merging `path` into `git` would make neither.
   if ('repo' in task) merged.repo = task.repo;
+  // Held-out settings without a path (`held_out: { required: false }`) complete the tasks that name
+  // their own held-out tests; they do not give held-out tests to tasks that have none.
+  if (!('held_out' in task) && defaults.held_out?.path === undefined) delete merged.held_out;
   return merged;
 }
 

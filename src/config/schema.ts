@@ -50,8 +50,8 @@ export const heldOutSchema = z.strictObject({
   junit: relativePath.optional(),
   required: z
     .boolean()
-    .default(false)
-    .describe('When true, held-out failures fail the attempt (held_out check at severity error); otherwise they are reported apart (info).'),
+    .default(true)
+    .describe('Default true: every held-out test must appear and pass, or the attempt fails (held_out check at severity error). false: they are reported apart (info), and passes that fail them are counted as overfitting.'),
 });
 
 const regexSource = z.string().min(1).refine(isRegExp, { message: 'not a valid regular expression' });

@@ -1,3 +1,4 @@
+import { BLOCKING } from '../grading/score.js';
 import { CAUSES, type AttemptResult, type Cause } from '../types/index.js';
 import {
   bootstrapClusterMean,
@@ -105,6 +106,22 @@ export type PassKEstimate =
   | { k: number; estimable: true; passAtK: TaskMean; passHatK: TaskMean }
   | { k: number; estimable: false; reason: string };
 
+/**
+ * Passes that failed held-out tests the task keeps informational (`held_out.required: false`): the
+ * agent satisfied the tests it could see and not the ones it could not. Required held-out tests
+ * never show up here, since failing them fails the attempt.
+ */
+export interface OverfittingStats {
+  /** Scored attempts on tasks with informational held-out tests. */
+  attempts: number;
+  /** Of those, attempts that passed. */
+  passes: number;
+  /** Of those passes, attempts whose held-out tests failed or could not be used. */
+  failedHeldOut: number;
+  /** Wilson interval of failedHeldOut / passes; null when nothing passed. */
+  rate: Interval | null;
+}
+
 export interface AgentStats {
   agent: string;
   attempts: number;
@@ -126,6 +143,11 @@ export interface AgentStats {
   turns: Measured;
   toolCalls: Measured;
   causes: Record<Cause, number>;
+  /**
+   * Present only when some of the agent's scored attempts had informational held-out tests (absent
+   * too from stats written before it existed).
+   */
+  overfitting?: OverfittingStats;
 }
 
 export interface CellStats {
@@ -320,7 +342,24 @@ function agentStats(
     turns: measure(scored, (a) => a.agentResult?.turns),
     toolCalls: measure(scored, (a) => a.agentResult?.toolCalls),
     causes: countCauses(attempts),
+    ...overfitting(scored, ctx),
   };
+}
+
+/** The held-out tests ran (or should have) and their check could not fail the attempt. */
+function hasInformationalHeldOut(a: AttemptResult): boolean {
+  const check = a.checks.find((c) => c.id === 'held_out');
+  if (check === undefined || BLOCKING.has(check.severity)) return false;
+  // A task without held-out tests passes the check as skipped, with no held-out run.
+  return a.heldOut !== undefined || !check.passed;
+}
+
+function overfitting(scored: readonly AttemptResult[], ctx: Context): { overfitting?: OverfittingStats } {
+  const informational = scored.filter(hasInformationalHeldOut);
+  if (informational.length === 0) return {};
+  const passes = informational.filter(isPass);
+  const failedHeldOut = passes.filter((a) => a.checks.some((c) => c.id === 'held_out' && !c.passed)).length;
+  return { overfitting: { attempts: informational.length, passes: passes.length, failedHeldOut, rate: wilson(failedHeldOut, passes.length, ctx.confidence) } };
 }
 
 function passKEstimate(

@@ -86,3 +86,13 @@ export function pairedSentence(c: {
         : `this run does not separate ${c.a} and ${c.b}`;
   return `${head} (${c.a} − ${c.b}: ${figures})${c.note ? `; ${c.note}` : ''}`;
 }
+
+/**
+ * An agent's overfitting as a table cell: `2 of 5 passes` failed held-out tests their task keeps
+ * informational; `–` when the agent had none (or the stats predate the figure).
+ */
+export function overfittingCell(a: { overfitting?: { passes: number; failedHeldOut: number } }): string {
+  const o = a.overfitting;
+  if (!o) return '–';
+  return `${o.failedHeldOut} of ${o.passes} pass${o.passes === 1 ? '' : 'es'}`;
+}

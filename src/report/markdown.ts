@@ -1,6 +1,6 @@
 import type { AgentStats, RunStats } from '../engine/aggregate.js';
 import type { AttemptResult, Cause, CheckResult, TestGroupOutcome, TestRunEvidence } from '../types/index.js';
-import { duration, elapsed, interval, pairedSentence, pct, usd, when } from './format.js';
+import { duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from './format.js';
 import type { HeldOutCard, RunView } from './view.js';
 
 export interface MarkdownOptions {
@@ -61,6 +61,7 @@ function passK(a: AgentStats, kind: 'passAtK' | 'passHatK'): string {
 }
 
 function verdictSection(stats: RunStats): string {
+  const overfitting = stats.agents.some((a) => a.overfitting !== undefined);
   const rows = stats.agents.map((a) => [
     `**${mdText(a.agent)}**`,
     a.passRate ? `${pct(a.passRate.rate)} ${interval(a.passRate.low, a.passRate.high)}` : 'no scored attempts',
@@ -70,10 +71,13 @@ function verdictSection(stats: RunStats): string {
     passK(a, 'passHatK') || '–',
     usd(a.costUsd.stats?.mean),
     duration(a.latency.totalMs.stats?.median),
+    ...(overfitting ? [overfittingCell(a)] : []),
   ]);
+  const header = ['agent', 'pass rate', 'passed / scored', 'tasks', 'harness errors', 'pass^k', 'mean cost', 'median time', ...(overfitting ? ['overfitting'] : [])];
   const parts = [
-    `## Verdict\n\nPass rates over scored attempts (harness errors excluded) with ${Math.round(stats.confidence * 100)}% intervals.`,
-    table(['agent', 'pass rate', 'passed / scored', 'tasks', 'harness errors', 'pass^k', 'mean cost', 'median time'], rows),
+    `## Verdict\n\nPass rates over scored attempts (harness errors excluded) with ${Math.round(stats.confidence * 100)}% intervals.` +
+      (overfitting ? ' Overfitting: passes that failed held-out tests their task keeps informational (`held_out.required: false`).' : ''),
+    table(header, rows),
   ];
   if (stats.comparisons.length > 0) {
     parts.push(stats.comparisons.map((c) => `- ${mdText(pairedSentence(c))}`).join('\n'));

@@ -8,6 +8,7 @@ export const CHECK_IDS = [
   'held_out',
   'no_changes',
   'test_tampering',
+  'runner_internals',
   'forbidden_paths',
   'scope',
   'diff_size',

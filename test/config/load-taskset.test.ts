@@ -51,7 +51,7 @@ describe('loadTaskSet', () => {
   it('merges defaults deeply, task fields winning, arrays replaced', () => {
     const { tasks } = loadTaskSet(taskFile(VALID));
     const [one, two] = tasks;
-    expect(one?.limits).toEqual({ agentTimeoutMs: 90_000, testTimeoutMs: 120_000, setupTimeoutMs: 600_000 });
+    expect(one?.limits).toMatchObject({ agentTimeoutMs: 90_000, testTimeoutMs: 120_000, setupTimeoutMs: 600_000 });
     expect(two?.limits.testTimeoutMs).toBe(500);
     expect(two?.limits.agentTimeoutMs).toBe(90_000);
     expect(one?.metadata).toEqual({ category: 'bugfix', difficulty: undefined, tags: ['base'] });
@@ -121,5 +121,19 @@ describe('loadTaskSet', () => {
     expect(tasks.every((t) => t.oracle?.patch.startsWith('diff --git'))).toBe(true);
     expect(tasks.some((t) => t.heldOut)).toBe(true);
     expect(tasks.some((t) => t.setup.length > 0)).toBe(true);
+  });
+
+  it('requires held-out tests unless a task (or its defaults) says required: false', () => {
+    const file = taskFile(VALID);
+    mkdirSync(join(file, '..', 'held'));
+    const heldOut = (block: string): string => VALID.replace('    oracle: { patch: fix.patch }\n', `    oracle: { patch: fix.patch }\n${block}`);
+    const load = (yaml: string) => {
+      writeFileSync(file, yaml);
+      return loadTaskSet(file).tasks[0]?.heldOut;
+    };
+    expect(load(heldOut('    held_out: { path: held, command: pytest }\n'))?.required).toBe(true);
+    expect(load(heldOut('    held_out: { path: held, command: pytest, required: false }\n'))?.required).toBe(false);
+    const fromDefaults = heldOut('    held_out: { path: held, command: pytest }\n').replace('defaults:\n', 'defaults:\n  held_out: { required: false }\n');
+    expect(load(fromDefaults)?.required).toBe(false);
   });
 });

@@ -355,4 +355,45 @@ describe('aggregateRun', () => {
     expect(stats).toMatchObject({ attempts: 0, scored: 0, agents: [], cells: [], comparisons: [], ks: [1] });
     expect(stats.harnessErrors.rate).toBeNull();
   });
+
+  describe('overfitting', () => {
+    /** An attempt whose held-out tests ran with `severity` (info: informational, error: required). */
+    function heldOut(spec: AttemptSpec & { heldOutPassed: boolean; severity?: 'info' | 'warning' | 'error' }): AttemptResult {
+      const a = attempt(spec);
+      const group = { total: 2, passed: spec.heldOutPassed ? 2 : 1, failing: spec.heldOutPassed ? [] : [{ id: 'h2', reason: 'failed' as const }] };
+      a.heldOut = { command: 'x', exitCode: spec.heldOutPassed ? 0 : 1, timedOut: false, durationMs: 1, parsed: 2, consistent: true, failToPass: { total: 0, passed: 0, failing: [] }, passToPass: group, outputTail: '' };
+      a.checks = [{ id: 'held_out', passed: spec.heldOutPassed, severity: spec.severity ?? 'info', message: '', evidence: {} }];
+      return a;
+    }
+
+    it('counts passes that failed informational held-out tests, per agent', () => {
+      const stats = aggregateRun([
+        heldOut({ agent: 'a', taskId: 't1', cause: 'passed', heldOutPassed: false }),
+        heldOut({ agent: 'a', taskId: 't1', trial: 1, cause: 'passed', heldOutPassed: true }),
+        heldOut({ agent: 'a', taskId: 't1', trial: 2, cause: 'tests_failed', heldOutPassed: false }),
+        heldOut({ agent: 'a', taskId: 't2', cause: 'passed', heldOutPassed: false, severity: 'warning' }),
+        attempt({ agent: 'a', taskId: 't3', cause: 'passed' }),
+        attempt({ agent: 'a', taskId: 't3', trial: 1, cause: 'harness_error' }),
+      ]);
+      expect(agentOf(stats, 'a').overfitting).toEqual({ attempts: 4, passes: 3, failedHeldOut: 2, rate: wilson(2, 3, 0.95) });
+    });
+
+    it('is absent without informational held-out tests: none at all, or required ones', () => {
+      const stats = aggregateRun([
+        attempt({ agent: 'plain', taskId: 't', cause: 'passed' }),
+        heldOut({ agent: 'strict', taskId: 't', cause: 'passed', heldOutPassed: true, severity: 'error' }),
+        heldOut({ agent: 'strict', taskId: 't', trial: 1, cause: 'tests_failed', heldOutPassed: false, severity: 'error' }),
+      ]);
+      expect(agentOf(stats, 'plain')).not.toHaveProperty('overfitting');
+      expect(agentOf(stats, 'strict')).not.toHaveProperty('overfitting');
+    });
+
+    it('counts a pass whose informational held-out run never happened, and rates nothing without passes', () => {
+      const missing = attempt({ agent: 'a', taskId: 't', cause: 'passed' });
+      missing.checks = [{ id: 'held_out', passed: false, severity: 'info', message: 'held-out tests did not run', evidence: {} }];
+      expect(agentOf(aggregateRun([missing]), 'a').overfitting).toMatchObject({ passes: 1, failedHeldOut: 1 });
+      const failing = heldOut({ agent: 'b', taskId: 't', cause: 'tests_failed', heldOutPassed: false });
+      expect(agentOf(aggregateRun([failing]), 'b').overfitting).toEqual({ attempts: 1, passes: 0, failedHeldOut: 0, rate: null });
+    });
+  });
 });

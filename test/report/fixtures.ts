@@ -95,6 +95,13 @@ export function sampleAttempts(): AttemptResult[] {
     attempt({
       taskId: 'py-roman',
       agent: 'openai:gpt-4.1-mini',
+      // Informational held-out tests (`required: false`): failing them leaves the pass standing.
+      checks: [
+        passCheck('tests'),
+        passCheck('regression'),
+        passCheck('test_tampering', 'critical'),
+        { id: 'held_out', passed: false, severity: 'info', message: 'held_out 3/4: tests_held_out.test_roman::test_nine (failed)', evidence: { required: false } },
+      ],
       heldOut: {
         command: 'pytest tests_held_out',
         exitCode: 1,

@@ -35,6 +35,22 @@ describe('Markdown run report', () => {
   it('shows held-out overfitting', () => {
     expect(md).toContain('## Held-out tests');
     expect(md).toContain('| openai:gpt-4.1-mini | 0/1 | 1 |');
+    // In the verdict table too, per agent, since a task keeps its held-out tests informational.
+    expect(md).toContain('| median time | overfitting |');
+    expect(md).toMatch(/\| \*\*openai:gpt-4\.1-mini\*\* \|[^\n]*\| 1 of 1 pass \|\n/);
+    expect(md).toMatch(/\| \*\*oracle\*\* \|[^\n]*\| – \|\n/);
+  });
+
+  it('leaves the overfitting column out without informational held-out tests, and for old stats', () => {
+    const plain = attempts.filter((a) => a.taskId !== 'py-roman');
+    const plainMd = renderMarkdown(runViewOf({ runDir: '/nowhere', summary: summaryOf(plain), attempts: plain }), plain);
+    expect(plainMd).not.toContain('overfitting');
+    const required = attempts.map((a) => ({ ...a, checks: a.checks.map((c) => (c.id === 'held_out' ? { ...c, severity: 'error' as const } : c)) }));
+    expect(renderMarkdown(runViewOf({ runDir: '/nowhere', summary: summaryOf(required), attempts: required }), required)).not.toContain('| overfitting |');
+    // Stats written before the field existed have no `overfitting`: same as none.
+    const old = runViewOf({ runDir: '/nowhere', summary: summaryOf(attempts), attempts });
+    const stats = old.stats ? { ...old.stats, agents: old.stats.agents.map(({ overfitting: _omit, ...rest }) => rest) } : null;
+    expect(renderMarkdown({ ...old, stats }, attempts)).not.toContain('| overfitting |');
   });
 
   it('escapes text that would break tables or inject HTML', () => {

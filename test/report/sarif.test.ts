@@ -29,8 +29,8 @@ describe('SARIF 2.1.0 for policy findings', () => {
   it('has one rule per check, in registry order, and one result per failed check', () => {
     const run = (log as SarifLog).runs[0];
     expect(run?.tool.driver.rules.map((r) => r.id)).toEqual([...CHECK_IDS]);
-    // sampleAttempts: one failed `secrets`, `forbidden_paths` and `outside_writes` check.
-    expect(run?.results.map((r) => r.ruleId).sort()).toEqual(['forbidden_paths', 'outside_writes', 'secrets']);
+    // sampleAttempts: one failed `secrets`, `forbidden_paths` and `outside_writes` check, and an informational `held_out`.
+    expect(run?.results.map((r) => r.ruleId).sort()).toEqual(['forbidden_paths', 'held_out', 'outside_writes', 'secrets']);
     for (const r of run?.results ?? []) expect(run?.tool.driver.rules[r.ruleIndex]?.id).toBe(r.ruleId);
   });
 
@@ -55,7 +55,7 @@ describe('SARIF 2.1.0 for policy findings', () => {
   });
 
   it('a run without findings is still a valid log with every rule', () => {
-    const clean = renderSarif('r', sampleAttempts().filter((a) => a.verdict === 'PASS'), { version: '0.1.0' });
+    const clean = renderSarif('r', sampleAttempts().filter((a) => a.checks.every((c) => c.passed)), { version: '0.1.0' });
     expect(validate(clean)).toBe(true);
     expect(clean.runs[0]?.results).toEqual([]);
   });

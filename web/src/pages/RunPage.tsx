@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { duration, elapsed, interval, pairedSentence, pct, usd, when } from '../../../src/report/format.js';
+import { duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from '../../../src/report/format.js';
 import { CauseBars } from '../charts/CauseBars.js';
 import { CostScatter } from '../charts/CostScatter.js';
 import { Distribution } from '../charts/Distribution.js';
@@ -13,6 +13,8 @@ import { useData } from '../data/use-data.js';
 import { href } from '../router.js';
 
 function VerdictTable({ stats }: { stats: RunStats }): ReactNode {
+  // Only when some task keeps its held-out tests informational (`held_out.required: false`).
+  const overfitting = stats.agents.some((a) => a.overfitting !== undefined);
   return (
     <table className="table verdict" data-testid="verdict">
       <thead>
@@ -26,6 +28,7 @@ function VerdictTable({ stats }: { stats: RunStats }): ReactNode {
           <th>harness errors</th>
           <th>mean cost</th>
           <th>median time</th>
+          {overfitting ? <th title="Passes that failed held-out tests their task keeps informational (held_out.required: false)">overfitting</th> : null}
         </tr>
       </thead>
       <tbody>
@@ -43,6 +46,11 @@ function VerdictTable({ stats }: { stats: RunStats }): ReactNode {
             <td>{a.harnessErrors.count > 0 ? <span className="warn">{a.harnessErrors.count}</span> : 0}</td>
             <td>{usd(a.costUsd.stats?.mean)}</td>
             <td>{duration(a.latency.totalMs.stats?.median)}</td>
+            {overfitting ? (
+              <td data-testid="overfitting">
+                {a.overfitting ? <span className={a.overfitting.failedHeldOut > 0 ? 'warn' : undefined}>{overfittingCell(a)}</span> : '–'}
+              </td>
+            ) : null}
           </tr>
         ))}
       </tbody>

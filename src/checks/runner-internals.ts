@@ -1,0 +1,65 @@
+import { matcher } from '../evidence/glob.js';
+import { DEPENDENCY_PATHS, WHOLE_FILE_TEST_CONFIG } from '../evidence/test-config.js';
+import { isCommentOnly, RUNNER_INTERNALS_RULES, UNREAD_FILES } from './runner-internals-rules.js';
+import { capped, fail, listShort, pass, type Check } from './types.js';
+
+interface Finding {
+  rule: string;
+  file: string;
+  line: number;
+  /** The start of the line, for a reviewer: code is evidence here, unlike a secret. */
+  excerpt: string;
+}
+
+const EXCERPT_CHARS = 120;
+const isConfigOrDependency = matcher([...WHOLE_FILE_TEST_CONFIG, ...DEPENDENCY_PATHS]);
+const isUnread = matcher(UNREAD_FILES);
+
+/**
+ * Added lines in code the tests import that reach into the test runner, an assertion library, the
+ * report, the process exit or the import system (rules in runner-internals-rules.ts). Test files
+ * and test configuration are left out: the verification copy takes them from the baseline, and
+ * test_tampering judges changes to them. So are documentation and CI definitions (no test process
+ * reads them), installed dependencies (taken from the baseline too) and binary files. A failure is graded as tampering (src/grading/verdict.ts).
+ * An incomplete scan of a text file fails closed.
+ */
+export const runnerInternalsCheck: Check = {
+  id: 'runner_internals',
+  description: 'no added code reaches into test-runner or assertion-library internals, the test report or the exit status',
+  run(input) {
+    const isTest = matcher(input.policy.testPaths);
+    const scanned = (path: string): boolean => !isTest(path) && !isConfigOrDependency(path) && !isUnread(path);
+    const scan = input.addedLines;
+    const findings: Finding[] = [];
+    const read = new Set<string>();
+    for (const file of scan?.files ?? []) {
+      if (file.binary || !scanned(file.path)) continue;
+      read.add(file.path);
+      for (const { line, text } of file.lines) {
+        if (isCommentOnly(file.path, text)) continue;
+        for (const rule of RUNNER_INTERNALS_RULES) {
+          if (rule.regex.test(text)) findings.push({ rule: rule.id, file: file.path, line, excerpt: excerpt(text) });
+        }
+      }
+    }
+    const unread = input.diff.files
+      .filter((f) => f.kind !== 'deleted' && !f.binary && f.added > 0 && scanned(f.path) && !read.has(f.path))
+      .map((f) => f.path);
+    const evidence = {
+      rules: RUNNER_INTERNALS_RULES.map((r) => r.id),
+      filesScanned: read.size,
+      findings: capped(findings),
+      ...(unread.length > 0 ? { unread: capped(unread), incomplete: scan?.incomplete ?? 'no added lines to scan' } : {}),
+    };
+    if (findings.length > 0) {
+      return fail(`added code reaches into the test runner: ${listShort(findings.map((f) => `${f.rule} in ${f.file}:${f.line}`))}`, evidence);
+    }
+    if (unread.length > 0) return fail(`runner-internals scan incomplete: ${scan?.incomplete ?? 'no added lines to scan'} (${listShort(unread)})`, evidence);
+    return pass(`no runner internals in ${read.size} changed file(s)`, evidence);
+  },
+};
+
+function excerpt(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length > EXCERPT_CHARS ? `${trimmed.slice(0, EXCERPT_CHARS - 1)}…` : trimmed;
+}
