@@ -98,9 +98,9 @@ function split(out: string): string[] {
  * returned, to be captured anyway.
  */
 async function filesHiddenByIgnoreEdits(target: GitTarget, baseline: string, changed: readonly string[]): Promise<string[]> {
-  const touched = changed.some((path) => path === '.gitignore' || path.endsWith('/.gitignore'));
-  const baselineIgnores = split(await git(target, ['ls-tree', '-r', '--name-only', '-z', baseline])).filter((path) => path === '.gitignore' || path.endsWith('/.gitignore'));
-  if (!touched && baselineIgnores.every((path) => !changed.includes(path))) return [];
+  const isIgnoreFile = (path: string): boolean => path === '.gitignore' || path.endsWith('/.gitignore');
+  if (!changed.some(isIgnoreFile)) return [];
+  const baselineIgnores = split(await git(target, ['ls-tree', '-r', '--name-only', '-z', baseline])).filter(isIgnoreFile);
 
   const ignoredNow = split(await git(target, ['ls-files', '--others', '--ignored', '--exclude-standard', '-z']));
   if (ignoredNow.length === 0) return [];
