@@ -2,7 +2,9 @@
 // Crucible's per-attempt overhead against the raw commands it wraps, measured side by side:
 //   crucible:  `crucible run <tasks> --agent nop --task <id>` (one attempt, bwrap unless --sandbox)
 //   raw:       cp -a <repo> && git init && git add -A && git commit && <setup> && <test command>
-// Usage: npm run build && node bench/overhead.mjs [--runs 5] [--files 20000] [--sandbox bwrap|local] [--baseline-tests] [--trials N]
+// Usage: npm run build && node bench/overhead.mjs [--runs 5] [--files 20000] [--sandbox bwrap|local] [--baseline-tests] [--trials N] [--against DIR]
+// --against DIR: also times another built checkout of Crucible (DIR/dist/cli/main.js), interleaved
+// with this one, and prints this build's time over that one's (e.g. before and after a change).
 // --trials N: each side does N attempts per measurement (crucible: one process, --runs N -j 1), which
 // spreads Crucible's fixed start-up cost (Node, module loading, history, reports) over N attempts.
 // The raw side runs the tests once, so by default Crucible runs without its extra baseline test run
@@ -27,6 +29,8 @@ const sandbox = option('sandbox', 'bwrap');
 const scratch = mkdtempSync(join(tmpdir(), 'crucible-bench-'));
 const baselineTests = args.includes('--baseline-tests');
 const trials = Number(option('trials', '1'));
+const against = option('against', undefined);
+const againstCli = against === undefined ? undefined : join(resolve(against), 'dist', 'cli', 'main.js');
 
 function generateLargeRepo() {
   const dir = join(scratch, 'large', 'repo');
@@ -72,10 +76,10 @@ function rawOnce(task, taskFileDir, i) {
   sh(task.tests.command, ws, { CRUCIBLE_JUNIT: join(scratch, `raw-${task.id}-${i}.xml`) });
 }
 
-function crucibleAttempt(tasksFile, id, i) {
+function crucibleAttempt(tasksFile, id, i, entry = cli) {
   const extra = baselineTests ? [] : ['--no-baseline-tests'];
   const repeat = ['--runs', String(trials), '--concurrency', '1'];
-  spawnSync('node', [cli, 'run', tasksFile, '--agent', 'nop', '--task', id, '--sandbox', sandbox, '--out', join(scratch, `state-${id}-${i}`), '--quiet', ...repeat, ...extra], { stdio: 'ignore' });
+  spawnSync('node', [entry, 'run', tasksFile, '--agent', 'nop', '--task', id, '--sandbox', sandbox, '--out', join(scratch, `state-${id}-${i}`), '--quiet', ...repeat, ...extra], { stdio: 'ignore' });
 }
 
 function bench(label, tasksFile) {
@@ -86,15 +90,23 @@ function bench(label, tasksFile) {
     // Warm caches (page cache, npm cache, git cache) once for both sides.
     rawAttempt(task, dirname(tasksFile), 'warm');
     crucibleAttempt(tasksFile, task.id, 'warm');
+    if (againstCli) crucibleAttempt(tasksFile, task.id, 'warm-against', againstCli);
     const rawTimes = [];
     const crucibleTimes = [];
+    const againstTimes = [];
     for (let i = 0; i < runs; i++) {
       rawTimes.push(time(() => rawAttempt(task, dirname(tasksFile), i)));
       crucibleTimes.push(time(() => crucibleAttempt(tasksFile, task.id, i)));
+      if (againstCli) againstTimes.push(time(() => crucibleAttempt(tasksFile, task.id, `against-${i}`, againstCli)));
     }
     const r = median(rawTimes);
     const c = median(crucibleTimes);
-    rows.push([label, task.id, r.toFixed(0), c.toFixed(0), (c / r).toFixed(2)]);
+    const row = [label, task.id, r.toFixed(0), c.toFixed(0), (c / r).toFixed(2)];
+    if (againstCli) {
+      const a = median(againstTimes);
+      row.push(a.toFixed(0), (c / a).toFixed(2));
+    }
+    rows.push(row);
   }
   return rows;
 }
@@ -102,7 +114,8 @@ function bench(label, tasksFile) {
 // --files 0 skips the generated repo.
 const rows = [...bench('examples', join(root, 'examples', 'tasks.yaml')), ...(fileCount > 0 ? bench(`${fileCount} files`, generateLargeRepo()) : [])];
 console.log(`median of ${runs} runs each, ${trials} attempt(s) per run, sandbox=${sandbox}, baseline tests ${baselineTests ? 'on' : 'off'}, node ${process.version}`);
-console.log('| set | task | raw ms | crucible ms | ratio |');
-console.log('|---|---|---:|---:|---:|');
+if (againstCli) console.log(`against: ${againstCli}`);
+console.log(`| set | task | raw ms | crucible ms | ratio |${againstCli ? ' against ms | this / against |' : ''}`);
+console.log(`|---|---|---:|---:|---:|${againstCli ? '---:|---:|' : ''}`);
 for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 rmSync(scratch, { recursive: true, force: true });

@@ -23,7 +23,7 @@ import { scanWorkspace } from '../evidence/workspace-scan.js';
 import { failToPassAlreadyPassing } from '../grading/index.js';
 import { createExecutor, type SandboxLayout } from '../sandbox/index.js';
 import type { CheckResult, DiffStats, NotGraded, ResourceLimitName, Task, TestCaseResult, TestRunEvidence } from '../types/index.js';
-import { addWorkspaceRepo, type Baseline } from '../workspace/baseline.js';
+import type { Baseline } from '../workspace/baseline.js';
 import { materializeTree } from '../workspace/materialize.js';
 import { overlayDirectory } from '../workspace/tree-edit.js';
 import type { AttemptEnv } from './attempt.js';
@@ -68,7 +68,6 @@ async function runTestsOnTree(task: Task, paths: AttemptPaths, baseline: Baselin
   const home = join(attemptDir, 'test-home');
   const tmp = join(attemptDir, 'test-tmp');
   await materializeTree({ pristine: paths.pristine, dest: workspace, baseline, tree });
-  await addWorkspaceRepo(workspace, baseline);
   // Nothing one test run writes outside the workspace reaches the next one either.
   for (const dir of [home, tmp, resultsDir]) {
     await rm(dir, { recursive: true, force: true });

@@ -200,6 +200,8 @@ async function prepare(task: Task, paths: AttemptPaths, env: AttemptEnv): Promis
   }
   const baseline = await commitBaseline(workspace, join(attemptDir, 'baseline.git'));
   const ignored = await ignoredManifest(baseline, workspace);
+  // Every copy made from here on (the agent's, each test run's) gets this .git with it.
+  await addWorkspaceRepo(workspace, baseline);
   await rename(workspace, paths.pristine);
   return { baseline, ignored };
 }
@@ -218,7 +220,6 @@ interface AgentRun {
 async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv, plan: AttemptPlan): Promise<AgentRun> {
   const { attemptDir, workspace } = paths;
   await materializeTree({ pristine: paths.pristine, dest: workspace, baseline, tree: baseline.tree });
-  await addWorkspaceRepo(workspace, baseline);
   // A model agent's traffic goes through a gateway session; its metering becomes the attempt's usage.
   const models = env.models?.openAttempt(plan, agent);
   const layout = { ...sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, baselineGitDir: baseline.gitDir }), limits: execLimits(task) };

@@ -40,6 +40,8 @@ export async function captureChange(input: CaptureInput): Promise<Capture> {
     const hidden = await filesHiddenByIgnoreEdits(target, baseline.commit, paths);
     const over = await overLimits(workTree, [...paths, ...hidden], input);
     if (over) return over;
+    // Git's own listings are what `add` would act on: nothing listed, nothing changed.
+    if (paths.length === 0 && hidden.length === 0) return { ok: true, tree: baseline.tree, files: 0, bytes: 0 };
     await git(target, ['add', '--all']);
     if (hidden.length > 0) {
       await git(target, ['--literal-pathspecs', 'add', '--force', '--pathspec-from-file=-', '--pathspec-file-nul'], { stdin: `${hidden.join('\0')}\0` });

@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import type { DiffStats, FileChange, FileChangeKind } from '../types/index.js';
 import { git, gitToFile, type GitTarget } from '../workspace/git.js';
 
@@ -17,6 +18,10 @@ export interface DiffInput {
  * and the patch in `patchFile` (cut at its cap, which the stats then record).
  */
 export async function collectDiff(input: DiffInput): Promise<DiffStats> {
+  if (input.from === input.to) {
+    await writeFile(input.patchFile, '');
+    return { files: [], filesChanged: 0, added: 0, deleted: 0, patch: { bytes: 0, truncated: false, capBytes: input.maxPatchBytes } };
+  }
   const target: GitTarget = { gitDir: input.gitDir };
   const range = ['diff-tree', '-r', '--find-renames', input.from, input.to];
   const [nameStatus, numstat, patch] = await Promise.all([

@@ -87,7 +87,7 @@ export async function protectTests(input: ProtectInput): Promise<ProtectedChange
   const classify = classifier(input.testPaths, input.reportPaths);
   const baselinePaths = (await git(target, ['ls-tree', '-r', '-z', '--name-only', baseline.tree])).split('\0').filter(Boolean);
   const guarded = baselinePaths.filter((path) => classify(path) !== undefined && classify(path) !== 'dependency').length;
-  const entries = parseRaw(await git(target, ['diff-tree', '-r', '-z', '--no-renames', baseline.tree, input.tree]));
+  const entries = input.tree === baseline.tree ? [] : parseRaw(await git(target, ['diff-tree', '-r', '-z', '--no-renames', baseline.tree, input.tree]));
 
   const findings: TamperFinding[] = [];
   const restored: string[] = [];

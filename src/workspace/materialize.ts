@@ -29,7 +29,8 @@ export interface MaterializeInput {
  * Builds `dest` as the pristine tree with `tree` checked out over it: files git tracks come from
  * `tree`, everything git does not track (ignored build output, installed dependencies) from the
  * pristine copy. Git does the writing, and git never writes through a symlink in a leading path,
- * so a symlink inside `tree` cannot send a write outside `dest`. `dest` gets a `.git` of its own.
+ * so a symlink inside `tree` cannot send a write outside `dest`. The `.git` the pristine tree has
+ * comes along; its index and HEAD stay the baseline's, so `git status` there shows `tree`'s change.
  */
 export async function materializeTree(input: MaterializeInput): Promise<void> {
   const { dest, baseline } = input;

@@ -122,6 +122,7 @@ export function formatAttempt(detail: AttemptDetail, dir: string): string {
   out.push(`${colorVerdict(a.verdict).trim()} ${a.cause}${a.score !== undefined ? ` · score ${a.score}` : ''}`);
   if (a.message) out.push(`  ${a.message}`);
   if (a.harnessError) out.push(pc.yellow(`harness error in ${a.harnessError.phase}: ${a.harnessError.message}`));
+  if (a.resourceLimit) out.push(pc.yellow(`resource limit hit: ${a.resourceLimit}`));
 
   const t = a.timings;
   const baseline = t.baselineMs !== undefined ? ` · baseline ${formatDuration(t.baselineMs)}` : '';
@@ -142,7 +143,7 @@ export function formatAttempt(detail: AttemptDetail, dir: string): string {
     if (r.error) out.push(`  error: ${r.error}`);
   }
 
-  for (const [label, tests] of [['baseline tests', a.baselineTests], ['tests', a.tests], ['held-out tests', a.heldOut]] as const) {
+  for (const [label, tests] of [['baseline tests', a.baselineTests], ['baseline held-out tests', a.baselineHeldOut], ['tests', a.tests], ['held-out tests', a.heldOut]] as const) {
     if (tests) out.push('', pc.bold(label), ...formatTests(tests));
   }
 
@@ -153,6 +154,12 @@ export function formatAttempt(detail: AttemptDetail, dir: string): string {
       out.push(`  ${f.kind.padEnd(8)} ${name} ${f.binary ? pc.dim('(binary)') : pc.dim(`+${f.added} −${f.deleted}`)}`);
     }
     if (a.diff.files.length > 40) out.push(pc.dim(`  … ${a.diff.files.length - 40} more`));
+    if (a.diff.patch?.truncated) out.push(pc.yellow(`  diff.patch cut at ${a.diff.patch.capBytes} bytes`));
+  }
+  if (a.notGraded && a.notGraded.count > 0) {
+    out.push('', pc.bold('not graded'), pc.dim('  changed by the agent, left out of the verification copy (docs/grading.md)'));
+    for (const item of a.notGraded.items.slice(0, 20)) out.push(`  ${item.reason.padEnd(10)} ${item.path}`);
+    if (a.notGraded.count > 20) out.push(pc.dim(`  … ${a.notGraded.count - 20} more`));
   }
 
   if (detail.checks.length > 0) {
