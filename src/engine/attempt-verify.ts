@@ -177,7 +177,7 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
 
   const patchFile = join(paths.attemptDir, 'diff.patch');
   // One byte over the scan limit: a patch cut there is one the secrets scan knows is incomplete.
-  const diff = await collectDiff({ gitDir: baseline.gitDir, from: baseline.tree, to: capture.tree, patchFile, maxPatchBytes: MAX_PATCH_BYTES + 1 });
+  const diff = await collectDiff({ gitDir: baseline.store, from: baseline.tree, to: capture.tree, patchFile, maxPatchBytes: MAX_PATCH_BYTES + 1 });
   const newTests = graded.evidence.findings.filter((f) => f.kind === 'added').map((f) => f.path);
   const skipped = notGraded(input.ignored, await ignoredManifest(baseline, paths.agentWorkspace), { dependencies: graded.dependencies, newTests });
   const tampering = graded.evidence;
@@ -193,7 +193,7 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
     const run = await agentTreeRun('held-out tests', () => runTestsOnTree(task, paths, baseline, env, tree, { command: spec.command, junit: spec.junit, failToPass: required, passToPass: 'all_others', reportName: ATTEMPT_JUNIT_FILES.heldOut }), spec.command);
     heldOut = checkHeldOutCount(run, input.baselineHeldOut);
   }
-  const addedLines = await readAddedLines(patchFile, diff, { gitDir: baseline.gitDir, tree: capture.tree });
+  const addedLines = await readAddedLines(patchFile, diff, { gitDir: baseline.store, tree: capture.tree });
   const checks = runChecks({
     task,
     policy: effectivePolicy(task),

@@ -21,7 +21,7 @@ import {
   type TestRunEvidence,
 } from '../types/index.js';
 import { addWorkspaceRepo, commitBaseline, type Baseline } from '../workspace/baseline.js';
-import { materializeTree } from '../workspace/materialize.js';
+import { copyTree } from '../workspace/materialize.js';
 import type { RunModels } from './gateway-lifecycle.js';
 import { AgentChangeError, execLimits, neverRanReason, runBaselineHeldOut, runBaselineTests, taskInvalidReason, verifyAttempt, type AttemptPaths, type TestRun } from './attempt-verify.js';
 import { writeJsonAtomic } from './run-files.js';
@@ -94,12 +94,15 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
     const prepared = await timed(timings, 'prepareMs', 'prepare', () => prepare(task, paths, env));
     baseline = prepared.baseline;
     if (env.baselineTests !== false) {
-      ({ baselineRun, baselineHeldOut } = await timed(timings, 'baselineMs', 'prepare', async () => {
-        const run = await runBaselineTests(task, paths, prepared.baseline, env);
-        const invalid = taskInvalidReason(task, run.evidence);
-        if (invalid) throw new PhaseError('prepare', new Error(invalid));
-        return { baselineRun: run, baselineHeldOut: await runBaselineHeldOut(task, paths, prepared.baseline, env) };
-      }));
+      ({ baselineRun, baselineHeldOut } = await timed(timings, 'baselineMs', 'prepare', () =>
+        // The test runs need the workspace's path: the agent's tree waits beside it meanwhile.
+        besideWorkspace(paths, async () => {
+          const run = await runBaselineTests(task, paths, prepared.baseline, env);
+          const invalid = taskInvalidReason(task, run.evidence);
+          if (invalid) throw new PhaseError('prepare', new Error(invalid));
+          return { baselineRun: run, baselineHeldOut: await runBaselineHeldOut(task, paths, prepared.baseline, env) };
+        }),
+      ));
     }
     const agentRun = await timed(timings, 'agentMs', 'agent', () => runAgent(agent, task, paths, prepared.baseline, env, plan));
     agentResult = agentRun.result;
@@ -198,12 +201,24 @@ async function prepare(task: Task, paths: AttemptPaths, env: AttemptEnv): Promis
       }
     }
   }
-  const baseline = await commitBaseline(workspace, join(attemptDir, 'baseline.git'));
+  const baseline = await commitBaseline(workspace, join(attemptDir, 'baseline.git'), join(attemptDir, 'store.git'));
   const ignored = await ignoredManifest(baseline, workspace);
-  // Every copy made from here on (the agent's, each test run's) gets this .git with it.
   await addWorkspaceRepo(workspace, baseline);
-  await rename(workspace, paths.pristine);
+  // The agent works on this very tree, whose stat data the baseline index holds (so git re-reads
+  // only what the agent touched); every test run works on a copy of the pristine one.
+  await copyTree(workspace, paths.pristine);
   return { baseline, ignored };
+}
+
+/** Runs `work` with the workspace moved aside (a rename keeps every inode and mtime), then puts it back. */
+async function besideWorkspace<T>(paths: AttemptPaths, work: () => Promise<T>): Promise<T> {
+  await rename(paths.workspace, paths.agentWorkspace);
+  try {
+    return await work();
+  } finally {
+    await rm(paths.workspace, { recursive: true, force: true });
+    await rename(paths.agentWorkspace, paths.workspace);
+  }
 }
 
 interface AgentRun {
@@ -219,7 +234,6 @@ interface AgentRun {
 
 async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv, plan: AttemptPlan): Promise<AgentRun> {
   const { attemptDir, workspace } = paths;
-  await materializeTree({ pristine: paths.pristine, dest: workspace, baseline, tree: baseline.tree });
   // A model agent's traffic goes through a gateway session; its metering becomes the attempt's usage.
   const models = env.models?.openAttempt(plan, agent);
   const layout = { ...sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, baselineGitDir: baseline.gitDir }), limits: execLimits(task) };
@@ -324,7 +338,7 @@ function finish(result: AttemptResult, startedAt: Date): AttemptResult {
 }
 
 /** What an attempt leaves besides its evidence; removed unless --keep-workspace. */
-const ATTEMPT_SCRATCH_DIRS = ['workspace', 'workspace.index', 'pristine', 'agent-workspace', 'baseline.git', 'home', 'tmp', 'test-home', 'test-tmp', 'results'];
+const ATTEMPT_SCRATCH_DIRS = ['workspace', 'workspace.index', 'pristine', 'agent-workspace', 'baseline.git', 'store.git', 'home', 'tmp', 'test-home', 'test-tmp', 'results'];
 
 /** Writes attempt.json atomically (a crash leaves the old file or none, never half of one). */
 async function record(attemptDir: string, result: AttemptResult, startedAt: Date, env: AttemptEnv): Promise<AttemptResult> {

@@ -4,10 +4,10 @@
  * files as plain files, symlinks as symlinks. Everything after this reads the tree, never the
  * agent's workspace.
  */
-import { copyFile, lstat, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { NESTED_GIT_NAME, type Baseline } from '../workspace/baseline.js';
+import { copyIndex, NESTED_GIT_NAME, type Baseline } from '../workspace/baseline.js';
 import { git, type GitTarget } from '../workspace/git.js';
 
 export interface CaptureInput {
@@ -27,9 +27,9 @@ export type Capture =
 export async function captureChange(input: CaptureInput): Promise<Capture> {
   const { baseline, workTree } = input;
   for (const path of input.nestedGit) await neutralizeNestedRepo(workTree, path);
-  const indexFile = join(baseline.gitDir, 'capture.index');
-  await copyFile(join(baseline.gitDir, 'index'), indexFile);
-  const target: GitTarget = { gitDir: baseline.gitDir, workTree, indexFile };
+  const indexFile = join(baseline.store, 'capture.index');
+  await copyIndex(baseline, indexFile);
+  const target: GitTarget = { gitDir: baseline.store, workTree, indexFile };
   try {
     // Sized before anything is hashed: a 1 GiB file or 200 000 new files cost a listing, not a copy.
     const [untracked, changed] = await Promise.all([

@@ -34,6 +34,7 @@ export const ATTEMPT_DIR_ENTRIES: ReadonlySet<string> = new Set([
   'test-tmp',
   'results',
   'baseline.git',
+  'store.git',
   'commands.jsonl',
   'trajectory.jsonl',
   'trace.jsonl',

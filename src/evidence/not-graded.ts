@@ -10,7 +10,7 @@ export type IgnoredManifest = Map<string, string>;
 const LISTED = 50;
 
 export async function ignoredManifest(baseline: Baseline, workTree: string): Promise<IgnoredManifest> {
-  const out = await git({ gitDir: baseline.gitDir, workTree }, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard']);
+  const out = await git({ gitDir: baseline.store, workTree }, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard']);
   const manifest: IgnoredManifest = new Map();
   for (const path of out.split('\0')) {
     if (!path || path.split('/').includes(NESTED_GIT_NAME)) continue;

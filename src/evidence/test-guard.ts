@@ -83,7 +83,7 @@ const MAX_SECTION_BYTES = 1024 * 1024;
 
 export async function protectTests(input: ProtectInput): Promise<ProtectedChange> {
   const { baseline } = input;
-  const target: GitTarget = { gitDir: baseline.gitDir };
+  const target: GitTarget = { gitDir: baseline.store };
   const classify = classifier(input.testPaths, input.reportPaths);
   const baselinePaths = (await git(target, ['ls-tree', '-r', '-z', '--name-only', baseline.tree])).split('\0').filter(Boolean);
   const guarded = baselinePaths.filter((path) => classify(path) !== undefined && classify(path) !== 'dependency').length;

@@ -1,4 +1,4 @@
-import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { git } from './git.js';
 
@@ -16,8 +16,17 @@ export const RUNTIME_DEBRIS = ['__pycache__/', '*.py[co]', '.pytest_cache/', '.m
 export const NESTED_GIT_NAME = '.crucible-nested-git';
 
 export interface Baseline {
-  /** The harness's git directory, outside the workspace: the agent cannot rewrite it. */
+  /**
+   * The harness's git directory, outside the workspace: the agent cannot rewrite it, but reads
+   * its objects (read-only) through its own `.git`'s alternates.
+   */
   gitDir: string;
+  /**
+   * A second git directory the sandbox never shows, whose alternates reach `gitDir`'s objects.
+   * Every object made after the baseline (held-out files, the agent's change, edited trees) is
+   * written here, so nothing the agent can read ever holds a held-out test.
+   */
+  store: string;
   commit: string;
   /** The commit's tree: the change that changes nothing. */
   tree: string;
@@ -28,15 +37,20 @@ export interface Baseline {
  * of exactly these files, which every later copy (made with `cp -a`) shares, so git never
  * re-hashes an unchanged file.
  */
-export async function commitBaseline(dir: string, gitDir: string): Promise<Baseline> {
-  await git({}, ['init', '--quiet', '--bare', '--initial-branch=main', gitDir]);
-  await mkdir(join(gitDir, 'info'), { recursive: true });
-  await writeFile(join(gitDir, 'info', 'exclude'), `${[...RUNTIME_DEBRIS, `${NESTED_GIT_NAME}/`, NESTED_GIT_NAME].join('\n')}\n`);
+export async function commitBaseline(dir: string, gitDir: string, store: string): Promise<Baseline> {
+  const exclude = `${[...RUNTIME_DEBRIS, `${NESTED_GIT_NAME}/`, NESTED_GIT_NAME].join('\n')}\n`;
+  for (const repo of [gitDir, store]) {
+    await git({}, ['init', '--quiet', '--bare', '--initial-branch=main', repo]);
+    await mkdir(join(repo, 'info'), { recursive: true });
+    await writeFile(join(repo, 'info', 'exclude'), exclude);
+  }
   const target = { gitDir, workTree: dir };
   await git(target, ['add', '--all']);
   await git(target, ['commit', '--quiet', '--no-verify', '--allow-empty', '-m', 'crucible baseline']);
   const [commit = '', tree = ''] = (await git(target, ['rev-parse', 'HEAD', 'HEAD^{tree}'])).trim().split('\n');
-  return { gitDir, commit, tree };
+  await mkdir(join(store, 'objects', 'info'), { recursive: true });
+  await writeFile(join(store, 'objects', 'info', 'alternates'), `${join(gitDir, 'objects')}\n`);
+  return { gitDir, store, commit, tree };
 }
 
 /**
@@ -50,6 +64,18 @@ export async function addWorkspaceRepo(dir: string, baseline: Baseline): Promise
   await mkdir(join(ownGit, 'objects', 'info'), { recursive: true });
   await writeFile(join(ownGit, 'objects', 'info', 'alternates'), `${join(baseline.gitDir, 'objects')}\n`);
   // The baseline index already holds the stat data of these very files: no re-hashing needed.
-  await copyFile(join(baseline.gitDir, 'index'), join(ownGit, 'index'));
+  await copyIndex(baseline, join(ownGit, 'index'));
   await git({ cwd: dir }, ['update-ref', 'refs/heads/main', baseline.commit]);
+}
+
+/**
+ * A copy of the baseline's index, for the harness's own work. It keeps the original's mtime:
+ * git re-reads an entry whose file changed within the index's own timestamp ("racy git") only
+ * when it can compare against the time the index was really written.
+ */
+export async function copyIndex(baseline: Baseline, dest: string): Promise<void> {
+  const source = join(baseline.gitDir, 'index');
+  await copyFile(source, dest);
+  const info = await stat(source);
+  await utimes(dest, info.atime, info.mtime);
 }

@@ -20,18 +20,11 @@ export const GIT_ENV: Readonly<Record<string, string>> = {
   LANG: 'C',
 };
 
-/**
- * Every tree the harness looks at is a `cp -a` copy of the one it committed: inode and ctime
- * differ, mtime and size do not. Comparing only those keeps git from re-hashing every file of
- * every copy; racy-git checks still re-read files written within the index's own second.
- */
 const BASE_ARGS = [
   '-c', 'core.autocrlf=false',
   '-c', 'core.quotepath=false',
   '-c', 'commit.gpgsign=false',
   '-c', 'core.hooksPath=/dev/null',
-  '-c', 'core.checkStat=minimal',
-  '-c', 'core.trustctime=false',
   '-c', 'core.symlinks=true',
 ];
 

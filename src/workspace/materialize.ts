@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
-import { copyFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import type { Baseline } from './baseline.js';
+import { copyIndex, type Baseline } from './baseline.js';
 import { git } from './git.js';
 
 const execFileAsync = promisify(execFile);
@@ -21,7 +20,7 @@ export interface MaterializeInput {
   pristine: string;
   dest: string;
   baseline: Baseline;
-  /** The tree to end up with, as a git tree id in the baseline's object store. */
+  /** The tree to end up with, as a git tree id in the harness's store. */
   tree: string;
 }
 
@@ -38,9 +37,15 @@ export async function materializeTree(input: MaterializeInput): Promise<void> {
   await copyTree(input.pristine, dest);
   if (input.tree !== baseline.tree) {
     const indexFile = `${dest}.index`;
-    await copyFile(join(baseline.gitDir, 'index'), indexFile);
+    await copyIndex(baseline, indexFile);
     try {
-      await git({ gitDir: baseline.gitDir, workTree: dest, indexFile }, ['read-tree', '-m', '-u', baseline.tree, input.tree]);
+      // The copy is the harness's own, fresh from `cp -a` (mtimes and sizes kept, inodes new), so
+      // whole-second mtime and size say truly whether a file is the committed one.
+      const target = { gitDir: baseline.store, workTree: dest, indexFile };
+      const minimal = ['-c', 'core.checkStat=minimal', '-c', 'core.trustctime=false'];
+      // Entries git smudged as racy when it wrote the index are re-read once; nothing else is.
+      await git(target, [...minimal, 'update-index', '-q', '--refresh']).catch(() => undefined);
+      await git(target, [...minimal, 'read-tree', '-m', '-u', baseline.tree, input.tree]);
     } finally {
       await rm(indexFile, { force: true });
     }

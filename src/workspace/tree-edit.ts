@@ -17,13 +17,13 @@ export function entry(mode: string, sha: string, path: string): IndexUpdate {
 }
 
 /**
- * `tree` with `updates` applied, as a new tree in the baseline's object store. A file added where
+ * `tree` with `updates` applied, as a new tree in the harness's private store. A file added where
  * a directory (or a symlink) stood replaces it, and the other way round, as the updates say.
  */
 export async function editTree(baseline: Baseline, tree: string, updates: readonly IndexUpdate[]): Promise<string> {
   if (updates.length === 0) return tree;
-  const indexFile = join(baseline.gitDir, `edit-${process.pid}-${Math.random().toString(36).slice(2)}.index`);
-  const target: GitTarget = { gitDir: baseline.gitDir, indexFile };
+  const indexFile = join(baseline.store, `edit-${process.pid}-${Math.random().toString(36).slice(2)}.index`);
+  const target: GitTarget = { gitDir: baseline.store, indexFile };
   try {
     await git(target, ['read-tree', tree]);
     await git(target, ['update-index', '-z', '--replace', '--index-info'], { stdin: `${updates.join('\0')}\0` });
@@ -50,7 +50,7 @@ export async function overlayDirectory(baseline: Baseline, tree: string, dir: st
     }
   };
   await visit('');
-  const target: GitTarget = { gitDir: baseline.gitDir };
+  const target: GitTarget = { gitDir: baseline.store };
   const shas = files.length === 0 ? [] : (await git(target, ['hash-object', '-w', '--no-filters', '--stdin-paths'], { stdin: `${files.map((f) => join(dir, f.path)).join('\n')}\n` })).trim().split('\n');
   const updates = files.map((f, i) => entry(f.mode, shas[i] ?? '', f.path));
   for (const link of links) {

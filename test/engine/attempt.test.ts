@@ -107,6 +107,9 @@ describe('runAttempt: the verifier is out of the agent\'s reach', () => {
           'ls -A hidden ../results',
           'echo "junit=$CRUCIBLE_JUNIT"',
           'echo forged > ../results/tests.junit.xml',
+          // Every object the agent's git can reach: the held-out tests were run at the baseline
+          // before the agent started, yet none of their content is among them.
+          'git cat-file --batch-all-objects --batch',
           fixAdd,
         ].join('; ');
         const out = await ctx.executor.exec({ argv: ['sh', '-c', look], cwd: ctx.workspace, timeoutMs: 30_000, network: 'none', signal: ctx.signal });
@@ -117,6 +120,8 @@ describe('runAttempt: the verifier is out of the agent\'s reach', () => {
     const a = await attempt(task, probe);
     expect(seen).not.toContain(HELD_OUT_SECRET);
     expect(seen).not.toContain('a + b');
+    expect(seen).toContain('crucible baseline');
+    expect(a.baselineHeldOut?.parsed).toBeGreaterThan(0);
     expect(seen).toContain('junit=\n');
     expect(seen).toMatch(/tests\.junit\.xml: (Read-only file system|Directory nonexistent|No such file or directory)/);
     // The held-out tests ran after the agent; the refused try at forging a report is on record.

@@ -10,7 +10,7 @@ import { ignoredManifest, notGraded } from '../../src/evidence/not-graded.js';
 import { protectTests } from '../../src/evidence/test-guard.js';
 import { scanWorkspace } from '../../src/evidence/workspace-scan.js';
 import { addWorkspaceRepo, commitBaseline, type Baseline } from '../../src/workspace/baseline.js';
-import { materializeTree } from '../../src/workspace/materialize.js';
+import { copyTree, materializeTree } from '../../src/workspace/materialize.js';
 import { overlayDirectory } from '../../src/workspace/tree-edit.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -18,8 +18,8 @@ const tempDir = useTempDirs();
 const LIMITS = { maxFiles: 1000, maxBytes: 1024 * 1024 };
 
 /**
- * An attempt as the engine lays it out: the repo committed and moved aside as `pristine`, the
- * agent's workspace a copy of it with its own .git, and a canary directory outside both.
+ * An attempt as the engine lays it out: the repo committed, given its own .git and copied as
+ * `pristine`; the agent works on the committed tree itself; a canary directory lies outside both.
  */
 async function attempt(files: Record<string, string | Buffer>) {
   const root = tempDir();
@@ -30,11 +30,10 @@ async function attempt(files: Record<string, string | Buffer>) {
   mkdirSync(outside, { recursive: true });
   writeFileSync(join(outside, 'canary.txt'), 'untouched\n');
   for (const [path, content] of Object.entries(files)) write(ws, path, content);
-  const baseline = await commitBaseline(ws, join(root, 'baseline.git'));
+  const baseline = await commitBaseline(ws, join(root, 'baseline.git'), join(root, 'store.git'));
   const ignored = await ignoredManifest(baseline, ws);
-  renameSync(ws, pristine);
-  await materializeTree({ pristine, dest: ws, baseline, tree: baseline.tree });
   await addWorkspaceRepo(ws, baseline);
+  await copyTree(ws, pristine);
   const agentGit = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=agent', '-c', 'user.email=a@b', ...args], { cwd: ws, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
   /** The agent stops: its workspace is moved aside and captured. */
@@ -49,7 +48,7 @@ async function attempt(files: Record<string, string | Buffer>) {
     if (!result.ok) throw new Error(result.detail);
     return result.tree;
   };
-  const diff = async (tree: string) => collectDiff({ gitDir: baseline.gitDir, from: baseline.tree, to: tree, patchFile: join(root, 'diff.patch'), maxPatchBytes: 1024 * 1024 });
+  const diff = async (tree: string) => collectDiff({ gitDir: baseline.store, from: baseline.tree, to: tree, patchFile: join(root, 'diff.patch'), maxPatchBytes: 1024 * 1024 });
   const paths = async (tree: string) => (await diff(tree)).files.map((f) => f.path).sort();
   /** A verification copy of `tree`, at the workspace's path. */
   const verifyCopy = async (tree: string): Promise<string> => {
@@ -173,7 +172,7 @@ describe('capturing the change', () => {
     truncateSync(join(b.ws, 'big.bin'), 1024 * 1024 * 1024);
     expect(await b.capture({ maxFiles: 100, maxBytes: 64 * 1024 * 1024 })).toMatchObject({ ok: false, exceeded: 'change_size', detail: expect.stringMatching(/limits\.change_size/) });
     // Nothing of the gigabyte reached the object store.
-    const objects = execFileSync('du', ['-sk', join(b.baseline.gitDir, 'objects')], { encoding: 'utf8' });
+    const objects = execFileSync('du', ['-sk', join(b.baseline.store, 'objects')], { encoding: 'utf8' });
     expect(Number(objects.split('\t')[0])).toBeLessThan(10 * 1024);
   });
 });
@@ -251,7 +250,7 @@ describe('added lines', () => {
     const diff = await a.diff(tree);
     // The workspace is gone by the time lines are read: only the tree is.
     rmSync(join(a.root, 'agent-workspace'), { recursive: true });
-    const scan = await readAddedLines(join(a.root, 'diff.patch'), diff, { gitDir: a.baseline.gitDir, tree });
+    const scan = await readAddedLines(join(a.root, 'diff.patch'), diff, { gitDir: a.baseline.store, tree });
     expect(scan.complete).toBe(true);
     const byPath = Object.fromEntries(scan.files.map((x) => [x.path, x]));
     expect(byPath['src/a.js']?.lines).toEqual([
@@ -269,9 +268,9 @@ describe('added lines', () => {
     const a = await attempt({ 'a.txt': 'one\n' });
     write(a.ws, 'a.txt', `${'x'.repeat(5000)}\n`);
     const tree = await a.captured();
-    const diff = await collectDiff({ gitDir: a.baseline.gitDir, from: a.baseline.tree, to: tree, patchFile: join(a.root, 'cut.patch'), maxPatchBytes: 100 });
+    const diff = await collectDiff({ gitDir: a.baseline.store, from: a.baseline.tree, to: tree, patchFile: join(a.root, 'cut.patch'), maxPatchBytes: 100 });
     expect(diff.patch).toEqual({ bytes: 100, truncated: true, capBytes: 100 });
-    expect((await readAddedLines(join(a.root, 'cut.patch'), diff, { gitDir: a.baseline.gitDir, tree })).complete).toBe(false);
+    expect((await readAddedLines(join(a.root, 'cut.patch'), diff, { gitDir: a.baseline.store, tree })).complete).toBe(false);
   });
 });
 
