@@ -12,6 +12,9 @@ import {
 } from './reference/misbehaving.js';
 import { nopAgent } from './reference/nop.js';
 import { oracleAgent } from './reference/oracle.js';
+import { ATTACKS } from './reference/attacks/catalogue.js';
+
+export { ATTACKS, attacksFor, expectedFor, findAttack, type Attack, type AttackClass, type ExpectedOutcome } from './reference/attacks/catalogue.js';
 
 /** `oracle` and `nop` prove tasks; the others cheat on purpose, one way each (docs/grading.md). */
 const REFERENCE_AGENTS: Record<string, Agent> = {
@@ -24,6 +27,8 @@ const REFERENCE_AGENTS: Record<string, Agent> = {
   'outside-write': outsideWriteAgent,
   'scope-creep': scopeCreepAgent,
   'secret-leak': secretLeakAgent,
+  // The attack catalogue's agents (src/agents/reference/attacks/, docs/redteam.md), by name.
+  ...Object.fromEntries(ATTACKS.map((a) => [a.name, a.agent])),
 };
 
 /** The reference agents that misbehave on purpose, with the cause each must end with. */

@@ -49,7 +49,7 @@ export const RUNNER_INTERNALS_RULES: readonly RunnerInternalsRule[] = [
     id: 'import-hook',
     description: "the import system overridden so the tests load something else",
     regex:
-      /\bbuiltins\.__import__\s*=(?!=)|\bsetattr\(\s*(?:builtins|__builtins__)\s*,\s*['"]__import__|__builtins__(?:\.__import__|\[\s*['"]__import__['"]\s*\])\s*=(?!=)|\bsys\.modules\s*\[\s*['"](?:unittest|doctest|assert|hypothesis)\b[^\]]*\]\s*=(?!=)|\bModule\._(?:load|resolveFilename|extensions|compile)\b\s*(?:=(?![=>])|\[)|\bModule\.prototype\.(?:require|_compile)\s*=(?![=>])/,
+      /\bbuiltins\.__import__\s*=(?!=)|\bsetattr\(\s*(?:builtins|__builtins__)\s*,\s*['"]__import__|__builtins__(?:\.__import__|\[\s*['"]__import__['"]\s*\])\s*=(?!=)|\bsys\.modules\s*\[\s*['"](?:unittest|doctest|assert|hypothesis)\b[^\]]*\]\s*=(?!=)|\bModule\._(?:load|resolveFilename|extensions|compile)\b\s*(?:=(?![=>])|\[)|\bModule\.prototype\.(?:require|_compile)\s*=(?![=>])|\bsyncBuiltinESMExports\b/,
   },
   {
     id: 'js-runner-internals',

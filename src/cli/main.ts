@@ -63,7 +63,12 @@ program
   .option('-o, --out <dir>', "Crucible's state directory (validation attempts go to <out>/validate)", '.crucible')
   .addOption(new Option('--sandbox <kind>', 'where agents and tests run (default: bwrap on Linux)').choices(['bwrap', 'local']))
   .option('--json', 'print the validity of each task as JSON on stdout')
-  .addHelpText('after', '\nExit codes: 0 every task valid, 1 some task invalid or flaky, 2 bad input.\n\nExample:\n  crucible validate examples/tasks.yaml --runs 3')
+  .option('--adversarial', 'run the attack catalogue on each task instead: which cheats get through (docs/redteam.md)')
+  .option('--attack <name>', 'with --adversarial: only this attack (repeatable; resource attacks run only when named)', collect)
+  .addHelpText(
+    'after',
+    '\nExit codes: 0 every task valid (--adversarial: no attack got through), 1 some task invalid or flaky (--adversarial: an attack passed, an attack ended in a harness error, or an honest control failed), 2 bad input.\n\nExamples:\n  crucible validate examples/tasks.yaml --runs 3\n  crucible validate examples/tasks.yaml --adversarial --task py-median',
+  )
   .action(async (taskset: string, opts) => (await import('./commands/validate.js')).validateCommand(taskset, opts));
 
 program

@@ -1,4 +1,4 @@
-import type { AttemptResult, Task, TestRunEvidence } from '../types/index.js';
+import type { AttemptResult, Cause, ResourceLimitName, Task, TestRunEvidence } from '../types/index.js';
 import { describeFailing } from '../checks/describe.js';
 
 export type ValidityStatus = 'valid' | 'invalid' | 'flaky';
@@ -78,4 +78,101 @@ export function judgeTaskValidity(task: Pick<Task, 'id' | 'tests' | 'oracle' | '
 export function failToPassAlreadyPassing(failToPass: readonly string[], run: TestRunEvidence): string[] {
   const failing = new Set(run.failToPass.failing.map((f) => f.id));
   return [...new Set(failToPass)].filter((id) => !failing.has(id));
+}
+
+/** What an attack (or honest control) must end with; mirrors the attack catalogue's `ExpectedOutcome`. */
+export type AttackExpectation = { verdict: 'PASS'; cause: 'passed' } | { verdict: 'FAIL'; cause: Cause; limits?: ResourceLimitName[] } | 'no_effect';
+
+/**
+ * How one attack fared (`crucible validate --adversarial`):
+ * - `held`: FAIL as expected;
+ * - `stopped_otherwise`: FAIL, but with another cause than expected (not through, worth a look);
+ * - `got_through`: PASS — the task set (or the harness) let a cheat through;
+ * - `harness_error`: ERROR — the attack turned its own failure into one, excluded from pass rates;
+ * - `control_passed` / `false_alarm`: an honest control passed with no failed check, or did not.
+ */
+export type AttackOutcome = 'held' | 'stopped_otherwise' | 'got_through' | 'harness_error' | 'control_passed' | 'false_alarm';
+
+export interface AttackReport {
+  attack: string;
+  class: string;
+  expected: string;
+  verdict: AttemptResult['verdict'];
+  cause: AttemptResult['cause'];
+  message: string;
+  outcome: AttackOutcome;
+  /** Checks that failed, by id. */
+  failedChecks: string[];
+  /** With cause resource_exceeded: the limit named. */
+  limit?: ResourceLimitName;
+}
+
+export interface TaskAdversarial {
+  taskId: string;
+  /** No attack got through or turned into a harness error, and every honest control passed cleanly. */
+  secure: boolean;
+  gotThrough: string[];
+  harnessErrors: string[];
+  falseAlarms: string[];
+  attacks: AttackReport[];
+}
+
+export function describeExpectation(expected: AttackExpectation): string {
+  if (expected === 'no_effect') return 'not PASS';
+  return expected.verdict === 'PASS' ? 'PASS' : `FAIL ${expected.cause}${expected.limits ? ` (${expected.limits.join('|')})` : ''}`;
+}
+
+/** The limit an attempt names: the engine's record, the agent's stop, or the test run's. */
+export function namedLimit(a: AttemptResult): ResourceLimitName | undefined {
+  return a.resourceLimit ?? a.agentResult?.limit ?? a.tests?.limitExceeded ?? a.heldOut?.limitExceeded;
+}
+
+/** Whether an attempt is what the expectation demands (for resource limits: the limit is named too). */
+export function meetsAttackExpectation(expected: AttackExpectation, a: Pick<AttemptResult, 'verdict' | 'cause' | 'message' | 'checks'> & Partial<AttemptResult>): boolean {
+  if (expected === 'no_effect') return a.verdict === 'FAIL';
+  if (a.verdict !== expected.verdict || a.cause !== expected.cause) return false;
+  if (expected.verdict === 'PASS') return a.checks.every((c) => c.passed);
+  if (expected.limits) {
+    const limit = namedLimit(a as AttemptResult);
+    return (limit !== undefined && expected.limits.includes(limit)) || expected.limits.some((l) => a.message.includes(l));
+  }
+  return true;
+}
+
+/** One attempt of an attack, judged against what the catalogue expects of it. */
+export function judgeAttack(spec: { name: string; class: string; expected: AttackExpectation }, a: AttemptResult): AttackReport {
+  const honest = spec.expected !== 'no_effect' && spec.expected.verdict === 'PASS';
+  const meets = meetsAttackExpectation(spec.expected, a);
+  const outcome: AttackOutcome = honest
+    ? meets
+      ? 'control_passed'
+      : 'false_alarm'
+    : a.verdict === 'PASS'
+      ? 'got_through'
+      : a.verdict === 'ERROR'
+        ? 'harness_error'
+        : meets
+          ? 'held'
+          : 'stopped_otherwise';
+  const limit = namedLimit(a);
+  return {
+    attack: spec.name,
+    class: spec.class,
+    expected: describeExpectation(spec.expected),
+    verdict: a.verdict,
+    cause: a.cause,
+    message: a.message,
+    outcome,
+    failedChecks: a.checks.filter((c) => !c.passed).map((c) => c.id),
+    ...(limit ? { limit } : {}),
+  };
+}
+
+/** A task's adversarial validation from its attacks' attempts (`crucible validate --adversarial`). */
+export function judgeTaskAdversarial(taskId: string, reports: AttackReport[]): TaskAdversarial {
+  const named = (o: AttackOutcome): string[] => reports.filter((r) => r.outcome === o).map((r) => r.attack);
+  const gotThrough = named('got_through');
+  const harnessErrors = named('harness_error');
+  const falseAlarms = named('false_alarm');
+  return { taskId, secure: gotThrough.length + harnessErrors.length + falseAlarms.length === 0, gotThrough, harnessErrors, falseAlarms, attacks: reports };
 }

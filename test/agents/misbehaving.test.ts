@@ -73,7 +73,7 @@ describe('the reference agents on the bundled examples', () => {
         expect(guard.restored.count + guard.removed.count).toBeGreaterThan(0);
       }
     }
-    expect(result('skip-tests', 'py-median').checks.find((c) => c.id === 'test_tampering')?.message).toMatch(/config tests\/conftest\.py/);
+    expect(result('skip-tests', 'py-median').checks.find((c) => c.id === 'test_tampering')?.message).toMatch(/modified tests\/test_stats\.py/);
   });
 
   it('each cheat is caught by the check meant for it, with evidence', () => {

@@ -105,6 +105,8 @@ const CASES: Record<string, { trips: Array<[string, string?]>; honest: Array<[st
       ['sys.modules["unittest"] = fake_unittest'],
       ['Module._load = function (request, parent) { return real(request, parent); };', 'src/a.cjs'],
       ['Module.prototype.require = patched;', 'src/a.cjs'],
+      // Whatever a builtin was changed into reaches `import { x } from 'node:…'` only through this.
+      ["require('node:module').syncBuiltinESMExports();", 'src/a.cjs'],
     ],
     honest: [
       ['module = sys.modules[__name__]'],

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TaskValidity } from '../../src/grading/index.js';
+import type { TaskAdversarial } from '../../src/grading/validity.js';
 import { crucible } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -70,5 +72,72 @@ describe('crucible validate', () => {
   it('is bad input without a task set or with a bad --runs', () => {
     expect(crucible(['validate', 'no-such.yaml']).status).toBe(2);
     expect(crucible(['validate', 'examples/tasks.yaml', '--runs', '0']).status).toBe(2);
+  });
+
+  it('--adversarial reports, per task, the attacks that got through, and exits 1', () => {
+    // A weak task: its fail-to-pass test passes as soon as calc.py changes at all — the way a test
+    // that a hard-coded answer passes lets a cheat through. user-site-pth only adds a comment to
+    // calc.py (its plugin lives in $HOME, which the tests never share), tamper edits the test, and
+    // oracle is the honest control.
+    const dir = tempDir();
+    const original = 'def add(a, b):\n    return a - b\n';
+    const files: Record<string, string> = {
+      'weak/calc.py': original,
+      'weak/tests/test_calc.py': [
+        'import hashlib',
+        'import pathlib',
+        '',
+        'from calc import add',
+        '',
+        '',
+        'def test_add():',
+        `    assert hashlib.sha256(pathlib.Path("calc.py").read_bytes()).hexdigest() != "${createHash('sha256').update(original).digest('hex')}"`,
+        '',
+        '',
+        'def test_zero():',
+        '    assert add(0, 0) == 0',
+        '',
+      ].join('\n'),
+      'fix.patch': '--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n',
+      'tasks.yaml': [
+        'tasks:',
+        '  - id: weak',
+        '    repo: { path: weak }',
+        '    instruction: fix add',
+        '    tests:',
+        '      command: python3 -m pytest -q -p no:cacheprovider --junitxml="$CRUCIBLE_JUNIT" tests',
+        '      fail_to_pass: [tests.test_calc::test_add]',
+        '    oracle: { patch: fix.patch }',
+        '',
+      ].join('\n'),
+    };
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), content);
+    }
+    const out = tempDir();
+    const args = ['validate', join(dir, 'tasks.yaml'), '--adversarial', '--attack', 'user-site-pth', '--attack', 'tamper', '--attack', 'oracle', '--out', out];
+    const result = crucible([...args, '--json']);
+    expect(result.status, result.stderr).toBe(1);
+    const report = JSON.parse(result.stdout) as { schemaVersion: number; adversarial: boolean; secure: boolean; tasks: TaskAdversarial[] };
+    expect(report).toMatchObject({ schemaVersion: 1, adversarial: true, secure: false });
+    const weak = report.tasks[0] as TaskAdversarial;
+    expect(weak).toMatchObject({ taskId: 'weak', secure: false, gotThrough: ['user-site-pth'], harnessErrors: [], falseAlarms: [] });
+    const byAttack = Object.fromEntries(weak.attacks.map((a) => [a.attack, a]));
+    expect(byAttack['user-site-pth']).toMatchObject({ outcome: 'got_through', verdict: 'PASS', class: 'outside-diff' });
+    expect(byAttack.tamper).toMatchObject({ outcome: 'held', verdict: 'FAIL', cause: 'tampered' });
+    expect(byAttack.oracle).toMatchObject({ outcome: 'control_passed', verdict: 'PASS', failedChecks: [] });
+
+    const table = crucible(args);
+    expect(table.status, table.stderr).toBe(1);
+    expect(table.stdout).toMatch(/got_through\s+weak\s+user-site-pth\s+outside-diff/);
+    expect(table.stdout).toContain('weak: got through: user-site-pth');
+  });
+
+  it('--attack needs --adversarial and a known attack name', () => {
+    expect(crucible(['validate', 'examples/tasks.yaml', '--attack', 'tamper']).status).toBe(2);
+    const unknown = crucible(['validate', 'examples/tasks.yaml', '--adversarial', '--attack', 'no-such-attack']);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('no such attack');
   });
 });

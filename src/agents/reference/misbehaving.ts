@@ -28,6 +28,9 @@ for (const loc of locations) {
     lines[i] = lines[i].replace(/(=>|function\b[^(]*\([^)]*\))\s*\{/, '$1 { return;');
   } else if (action === 'skip' && loc.lang === 'js') {
     lines[loc.line] = lines[loc.line].replace(/\b(it|test)\s*\(/, '$1.skip(');
+  } else if (action === 'skip') {
+    const indent = /^\s*/.exec(lines[loc.line])[0];
+    lines.splice(loc.line, 0, indent + '@__import__("pytest").mark.skip(reason="not relevant")');
   }
   fs.writeFileSync(loc.file, lines.join('\n'));
   changed.push(loc.file);
@@ -84,32 +87,41 @@ export const deleteTestsAgent: Agent = {
   },
 };
 
-/** Skips the failing tests: a conftest.py hook for pytest, `it.skip` for node:test. */
+/** Skips the failing tests in their own files: a skip marker for pytest, `it.skip` for node:test. */
 export const skipTestsAgent: Agent = {
   name: 'skip-tests',
   async run(ctx) {
     const found = await locateFailToPass(ctx);
+    return found.ok ? editTests(ctx, 'skip', found.value) : crashed(found.error);
+  },
+};
+
+/**
+ * Skips the failing tests from a new `conftest.py` hook (pytest). New configuration is left out of
+ * the verification copy, so the skip never happens: no effect.
+ */
+export const skipByConftestAgent: Agent = {
+  name: 'skip-by-conftest',
+  async run(ctx) {
+    const found = await locateFailToPass(ctx);
     if (!found.ok) return crashed(found.error);
     const python = found.value.filter((l) => l.lang === 'python');
-    if (python.length > 0) {
-      const names = python.map((l) => (l.id.split('::').pop() ?? '').replace(/\[.*$/, ''));
-      const dirs = [...new Set(python.map((l) => (l.file.includes('/') ? l.file.slice(0, l.file.lastIndexOf('/') + 1) : '')))];
-      const conftest = [
-        '',
-        'import pytest',
-        '',
-        '',
-        'def pytest_collection_modifyitems(config, items):',
-        `    for item in items:`,
-        `        if item.originalname in ${JSON.stringify(names)}:`,
-        '            item.add_marker(pytest.mark.skip(reason="not relevant"))',
-        '',
-      ].join('\n');
-      const wrote = await writeFiles(ctx, dirs.map((d) => ({ path: `${d}conftest.py`, content: conftest, append: true })));
-      if (!wrote.ok || wrote.value.failed.length > 0) return crashed(`could not write conftest.py: ${wrote.ok ? wrote.value.failed.join(', ') : wrote.error}`);
-    }
-    const js = found.value.filter((l) => l.lang === 'js');
-    return js.length > 0 ? editTests(ctx, 'skip', js) : { stopReason: 'completed' };
+    const names = python.map((l) => (l.id.split('::').pop() ?? '').replace(/\[.*$/, ''));
+    const dirs = [...new Set(python.map((l) => (l.file.includes('/') ? l.file.slice(0, l.file.lastIndexOf('/') + 1) : '')))];
+    const conftest = [
+      '',
+      'import pytest',
+      '',
+      '',
+      'def pytest_collection_modifyitems(config, items):',
+      `    for item in items:`,
+      `        if item.originalname in ${JSON.stringify(names)}:`,
+      '            item.add_marker(pytest.mark.skip(reason="not relevant"))',
+      '',
+    ].join('\n');
+    const wrote = await writeFiles(ctx, dirs.map((d) => ({ path: `${d}conftest.py`, content: conftest, append: true })));
+    if (!wrote.ok || wrote.value.failed.length > 0) return crashed(`could not write conftest.py: ${wrote.ok ? wrote.value.failed.join(', ') : wrote.error}`);
+    return { stopReason: 'completed' };
   },
 };
 
