@@ -5,6 +5,7 @@
  */
 import type { TestCaseResult, TestRunEvidence } from '../types/index.js';
 import { parseJUnit } from './junit.js';
+import { summaryFailures } from './runner-summary.js';
 import { classifyAsMissing, classifyTests, type TestSelection } from './test-outcome-groups.js';
 
 export { classifyTests, listTestIds, type TestClassification, type TestSelection } from './test-outcome-groups.js';
@@ -53,7 +54,7 @@ export function buildTestEvidence(input: TestRunInput): TestRunEvidence {
 export function evaluateTestRun(input: TestRunInput): { evidence: TestRunEvidence; cases?: TestCaseResult[] } {
   const report = input.junitXml === undefined ? undefined : parseJUnit(input.junitXml);
   const cases = report?.cases ?? [];
-  const invalidReason = whyInvalid(input, report?.error, cases.length);
+  const invalidReason = whyInvalid(input, report?.error, cases.length) ?? summaryContradiction(input.output, cases);
   const groups =
     invalidReason === undefined
       ? classifyTests(cases, input.spec)
@@ -80,6 +81,12 @@ function whyInvalid(input: TestRunInput, parseError: string | undefined, parsed:
   if (parseError !== undefined) return `JUnit report unreadable: ${parseError}`;
   if (parsed === 0) return 'JUnit report contains no test cases';
   return undefined;
+}
+
+function summaryContradiction(output: string, cases: readonly TestCaseResult[]): string | undefined {
+  const failed = summaryFailures(output);
+  if (failed === undefined || failed === 0 || cases.some((c) => c.status === 'failed')) return undefined;
+  return `the runner's own summary reports ${failed} failure(s) but the JUnit report has none: the report was changed after the runner wrote it`;
 }
 
 function exitCodeAgrees(exitCode: number | null, cases: readonly TestCaseResult[]): boolean {

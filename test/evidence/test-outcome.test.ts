@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { summaryFailures } from '../../src/evidence/runner-summary.js';
 import { OUTPUT_TAIL_CHARS, buildTestEvidence, type TestRunInput } from '../../src/evidence/test-outcome.js';
 
 const PASSING_REPORT =
@@ -147,5 +148,27 @@ describe('buildTestEvidence', () => {
       const { outputTail } = buildTestEvidence(run({ output }));
       expect(outputTail.slice(1)).toBe('😀'.repeat((OUTPUT_TAIL_CHARS - 2) / 2));
     });
+  });
+});
+
+describe("the runner's own summary against the report", () => {
+  it('reads failure counts from pytest, node:test, jest and vitest summaries, and nothing from other lines', () => {
+    expect(summaryFailures('...\n=========== 1 failed, 4 passed, 2 errors in 0.12s ===========\n')).toBe(3);
+    expect(summaryFailures('1 failed, 4 passed in 0.05s\n')).toBe(1);
+    expect(summaryFailures('5 passed, 1 xfailed in 0.05s\n')).toBe(0);
+    expect(summaryFailures('ℹ tests 4\nℹ pass 3\nℹ fail 1\n')).toBe(1);
+    expect(summaryFailures('# fail 2\n')).toBe(2);
+    expect(summaryFailures('Tests:       1 failed, 3 passed, 4 total\n')).toBe(1);
+    expect(summaryFailures('\x1b[2m      Tests \x1b[22m 2 failed | 3 passed (5)\n')).toBe(2);
+    expect(summaryFailures('the test said: 3 failed attempts\nok\n')).toBeUndefined();
+  });
+
+  it('makes a run whose summary counts failures but whose report shows none unusable', () => {
+    const rewritten = buildTestEvidence(run({ output: '.F\n1 failed, 1 passed in 0.02s\n' }));
+    expect(rewritten.invalidReason).toMatch(/summary reports 1 failure\(s\) but the JUnit report has none/);
+    expect(rewritten.failToPass.failing).toEqual([{ id: 't::fixed', reason: 'missing' }]);
+    // An honest failing run, and a passing run without any summary, are as before.
+    expect(buildTestEvidence(run({ exitCode: 1, junitXml: FAILING_REPORT, output: '1 failed, 1 passed in 0.02s\n' })).invalidReason).toBeUndefined();
+    expect(buildTestEvidence(run({ output: '2 passed in 0.01s\n' })).invalidReason).toBeUndefined();
   });
 });
