@@ -17,6 +17,7 @@ export function summaryFailures(output: string): number | undefined {
   let found = false;
   let failed = 0;
   for (const raw of output.split('\n')) {
+    // eslint-disable-next-line no-control-regex -- runners colour their summaries
     const line = raw.replace(/\x1b\[[0-9;]*m/g, '').trimEnd();
     const pytest = PYTEST.exec(line);
     if (pytest) {

@@ -9,7 +9,7 @@ import { collectDiff } from '../../src/evidence/diff.js';
 import { ignoredManifest, notGraded } from '../../src/evidence/not-graded.js';
 import { protectTests } from '../../src/evidence/test-guard.js';
 import { scanWorkspace } from '../../src/evidence/workspace-scan.js';
-import { addWorkspaceRepo, commitBaseline, type Baseline } from '../../src/workspace/baseline.js';
+import { addWorkspaceRepo, commitBaseline } from '../../src/workspace/baseline.js';
 import { copyTree, materializeTree } from '../../src/workspace/materialize.js';
 import { overlayDirectory } from '../../src/workspace/tree-edit.js';
 import { useTempDirs } from '../helpers/tmp.js';
