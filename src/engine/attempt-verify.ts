@@ -62,12 +62,15 @@ export function execLimits(task: Task): NonNullable<SandboxLayout['limits']> {
   return { pids: r.pids, memoryBytes: r.memoryBytes, fileSizeBytes: r.fileSizeBytes, ...(r.cpuSeconds !== undefined ? { cpuSeconds: r.cpuSeconds } : {}) };
 }
 
-/** Builds a fresh copy of `tree` at the workspace path and runs one test command in it. */
-async function runTestsOnTree(task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv, tree: string, spec: TestRunSpec): Promise<TestRun> {
+/**
+ * Builds a fresh copy of `tree` at the workspace path and runs one test command in it. The last
+ * run of an attempt takes the pristine tree itself (`lastUse`): one copy fewer.
+ */
+async function runTestsOnTree(task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv, tree: string, spec: TestRunSpec, lastUse = false): Promise<TestRun> {
   const { attemptDir, workspace, resultsDir } = paths;
   const home = join(attemptDir, 'test-home');
   const tmp = join(attemptDir, 'test-tmp');
-  await materializeTree({ pristine: paths.pristine, dest: workspace, baseline, tree });
+  await materializeTree({ pristine: paths.pristine, dest: workspace, baseline, tree, consume: lastUse });
   // Nothing one test run writes outside the workspace reaches the next one either.
   for (const dir of [home, tmp, resultsDir]) {
     await rm(dir, { recursive: true, force: true });
@@ -182,7 +185,7 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
   const skipped = notGraded(input.ignored, await ignoredManifest(baseline, paths.agentWorkspace), { dependencies: graded.dependencies, newTests });
   const tampering = graded.evidence;
 
-  const tests = await agentTreeRun('tests', () => runTestsOnTree(task, paths, baseline, env, graded.tree, { ...task.tests, reportName: ATTEMPT_JUNIT_FILES.tests }), task.tests.command);
+  const tests = await agentTreeRun('tests', () => runTestsOnTree(task, paths, baseline, env, graded.tree, { ...task.tests, reportName: ATTEMPT_JUNIT_FILES.tests }, !task.heldOut), task.tests.command);
   let heldOut: TestRun | undefined;
   if (task.heldOut) {
     const spec = task.heldOut;
@@ -190,7 +193,7 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
     // whatever its change put at their paths (a file, a symlink, a directory) gives way to them.
     const tree = await overlayDirectory(baseline, graded.tree, spec.path);
     const required = requiredHeldOut(input.baselineHeldOut);
-    const run = await agentTreeRun('held-out tests', () => runTestsOnTree(task, paths, baseline, env, tree, { command: spec.command, junit: spec.junit, failToPass: required, passToPass: 'all_others', reportName: ATTEMPT_JUNIT_FILES.heldOut }), spec.command);
+    const run = await agentTreeRun('held-out tests', () => runTestsOnTree(task, paths, baseline, env, tree, { command: spec.command, junit: spec.junit, failToPass: required, passToPass: 'all_others', reportName: ATTEMPT_JUNIT_FILES.heldOut }, true), spec.command);
     heldOut = checkHeldOutCount(run, input.baselineHeldOut);
   }
   const addedLines = await readAddedLines(patchFile, diff, { gitDir: baseline.store, tree: capture.tree });

@@ -58,9 +58,10 @@ class PhaseError extends Error {
 
 /**
  * Runs one attempt end to end, never throwing:
- * prepare (workspace, setup, baseline commit, test snapshot) → baseline tests → agent (sandboxed,
- * commands recorded, outside writes watched) → verify (diff, test files checked and put back,
- * tests, held-out tests) → checks → grade → record.
+ * prepare (workspace, setup, baseline commit, pristine copy) → baseline tests (fresh copies) →
+ * agent (sandboxed, limits enforced, commands recorded, outside writes watched) → verify (change
+ * captured as a tree, protected paths from the baseline, tests and held-out tests each in a fresh
+ * copy) → checks → grade → record.
  */
 export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, env: AttemptEnv): Promise<AttemptResult> {
   const startedAt = new Date();

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { copyIndex, type Baseline } from './baseline.js';
 import { git } from './git.js';
@@ -22,6 +22,8 @@ export interface MaterializeInput {
   baseline: Baseline;
   /** The tree to end up with, as a git tree id in the harness's store. */
   tree: string;
+  /** Move the pristine tree into place instead of copying it: for its last use. */
+  consume?: boolean;
 }
 
 /**
@@ -34,7 +36,8 @@ export interface MaterializeInput {
 export async function materializeTree(input: MaterializeInput): Promise<void> {
   const { dest, baseline } = input;
   await rm(dest, { recursive: true, force: true });
-  await copyTree(input.pristine, dest);
+  if (input.consume) await rename(input.pristine, dest);
+  else await copyTree(input.pristine, dest);
   if (input.tree !== baseline.tree) {
     const indexFile = `${dest}.index`;
     await copyIndex(baseline, indexFile);
