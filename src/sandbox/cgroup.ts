@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExecLimitName, ExecLimits } from './executor.js';
@@ -74,8 +74,39 @@ let detected: CgroupSupport | undefined;
 
 /** The controllers this process can give an exec cgroup, tried once (by making one) and cached. */
 export function detectCgroups(): CgroupSupport {
-  detected ??= probe(readMounts());
+  if (detected === undefined) {
+    detected = probe(readMounts());
+    sweepStaleCgroups(detected);
+  }
   return detected;
+}
+
+/**
+ * Removes the cgroups a Crucible process left when it was killed mid-command (`crucible-<pid>-…`
+ * whose process is gone). bwrap dies with its parent, so they are empty and rmdir takes them.
+ */
+export function sweepStaleCgroups(support: CgroupSupport): string[] {
+  const removed: string[] = [];
+  const parents = new Set(Object.values(support).map((home) => home.parent));
+  for (const parent of parents) {
+    let names: string[];
+    try {
+      names = readdirSync(parent);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const owner = /^crucible-(?:probe-)?(\d+)-/.exec(name)?.[1];
+      if (owner === undefined || owner === String(process.pid) || existsSync(`/proc/${owner}`)) continue;
+      try {
+        rmdirSync(join(parent, name));
+        removed.push(join(parent, name));
+      } catch {
+        // Still holding a process, or not ours to remove: left alone.
+      }
+    }
+  }
+  return removed;
 }
 
 function readMounts(): CgroupMounts {

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseCgroupMounts } from '../../src/sandbox/cgroup.js';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { detectCgroups, parseCgroupMounts, sweepStaleCgroups } from '../../src/sandbox/cgroup.js';
 
 const V1_MOUNTINFO = [
   '31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755',
@@ -25,5 +28,24 @@ describe('parseCgroupMounts', () => {
 
   it('finds nothing without cgroup mounts', () => {
     expect(parseCgroupMounts('22 1 0:5 / /proc rw - proc proc rw', '0::/\n')).toEqual({ v1: {} });
+  });
+});
+
+describe('stale cgroups', () => {
+  it('removes the empty cgroups of a Crucible process that is gone, and nothing else', () => {
+    const support = detectCgroups();
+    const home = support.pids;
+    if (!home) throw new Error('this test needs a writable pids cgroup (run as root, as CI does)');
+    const gone = spawnSync('true').pid as number;
+    const stale = join(home.parent, `crucible-${gone}-1`);
+    const live = join(home.parent, `crucible-${process.ppid}-1`);
+    const foreign = join(home.parent, `other-${gone}-1`);
+    for (const dir of [stale, live, foreign]) mkdirSync(dir);
+    try {
+      expect(sweepStaleCgroups(support)).toContain(stale);
+      expect([existsSync(stale), existsSync(live), existsSync(foreign)]).toEqual([false, true, true]);
+    } finally {
+      for (const dir of [stale, live, foreign]) if (existsSync(dir)) rmdirSync(dir);
+    }
   });
 });
