@@ -9,7 +9,7 @@ import { judgeTaskValidity, type TaskValidity } from '../../grading/index.js';
 import { judgeAttack, judgeTaskAdversarial, type AttackReport, type TaskAdversarial } from '../../grading/validity.js';
 import { resolveSandbox } from '../../sandbox/index.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
-import type { AttemptResult, Task } from '../../types/index.js';
+import type { AttemptPlan, AttemptResult, Task } from '../../types/index.js';
 import { wholeNumber } from '../args.js';
 import { table } from '../format.js';
 
@@ -38,45 +38,21 @@ export async function validateCommand(tasksetPath: string, opts: ValidateCommand
   if (opts.attack?.length) throw new InputError('--attack: only with --adversarial (fix: add --adversarial)');
   const runs = wholeNumber('--runs', opts.runs, 3);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
-  const taskSet = loadTaskSet(tasksetPath);
-  const tasks = selectTasks(taskSet.tasks, { taskIds: opts.task }, tasksetPath);
-  const sandbox = await resolveSandbox(opts.sandbox, { allowFallback: true });
-  if (sandbox.warning) process.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
-
-  const stateDir = resolve(opts.out);
-  const id = newRunId();
-  const runDir = join(stateDir, 'validate', id);
-  const settings = { sandbox: sandbox.kind, baselineTests: false };
+  const { taskSet, tasks, sandbox, id, runDir, stateDir } = await setUp(tasksetPath, opts, true);
+  const settings = { sandbox, baselineTests: false };
   const plan = expandPlan(id, tasks, ['nop', 'oracle'], runs, settings).attempts.filter((a) => a.agent === 'oracle' || a.trial === 0);
-
-  const controller = new AbortController();
-  const onSigint = (): void => controller.abort();
-  process.once('SIGINT', onSigint);
-  const env: AttemptEnv = { runDir, stateDir, ...settings, signal: controller.signal };
-  const log = (line: string): void => void process.stderr.write(`${line}\n`);
   const byIndex: AttemptResult[] = [];
-  try {
-    await schedule(
-      plan,
-      concurrency,
-      async (item) => {
-        const task = tasks.find((t) => t.id === item.taskId) as Task;
-        const result = await runAttempt(item, task, resolveAgent(item.agent), env);
-        log(`${pc.dim(result.verdict.padEnd(5))} ${result.taskId} ${pc.dim(`${result.agent} #${result.trial}`)} ${pc.dim(result.cause)}`);
-        byIndex[plan.indexOf(item)] = result;
-      },
-      () => controller.signal.aborted,
-    );
-  } finally {
-    process.off('SIGINT', onSigint);
-  }
+  const aborted = await runPlan(plan, tasks, { runDir, stateDir, ...settings }, concurrency, (item, result) => {
+    process.stderr.write(`${pc.dim(result.verdict.padEnd(5))} ${result.taskId} ${pc.dim(`${result.agent} #${result.trial}`)} ${pc.dim(result.cause)}\n`);
+    byIndex[plan.indexOf(item)] = result;
+  });
 
   const results = byIndex.filter((r) => r !== undefined);
   const validity = tasks.map((task) => {
     const mine = results.filter((r) => r.taskId === task.id);
     return judgeTaskValidity(task, mine.find((r) => r.agent === 'nop'), mine.filter((r) => r.agent === 'oracle'));
   });
-  const valid = validity.every((v) => v.status === 'valid') && !controller.signal.aborted;
+  const valid = validity.every((v) => v.status === 'valid') && !aborted;
   if (opts.json) {
     const out = { schemaVersion: VALIDATE_SCHEMA_VERSION, taskSet: relative(process.cwd(), taskSet.file) || taskSet.file, runs, dir: runDir, valid, tasks: validity };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
@@ -85,7 +61,7 @@ export async function validateCommand(tasksetPath: string, opts: ValidateCommand
     const bad = validity.filter((v) => v.status !== 'valid').length;
     process.stdout.write(`\n${bad === 0 ? pc.green(`all ${validity.length} tasks valid`) : pc.red(`${bad} of ${validity.length} tasks not valid`)}  ${pc.dim(`evidence in ${relative(process.cwd(), runDir) || runDir}`)}\n`);
   }
-  process.exitCode = controller.signal.aborted ? 130 : valid ? 0 : 1;
+  process.exitCode = aborted ? 130 : valid ? 0 : 1;
 }
 
 export function formatValidity(validity: TaskValidity[], runs: number): string {
@@ -113,42 +89,19 @@ async function adversarialCommand(tasksetPath: string, opts: ValidateCommandOpti
   const names = opts.attack?.length ? opts.attack : undefined;
   const unknown = names?.find((n) => !findAttack(n));
   if (unknown !== undefined) throw new InputError(`--attack ${unknown}: no such attack (fix: use one of ${ATTACKS.map((a) => a.name).join(', ')})`);
-  const taskSet = loadTaskSet(tasksetPath);
-  const tasks = selectTasks(taskSet.tasks, { taskIds: opts.task }, tasksetPath);
-  const sandbox = await resolveSandbox(opts.sandbox, { allowFallback: false });
-  if (sandbox.warning) process.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
-
-  const stateDir = resolve(opts.out);
-  const id = newRunId();
-  const runDir = join(stateDir, 'validate', id);
-  const settings = { sandbox: sandbox.kind, baselineTests: true };
+  const { taskSet, tasks, sandbox, id, runDir, stateDir } = await setUp(tasksetPath, opts, false);
+  const settings = { sandbox, baselineTests: true };
   const applicable = new Map(tasks.map((t) => [t.id, attacksFor(t, { ...(names ? { names } : {}) })]));
   const attackNames = [...new Set([...applicable.values()].flat().map((a) => a.name))];
   if (attackNames.length === 0) throw new InputError(`--adversarial: no attack applies to the selected tasks (attacks need pytest or node test commands)`);
   const plan = expandPlan(id, tasks, attackNames, 1, settings).attempts.filter((a) => applicable.get(a.taskId)?.some((x) => x.name === a.agent));
-
-  const controller = new AbortController();
-  const onSigint = (): void => controller.abort();
-  process.once('SIGINT', onSigint);
-  const env: AttemptEnv = { runDir, stateDir, ...settings, signal: controller.signal };
   const reports = new Map<string, AttackReport[]>();
-  try {
-    await schedule(
-      plan,
-      concurrency,
-      async (item) => {
-        const task = tasks.find((t) => t.id === item.taskId) as Task;
-        const attack = findAttack(item.agent) as Attack;
-        const result = await runAttempt(item, task, resolveAgent(item.agent), env);
-        const report = judgeAttack(attack, result);
-        process.stderr.write(`${outcomeLabel(report)} ${result.taskId} ${pc.dim(`${attack.name} → ${result.verdict} ${result.cause}`)}\n`);
-        reports.set(item.attemptId, [report]);
-      },
-      () => controller.signal.aborted,
-    );
-  } finally {
-    process.off('SIGINT', onSigint);
-  }
+  const aborted = await runPlan(plan, tasks, { runDir, stateDir, ...settings }, concurrency, (item, result) => {
+    const attack = findAttack(item.agent) as Attack;
+    const report = judgeAttack(attack, result);
+    process.stderr.write(`${outcomeLabel(report)} ${result.taskId} ${pc.dim(`${attack.name} → ${result.verdict} ${result.cause}`)}\n`);
+    reports.set(item.attemptId, [report]);
+  });
 
   const judged: TaskAdversarial[] = tasks.map((task) =>
     judgeTaskAdversarial(
@@ -156,7 +109,7 @@ async function adversarialCommand(tasksetPath: string, opts: ValidateCommandOpti
       plan.filter((p) => p.taskId === task.id).flatMap((p) => reports.get(p.attemptId) ?? []),
     ),
   );
-  const secure = judged.every((t) => t.secure) && !controller.signal.aborted;
+  const secure = judged.every((t) => t.secure) && !aborted;
   if (opts.json) {
     const out = { schemaVersion: VALIDATE_SCHEMA_VERSION, adversarial: true, taskSet: relative(process.cwd(), taskSet.file) || taskSet.file, dir: runDir, secure, tasks: judged };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
@@ -167,7 +120,39 @@ async function adversarialCommand(tasksetPath: string, opts: ValidateCommandOpti
     const head = bad.length === 0 ? pc.green(`no attack got through on ${judged.length} task${judged.length === 1 ? '' : 's'}`) : pc.red(`${bad.length} of ${judged.length} tasks let something through`);
     process.stdout.write(`\n${head}  ${pc.dim(`evidence in ${relative(process.cwd(), runDir) || runDir}`)}\n${lines.length ? `${lines.join('\n')}\n` : ''}`);
   }
-  process.exitCode = controller.signal.aborted ? 130 : secure ? 0 : 1;
+  process.exitCode = aborted ? 130 : secure ? 0 : 1;
+}
+
+/** What both kinds of validation start from: the task set, the selected tasks, a sandbox, a run directory. */
+async function setUp(tasksetPath: string, opts: ValidateCommandOptions, allowFallback: boolean) {
+  const taskSet = loadTaskSet(tasksetPath);
+  const tasks = selectTasks(taskSet.tasks, { taskIds: opts.task }, tasksetPath);
+  const resolved = await resolveSandbox(opts.sandbox, { allowFallback });
+  if (resolved.warning) process.stderr.write(`${pc.yellow('warning')} ${resolved.warning}\n`);
+  const stateDir = resolve(opts.out);
+  const id = newRunId();
+  return { taskSet, tasks, sandbox: resolved.kind, id, stateDir, runDir: join(stateDir, 'validate', id) };
+}
+
+/** Runs `plan` through runAttempt with bounded concurrency until done or Ctrl-C; true when interrupted. */
+async function runPlan(plan: AttemptPlan[], tasks: Task[], env: AttemptEnv, concurrency: number, onResult: (item: AttemptPlan, result: AttemptResult) => void): Promise<boolean> {
+  const controller = new AbortController();
+  const onSigint = (): void => controller.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    await schedule(
+      plan,
+      concurrency,
+      async (item) => {
+        const task = tasks.find((t) => t.id === item.taskId) as Task;
+        onResult(item, await runAttempt(item, task, resolveAgent(item.agent), { ...env, signal: controller.signal }));
+      },
+      () => controller.signal.aborted,
+    );
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+  return controller.signal.aborted;
 }
 
 function outcomeLabel(r: AttackReport): string {
