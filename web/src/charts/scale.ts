@@ -40,5 +40,6 @@ export const CAUSE_COLOURS: Record<string, string> = {
   budget_exceeded: '#953800',
   context_exceeded: '#e16f24',
   agent_crashed: '#57606a',
+  resource_exceeded: '#7d4e00',
   harness_error: '#d0d7de',
 };
