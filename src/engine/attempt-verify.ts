@@ -10,14 +10,14 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { effectivePolicy, runChecks } from '../checks/index.js';
-import { readAddedLines } from '../evidence/added-lines.js';
+import { MAX_PATCH_BYTES, readAddedLines } from '../evidence/added-lines.js';
 import { captureChange } from '../evidence/change.js';
 import type { CommandEvent } from '../evidence/command-log.js';
 import { collectDiff } from '../evidence/diff.js';
 import { finishFsGuard, type FsGuard } from '../evidence/fs-guard.js';
-import { MAX_PATCH_BYTES } from '../evidence/added-lines.js';
 import { ignoredManifest, notGraded, type IgnoredManifest } from '../evidence/not-graded.js';
 import { runTests } from '../evidence/run-tests.js';
+import { classifyAsMissing } from '../evidence/test-outcome-groups.js';
 import { protectTests } from '../evidence/test-guard.js';
 import { scanWorkspace } from '../evidence/workspace-scan.js';
 import { failToPassAlreadyPassing } from '../grading/index.js';
@@ -34,7 +34,7 @@ export interface AttemptPaths {
   attemptDir: string;
   /** Where the agent works, and where every test run's fresh copy is built: one path for all. */
   workspace: string;
-  /** The post-setup tree as the baseline committed it; only ever copied. */
+  /** A copy of the post-setup tree as the baseline committed it; copied from, and moved into place for the last test run. */
   pristine: string;
   /** The agent's workspace once the agent has stopped, moved aside. */
   agentWorkspace: string;
@@ -54,6 +54,8 @@ interface TestRunSpec {
   failToPass: string[];
   passToPass: string[] | 'all_others';
   reportName: string;
+  /** The tree holds the agent's change: one that cannot be checked out is an unusable run, the agent's. */
+  agentTree?: boolean;
 }
 
 /** Per-command limits of the sandbox, from the task's resource limits. */
@@ -70,7 +72,12 @@ async function runTestsOnTree(task: Task, paths: AttemptPaths, baseline: Baselin
   const { attemptDir, workspace, resultsDir } = paths;
   const home = join(attemptDir, 'test-home');
   const tmp = join(attemptDir, 'test-tmp');
-  await materializeTree({ pristine: paths.pristine, dest: workspace, baseline, tree, consume: lastUse });
+  try {
+    await materializeTree({ pristine: paths.pristine, dest: workspace, baseline, tree, consume: lastUse });
+  } catch (error) {
+    if (!spec.agentTree || isMachineError(error)) throw error;
+    return { evidence: unusableRun(spec, `the agent's change could not be checked out: ${error instanceof Error ? error.message : String(error)}`) };
+  }
   // Nothing one test run writes outside the workspace reaches the next one either.
   for (const dir of [home, tmp, resultsDir]) {
     await rm(dir, { recursive: true, force: true });
@@ -185,7 +192,7 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
   const skipped = notGraded(input.ignored, await ignoredManifest(baseline, paths.agentWorkspace), { dependencies: graded.dependencies, newTests });
   const tampering = graded.evidence;
 
-  const tests = await agentTreeRun('tests', () => runTestsOnTree(task, paths, baseline, env, graded.tree, { ...task.tests, reportName: ATTEMPT_JUNIT_FILES.tests }, !task.heldOut), task.tests.command);
+  const tests = await runTestsOnTree(task, paths, baseline, env, graded.tree, { ...task.tests, reportName: ATTEMPT_JUNIT_FILES.tests, agentTree: true }, !task.heldOut);
   let heldOut: TestRun | undefined;
   if (task.heldOut) {
     const spec = task.heldOut;
@@ -193,7 +200,7 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
     // whatever its change put at their paths (a file, a symlink, a directory) gives way to them.
     const tree = await overlayDirectory(baseline, graded.tree, spec.path);
     const required = requiredHeldOut(input.baselineHeldOut);
-    const run = await agentTreeRun('held-out tests', () => runTestsOnTree(task, paths, baseline, env, tree, { command: spec.command, junit: spec.junit, failToPass: required, passToPass: 'all_others', reportName: ATTEMPT_JUNIT_FILES.heldOut }, true), spec.command);
+    const run = await runTestsOnTree(task, paths, baseline, env, tree, { command: spec.command, junit: spec.junit, failToPass: required, passToPass: 'all_others', reportName: ATTEMPT_JUNIT_FILES.heldOut, agentTree: true }, true);
     heldOut = checkHeldOutCount(run, input.baselineHeldOut);
   }
   const addedLines = await readAddedLines(patchFile, diff, { gitDir: baseline.store, tree: capture.tree });
@@ -247,20 +254,10 @@ export class AgentChangeError extends Error {
   override readonly name = 'AgentChangeError';
 }
 
-/** A test run on the agent's tree; a tree that cannot be built is an unusable run, the agent's. */
-async function agentTreeRun(what: string, run: () => Promise<TestRun>, command: string): Promise<TestRun> {
-  try {
-    return await run();
-  } catch (error) {
-    if (isMachineError(error)) throw error;
-    const reason = `the agent's change could not be checked out for the ${what}: ${error instanceof Error ? error.message : String(error)}`;
-    return { evidence: unusableRun(command, reason) };
-  }
-}
-
-function unusableRun(command: string, reason: string): TestRunEvidence {
-  const none = { total: 0, passed: 0, failing: [] };
-  return { command, exitCode: null, timedOut: false, durationMs: 0, parsed: 0, consistent: false, invalidReason: reason, failToPass: none, passToPass: none, outputTail: '' };
+/** A run that never happened: every listed test counts as missing. */
+function unusableRun(spec: TestRunSpec, reason: string): TestRunEvidence {
+  const groups = classifyAsMissing({ failToPass: spec.failToPass, passToPass: spec.passToPass });
+  return { command: spec.command, exitCode: null, timedOut: false, durationMs: 0, parsed: 0, consistent: false, invalidReason: reason, ...groups, outputTail: '' };
 }
 
 /**
