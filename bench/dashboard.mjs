@@ -28,7 +28,7 @@ const WITH_FILES = 200;
 
 const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
 const { openHistory } = await load('store/index.js');
-const { aggregateRun } = await load('engine/aggregate.js');
+const { aggregateRun } = await load('stats/index.js');
 const { startServer } = await load('server/index.js');
 
 /** Deterministic pseudo-random numbers, so every run of the bench builds the same history. */

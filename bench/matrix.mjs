@@ -45,7 +45,8 @@ function parent() {
 }
 
 async function child(size, concurrency) {
-  const { executeRun, aggregateRun } = await import(pathToFileURL(join(root, 'dist', 'engine', 'index.js')).href);
+  const { executeRun } = await import(pathToFileURL(join(root, 'dist', 'engine', 'index.js')).href);
+  const { aggregateRun } = await import(pathToFileURL(join(root, 'dist', 'stats', 'index.js')).href);
   const dir = await mkdtemp(join(tmpdir(), 'crucible-bench-matrix-'));
   try {
     const taskCount = Math.ceil(size / (AGENTS.length * TRIALS));
@@ -68,7 +69,7 @@ async function child(size, concurrency) {
     if (summary.executed !== taskCount * AGENTS.length * TRIALS) throw new Error(`executed ${summary.executed}`);
 
     const statsStarted = performance.now();
-    aggregateRun(attempts, { ks: [1, TRIALS], wilsonFloor: true });
+    aggregateRun(attempts);
     const statsS = (performance.now() - statsStarted) / 1000;
     const heapMb = process.memoryUsage().heapUsed / 2 ** 20;
 

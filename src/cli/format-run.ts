@@ -1,8 +1,9 @@
 import { relative } from 'node:path';
 import pc from 'picocolors';
-import type { RunStats } from '../engine/index.js';
+import type { RunStats } from '../types/index.js';
 import type { VerdictCounts } from '../store/index.js';
-import { ATTEMPT_COLUMNS, attemptCells, table as tableOf, type AttemptLine } from './format.js';
+import type { AttemptListItem } from '../report/index.js';
+import { ATTEMPT_COLUMNS, attemptCells, table as tableOf } from './format.js';
 import { formatStats } from './format-stats.js';
 
 /** More rows than this and the table shows only attempts that did not pass. */
@@ -11,7 +12,7 @@ export const MAX_TABLE_ROWS = 60;
 export interface RunReportInput {
   runId: string;
   runDir?: string;
-  attempts: readonly AttemptLine[];
+  attempts: readonly AttemptListItem[];
   planned: number;
   executed: number;
   counts: VerdictCounts;
@@ -45,7 +46,7 @@ export function formatRunReport(r: RunReportInput): string {
   return parts.join('\n\n');
 }
 
-function attemptTable(attempts: readonly AttemptLine[], runId: string): string {
+function attemptTable(attempts: readonly AttemptListItem[], runId: string): string {
   if (attempts.length <= MAX_TABLE_ROWS) return table(attempts);
   const notPassed = attempts.filter((a) => a.verdict !== 'PASS');
   const shown = notPassed.slice(0, MAX_TABLE_ROWS);
@@ -55,6 +56,6 @@ function attemptTable(attempts: readonly AttemptLine[], runId: string): string {
   return lines.join('\n');
 }
 
-function table(attempts: readonly AttemptLine[]): string {
+function table(attempts: readonly AttemptListItem[]): string {
   return tableOf(ATTEMPT_COLUMNS, attempts.map(attemptCells));
 }

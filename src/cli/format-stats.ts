@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import pc from 'picocolors';
-import type { AgentStats, AgentComparison, Measured, PassKEstimate, RateEstimate, RepoProfile, RunStats } from '../engine/index.js';
+import type { AgentStats, AgentComparison, Measured, PassKEstimate, RateEstimate, RepoProfile, RunStats } from '../types/index.js';
 import { count, formatDuration, pct, table, usd } from './format.js';
 
 /**
@@ -20,7 +20,7 @@ export function formatStats(stats: RunStats): string {
       ['agent', 'pass rate', `${conf} interval`, 'n', 'tasks', ...kLabels, 'errors', 'causes'],
       stats.agents.map((a) => [
         a.agent,
-        a.passRate ? pct(a.passRate.rate) : 'n/a',
+        a.passRate ? pct(a.passRate.rate, 1) : 'n/a',
         a.passRate ? interval(a.passRate) : '-',
         String(a.scored),
         String(a.scoredTasks),
@@ -42,12 +42,12 @@ export function formatStats(stats: RunStats): string {
 }
 
 function interval(r: RateEstimate): string {
-  return `[${pct(r.low)}, ${pct(r.high)}]${r.floor ? '*' : ''}`;
+  return `[${pct(r.low, 1)}, ${pct(r.high, 1)}]${r.floor ? '*' : ''}`;
 }
 
 function passK(p: PassKEstimate | undefined): string {
   if (p === undefined || !p.estimable) return 'n/a';
-  return pct(p.passAtK.value);
+  return pct(p.passAtK.value, 1);
 }
 
 function causes(a: AgentStats): string {
@@ -121,7 +121,7 @@ export function points(d: number): string {
 }
 
 function formatRepos(profiles: readonly RepoProfile[], conf: string): string {
-  const rate = (r: RateEstimate | null): string => (r ? pct(r.rate) : 'n/a');
+  const rate = (r: RateEstimate | null): string => (r ? pct(r.rate, 1) : 'n/a');
   // Effort columns only when some attempt reported the figure, as in the agent table.
   const columns: Array<{ header: string; cell: (p: RepoProfile) => string; shown: boolean }> = [
     { header: 'repo', cell: (p) => displayRepo(p.repo), shown: true },

@@ -1,5 +1,8 @@
 import pc from 'picocolors';
-import type { AttemptResult, TestGroupOutcome, Verdict } from '../types/index.js';
+import type { AttemptListItem } from '../report/index.js';
+import type { Verdict } from '../types/index.js';
+
+export { count, pct, usd } from '../format/index.js';
 
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms)) return '-';
@@ -13,60 +16,9 @@ export function formatDuration(ms: number): string {
   return `${hours}h${String(Math.round((ms % 3_600_000) / 60_000)).padStart(2, '0')}m`;
 }
 
-/** 0.8237 → `82.4%`. */
-export function pct(rate: number): string {
-  return `${(rate * 100).toFixed(1)}%`;
-}
-
-/** 1234 → `1234`, 12_345 → `12.3k`, 2_500_000 → `2.5M`. */
-export function count(value: number): string {
-  const abs = Math.abs(value);
-  if (abs >= 1e6) return `${(value / 1e6).toFixed(1)}M`;
-  if (abs >= 1e4) return `${(value / 1e3).toFixed(1)}k`;
-  return String(Math.round(value));
-}
-
-export function usd(value: number): string {
-  return value >= 1 ? `$${value.toFixed(2)}` : `$${value.toFixed(4)}`;
-}
-
 export function colorVerdict(verdict: Verdict): string {
   const text = verdict.padEnd(5);
   return verdict === 'PASS' ? pc.green(text) : verdict === 'FAIL' ? pc.red(text) : pc.yellow(text);
-}
-
-/** What one row of an attempt table needs; both a fresh AttemptResult and a history row provide it. */
-export interface AttemptLine {
-  verdict: Verdict;
-  taskId: string;
-  agent: string;
-  trial: number;
-  failToPass: { passed: number; total: number } | null;
-  passToPass: { passed: number; total: number } | null;
-  filesChanged: number | null;
-  prepareMs: number;
-  agentMs: number;
-  verifyMs: number;
-  cause: string;
-  message: string;
-}
-
-export function attemptLine(a: AttemptResult): AttemptLine {
-  const group = (g: TestGroupOutcome | undefined) => (g ? { passed: g.passed, total: g.total } : null);
-  return {
-    verdict: a.verdict,
-    taskId: a.taskId,
-    agent: a.agent,
-    trial: a.trial,
-    failToPass: group(a.tests?.failToPass),
-    passToPass: group(a.tests?.passToPass),
-    filesChanged: a.diff ? a.diff.filesChanged : null,
-    prepareMs: a.timings.prepareMs,
-    agentMs: a.timings.agentMs,
-    verifyMs: a.timings.verifyMs,
-    cause: a.cause,
-    message: a.message,
-  };
 }
 
 /** One line, at most `max` characters; the full text is in `crucible show`. */
@@ -82,8 +34,7 @@ function ratio(group: { passed: number; total: number } | null): string {
 export const ATTEMPT_COLUMNS = ['result', 'task', 'agent', 'trial', 'F2P', 'P2P', 'files', 'prepare', 'agent', 'verify', 'cause'];
 
 /** One attempt as table cells, in ATTEMPT_COLUMNS order. */
-export function attemptCells(input: AttemptResult | AttemptLine): string[] {
-  const a = 'timings' in input ? attemptLine(input) : input;
+export function attemptCells(a: AttemptListItem): string[] {
   return [
     colorVerdict(a.verdict),
     a.taskId,

@@ -4,7 +4,7 @@ import { checkModelSpecs, DEFAULT_MAX_TURNS, type ModelRunOptions } from '../eng
 import { InputError } from '../errors.js';
 import type { AttemptResult } from '../types/index.js';
 import { wholeNumber } from './args.js';
-import { table } from './format.js';
+import { table, usd as formatUsd } from './format.js';
 import type { ModelCliOptions } from './model-options.js';
 
 /** Engine options from the flags; InputError (one line, exit 2) for bad values or a missing API key. */
@@ -58,8 +58,9 @@ function duration(text: string): number {
 export function formatUsageTable(attempts: readonly AttemptResult[]): string | undefined {
   const metered = attempts.filter((a) => a.agentResult?.usage !== undefined);
   if (metered.length === 0) return undefined;
+  // Exact token counts: this table is the ledger a bill is checked against, not a summary.
   const n = (v: number | undefined): string => (v === undefined ? '-' : v.toLocaleString('en-US'));
-  const usd = (v: number | undefined): string => (v === undefined ? '-' : `$${v.toFixed(4)}`);
+  const usd = (v: number | undefined): string => (v === undefined ? '-' : formatUsd(v));
   const s = (ms: number | undefined): string => (ms === undefined ? '-' : `${(ms / 1000).toFixed(1)}s`);
   const rows = metered.map((a) => {
     const r = a.agentResult;

@@ -1,7 +1,6 @@
 import { relative } from 'node:path';
 import type { Command } from 'commander';
-import type { RunStats } from '../engine/aggregate.js';
-import type { AttemptResult, RunSummary } from '../types/index.js';
+import type { AttemptResult, RunStats, RunSummary } from '../types/index.js';
 import { InputError } from '../errors.js';
 // reporter.ts holds only names and types, so `crucible --help` still loads no report code.
 import { DEFAULT_REPORTERS, isReporterName, REPORTER_NAMES, type ReporterName } from '../report/reporter.js';

@@ -20,8 +20,7 @@ import {
   type Task,
   type TestRunEvidence,
 } from '../types/index.js';
-import { addWorkspaceRepo, commitBaseline, type Baseline } from '../workspace/baseline.js';
-import { copyTree } from '../workspace/materialize.js';
+import { addWorkspaceRepo, commitBaseline, copyTree, type Baseline } from '../workspace/index.js';
 import type { RunModels } from './gateway-lifecycle.js';
 import { AgentChangeError, execLimits, neverRanReason, runBaselineHeldOut, runBaselineTests, taskInvalidReason, verifyAttempt, type AttemptPaths, type TestRun } from './attempt-verify.js';
 import { writeJsonAtomic } from './run-files.js';

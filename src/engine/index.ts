@@ -19,18 +19,3 @@ export { selectTasks, type TaskSelection } from './select.js';
 export { findRunDir, readPlanFile, runsDir, writeFileAtomic, ATTEMPT_JUNIT_FILES, PLAN_SCHEMA_VERSION, type RunPlanFile, type ResumeRecord } from './run-files.js';
 export { readCheckpoint, CHECKPOINT_FILE, type CheckpointEntry } from './checkpoint.js';
 export { compareRuns, type RunComparison, type CellDelta, type CellCounts, type AgentRunComparison, type RunCells } from './compare.js';
-export {
-  aggregateRun,
-  RUN_STATS_SCHEMA_VERSION,
-  UNASSIGNED_REPO,
-  type RunStats,
-  type AgentStats,
-  type AgentComparison,
-  type CellStats,
-  type RepoProfile,
-  type RepoSection,
-  type RateEstimate,
-  type Measured,
-  type PassKEstimate,
-  type AggregateOptions,
-} from './aggregate.js';

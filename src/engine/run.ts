@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { resolveAgent as resolveAgentSpec, type Agent } from '../agents/index.js';
 import { InputError } from '../errors.js';
 import type { AttemptResult, Task } from '../types/index.js';
-import { aggregateRun } from './aggregate.js';
+import { aggregateRun } from '../stats/index.js';
 import { runAttempt, type AttemptEnv } from './attempt.js';
 import { startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
 import { appendCheckpoint, attemptFile, checkpointEntry, readAttemptFile } from './checkpoint.js';
@@ -238,12 +238,8 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
     });
 
     const attempts = plan.attempts.flatMap((a) => results.get(a.attemptId) ?? []);
-    const stats = aggregateRun(attempts, {
-      seed: options.seed,
-      ks: [1, options.trials],
-      taskRepo: new Map(options.tasks.map((t) => [t.id, repoKeyOf(t)])),
-      wilsonFloor: true,
-    });
+    // aggregateRun's defaults (k values, interval floor) are the ones `show`, the dashboard and the report use too.
+    const stats = aggregateRun(attempts, { seed: options.seed, taskRepo: new Map(options.tasks.map((t) => [t.id, repoKeyOf(t)])) });
     const summary = buildSummary({
       runId,
       taskSet: planFile.taskSet,

@@ -1,5 +1,4 @@
-import { RUN_SCHEMA_VERSION, toSummaryRow, type AttemptResult, type RunSummary } from '../types/index.js';
-import type { RunStats } from './aggregate.js';
+import { RUN_SCHEMA_VERSION, toSummaryRow, type AttemptResult, type RunStats, type RunSummary } from '../types/index.js';
 import type { FailedFast, RunEnd } from './attempt-loop.js';
 
 /** `summary.json`: the stable RunSummary plus what this engine adds. */

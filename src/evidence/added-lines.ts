@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { DiffStats } from '../types/index.js';
-import { git, gitBytes } from '../workspace/git.js';
+import { git, gitBytes } from '../workspace/index.js';
 
 /** A tree in a git object store: where new file content is read from. */
 export interface TreeSource {

@@ -7,8 +7,7 @@
 import { lstat, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { copyIndex, NESTED_GIT_NAME, type Baseline } from '../workspace/baseline.js';
-import { git, type GitTarget } from '../workspace/git.js';
+import { copyIndex, NESTED_GIT_NAME, git, type Baseline, type GitTarget } from '../workspace/index.js';
 
 export interface CaptureInput {
   baseline: Baseline;

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import type { DiffStats, FileChange, FileChangeKind } from '../types/index.js';
-import { git, gitToFile, type GitTarget } from '../workspace/git.js';
+import { git, gitToFile, type GitTarget } from '../workspace/index.js';
 
 export interface DiffInput {
   /** The harness's baseline git directory (outside the workspace). */

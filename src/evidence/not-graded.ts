@@ -1,8 +1,7 @@
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NotGraded } from '../types/index.js';
-import { NESTED_GIT_NAME, type Baseline } from '../workspace/baseline.js';
-import { git } from '../workspace/git.js';
+import { NESTED_GIT_NAME, git, type Baseline } from '../workspace/index.js';
 
 /** Ignored files of a tree (path → type, size and mtime), to tell which ones an agent touched. */
 export type IgnoredManifest = Map<string, string>;

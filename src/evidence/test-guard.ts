@@ -6,9 +6,7 @@
  * the test part of a configuration file, is tampering; new tests and new configuration are set
  * aside and judged no further (an agent may add tests; they simply do not grade it).
  */
-import type { Baseline } from '../workspace/baseline.js';
-import { git, type GitTarget } from '../workspace/git.js';
-import { editTree, entry as indexEntry, removal, type IndexUpdate } from '../workspace/tree-edit.js';
+import { git, editTree, entry as indexEntry, removal, type Baseline, type GitTarget, type IndexUpdate } from '../workspace/index.js';
 import { matcher } from './glob.js';
 import { DEPENDENCY_PATHS, SECTIONED_TEST_CONFIG, testSection, WHOLE_FILE_TEST_CONFIG } from './test-config.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ATTEMPT_JUNIT_FILES } from '../engine/index.js';
 import { parseJUnit } from '../evidence/junit.js';
 import type { TestCaseResult } from '../types/index.js';
-import { parseCommands, parseTrajectory } from './trajectory.js';
+import { parseCommands, parseTrajectory, type ParsedTrajectory } from './trajectory.js';
 import type { AttemptArtifacts, BoundedText } from './view.js';
 
 /** Per-attempt limits: a report or an API answer never carries a whole runaway log. */
@@ -60,17 +60,27 @@ async function readJUnitCases(dir: string, names: readonly string[], maxBytes: n
   return null;
 }
 
+/**
+ * The one reader of an attempt's trajectory.jsonl, for the report, the dashboard and `crucible show`:
+ * bounded, never throws, null when the attempt has none.
+ */
+export async function loadTrajectory(attemptDir: string, maxBytes = DEFAULT_ARTIFACT_LIMITS.trajectoryBytes): Promise<ParsedTrajectory | null> {
+  const text = await readBounded(join(attemptDir, 'trajectory.jsonl'), maxBytes);
+  if (text === null) return null;
+  const parsed = parseTrajectory(text.text);
+  if (text.truncated) parsed.truncated = true;
+  return parsed;
+}
+
 /** Loads what the attempt page shows from an attempt directory; missing files become nulls. */
 export async function loadAttemptArtifacts(attemptDir: string, limits: ArtifactLimits = DEFAULT_ARTIFACT_LIMITS): Promise<AttemptArtifacts> {
-  const [diff, trajectoryText, commandsText, tests, heldOutTests] = await Promise.all([
+  const [diff, trajectory, commandsText, tests, heldOutTests] = await Promise.all([
     readBounded(join(attemptDir, 'diff.patch'), limits.diffBytes),
-    readBounded(join(attemptDir, 'trajectory.jsonl'), limits.trajectoryBytes),
+    loadTrajectory(attemptDir, limits.trajectoryBytes),
     readBounded(join(attemptDir, 'commands.jsonl'), limits.trajectoryBytes),
     readJUnitCases(attemptDir, TESTS_JUNIT, limits.junitBytes),
     readJUnitCases(attemptDir, HELD_OUT_JUNIT, limits.junitBytes),
   ]);
-  const trajectory = trajectoryText === null ? null : parseTrajectory(trajectoryText.text);
-  if (trajectory && trajectoryText?.truncated) trajectory.truncated = true;
   const commands = commandsText === null ? null : parseCommands(commandsText.text);
   if (commands && commandsText?.truncated) commands.truncated = true;
   return { diff, trajectory, commands, tests, heldOutTests };

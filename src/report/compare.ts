@@ -1,4 +1,4 @@
-import type { RunStats } from '../engine/aggregate.js';
+import type { RunStats } from '../types/index.js';
 import { compareRuns as compareRunCells, type PlannedTask } from '../engine/index.js';
 import { wilson } from '../stats/index.js';
 import type { AgentRate, CompareView, RunView, TrendPointView, TrendView } from './view.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { aggregateRun, type RunStats } from '../engine/aggregate.js';
+import { aggregateRun } from '../stats/index.js';
 import { slimAttempt } from '../engine/slim.js';
-import type { AttemptResult, RunSummary } from '../types/index.js';
+import type { AttemptResult, RunStats, RunSummary } from '../types/index.js';
 import { DEFAULT_ARTIFACT_LIMITS, emptyArtifacts, loadAttemptArtifacts, type ArtifactLimits } from './artifacts.js';
 import { heldOutCards, listItemOf, REPORT_SCHEMA_VERSION, type AttemptView, type ReportData, type RunInfo, type RunView } from './view.js';
 
@@ -10,8 +10,10 @@ export interface ReportInput {
   summary: RunSummary;
   /** Full attempt records of the run, in plan order. */
   attempts: readonly AttemptResult[];
-  /** The engine's aggregate; computed here with the engine's defaults when absent. */
+  /** The engine's aggregate; computed here by the same aggregateRun (and `taskRepo`) when absent. */
   stats?: RunStats;
+  /** Repo key per task id, as the engine passes it to aggregateRun; only used when `stats` is absent. */
+  taskRepo?: ReadonlyMap<string, string>;
 }
 
 export interface BuildOptions {
@@ -46,7 +48,7 @@ export function runViewOf(input: ReportInput, reports: string[] = []): RunView {
   const items = input.attempts.map(listItemOf);
   return {
     run: runInfoOf(input.summary, input.attempts),
-    stats: input.stats ?? (input.attempts.length > 0 ? aggregateRun(input.attempts) : null),
+    stats: input.stats ?? (input.attempts.length > 0 ? aggregateRun(input.attempts, input.taskRepo ? { taskRepo: input.taskRepo } : {}) : null),
     heldOut: heldOutCards(items),
     attemptsTotal: input.attempts.length,
     reports,

@@ -1,9 +1,8 @@
-/* Number formatting shared by the Markdown writer and the web app (pure, no Node APIs). */
+/* Formatting shared by the Markdown writer and the web app (pure, no Node APIs). */
+import { pct } from '../format/index.js';
 
-export function pct(rate: number | null | undefined, digits = 0): string {
-  if (rate === null || rate === undefined || !Number.isFinite(rate)) return '–';
-  return `${(rate * 100).toFixed(digits)}%`;
-}
+// Numbers and dollars have one formatter for the terminal, the reports and the web app.
+export { count, pct, usd } from '../format/index.js';
 
 export function interval(low: number | null | undefined, high: number | null | undefined): string {
   if (low === null || low === undefined || high === null || high === undefined) return '';
@@ -24,20 +23,6 @@ export function duration(ms: number | null | undefined): string {
   const m = Math.floor(ms / 60_000);
   const s = Math.round((ms % 60_000) / 1000);
   return `${m} m ${s} s`;
-}
-
-export function usd(v: number | null | undefined): string {
-  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
-  if (v === 0) return '$0';
-  return v < 0.01 ? `$${v.toFixed(4)}` : `$${v.toFixed(2)}`;
-}
-
-export function count(v: number | null | undefined): string {
-  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
-  if (Math.abs(v) >= 1_000_000) return `${(v / 1_000_000).toFixed(1)}M`;
-  if (Math.abs(v) >= 10_000) return `${(v / 1000).toFixed(0)}k`;
-  if (Math.abs(v) >= 1000) return `${(v / 1000).toFixed(1)}k`;
-  return String(Math.round(v));
 }
 
 export function pValue(p: number | null | undefined): string {

@@ -11,11 +11,13 @@ export {
 } from './reporter.js';
 export { REPORTERS } from './reporters.js';
 export { buildReportData, runViewOf, runInfoOf, type ReportInput, type BuildOptions } from './data.js';
-export { loadAttemptArtifacts, readBounded, DEFAULT_ARTIFACT_LIMITS, type ArtifactLimits } from './artifacts.js';
+export { loadAttemptArtifacts, loadTrajectory, readBounded, DEFAULT_ARTIFACT_LIMITS, type ArtifactLimits } from './artifacts.js';
 export { renderMarkdown } from './markdown.js';
 export { renderSarif, findingLocations, sarifLevel, SARIF_VERSION, type SarifLog } from './sarif.js';
 export { renderJUnit, junitCaseName } from './junit.js';
 export { renderHtml, REPORT_DATA_ELEMENT_ID } from './html.js';
 export { webAssetsDir, assertWebBundle, WebBundleMissingError } from './web-assets.js';
 export { compareRuns, trendView } from './compare.js';
+export { formatTrajectoryText, parseTrajectory, type ParsedTrajectory } from './trajectory.js';
 export * from './view.js';
+export { runInfoOfRow, runListItemOf, storedStats, attemptRowsOf, statsOfRecordedRun, taskRepoOfRows } from './history-view.js';

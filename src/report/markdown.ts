@@ -1,5 +1,4 @@
-import type { AgentStats, RunStats } from '../engine/aggregate.js';
-import type { AttemptResult, Cause, CheckResult, TestGroupOutcome, TestRunEvidence } from '../types/index.js';
+import type { AgentStats, AttemptResult, Cause, CheckResult, RunStats, TestGroupOutcome, TestRunEvidence } from '../types/index.js';
 import { duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from './format.js';
 import type { HeldOutCard, RunView } from './view.js';
 

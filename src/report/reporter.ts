@@ -1,5 +1,4 @@
-import type { RunStats } from '../engine/aggregate.js';
-import type { AttemptResult, RunSummary } from '../types/index.js';
+import type { AttemptResult, RunStats, RunSummary } from '../types/index.js';
 import type { ReportData, RunView } from './view.js';
 
 /** Every reporter, in the order they run. */

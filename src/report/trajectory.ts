@@ -170,6 +170,24 @@ export function parseTrajectory(jsonl: string, maxEvents = MAX_EVENTS): ParsedTr
   return { events, total, truncated: total > events.length, unreadableLines: unreadable };
 }
 
+/**
+ * Plain text for the terminal (`crucible show`): the same events the dashboard and the report draw,
+ * one line each with its offset from the first event, the detail indented below.
+ */
+export function formatTrajectoryText(parsed: ParsedTrajectory): string {
+  const start = parsed.events.map((e) => (e.at === null ? Number.NaN : Date.parse(e.at))).find((t) => Number.isFinite(t));
+  const out: string[] = [];
+  for (const e of parsed.events) {
+    const at = e.at === null || start === undefined ? Number.NaN : Date.parse(e.at) - start;
+    const figures = [e.tokens !== null ? `${e.tokens} tokens` : null, e.durationMs !== null ? `${e.durationMs} ms` : null].filter((f) => f !== null);
+    out.push(`${Number.isFinite(at) ? `[${(at / 1000).toFixed(1)}s] ` : ''}${e.title}${figures.length > 0 ? ` (${figures.join(', ')})` : ''}`);
+    if (e.detail !== null) out.push(...e.detail.split('\n').map((line) => `    ${line}`));
+  }
+  if (parsed.truncated) out.push(`… ${parsed.total - parsed.events.length} more events in the file`);
+  if (parsed.unreadableLines > 0) out.push(`${parsed.unreadableLines} unreadable line(s) skipped`);
+  return out.join('\n');
+}
+
 export function parseCommands(jsonl: string, max = MAX_EVENTS): { items: CommandView[]; total: number; truncated: boolean } {
   const items: CommandView[] = [];
   let total = 0;

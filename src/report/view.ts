@@ -1,6 +1,6 @@
-import type { RunStats } from '../engine/aggregate.js';
 import type { RunComparison } from '../engine/compare.js';
-import type { AttemptResult, Cause, TestCaseResult, Verdict } from '../types/index.js';
+import type { AttemptRow } from '../store/index.js';
+import { attemptOutcome, type AttemptOutcome, type AttemptResult, type Cause, type RunHeader, type RunStats, type TestCaseResult, type TestCount, type Verdict } from '../types/index.js';
 
 /*
  * The shapes the web app renders. The single-file HTML report inlines them (ReportData) and the
@@ -9,19 +9,9 @@ import type { AttemptResult, Cause, TestCaseResult, Verdict } from '../types/ind
 
 export const REPORT_SCHEMA_VERSION = 1;
 
-export interface TestCount {
-  passed: number;
-  total: number;
-}
+export type { TestCount };
 
-export interface RunInfo {
-  runId: string;
-  taskSet: string;
-  createdAt: string;
-  finishedAt: string | null;
-  planned: number;
-  executed: number;
-  stoppedEarly: boolean;
+export interface RunInfo extends RunHeader {
   counts: Record<Verdict, number>;
   agents: string[];
 }
@@ -34,19 +24,17 @@ export interface RunListItem extends RunInfo {
   live: boolean;
 }
 
-/** One attempt as lists show it. */
-export interface AttemptListItem {
-  attemptId: string;
+/**
+ * One attempt as every list shows it: the terminal table (`run`, `show`), the dashboard's attempts
+ * page and the report. Made by listItemOf from a record or by listItemOfRow from a history row.
+ */
+export interface AttemptListItem extends AttemptOutcome {
   runId: string;
-  taskId: string;
-  agent: string;
-  trial: number;
-  verdict: Verdict;
-  cause: Cause;
-  message: string;
   score: number | null;
   totalMs: number;
+  prepareMs: number;
   agentMs: number;
+  verifyMs: number;
   failToPass: TestCount | null;
   passToPass: TestCount | null;
   heldOut: TestCount | null;
@@ -187,25 +175,46 @@ export interface TrendView {
 export function listItemOf(a: AttemptResult): AttemptListItem {
   const usage = a.agentResult?.usage;
   return {
-    attemptId: a.attemptId,
+    ...attemptOutcome(a),
     runId: a.runId,
-    taskId: a.taskId,
-    agent: a.agent,
-    trial: a.trial,
-    verdict: a.verdict,
-    cause: a.cause,
-    message: a.message,
     score: a.score ?? null,
     totalMs: a.timings.totalMs,
+    prepareMs: a.timings.prepareMs,
     agentMs: a.timings.agentMs,
-    failToPass: a.tests ? { passed: a.tests.failToPass.passed, total: a.tests.failToPass.total } : null,
-    passToPass: a.tests ? { passed: a.tests.passToPass.passed, total: a.tests.passToPass.total } : null,
+    verifyMs: a.timings.verifyMs,
+    failToPass: a.tests ? testCount(a.tests.failToPass) : null,
+    passToPass: a.tests ? testCount(a.tests.passToPass) : null,
     heldOut: heldOutCount(a),
     filesChanged: a.diff?.filesChanged ?? null,
     tokens: usage ? usage.inputTokens + usage.outputTokens : null,
     costUsd: usage?.costUsd ?? null,
     failedChecks: a.checks.filter((c) => !c.passed).length,
   };
+}
+
+/** The same item from the history's index, without reading the attempt's document. */
+export function listItemOfRow(r: AttemptRow): AttemptListItem {
+  return {
+    ...attemptOutcome(r),
+    runId: r.runId,
+    score: r.score,
+    totalMs: r.totalMs,
+    prepareMs: r.prepareMs,
+    agentMs: r.agentMs,
+    verifyMs: r.verifyMs,
+    failToPass: r.failToPass,
+    passToPass: r.passToPass,
+    heldOut: r.heldOut,
+    filesChanged: r.diff?.filesChanged ?? null,
+    tokens: r.usage ? r.usage.inputTokens + r.usage.outputTokens : null,
+    costUsd: r.usage?.costUsd ?? null,
+    // The history index keeps checks per attempt, not in its rows.
+    failedChecks: null,
+  };
+}
+
+function testCount(g: TestCount): TestCount {
+  return { passed: g.passed, total: g.total };
 }
 
 /** Held-out counts over both groups the held-out run classifies. */

@@ -2,12 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Hono, type Context } from 'hono';
 import { readPlanFile, type PlannedTask } from '../engine/index.js';
-import { compareRuns, listItemOf, loadAttemptArtifacts, trendView, type AttemptView, type CompareView, type Page, type RunListItem, type RunView } from '../report/index.js';
+import { compareRuns, listItemOf, listItemOfRow, loadAttemptArtifacts, runListItemOf, trendView, type AttemptView, type CompareView, type Page, type RunListItem, type RunView } from '../report/index.js';
 import { HistoryError, type AttemptFilter, type HistoryReader } from '../store/index.js';
 import { CAUSES, VERDICTS } from '../types/index.js';
 import { PathRefused, resolveInside, SAFE_ID } from './confine.js';
 import { APP_CSP, contentType, FILE_CSP } from './responses.js';
-import { RunViews, runListItemOf } from './run-views.js';
+import { RunViews } from './run-views.js';
 
 export interface AppOptions {
   /** The `.crucible` directory: every file served comes from inside it (or from webDir). */
@@ -117,26 +117,7 @@ export function createApp(opts: AppOptions): Hono {
     };
     const page = history.listAttempts({ ...filter, limit: intParam(c.req.query('limit'), 'limit', DEFAULT_PAGE, MAX_PAGE), cursor: optional(c.req.query('cursor')) });
     return c.json({
-      items: page.items.map((r) => ({
-        attemptId: r.attemptId,
-        runId: r.runId,
-        taskId: r.taskId,
-        agent: r.agent,
-        trial: r.trial,
-        verdict: r.verdict,
-        cause: r.cause,
-        message: r.message,
-        score: r.score,
-        totalMs: r.totalMs,
-        agentMs: r.agentMs,
-        failToPass: r.failToPass,
-        passToPass: r.passToPass,
-        heldOut: r.heldOut,
-        filesChanged: r.diff?.filesChanged ?? null,
-        tokens: r.usage ? r.usage.inputTokens + r.usage.outputTokens : null,
-        costUsd: r.usage?.costUsd ?? null,
-        failedChecks: null,
-      })),
+      items: page.items.map(listItemOfRow),
       nextCursor: page.nextCursor,
     });
   });

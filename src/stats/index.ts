@@ -1,4 +1,7 @@
-/** Public entry of the statistics module: pure functions, no I/O, no dependencies on the rest of Crucible. */
+/**
+ * Public entry of the statistics module: pure functions, no I/O. The estimators below depend on nothing
+ * else in Crucible; aggregateRun turns attempts (src/types) into the run-statistics contract.
+ */
 export { wilson, type Interval } from './wilson.js';
 export { newcombeDifference, type Counts } from './newcombe.js';
 export {
@@ -22,3 +25,4 @@ export {
 export { normalQuantile, twoSidedZ } from './normal.js';
 export { quantileSorted } from './quantile.js';
 export { mulberry32, type Random } from './prng.js';
+export { aggregateRun, type AggregateOptions } from './run-stats.js';

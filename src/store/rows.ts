@@ -1,8 +1,12 @@
 import type {
+  AttemptPlan,
   AttemptResult,
   Cause,
   CheckResult,
+  RunHeader,
   StopReason,
+  TestCount,
+  Usage,
   Verdict,
 } from '../types/index.js';
 
@@ -42,14 +46,7 @@ export interface AttemptEntry {
   extra?: AttemptExtra;
 }
 
-export interface RunRow {
-  runId: string;
-  taskSet: string;
-  createdAt: string;
-  finishedAt: string | null;
-  planned: number;
-  executed: number;
-  stoppedEarly: boolean;
+export interface RunRow extends RunHeader {
   configHash: string | null;
   agents: string[];
   /** As finishRun recorded them; null while the run has not finished. */
@@ -63,30 +60,16 @@ export interface RunDetail extends RunRow {
   stats: unknown;
 }
 
-export interface TestCount {
-  passed: number;
-  total: number;
-}
+export type { TestCount };
 
-export interface UsageRow {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  requests: number;
+export interface UsageRow extends Omit<Usage, 'costUsd'> {
   /** Null when the model has no known price: unknown, not free. */
   costUsd: number | null;
 }
 
 /** One attempt as lists show it; the full record is in AttemptDetail. */
-export interface AttemptRow {
-  attemptId: string;
-  runId: string;
-  taskId: string;
-  taskVersion: string;
-  agent: string;
-  trial: number;
+export interface AttemptRow extends Omit<AttemptPlan, 'index'> {
+  /** AttemptPlan's `index`: the attempt's position in the plan. */
   planIndex: number;
   verdict: Verdict;
   cause: Cause;

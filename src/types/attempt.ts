@@ -46,10 +46,14 @@ export interface TestCaseResult {
   message?: string;
 }
 
-/** A named set of tests (F2P, P2P, held-out) matched against one JUnit report. */
-export interface TestGroupOutcome {
-  total: number;
+/** How many of a set of tests passed. */
+export interface TestCount {
   passed: number;
+  total: number;
+}
+
+/** A named set of tests (F2P, P2P, held-out) matched against one JUnit report. */
+export interface TestGroupOutcome extends TestCount {
   /** Ids that did not pass, with why: `failed`, `skipped`, `missing` or `duplicated`. */
   failing: Array<{ id: string; reason: 'failed' | 'skipped' | 'missing' | 'duplicated' }>;
 }

@@ -1,42 +1,39 @@
-import type { AttemptResult, Cause, Verdict } from './attempt.js';
+import type { AttemptResult, Verdict } from './attempt.js';
 
 export const RUN_SCHEMA_VERSION = 1;
 
-/** The stable part of `summary.json` and `crucible run --json`; scripts may rely on these fields. */
-export interface RunSummary {
-  schemaVersion: typeof RUN_SCHEMA_VERSION;
+/** What every view of a run starts with: summary.json, the history's run row and the report's run card. */
+export interface RunHeader {
   runId: string;
   taskSet: string;
   createdAt: string;
-  finishedAt: string;
+  /** Null while the run has not finished (a history row of a live or killed run). */
+  finishedAt: string | null;
   planned: number;
   executed: number;
   stoppedEarly: boolean;
+}
+
+/** The stable part of `summary.json` and `crucible run --json`; scripts may rely on these fields. */
+export interface RunSummary extends RunHeader {
+  schemaVersion: typeof RUN_SCHEMA_VERSION;
+  finishedAt: string;
   counts: Record<Verdict, number>;
   attempts: AttemptSummaryRow[];
 }
 
-export interface AttemptSummaryRow {
-  attemptId: string;
-  taskId: string;
-  agent: string;
-  trial: number;
-  verdict: Verdict;
-  cause: Cause;
-  message: string;
+/** Who ran what and how it ended: the part of an attempt every list of attempts shows. */
+export type AttemptOutcome = Pick<AttemptResult, 'attemptId' | 'taskId' | 'agent' | 'trial' | 'verdict' | 'cause' | 'message'>;
+
+export interface AttemptSummaryRow extends AttemptOutcome {
   /** Path of the attempt's directory, relative to the run directory. */
   dir: string;
 }
 
+export function attemptOutcome(a: AttemptOutcome): AttemptOutcome {
+  return { attemptId: a.attemptId, taskId: a.taskId, agent: a.agent, trial: a.trial, verdict: a.verdict, cause: a.cause, message: a.message };
+}
+
 export function toSummaryRow(a: AttemptResult): AttemptSummaryRow {
-  return {
-    attemptId: a.attemptId,
-    taskId: a.taskId,
-    agent: a.agent,
-    trial: a.trial,
-    verdict: a.verdict,
-    cause: a.cause,
-    message: a.message,
-    dir: `attempts/${a.attemptId}`,
-  };
+  return { ...attemptOutcome(a), dir: `attempts/${a.attemptId}` };
 }

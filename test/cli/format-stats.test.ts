@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatStats } from '../../src/cli/format-stats.js';
 import { stripAnsi } from '../../src/cli/format.js';
-import { aggregateRun } from '../../src/engine/index.js';
+import { aggregateRun } from '../../src/stats/index.js';
 import type { AttemptResult, Cause } from '../../src/types/index.js';
 
 let next = 0;
@@ -48,7 +48,7 @@ describe('formatStats', () => {
     expect(text).toMatch(/broken +n\/a +- +0 +0 +n\/a +2 of 2 +harness_error 2/);
     expect(text).toMatch(/model +50\.0% +\[.*\] +2 +2 +50\.0% +0 +passed 1, tests_failed 1/);
     expect(text).toMatch(/tokens mean \/ median \/ p95 +cost mean \/ total/);
-    expect(text).toMatch(/model +2\.0s \/ 2\.0s \/ 2\.0s +21\.0k \/ 21\.0k \/ 29\.1k +\$0\.0200 \/ \$0\.0200 \(1 unpriced\)/);
+    expect(text).toMatch(/model +2\.0s \/ 2\.0s \/ 2\.0s +21\.0k \/ 21\.0k \/ 29\.1k +\$0\.02 \/ \$0\.02 \(1 unpriced\)/);
     expect(text).toMatch(/no scored attempts \(every attempt a harness error\) for: broken/);
     expect(text).toMatch(/broken +model +0 .* not separated/);
   });

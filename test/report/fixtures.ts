@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { aggregateRun } from '../../src/engine/aggregate.js';
+import { aggregateRun } from '../../src/stats/index.js';
 import { openHistory } from '../../src/store/index.js';
 import { RUN_SCHEMA_VERSION, toSummaryRow, type AttemptResult, type CheckResult, type RunSummary } from '../../src/types/index.js';
 

@@ -1,8 +1,6 @@
 /** The built-in agent: an AI SDK tool loop on any provider, behind the model gateway. */
 export { createModelAgent } from './agent.js';
 export {
-  formatTrajectory,
-  readTrajectory,
   TRAJECTORY_FILE,
   TRAJECTORY_VERSION,
   type TrajectoryEvent,

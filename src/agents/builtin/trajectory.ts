@@ -1,10 +1,11 @@
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import type { AgentResult, StopReason } from '../../types/index.js';
 
 /**
  * `trajectory.jsonl`, one per attempt of the built-in agent, in the attempt directory: one JSON
  * object per line, written as the attempt goes, so a crashed or timed-out attempt keeps every
- * finished turn. This file imports nothing from the AI SDK: `crucible show` reads it cheaply.
+ * finished turn. This file imports nothing from the AI SDK. Readers (the report, the dashboard and
+ * `crucible show`) all go through parseTrajectory in src/report/trajectory.ts.
  *
  *   {"type":"start","v":1,"t":0,"at":"2026-11-30T09:30:00.000Z","model":"openai:gpt-4.1-mini","system":"…","instruction":"…","tools":["bash",…],"limits":{…}}
  *   {"type":"turn","t":812,"turn":1,"text":"Let me look.","toolCalls":[{"id":"call_1","name":"read_file","input":{"path":"a.py"}}],
@@ -121,64 +122,4 @@ export function abbreviateInput(input: unknown): unknown {
     return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, abbreviateInput(v)]));
   }
   return input;
-}
-
-/** Reads a trajectory; a torn last line (the process died mid-write) is skipped, any other bad line throws. */
-export function readTrajectory(file: string): TrajectoryEvent[] {
-  const lines = readFileSync(file, 'utf8').split('\n');
-  const events: TrajectoryEvent[] = [];
-  lines.forEach((line, index) => {
-    if (line.trim() === '') return;
-    try {
-      events.push(JSON.parse(line) as TrajectoryEvent);
-    } catch {
-      if (index < lines.length - 2) throw new Error(`${file}:${index + 1}: not a JSON line`);
-    }
-  });
-  return events;
-}
-
-/** Plain text, one block per event, for `crucible show`. */
-export function formatTrajectory(events: TrajectoryEvent[]): string {
-  const out: string[] = [];
-  for (const e of events) {
-    const at = `[${(e.t / 1000).toFixed(1)}s]`;
-    switch (e.type) {
-      case 'start':
-        out.push(`${at} ${e.model}  tools: ${e.tools.join(', ')}`);
-        break;
-      case 'turn': {
-        const u = e.usage;
-        const cached = u.cacheReadTokens > 0 ? ` (${u.cacheReadTokens} cached)` : '';
-        const waited = e.retries?.length ? `, ${e.retries.length} retries` : '';
-        out.push(`${at} turn ${e.turn}: ${u.inputTokens} in${cached}, ${u.outputTokens} out, ${e.modelMs} ms${waited}`);
-        if (e.reasoning) out.push(indent(`(thinking) ${e.reasoning}`));
-        if (e.text) out.push(indent(e.text));
-        for (const call of e.toolCalls) out.push(indent(`→ ${call.name} ${JSON.stringify(call.input)}`));
-        break;
-      }
-      case 'tool': {
-        const size = e.outputChars > e.output.length ? `, ${e.outputChars} chars` : '';
-        out.push(indent(`${e.ok ? '←' : '✗'} ${e.name} (${e.ms} ms${size})`));
-        out.push(indent(e.output, 6));
-        break;
-      }
-      case 'nudge':
-        out.push(`${at} nudge: ${e.text}`);
-        break;
-      case 'end':
-        out.push(`${at} stopped: ${e.stopReason} after ${e.turns} turns, ${e.toolCalls} tool calls${e.error ? ` — ${e.error}` : ''}`);
-        if (e.summary) out.push(indent(e.summary));
-        break;
-    }
-  }
-  return out.join('\n');
-}
-
-function indent(text: string, spaces = 2): string {
-  const pad = ' '.repeat(spaces);
-  return text
-    .split('\n')
-    .map((line) => pad + line)
-    .join('\n');
 }

@@ -40,7 +40,7 @@ async function plannedTasks(stateDir: string, runId: string): Promise<PlannedTas
 
 export function formatComparison(c: RunComparison): string {
   const out: string[] = [`${pc.bold('compare')} A ${c.runA}  →  B ${c.runB}`];
-  const rate = (r: number | null, cell: CellDelta['a']): string => (cell === null ? '-' : r === null ? 'n/a' : `${pct(r)} (${cell.passes}/${cell.n})`);
+  const rate = (r: number | null, cell: CellDelta['a']): string => (cell === null ? '-' : r === null ? 'n/a' : `${pct(r, 1)} (${cell.passes}/${cell.n})`);
   out.push(
     table(
       ['agent', 'task', 'A', 'B', 'B − A', 'change'],

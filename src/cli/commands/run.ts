@@ -7,7 +7,8 @@ import { InputError } from '../../errors.js';
 import { resolveSandbox } from '../../sandbox/index.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
 import { wholeNumber } from '../args.js';
-import { attemptLine } from '../format.js';
+// The leaf, not report/index.js: that loads every report writer, which a run without reports never needs.
+import { listItemOf } from '../../report/view.js';
 import type { ModelCliOptions } from '../model-options.js';
 import { formatUsageTable, modelRunOptions } from '../model-run.js';
 import { formatRunReport } from '../format-run.js';
@@ -99,7 +100,7 @@ export async function runAndReport(
   const report = formatRunReport({
     runId: summary.runId,
     runDir,
-    attempts: attempts.map(attemptLine),
+    attempts: attempts.map(listItemOf),
     planned: summary.planned,
     executed: summary.executed,
     counts: summary.counts,

@@ -1,11 +1,10 @@
-import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import pc from 'picocolors';
-import { formatTrajectory, readTrajectory, TRAJECTORY_FILE } from '../../agents/builtin/trajectory.js';
-import { aggregateRun, RUN_STATS_SCHEMA_VERSION, runsDir, type RunStats } from '../../engine/index.js';
-import { MAX_PAGE_SIZE, type AttemptDetail, type AttemptRow, type HistoryReader } from '../../store/index.js';
+import { runsDir } from '../../engine/index.js';
+import { attemptRowsOf, formatTrajectoryText, listItemOfRow, loadTrajectory, statsOfRecordedRun, storedStats } from '../../report/index.js';
+import type { AttemptDetail, HistoryReader } from '../../store/index.js';
 import type { AttemptResult, TestRunEvidence } from '../../types/index.js';
-import { colorVerdict, count, formatDuration, usd, type AttemptLine } from '../format.js';
+import { colorVerdict, count, formatDuration, usd } from '../format.js';
 import { formatRunReport } from '../format-run.js';
 import { asInputError, requireHistory, resolveIdOrFail } from '../history-reader.js';
 import { runStatus } from './history.js';
@@ -20,7 +19,7 @@ export async function showCommand(id: string, opts: ShowCommandOptions): Promise
   try {
     const resolved = resolveIdOrFail(reader, id);
     if (resolved.kind === 'run') showRun(reader, resolved.runId, opts);
-    else showAttempt(reader, resolved.attemptId, opts);
+    else await showAttempt(reader, resolved.attemptId, opts);
   } finally {
     reader.close();
   }
@@ -29,8 +28,9 @@ export async function showCommand(id: string, opts: ShowCommandOptions): Promise
 function showRun(reader: HistoryReader, runId: string, opts: ShowCommandOptions): void {
   const run = asInputError(() => reader.getRun(runId));
   if (run === undefined) return;
-  const rows = allAttempts(reader, runId);
-  const stats = isRunStats(run.stats) ? run.stats : statsFromDocuments(reader, rows);
+  const rows = attemptRowsOf(reader, runId);
+  // A run that never finished (killed) has no stored statistics: computed as the dashboard does.
+  const stats = storedStats(run.stats) ?? statsOfRecordedRun(reader, rows);
   if (opts.json) {
     process.stdout.write(`${JSON.stringify({ ...run, stats, attempts: rows }, null, 2)}\n`);
     return;
@@ -42,7 +42,7 @@ function showRun(reader: HistoryReader, runId: string, opts: ShowCommandOptions)
   const report = formatRunReport({
     runId,
     runDir: join(runsDir(opts.out), runId),
-    attempts: rows.map(lineOf),
+    attempts: rows.map(listItemOfRow),
     planned: run.planned,
     executed: run.recorded.attempts,
     counts: run.recorded,
@@ -51,66 +51,18 @@ function showRun(reader: HistoryReader, runId: string, opts: ShowCommandOptions)
   process.stdout.write(`${header}\n\n${report}\n`);
 }
 
-function allAttempts(reader: HistoryReader, runId: string): AttemptRow[] {
-  const rows: AttemptRow[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = reader.listAttempts({ runId, limit: MAX_PAGE_SIZE, ...(cursor ? { cursor } : {}) });
-    rows.push(...page.items);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor !== undefined);
-  return rows;
-}
-
-function isRunStats(value: unknown): value is RunStats {
-  return typeof value === 'object' && value !== null && (value as { schemaVersion?: unknown }).schemaVersion === RUN_STATS_SCHEMA_VERSION;
-}
-
-/** A run that never finished (killed) has no stored statistics: compute them from what was recorded. */
-function statsFromDocuments(reader: HistoryReader, rows: readonly AttemptRow[]): RunStats | null {
-  if (rows.length === 0) return null;
-  const attempts = rows.flatMap((r) => reader.getAttempt(r.attemptId)?.attempt ?? []);
-  const taskRepo = new Map(rows.flatMap((r) => (r.repoKey ? [[r.taskId, r.repoKey] as const] : [])));
-  const trials = Math.max(...rows.map((r) => r.trial + 1));
-  return aggregateRun(attempts, { ks: [1, trials], taskRepo, wilsonFloor: true });
-}
-
-function lineOf(a: AttemptRow): AttemptLine {
-  return {
-    verdict: a.verdict,
-    taskId: a.taskId,
-    agent: a.agent,
-    trial: a.trial,
-    failToPass: a.failToPass,
-    passToPass: a.passToPass,
-    filesChanged: a.diff?.filesChanged ?? null,
-    prepareMs: a.prepareMs,
-    agentMs: a.agentMs,
-    verifyMs: a.verifyMs,
-    cause: a.cause,
-    message: a.message,
-  };
-}
-
-function showAttempt(reader: HistoryReader, attemptId: string, opts: ShowCommandOptions): void {
+async function showAttempt(reader: HistoryReader, attemptId: string, opts: ShowCommandOptions): Promise<void> {
   const detail = asInputError(() => reader.getAttempt(attemptId));
   if (detail === undefined) return;
   const dir = join(runsDir(opts.out), detail.runId, 'attempts', attemptId);
-  const trajectoryFile = join(dir, TRAJECTORY_FILE);
   if (opts.json) {
     process.stdout.write(`${JSON.stringify(detail.attempt, null, 2)}\n`);
     return;
   }
   process.stdout.write(`${formatAttempt(detail, dir)}\n`);
-  if (existsSync(trajectoryFile)) {
-    let text: string;
-    try {
-      text = formatTrajectory(readTrajectory(trajectoryFile));
-    } catch (error) {
-      text = pc.yellow(`cannot read ${trajectoryFile}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    process.stdout.write(`\n${pc.bold('trajectory')}\n${text}\n`);
-  }
+  // The same reader and events as the dashboard and the report, so any agent's trajectory shows.
+  const trajectory = await loadTrajectory(dir);
+  if (trajectory !== null) process.stdout.write(`\n${pc.bold('trajectory')}\n${formatTrajectoryText(trajectory)}\n`);
 }
 
 /** Everything recorded about one attempt, in the order a person checks it: verdict, why, evidence, cost. */

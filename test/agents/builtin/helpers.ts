@@ -1,10 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { MockLanguageModelV3 } from 'ai/test';
 import { runLoop, type LoopOptions } from '../../../src/agents/builtin/loop.js';
 import { SYSTEM_PROMPT } from '../../../src/agents/builtin/prompt.js';
-import { readTrajectory, trajectoryWriter, type TrajectoryEvent } from '../../../src/agents/builtin/trajectory.js';
+import { trajectoryWriter, type TrajectoryEvent } from '../../../src/agents/builtin/trajectory.js';
 import { createExecutor } from '../../../src/sandbox/index.js';
 import type { AgentResult } from '../../../src/types/index.js';
 
@@ -80,7 +80,7 @@ export async function runScripted(
     sleep: async () => undefined,
     ...overrides,
   });
-  return { result, events: readTrajectory(file), model };
+  return { result, events: writtenEvents(file), model };
 }
 
 /** The tool results the model was sent on its `turn`-th call (1-based), by call id. */
@@ -94,4 +94,12 @@ export function toolResultsSeen(model: MockLanguageModelV3, turn: number): Recor
     }
   }
   return out;
+}
+
+/** The events as the writer wrote them, typed: every line must be whole JSON. */
+export function writtenEvents(file: string): TrajectoryEvent[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as TrajectoryEvent);
 }

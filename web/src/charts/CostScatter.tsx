@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { pct, usd } from '../../../src/report/format.js';
 import type { RunStats } from '../data/types.js';
+import { RateAxis } from './RateAxis.js';
 import { linear, seriesColour, ticks } from './scale.js';
 
 const W = 460;
@@ -25,14 +26,7 @@ export function CostScatter({ stats }: { stats: RunStats }): ReactNode {
   return (
     <figure className="chart">
       <svg data-chart="cost" width={W} height={H} viewBox={`0 0 ${W} ${H}`} role="img" aria-label="pass rate against mean cost per attempt">
-        {[0, 0.25, 0.5, 0.75, 1].map((v) => (
-          <g key={v}>
-            <line x1={M.l} x2={W - M.r} y1={y(v)} y2={y(v)} className="grid" />
-            <text x={M.l - 6} y={y(v) + 4} textAnchor="end" className="axis-label">
-              {pct(v)}
-            </text>
-          </g>
-        ))}
+        <RateAxis y={y} x1={M.l} x2={W - M.r} />
         {bandW > 0 ? (
           <>
             <rect x={M.l} y={M.t} width={bandW} height={H - M.b - M.t} className="unknown-band" />

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { count, duration } from '../../../src/report/format.js';
+import { count, duration, usd } from '../../../src/report/format.js';
 import type { AgentStats, Measured, RunStats } from '../data/types.js';
 import { linear, seriesColour, ticks } from './scale.js';
 
@@ -19,7 +19,7 @@ const PICK: Record<Metric, (a: AgentStats) => Measured> = {
 const FORMAT: Record<Metric, (v: number) => string> = {
   tokens: (v) => count(v),
   latency: (v) => duration(v),
-  cost: (v) => `$${v.toFixed(3)}`,
+  cost: (v) => usd(v),
   turns: (v) => count(v),
 };
 

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { pct } from '../../../src/report/format.js';
 import type { TrendPointView } from '../data/types.js';
+import { RateAxis } from './RateAxis.js';
 import { linear, seriesColour } from './scale.js';
 
 const W = 900;
@@ -18,14 +19,7 @@ export function TrendChart({ points, seriesOf }: { points: TrendPointView[]; ser
   return (
     <figure className="chart">
       <svg data-chart="trend" width={W} height={H} viewBox={`0 0 ${W} ${H}`} role="img" aria-label="pass rate over time">
-        {[0, 0.25, 0.5, 0.75, 1].map((v) => (
-          <g key={v}>
-            <line x1={M.l} x2={W - M.r} y1={y(v)} y2={y(v)} className="grid" />
-            <text x={M.l - 6} y={y(v) + 4} textAnchor="end" className="axis-label">
-              {pct(v)}
-            </text>
-          </g>
-        ))}
+        <RateAxis y={y} x1={M.l} x2={W - M.r} />
         {buckets.map(([b], i) =>
           i % labelEvery === 0 ? (
             <text key={b} x={x(i)} y={H - M.b + 16} textAnchor="end" transform={`rotate(-30 ${x(i)} ${H - M.b + 16})`} className="axis-label">

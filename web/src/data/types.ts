@@ -17,6 +17,6 @@ export type {
   TrendView,
   BoundedText,
 } from '../../../src/report/view.js';
-export type { RunStats, AgentStats, CellStats, Measured } from '../../../src/engine/aggregate.js';
+export type { RunStats, AgentStats, CellStats, Measured } from '../../../src/types/index.js';
 export type { CellDelta } from '../../../src/engine/compare.js';
 export type { AttemptResult, CheckResult, Cause, Verdict, TestCaseResult, TestRunEvidence, TestGroupOutcome } from '../../../src/types/index.js';

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { aggregateRun, UNASSIGNED_REPO, type AgentStats, type RunStats } from '../../src/engine/aggregate.js';
-import { wilson } from '../../src/stats/index.js';
-import type { AgentResult, AttemptResult, Cause, Usage } from '../../src/types/index.js';
+import { aggregateRun, wilson } from '../../src/stats/index.js';
+import { UNASSIGNED_REPO, type AgentResult, type AgentStats, type AttemptResult, type Cause, type RunStats, type Usage } from '../../src/types/index.js';
 
 interface AttemptSpec {
   agent: string;

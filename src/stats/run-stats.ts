@@ -1,18 +1,29 @@
-import { BLOCKING } from '../grading/score.js';
-import { CAUSES, type AttemptResult, type Cause } from '../types/index.js';
+import { BLOCKING } from '../grading/index.js';
 import {
-  bootstrapClusterMean,
-  clusteredBootstrap,
-  describe,
-  pairedComparison,
-  passAtK,
-  passHatK,
-  perTask,
-  wilson,
-  type Description,
-  type Interval,
-  type PairedComparison,
-} from '../stats/index.js';
+  CAUSES,
+  RUN_STATS_SCHEMA_VERSION,
+  UNASSIGNED_REPO,
+  type AgentComparison,
+  type AgentStats,
+  type AttemptResult,
+  type Cause,
+  type CellStats,
+  type ErrorRate,
+  type Measured,
+  type OverfittingStats,
+  type PassKEstimate,
+  type RateEstimate,
+  type RepoProfile,
+  type RepoSection,
+  type RunStats,
+  type TaskMean,
+  type TokenStats,
+} from '../types/index.js';
+import { bootstrapClusterMean, clusteredBootstrap } from './bootstrap.js';
+import { describe } from './describe.js';
+import { pairedComparison } from './paired.js';
+import { passAtK, passHatK, perTask } from './pass-k.js';
+import { wilson } from './wilson.js';
 
 /**
  * Turns finished attempts into the numbers a report prints. Rules it enforces:
@@ -22,11 +33,6 @@ import {
  * - token, cost, latency and effort figures describe scored attempts (harness errors excluded),
  *   and always say how many attempts lacked the figure instead of treating it as 0.
  */
-
-export const RUN_STATS_SCHEMA_VERSION = 1;
-
-/** Where tasks with no entry in `taskRepo` are grouped. */
-export const UNASSIGNED_REPO = '(unassigned)';
 
 export interface AggregateOptions {
   /** Seeds every bootstrap and Monte Carlo draw, so the same attempts always give the same report. */
@@ -46,172 +52,6 @@ export interface AggregateOptions {
    * comparisons, floored by Newcombe's interval on the pooled counts. On unless set to false.
    */
   wilsonFloor?: boolean;
-}
-
-export type RateMethod = 'wilson' | 'clustered-bootstrap';
-
-/**
- * A pass (or other) rate over scored attempts. For one task it is successes / n with a Wilson
- * interval; over several tasks it is the task-weighted mean of per-task rates with a clustered
- * bootstrap interval (see stats/bootstrap.ts for why task-weighted), so it can differ from
- * passes / scored when tasks have different numbers of scored attempts.
- */
-export interface RateEstimate {
-  rate: number;
-  low: number;
-  high: number;
-  /** Scored attempts behind the rate. */
-  n: number;
-  /** Tasks behind the rate. */
-  tasks: number;
-  method: RateMethod;
-  /** Set when `wilsonFloor` widened the bootstrap interval to the pooled Wilson interval. */
-  floor?: 'wilson';
-}
-
-export interface ErrorRate {
-  count: number;
-  /** All attempts, harness errors included: the denominator of this rate. */
-  attempts: number;
-  /** Wilson interval of count / attempts; null when there were no attempts. */
-  rate: Interval | null;
-}
-
-/** A per-attempt figure that some attempts may lack. `stats.n` attempts had it, `missing` did not. */
-export interface Measured {
-  missing: number;
-  stats: Description | null;
-}
-
-export interface TokenStats {
-  input: Measured;
-  output: Measured;
-  cacheRead: Measured;
-  cacheWrite: Measured;
-  reasoning: Measured;
-  /** input + output as the gateway reports them. */
-  total: Measured;
-  requests: Measured;
-}
-
-export interface TaskMean {
-  value: number;
-  /** Clustered-bootstrap interval over tasks; null for a single task, where there is nothing to resample. */
-  low: number | null;
-  high: number | null;
-  tasks: number;
-}
-
-export type PassKEstimate =
-  | { k: number; estimable: true; passAtK: TaskMean; passHatK: TaskMean }
-  | { k: number; estimable: false; reason: string };
-
-/**
- * Passes that failed held-out tests the task keeps informational (`held_out.required: false`): the
- * agent satisfied the tests it could see and not the ones it could not. Required held-out tests
- * never show up here, since failing them fails the attempt.
- */
-export interface OverfittingStats {
-  /** Scored attempts on tasks with informational held-out tests. */
-  attempts: number;
-  /** Of those, attempts that passed. */
-  passes: number;
-  /** Of those passes, attempts whose held-out tests failed or could not be used. */
-  failedHeldOut: number;
-  /** Wilson interval of failedHeldOut / passes; null when nothing passed. */
-  rate: Interval | null;
-}
-
-export interface AgentStats {
-  agent: string;
-  attempts: number;
-  harnessErrors: ErrorRate;
-  /** Attempts that count: all attempts minus harness errors. */
-  scored: number;
-  passes: number;
-  /** Tasks attempted, and tasks with at least one scored attempt. */
-  tasks: number;
-  scoredTasks: number;
-  /** Null when every attempt was a harness error. */
-  passRate: RateEstimate | null;
-  /** Fewest scored attempts on any scored task: the largest k pass@k can be estimated at. */
-  minScoredTrials: number | null;
-  passK: PassKEstimate[];
-  tokens: TokenStats;
-  costUsd: Measured;
-  latency: { totalMs: Measured; agentMs: Measured };
-  turns: Measured;
-  toolCalls: Measured;
-  causes: Record<Cause, number>;
-  /**
-   * Present only when some of the agent's scored attempts had informational held-out tests (absent
-   * too from stats written before it existed).
-   */
-  overfitting?: OverfittingStats;
-}
-
-export interface CellStats {
-  agent: string;
-  taskId: string;
-  repo: string;
-  attempts: number;
-  harnessErrors: number;
-  /** Scored attempts. */
-  n: number;
-  passes: number;
-  /** Wilson interval of passes / n; null when every attempt was a harness error. */
-  interval: Interval | null;
-}
-
-export interface AgentComparison extends PairedComparison {
-  /** `verdict` names these: 'A better' means agent `a`. */
-  a: string;
-  b: string;
-}
-
-export interface RepoProfile {
-  repo: string;
-  /** Agents with at least one scored attempt on this repo's tasks. */
-  agents: string[];
-  tasks: number;
-  attempts: number;
-  harnessErrors: ErrorRate;
-  scored: number;
-  /** Pooled over agents, clustered by task. */
-  passRate: RateEstimate | null;
-  /** Share of scored attempts whose cause is `regression`. */
-  regressionRate: RateEstimate | null;
-  /** Share of scored attempts whose cause is `tampered` or `policy_violation`. */
-  disqualificationRate: RateEstimate | null;
-  turns: Measured;
-  toolCalls: Measured;
-  totalTokens: Measured;
-  costUsd: Measured;
-}
-
-export interface RepoSection {
-  profiles: RepoProfile[];
-  /** False when repos were evaluated with different agent sets: their rates then mix agent and repo effects. */
-  comparable: boolean;
-  note?: string;
-}
-
-export interface RunStats {
-  schemaVersion: typeof RUN_STATS_SCHEMA_VERSION;
-  confidence: number;
-  seed: number;
-  /** The k values requested (after defaulting); each agent says which were estimable. */
-  ks: number[];
-  attempts: number;
-  harnessErrors: ErrorRate;
-  scored: number;
-  agents: AgentStats[];
-  cells: CellStats[];
-  /** Every pair of agents, names in sorted order. */
-  comparisons: AgentComparison[];
-  repos: RepoSection;
-  /** Things a reader must know before trusting the numbers above. */
-  notes: string[];
 }
 
 const ALL_CAUSES: readonly Cause[] = CAUSES;
