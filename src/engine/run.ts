@@ -36,7 +36,7 @@ export interface RunStartInfo {
   toRun: number;
   concurrency: number;
   resumed: boolean;
-  /** Recorded attempts whose attempt.json failed its hash check; they are among `toRun`. */
+  /** Recorded attempts whose attempt.json failed its hash check, or retried harness errors; they are among `toRun`. */
   rerun: Reconciled['rerun'];
   /** Recorded attempts a forced resume dropped because the new plan does not have them. */
   superseded: number;

@@ -122,6 +122,16 @@ describe('a full disk', () => {
   }, 120_000);
 });
 
+describe('resume --help', () => {
+  it('explains --retry-errors and the exit codes of a full disk and an unusable state directory', () => {
+    const help = crucible(['resume', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/--retry-errors +also rerun attempts that ended ERROR \(harness_error/);
+    expect(help.stdout).toMatch(/replaces the errored attempt \(checkpoint line, attempt directory, history\s+row\)/);
+    expect(help.stdout).toMatch(/75 disk full \(resume once there is space\)/);
+  });
+});
+
 describe('a read-only state directory', () => {
   it('is named as such (exit 2), not as a run locked by another process', () => {
     const at = join(dir, 'ro');
