@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireRunLock } from '../../src/engine/lock.js';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -24,6 +26,17 @@ function sleeper(): number {
   return child.pid ?? 0;
 }
 
+/** Another process that takes the lock with the built engine and holds it until killed. */
+async function holder(dir: string): Promise<ChildProcess> {
+  const lock = pathToFileURL(resolve('dist/engine/lock.js')).href;
+  const code = `const { acquireRunLock } = await import(${JSON.stringify(lock)}); await acquireRunLock(${JSON.stringify(dir)}, 'r'); process.stdout.write('locked\\n'); setInterval(() => {}, 1000);`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  const [chunk] = (await once(child.stdout ?? child, 'data')) as [Buffer];
+  expect(chunk.toString()).toBe('locked\n');
+  return child;
+}
+
 describe('run.lock', () => {
   it('records pid, host and start time, and is removed on release', async () => {
     const dir = tempDir();
@@ -41,6 +54,15 @@ describe('run.lock', () => {
     // A lock from before start times were recorded: a Node process holding the pid keeps it.
     writeFileSync(join(dir, 'run.lock'), `${process.ppid} ${hostname()}\n`);
     await expect(acquireRunLock(dir, 'r')).rejects.toThrow(/is in use/);
+  });
+
+  it('keeps a second process out while a live one holds it, and lets it in once that one is killed', async () => {
+    const dir = tempDir();
+    const child = await holder(dir);
+    await expect(acquireRunLock(dir, 'r')).rejects.toThrow(`run r is in use by process ${child.pid}`);
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    await (await acquireRunLock(dir, 'r'))();
   });
 
   it('is taken over when its pid now belongs to another process (another start time)', async () => {
