@@ -76,7 +76,7 @@ function describeFault(fault: StateDirFault, path: string, ctx: StateDirContext)
     case 'no_permission':
       return `no permission to write ${where} in the state directory ${state} (fix: make ${state} writable for this user, or pass --out with another directory)`;
     case 'vanished':
-      return `the state directory ${state} disappeared while the run was writing ${where} (fix: leave it in place while a run works, then start the run again)`;
+      return `the state directory ${state} disappeared while the run was working in it (${where} is gone) (fix: leave it in place while a run works, then start the run again)`;
   }
 }
 
@@ -129,9 +129,14 @@ export class StateFaultWatch {
 
   constructor(private readonly ctx: StateDirContext & { runDir: string }) {}
 
-  /** A recorded attempt: a harness error caused by the state directory stops the run. */
+  /**
+   * A recorded attempt: a harness error caused by the state directory stops the run, and so does
+   * a run directory that lost its plan.json (deleted under the run, then half recreated by the
+   * attempts' own mkdir -p), which no resume could use.
+   */
   noteAttempt(result: AttemptResult): void {
-    this.first ??= attemptFaultOf(result, this.ctx);
+    const where = join(this.ctx.runDir, 'plan.json');
+    this.first ??= attemptFaultOf(result, this.ctx) ?? (existsSync(where) ? undefined : new StateDirError('vanished', describeFault('vanished', where, this.ctx)));
   }
 
   /** An attempt that could not be checkpointed. */

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { executeRun, readCheckpoint, type AttemptRunner, type RunOptions, type RunStartInfo } from '../../src/engine/index.js';
@@ -118,6 +118,23 @@ describe('a full disk during a run', () => {
 
     const resumed = await executeRun(options(dir, { resume: { runId: 'disk-full', retryErrors: true } }));
     expect(resumed.summary).toMatchObject({ reused: 3, executed: 12, counts: { PASS: 6, FAIL: 6, ERROR: 0 } });
+  });
+});
+
+describe('a state directory deleted during a run', () => {
+  it('stops the run with StateDirError (exit 2) instead of writing on into a half-recreated tree', async () => {
+    const dir = tempDir();
+    const base = fakeRunner();
+    const started: number[] = [];
+    const runner: AttemptRunner = async (plan, task, agent, env) => {
+      started.push(plan.index);
+      if (plan.index === 2) rmSync(join(dir, '.crucible'), { recursive: true, force: true });
+      return base(plan, task, agent, env);
+    };
+    const error = await executeRun(options(dir, { runAttempt: runner, concurrency: 1 })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'StateDirError', fault: 'vanished', exitCode: 2 });
+    expect((error as Error).message).toMatch(/^the state directory .*\.crucible disappeared while the run was working in it/);
+    expect(started).toEqual([0, 1, 2]);
   });
 });
 

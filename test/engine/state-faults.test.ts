@@ -49,6 +49,6 @@ describe('stateDirFaultOf', () => {
     rmSync(stateDir, { recursive: true });
     const fault = stateDirFaultOf(errno('ENOENT', join(runDir, 'checkpoint.jsonl')), { stateDir, runDir, runId: 'r1' });
     expect(fault).toMatchObject({ fault: 'vanished', exitCode: 2 });
-    expect(fault?.message).toMatch(/^the state directory .*\.crucible disappeared while the run was writing .*checkpoint\.jsonl/);
+    expect(fault?.message).toMatch(/^the state directory .*\.crucible disappeared while the run was working in it \(.*checkpoint\.jsonl is gone\)/);
   });
 });
