@@ -44,7 +44,7 @@ export function stateDirFaultOf(error: unknown, ctx: StateDirContext): StateDirE
   const inState = path !== undefined && isInside(ctx.stateDir, path);
   let fault = code !== undefined ? CODE_FAULTS[code] : undefined;
   if (fault === 'no_permission' && !inState) fault = undefined;
-  fault ??= TEXT_FAULTS.find(([pattern]) => pattern.test(text))?.[1];
+  fault ??= confirmed(textFault(text), ctx);
   if (fault === undefined && code === 'ENOENT' && inState && path !== undefined) fault = probe(path) ?? (vanished(ctx, path) ? 'vanished' : undefined);
   if (fault === undefined) return undefined;
   return new StateDirError(fault, describeFault(fault, path ?? ctx.runDir ?? ctx.stateDir, ctx));
@@ -58,8 +58,22 @@ export function attemptFaultOf(result: AttemptResult, ctx: StateDirContext & { r
   if (result.verdict !== 'ERROR' || result.cause !== 'harness_error') return undefined;
   const where = resolve(ctx.runDir, 'attempts', result.attemptId);
   const text = result.harnessError?.message ?? result.message ?? '';
-  const fault = TEXT_FAULTS.find(([pattern]) => pattern.test(text))?.[1] ?? (vanished(ctx, where) ? 'vanished' : undefined);
+  const fault = confirmed(textFault(text), ctx) ?? (vanished(ctx, where) ? 'vanished' : undefined);
   return fault === undefined ? undefined : new StateDirError(fault, describeFault(fault, where, ctx));
+}
+
+function textFault(text: string): StateDirFault | undefined {
+  return TEXT_FAULTS.find(([pattern]) => pattern.test(text))?.[1];
+}
+
+/**
+ * A "read-only file system" in a tool's output counts only when the state directory really is
+ * read-only: the sandbox mounts most of the system read-only, and a setup command that writes
+ * there says the same words about a directory that is not Crucible's.
+ */
+function confirmed(fault: StateDirFault | undefined, ctx: StateDirContext): StateDirFault | undefined {
+  if (fault !== 'read_only') return fault;
+  return probe(ctx.runDir ?? ctx.stateDir) === 'read_only' ? fault : undefined;
 }
 
 function describeFault(fault: StateDirFault, path: string, ctx: StateDirContext): string {
