@@ -3,10 +3,36 @@
  * anything else that escapes is a bug or a harness failure and exits 1 with a stack under DEBUG.
  */
 export class InputError extends Error {
-  readonly exitCode = 2;
+  readonly exitCode: number = 2;
   constructor(message: string) {
     super(message);
     this.name = 'InputError';
+  }
+}
+
+/**
+ * Exit code of a run stopped by a full disk (EX_TEMPFAIL of sysexits.h): not bad input and not a
+ * bug, but a condition that passes; the run is kept and resumes once there is space.
+ */
+export const EXIT_DISK_FULL = 75;
+
+/** What went wrong with Crucible's state directory; `no_space` is the only kind that passes by itself. */
+export type StateDirFault = 'no_space' | 'read_only' | 'no_permission' | 'vanished';
+
+/**
+ * The machine, not the input or the code, stopped a run: the state directory's disk is full, is
+ * read-only, is not writable for this user, or disappeared. One line naming the directory and the
+ * fix; exit 75 for a full disk (the run resumes once space is freed), 2 for the others.
+ */
+export class StateDirError extends InputError {
+  override readonly exitCode: number;
+  constructor(
+    readonly fault: StateDirFault,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'StateDirError';
+    this.exitCode = fault === 'no_space' ? EXIT_DISK_FULL : 2;
   }
 }
 

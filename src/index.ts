@@ -4,7 +4,7 @@
  */
 export type * from './types/index.js';
 export { ATTEMPT_SCHEMA_VERSION, RUN_SCHEMA_VERSION, CAUSES, VERDICTS, CHECK_IDS } from './types/index.js';
-export { InputError, ConfigError } from './errors.js';
+export { InputError, ConfigError, StateDirError, EXIT_DISK_FULL, type StateDirFault } from './errors.js';
 export { loadTaskSet, taskSetJsonSchema, type TaskSet } from './config/index.js';
 export { executeRun, runAttempt, compareRuns, type RunOptions, type RunOutcome, type AttemptEnv } from './engine/index.js';
 export { resolveAgent, referenceAgentNames, type Agent, type AgentContext } from './agents/index.js';

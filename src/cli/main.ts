@@ -78,6 +78,7 @@ program
   .option('-j, --concurrency <n>', 'attempts in flight at once (default: min(cores, 4))')
   .option('--fail-fast', 'stop starting attempts after the first one that does not pass')
   .option('--force', 'continue even if the task set changed since the run started (changed tasks run again)')
+  .option('--retry-errors', 'also rerun attempts that ended ERROR (harness_error: a full disk, a sandbox that failed), replacing their records')
   .option('-o, --out <dir>', "Crucible's state directory the run is in", '.crucible')
   .option('-q, --quiet', 'no progress output; only the final report')
   .option('--json', 'print the run summary as JSON on stdout')
@@ -86,10 +87,23 @@ program
     `
 The run's plan.json fixes the task set, tasks, agents, runs and sandbox. Each recorded attempt is
 reused only if its attempt.json still has the hash the checkpoint recorded; a task whose content
-changed since is an error unless --force, which reruns just that task's attempts.
+changed since is an error unless --force, which reruns just that task's attempts. Attempts a
+killed run left unfinished, and its temporary files, are removed first.
 
-Example:
-  crucible resume 20261130-0917`,
+--retry-errors reruns the attempts that ended as harness errors: the machine failed, not the task
+or the agent. Each rerun replaces the errored attempt (checkpoint line, attempt directory, history
+row), so statistics count it once. Task errors and agent failures are kept as recorded.
+
+A full disk stops a run (exit 75) and a read-only or unwritable state directory refuses it
+(exit 2), each with one line naming the directory; everything finished is kept. Free space, then
+resume with --retry-errors to rerun the attempts the disk failed.
+
+Exit codes: 0 every planned attempt passed, 1 some attempt failed, errored or did not run,
+2 bad input or an unusable state directory, 75 disk full (resume once there is space), 130 interrupted.
+
+Examples:
+  crucible resume 20261130-0917
+  crucible resume 20261130-0917 --retry-errors`,
   )
   .action(async (runId: string, opts) => (await import('./commands/resume.js')).resumeCommand(runId, opts));
 

@@ -42,6 +42,11 @@ export interface AttemptLoop {
   killSignal?: AbortSignal;
   graceMs: number;
   observer?: LoopObserver;
+  /**
+   * True once the machine cannot take more attempts (a full or read-only state directory): no new
+   * attempt starts, running ones finish and are recorded; the caller says why the run stopped.
+   */
+  halted?: () => boolean;
   /** Checkpoints and records one finished attempt; false when it could not be checkpointed. Called one at a time. */
   record(result: AttemptResult, task: Task): Promise<boolean>;
 }
@@ -108,7 +113,7 @@ export async function runAttempts(loop: AttemptLoop): Promise<{ ended: RunEnd; f
   };
 
   try {
-    await schedule(loop.attempts, loop.concurrency, runOne, () => ended !== 'completed');
+    await schedule(loop.attempts, loop.concurrency, runOne, () => ended !== 'completed' || loop.halted?.() === true);
     await recording;
   } finally {
     clearTimeout(graceTimer);

@@ -56,8 +56,9 @@ export function openRunHistory(path: string, warn: (message: string) => void): R
     deleteAttempts: (runId, ids) => guarded('superseded attempts', () => void history.deleteAttempts(runId, ids)),
     finishRun: (runId, finish) => guarded('run summary', () => history.finishRun(runId, finish)),
     close: () => {
+      // Closing checkpoints the WAL, which a full disk fails too; it must not hide why the run stopped.
+      guarded('close', () => history.close());
       if (failures > 1) warn(`${failures} history writes failed in all`);
-      history.close();
     },
   };
 }

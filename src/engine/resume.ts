@@ -14,6 +14,12 @@ export interface Reconciled {
   rerun: Array<{ attemptId: string; reason: string }>;
   /** Recorded attempts the (forced) new plan no longer has; removed from the run. */
   superseded: string[];
+  /**
+   * Recorded harness errors that run again (`--retry-errors`); also among `rerun`. Their record is
+   * removed (checkpoint line, attempt directory; the caller drops their history rows), so the
+   * rerun replaces them and statistics count each attempt once.
+   */
+  retried: string[];
   /** Checkpoint lines that did not parse (a crash mid-append) or repeated an attempt. */
   malformed: number;
 }
@@ -53,18 +59,26 @@ export function planDifferences(
  * rewrites the checkpoint to hold exactly the reused ones (dropping torn lines), and deletes the
  * directories of superseded attempts. `onReused` sees each reused attempt once, in plan order,
  * so the caller can re-record it in the history (which may have missed it in a crash).
+ * With `retryErrors`, recorded harness errors (the machine's failures: a full disk, a sandbox
+ * that would not start) run again too; task and agent failures stay as recorded.
  */
-export async function reconcile(runDir: string, plan: Plan, onReused: (attempt: AttemptResult) => void): Promise<Reconciled> {
+export async function reconcile(runDir: string, plan: Plan, onReused: (attempt: AttemptResult) => void, options: { retryErrors?: boolean } = {}): Promise<Reconciled> {
   const indexOf = new Map(plan.attempts.map((a) => [a.attemptId, a.index]));
   const { entries, malformed, duplicates } = await readCheckpoint(runDir);
   const reused = new Map<string, AttemptResult>();
   const kept: CheckpointEntry[] = [];
   const rerun: Reconciled['rerun'] = [];
   const superseded: string[] = [];
+  const retried: string[] = [];
   for (const entry of [...entries].sort((x, y) => (indexOf.get(x.attemptId) ?? x.index) - (indexOf.get(y.attemptId) ?? y.index))) {
     const index = indexOf.get(entry.attemptId);
     if (index === undefined) {
       superseded.push(entry.attemptId);
+      continue;
+    }
+    if (options.retryErrors && entry.verdict === 'ERROR' && entry.cause === 'harness_error') {
+      rerun.push({ attemptId: entry.attemptId, reason: 'a harness error, retried (--retry-errors)' });
+      retried.push(entry.attemptId);
       continue;
     }
     const checked = await checkRecorded(runDir, entry);
@@ -81,8 +95,8 @@ export async function reconcile(runDir: string, plan: Plan, onReused: (attempt: 
   if (malformed > 0 || duplicates > 0 || rerun.length > 0 || superseded.length > 0 || kept.some((e, i) => e.attemptId !== entries[i]?.attemptId)) {
     await rewriteCheckpoint(runDir, kept);
   }
-  for (const id of superseded) await rm(join(runDir, 'attempts', id), { recursive: true, force: true });
-  return { reused, rerun, superseded, malformed: malformed + duplicates };
+  for (const id of [...superseded, ...retried]) await rm(join(runDir, 'attempts', id), { recursive: true, force: true });
+  return { reused, rerun, superseded, retried, malformed: malformed + duplicates };
 }
 
 async function checkRecorded(runDir: string, entry: CheckpointEntry): Promise<{ attempt: AttemptResult } | { reason: string }> {

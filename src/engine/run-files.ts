@@ -95,12 +95,6 @@ export async function findRunDir(stateDir: string, prefix: string): Promise<{ ru
   throw new InputError(`run ${prefix}: matches ${matches.length} runs (${matches.slice(0, 5).join(', ')}${matches.length > 5 ? ', …' : ''}) (fix: give more of the id)`);
 }
 
-/** Temporary files of atomic writes that a killed process never renamed; nothing reads them. */
-export async function removeStaleTemps(runDir: string): Promise<void> {
-  const names = await readdir(runDir).catch(() => [] as string[]);
-  await Promise.all(names.filter((n) => n.endsWith('.tmp')).map((n) => rm(join(runDir, n), { force: true })));
-}
-
 /**
  * Creates `runDir` with its `attempts/` folder and plan.json in one step: staged under a hidden
  * name and renamed into place, so the directory is never seen without a plan.
@@ -108,9 +102,15 @@ export async function removeStaleTemps(runDir: string): Promise<void> {
 export async function createRunDir(runDir: string, plan: RunPlanFile): Promise<void> {
   const staging = join(dirname(runDir), `.${basename(runDir)}.${process.pid}.staging`);
   await rm(staging, { recursive: true, force: true });
-  await mkdir(join(staging, 'attempts'), { recursive: true });
-  await writeJsonAtomic(join(staging, 'plan.json'), plan);
-  await rename(staging, runDir);
+  try {
+    await mkdir(join(staging, 'attempts'), { recursive: true });
+    await writeJsonAtomic(join(staging, 'plan.json'), plan);
+    await rename(staging, runDir);
+  } catch (error) {
+    // A full or read-only disk: leave nothing half-made behind.
+    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** The JUnit copies an attempt directory holds: baseline run, the verify run, held-out tests. */

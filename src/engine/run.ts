@@ -14,9 +14,11 @@ import { openRunHistory, repoKeyOf, type RunHistory } from './history-sink.js';
 import { acquireRunLock } from './lock.js';
 import { expandPlan, hashedSettings, newRunId } from './plan.js';
 import { planDifferences, reconcile, type Reconciled } from './resume.js';
-import { createRunDir, PLAN_SCHEMA_VERSION, readPlanFile, removeStaleTemps, runsDir, writeJsonAtomic, type RunPlanFile } from './run-files.js';
+import { removeLeftovers } from './leftovers.js';
+import { createRunDir, PLAN_SCHEMA_VERSION, readPlanFile, runsDir, writeJsonAtomic, type RunPlanFile } from './run-files.js';
 import type { TaskSelection } from './select.js';
 import { slimAttempt } from './slim.js';
+import { StateFaultWatch, withStateDirFaults } from './state-faults.js';
 import { buildSummary, type RunSummaryFile } from './summary.js';
 
 /** Per-attempt settings a run passes to every attempt (sandbox kind, grading options). */
@@ -34,7 +36,7 @@ export interface RunStartInfo {
   toRun: number;
   concurrency: number;
   resumed: boolean;
-  /** Recorded attempts whose attempt.json failed its hash check; they are among `toRun`. */
+  /** Recorded attempts whose attempt.json failed its hash check, or retried harness errors; they are among `toRun`. */
   rerun: Reconciled['rerun'];
   /** Recorded attempts a forced resume dropped because the new plan does not have them. */
   superseded: number;
@@ -67,8 +69,11 @@ export interface RunOptions {
   concurrency?: number;
   /** Stop scheduling after the first attempt that does not pass. */
   failFast?: boolean;
-  /** Continue this run: check its config, reuse its finished attempts, run the rest. */
-  resume?: { runId: string; force?: boolean };
+  /**
+   * Continue this run: check its config, reuse its finished attempts, run the rest. `retryErrors`
+   * also reruns the attempts that ended as harness errors, replacing their records.
+   */
+  resume?: { runId: string; force?: boolean; retryErrors?: boolean };
   /** Aborting stops scheduling; running attempts get `graceMs` to finish, then are aborted. */
   signal?: AbortSignal;
   /** Aborting aborts running attempts at once (a second Ctrl-C). */
@@ -107,8 +112,16 @@ export function defaultConcurrency(): number {
  * Expands the plan (or takes over a run's checkpoint on resume), runs the attempts with bounded
  * concurrency, checkpoints and records each as it finishes, and writes summary.json with the
  * statistics. Never loses a finished attempt: a crash at any point leaves a run that resumes.
+ * A full, read-only or vanished state directory stops the run with a StateDirError naming it;
+ * attempts that finished before stay recorded.
  */
 export async function executeRun(options: RunOptions): Promise<RunOutcome> {
+  const runId = options.resume?.runId ?? options.runId ?? newRunId();
+  const stateDir = resolve(options.stateDir);
+  return withStateDirFaults({ stateDir, runDir: join(runsDir(stateDir), runId), runId }, () => execute({ ...options, runId }));
+}
+
+async function execute(options: RunOptions): Promise<RunOutcome> {
   const concurrency = options.concurrency ?? defaultConcurrency();
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`--concurrency ${concurrency}: must be a whole number ≥ 1`);
   if (!Number.isInteger(options.trials) || options.trials < 1) throw new InputError(`--runs ${options.trials}: must be a whole number ≥ 1`);
@@ -164,7 +177,6 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
     runModels = await startRunModels([...agents.values()], options.models);
     const previous = options.resume ? await readPlanFile(runDir, runId) : undefined;
     if (previous) {
-      await removeStaleTemps(runDir);
       const differences = planDifferences(previous, { ...plan, agents: options.agents, trials: options.trials, settings, models });
       if (differences.length > 0 && !options.resume?.force) {
         throw new InputError(
@@ -185,14 +197,17 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
       ? await reconcile(runDir, plan, (a) => {
           pendingHistory.push(a);
           if (pendingHistory.length >= 500) flushHistory();
-        })
-      : { reused: new Map(), rerun: [], superseded: [], malformed: 0 };
+        }, { retryErrors: options.resume?.retryErrors })
+      : { reused: new Map(), rerun: [], superseded: [], retried: [], malformed: 0 };
+    // What a killed run left (temporary files, unfinished attempts' scratch trees, dead staging dirs).
+    if (previous) await removeLeftovers(stateDir, runDir, new Set(reconciled.reused.keys()));
 
     const planFile = previous ? planFileOf(previous, reconciled) : (fresh as RunPlanFile);
     const { createdAt } = planFile;
     if (previous) await writeJsonAtomic(join(runDir, 'plan.json'), planFile);
     history?.recordRun({ runId, taskSet: planFile.taskSet, createdAt, planned: plan.attempts.length, agents: options.agents, configHash: plan.configHash });
-    if (reconciled.superseded.length > 0) history?.deleteAttempts(runId, reconciled.superseded);
+    const dropped = [...reconciled.superseded, ...reconciled.retried];
+    if (dropped.length > 0) history?.deleteAttempts(runId, dropped);
     flushHistory();
 
     const results = new Map<string, AttemptResult>(reconciled.reused);
@@ -210,6 +225,7 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
     });
     if (reconciled.malformed > 0) options.observer?.onWarning?.(`${reconciled.malformed} checkpoint line(s) were torn or repeated (a crash mid-write) and were dropped`);
 
+    const faults = new StateFaultWatch({ stateDir, runDir, runId });
     const { ended, failedFast } = await runAttempts({
       attempts: toRun,
       concurrency,
@@ -222,14 +238,17 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
       killSignal: options.killSignal,
       graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
       observer: options.observer,
+      halted: faults.halted,
       record: async (result, task) => {
         try {
           const hash = await ensureAttemptFile(runDir, result);
           await appendCheckpoint(runDir, checkpointEntry(result, hash));
         } catch (error) {
           options.observer?.onWarning?.(`attempt ${result.attemptId} could not be checkpointed (${message(error)}); it will run again on resume`);
+          faults.noteRecordFailure(error);
           return false;
         }
+        faults.noteAttempt(result);
         history?.recordAttempt(runId, result, task);
         results.set(result.attemptId, slimAttempt(result));
         options.observer?.onAttemptDone?.(result);
@@ -237,6 +256,8 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
       },
     });
 
+    // The machine stopped the run: say so instead of summarising a run that could not go on.
+    faults.check();
     const attempts = plan.attempts.flatMap((a) => results.get(a.attemptId) ?? []);
     // aggregateRun's defaults (k values, interval floor) are the ones `show`, the dashboard and the report use too.
     const stats = aggregateRun(attempts, { seed: options.seed, taskRepo: new Map(options.tasks.map((t) => [t.id, repoKeyOf(t)])) });

@@ -16,6 +16,7 @@ export interface ResumeCommandOptions {
   concurrency?: string;
   failFast?: boolean;
   force?: boolean;
+  retryErrors?: boolean;
   json?: boolean;
   quiet?: boolean;
 }
@@ -56,7 +57,7 @@ export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOpti
       settings: { ...settings, sandbox: sandbox.kind },
       concurrency,
       failFast: opts.failFast,
-      resume: { runId, force: opts.force === true },
+      resume: { runId, force: opts.force === true, retryErrors: opts.retryErrors === true },
       // The model options the run started with (limits, gateway mode, cassettes); API keys come from the environment.
       ...(plan.models ? { models: plan.models as ModelRunOptions } : {}),
     },

@@ -1,0 +1,176 @@
+import { accessSync, constants, existsSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { InputError, StateDirError, type StateDirFault } from '../errors.js';
+import type { AttemptResult } from '../types/index.js';
+
+/** Where a run keeps its files, for naming them in a message and telling the user what to do. */
+export interface StateDirContext {
+  stateDir: string;
+  runDir?: string;
+  /** Known once the run directory exists; the fix then names the resume command. */
+  runId?: string;
+}
+
+/**
+ * Errno codes and the texts tools print for them (cp, git and shells report the condition in
+ * stderr, not as a code), so a full disk is recognised however it reached us.
+ */
+const TEXT_FAULTS: ReadonlyArray<[RegExp, StateDirFault]> = [
+  [/\bENOSPC\b|no space left on device|\bEDQUOT\b|disk quota exceeded|database or disk is full|SQLITE_FULL/i, 'no_space'],
+  [/\bEROFS\b|read-only file system|SQLITE_READONLY/i, 'read_only'],
+];
+
+const CODE_FAULTS: Readonly<Record<string, StateDirFault>> = {
+  ENOSPC: 'no_space',
+  EDQUOT: 'no_space',
+  SQLITE_FULL: 'no_space',
+  EROFS: 'read_only',
+  SQLITE_READONLY: 'read_only',
+  EACCES: 'no_permission',
+  EPERM: 'no_permission',
+};
+
+/**
+ * The state-directory fault behind `error`, or undefined when it is something else. A full disk
+ * counts wherever it happened (it stops every attempt alike); permission errors and vanished
+ * files count only inside the state directory, where Crucible alone writes.
+ */
+export function stateDirFaultOf(error: unknown, ctx: StateDirContext): StateDirError | undefined {
+  if (error instanceof StateDirError) return error;
+  if (error instanceof InputError) return undefined;
+  const code = errnoField(error, 'code');
+  const path = errnoField(error, 'path') ?? errnoField(error, 'dest');
+  const text = error instanceof Error ? error.message : String(error);
+  const inState = path !== undefined && isInside(ctx.stateDir, path);
+  let fault = code !== undefined ? CODE_FAULTS[code] : undefined;
+  if (fault === 'no_permission' && !inState) fault = undefined;
+  fault ??= confirmed(textFault(text), ctx);
+  if (fault === undefined && code === 'ENOENT' && inState && path !== undefined) fault = probe(path) ?? (vanished(ctx, path) ? 'vanished' : undefined);
+  if (fault === undefined) return undefined;
+  return new StateDirError(fault, describeFault(fault, path ?? ctx.runDir ?? ctx.stateDir, ctx));
+}
+
+/**
+ * The fault behind an attempt that ended as a harness error, judged from its message (the error
+ * object is gone by then), or from the run directory having disappeared.
+ */
+export function attemptFaultOf(result: AttemptResult, ctx: StateDirContext & { runDir: string }): StateDirError | undefined {
+  if (result.verdict !== 'ERROR' || result.cause !== 'harness_error') return undefined;
+  const where = resolve(ctx.runDir, 'attempts', result.attemptId);
+  const text = result.harnessError?.message ?? result.message ?? '';
+  const fault = confirmed(textFault(text), ctx) ?? (vanished(ctx, where) ? 'vanished' : undefined);
+  return fault === undefined ? undefined : new StateDirError(fault, describeFault(fault, where, ctx));
+}
+
+function textFault(text: string): StateDirFault | undefined {
+  return TEXT_FAULTS.find(([pattern]) => pattern.test(text))?.[1];
+}
+
+/**
+ * A "read-only file system" in a tool's output counts only when the state directory really is
+ * read-only: the sandbox mounts most of the system read-only, and a setup command that writes
+ * there says the same words about a directory that is not Crucible's.
+ */
+function confirmed(fault: StateDirFault | undefined, ctx: StateDirContext): StateDirFault | undefined {
+  if (fault !== 'read_only') return fault;
+  return probe(ctx.runDir ?? ctx.stateDir) === 'read_only' ? fault : undefined;
+}
+
+function describeFault(fault: StateDirFault, path: string, ctx: StateDirContext): string {
+  const where = shown(path);
+  const state = shown(ctx.stateDir);
+  switch (fault) {
+    case 'no_space': {
+      const resumable = ctx.runId !== undefined && ctx.runDir !== undefined && existsSync(join(ctx.runDir, 'plan.json'));
+      const then = resumable ? `\`crucible resume ${ctx.runId} --retry-errors\`` : 'run again';
+      return `no space left on device writing ${where} (fix: free space on the disk of ${state}, then ${then})`;
+    }
+    case 'read_only':
+      return `the state directory ${state} is on a read-only file system (writing ${where}) (fix: pass --out with a writable directory, or mount it read-write)`;
+    case 'no_permission':
+      return `no permission to write ${where} in the state directory ${state} (fix: make ${state} writable for this user, or pass --out with another directory)`;
+    case 'vanished':
+      return `the state directory ${state} disappeared while the run was working in it (${where} is gone) (fix: leave it in place while a run works, then start the run again)`;
+  }
+}
+
+/** The state directory, or the run directory `path` lies in, is gone: deleted or unmounted under the run. */
+function vanished(ctx: StateDirContext, path: string): boolean {
+  if (!existsSync(ctx.stateDir)) return true;
+  return ctx.runDir !== undefined && isInside(ctx.runDir, path) && !existsSync(ctx.runDir);
+}
+
+/**
+ * Why the nearest existing directory above `path` cannot be written, if it cannot. Node's
+ * recursive mkdir reports ENOENT for the missing leaf even when the real cause is a read-only
+ * parent, and access(W_OK) answers EROFS on a read-only mount even for root.
+ */
+function probe(path: string): StateDirFault | undefined {
+  let dir = resolve(path);
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  try {
+    accessSync(dir, constants.W_OK);
+    return undefined;
+  } catch (error) {
+    const code = errnoField(error, 'code');
+    return code !== undefined ? CODE_FAULTS[code] : undefined;
+  }
+}
+
+function isInside(dir: string, path: string): boolean {
+  const rel = relative(resolve(dir), resolve(path));
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+/** Relative to the working directory when under it (`.crucible/runs/…`), absolute otherwise. */
+function shown(path: string): string {
+  const rel = relative(process.cwd(), resolve(path));
+  return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? resolve(path) : rel;
+}
+
+function errnoField(error: unknown, field: 'code' | 'path' | 'dest'): string | undefined {
+  if (typeof error !== 'object' || error === null || !(field in error)) return undefined;
+  const value = (error as Record<string, unknown>)[field];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Watches a run for a state-directory fault: the first one stops new attempts from starting (a
+ * full disk would fail every remaining attempt one by one) and is what the run ends with.
+ */
+export class StateFaultWatch {
+  private first: StateDirError | undefined;
+
+  constructor(private readonly ctx: StateDirContext & { runDir: string }) {}
+
+  /**
+   * A recorded attempt: a harness error caused by the state directory stops the run, and so does
+   * a run directory that lost its plan.json (deleted under the run, then half recreated by the
+   * attempts' own mkdir -p), which no resume could use.
+   */
+  noteAttempt(result: AttemptResult): void {
+    const where = join(this.ctx.runDir, 'plan.json');
+    this.first ??= attemptFaultOf(result, this.ctx) ?? (existsSync(where) ? undefined : new StateDirError('vanished', describeFault('vanished', where, this.ctx)));
+  }
+
+  /** An attempt that could not be checkpointed. */
+  noteRecordFailure(error: unknown): void {
+    this.first ??= stateDirFaultOf(error, this.ctx);
+  }
+
+  readonly halted = (): boolean => this.first !== undefined;
+
+  /** Throws the first fault seen, if any. */
+  check(): void {
+    if (this.first !== undefined) throw this.first;
+  }
+}
+
+/** Runs `work` and turns a filesystem error of the state directory into a one-line StateDirError. */
+export async function withStateDirFaults<T>(ctx: StateDirContext, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw stateDirFaultOf(error, ctx) ?? error;
+  }
+}

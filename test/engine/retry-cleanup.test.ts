@@ -1,0 +1,178 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { executeRun, readCheckpoint, type AttemptRunner, type RunOptions, type RunStartInfo } from '../../src/engine/index.js';
+import { EXIT_DISK_FULL, StateDirError } from '../../src/errors.js';
+import { openHistory } from '../../src/store/index.js';
+import type { AttemptPlan, Cause } from '../../src/types/index.js';
+import { useTempDirs } from '../helpers/tmp.js';
+import { defaultCause, fakeAgent, fakeRunner, fakeTasks } from './helpers/fake-run.mjs';
+
+const tempDir = useTempDirs();
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+});
+
+function options(dir: string, overrides: Partial<RunOptions> = {}): RunOptions {
+  return {
+    taskSetFile: 'tasks.yaml',
+    taskSetPath: join(dir, 'tasks.yaml'),
+    tasks: fakeTasks(dir, 3),
+    agents: ['good', 'bad'],
+    trials: 2,
+    stateDir: join(dir, '.crucible'),
+    settings: { sandbox: 'local' },
+    concurrency: 2,
+    runAttempt: fakeRunner(),
+    resolveAgent: fakeAgent,
+    ...overrides,
+  };
+}
+
+function historyRows(dir: string, runId: string): Array<{ attemptId: string; verdict: string }> {
+  const history = openHistory(join(dir, '.crucible', 'history.db'), { readonly: true });
+  try {
+    return history.listAttempts({ runId, limit: 100 }).items;
+  } finally {
+    history.close();
+  }
+}
+
+/** `good`'s second trials end as harness errors (a sandbox that would not start, say). */
+const flaky = (plan: AttemptPlan): Cause => (plan.agent === 'good' && plan.trial === 1 ? 'harness_error' : defaultCause(plan));
+
+describe('resume --retry-errors', () => {
+  it('reruns only the harness errors and replaces their checkpoint line, directory and history row', async () => {
+    const dir = tempDir();
+    const first = await executeRun(options(dir, { runAttempt: fakeRunner({ causeOf: flaky }) }));
+    expect(first.summary.counts).toEqual({ PASS: 3, FAIL: 6, ERROR: 3 });
+    const runId = first.summary.runId;
+    const errored = first.attempts.filter((a) => a.verdict === 'ERROR').map((a) => a.attemptId);
+
+    // Without the flag a resume keeps them: an error is a recorded outcome.
+    const kept = await executeRun(options(dir, { resume: { runId } }));
+    expect(kept.summary.reused).toBe(12);
+    expect(kept.summary.counts.ERROR).toBe(3);
+
+    const started: string[] = [];
+    let info: RunStartInfo | undefined;
+    const retried = await executeRun(
+      options(dir, {
+        resume: { runId, retryErrors: true },
+        runAttempt: fakeRunner({ onStart: (plan: AttemptPlan) => started.push(plan.attemptId) }),
+        observer: { onStart: (i) => (info = i) },
+      }),
+    );
+    expect(started.sort()).toEqual([...errored].sort());
+    expect(info?.rerun.map((r) => r.attemptId).sort()).toEqual([...errored].sort());
+    expect(retried.summary).toMatchObject({ reused: 9, executed: 12, counts: { PASS: 6, FAIL: 6, ERROR: 0 } });
+
+    const { entries } = await readCheckpoint(first.runDir);
+    expect(entries).toHaveLength(12);
+    expect(entries.filter((e) => e.verdict === 'ERROR')).toEqual([]);
+    const rows = historyRows(dir, runId);
+    expect(rows).toHaveLength(12);
+    expect(rows.filter((r) => r.verdict === 'ERROR')).toEqual([]);
+  });
+
+  it('removes the errored record even when the rerun is cut off, so nothing counts it twice', async () => {
+    const dir = tempDir();
+    const first = await executeRun(options(dir, { runAttempt: fakeRunner({ causeOf: flaky }) }));
+    const runId = first.summary.runId;
+    const stop = new AbortController();
+    stop.abort();
+    const cut = await executeRun(options(dir, { resume: { runId, retryErrors: true }, signal: stop.signal }));
+    expect(cut.summary.ended).toBe('interrupted');
+    const { entries } = await readCheckpoint(first.runDir);
+    expect(entries).toHaveLength(9);
+    expect(historyRows(dir, runId)).toHaveLength(9);
+    for (const a of first.attempts.filter((x) => x.verdict === 'ERROR')) expect(existsSync(join(first.runDir, 'attempts', a.attemptId))).toBe(false);
+  });
+});
+
+describe('a full disk during a run', () => {
+  it('records the attempt that hit it as a harness error, starts nothing more, and ends with StateDirError (exit 75)', async () => {
+    const dir = tempDir();
+    const base = fakeRunner();
+    const started: number[] = [];
+    const runner: AttemptRunner = async (plan, task, agent, env) => {
+      started.push(plan.index);
+      if (plan.index === 3) throw Object.assign(new Error(`ENOSPC: no space left on device, write`), { code: 'ENOSPC', syscall: 'write' });
+      return base(plan, task, agent, env);
+    };
+    const error = await executeRun(options(dir, { runAttempt: runner, concurrency: 1, runId: 'disk-full' })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateDirError);
+    expect((error as StateDirError).exitCode).toBe(EXIT_DISK_FULL);
+    expect((error as Error).message).toMatch(/^no space left on device writing .*runs\/disk-full\/attempts\/task-0\.bad\.1\.\w+ \(fix: free space on the disk of .*, then `crucible resume disk-full --retry-errors`\)$/);
+    expect(started).toEqual([0, 1, 2, 3]);
+    const runDir = join(dir, '.crucible', 'runs', 'disk-full');
+    const { entries } = await readCheckpoint(runDir);
+    expect(entries.map((e) => [e.index, e.verdict, e.cause])).toEqual([
+      [0, 'PASS', 'passed'],
+      [1, 'PASS', 'passed'],
+      [2, 'FAIL', 'tests_failed'],
+      [3, 'ERROR', 'harness_error'],
+    ]);
+
+    const resumed = await executeRun(options(dir, { resume: { runId: 'disk-full', retryErrors: true } }));
+    expect(resumed.summary).toMatchObject({ reused: 3, executed: 12, counts: { PASS: 6, FAIL: 6, ERROR: 0 } });
+  });
+});
+
+describe('a state directory deleted during a run', () => {
+  it('stops the run with StateDirError (exit 2) instead of writing on into a half-recreated tree', async () => {
+    const dir = tempDir();
+    const base = fakeRunner();
+    const started: number[] = [];
+    const runner: AttemptRunner = async (plan, task, agent, env) => {
+      started.push(plan.index);
+      if (plan.index === 2) rmSync(join(dir, '.crucible'), { recursive: true, force: true });
+      return base(plan, task, agent, env);
+    };
+    const error = await executeRun(options(dir, { runAttempt: runner, concurrency: 1 })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'StateDirError', fault: 'vanished', exitCode: 2 });
+    expect((error as Error).message).toMatch(/^the state directory .*\.crucible disappeared while the run was working in it/);
+    expect(started).toEqual([0, 1, 2]);
+  });
+});
+
+describe('resume cleans up what a killed run left', () => {
+  it('removes temporary files, unfinished attempts and dead processes\' staging directories, and nothing else', async () => {
+    const dir = tempDir();
+    const first = await executeRun(options(dir, { settings: { sandbox: 'local', keepWorkspace: true } }));
+    const { runDir } = first;
+    const state = join(dir, '.crucible');
+    const [finished, unfinished] = first.attempts.map((a) => a.attemptId);
+    // Killed before the unfinished attempt's checkpoint line: its line is gone, its scratch trees are not.
+    const { entries } = await readCheckpoint(runDir);
+    writeFileSync(join(runDir, 'checkpoint.jsonl'), entries.filter((e) => e.attemptId !== unfinished).map((e) => `${JSON.stringify(e)}\n`).join(''));
+    for (const d of ['workspace', 'agent-workspace', 'pristine']) mkdirSync(join(runDir, 'attempts', unfinished ?? '', d), { recursive: true });
+    // --keep-workspace leaves a finished attempt's scratch tree on purpose.
+    mkdirSync(join(runDir, 'attempts', finished ?? '', 'workspace'));
+    writeFileSync(join(runDir, 'attempts', finished ?? '', 'attempt.json.4242.tmp'), '{');
+    writeFileSync(join(runDir, 'summary.json.4242.tmp'), '{');
+    const sleeper = spawn('sleep', ['600'], { stdio: 'ignore' });
+    children.push(sleeper);
+    const live = sleeper.pid ?? 0;
+    for (const name of ['.20990101-000000-dead.999999999.staging', `.20990101-000000-live.${live}.staging`]) mkdirSync(join(state, 'runs', name, 'attempts'), { recursive: true });
+    for (const name of ['repo-abc.git.tmp-999999999-1700000000000', `repo-def.git.tmp-${live}-1700000000000`]) mkdirSync(join(state, 'cache', 'git', name, 'objects'), { recursive: true });
+
+    const sawScratch: boolean[] = [];
+    const resumed = await executeRun(
+      options(dir, {
+        settings: { sandbox: 'local', keepWorkspace: true },
+        resume: { runId: first.summary.runId },
+        runAttempt: fakeRunner({ onStart: (plan: AttemptPlan) => sawScratch.push(existsSync(join(runDir, 'attempts', plan.attemptId, 'pristine'))) }),
+      }),
+    );
+    expect(resumed.summary).toMatchObject({ reused: 11, executed: 12 });
+    expect(sawScratch).toEqual([false]);
+    expect(existsSync(join(runDir, 'summary.json.4242.tmp'))).toBe(false);
+    expect(existsSync(join(runDir, 'attempts', finished ?? '', 'attempt.json.4242.tmp'))).toBe(false);
+    expect(existsSync(join(runDir, 'attempts', finished ?? '', 'workspace'))).toBe(true);
+    expect(readdirSync(join(state, 'runs')).filter((n) => n.startsWith('.'))).toEqual([`.20990101-000000-live.${live}.staging`]);
+    expect(readdirSync(join(state, 'cache', 'git'))).toEqual([`repo-def.git.tmp-${live}-1700000000000`]);
+  });
+});
