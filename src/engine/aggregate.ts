@@ -1,5 +1,5 @@
 import { BLOCKING } from '../grading/score.js';
-import { CAUSES, type AttemptResult, type Cause } from '../types/index.js';
+import { CAUSES, UNSCORED_CAUSES, type AttemptResult, type Cause } from '../types/index.js';
 import {
   bootstrapClusterMean,
   clusteredBootstrap,
@@ -220,7 +220,8 @@ const DISQUALIFYING: ReadonlySet<Cause> = new Set<Cause>(['tampered', 'policy_vi
 const DEFAULT_SEED = 1;
 
 /** The cause is the single source of truth for whether an attempt counts and whether it passed. */
-const isHarnessError = (a: AttemptResult): boolean => a.cause === 'harness_error';
+// Task errors are unscored like harness errors: a broken task says nothing about the agent.
+const isHarnessError = (a: AttemptResult): boolean => UNSCORED_CAUSES.has(a.cause);
 const isPass = (a: AttemptResult): boolean => a.cause === 'passed';
 
 interface Context {
@@ -562,7 +563,7 @@ function scoredTaskKey(agent: string, cells: readonly CellStats[]): string {
 
 /** Assumes grading maps passed ⇔ PASS and harness_error ⇔ ERROR; anything else is worth a reader's attention. */
 function verdictDisagreesWithCause(a: AttemptResult): boolean {
-  return (a.verdict === 'PASS') !== (a.cause === 'passed') || (a.verdict === 'ERROR') !== (a.cause === 'harness_error');
+  return (a.verdict === 'PASS') !== (a.cause === 'passed') || (a.verdict === 'ERROR') !== UNSCORED_CAUSES.has(a.cause);
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {

@@ -4,7 +4,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
 import type { AttemptPlan } from '../types/index.js';
 import type { PlannedTask } from './plan.js';
-import type { TaskSelection } from './select.js';
+import type { TaskSelection } from '../tasks/index.js';
 
 export const PLAN_SCHEMA_VERSION = 2;
 
@@ -22,6 +22,8 @@ export interface ResumeRecord {
 export interface RunPlanFile {
   schemaVersion: typeof PLAN_SCHEMA_VERSION;
   runId: string;
+  /** `validate` for a `crucible validate` run; absent for an ordinary run. */
+  kind?: 'validate';
   createdAt: string;
   /** The task-set path as the user gave it (for display). */
   taskSet: string;

@@ -1,6 +1,7 @@
 import { attemptConditions, whereOf, type SqlParams } from './attempt-filter.js';
 import type { Db } from './connection.js';
 import { checkedLimit } from './page.js';
+import { UNSCORED_CAUSES } from '../types/index.js';
 import type { TrendQuery } from './queries.js';
 import type { CellRow, TrendPoint } from './rows.js';
 
@@ -10,13 +11,14 @@ export interface Aggregates {
 }
 
 /*
- * Harness errors are the harness's failure, not the agent's: they are counted apart and left
- * out of `n`, the denominator of every pass rate (ARCHITECTURE.md, grading rules).
+ * Harness and task errors are not the agent's failure: they are counted apart and left out of
+ * `n`, the denominator of every pass rate (ARCHITECTURE.md, grading rules).
  */
+const UNSCORED = `a.cause IN (${[...UNSCORED_CAUSES].map((c) => `'${c}'`).join(', ')})`;
 const TALLY = `
-  sum(a.cause <> 'harness_error') AS n,
-  sum(a.verdict = 'PASS' AND a.cause <> 'harness_error') AS passes,
-  sum(a.cause = 'harness_error') AS errors`;
+  sum(NOT ${UNSCORED}) AS n,
+  sum(a.verdict = 'PASS' AND NOT ${UNSCORED}) AS passes,
+  sum(${UNSCORED}) AS errors`;
 
 interface RawTrendPoint {
   bucket: string;

@@ -5,6 +5,7 @@ import { executeRun, readCheckpoint, type RunOptions, type RunSummaryFile } from
 import { openHistory } from '../../src/store/index.js';
 import type { AttemptPlan } from '../../src/types/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { withFlagNames } from '../../src/cli/option-flags.js';
 import { fakeAgent, fakeRunner, fakeTasks } from './helpers/fake-run.mjs';
 
 const tempDir = useTempDirs();
@@ -216,10 +217,12 @@ describe('executeRun', () => {
     expect(existsSync(lock)).toBe(false);
   });
 
-  it('rejects bad input before running anything', async () => {
+  it('rejects bad input before running anything, naming the option field (flags are the CLI\'s)', async () => {
     const dir = tempDir();
-    await expect(executeRun(options(dir, { concurrency: 0 }))).rejects.toThrow(/--concurrency 0/);
-    await expect(executeRun(options(dir, { agents: ['good', 'good'] }))).rejects.toThrow(/given twice/);
+    await expect(executeRun(options(dir, { concurrency: 0 }))).rejects.toThrow(/^concurrency 0: must be a whole number/);
+    await expect(executeRun(options(dir, { trials: 0 }))).rejects.toMatchObject({ options: [{ field: 'trials', value: '0' }] });
+    await expect(executeRun(options(dir, { agents: ['good', 'good'] }))).rejects.toThrow('agents good: given twice (fix: list each agent once; use trials for repeats)');
+    await expect(withFlagNames(() => executeRun(options(dir, { agents: ['good', 'good'] })))).rejects.toThrow('--agent good: given twice (fix: list each agent once; use --runs for repeats)');
     await expect(executeRun(options(dir, { resume: { runId: 'nope' } }))).rejects.toThrow(/nothing to resume/);
   });
 });

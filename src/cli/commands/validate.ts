@@ -4,10 +4,14 @@ import { resolveAgent } from '../../agents/index.js';
 import { ATTACKS, attacksFor, findAttack, type Attack } from '../../agents/registry.js';
 import { InputError } from '../../errors.js';
 import { loadTaskSet } from '../../config/index.js';
-import { defaultConcurrency, expandPlan, newRunId, runAttempt, schedule, selectTasks, type AttemptEnv } from '../../engine/index.js';
+import { defaultConcurrency, executeRun, expandPlan, newRunId, runAttempt, runsDirOf, schedule, type AttemptEnv, type RunOutcome } from '../../engine/index.js';
+import { selectTasks } from '../../tasks/index.js';
+import { createProgress } from '../progress.js';
+import { withFlagNames } from '../option-flags.js';
+import { chooseSandbox } from '../sandbox-choice.js';
+import { formatTaskErrors } from './run.js';
 import { judgeTaskValidity, type TaskValidity } from '../../grading/index.js';
 import { judgeAttack, judgeTaskAdversarial, type AttackReport, type TaskAdversarial } from '../../grading/validity.js';
-import { resolveSandbox } from '../../sandbox/index.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
 import type { AttemptPlan, AttemptResult, Task } from '../../types/index.js';
 import { wholeNumber } from '../args.js';
@@ -29,25 +33,59 @@ export interface ValidateCommandOptions {
 export const VALIDATE_SCHEMA_VERSION = 1;
 
 /**
- * `crucible validate`: per task one `nop` attempt and --runs `oracle` attempts, all through
- * runAttempt (the same pipeline as `run`), judged by grading/validity.ts. Baseline test runs are
- * off here: the nop attempt is the baseline. Exit 0 when every task is valid, 1 otherwise.
+ * `crucible validate`: per task one `nop` attempt and --runs `oracle` attempts, through the
+ * engine's run (preflight, checkpoint, lock: the same pipeline as `run`) in `<out>/validate/`,
+ * judged by grading/validity.ts. The run's preflight reports broken tasks (a fail-to-pass id the
+ * tests do not report, an oracle patch that does not apply, a repo that cannot be fetched) before
+ * any attempt. Per-attempt baseline test runs are off: the nop attempt is the baseline.
+ * Exit 0 when every task is valid, 1 when some is invalid or flaky, 2 when some task is broken.
  */
 export async function validateCommand(tasksetPath: string, opts: ValidateCommandOptions): Promise<void> {
   if (opts.adversarial) return adversarialCommand(tasksetPath, opts);
   if (opts.attack?.length) throw new InputError('--attack: only with --adversarial (fix: add --adversarial)');
   const runs = wholeNumber('--runs', opts.runs, 3);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
-  const { taskSet, tasks, sandbox, id, runDir, stateDir } = await setUp(tasksetPath, opts, true);
-  const settings = { sandbox, baselineTests: false };
-  const plan = expandPlan(id, tasks, ['nop', 'oracle'], runs, settings).attempts.filter((a) => a.agent === 'oracle' || a.trial === 0);
-  const byIndex: AttemptResult[] = [];
-  const aborted = await runPlan(plan, tasks, { runDir, stateDir, ...settings }, concurrency, (item, result) => {
-    process.stderr.write(`${pc.dim(result.verdict.padEnd(5))} ${result.taskId} ${pc.dim(`${result.agent} #${result.trial}`)} ${pc.dim(result.cause)}\n`);
-    byIndex[plan.indexOf(item)] = result;
-  });
+  const taskSet = loadTaskSet(tasksetPath);
+  const tasks = withFlagNames(() => selectTasks(taskSet.tasks, { taskIds: opts.task }, tasksetPath));
+  const agents = ['nop', 'oracle'];
+  const sandbox = await chooseSandbox(opts.sandbox, agents);
 
-  const results = byIndex.filter((r) => r !== undefined);
+  // Full results as they are recorded: the outcome's copies are slimmed, and validity reads the failing ids.
+  const results: AttemptResult[] = [];
+  const progress = createProgress({ stream: process.stderr });
+  const stop = new AbortController();
+  const onSigint = (): void => stop.abort();
+  process.once('SIGINT', onSigint);
+  let outcome: RunOutcome;
+  try {
+    outcome = await withFlagNames(() =>
+      executeRun({
+        kind: 'validate',
+        taskSetFile: relative(process.cwd(), taskSet.file) || taskSet.file,
+        taskSetPath: taskSet.file,
+        tasks,
+        taskIndex: new Map(taskSet.tasks.map((t, i) => [t.id, i])),
+        selection: { taskIds: opts.task },
+        agents,
+        trials: runs,
+        // One nop attempt is the baseline; the oracle runs --runs times to catch a flaky task.
+        agentTrials: { nop: 1 },
+        stateDir: opts.out,
+        settings: { sandbox, baselineTests: false },
+        concurrency,
+        signal: stop.signal,
+        killSignal: stop.signal,
+        // Validation is not a measurement of agents: it stays out of the history's statistics.
+        history: false,
+        observer: { ...progress, onAttemptDone: (r) => (progress.onAttemptDone?.(r), results.push(r)) },
+      }),
+    );
+  } finally {
+    progress.close();
+    process.off('SIGINT', onSigint);
+  }
+  const aborted = outcome.summary.ended === 'interrupted';
+  const runDir = outcome.runDir;
   const validity = tasks.map((task) => {
     const mine = results.filter((r) => r.taskId === task.id);
     return judgeTaskValidity(task, mine.find((r) => r.agent === 'nop'), mine.filter((r) => r.agent === 'oracle'));
@@ -58,10 +96,12 @@ export async function validateCommand(tasksetPath: string, opts: ValidateCommand
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else {
     process.stdout.write(`\n${formatValidity(validity, runs)}\n`);
+    if (outcome.taskErrors.length > 0) process.stdout.write(`\n${formatTaskErrors(outcome.taskErrors)}\n`);
     const bad = validity.filter((v) => v.status !== 'valid').length;
     process.stdout.write(`\n${bad === 0 ? pc.green(`all ${validity.length} tasks valid`) : pc.red(`${bad} of ${validity.length} tasks not valid`)}  ${pc.dim(`evidence in ${relative(process.cwd(), runDir) || runDir}`)}\n`);
   }
-  process.exitCode = aborted ? 130 : valid ? 0 : 1;
+  // A broken task is bad input (exit 2, like `run`); a task that is merely invalid or flaky is 1.
+  process.exitCode = aborted ? 130 : outcome.taskErrors.length > 0 ? 2 : valid ? 0 : 1;
 }
 
 export function formatValidity(validity: TaskValidity[], runs: number): string {
@@ -89,7 +129,7 @@ async function adversarialCommand(tasksetPath: string, opts: ValidateCommandOpti
   const names = opts.attack?.length ? opts.attack : undefined;
   const unknown = names?.find((n) => !findAttack(n));
   if (unknown !== undefined) throw new InputError(`--attack ${unknown}: no such attack (fix: use one of ${ATTACKS.map((a) => a.name).join(', ')})`);
-  const { taskSet, tasks, sandbox, id, runDir, stateDir } = await setUp(tasksetPath, opts, false);
+  const { taskSet, tasks, sandbox, id, runDir, stateDir } = await setUp(tasksetPath, opts, attackNamesOf(opts));
   const settings = { sandbox, baselineTests: true };
   const applicable = new Map(tasks.map((t) => [t.id, attacksFor(t, { ...(names ? { names } : {}) })]));
   const attackNames = [...new Set([...applicable.values()].flat().map((a) => a.name))];
@@ -123,15 +163,19 @@ async function adversarialCommand(tasksetPath: string, opts: ValidateCommandOpti
   process.exitCode = aborted ? 130 : secure ? 0 : 1;
 }
 
-/** What both kinds of validation start from: the task set, the selected tasks, a sandbox, a run directory. */
-async function setUp(tasksetPath: string, opts: ValidateCommandOptions, allowFallback: boolean) {
+/** What the adversarial validation starts from: the task set, the selected tasks, a sandbox, a run directory. */
+async function setUp(tasksetPath: string, opts: ValidateCommandOptions, agents: readonly string[]) {
   const taskSet = loadTaskSet(tasksetPath);
-  const tasks = selectTasks(taskSet.tasks, { taskIds: opts.task }, tasksetPath);
-  const resolved = await resolveSandbox(opts.sandbox, { allowFallback });
-  if (resolved.warning) process.stderr.write(`${pc.yellow('warning')} ${resolved.warning}\n`);
+  const tasks = withFlagNames(() => selectTasks(taskSet.tasks, { taskIds: opts.task }, tasksetPath));
+  const sandbox = await chooseSandbox(opts.sandbox, agents, 'attack');
   const stateDir = resolve(opts.out);
   const id = newRunId();
-  return { taskSet, tasks, sandbox: resolved.kind, id, stateDir, runDir: join(stateDir, 'validate', id) };
+  return { taskSet, tasks, sandbox, id, stateDir, runDir: join(runsDirOf(stateDir, 'validate'), id) };
+}
+
+/** The attacks an adversarial validation may run. */
+function attackNamesOf(opts: ValidateCommandOptions): string[] {
+  return opts.attack?.length ? opts.attack : ATTACKS.map((a) => a.name);
 }
 
 /** Runs `plan` through runAttempt with bounded concurrency until done or Ctrl-C; true when interrupted. */
