@@ -1,7 +1,6 @@
 import { attemptConditions, whereOf, type SqlParams } from './attempt-filter.js';
 import type { Db } from './connection.js';
 import { checkedLimit } from './page.js';
-import { UNSCORED_CAUSES } from '../types/index.js';
 import type { TrendQuery } from './queries.js';
 import type { CellRow, TrendPoint } from './rows.js';
 
@@ -14,7 +13,9 @@ export interface Aggregates {
  * Harness and task errors are not the agent's failure: they are counted apart and left out of
  * `n`, the denominator of every pass rate (ARCHITECTURE.md, grading rules).
  */
-const UNSCORED = `a.cause IN (${[...UNSCORED_CAUSES].map((c) => `'${c}'`).join(', ')})`;
+// UNSCORED_CAUSES of types/attempt.ts, spelled out: the store imports only types from outside itself.
+export const UNSCORED_SQL = `a.cause IN ('harness_error', 'task_error')`;
+const UNSCORED = UNSCORED_SQL;
 const TALLY = `
   sum(NOT ${UNSCORED}) AS n,
   sum(a.verdict = 'PASS' AND NOT ${UNSCORED}) AS passes,

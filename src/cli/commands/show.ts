@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import pc from 'picocolors';
+import { formatDefect } from '../../tasks/index.js';
 import { formatTrajectory, readTrajectory, TRAJECTORY_FILE } from '../../agents/builtin/trajectory.js';
 import { aggregateRun, RUN_STATS_SCHEMA_VERSION, runsDir, type RunStats } from '../../engine/index.js';
 import { MAX_PAGE_SIZE, type AttemptDetail, type AttemptRow, type HistoryReader } from '../../store/index.js';
@@ -122,6 +123,7 @@ export function formatAttempt(detail: AttemptDetail, dir: string): string {
   out.push(`${colorVerdict(a.verdict).trim()} ${a.cause}${a.score !== undefined ? ` · score ${a.score}` : ''}`);
   if (a.message) out.push(`  ${a.message}`);
   if (a.harnessError) out.push(pc.yellow(`harness error in ${a.harnessError.phase}: ${a.harnessError.message}`));
+  for (const d of a.taskError?.defects ?? []) out.push(pc.red(`task error: ${formatDefect(d)}`));
   if (a.resourceLimit) out.push(pc.yellow(`resource limit hit: ${a.resourceLimit}`));
 
   const t = a.timings;
