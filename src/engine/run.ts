@@ -102,6 +102,8 @@ export interface RunOptions {
   taskIndex?: ReadonlyMap<string, number>;
   /** Fewer attempts for some agents than `trials` (validate: one `nop`, `trials` `oracle`). */
   agentTrials?: Readonly<Record<string, number>>;
+  /** Leaves (task, agent) pairs out of the plan (validate --adversarial: only the attacks that apply to a task). */
+  only?: (taskId: string, agent: string) => boolean;
   /** What the run is for, recorded in plan.json; a `validate` run lives in `<stateDir>/validate/`. */
   kind?: RunKind;
 }
@@ -156,7 +158,9 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   const agentTrials = options.agentTrials;
   const hashed = hashedSettings(agentTrials ? { ...settings, agentTrials } : settings, models);
   const expanded = expandPlan(runId, options.tasks, options.agents, options.trials, hashed);
-  const plan = agentTrials ? { ...expanded, attempts: expanded.attempts.filter((a) => a.trial < (agentTrials[a.agent] ?? options.trials)).map((a, index) => ({ ...a, index })) } : expanded;
+  const only = options.only;
+  const kept = (a: AttemptPlan): boolean => a.trial < (agentTrials?.[a.agent] ?? options.trials) && (only === undefined || only(a.taskId, a.agent));
+  const plan = agentTrials || only ? { ...expanded, attempts: expanded.attempts.filter(kept).map((a, index) => ({ ...a, index })) } : expanded;
   const planFileOf = (previous: RunPlanFile | undefined, reconciled: Reconciled | undefined): RunPlanFile => ({
     schemaVersion: PLAN_SCHEMA_VERSION,
     runId,
