@@ -217,6 +217,19 @@ describe('executeRun', () => {
     expect(existsSync(lock)).toBe(false);
   });
 
+  it('plans fewer trials for some agents and leaves out (task, agent) pairs when asked, and records the kind', async () => {
+    const dir = tempDir();
+    const { summary, runDir, attempts } = await executeRun(
+      options(dir, { kind: 'validate', trials: 3, agentTrials: { bad: 1 }, only: (taskId, agent) => !(taskId === 'task-2' && agent === 'good') }),
+    );
+    // task-0, task-1: good ×3 + bad ×1; task-2: bad ×1.
+    expect(summary.planned).toBe(9);
+    expect(attempts.map((a) => a.index)).toEqual([...Array(9).keys()]);
+    expect(attempts.filter((a) => a.agent === 'bad').map((a) => a.trial)).toEqual([0, 0, 0]);
+    expect(runDir).toBe(join(dir, '.crucible', 'validate', summary.runId));
+    expect(JSON.parse(readFileSync(join(runDir, 'plan.json'), 'utf8'))).toMatchObject({ kind: 'validate' });
+  });
+
   it('rejects bad input before running anything, naming the option field (flags are the CLI\'s)', async () => {
     const dir = tempDir();
     await expect(executeRun(options(dir, { concurrency: 0 }))).rejects.toThrow(/^concurrency 0: must be a whole number/);
