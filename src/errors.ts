@@ -71,5 +71,5 @@ export class OptionError extends InputError {
 function formatOptionError(options: readonly OptionValue[], problem: string, fix: string | undefined, name: (field: string) => string): string {
   const rename = (text: string): string => text.replace(/\{([A-Za-z.]+)\}/g, (_m, field: string) => name(field));
   const head = options.map((o) => (o.value === undefined ? name(o.field) : `${name(o.field)} ${o.value}`)).join(' ');
-  return `${head}: ${rename(problem)}${fix ? ` (fix: ${rename(fix)})` : ''}`;
+  return `${head === '' ? '' : `${head}: `}${rename(problem)}${fix ? ` (fix: ${rename(fix)})` : ''}`;
 }

@@ -6,6 +6,10 @@ import { OptionError } from '../errors.js';
  */
 const FLAGS: Readonly<Record<string, string>> = {
   trials: '--runs',
+  stateDir: '--out',
+  runId: 'run',
+  'resume.runId': 'run',
+  'resume.force': '--force',
   concurrency: '--concurrency',
   agents: '--agent',
   taskIds: '--task',

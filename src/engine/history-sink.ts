@@ -1,6 +1,6 @@
 import { openHistory, type AttemptExtra, type History, type RunFinish, type RunMeta } from '../store/index.js';
 import { taskRepoKey } from '../tasks/index.js';
-import { InputError } from '../errors.js';
+import { OptionError } from '../errors.js';
 import type { AttemptResult, Task } from '../types/index.js';
 
 /**
@@ -30,7 +30,7 @@ export function openRunHistory(path: string, warn: (message: string) => void): R
   try {
     history = openHistory(path);
   } catch (error) {
-    throw new InputError(`${describe(error)} (fix: pass --out to use another state directory, or move the file away)`);
+    throw new OptionError([], describe(error), 'use another state directory ({stateDir}), or move the file away');
   }
   let failures = 0;
   const guarded = (what: string, work: () => void): void => {

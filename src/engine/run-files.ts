@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { InputError } from '../errors.js';
+import { InputError, OptionError } from '../errors.js';
 import type { AttemptPlan } from '../types/index.js';
 import type { PlannedTask } from './plan.js';
 import type { TaskSelection } from '../tasks/index.js';
@@ -84,7 +84,7 @@ export async function findRunDir(stateDir: string, prefix: string): Promise<{ ru
   try {
     names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
   } catch {
-    throw new InputError(`run ${prefix}: no runs in ${dir} (fix: pass --out with the state directory the run used)`);
+    throw new OptionError([{ field: 'runId', value: prefix }], `no runs in ${dir}`, 'pass {stateDir} with the state directory the run used');
   }
   if (names.includes(prefix)) return { runId: prefix, runDir: join(dir, prefix) };
   const matches = names.filter((n) => n.startsWith(prefix)).sort();

@@ -186,7 +186,7 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   const fresh = options.resume ? undefined : planFileOf(undefined, undefined);
   if (fresh === undefined) {
     if (!existsSync(join(runDir, 'plan.json'))) {
-      throw new InputError(`run ${runId}: no plan.json in ${runDir}, so there is nothing to resume (fix: check the run id and --out)`);
+      throw new OptionError([{ field: 'resume.runId', value: runId }], `no plan.json in ${runDir}, so there is nothing to resume`, 'check the run id and {stateDir}');
     }
   } else {
     if (existsSync(runDir)) throw new InputError(`run ${runId} already exists in ${runsDirOf(stateDir, kind)} (fix: resume it, or start a new run)`);
@@ -218,8 +218,10 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
       await removeStaleTemps(runDir);
       const differences = planDifferences(previous, { ...plan, agents: options.agents, trials: options.trials, settings, models });
       if (differences.length > 0 && !options.resume?.force) {
-        throw new InputError(
-          `run ${runId} was planned with another config (${differences.join('; ')}) (fix: pass --force to keep the attempts that still match and run the rest, or start a new run)`,
+        throw new OptionError(
+          [{ field: 'resume.runId', value: runId }],
+          `was planned with another config (${differences.join('; ')})`,
+          'add {resume.force} to keep the attempts that still match and run the rest, or start a new run',
         );
       }
     }

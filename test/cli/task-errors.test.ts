@@ -40,3 +40,18 @@ describe('crucible run: broken tasks', () => {
     }
   });
 });
+
+describe('crucible run: the engine names option fields, the CLI prints flags', () => {
+  it('names --agent, --tag and --out in its one-line errors', () => {
+    const out = tempDir();
+    const twice = crucible(['run', 'examples/tasks.yaml', '--agent', 'nop', '--agent', 'nop', '--out', out]);
+    expect(twice.status).toBe(2);
+    expect(twice.stderr).toContain('--agent nop: given twice (fix: list each agent once; use --runs for repeats)');
+    const tag = crucible(['run', 'examples/tasks.yaml', '--agent', 'nop', '--tag', 'nosuch', '--out', out]);
+    expect(tag.status).toBe(2);
+    expect(tag.stderr).toMatch(/--tag nosuch: no task in examples\/tasks\.yaml matches \(fix: the task set has tags: /);
+    const resume = crucible(['run', 'examples/tasks.yaml', '--agent', 'nop', '--resume', 'nope', '--out', out]);
+    expect(resume.status).toBe(2);
+    expect(resume.stderr).toContain('(fix: pass --out with the state directory the run used)');
+  });
+});

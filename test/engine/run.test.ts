@@ -166,7 +166,10 @@ describe('executeRun', () => {
     (changed[1] as { instruction: string }).instruction = 'a different instruction';
 
     await expect(executeRun(options(dir, { tasks: changed, resume: { runId } }))).rejects.toThrow(
-      /planned with another config \(task task-1 changed\) \(fix: pass --force/,
+      /^resume\.runId \S+: was planned with another config \(task task-1 changed\) \(fix: add resume\.force/,
+    );
+    await expect(withFlagNames(() => executeRun(options(dir, { tasks: changed, resume: { runId } })))).rejects.toThrow(
+      /^run \S+: was planned with another config \(task task-1 changed\) \(fix: add --force/,
     );
     await expect(executeRun(options(dir, { trials: 3, resume: { runId } }))).rejects.toThrow(/runs 2 → 3/);
     await expect(executeRun(options(dir, { settings: { sandbox: 'bwrap' }, resume: { runId } }))).rejects.toThrow(/sandbox local → bwrap/);

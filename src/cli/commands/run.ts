@@ -47,7 +47,7 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
   const taskSet = loadTaskSet(tasksetPath);
   const selection = { taskIds: opts.task, tags: opts.tag, categories: opts.category, difficulties: opts.difficulty };
   const tasks = withFlagNames(() => selectTasks(taskSet.tasks, selection, tasksetPath));
-  const resume = opts.resume ? { runId: (await findRunDir(opts.out, opts.resume)).runId, force: opts.force === true } : undefined;
+  const resume = opts.resume ? { runId: (await withFlagNames(() => findRunDir(opts.out, opts.resume as string))).runId, force: opts.force === true } : undefined;
 
   const sandbox = await chooseSandbox(opts.sandbox, agents);
 
