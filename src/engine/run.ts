@@ -282,7 +282,8 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
     const broken = new Map(checked.filter((c) => c.defects.length > 0).map((c) => [c.taskId, c.defects]));
     for (const c of checked) {
       if (c.defects.length > 0) options.observer?.onTaskError?.(c.taskId, c.defects);
-      else if (c.unchecked !== undefined) options.observer?.onWarning?.(`task ${c.taskId} could not be checked before the run (${c.unchecked}); its attempts run and meet the same problem`);
+      // An interrupt cuts preflights short too: that is not worth a warning per task.
+      else if (c.unchecked !== undefined && !(options.signal?.aborted ?? false)) options.observer?.onWarning?.(`task ${c.taskId} could not be checked before the run (${c.unchecked}); its attempts run and meet the same problem`);
     }
     for (const item of toRun) {
       const defects = broken.get(item.taskId);
