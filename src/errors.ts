@@ -64,3 +64,38 @@ function formatConfigError(loc: ConfigErrorLocation, problem: string, fix?: stri
   const oneLine = problem.replace(/\s*\n\s*/g, ' ');
   return `${where}:${field} ${oneLine}${fix ? ` (fix: ${fix})` : ''}`;
 }
+
+/** One option of a library call and the value it was given. */
+export interface OptionValue {
+  /** The option's field, e.g. `trials`, `concurrency`, `selection.taskIds`. */
+  field: string;
+  value?: string;
+}
+
+/**
+ * Bad input given to a library function as an option (the engine's RunOptions, a task selection).
+ * It names the option's field; a front end that knows the option by another name (the CLI: its
+ * flag) rewrites the message with `renamed`, so only the CLI speaks flag names. `{field}` in the
+ * problem or fix is an option named in the text, renamed the same way.
+ */
+export class OptionError extends InputError {
+  constructor(
+    readonly options: readonly OptionValue[],
+    readonly problem: string,
+    readonly fix?: string,
+  ) {
+    super(formatOptionError(options, problem, fix, (field) => field));
+    this.name = 'OptionError';
+  }
+
+  /** The message with every field named as `name` says (the CLI passes its flag names). */
+  renamed(name: (field: string) => string): InputError {
+    return new InputError(formatOptionError(this.options, this.problem, this.fix, name));
+  }
+}
+
+function formatOptionError(options: readonly OptionValue[], problem: string, fix: string | undefined, name: (field: string) => string): string {
+  const rename = (text: string): string => text.replace(/\{([A-Za-z.]+)\}/g, (_m, field: string) => name(field));
+  const head = options.map((o) => (o.value === undefined ? name(o.field) : `${name(o.field)} ${o.value}`)).join(' ');
+  return `${head === '' ? '' : `${head}: `}${rename(problem)}${fix ? ` (fix: ${rename(fix)})` : ''}`;
+}

@@ -3,10 +3,11 @@
  * of attempts, read the history, write reports; or use a part alone (the sandbox, the gateway).
  */
 export type * from './types/index.js';
-export { ATTEMPT_SCHEMA_VERSION, RUN_SCHEMA_VERSION, CAUSES, VERDICTS, CHECK_IDS } from './types/index.js';
-export { InputError, ConfigError, StateDirError, EXIT_DISK_FULL, type StateDirFault } from './errors.js';
+export { ATTEMPT_SCHEMA_VERSION, RUN_SCHEMA_VERSION, CAUSES, UNSCORED_CAUSES, VERDICTS, CHECK_IDS } from './types/index.js';
+export { InputError, ConfigError, OptionError, StateDirError, EXIT_DISK_FULL, type StateDirFault } from './errors.js';
 export { loadTaskSet, taskSetJsonSchema, type TaskSet } from './config/index.js';
-export { executeRun, runAttempt, compareRuns, type RunOptions, type RunOutcome, type AttemptEnv } from './engine/index.js';
+export { selectTasks, type TaskSelection } from './tasks/index.js';
+export { executeRun, preflightTasks, runAttempt, compareRuns, type RunOptions, type RunOutcome, type AttemptEnv } from './engine/index.js';
 export { resolveAgent, referenceAgentNames, type Agent, type AgentContext } from './agents/index.js';
 export { createExecutor, resolveSandbox, detectBwrap, type Executor, type ExecRequest, type ExecResult, type SandboxLayout } from './sandbox/index.js';
 export { startGateway, loadPricing, type Gateway, type GatewayOptions } from './gateway/index.js';

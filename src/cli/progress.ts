@@ -1,3 +1,4 @@
+import { formatDefect } from '../tasks/index.js';
 import picocolors from 'picocolors';
 import type { RunObserver, RunStartInfo } from '../engine/index.js';
 import type { AttemptPlan, AttemptResult } from '../types/index.js';
@@ -191,6 +192,13 @@ export function createProgress(options: ProgressOptions): Progress {
     },
     onWarning(message) {
       log(`${c.yellow('warning')} ${message}`);
+    },
+    onPreflight(info) {
+      log(c.dim(`checking ${info.tasks} task${info.tasks === 1 ? '' : 's'} before any agent runs (repo, baseline tests, oracle patch)`));
+    },
+    onTaskError(taskId, defects) {
+      log(`${c.red('task error')} ${taskId}: its attempts do not run`);
+      for (const d of defects) log(`  ${formatDefect(d)}`);
     },
     close() {
       if (closed) return;

@@ -20,7 +20,6 @@ import { runTests } from '../evidence/run-tests.js';
 import { classifyAsMissing } from '../evidence/test-outcome-groups.js';
 import { protectTests } from '../evidence/test-guard.js';
 import { scanWorkspace } from '../evidence/workspace-scan.js';
-import { failToPassAlreadyPassing } from '../grading/index.js';
 import { createExecutor, type SandboxLayout } from '../sandbox/index.js';
 import type { CheckResult, DiffStats, NotGraded, ResourceLimitName, Task, TestCaseResult, TestRunEvidence } from '../types/index.js';
 import { materializeTree, overlayDirectory, type Baseline } from '../workspace/index.js';
@@ -132,14 +131,6 @@ function checkHeldOutCount(run: TestRun, baselineRun: TestRun | undefined): Test
   const before = baselineRun?.evidence.invalidReason === undefined ? baselineRun?.evidence.parsed : undefined;
   if (before === undefined || run.evidence.invalidReason !== undefined || run.evidence.parsed >= before) return run;
   return { ...run, evidence: { ...run.evidence, invalidReason: `the held-out run reported ${run.evidence.parsed} test case(s), fewer than the ${before} it reported at the baseline` } };
-}
-
-/** Why a task cannot grade anyone, judged on its baseline run; undefined when it can. */
-export function taskInvalidReason(task: Task, baselineRun: TestRunEvidence): string | undefined {
-  if (baselineRun.invalidReason !== undefined) return undefined;
-  const passing = failToPassAlreadyPassing(task.tests.failToPass, baselineRun);
-  if (passing.length === 0) return undefined;
-  return `task invalid: fail-to-pass test(s) already pass at the baseline, before any agent ran: ${passing.join(', ')} (fix the task's fail_to_pass or its repo)`;
 }
 
 export interface VerifyInput {

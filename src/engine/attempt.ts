@@ -8,7 +8,7 @@ import { scanWorkspace } from '../evidence/workspace-scan.js';
 import { grade } from '../grading/index.js';
 import { createExecutor } from '../sandbox/index.js';
 import type { SandboxKind } from '../sandbox/executor.js';
-import { materializeRepo } from '../tasks/repo-source.js';
+import { materializeRepo } from '../tasks/index.js';
 import {
   ATTEMPT_SCHEMA_VERSION,
   type AgentResult,
@@ -22,7 +22,9 @@ import {
 } from '../types/index.js';
 import { addWorkspaceRepo, commitBaseline, copyTree, type Baseline } from '../workspace/index.js';
 import type { RunModels } from './gateway-lifecycle.js';
-import { AgentChangeError, execLimits, neverRanReason, runBaselineHeldOut, runBaselineTests, taskInvalidReason, verifyAttempt, type AttemptPaths, type TestRun } from './attempt-verify.js';
+import { AgentChangeError, execLimits, neverRanReason, runBaselineHeldOut, runBaselineTests, verifyAttempt, type AttemptPaths, type TestRun } from './attempt-verify.js';
+import { baselineDefects, taskWhere } from '../tasks/index.js';
+import { TaskDefectError, taskErrorMessage } from './task-error.js';
 import { writeJsonAtomic } from './run-files.js';
 import { sandboxLayout } from './sandbox-layout.js';
 
@@ -65,13 +67,7 @@ class PhaseError extends Error {
 export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, env: AttemptEnv): Promise<AttemptResult> {
   const startedAt = new Date();
   const attemptDir = join(env.runDir, 'attempts', plan.attemptId);
-  const paths: AttemptPaths = {
-    attemptDir,
-    workspace: join(attemptDir, 'workspace'),
-    pristine: join(attemptDir, 'pristine'),
-    agentWorkspace: join(attemptDir, 'agent-workspace'),
-    resultsDir: join(attemptDir, 'results'),
-  };
+  const paths = attemptPaths(attemptDir);
   const timings: AttemptResult['timings'] = { prepareMs: 0, agentMs: 0, verifyMs: 0, totalMs: 0 };
   const base = {
     ...plan,
@@ -91,15 +87,16 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
   let heldOut: TestRunEvidence | undefined;
   let checks: CheckResult[] = [];
   try {
-    const prepared = await timed(timings, 'prepareMs', 'prepare', () => prepare(task, paths, env));
+    const prepared = await timed(timings, 'prepareMs', 'prepare', () => prepareWorkspace(task, paths, env));
     baseline = prepared.baseline;
     if (env.baselineTests !== false) {
       ({ baselineRun, baselineHeldOut } = await timed(timings, 'baselineMs', 'prepare', () =>
         // The test runs need the workspace's path: the agent's tree waits beside it meanwhile.
         besideWorkspace(paths, async () => {
           const run = await runBaselineTests(task, paths, prepared.baseline, env);
-          const invalid = taskInvalidReason(task, run.evidence);
-          if (invalid) throw new PhaseError('prepare', new Error(invalid));
+          // The run's preflight checks this once per task; this catches what it could not (no preflight, a changed repo).
+          const defects = run.evidence.invalidReason === undefined ? baselineDefects(task, taskWhere(task), run.evidence, run.cases?.map((c) => c.id) ?? []) : [];
+          if (defects.length > 0) throw new PhaseError('prepare', new TaskDefectError(defects));
           return { baselineRun: run, baselineHeldOut: await runBaselineHeldOut(task, paths, prepared.baseline, env) };
         }),
       ));
@@ -132,6 +129,11 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
     const limitNote = verdict.cause === 'resource_exceeded' && resourceLimit ? { resourceLimit } : {};
     return await record(attemptDir, { ...base, ...evidence, ...verdict, ...limitNote, finishedAt: '' }, startedAt, env);
   } catch (error) {
+    if (error instanceof PhaseError && error.original instanceof TaskDefectError) {
+      const { defects } = error.original;
+      const result: AttemptResult = { ...base, verdict: 'ERROR', cause: 'task_error', message: taskErrorMessage(defects), taskError: { defects: [...defects] }, baselineCommit: baseline?.commit, baselineTests: baselineRun?.evidence, checks, finishedAt: '' };
+      return record(attemptDir, result, startedAt, env).catch(() => finish(result, startedAt));
+    }
     const phase = error instanceof PhaseError ? error.phase : 'record';
     const message = error instanceof Error ? error.message : String(error);
     const result: AttemptResult = {
@@ -164,7 +166,18 @@ async function timed<T>(timings: AttemptResult['timings'], key: 'prepareMs' | 'b
   }
 }
 
-interface Prepared {
+/** Where an attempt (or a task's preflight) keeps its trees, all inside `attemptDir`. */
+export function attemptPaths(attemptDir: string): AttemptPaths {
+  return {
+    attemptDir,
+    workspace: join(attemptDir, 'workspace'),
+    pristine: join(attemptDir, 'pristine'),
+    agentWorkspace: join(attemptDir, 'agent-workspace'),
+    resultsDir: join(attemptDir, 'results'),
+  };
+}
+
+export interface Prepared {
   baseline: Baseline;
   ignored: IgnoredManifest;
 }
@@ -173,7 +186,7 @@ interface Prepared {
  * The repo and its setup in the workspace, committed as the baseline and then moved aside as the
  * pristine tree that every later copy (the agent's, each test run's) is made from.
  */
-async function prepare(task: Task, paths: AttemptPaths, env: AttemptEnv): Promise<Prepared> {
+export async function prepareWorkspace(task: Task, paths: AttemptPaths, env: Pick<AttemptEnv, 'stateDir' | 'sandbox' | 'signal'>): Promise<Prepared> {
   const { attemptDir, workspace } = paths;
   // An attempt directory left by an interrupted run is not evidence of anything: start clean.
   await rm(attemptDir, { recursive: true, force: true });
@@ -211,7 +224,7 @@ async function prepare(task: Task, paths: AttemptPaths, env: AttemptEnv): Promis
 }
 
 /** Runs `work` with the workspace moved aside (a rename keeps every inode and mtime), then puts it back. */
-async function besideWorkspace<T>(paths: AttemptPaths, work: () => Promise<T>): Promise<T> {
+export async function besideWorkspace<T>(paths: AttemptPaths, work: () => Promise<T>): Promise<T> {
   await rename(paths.workspace, paths.agentWorkspace);
   try {
     return await work();
@@ -338,7 +351,7 @@ function finish(result: AttemptResult, startedAt: Date): AttemptResult {
 }
 
 /** What an attempt leaves besides its evidence; removed unless --keep-workspace. */
-const ATTEMPT_SCRATCH_DIRS = ['workspace', 'workspace.index', 'pristine', 'agent-workspace', 'baseline.git', 'store.git', 'home', 'tmp', 'test-home', 'test-tmp', 'results'];
+export const ATTEMPT_SCRATCH_DIRS = ['workspace', 'workspace.index', 'pristine', 'agent-workspace', 'baseline.git', 'store.git', 'home', 'tmp', 'test-home', 'test-tmp', 'results'];
 
 /** Writes attempt.json atomically (a crash leaves the old file or none, never half of one). */
 async function record(attemptDir: string, result: AttemptResult, startedAt: Date, env: AttemptEnv): Promise<AttemptResult> {

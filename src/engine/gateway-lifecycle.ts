@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { upstreamFor, type Agent, type ModelAccess, type ModelLimits, type ModelSpec, type ProviderName } from '../agents/index.js';
-import { InputError } from '../errors.js';
+import { OptionError } from '../errors.js';
 import {
   cassettePath,
   loadPricing,
@@ -64,19 +64,20 @@ interface CheckedModels {
 /**
  * Checks the model specs against the options — cassette directory, base URL, API keys (unless
  * replaying), prices when a cost limit is set — reading keys' presence, never their values.
- * Bad input is an InputError, so a run fails here before any attempt starts.
+ * Bad input is an OptionError naming the ModelRunOptions field, so a run fails here before any
+ * attempt starts.
  */
 export function checkModelSpecs(specs: readonly ModelSpec[], opts: ModelRunOptions): CheckedModels {
   const mode = opts.mode ?? 'live';
   const env = opts.env ?? process.env;
   const cassetteDir = opts.cassetteDir === undefined ? undefined : resolve(opts.cassetteDir);
-  if (mode !== 'live' && cassetteDir === undefined) throw new InputError(`--${mode} needs a cassette directory`);
+  if (mode !== 'live' && cassetteDir === undefined) throw new OptionError([{ field: 'models.cassetteDir' }], `mode ${mode} needs a cassette directory`, 'give the directory');
   if (mode === 'replay' && !(existsSync(cassetteDir as string) && statSync(cassetteDir as string).isDirectory())) {
-    throw new InputError(`--replay ${opts.cassetteDir}: no such directory (fix: pass a directory written by --record)`);
+    throw new OptionError([{ field: 'models.cassetteDir', value: opts.cassetteDir }], 'no such directory', 'pass a directory that a recording run wrote');
   }
   const providers = [...new Set(specs.map((s) => s.provider))];
   if (opts.baseUrl !== undefined && providers.length > 1) {
-    throw new InputError(`--base-url applies to one provider, but the models use ${providers.join(', ')} (fix: run them separately)`);
+    throw new OptionError([{ field: 'models.baseUrl' }], `applies to one provider, but the models use ${providers.join(', ')}`, 'run them separately');
   }
   const upstreams: Partial<Record<ProviderName, UpstreamConfig>> = {};
   for (const spec of specs) {
@@ -88,7 +89,7 @@ export function checkModelSpecs(specs: readonly ModelSpec[], opts: ModelRunOptio
   if (limits.maxCostUsd !== undefined) {
     const unpriced = specs.find((s) => !pricing.priceOf(s.modelId));
     if (unpriced) {
-      throw new InputError(`--max-cost: ${unpriced.spec} has no price in pricing.yaml, so a cost limit cannot hold (fix: add it to a file passed with --pricing)`);
+      throw new OptionError([{ field: 'models.limits.maxCostUsd' }], `${unpriced.spec} has no price in pricing.yaml, so a cost limit cannot hold`, 'add it to a file passed as {models.pricingFile}');
     }
   }
   return { mode, ...(cassetteDir ? { cassetteDir } : {}), upstreams: upstreams as Record<string, UpstreamConfig>, pricing, limits, env };
@@ -143,7 +144,7 @@ function loadPricingOrFail(file: string | undefined): Pricing {
   try {
     return loadPricing(file);
   } catch (error) {
-    if (error instanceof PricingError) throw new InputError(`--pricing: ${error.message.split('\n')[0]}`);
+    if (error instanceof PricingError) throw new OptionError([{ field: 'models.pricingFile' }], error.message.split('\n')[0] ?? 'cannot be read');
     throw error;
   }
 }

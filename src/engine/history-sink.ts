@@ -1,6 +1,6 @@
 import { openHistory, type AttemptExtra, type History, type RunFinish, type RunMeta } from '../store/index.js';
-import { repoKey } from '../tasks/repo-source.js';
-import { InputError } from '../errors.js';
+import { taskRepoKey } from '../tasks/index.js';
+import { OptionError } from '../errors.js';
 import type { AttemptResult, Task } from '../types/index.js';
 
 /**
@@ -17,14 +17,9 @@ export interface RunHistory {
   close(): void;
 }
 
-/** The key the repo profile and the history group a task's attempts by. */
-export function repoKeyOf(task: Task): string {
-  return repoKey(task.repo);
-}
-
 export function attemptExtra(task: Task | undefined): AttemptExtra {
   if (task === undefined) return {};
-  const extra: AttemptExtra = { repoKey: repoKeyOf(task) };
+  const extra: AttemptExtra = { repoKey: taskRepoKey(task) };
   if (task.metadata.category !== undefined) extra.category = task.metadata.category;
   if (task.metadata.difficulty !== undefined) extra.difficulty = task.metadata.difficulty;
   return extra;
@@ -35,7 +30,7 @@ export function openRunHistory(path: string, warn: (message: string) => void): R
   try {
     history = openHistory(path);
   } catch (error) {
-    throw new InputError(`${describe(error)} (fix: pass --out to use another state directory, or move the file away)`);
+    throw new OptionError([], describe(error), 'use another state directory ({stateDir}), or move the file away');
   }
   let failures = 0;
   const guarded = (what: string, work: () => void): void => {

@@ -11,11 +11,14 @@ export {
   type RunEnd,
   type AttemptSettings,
   type AttemptRunner,
+  type RunKind,
+  runsDirOf,
 } from './run.js';
+export { preflightTasks, type PreflightOptions, type TaskPreflight } from './preflight.js';
+export { taskErrorAttempt } from './task-error.js';
 export { runAttempt, type AttemptEnv } from './attempt.js';
 export { expandPlan, attemptId, configHash, taskHash, newRunId, type Plan, type PlannedTask, type PlanSettings } from './plan.js';
 export { schedule } from './scheduler.js';
-export { selectTasks, type TaskSelection } from './select.js';
 export { findRunDir, readPlanFile, runsDir, writeFileAtomic, ATTEMPT_JUNIT_FILES, PLAN_SCHEMA_VERSION, type RunPlanFile, type ResumeRecord } from './run-files.js';
 export { readCheckpoint, CHECKPOINT_FILE, type CheckpointEntry } from './checkpoint.js';
 export { compareRuns, type RunComparison, type CellDelta, type CellCounts, type AgentRunComparison, type RunCells } from './compare.js';

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { InputError } from '../errors.js';
+import { InputError, OptionError } from '../errors.js';
 import type { AttemptPlan } from '../types/index.js';
 import type { PlannedTask } from './plan.js';
-import type { TaskSelection } from './select.js';
+import type { TaskSelection } from '../tasks/index.js';
 
 export const PLAN_SCHEMA_VERSION = 2;
 
@@ -22,6 +22,8 @@ export interface ResumeRecord {
 export interface RunPlanFile {
   schemaVersion: typeof PLAN_SCHEMA_VERSION;
   runId: string;
+  /** `validate` for a `crucible validate` run; absent for an ordinary run. */
+  kind?: 'validate';
   createdAt: string;
   /** The task-set path as the user gave it (for display). */
   taskSet: string;
@@ -82,7 +84,7 @@ export async function findRunDir(stateDir: string, prefix: string): Promise<{ ru
   try {
     names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
   } catch {
-    throw new InputError(`run ${prefix}: no runs in ${dir} (fix: pass --out with the state directory the run used)`);
+    throw new OptionError([{ field: 'runId', value: prefix }], `no runs in ${dir}`, 'pass {stateDir} with the state directory the run used');
   }
   if (names.includes(prefix)) return { runId: prefix, runDir: join(dir, prefix) };
   const matches = names.filter((n) => n.startsWith(prefix)).sort();

@@ -3,22 +3,24 @@ import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { resolveAgent as resolveAgentSpec, type Agent } from '../agents/index.js';
-import { InputError } from '../errors.js';
-import type { AttemptResult, Task } from '../types/index.js';
+import { InputError, OptionError } from '../errors.js';
+import type { AttemptPlan, AttemptResult, Task, TaskDefect } from '../types/index.js';
 import { aggregateRun } from '../stats/index.js';
 import { runAttempt, type AttemptEnv } from './attempt.js';
 import { startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
 import { appendCheckpoint, attemptFile, checkpointEntry, readAttemptFile } from './checkpoint.js';
 import { runAttempts, type AttemptRunner, type LoopObserver } from './attempt-loop.js';
-import { openRunHistory, repoKeyOf, type RunHistory } from './history-sink.js';
+import { openRunHistory, type RunHistory } from './history-sink.js';
 import { acquireRunLock } from './lock.js';
 import { expandPlan, hashedSettings, newRunId } from './plan.js';
 import { planDifferences, reconcile, type Reconciled } from './resume.js';
 import { removeLeftovers } from './leftovers.js';
 import { createRunDir, PLAN_SCHEMA_VERSION, readPlanFile, runsDir, writeJsonAtomic, type RunPlanFile } from './run-files.js';
-import type { TaskSelection } from './select.js';
+import { taskRepoKeys, taskWhere, type TaskSelection } from '../tasks/index.js';
+import { preflightTasks, type TaskPreflight } from './preflight.js';
 import { slimAttempt } from './slim.js';
 import { StateFaultWatch, withStateDirFaults } from './state-faults.js';
+import { taskErrorAttempt } from './task-error.js';
 import { buildSummary, type RunSummaryFile } from './summary.js';
 
 /** Per-attempt settings a run passes to every attempt (sandbox kind, grading options). */
@@ -48,6 +50,10 @@ export interface RunObserver extends LoopObserver {
   /** An attempt finished and is checkpointed. */
   onAttemptDone?(result: AttemptResult): void;
   onWarning?(message: string): void;
+  /** The preflight starts checking `tasks` tasks (repo, baseline tests, oracle patch) before any agent. */
+  onPreflight?(info: { tasks: number }): void;
+  /** The preflight found a task broken: its attempts are recorded as `task_error` and never run. */
+  onTaskError?(taskId: string, defects: readonly TaskDefect[]): void;
 }
 
 export interface RunOptions {
@@ -91,6 +97,26 @@ export interface RunOptions {
   runId?: string;
   /** Model agents: gateway mode, cassettes, limits (see gateway-lifecycle.ts). */
   models?: ModelRunOptions;
+  /**
+   * Check every task once before any attempt (preflight.ts); default true unless `runAttempt` is
+   * substituted, since a fake runner has no real repo or tests to check.
+   */
+  preflight?: boolean;
+  /** Each task's position in its task-set file, so task errors name `tasks[i]`; by id otherwise. */
+  taskIndex?: ReadonlyMap<string, number>;
+  /** Fewer attempts for some agents than `trials` (validate: one `nop`, `trials` `oracle`). */
+  agentTrials?: Readonly<Record<string, number>>;
+  /** Leaves (task, agent) pairs out of the plan (validate --adversarial: only the attacks that apply to a task). */
+  only?: (taskId: string, agent: string) => boolean;
+  /** What the run is for, recorded in plan.json; a `validate` run lives in `<stateDir>/validate/`. */
+  kind?: RunKind;
+}
+
+export type RunKind = 'run' | 'validate';
+
+/** Where runs of a kind live under the state directory. */
+export function runsDirOf(stateDir: string, kind: RunKind = 'run'): string {
+  return kind === 'validate' ? join(resolve(stateDir), 'validate') : runsDir(stateDir);
 }
 
 export interface RunOutcome {
@@ -100,6 +126,8 @@ export interface RunOutcome {
   runDir: string;
   /** Tasks behind the attempts, for reports that need repo keys or metadata. */
   tasks: Task[];
+  /** Tasks the preflight found broken, with what to fix; their attempts are `task_error`. */
+  taskErrors: Array<{ taskId: string; defects: TaskDefect[] }>;
 }
 
 export const DEFAULT_GRACE_MS = 10_000;
@@ -123,25 +151,32 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
 
 async function execute(options: RunOptions): Promise<RunOutcome> {
   const concurrency = options.concurrency ?? defaultConcurrency();
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`--concurrency ${concurrency}: must be a whole number ≥ 1`);
-  if (!Number.isInteger(options.trials) || options.trials < 1) throw new InputError(`--runs ${options.trials}: must be a whole number ≥ 1`);
-  if (options.agents.length === 0) throw new InputError('no agent given (fix: add --agent)');
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new OptionError([{ field: 'concurrency', value: String(concurrency) }], 'must be a whole number ≥ 1');
+  if (!Number.isInteger(options.trials) || options.trials < 1) throw new OptionError([{ field: 'trials', value: String(options.trials) }], 'must be a whole number ≥ 1');
+  if (options.agents.length === 0) throw new OptionError([{ field: 'agents' }], 'none given', 'add an agent');
   const duplicate = options.agents.find((a, i) => options.agents.indexOf(a) !== i);
-  if (duplicate !== undefined) throw new InputError(`--agent ${duplicate}: given twice (fix: list each agent once; use --runs for repeats)`);
+  if (duplicate !== undefined) throw new OptionError([{ field: 'agents', value: duplicate }], 'given twice', 'list each agent once; use {trials} for repeats');
   const resolveAgent = options.resolveAgent ?? resolveAgentSpec;
   const agents = new Map(options.agents.map((spec) => [spec, resolveAgent(spec)]));
   const tasks = new Map(options.tasks.map((t) => [t.id, t]));
 
   const stateDir = resolve(options.stateDir);
   const runId = options.resume?.runId ?? options.runId ?? newRunId();
-  const runDir = join(runsDir(stateDir), runId);
+  const kind = options.kind ?? 'run';
+  const runDir = join(runsDirOf(stateDir, kind), runId);
   const settings = { ...options.settings } as Record<string, unknown>;
   // The environment (API keys) is never written; the rest lets a resume use the same model options.
   const models = options.models ? (Object.fromEntries(Object.entries(options.models).filter(([k]) => k !== 'env')) as Record<string, unknown>) : undefined;
-  const plan = expandPlan(runId, options.tasks, options.agents, options.trials, hashedSettings(settings, models));
+  const agentTrials = options.agentTrials;
+  const hashed = hashedSettings(agentTrials ? { ...settings, agentTrials } : settings, models);
+  const expanded = expandPlan(runId, options.tasks, options.agents, options.trials, hashed);
+  const only = options.only;
+  const kept = (a: AttemptPlan): boolean => a.trial < (agentTrials?.[a.agent] ?? options.trials) && (only === undefined || only(a.taskId, a.agent));
+  const plan = agentTrials || only ? { ...expanded, attempts: expanded.attempts.filter(kept).map((a, index) => ({ ...a, index })) } : expanded;
   const planFileOf = (previous: RunPlanFile | undefined, reconciled: Reconciled | undefined): RunPlanFile => ({
     schemaVersion: PLAN_SCHEMA_VERSION,
     runId,
+    ...(kind === 'validate' ? { kind } : {}),
     createdAt: previous?.createdAt ?? new Date().toISOString(),
     taskSet: previous?.taskSet ?? options.taskSetFile,
     taskSetPath: options.taskSetPath ?? resolve(options.taskSetFile),
@@ -163,13 +198,28 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   const fresh = options.resume ? undefined : planFileOf(undefined, undefined);
   if (fresh === undefined) {
     if (!existsSync(join(runDir, 'plan.json'))) {
-      throw new InputError(`run ${runId}: no plan.json in ${runDir}, so there is nothing to resume (fix: check the run id and --out)`);
+      throw new OptionError([{ field: 'resume.runId', value: runId }], `no plan.json in ${runDir}, so there is nothing to resume`, 'check the run id and {stateDir}');
     }
   } else {
-    if (existsSync(runDir)) throw new InputError(`run ${runId} already exists in ${runsDir(stateDir)} (fix: resume it, or start a new run)`);
+    if (existsSync(runDir)) throw new InputError(`run ${runId} already exists in ${runsDirOf(stateDir, kind)} (fix: resume it, or start a new run)`);
     // The run directory appears with its plan.json or not at all, so a crash here never leaves a run that cannot resume.
     await createRunDir(runDir, fresh);
   }
+  const preflight = async (toRun: readonly AttemptPlan[], concurrency: number): Promise<TaskPreflight[]> => {
+    const ids = new Set(toRun.map((a) => a.taskId));
+    const pending = options.tasks.filter((t) => ids.has(t.id));
+    if (pending.length === 0) return [];
+    options.observer?.onPreflight?.({ tasks: pending.length });
+    return preflightTasks(pending, {
+      stateDir,
+      dir: join(runDir, 'preflight'),
+      sandbox: options.settings.sandbox,
+      oracle: kind === 'validate' || options.agents.includes('oracle'),
+      concurrency,
+      ...(options.signal ? { signal: options.signal } : {}),
+      where: (task) => taskWhere(task, options.taskIndex?.get(task.id), options.taskSetFile),
+    });
+  };
   const release = await acquireRunLock(runDir, runId);
   let history: RunHistory | undefined;
   let runModels: RunModels | undefined;
@@ -179,8 +229,10 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     if (previous) {
       const differences = planDifferences(previous, { ...plan, agents: options.agents, trials: options.trials, settings, models });
       if (differences.length > 0 && !options.resume?.force) {
-        throw new InputError(
-          `run ${runId} was planned with another config (${differences.join('; ')}) (fix: pass --force to keep the attempts that still match and run the rest, or start a new run)`,
+        throw new OptionError(
+          [{ field: 'resume.runId', value: runId }],
+          `was planned with another config (${differences.join('; ')})`,
+          'add {resume.force} to keep the attempts that still match and run the rest, or start a new run',
         );
       }
     }
@@ -226,8 +278,37 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     if (reconciled.malformed > 0) options.observer?.onWarning?.(`${reconciled.malformed} checkpoint line(s) were torn or repeated (a crash mid-write) and were dropped`);
 
     const faults = new StateFaultWatch({ stateDir, runDir, runId });
+    const record = async (result: AttemptResult, task: Task | undefined): Promise<boolean> => {
+      try {
+        const hash = await ensureAttemptFile(runDir, result);
+        await appendCheckpoint(runDir, checkpointEntry(result, hash));
+      } catch (error) {
+        options.observer?.onWarning?.(`attempt ${result.attemptId} could not be checkpointed (${message(error)}); it will run again on resume`);
+        faults.noteRecordFailure(error);
+        return false;
+      }
+      faults.noteAttempt(result);
+      history?.recordAttempt(runId, result, task);
+      results.set(result.attemptId, slimAttempt(result));
+      options.observer?.onAttemptDone?.(result);
+      return true;
+    };
+
+    // Broken tasks are found once, before any agent: their attempts become task errors and never run.
+    const checked = options.preflight ?? options.runAttempt === undefined ? await preflight(toRun, concurrency) : [];
+    const broken = new Map(checked.filter((c) => c.defects.length > 0).map((c) => [c.taskId, c.defects]));
+    for (const c of checked) {
+      if (c.defects.length > 0) options.observer?.onTaskError?.(c.taskId, c.defects);
+      // An interrupt cuts preflights short too: that is not worth a warning per task.
+      else if (c.unchecked !== undefined && !(options.signal?.aborted ?? false)) options.observer?.onWarning?.(`task ${c.taskId} could not be checked before the run (${c.unchecked}); its attempts run and meet the same problem`);
+    }
+    for (const item of toRun) {
+      const defects = broken.get(item.taskId);
+      if (defects && !(options.signal?.aborted ?? false)) await record(taskErrorAttempt(item, options.settings.sandbox, defects), tasks.get(item.taskId));
+    }
+
     const { ended, failedFast } = await runAttempts({
-      attempts: toRun,
+      attempts: toRun.filter((a) => !broken.has(a.taskId)),
       concurrency,
       runner: options.runAttempt ?? runAttempt,
       env: { ...options.settings, runDir, stateDir, models: runModels },
@@ -239,28 +320,14 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
       observer: options.observer,
       halted: faults.halted,
-      record: async (result, task) => {
-        try {
-          const hash = await ensureAttemptFile(runDir, result);
-          await appendCheckpoint(runDir, checkpointEntry(result, hash));
-        } catch (error) {
-          options.observer?.onWarning?.(`attempt ${result.attemptId} could not be checkpointed (${message(error)}); it will run again on resume`);
-          faults.noteRecordFailure(error);
-          return false;
-        }
-        faults.noteAttempt(result);
-        history?.recordAttempt(runId, result, task);
-        results.set(result.attemptId, slimAttempt(result));
-        options.observer?.onAttemptDone?.(result);
-        return true;
-      },
+      record,
     });
 
     // The machine stopped the run: say so instead of summarising a run that could not go on.
     faults.check();
     const attempts = plan.attempts.flatMap((a) => results.get(a.attemptId) ?? []);
     // aggregateRun's defaults (k values, interval floor) are the ones `show`, the dashboard and the report use too.
-    const stats = aggregateRun(attempts, { seed: options.seed, taskRepo: new Map(options.tasks.map((t) => [t.id, repoKeyOf(t)])) });
+    const stats = aggregateRun(attempts, { seed: options.seed, taskRepo: taskRepoKeys(options.tasks) });
     const summary = buildSummary({
       runId,
       taskSet: planFile.taskSet,
@@ -275,7 +342,8 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     });
     await writeJsonAtomic(join(runDir, 'summary.json'), summary);
     history?.finishRun(runId, { finishedAt: summary.finishedAt, executed: summary.executed, stoppedEarly: summary.stoppedEarly, counts: summary.counts, stats });
-    return { summary, attempts, runDir, tasks: options.tasks };
+    const taskErrors = [...broken].map(([taskId, defects]) => ({ taskId, defects }));
+    return { summary, attempts, runDir, tasks: options.tasks, taskErrors };
   } finally {
     history?.close();
     await runModels?.close();

@@ -1,4 +1,4 @@
-import type { AttemptResult, Cause, ResourceLimitName, Task, TestRunEvidence } from '../types/index.js';
+import type { AttemptResult, Cause, ResourceLimitName, Task, TaskDefect, TestRunEvidence } from '../types/index.js';
 import { describeFailing } from '../checks/describe.js';
 
 export type ValidityStatus = 'valid' | 'invalid' | 'flaky';
@@ -13,6 +13,8 @@ export interface TaskValidity {
   nop: { verdict?: AttemptResult['verdict']; cause?: AttemptResult['cause']; failToPassFailing?: number; failToPassTotal?: number };
   oracle: { passed: number; runs: number; causes: string[] };
   heldOut?: { passed: number; total: number };
+  /** The task's defects, when the run found it broken before any agent (`task_error`): what to fix. */
+  defects?: TaskDefect[];
 }
 
 /**
@@ -33,6 +35,13 @@ export function judgeTaskValidity(task: Pick<Task, 'id' | 'tests' | 'oracle' | '
     nop: {},
     oracle: { passed: passes.length, runs: oracle.length, causes: [...new Set(oracle.filter((a) => a.verdict !== 'PASS').map((a) => a.cause))] },
   };
+
+  // A broken task (found before any agent ran) has nothing else to judge: its defects are the answer.
+  const defects = [nop, ...oracle].find((a) => a?.cause === 'task_error')?.taskError?.defects;
+  if (defects !== undefined) {
+    problems.push(...defects.map((d) => `${d.field}: ${d.problem} (fix: ${d.fix})`));
+    return { ...validity, status: 'invalid', defects, oracle: { passed: 0, runs: 0, causes: ['task_error'] } };
+  }
 
   if (!task.oracle) problems.push('no oracle patch: nothing proves the task can be solved (add oracle.patch)');
 

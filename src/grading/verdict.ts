@@ -35,9 +35,13 @@ const POLICY_CHECKS: ReadonlySet<string> = new Set(['forbidden_paths', 'scope', 
  * check of severity `error` or `critical` failed, PASS otherwise. The cause is the first that
  * applies, in this order (docs/grading.md explains each):
  *
- *   1. harness_error     the infrastructure failed the agent (AgentResult.errorKind 'harness'); the
- *                        engine records setup, sandbox and invalid-task errors the same way
- *                        before grading. Never counted as the agent's failure.
+ *   1. task_error        the task is broken (AgentResult.errorKind 'task': the oracle's patch does
+ *                        not apply); the engine records task defects found before the agent (a
+ *                        fail-to-pass id the baseline does not report, a repo it cannot fetch) the
+ *                        same way. Never counted as the agent's failure.
+ *      harness_error     the infrastructure failed the agent (AgentResult.errorKind 'harness'); the
+ *                        engine records setup and sandbox errors the same way before grading.
+ *                        Never counted as the agent's failure.
  *   2. tampered          test_tampering or runner_internals failed: the agent touched what judges
  *                        it (the tests, their configuration, or the runner from inside the code
  *                        under test), so nothing else the tests say can be trusted.
@@ -60,6 +64,9 @@ export function grade(input: GradeInput): Grade {
   const failed = (id: string): CheckResult | undefined => blocking.find((c) => c.id === id);
   const points = score(checks);
 
+  if (agentResult?.stopReason === 'error' && agentResult.errorKind === 'task') {
+    return { verdict: 'ERROR', cause: 'task_error', message: `task error: ${agentResult.error ?? 'unknown error'}` };
+  }
   if (agentResult?.stopReason === 'error' && agentResult.errorKind === 'harness') {
     return { verdict: 'ERROR', cause: 'harness_error', message: `agent infrastructure failed: ${agentResult.error ?? 'unknown error'}` };
   }

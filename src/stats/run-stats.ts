@@ -1,6 +1,7 @@
 import { BLOCKING } from '../grading/index.js';
 import {
   CAUSES,
+  UNSCORED_CAUSES,
   RUN_STATS_SCHEMA_VERSION,
   UNASSIGNED_REPO,
   type AgentComparison,
@@ -60,7 +61,8 @@ const DISQUALIFYING: ReadonlySet<Cause> = new Set<Cause>(['tampered', 'policy_vi
 const DEFAULT_SEED = 1;
 
 /** The cause is the single source of truth for whether an attempt counts and whether it passed. */
-const isHarnessError = (a: AttemptResult): boolean => a.cause === 'harness_error';
+// Task errors are unscored like harness errors: a broken task says nothing about the agent.
+const isHarnessError = (a: AttemptResult): boolean => UNSCORED_CAUSES.has(a.cause);
 const isPass = (a: AttemptResult): boolean => a.cause === 'passed';
 
 interface Context {
@@ -402,7 +404,7 @@ function scoredTaskKey(agent: string, cells: readonly CellStats[]): string {
 
 /** Assumes grading maps passed ⇔ PASS and harness_error ⇔ ERROR; anything else is worth a reader's attention. */
 function verdictDisagreesWithCause(a: AttemptResult): boolean {
-  return (a.verdict === 'PASS') !== (a.cause === 'passed') || (a.verdict === 'ERROR') !== (a.cause === 'harness_error');
+  return (a.verdict === 'PASS') !== (a.cause === 'passed') || (a.verdict === 'ERROR') !== UNSCORED_CAUSES.has(a.cause);
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {

@@ -10,13 +10,16 @@ export interface Aggregates {
 }
 
 /*
- * Harness errors are the harness's failure, not the agent's: they are counted apart and left
- * out of `n`, the denominator of every pass rate (ARCHITECTURE.md, grading rules).
+ * Harness and task errors are not the agent's failure: they are counted apart and left out of
+ * `n`, the denominator of every pass rate (ARCHITECTURE.md, grading rules).
  */
+// UNSCORED_CAUSES of types/attempt.ts, spelled out: the store imports only types from outside itself.
+export const UNSCORED_SQL = `a.cause IN ('harness_error', 'task_error')`;
+const UNSCORED = UNSCORED_SQL;
 const TALLY = `
-  sum(a.cause <> 'harness_error') AS n,
-  sum(a.verdict = 'PASS' AND a.cause <> 'harness_error') AS passes,
-  sum(a.cause = 'harness_error') AS errors`;
+  sum(NOT ${UNSCORED}) AS n,
+  sum(a.verdict = 'PASS' AND NOT ${UNSCORED}) AS passes,
+  sum(${UNSCORED}) AS errors`;
 
 interface RawTrendPoint {
   bucket: string;

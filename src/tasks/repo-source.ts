@@ -26,17 +26,24 @@ export async function materializeRepo(source: RepoSource, dest: string, cacheDir
   await extractCommit(mirror, source.commit, dest);
 }
 
-/** A stable key for grouping results by repo (the repo profile). */
-export function repoKey(source: RepoSource): string {
-  return source.kind === 'local' ? source.path : `${source.url}@${source.commit}`;
-}
-
 async function copyTree(from: string, dest: string): Promise<void> {
   const entries = (await readdir(from)).filter((name) => !SKIPPED_ENTRIES.has(name));
   if (entries.length === 0) return;
   await execFileAsync('cp', ['-a', '--reflink=auto', '--', ...entries.map((name) => join(from, name)), dest], {
     maxBuffer: 1024 * 1024,
   });
+}
+
+/** A git source that cannot be fetched: a defect of the task, named by the field to fix. */
+export class RepoSourceError extends InputError {
+  constructor(
+    readonly field: 'repo.git' | 'repo.commit',
+    readonly problem: string,
+    readonly fix: string,
+  ) {
+    super(`${field} ${problem} (fix: ${fix})`);
+    this.name = 'RepoSourceError';
+  }
 }
 
 const inFlight = new Map<string, Promise<string>>();
@@ -63,7 +70,7 @@ async function cloneOrFetch(url: string, commit: string, cacheDir: string): Prom
       await git({}, ['clone', '--quiet', '--mirror', '--', url, staging]);
     } catch (error) {
       await rm(staging, { recursive: true, force: true });
-      throw new InputError(`repo.git ${url}: cannot clone (${errorTail(error)}) (fix: check the URL and that git can reach it)`);
+      throw new RepoSourceError('repo.git', `${url}: cannot clone (${errorTail(error)})`, 'check the URL and that git can reach it');
     }
     try {
       await rename(staging, mirror);
@@ -77,7 +84,7 @@ async function cloneOrFetch(url: string, commit: string, cacheDir: string): Prom
       await git({ gitDir: mirror }, ['fetch', '--quiet', 'origin', commit]).catch(() => undefined);
     }
     if (!(await hasCommit(mirror, commit))) {
-      throw new InputError(`repo.commit ${commit}: not found in ${url} (fix: use a commit, tag or branch that exists there)`);
+      throw new RepoSourceError('repo.commit', `${commit}: not found in ${url}`, 'use a commit, tag or branch that exists there');
     }
   }
   return mirror;

@@ -35,9 +35,10 @@ export interface AgentResult {
   /**
    * Who is to blame for `stopReason: 'error'`: `harness` when the infrastructure failed the agent
    * (model gateway down, rate limit retries exhausted), which grades as `harness_error` and never
-   * counts against the agent. Absent means the agent's own failure.
+   * counts against the agent; `task` when the task itself is broken (the oracle's patch does not
+   * apply), which grades as `task_error`. Absent means the agent's own failure.
    */
-  errorKind?: 'agent' | 'harness';
+  errorKind?: 'agent' | 'harness' | 'task';
   /**
    * Set when the model answered from a cassette (`--replay`): requests that matched a recording
    * only with tool output ignored (the environment printed differently), and requests that matched

@@ -5,7 +5,11 @@ export const ATTEMPT_SCHEMA_VERSION = 1;
 export const VERDICTS = ['PASS', 'FAIL', 'ERROR'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
-/** Exactly one per attempt. `harness_error` is never counted against the agent. */
+/**
+ * Exactly one per attempt. `task_error` (the task is broken: a fail-to-pass id the tests do not
+ * report, an oracle patch that does not apply, a repo that cannot be fetched) and `harness_error`
+ * (the machine failed) are never counted against the agent.
+ */
 export const CAUSES = [
   'passed',
   'tests_failed',
@@ -19,9 +23,23 @@ export const CAUSES = [
   'context_exceeded',
   'agent_crashed',
   'resource_exceeded',
+  'task_error',
   'harness_error',
 ] as const;
 export type Cause = (typeof CAUSES)[number];
+
+/** Causes that say nothing about the agent: left out of every pass rate's denominator. */
+export const UNSCORED_CAUSES: ReadonlySet<Cause> = new Set<Cause>(['task_error', 'harness_error']);
+
+/** A defect of the task itself, named where the user fixes it. */
+export interface TaskDefect {
+  /** The task-set file. */
+  file: string;
+  /** The field to fix, e.g. `tasks[2].tests.fail_to_pass[0]`. */
+  field: string;
+  problem: string;
+  fix: string;
+}
 
 /** One attempt of the plan: what to run, before anything runs. */
 export interface AttemptPlan {
@@ -158,6 +176,8 @@ export interface AttemptResult extends AttemptPlan {
   timings: PhaseTimings;
   startedAt: string;
   finishedAt: string;
+  /** With cause `task_error`: what is wrong with the task, field by field. */
+  taskError?: { defects: TaskDefect[] };
   /** Set when the harness, not the agent, failed; `phase` says where. */
   harnessError?: { phase: 'prepare' | 'agent' | 'verify' | 'record'; message: string };
 }

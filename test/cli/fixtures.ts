@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -34,5 +34,24 @@ export function tinyTaskSet(dir: string, count: number): string {
   );
   const file = join(dir, 'tasks.yaml');
   writeFileSync(file, `defaults:\n  limits: { agent_timeout: 1m, test_timeout: 1m }\ntasks:\n${tasks.join('\n')}\n`);
+  return file;
+}
+
+/**
+ * tinyTaskSet's repo with one sound task and three broken ones: `typo` names a fail-to-pass id
+ * the tests do not report (`check::fixd`), `stale-oracle` has a patch that does not apply, and
+ * `gone` has a git repo that cannot be fetched.
+ */
+export function brokenTaskSet(dir: string): string {
+  const file = tinyTaskSet(dir, 1);
+  writeFileSync(join(dir, 'stale.patch'), ['--- a/value.txt', '+++ b/value.txt', '@@ -1 +1 @@', '-wrong once', '+right', ''].join('\n'));
+  const task = (id: string, repo: string, failToPass: string, patch: string): string =>
+    [`  - id: ${id}`, `    repo: ${repo}`, '    instruction: make value.txt say right', '    tests:', '      command: sh check.sh', `      fail_to_pass: [${failToPass}]`, `    oracle: { patch: ${patch} }`].join('\n');
+  const extra = [
+    task('typo', '{ path: repo }', 'check::fixd', 'fix.patch'),
+    task('stale-oracle', '{ path: repo }', 'check::fixed', 'stale.patch'),
+    task('gone', `{ git: ${JSON.stringify(`file://${join(dir, 'no-such-repo.git')}`)}, commit: main }`, 'check::fixed', 'fix.patch'),
+  ];
+  writeFileSync(file, `${readFileSync(file, 'utf8').trimEnd()}\n${extra.join('\n')}\n`);
   return file;
 }

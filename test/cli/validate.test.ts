@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TaskValidity } from '../../src/grading/index.js';
 import type { TaskAdversarial } from '../../src/grading/validity.js';
 import { crucible } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import type { AttemptResult } from '../../src/types/index.js';
+import { brokenTaskSet } from './fixtures.js';
 
 const tempDir = useTempDirs();
 const NODE_TEST = 'node --test --test-reporter=junit --test-reporter-destination="$CRUCIBLE_JUNIT" test/';
@@ -47,16 +49,18 @@ function taskSet(): string {
 }
 
 describe('crucible validate', () => {
-  it('reports valid, invalid and flaky tasks as JSON and exits 1', () => {
+  it('reports valid, invalid and flaky tasks as JSON; a task whose fail-to-pass test already passes is broken (exit 2)', () => {
     const out = tempDir();
     const result = crucible(['validate', taskSet(), '--runs', '3', '--concurrency', '1', '--sandbox', 'local', '--out', out, '--json']);
-    expect(result.status, result.stderr).toBe(1);
+    expect(result.status, result.stderr).toBe(2);
     const report = JSON.parse(result.stdout) as { schemaVersion: number; runs: number; valid: boolean; tasks: TaskValidity[] };
     expect(report).toMatchObject({ schemaVersion: 1, runs: 3, valid: false });
     const byId = Object.fromEntries(report.tasks.map((t) => [t.taskId, t]));
     expect(byId.good).toMatchObject({ status: 'valid', problems: [], nop: { failToPassFailing: 1, failToPassTotal: 1 }, oracle: { passed: 3, runs: 3 } });
     expect(byId.broken?.status).toBe('invalid');
-    expect(byId.broken?.problems).toEqual(['no oracle patch: nothing proves the task can be solved (add oracle.patch)', 'nop: fail-to-pass already pass without a fix: add']);
+    expect(byId.broken?.problems).toEqual([
+      'tasks[1].tests.fail_to_pass[0]: "add" already passes at the baseline, before any agent ran, so it cannot tell a fix from none (fix: list only tests the fix makes pass, or pin the repo to a commit before the fix)',
+    ]);
     expect(byId.flaky).toMatchObject({ status: 'flaky', oracle: { passed: 2, runs: 3 } });
   });
 
@@ -67,6 +71,30 @@ describe('crucible validate', () => {
     expect(result.stdout).toMatch(/valid\s+js-sortby\s+fails 1\/1\s+passes 1\/1\s+-\s+ok/);
     expect(result.stdout).toMatch(/valid\s+py-roman-subtractive\s+fails 1\/1\s+passes 1\/1\s+4\/4\s+ok/);
     expect(result.stdout).toContain('all 2 tasks valid');
+  });
+
+  it('reports each broken task once, before any attempt, with the field and the fix, and exits 2', () => {
+    const dir = tempDir();
+    const out = tempDir();
+    const result = crucible(['validate', brokenTaskSet(dir), '--runs', '2', '--sandbox', 'local', '--out', out, '--json']);
+    expect(result.status, result.stderr).toBe(2);
+    const report = JSON.parse(result.stdout) as { dir: string; valid: boolean; tasks: TaskValidity[] };
+    const byId = Object.fromEntries(report.tasks.map((t) => [t.taskId, t]));
+    expect(byId.t1).toMatchObject({ status: 'valid' });
+    expect(byId.typo).toMatchObject({ status: 'invalid', defects: [{ field: 'tasks[1].tests.fail_to_pass[0]', problem: '"check::fixd" is not among the 2 tests the baseline run reports', fix: 'did you mean "check::fixed"?' }] });
+    expect(byId['stale-oracle']?.defects).toMatchObject([{ field: 'tasks[2].oracle.patch', problem: expect.stringMatching(/^does not apply to the repo after setup/) }]);
+    expect(byId.gone?.defects).toMatchObject([{ field: 'tasks[3].repo.git', problem: expect.stringContaining('cannot clone'), fix: 'check the URL and that git can reach it' }]);
+    // No agent ran on a broken task: each of its attempts is recorded as the task's error.
+    const attempts = readdirSync(join(report.dir, 'attempts')).map((id) => JSON.parse(readFileSync(join(report.dir, 'attempts', id, 'attempt.json'), 'utf8')) as AttemptResult);
+    const broken = attempts.filter((a) => a.taskId !== 't1');
+    expect(broken).toHaveLength(9);
+    expect(broken.every((a) => a.verdict === 'ERROR' && a.cause === 'task_error' && a.agentResult === undefined && a.tests === undefined)).toBe(true);
+    expect(result.stderr.match(/tasks\[3\]\.repo\.git/g)).toHaveLength(1);
+
+    const table = crucible(['validate', join(dir, 'tasks.yaml'), '--runs', '1', '--sandbox', 'local', '--out', out]);
+    expect(table.status).toBe(2);
+    expect(table.stdout).toContain('tasks.yaml: tasks[1].tests.fail_to_pass[0]: "check::fixd" is not among the 2 tests the baseline run reports (fix: did you mean "check::fixed"?)');
+    expect(table.stdout).toContain('3 tasks are broken');
   });
 
   it('is bad input without a task set or with a bad --runs', () => {

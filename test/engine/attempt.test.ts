@@ -150,14 +150,34 @@ describe('runAttempt: the baseline test run', () => {
     expect(breaksOne).toMatchObject({ verdict: 'FAIL', cause: 'regression', message: 'passed at the baseline, failing now: one (failed)' });
   });
 
-  it('stops a task whose fail-to-pass tests already pass, before any agent runs: a harness error', async () => {
+  it('stops a task whose fail-to-pass tests already pass, before any agent runs: a task error', async () => {
     let ran = false;
     const agent: Agent = { name: 'spy', run: async () => ((ran = true), { stopReason: 'completed' }) };
     const a = await attempt(fixture({ alreadyFixed: true }), agent);
     expect(ran).toBe(false);
-    expect(a).toMatchObject({ verdict: 'ERROR', cause: 'harness_error', harnessError: { phase: 'prepare' } });
-    expect(a.message).toMatch(/task invalid: fail-to-pass test\(s\) already pass at the baseline.*: add/);
+    expect(a).toMatchObject({ verdict: 'ERROR', cause: 'task_error', taskError: { defects: [{ field: 'tasks[id=calc].tests.fail_to_pass[0]' }] } });
+    expect(a.message).toMatch(/^task error: .*tasks\.yaml: tasks\[id=calc\]\.tests\.fail_to_pass\[0\]: "add" already passes at the baseline/);
+    expect(a.harnessError).toBeUndefined();
     expect(a.score).toBeUndefined();
+  });
+
+  it('stops a task whose fail-to-pass id the baseline does not report: a task error naming a near id, not the agent\'s FAIL', async () => {
+    let ran = false;
+    const agent: Agent = { name: 'spy', run: async () => ((ran = true), { stopReason: 'completed' }) };
+    const task = fixture();
+    const a = await attempt({ ...task, tests: { ...task.tests, failToPass: ['ad'] } }, agent);
+    expect(ran).toBe(false);
+    expect(a).toMatchObject({ verdict: 'ERROR', cause: 'task_error' });
+    expect(a.taskError?.defects).toEqual([
+      { file: task.sourceFile, field: 'tasks[id=calc].tests.fail_to_pass[0]', problem: '"ad" is not among the 3 tests the baseline run reports', fix: 'did you mean "add"?' },
+    ]);
+  });
+
+  it('an oracle patch that does not apply is the task\'s error, not the oracle\'s crash', async () => {
+    const task = fixture();
+    const a = await attempt({ ...task, oracle: { patch: task.oracle?.patch.replace('a - b', 'a * b') ?? '' } }, resolveAgent('oracle'), { baselineTests: false });
+    expect(a).toMatchObject({ verdict: 'ERROR', cause: 'task_error' });
+    expect(a.message).toMatch(/^task error: oracle patch does not apply/);
   });
 
   it('a test command that never reports, at the baseline either, is the harness\'s problem', async () => {

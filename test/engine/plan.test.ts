@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compareRuns, expandPlan, selectTasks, taskHash } from '../../src/engine/index.js';
+import { compareRuns, expandPlan, taskHash } from '../../src/engine/index.js';
+import { selectTasks } from '../../src/tasks/index.js';
+import { withFlagNames } from '../../src/cli/option-flags.js';
 import { schedule } from '../../src/engine/scheduler.js';
 import { fakeTasks } from './helpers/fake-run.mjs';
 
@@ -61,11 +63,15 @@ describe('selectTasks', () => {
     expect(selectTasks(tasks, { categories: ['bugfix'], tags: [] }, 'f.yaml')).toHaveLength(4);
   });
 
-  it('names the flag and the choices when nothing matches or an id is unknown', () => {
-    expect(() => selectTasks(tasks, { taskIds: ['nope'] }, 'f.yaml')).toThrow('--task nope: no such task in f.yaml (fix: use one of task-0, task-1, task-2, task-3)');
+  it('names the selection field and the choices when nothing matches or an id is unknown; the CLI names its flags', () => {
+    expect(() => selectTasks(tasks, { taskIds: ['nope'] }, 'f.yaml')).toThrow('taskIds nope: no such task in f.yaml (fix: use one of task-0, task-1, task-2, task-3)');
     expect(() => selectTasks(tasks, { tags: ['python'], difficulties: ['easy'] }, 'f.yaml')).toThrow(
+      'tags python difficulties easy: no task in f.yaml matches (fix: the task set has tags: even, odd; categories: bugfix; difficulties: easy, hard)',
+    );
+    expect(() => withFlagNames(() => selectTasks(tasks, { tags: ['python'], difficulties: ['easy'] }, 'f.yaml'))).toThrow(
       '--tag python --difficulty easy: no task in f.yaml matches (fix: the task set has tags: even, odd; categories: bugfix; difficulties: easy, hard)',
     );
+    expect(() => withFlagNames(() => selectTasks(tasks, { taskIds: ['nope'] }, 'f.yaml'))).toThrow(/^--task nope: no such task/);
   });
 });
 

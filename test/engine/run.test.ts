@@ -5,6 +5,7 @@ import { executeRun, readCheckpoint, type RunOptions, type RunSummaryFile } from
 import { openHistory } from '../../src/store/index.js';
 import type { AttemptPlan } from '../../src/types/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { withFlagNames } from '../../src/cli/option-flags.js';
 import { fakeAgent, fakeRunner, fakeTasks } from './helpers/fake-run.mjs';
 
 const tempDir = useTempDirs();
@@ -165,7 +166,10 @@ describe('executeRun', () => {
     (changed[1] as { instruction: string }).instruction = 'a different instruction';
 
     await expect(executeRun(options(dir, { tasks: changed, resume: { runId } }))).rejects.toThrow(
-      /planned with another config \(task task-1 changed\) \(fix: pass --force/,
+      /^resume\.runId \S+: was planned with another config \(task task-1 changed\) \(fix: add resume\.force/,
+    );
+    await expect(withFlagNames(() => executeRun(options(dir, { tasks: changed, resume: { runId } })))).rejects.toThrow(
+      /^run \S+: was planned with another config \(task task-1 changed\) \(fix: add --force/,
     );
     await expect(executeRun(options(dir, { trials: 3, resume: { runId } }))).rejects.toThrow(/runs 2 → 3/);
     await expect(executeRun(options(dir, { settings: { sandbox: 'bwrap' }, resume: { runId } }))).rejects.toThrow(/sandbox local → bwrap/);
@@ -216,10 +220,25 @@ describe('executeRun', () => {
     expect(existsSync(lock)).toBe(false);
   });
 
-  it('rejects bad input before running anything', async () => {
+  it('plans fewer trials for some agents and leaves out (task, agent) pairs when asked, and records the kind', async () => {
     const dir = tempDir();
-    await expect(executeRun(options(dir, { concurrency: 0 }))).rejects.toThrow(/--concurrency 0/);
-    await expect(executeRun(options(dir, { agents: ['good', 'good'] }))).rejects.toThrow(/given twice/);
+    const { summary, runDir, attempts } = await executeRun(
+      options(dir, { kind: 'validate', trials: 3, agentTrials: { bad: 1 }, only: (taskId, agent) => !(taskId === 'task-2' && agent === 'good') }),
+    );
+    // task-0, task-1: good ×3 + bad ×1; task-2: bad ×1.
+    expect(summary.planned).toBe(9);
+    expect(attempts.map((a) => a.index)).toEqual([...Array(9).keys()]);
+    expect(attempts.filter((a) => a.agent === 'bad').map((a) => a.trial)).toEqual([0, 0, 0]);
+    expect(runDir).toBe(join(dir, '.crucible', 'validate', summary.runId));
+    expect(JSON.parse(readFileSync(join(runDir, 'plan.json'), 'utf8'))).toMatchObject({ kind: 'validate' });
+  });
+
+  it('rejects bad input before running anything, naming the option field (flags are the CLI\'s)', async () => {
+    const dir = tempDir();
+    await expect(executeRun(options(dir, { concurrency: 0 }))).rejects.toThrow(/^concurrency 0: must be a whole number/);
+    await expect(executeRun(options(dir, { trials: 0 }))).rejects.toMatchObject({ options: [{ field: 'trials', value: '0' }] });
+    await expect(executeRun(options(dir, { agents: ['good', 'good'] }))).rejects.toThrow('agents good: given twice (fix: list each agent once; use trials for repeats)');
+    await expect(withFlagNames(() => executeRun(options(dir, { agents: ['good', 'good'] })))).rejects.toThrow('--agent good: given twice (fix: list each agent once; use --runs for repeats)');
     await expect(executeRun(options(dir, { resume: { runId: 'nope' } }))).rejects.toThrow(/nothing to resume/);
   });
 });

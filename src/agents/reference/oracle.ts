@@ -6,6 +6,8 @@ export const oracleAgent: Agent = {
   name: 'oracle',
   async run(ctx) {
     const error = await applyOraclePatch(ctx);
-    return error ? { stopReason: 'error', error } : { stopReason: 'completed' };
+    // A patch that does not apply is the task's defect, not a failing agent (the run's preflight
+    // normally finds it before any attempt; this is the net behind it).
+    return error ? { stopReason: 'error', error, errorKind: 'task' } : { stopReason: 'completed' };
   },
 };

@@ -3,6 +3,7 @@ import pc from 'picocolors';
 import { referenceAgentNames } from '../../agents/index.js';
 import { loadTaskSet } from '../../config/index.js';
 import { defaultConcurrency, findRunDir, readPlanFile, type AttemptSettings } from '../../engine/index.js';
+import { withFlagNames } from '../option-flags.js';
 import type { ModelRunOptions } from '../../engine/gateway-lifecycle.js';
 import { InputError } from '../../errors.js';
 import { resolveSandbox } from '../../sandbox/index.js';
@@ -24,7 +25,7 @@ export interface ResumeCommandOptions {
 /** Continues a run from its plan.json: same task set, tasks, agents, runs and settings. */
 export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOptions): Promise<void> {
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
-  const { runId, runDir } = await findRunDir(opts.out, runIdPrefix);
+  const { runId, runDir } = await withFlagNames(() => findRunDir(opts.out, runIdPrefix));
   const plan = await readPlanFile(runDir, runId);
   if (!existsSync(plan.taskSetPath)) {
     throw new InputError(`run ${runId}: its task set ${plan.taskSetPath} is gone (fix: restore it, or run \`crucible run <taskset> --resume ${runId} --force\` with its new path)`);

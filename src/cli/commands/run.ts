@@ -2,9 +2,11 @@ import { relative } from 'node:path';
 import pc from 'picocolors';
 import { referenceAgentNames } from '../../agents/index.js';
 import { loadTaskSet } from '../../config/index.js';
-import { defaultConcurrency, executeRun, findRunDir, selectTasks, type RunOptions, type RunOutcome } from '../../engine/index.js';
+import { defaultConcurrency, executeRun, findRunDir, type RunOptions, type RunOutcome } from '../../engine/index.js';
 import { InputError } from '../../errors.js';
-import { resolveSandbox } from '../../sandbox/index.js';
+import { formatDefect, selectTasks } from '../../tasks/index.js';
+import { withFlagNames } from '../option-flags.js';
+import { chooseSandbox } from '../sandbox-choice.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
 import { wholeNumber } from '../args.js';
 // The leaf, not report/index.js: that loads every report writer, which a run without reports never needs.
@@ -45,24 +47,22 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
   if (opts.force && !opts.resume) throw new InputError('--force only applies with --resume (fix: add --resume <run-id>, or drop --force)');
   const taskSet = loadTaskSet(tasksetPath);
   const selection = { taskIds: opts.task, tags: opts.tag, categories: opts.category, difficulties: opts.difficulty };
-  const tasks = selectTasks(taskSet.tasks, selection, tasksetPath);
-  const resume = opts.resume ? { runId: (await findRunDir(opts.out, opts.resume)).runId, force: opts.force === true } : undefined;
+  const tasks = withFlagNames(() => selectTasks(taskSet.tasks, selection, tasksetPath));
+  const resume = opts.resume ? { runId: (await withFlagNames(() => findRunDir(opts.out, opts.resume as string))).runId, force: opts.force === true } : undefined;
 
-  // Reference agents run only code the task author wrote, so a missing sandbox may fall back.
-  const trusted = agents.every((a) => referenceAgentNames().includes(a));
-  const sandbox = await resolveSandbox(opts.sandbox, { allowFallback: trusted });
-  if (sandbox.warning) process.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
+  const sandbox = await chooseSandbox(opts.sandbox, agents);
 
   await runAndReport(
     {
       taskSetFile: displayPath(taskSet.file),
       taskSetPath: taskSet.file,
       tasks,
+      taskIndex: new Map(taskSet.tasks.map((t, i) => [t.id, i])),
       selection,
       agents,
       trials,
       stateDir: opts.out,
-      settings: { sandbox: sandbox.kind, keepWorkspace: opts.keepWorkspace, ...(opts.baselineTests === false ? { baselineTests: false } : {}) },
+      settings: { sandbox, keepWorkspace: opts.keepWorkspace, ...(opts.baselineTests === false ? { baselineTests: false } : {}) },
       concurrency,
       failFast: opts.failFast,
       resume,
@@ -90,7 +90,7 @@ export async function runAndReport(
   process.on('SIGTERM', onSigterm);
   let outcome: RunOutcome;
   try {
-    outcome = await executeRun({ ...options, observer: progress, signal: stop.signal, killSignal: kill.signal });
+    outcome = await withFlagNames(() => executeRun({ ...options, observer: progress, signal: stop.signal, killSignal: kill.signal }), options.models?.mode === 'record' ? 'record' : 'replay');
   } finally {
     progress.close();
     process.off('SIGINT', onSigint);
@@ -114,9 +114,18 @@ export async function runAndReport(
   if (usage) (output.json ? process.stderr : process.stdout).write(`\n${usage}\n`);
   // Reports (report.md, report.html, results.sarif, results.junit.xml) go into the run directory.
   await writeRunReports(outcome, output.reporters, (line) => (output.json ? process.stderr : process.stdout).write(`${line}\n`));
+  if (outcome.taskErrors.length > 0) (output.json ? process.stderr : process.stdout).write(`\n${formatTaskErrors(outcome.taskErrors)}\n`);
   if (output.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-  process.exitCode = summary.ended === 'interrupted' ? 130 : summary.counts.PASS === summary.planned ? 0 : 1;
+  // A broken task is bad input, like a bad flag: exit 2 says to fix the task set, not an agent.
+  process.exitCode = summary.ended === 'interrupted' ? 130 : outcome.taskErrors.length > 0 ? 2 : summary.counts.PASS === summary.planned ? 0 : 1;
   return outcome;
+}
+
+/** The task errors the preflight found: one line per defect, naming file, field and fix. */
+export function formatTaskErrors(taskErrors: RunOutcome['taskErrors']): string {
+  const lines = taskErrors.flatMap(({ taskId, defects }) => [`${pc.red('task error')} ${taskId}: no agent ran on it`, ...defects.map((d) => `  ${formatDefect(d)}`)]);
+  const n = taskErrors.length;
+  return `${lines.join('\n')}\n${pc.red(`${n} task${n === 1 ? ' is' : 's are'} broken`)} ${pc.dim('(task errors are left out of every pass rate; fix the task set and run again)')}`;
 }
 
 /** Relative to the working directory when under it, absolute otherwise (`../../x` reads badly in history). */

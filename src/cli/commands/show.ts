@@ -1,5 +1,6 @@
 import { join, relative } from 'node:path';
 import pc from 'picocolors';
+import { formatDefect } from '../../tasks/index.js';
 import { runsDir } from '../../engine/index.js';
 import { attemptRowsOf, formatTrajectoryText, listItemOfRow, loadTrajectory, statsOfRecordedRun, storedStats } from '../../report/index.js';
 import type { AttemptDetail, HistoryReader } from '../../store/index.js';
@@ -74,6 +75,7 @@ export function formatAttempt(detail: AttemptDetail, dir: string): string {
   out.push(`${colorVerdict(a.verdict).trim()} ${a.cause}${a.score !== undefined ? ` · score ${a.score}` : ''}`);
   if (a.message) out.push(`  ${a.message}`);
   if (a.harnessError) out.push(pc.yellow(`harness error in ${a.harnessError.phase}: ${a.harnessError.message}`));
+  for (const d of a.taskError?.defects ?? []) out.push(pc.red(`task error: ${formatDefect(d)}`));
   if (a.resourceLimit) out.push(pc.yellow(`resource limit hit: ${a.resourceLimit}`));
 
   const t = a.timings;

@@ -1,15 +1,18 @@
-import { join, relative, resolve } from 'node:path';
+import { relative } from 'node:path';
 import pc from 'picocolors';
-import { resolveAgent } from '../../agents/index.js';
 import { ATTACKS, attacksFor, findAttack, type Attack } from '../../agents/registry.js';
 import { InputError } from '../../errors.js';
-import { loadTaskSet } from '../../config/index.js';
-import { defaultConcurrency, expandPlan, newRunId, runAttempt, schedule, selectTasks, type AttemptEnv } from '../../engine/index.js';
+import { loadTaskSet, type TaskSet } from '../../config/index.js';
+import { defaultConcurrency, executeRun, type AttemptSettings, type RunOutcome } from '../../engine/index.js';
+import { selectTasks, type TaskSelection } from '../../tasks/index.js';
+import { createProgress } from '../progress.js';
+import { withFlagNames } from '../option-flags.js';
+import { chooseSandbox } from '../sandbox-choice.js';
+import { formatTaskErrors } from './run.js';
 import { judgeTaskValidity, type TaskValidity } from '../../grading/index.js';
 import { judgeAttack, judgeTaskAdversarial, type AttackReport, type TaskAdversarial } from '../../grading/validity.js';
-import { resolveSandbox } from '../../sandbox/index.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
-import type { AttemptPlan, AttemptResult, Task } from '../../types/index.js';
+import type { AttemptResult, Task } from '../../types/index.js';
 import { wholeNumber } from '../args.js';
 import { table } from '../format.js';
 
@@ -29,25 +32,37 @@ export interface ValidateCommandOptions {
 export const VALIDATE_SCHEMA_VERSION = 1;
 
 /**
- * `crucible validate`: per task one `nop` attempt and --runs `oracle` attempts, all through
- * runAttempt (the same pipeline as `run`), judged by grading/validity.ts. Baseline test runs are
- * off here: the nop attempt is the baseline. Exit 0 when every task is valid, 1 otherwise.
+ * `crucible validate`: per task one `nop` attempt and --runs `oracle` attempts, through the
+ * engine's run (preflight, checkpoint, lock: the same pipeline as `run`) in `<out>/validate/`,
+ * judged by grading/validity.ts. The run's preflight reports broken tasks (a fail-to-pass id the
+ * tests do not report, an oracle patch that does not apply, a repo that cannot be fetched) before
+ * any attempt. Per-attempt baseline test runs are off: the nop attempt is the baseline.
+ * Exit 0 when every task is valid, 1 when some is invalid or flaky, 2 when some task is broken.
  */
 export async function validateCommand(tasksetPath: string, opts: ValidateCommandOptions): Promise<void> {
   if (opts.adversarial) return adversarialCommand(tasksetPath, opts);
   if (opts.attack?.length) throw new InputError('--attack: only with --adversarial (fix: add --adversarial)');
   const runs = wholeNumber('--runs', opts.runs, 3);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
-  const { taskSet, tasks, sandbox, id, runDir, stateDir } = await setUp(tasksetPath, opts, true);
-  const settings = { sandbox, baselineTests: false };
-  const plan = expandPlan(id, tasks, ['nop', 'oracle'], runs, settings).attempts.filter((a) => a.agent === 'oracle' || a.trial === 0);
-  const byIndex: AttemptResult[] = [];
-  const aborted = await runPlan(plan, tasks, { runDir, stateDir, ...settings }, concurrency, (item, result) => {
-    process.stderr.write(`${pc.dim(result.verdict.padEnd(5))} ${result.taskId} ${pc.dim(`${result.agent} #${result.trial}`)} ${pc.dim(result.cause)}\n`);
-    byIndex[plan.indexOf(item)] = result;
-  });
+  const taskSet = loadTaskSet(tasksetPath);
+  const tasks = withFlagNames(() => selectTasks(taskSet.tasks, { taskIds: opts.task }, tasksetPath));
+  const agents = ['nop', 'oracle'];
+  const sandbox = await chooseSandbox(opts.sandbox, agents);
 
-  const results = byIndex.filter((r) => r !== undefined);
+  const { outcome, results } = await validationRun({
+    taskSet,
+    tasks,
+    selection: { taskIds: opts.task },
+    agents,
+    trials: runs,
+    // One nop attempt is the baseline; the oracle runs --runs times to catch a flaky task.
+    agentTrials: { nop: 1 },
+    stateDir: opts.out,
+    settings: { sandbox, baselineTests: false },
+    concurrency,
+  });
+  const aborted = outcome.summary.ended === 'interrupted';
+  const runDir = outcome.runDir;
   const validity = tasks.map((task) => {
     const mine = results.filter((r) => r.taskId === task.id);
     return judgeTaskValidity(task, mine.find((r) => r.agent === 'nop'), mine.filter((r) => r.agent === 'oracle'));
@@ -58,10 +73,12 @@ export async function validateCommand(tasksetPath: string, opts: ValidateCommand
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else {
     process.stdout.write(`\n${formatValidity(validity, runs)}\n`);
+    if (outcome.taskErrors.length > 0) process.stdout.write(`\n${formatTaskErrors(outcome.taskErrors)}\n`);
     const bad = validity.filter((v) => v.status !== 'valid').length;
     process.stdout.write(`\n${bad === 0 ? pc.green(`all ${validity.length} tasks valid`) : pc.red(`${bad} of ${validity.length} tasks not valid`)}  ${pc.dim(`evidence in ${relative(process.cwd(), runDir) || runDir}`)}\n`);
   }
-  process.exitCode = aborted ? 130 : valid ? 0 : 1;
+  // A broken task is bad input (exit 2, like `run`); a task that is merely invalid or flaky is 1.
+  process.exitCode = aborted ? 130 : outcome.taskErrors.length > 0 ? 2 : valid ? 0 : 1;
 }
 
 export function formatValidity(validity: TaskValidity[], runs: number): string {
@@ -80,79 +97,123 @@ export function formatValidity(validity: TaskValidity[], runs: number): string {
 
 /**
  * `crucible validate --adversarial`: every applicable attack of the catalogue (and the honest
- * controls) once per task, through runAttempt with baseline tests on, as `crucible run` grades.
- * Reports per task which attacks got through (PASS), turned into a harness error (ERROR) or, for
- * an honest control, failed. Exit 0 when none did, 1 otherwise.
+ * controls) once per task, through the engine's run with baseline tests on, as `crucible run`
+ * grades. Reports per task which attacks got through (PASS), turned into a harness error (ERROR)
+ * or, for an honest control, failed. Exit 0 when none did, 2 when a task is broken, 1 otherwise.
  */
 async function adversarialCommand(tasksetPath: string, opts: ValidateCommandOptions): Promise<void> {
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
   const names = opts.attack?.length ? opts.attack : undefined;
   const unknown = names?.find((n) => !findAttack(n));
   if (unknown !== undefined) throw new InputError(`--attack ${unknown}: no such attack (fix: use one of ${ATTACKS.map((a) => a.name).join(', ')})`);
-  const { taskSet, tasks, sandbox, id, runDir, stateDir } = await setUp(tasksetPath, opts, false);
-  const settings = { sandbox, baselineTests: true };
+  const taskSet = loadTaskSet(tasksetPath);
+  const tasks = withFlagNames(() => selectTasks(taskSet.tasks, { taskIds: opts.task }, tasksetPath));
   const applicable = new Map(tasks.map((t) => [t.id, attacksFor(t, { ...(names ? { names } : {}) })]));
   const attackNames = [...new Set([...applicable.values()].flat().map((a) => a.name))];
   if (attackNames.length === 0) throw new InputError(`--adversarial: no attack applies to the selected tasks (attacks need pytest or node test commands)`);
-  const plan = expandPlan(id, tasks, attackNames, 1, settings).attempts.filter((a) => applicable.get(a.taskId)?.some((x) => x.name === a.agent));
-  const reports = new Map<string, AttackReport[]>();
-  const aborted = await runPlan(plan, tasks, { runDir, stateDir, ...settings }, concurrency, (item, result) => {
-    const attack = findAttack(item.agent) as Attack;
-    const report = judgeAttack(attack, result);
-    process.stderr.write(`${outcomeLabel(report)} ${result.taskId} ${pc.dim(`${attack.name} → ${result.verdict} ${result.cause}`)}\n`);
-    reports.set(item.attemptId, [report]);
+  // The attacks exist to test the sandbox: no fallback to the local executor.
+  const sandbox = await chooseSandbox(opts.sandbox, attackNames, 'attack');
+  const reports = new Map<string, AttackReport>();
+  const { outcome } = await validationRun({
+    taskSet,
+    tasks,
+    selection: { taskIds: opts.task },
+    agents: attackNames,
+    trials: 1,
+    only: (taskId, agent) => applicable.get(taskId)?.some((x) => x.name === agent) === true,
+    stateDir: opts.out,
+    settings: { sandbox, baselineTests: true },
+    concurrency,
+    onResult: (result) => {
+      const attack = findAttack(result.agent) as Attack;
+      const report = judgeAttack(attack, result);
+      process.stderr.write(`${outcomeLabel(report)} ${result.taskId} ${pc.dim(`${attack.name} → ${result.verdict} ${result.cause}`)}\n`);
+      reports.set(result.attemptId, report);
+    },
   });
-
+  const aborted = outcome.summary.ended === 'interrupted';
+  const runDir = outcome.runDir;
   const judged: TaskAdversarial[] = tasks.map((task) =>
     judgeTaskAdversarial(
       task.id,
-      plan.filter((p) => p.taskId === task.id).flatMap((p) => reports.get(p.attemptId) ?? []),
+      outcome.attempts.filter((a) => a.taskId === task.id).flatMap((a) => reports.get(a.attemptId) ?? []),
     ),
   );
   const secure = judged.every((t) => t.secure) && !aborted;
   if (opts.json) {
-    const out = { schemaVersion: VALIDATE_SCHEMA_VERSION, adversarial: true, taskSet: relative(process.cwd(), taskSet.file) || taskSet.file, dir: runDir, secure, tasks: judged };
+    const out = { schemaVersion: VALIDATE_SCHEMA_VERSION, adversarial: true, taskSet: relative(process.cwd(), taskSet.file) || taskSet.file, dir: runDir, secure, tasks: judged, taskErrors: outcome.taskErrors };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else {
     process.stdout.write(`\n${formatAdversarial(judged)}\n`);
+    if (outcome.taskErrors.length > 0) process.stdout.write(`\n${formatTaskErrors(outcome.taskErrors)}\n`);
     const bad = judged.filter((t) => !t.secure);
     const lines = bad.map((t) => `  ${t.taskId}: ${[...(t.gotThrough.length ? [`got through: ${t.gotThrough.join(', ')}`] : []), ...(t.harnessErrors.length ? [`harness errors: ${t.harnessErrors.join(', ')}`] : []), ...(t.falseAlarms.length ? [`honest controls failed: ${t.falseAlarms.join(', ')}`] : [])].join('; ')}`);
     const head = bad.length === 0 ? pc.green(`no attack got through on ${judged.length} task${judged.length === 1 ? '' : 's'}`) : pc.red(`${bad.length} of ${judged.length} tasks let something through`);
     process.stdout.write(`\n${head}  ${pc.dim(`evidence in ${relative(process.cwd(), runDir) || runDir}`)}\n${lines.length ? `${lines.join('\n')}\n` : ''}`);
   }
-  process.exitCode = aborted ? 130 : secure ? 0 : 1;
+  process.exitCode = aborted ? 130 : outcome.taskErrors.length > 0 ? 2 : secure ? 0 : 1;
 }
 
-/** What both kinds of validation start from: the task set, the selected tasks, a sandbox, a run directory. */
-async function setUp(tasksetPath: string, opts: ValidateCommandOptions, allowFallback: boolean) {
-  const taskSet = loadTaskSet(tasksetPath);
-  const tasks = selectTasks(taskSet.tasks, { taskIds: opts.task }, tasksetPath);
-  const resolved = await resolveSandbox(opts.sandbox, { allowFallback });
-  if (resolved.warning) process.stderr.write(`${pc.yellow('warning')} ${resolved.warning}\n`);
-  const stateDir = resolve(opts.out);
-  const id = newRunId();
-  return { taskSet, tasks, sandbox: resolved.kind, id, stateDir, runDir: join(stateDir, 'validate', id) };
+interface ValidationRun {
+  taskSet: TaskSet;
+  tasks: Task[];
+  selection: TaskSelection;
+  agents: string[];
+  trials: number;
+  agentTrials?: Record<string, number>;
+  only?: (taskId: string, agent: string) => boolean;
+  stateDir: string;
+  settings: AttemptSettings;
+  concurrency: number;
+  /** Each attempt as it is recorded, in full (the outcome's copies are slimmed). */
+  onResult?: (result: AttemptResult) => void;
 }
 
-/** Runs `plan` through runAttempt with bounded concurrency until done or Ctrl-C; true when interrupted. */
-async function runPlan(plan: AttemptPlan[], tasks: Task[], env: AttemptEnv, concurrency: number, onResult: (item: AttemptPlan, result: AttemptResult) => void): Promise<boolean> {
-  const controller = new AbortController();
-  const onSigint = (): void => controller.abort();
+/**
+ * Both kinds of validation: one engine run of kind `validate` (preflight, checkpoint, lock; in
+ * `<out>/validate/`), with the progress view on stderr and Ctrl-C stopping it. Validation measures
+ * tasks, not agents: it stays out of the history's statistics.
+ */
+async function validationRun(v: ValidationRun): Promise<{ outcome: RunOutcome; results: AttemptResult[] }> {
+  const results: AttemptResult[] = [];
+  const progress = createProgress({ stream: process.stderr });
+  const stop = new AbortController();
+  const onSigint = (): void => stop.abort();
   process.once('SIGINT', onSigint);
   try {
-    await schedule(
-      plan,
-      concurrency,
-      async (item) => {
-        const task = tasks.find((t) => t.id === item.taskId) as Task;
-        onResult(item, await runAttempt(item, task, resolveAgent(item.agent), { ...env, signal: controller.signal }));
-      },
-      () => controller.signal.aborted,
+    const outcome = await withFlagNames(() =>
+      executeRun({
+        kind: 'validate',
+        taskSetFile: relative(process.cwd(), v.taskSet.file) || v.taskSet.file,
+        taskSetPath: v.taskSet.file,
+        tasks: v.tasks,
+        taskIndex: new Map(v.taskSet.tasks.map((t, i) => [t.id, i])),
+        selection: v.selection,
+        agents: v.agents,
+        trials: v.trials,
+        ...(v.agentTrials ? { agentTrials: v.agentTrials } : {}),
+        ...(v.only ? { only: v.only } : {}),
+        stateDir: v.stateDir,
+        settings: v.settings,
+        concurrency: v.concurrency,
+        signal: stop.signal,
+        killSignal: stop.signal,
+        history: false,
+        observer: {
+          ...progress,
+          onAttemptDone: (r) => {
+            progress.onAttemptDone?.(r);
+            results.push(r);
+            v.onResult?.(r);
+          },
+        },
+      }),
     );
+    return { outcome, results };
   } finally {
+    progress.close();
     process.off('SIGINT', onSigint);
   }
-  return controller.signal.aborted;
 }
 
 function outcomeLabel(r: AttackReport): string {

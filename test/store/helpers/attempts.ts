@@ -26,6 +26,7 @@ const VERDICT_OF: Record<Cause, Verdict> = {
   passed: 'PASS',
   tests_failed: 'FAIL',
   regression: 'FAIL',
+  task_error: 'ERROR',
   tampered: 'FAIL',
   policy_violation: 'FAIL',
   no_changes: 'FAIL',

@@ -1,4 +1,4 @@
-import { InputError } from '../errors.js';
+import { InputError, OptionError } from '../errors.js';
 import type { Task } from '../types/index.js';
 
 /** Which tasks of a task set to run. Each given filter narrows the selection; empty lists do not filter. */
@@ -13,7 +13,8 @@ export interface TaskSelection {
 
 /**
  * Applies the filters, keeping the task set's order. Unknown ids and a selection that matches
- * nothing are input errors that name the flag and the values that would work.
+ * nothing are OptionErrors that name the selection's field (`taskIds`, `tags`, …; the CLI names
+ * its flags) and the values that would work.
  */
 export function selectTasks(tasks: readonly Task[], selection: TaskSelection, file: string): Task[] {
   const { taskIds, tags, categories, difficulties } = selection;
@@ -21,7 +22,7 @@ export function selectTasks(tasks: readonly Task[], selection: TaskSelection, fi
   if (given(taskIds)) {
     const unknown = taskIds.find((id) => !tasks.some((t) => t.id === id));
     if (unknown !== undefined) {
-      throw new InputError(`--task ${unknown}: no such task in ${file} (fix: use one of ${list(tasks.map((t) => t.id))})`);
+      throw new OptionError([{ field: 'taskIds', value: unknown }], `no such task in ${file}`, `use one of ${list(tasks.map((t) => t.id))}`);
     }
   }
   const selected = tasks.filter(
@@ -32,14 +33,14 @@ export function selectTasks(tasks: readonly Task[], selection: TaskSelection, fi
       (!given(difficulties) || (t.metadata.difficulty !== undefined && difficulties.includes(t.metadata.difficulty))),
   );
   if (selected.length === 0) {
-    const flags = [
-      ...(given(taskIds) ? [`--task ${taskIds.join(',')}`] : []),
-      ...(given(tags) ? [`--tag ${tags.join(',')}`] : []),
-      ...(given(categories) ? [`--category ${categories.join(',')}`] : []),
-      ...(given(difficulties) ? [`--difficulty ${difficulties.join(',')}`] : []),
+    const filters = [
+      ...(given(taskIds) ? [{ field: 'taskIds', value: taskIds.join(',') }] : []),
+      ...(given(tags) ? [{ field: 'tags', value: tags.join(',') }] : []),
+      ...(given(categories) ? [{ field: 'categories', value: categories.join(',') }] : []),
+      ...(given(difficulties) ? [{ field: 'difficulties', value: difficulties.join(',') }] : []),
     ];
-    if (flags.length === 0) throw new InputError(`${file}: the task set has no tasks (fix: add tasks to it)`);
-    throw new InputError(`${flags.join(' ')}: no task in ${file} matches (fix: ${available(tasks)})`);
+    if (filters.length === 0) throw new InputError(`${file}: the task set has no tasks (fix: add tasks to it)`);
+    throw new OptionError(filters, `no task in ${file} matches`, available(tasks));
   }
   return selected;
 }

@@ -1,0 +1,117 @@
+/**
+ * The run's check of its tasks before any agent: a task whose repo cannot be fetched, whose
+ * fail-to-pass ids the baseline test run does not report (or already pass), or whose oracle patch
+ * does not apply is broken whatever an agent does. Each is found once per task, here, and its
+ * attempts are recorded as `task_error` naming the field and the fix, never as an agent's FAIL.
+ *
+ * The baseline run happens exactly as an attempt's does (prepare: repo, setup, baseline commit;
+ * then the tests in a fresh copy of the post-setup tree), in `<runDir>/preflight/<task>/`, whose
+ * baseline JUnit report stays as the evidence the defects were judged on.
+ */
+import { readdir, rm } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import type { SandboxKind } from '../sandbox/executor.js';
+import { baselineDefects, ensureGitCache, oracleDefect, repoDefect, RepoSourceError, taskWhere, type TaskWhere } from '../tasks/index.js';
+import type { Task, TaskDefect } from '../types/index.js';
+import { git, GitError } from '../workspace/git.js';
+import { ATTEMPT_SCRATCH_DIRS, attemptPaths, besideWorkspace, prepareWorkspace } from './attempt.js';
+import { runBaselineTests } from './attempt-verify.js';
+import { ATTEMPT_JUNIT_FILES } from './run-files.js';
+import { sha256 } from './plan.js';
+import { schedule } from './scheduler.js';
+
+export interface PreflightOptions {
+  /** Crucible's state directory (absolute): the git cache and tool caches live under it. */
+  stateDir: string;
+  /** Where each task's preflight works: `<dir>/<task>/`. */
+  dir: string;
+  sandbox: SandboxKind;
+  /** Check the oracle patch too (the run includes the oracle agent, or it is a validation). */
+  oracle: boolean;
+  concurrency: number;
+  signal?: AbortSignal;
+  /** How a task's fields are named in messages (its file and `tasks[i]`); default by id. */
+  where?: (task: Task) => TaskWhere;
+}
+
+export interface TaskPreflight {
+  taskId: string;
+  /** Empty when the task is fit to run. */
+  defects: TaskDefect[];
+  /**
+   * Why the task could not be fully checked (its setup failed, the sandbox did): its attempts run
+   * and meet the same failure there, recorded as they are today.
+   */
+  unchecked?: string;
+}
+
+/** Checks every task once, `concurrency` at a time; the result has one entry per task, in order. */
+export async function preflightTasks(tasks: readonly Task[], options: PreflightOptions): Promise<TaskPreflight[]> {
+  const results = new Map<string, TaskPreflight>();
+  await schedule(
+    tasks,
+    Math.max(1, options.concurrency),
+    async (task) => {
+      results.set(task.id, await preflightTask(task, options));
+    },
+    () => options.signal?.aborted === true,
+  );
+  return tasks.flatMap((t) => results.get(t.id) ?? []);
+}
+
+async function preflightTask(task: Task, options: PreflightOptions): Promise<TaskPreflight> {
+  const where = options.where?.(task) ?? taskWhere(task);
+  // Fetched once here; the attempts then find the commit in the shared cache.
+  if (task.repo.kind === 'git') {
+    try {
+      await ensureGitCache(task.repo.url, task.repo.commit, join(options.stateDir, 'cache'));
+    } catch (error) {
+      if (error instanceof RepoSourceError) return { taskId: task.id, defects: [repoDefect(where, error.field, error.problem, error.fix)] };
+      return { taskId: task.id, defects: [], unchecked: messageOf(error) };
+    }
+  }
+  const paths = attemptPaths(join(options.dir, slug(task.id)));
+  const env = { stateDir: options.stateDir, sandbox: options.sandbox, ...(options.signal ? { signal: options.signal } : {}) };
+  try {
+    const prepared = await prepareWorkspace(task, paths, env);
+    const run = await besideWorkspace(paths, () => runBaselineTests(task, paths, prepared.baseline, { ...env, runDir: options.dir }));
+    const reportFile = relative(process.cwd(), join(paths.attemptDir, ATTEMPT_JUNIT_FILES.baseline)) || ATTEMPT_JUNIT_FILES.baseline;
+    const defects = baselineDefects(task, where, run.evidence, run.cases?.map((c) => c.id) ?? [], reportFile);
+    if (options.oracle && task.oracle) {
+      const why = await oracleApplies(paths.workspace, task.oracle.patch);
+      if (why !== undefined) defects.push(oracleDefect(where, why));
+    }
+    return { taskId: task.id, defects };
+  } catch (error) {
+    return { taskId: task.id, defects: [], unchecked: messageOf(error) };
+  } finally {
+    // Only the baseline report stays: the trees are as large as the repo.
+    await Promise.all(ATTEMPT_SCRATCH_DIRS.map((d) => rm(join(paths.attemptDir, d), { recursive: true, force: true })));
+    await removeIfEmpty(paths.attemptDir);
+  }
+}
+
+/** `git apply --check` of the patch on the post-setup tree: undefined when it applies, else git's first complaint. */
+async function oracleApplies(workspace: string, patch: string): Promise<string | undefined> {
+  try {
+    await git({ cwd: workspace }, ['apply', '--check', '--whitespace=nowarn', '-'], { stdin: patch });
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof GitError)) throw error;
+    return error.stderr.trim().split('\n')[0] || 'git apply failed';
+  }
+}
+
+async function removeIfEmpty(dir: string): Promise<void> {
+  const entries = await readdir(dir).catch(() => undefined);
+  if (entries !== undefined && entries.length === 0) await rm(dir, { recursive: true, force: true });
+}
+
+/** A directory name per task id: readable, and distinct even for ids that read alike once cleaned. */
+function slug(value: string): string {
+  return `${value.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 50) || 'task'}-${sha256(value).slice(0, 8)}`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,6 @@
+/** Tasks as the engine uses them: which to run, where their repo comes from, what is wrong with them. */
+export { selectTasks, type TaskSelection } from './select.js';
+export { repoKey, taskRepoKey, taskRepoKeys } from './repo-key.js';
+export { materializeRepo, ensureGitCache, RepoSourceError } from './repo-source.js';
+export { baselineDefects, oracleDefect, repoDefect, formatDefect, taskWhere, type TaskWhere } from './defects.js';
+export { nearestId } from './near-match.js';
