@@ -70,7 +70,7 @@ export function checkModelSpecs(specs: readonly ModelSpec[], opts: ModelRunOptio
   const mode = opts.mode ?? 'live';
   const env = opts.env ?? process.env;
   const cassetteDir = opts.cassetteDir === undefined ? undefined : resolve(opts.cassetteDir);
-  if (mode !== 'live' && cassetteDir === undefined) throw new InputError(`--${mode} needs a cassette directory`);
+  if (mode !== 'live' && cassetteDir === undefined) throw new InputError(`--${mode} needs a cassette directory (fix: --${mode} <dir>)`);
   if (mode === 'replay' && !(existsSync(cassetteDir as string) && statSync(cassetteDir as string).isDirectory())) {
     throw new InputError(`--replay ${opts.cassetteDir}: no such directory (fix: pass a directory written by --record)`);
   }
@@ -143,7 +143,7 @@ function loadPricingOrFail(file: string | undefined): Pricing {
   try {
     return loadPricing(file);
   } catch (error) {
-    if (error instanceof PricingError) throw new InputError(`--pricing: ${error.message.split('\n')[0]}`);
+    if (error instanceof PricingError) throw new InputError(`--pricing: ${error.message.split('\n')[0]} (fix: correct the pricing file, or drop --pricing to use the bundled prices)`);
     throw error;
   }
 }

@@ -13,7 +13,7 @@ export {
   type AttemptRunner,
 } from './run.js';
 export { runAttempt, type AttemptEnv } from './attempt.js';
-export { expandPlan, attemptId, configHash, taskHash, newRunId, type Plan, type PlannedTask, type PlanSettings } from './plan.js';
+export { expandPlan, checkPlanSize, MAX_PLANNED_ATTEMPTS, attemptId, configHash, taskHash, newRunId, type Plan, type PlannedTask, type PlanSettings } from './plan.js';
 export { schedule } from './scheduler.js';
 export { selectTasks, type TaskSelection } from './select.js';
 export { findRunDir, readPlanFile, runsDir, writeFileAtomic, ATTEMPT_JUNIT_FILES, PLAN_SCHEMA_VERSION, type RunPlanFile, type ResumeRecord } from './run-files.js';

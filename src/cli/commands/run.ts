@@ -2,11 +2,11 @@ import { relative } from 'node:path';
 import pc from 'picocolors';
 import { referenceAgentNames } from '../../agents/index.js';
 import { loadTaskSet } from '../../config/index.js';
-import { defaultConcurrency, executeRun, findRunDir, selectTasks, type RunOptions, type RunOutcome } from '../../engine/index.js';
+import { checkPlanSize, defaultConcurrency, executeRun, MAX_PLANNED_ATTEMPTS, findRunDir, selectTasks, type RunOptions, type RunOutcome } from '../../engine/index.js';
 import { InputError } from '../../errors.js';
 import { resolveSandbox } from '../../sandbox/index.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
-import { wholeNumber } from '../args.js';
+import { wholeNumber, writableStateDir } from '../args.js';
 import { attemptLine } from '../format.js';
 import type { ModelCliOptions } from '../model-options.js';
 import { formatUsageTable, modelRunOptions } from '../model-run.js';
@@ -39,12 +39,14 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
   const agents = [...(opts.agent ?? []), ...(opts.model ?? [])];
   const models = modelRunOptions(opts, agents);
   if (agents.length === 0) throw new InputError(`no agent given (fix: add --agent ${referenceAgentNames().join(' or --agent ')})`);
-  const trials = wholeNumber('--runs', opts.runs, 1);
+  const trials = wholeNumber('--runs', opts.runs, 1, 1, MAX_PLANNED_ATTEMPTS);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
   if (opts.force && !opts.resume) throw new InputError('--force only applies with --resume (fix: add --resume <run-id>, or drop --force)');
   const taskSet = loadTaskSet(tasksetPath);
   const selection = { taskIds: opts.task, tags: opts.tag, categories: opts.category, difficulties: opts.difficulty };
   const tasks = selectTasks(taskSet.tasks, selection, tasksetPath);
+  checkPlanFlags(tasks.length, agents.length, trials);
+  writableStateDir('--out', opts.out);
   const resume = opts.resume ? { runId: (await findRunDir(opts.out, opts.resume)).runId, force: opts.force === true } : undefined;
 
   // Reference agents run only code the task author wrote, so a missing sandbox may fall back.
@@ -116,6 +118,19 @@ export async function runAndReport(
   if (output.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   process.exitCode = summary.ended === 'interrupted' ? 130 : summary.counts.PASS === summary.planned ? 0 : 1;
   return outcome;
+}
+
+/** The engine's plan ceiling, said in the flags the user typed. */
+function checkPlanFlags(tasks: number, agents: number, runs: number): void {
+  try {
+    checkPlanSize(tasks, agents, runs);
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    const total = (tasks * agents * runs).toLocaleString('en-US');
+    throw new InputError(
+      `--runs ${runs} × ${tasks} task(s) × ${agents} agent(s) = ${total} attempts, over the limit of ${MAX_PLANNED_ATTEMPTS.toLocaleString('en-US')} per run (fix: lower --runs, or select fewer tasks with --task/--tag)`,
+    );
+  }
 }
 
 /** Relative to the working directory when under it, absolute otherwise (`../../x` reads badly in history). */
