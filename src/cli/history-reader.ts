@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { AmbiguousIdError, HistoryError, openHistory, type HistoryReader, type ResolvedId } from '../store/index.js';
 import { InputError } from '../errors.js';
@@ -10,6 +10,9 @@ export function historyPath(stateDir: string): string {
 /** The history, read-only; undefined when no run has been recorded in this state directory yet. */
 export function openHistoryReader(stateDir: string): HistoryReader | undefined {
   const path = historyPath(stateDir);
+  if (existsSync(stateDir) && !statSync(stateDir).isDirectory()) {
+    throw new InputError(`--out ${stateDir}: is a file, expected Crucible's state directory (fix: pass the directory your runs used, e.g. --out .crucible)`);
+  }
   if (!existsSync(path)) return undefined;
   return asInputError(() => openHistory(path, { readonly: true }));
 }

@@ -2,7 +2,7 @@ import { parseModelSpec } from '../agents/index.js';
 import { checkModelSpecs, DEFAULT_MAX_TURNS, type ModelRunOptions } from '../engine/gateway-lifecycle.js';
 import { InputError } from '../errors.js';
 import type { AttemptResult } from '../types/index.js';
-import { durationFlag, wholeNumber } from './args.js';
+import { durationFlag, wholeNumber, writableStateDir } from './args.js';
 import { table } from './format.js';
 import type { ModelCliOptions } from './model-options.js';
 
@@ -14,6 +14,11 @@ export function modelRunOptions(opts: ModelCliOptions, agents: readonly string[]
   if (specs.length === 0 && opts.agentTimeout === undefined) {
     throw new InputError('model flags (--max-tokens, --replay, …) need a model agent (fix: add --model <provider>:<model>)');
   }
+  if (opts.baseUrl !== undefined && !isHttpUrl(opts.baseUrl)) {
+    throw new InputError(`--base-url ${opts.baseUrl}: not an http(s) URL (fix: e.g. --base-url http://127.0.0.1:8000/v1)`);
+  }
+  // Cassettes are written as the run goes: a --record path that is a file would fail every attempt.
+  if (opts.record !== undefined) writableStateDir('--record', opts.record);
   const options: ModelRunOptions = {
     mode: opts.replay !== undefined ? 'replay' : opts.record !== undefined ? 'record' : 'live',
     ...(opts.replay !== undefined || opts.record !== undefined ? { cassetteDir: opts.replay ?? opts.record } : {}),
@@ -30,6 +35,14 @@ export function modelRunOptions(opts: ModelCliOptions, agents: readonly string[]
   // Keys, base URLs and prices are checked now, before any attempt starts.
   checkModelSpecs(specs, options);
   return options;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
 }
 
 /** An optional whole-number flag: undefined when not given (no limit). */

@@ -33,6 +33,8 @@ interface BadInput {
   /** Files written into the case's directory before the command runs. */
   files?: Record<string, string | Buffer>;
   argv: string[];
+  /** Extra environment (an API key, so that the flag after it is what gets checked). */
+  env?: Record<string, string>;
   /** Something the message must say, beyond the common rules. */
   says?: RegExp;
 }
@@ -120,6 +122,9 @@ const CORPUS: BadInput[] = [
   { name: '--resume unknown run', argv: run('--resume', 'nosuchrun'), says: /nosuchrun/ },
   { name: '--task unknown', argv: run('--task', 'nosuch'), says: /nosuch/ },
   { name: '--max-cost abc', argv: run('--model', 'openai:gpt-4o-mini', '--max-cost', 'abc'), says: /--max-cost abc/ },
+  { name: '--base-url not a URL', argv: run('--model', 'openai:gpt-4o-mini', '--base-url', 'notaurl'), env: { OPENAI_API_KEY: 'sk-test' }, says: /--base-url notaurl: not an http\(s\) URL/ },
+  { name: '--record into a file', argv: run('--model', 'openai:gpt-4o-mini', '--record', 'tasks.yaml'), env: { OPENAI_API_KEY: 'sk-test' }, says: /--record tasks\.yaml: is a file/ },
+  { name: '--pricing file missing', argv: run('--model', 'openai:gpt-4o-mini', '--pricing', 'nope.yaml'), env: { OPENAI_API_KEY: 'sk-test' }, says: /--pricing: .*nope\.yaml/ },
   { name: 'model flag without a model', argv: run('--max-tokens', '100'), says: /need a model agent/ },
   { name: 'unknown agent', argv: run('--agent', 'bogus') },
   { name: 'unknown option', argv: run('--frobnicate') },
@@ -133,6 +138,7 @@ const CORPUS: BadInput[] = [
   { name: 'show without history', argv: ['show', 'nosuchrun', '--out', 'state'], says: /no history/ },
   { name: 'compare unknown runs', argv: ['compare', 'nosuch-a', 'nosuch-b', '--out', 'history'], says: /nosuch-a/ },
   { name: 'resume unknown run', argv: ['resume', 'nosuchrun', '--out', 'history'], says: /nosuchrun/ },
+  { name: 'history --out a file', argv: ['history', '--out', 'tasks.yaml'], says: /--out tasks\.yaml: is a file/ },
   { name: 'history.db not SQLite', argv: ['history', '--out', 'garbage'], says: /not a SQLite database .*fix: restore history\.db/ },
   { name: 'history.db truncated', argv: ['history', '--out', 'truncated'], says: /history/ },
   { name: 'view over a history.db that is not SQLite', argv: ['view', '--out', 'garbage', '--port', '0'], says: /not a SQLite database/ },
@@ -150,9 +156,9 @@ interface Outcome {
   stdout: string;
 }
 
-function runCli(argv: string[], cwd: string): Promise<Outcome> {
+function runCli(argv: string[], cwd: string, env: Record<string, string> = {}): Promise<Outcome> {
   return new Promise((resolveRun) => {
-    const child = spawn(process.execPath, [CLI, ...argv], { cwd, env: { ...process.env, NO_COLOR: '1', CI: 'true', DEBUG: '' } });
+    const child = spawn(process.execPath, [CLI, ...argv], { cwd, env: { ...process.env, NO_COLOR: '1', CI: 'true', DEBUG: '', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -208,7 +214,7 @@ describe('bad inputs', () => {
       for (const [name, content] of Object.entries(c.files ?? {})) writeFileSync(join(dir, name), content);
       return dir;
     });
-    const results = await pool(CORPUS, 3, (c) => runCli(c.argv, dirs[CORPUS.indexOf(c)] as string));
+    const results = await pool(CORPUS, 3, (c) => runCli(c.argv, dirs[CORPUS.indexOf(c)] as string, c.env));
     CORPUS.forEach((c, i) => outcomes.set(c.name, results[i] as Outcome));
   }, 600_000);
   afterAll(() => rmSync(root, { recursive: true, force: true }));
