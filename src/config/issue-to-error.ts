@@ -127,6 +127,7 @@ const FIELD_EXAMPLES: Record<string, string> = {
   id: 'use letters, digits, ".", "_" and "-", e.g. fix-parser-1',
   instruction: 'give exactly one of instruction (the text) or instruction_file (a path)',
   pass_to_pass: 'write all_others or a list of test ids',
+  unsafe_commands: 'write a JavaScript regular expression, e.g. "curl .*\\| *sh"; escape ( [ { with a backslash',
 };
 
 /** Every issue gets a fix: what to write instead, in the terms of the field. */

@@ -102,7 +102,7 @@ const CORPUS: BadInput[] = [
   { name: 'unknown policy preset', files: taskFile(tasks(task('    policy: { preset: lenient }'))), argv: validate(), says: /policy\.preset: .*use one of: default, strict/ },
   { name: 'unknown check in severities', files: taskFile(tasks(task('    policy: { severities: { nosuch: error } }'))), argv: validate(), says: /severities/ },
   { name: 'unknown severity', files: taskFile(tasks(task('    policy: { severities: { test_tampering: fatal } }'))), argv: validate(), says: /use one of: info, warning, error, critical/ },
-  { name: 'bad regular expression', files: taskFile(tasks(task('    policy: { unsafe_commands: ["("] }'))), argv: validate(), says: /unsafe_commands\[0\]: not a valid regular expression/ },
+  { name: 'bad regular expression', files: taskFile(tasks(task('    policy: { unsafe_commands: ["("] }'))), argv: validate(), says: /unsafe_commands\[0\]: not a valid regular expression \(fix: write a JavaScript regular expression/ },
   { name: 'unknown secret preset', files: taskFile(tasks(task('    policy: { secrets: { presets: [passwords] } }'))), argv: validate(), says: /presets\[0\]: .*use one of/ },
   { name: 'negative max_added_lines', files: taskFile(tasks(task('    policy: { max_added_lines: -3 }'))), argv: validate(), says: /max_added_lines: .*≥ 0/ },
   // `run` flags.
