@@ -1,9 +1,8 @@
 import { parseModelSpec } from '../agents/index.js';
-import { toMs } from '../config/index.js';
 import { checkModelSpecs, DEFAULT_MAX_TURNS, type ModelRunOptions } from '../engine/gateway-lifecycle.js';
 import { InputError } from '../errors.js';
 import type { AttemptResult } from '../types/index.js';
-import { wholeNumber } from './args.js';
+import { durationFlag, wholeNumber, writableStateDir } from './args.js';
 import { table, usd as formatUsd } from './format.js';
 import type { ModelCliOptions } from './model-options.js';
 
@@ -15,6 +14,11 @@ export function modelRunOptions(opts: ModelCliOptions, agents: readonly string[]
   if (specs.length === 0 && opts.agentTimeout === undefined) {
     throw new InputError('model flags (--max-tokens, --replay, …) need a model agent (fix: add --model <provider>:<model>)');
   }
+  if (opts.baseUrl !== undefined && !isHttpUrl(opts.baseUrl)) {
+    throw new InputError(`--base-url ${opts.baseUrl}: not an http(s) URL (fix: e.g. --base-url http://127.0.0.1:8000/v1)`);
+  }
+  // Cassettes are written as the run goes: a --record path that is a file would fail every attempt.
+  if (opts.record !== undefined) writableStateDir('--record', opts.record);
   const options: ModelRunOptions = {
     mode: opts.replay !== undefined ? 'replay' : opts.record !== undefined ? 'record' : 'live',
     ...(opts.replay !== undefined || opts.record !== undefined ? { cassetteDir: opts.replay ?? opts.record } : {}),
@@ -26,11 +30,19 @@ export function modelRunOptions(opts: ModelCliOptions, agents: readonly string[]
       maxCostUsd: dollars(opts.maxCost),
       maxTestRuns: whole('--max-test-runs', opts.maxTestRuns, 0),
     },
-    ...(opts.agentTimeout !== undefined ? { agentTimeoutMs: duration(opts.agentTimeout) } : {}),
+    ...(opts.agentTimeout !== undefined ? { agentTimeoutMs: durationFlag('--agent-timeout', opts.agentTimeout) } : {}),
   };
   // Keys, base URLs and prices are checked now, before any attempt starts.
   checkModelSpecs(specs, options);
   return options;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
 }
 
 /** An optional whole-number flag: undefined when not given (no limit). */
@@ -41,14 +53,8 @@ function whole(flag: string, text: string | undefined, min = 1): number | undefi
 function dollars(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text.replace(/^\$/, ''));
-  if (!Number.isFinite(value) || value <= 0) throw new InputError(`--max-cost ${text}: expected dollars, e.g. --max-cost 0.50`);
+  if (!Number.isFinite(value) || value <= 0) throw new InputError(`--max-cost ${text}: expected dollars (fix: e.g. --max-cost 0.50)`);
   return value;
-}
-
-function duration(text: string): number {
-  const ms = /^\d+(\.\d+)?$/.test(text) ? toMs(Number(text)) : toMs(text);
-  if (ms === undefined || ms <= 0) throw new InputError(`--agent-timeout ${text}: expected a duration like 90s, 10m or 1h`);
-  return ms;
 }
 
 /**

@@ -16,13 +16,44 @@ export function issueToError(
   base: FieldPath,
   fallbacks: FieldPath[] = [],
 ): ConfigError {
+  const locate = (issuePath: Issue['path']): { inner: FieldPath; full: FieldPath } => {
+    const inner = issuePath.filter((p): p is string | number => typeof p !== 'symbol');
+    const located = [base, ...fallbacks].find((root) => source.has([...root, ...inner])) ?? base;
+    return { inner, full: [...located, ...inner] };
+  };
+  const union = issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0];
+  if (union?.code === 'invalid_union') {
+    const { inner, full } = locate(union.path);
+    const mixed = mixedForms(schema, union, inner);
+    if (mixed) return new ConfigError({ file: source.file, ...source.position(full), field: formatFieldPath(full) }, mixed.problem, mixed.fix);
+  }
+
   const issue = pickIssue(issues);
-  const inner = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
-  const located = [base, ...fallbacks].find((root) => source.has([...root, ...inner])) ?? base;
-  const full = [...located, ...inner];
+  const { inner, full } = locate(issue.path);
 
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0] ?? '';
+    // zod settles a union on the form whose keys matched; a key of another form means both were mixed.
+    const forms = unionForms(schema, inner);
+    const other = forms.find((form) => form.includes(key));
+    const present = forms.flat().filter((k) => k !== key && !other?.includes(k) && source.has([...full, k]));
+    const oneForm = `use one form: ${forms.map((form) => `{ ${form.join(', ')} }`).join(' or ')}`;
+    if (other && present.length > 0) {
+      return new ConfigError(
+        { file: source.file, ...source.position(full), field: formatFieldPath(full) },
+        `${[...present, key].join(', ')}: fields of different forms cannot be used together`,
+        oneForm,
+      );
+    }
+    // Only fields of another form, but not all it needs: that form's missing field is the problem.
+    const lacking = other?.find((k) => !source.has([...full, k]));
+    if (other && lacking !== undefined) {
+      return new ConfigError(
+        { file: source.file, ...source.position(full), field: formatFieldPath([...full, lacking]) },
+        'required field is missing',
+        `add it (${oneForm})`,
+      );
+    }
     const known = knownKeys(schema, inner);
     const guess = closest(key, known);
     const fix = guess ? `did you mean "${guess}"?` : known.length ? `allowed fields: ${known.join(', ')}` : 'remove it';
@@ -37,8 +68,26 @@ export function issueToError(
   return new ConfigError(
     { file: source.file, ...source.position(full), field: formatFieldPath(full) },
     missing ? 'required field is missing' : describeIssue(issue),
-    fixFor(issue, missing),
+    fixFor(issue, missing, full),
   );
+}
+
+/**
+ * A union of objects (repo: `{path}` or `{git, commit}`) where every form rejects some of the keys:
+ * the value mixes two forms. Names both forms rather than one branch's "unknown field".
+ */
+function mixedForms(schema: z.ZodType, issue: Issue, path: FieldPath): { problem: string; fix: string } | undefined {
+  if (issue.code !== 'invalid_union' || issue.errors.length < 2) return undefined;
+  const rejected = issue.errors.map((branch) => branch.find((i) => i.code === 'unrecognized_keys' && i.path.length === 0));
+  if (rejected.some((i) => i === undefined)) return undefined;
+  const shapes = unionForms(schema, path);
+  const order = shapes.flat();
+  const keys = [...new Set(rejected.flatMap((i) => (i?.code === 'unrecognized_keys' ? i.keys : [])))].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+  const forms = shapes.map((form) => `{ ${form.join(', ')} }`);
+  return {
+    problem: `${keys.join(', ')}: fields of different forms cannot be used together`,
+    fix: forms.length > 1 ? `use one form: ${forms.join(' or ')}` : 'keep one of them',
+  };
 }
 
 /** Unknown keys first: a typo usually causes the other issues too. */
@@ -65,11 +114,66 @@ function describeIssue(issue: Issue): string {
   return issue.message.replace(/^Invalid input: /, '');
 }
 
-function fixFor(issue: Issue, missing: boolean): string | undefined {
+/** Examples for the fields whose format a generic message cannot show. */
+const FIELD_EXAMPLES: Record<string, string> = {
+  agent_timeout: 'write a duration such as 90s, 10m or 1h',
+  test_timeout: 'write a duration such as 90s, 10m or 1h',
+  setup_timeout: 'write a duration such as 90s, 10m or 1h',
+  cpu_time: 'write a duration such as 90s, 10m or 1h',
+  memory: 'write a size such as 512m or 2g',
+  file_size: 'write a size such as 512m or 2g',
+  workspace_disk: 'write a size such as 512m or 2g',
+  change_size: 'write a size such as 512m or 2g',
+  id: 'use letters, digits, ".", "_" and "-", e.g. fix-parser-1',
+  instruction: 'give exactly one of instruction (the text) or instruction_file (a path)',
+  pass_to_pass: 'write all_others or a list of test ids',
+  unsafe_commands: 'write a JavaScript regular expression, e.g. "curl .*\\| *sh"; escape ( [ { with a backslash',
+};
+
+/** Every issue gets a fix: what to write instead, in the terms of the field. */
+function fixFor(issue: Issue, missing: boolean, path: FieldPath): string {
   if (missing) return 'add it';
-  if (issue.code === 'invalid_value') return `use one of: ${issue.values.map(String).join(', ')}`;
-  if (issue.code === 'invalid_union') return 'see schema/taskset.schema.json for the accepted shapes';
-  return undefined;
+  const field = [...path].reverse().find((p): p is string => typeof p === 'string') ?? '';
+  const example = FIELD_EXAMPLES[field];
+  switch (issue.code) {
+    case 'invalid_value':
+      return `use one of: ${issue.values.map(String).join(', ')}`;
+    case 'invalid_type':
+      return example ?? `write ${article(issue.expected)}`;
+    case 'too_small':
+      return tooSmallFix(issue);
+    case 'too_big':
+      return issue.origin === 'array' ? `list at most ${String(issue.maximum)}` : `use at most ${String(issue.maximum)}`;
+    case 'custom':
+      // The duration ceiling (schema.ts) is a refinement; everything else custom has its own words.
+      return /^longer than/.test(issue.message) ? 'use a shorter duration, e.g. 24h' : (example ?? 'see schema/taskset.schema.json (`crucible schema`)');
+    case 'not_multiple_of':
+      return `use a multiple of ${String(issue.divisor)}`;
+    case 'invalid_key':
+    case 'invalid_element':
+      return 'see schema/taskset.schema.json (`crucible schema`) for the accepted keys';
+    default:
+      return example ?? 'see schema/taskset.schema.json (`crucible schema`) for the accepted shapes';
+  }
+}
+
+function tooSmallFix(issue: Extract<Issue, { code: 'too_small' }>): string {
+  const min = Number(issue.minimum);
+  if (issue.origin === 'array') return `list at least ${min} item${min === 1 ? '' : 's'}`;
+  if (issue.origin === 'string') return min <= 1 ? 'write a non-empty value' : `write at least ${min} characters`;
+  return issue.inclusive ? `use a number ≥ ${min}` : `use a number > ${min}`;
+}
+
+function article(expected: string): string {
+  const words: Record<string, string> = {
+    string: 'text (quote it if YAML reads it as something else)',
+    number: 'a number',
+    int: 'a whole number',
+    boolean: 'true or false',
+    array: 'a list, e.g. [a, b]',
+    object: 'a mapping of fields (key: value)',
+  };
+  return words[expected] ?? `a value of type ${expected}`;
 }
 
 /** Keys the schema accepts at `path`, found by walking through wrappers, unions and arrays. */
@@ -111,6 +215,29 @@ function knownKeys(schema: z.ZodType, path: FieldPath): string[] {
   };
   visit(schema, path);
   return [...found].filter((k) => !k.startsWith('$'));
+}
+
+/** The key sets of the object forms a union accepts at `path` (repo: [path], [git, commit]). */
+function unionForms(schema: z.ZodType, path: FieldPath): string[][] {
+  let node: unknown = schema;
+  for (const part of [...path, null]) {
+    for (;;) {
+      const def = (node as { _zod?: { def?: Record<string, unknown> } } | undefined)?._zod?.def;
+      if (!def) return [];
+      if (['optional', 'default', 'nullable', 'readonly'].includes(String(def.type))) node = def.innerType;
+      else if (def.type === 'pipe') node = def.in;
+      else if (part === null && def.type === 'union') return (def.options as z.ZodType[]).map((option) => knownKeys(option, []));
+      else if (part === null) return [];
+      else if (def.type === 'array') {
+        node = def.element;
+        break;
+      } else if (def.type === 'object' && typeof part === 'string') {
+        node = (def.shape as Record<string, unknown>)[part];
+        break;
+      } else return [];
+    }
+  }
+  return [];
 }
 
 function closest(word: string, candidates: string[]): string | undefined {

@@ -3,7 +3,8 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, InputError } from '../errors.js';
 import type { PolicySpec, RepoSource, ResourceLimits, Task } from '../types/index.js';
-import { DURATION_PATTERN, REPORTER_NAMES_IN_CONFIG, SIZE_PATTERN, taskSchema, taskSetSchema, type DefaultsParsed, type TaskParsed } from './schema.js';
+import { toMs } from './duration.js';
+import { REPORTER_NAMES_IN_CONFIG, SIZE_PATTERN, taskSchema, taskSetSchema, type DefaultsParsed, type TaskParsed } from './schema.js';
 import { issueToError } from './issue-to-error.js';
 import { formatFieldPath, YamlSource, type FieldPath } from './yaml-source.js';
 
@@ -60,10 +61,11 @@ export function loadTaskSet(path: string): TaskSet {
   const file = resolve(path);
   if (!existsSync(file)) throw new InputError(`${path}: no such task-set file (fix: check the path)`);
   if (statSync(file).isDirectory()) throw new InputError(`${path}: is a directory, expected a task-set YAML file (fix: pass e.g. ${path}/tasks.yaml)`);
-  const source = YamlSource.parse(path, readFileSync(file, 'utf8'));
+  const source = YamlSource.parse(path, readTaskSetText(path, file));
   const raw = source.toJS();
+  checkTopLevel(source, raw);
 
-  const top = taskSetSchema.safeParse(raw ?? {});
+  const top = taskSetSchema.safeParse(raw);
   if (!top.success) throw issueToError(source, taskSetSchema, top.error.issues, []);
 
   const defaults = top.data.defaults ?? {};
@@ -86,6 +88,54 @@ export function loadTaskSet(path: string): TaskSet {
     return resolveTask(parsed.data, { file, source, at });
   });
   return top.data.reporters === undefined ? { file, tasks } : { file, tasks, reporters: top.data.reporters };
+}
+
+/**
+ * Task sets are hand-written: 10 MB is hundreds of thousands of lines. The cap keeps a huge or
+ * wrong file (a log, a dump) from costing gigabytes of parse trees before its first error.
+ */
+export const MAX_TASKSET_BYTES = 10 * 1024 * 1024;
+
+/** The file's text; a file too large, binary or not UTF-8 is an InputError naming where. */
+function readTaskSetText(path: string, file: string): string {
+  const size = statSync(file).size;
+  if (size > MAX_TASKSET_BYTES) {
+    throw new InputError(`${path}: ${(size / 1024 / 1024).toFixed(1)} MB, over the ${MAX_TASKSET_BYTES / 1024 / 1024} MB limit for a task-set file (fix: split it into several task sets, or point at the right file)`);
+  }
+  const bytes = readFileSync(file);
+  const nul = bytes.indexOf(0);
+  if (nul >= 0) {
+    throw new ConfigError({ file: path, ...lineAt(bytes, nul) }, `binary data (a NUL byte at byte ${nul}); a task set is a YAML text file`, 'point at the task-set YAML file');
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    const offset = firstInvalidUtf8(bytes);
+    throw new ConfigError({ file: path, ...lineAt(bytes, offset) }, `not valid UTF-8 (byte ${offset})`, 'save the file as UTF-8');
+  }
+}
+
+/** Byte offset of the first byte that does not decode as UTF-8 (the text before it is exact). */
+function firstInvalidUtf8(bytes: Buffer): number {
+  const text = bytes.toString('utf8');
+  const bad = text.indexOf('\uFFFD');
+  return bad < 0 ? 0 : Buffer.byteLength(text.slice(0, bad));
+}
+
+function lineAt(bytes: Buffer, offset: number): { line: number } {
+  let line = 1;
+  for (let i = 0; i < offset; i++) if (bytes[i] === 0x0a) line++;
+  return { line };
+}
+
+/** The file as a whole must be a mapping with `tasks:`; say so plainly rather than as a zod type error. */
+function checkTopLevel(source: YamlSource, raw: unknown): asserts raw is Record<string, unknown> {
+  const fix = 'start the file with `tasks:` followed by a list of tasks (see examples/tasks.yaml)';
+  if (raw === null || raw === undefined) throw new ConfigError({ file: source.file }, 'the file is empty, expected a mapping with a `tasks:` list', fix);
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    const got = Array.isArray(raw) ? 'a list' : `a ${typeof raw} (${JSON.stringify(raw).slice(0, 40)})`;
+    throw new ConfigError({ file: source.file, ...source.rootPosition() }, `the top level is ${got}, expected a mapping with a \`tasks:\` list`, fix);
+  }
 }
 
 interface Where {
@@ -211,14 +261,6 @@ export function toBytes(value: number | string | undefined): number | undefined 
   return Math.round(Number(match[1]) * (SIZE_UNITS[unit] ?? 1));
 }
 
-export function toMs(value: number | string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === 'number') return Math.round(value * 1000);
-  const match = DURATION_PATTERN.exec(value);
-  if (!match) return undefined;
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h'];
-  return Math.round(Number(match[1]) * unit);
-}
 
 /** Task fields win; nested objects merge key by key; arrays are replaced, never concatenated. */
 function mergeDefaults(defaults: DefaultsParsed, task: unknown): unknown {

@@ -1,15 +1,17 @@
 import { z } from 'zod';
 import { CHECK_IDS, SECRET_PRESETS } from '../types/index.js';
+import { DURATION_PATTERN, MAX_DURATION_MS, MAX_DURATION_TEXT, toMs } from './duration.js';
+
+export { DURATION_PATTERN };
 
 /**
  * The task-set file format, as users write it (snake_case YAML). Every object is strict: an unknown
  * field is an error, because a misspelt `fail_to_pass` silently ignored would grade the wrong thing.
  */
 
-export const DURATION_PATTERN = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
-
 const duration = z
   .union([z.number().positive(), z.string().regex(DURATION_PATTERN, 'expected a duration like 90s, 10m or 1h')])
+  .refine((value) => (toMs(value) ?? 0) <= MAX_DURATION_MS, { message: `longer than ${MAX_DURATION_TEXT}, the longest timeout a timer holds` })
   .describe('Seconds as a number, or a string such as 500ms, 90s, 10m, 1h.');
 
 const relativePath = z.string().min(1);

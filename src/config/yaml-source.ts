@@ -1,6 +1,13 @@
 import { LineCounter, parseDocument, isMap, isPair, isScalar, isSeq, type Document, type Node } from 'yaml';
 import { ConfigError } from '../errors.js';
 
+/**
+ * How many times aliases may be expanded, weighted by how many aliases each one holds (the `yaml`
+ * package's measure). A task set that shares one anchor across thousands of tasks stays far below
+ * it; an alias bomb ("billion laughs") multiplies past it within a few levels.
+ */
+export const MAX_ALIAS_EXPANSIONS = 10_000;
+
 export type FieldPath = ReadonlyArray<string | number>;
 
 /**
@@ -27,7 +34,24 @@ export class YamlSource {
   }
 
   toJS(): unknown {
-    return this.doc.toJS({ maxAliasCount: 100 });
+    try {
+      return this.doc.toJS({ maxAliasCount: MAX_ALIAS_EXPANSIONS });
+    } catch (error) {
+      // The yaml package throws a ReferenceError for both an alias bomb and an alias to nothing.
+      if (!(error instanceof ReferenceError)) throw error;
+      const bomb = /excessive alias count/i.test(error.message);
+      throw new ConfigError(
+        { file: this.file },
+        bomb ? `YAML aliases expand to more than ${MAX_ALIAS_EXPANSIONS.toLocaleString('en-US')} copies (an alias bomb?)` : `invalid YAML alias: ${error.message}`,
+        bomb ? 'share fewer anchors, or write the repeated parts out' : 'define the anchor (&name) before its alias (*name)',
+      );
+    }
+  }
+
+  /** Where the top-level value starts, for errors about the file as a whole. */
+  rootPosition(): { line?: number; column?: number } {
+    const range = this.doc.contents?.range;
+    return range ? this.at(range[0]) : {};
   }
 
   /**

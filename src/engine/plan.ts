@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { dirname, isAbsolute, relative } from 'node:path';
+import { OptionError } from '../errors.js';
 import type { AttemptPlan, Task } from '../types/index.js';
 
 /**
@@ -87,9 +88,28 @@ export function attemptId(runId: string, task: Pick<Task, 'id' | 'version'>, age
   return `${slug(task.id)}.${slug(agent)}.${trial}.${digest}`;
 }
 
+/**
+ * The most attempts one run may plan. Far above any useful evaluation (1,000 tasks × 10 agents ×
+ * 10 runs), and it keeps a typo (`--runs 1000000000`) from building a plan that exhausts the heap.
+ */
+export const MAX_PLANNED_ATTEMPTS = 100_000;
+
+/** Refuses a plan over MAX_PLANNED_ATTEMPTS before building it; names the field, front ends name their flags. */
+export function checkPlanSize(tasks: number, agents: number, runs: number): void {
+  const total = tasks * agents * runs;
+  if (total > MAX_PLANNED_ATTEMPTS) {
+    throw new OptionError(
+      [],
+      `{trials} ${runs} × ${tasks} task(s) × ${agents} agent(s) = ${total.toLocaleString('en-US')} attempts, over the limit of ${MAX_PLANNED_ATTEMPTS.toLocaleString('en-US')} per run`,
+      'lower {trials}, or select fewer tasks with {taskIds} or {tags}',
+    );
+  }
+}
+
 /** Tasks × agents × trials, in a fixed order: task, then agent, then trial. */
 export function expandPlan(runId: string, tasks: readonly Task[], agents: readonly string[], trials: number, settings: PlanSettings): Plan {
   if (!Number.isInteger(trials) || trials < 1) throw new RangeError(`trials must be a positive integer, got ${trials}`);
+  checkPlanSize(tasks.length, agents.length, trials);
   const duplicate = agents.find((a, i) => agents.indexOf(a) !== i);
   if (duplicate !== undefined) throw new RangeError(`agent ${duplicate} is listed twice`);
   const planned = tasks.map((t): PlannedTask => ({ id: t.id, version: t.version, hash: taskHash(t, settings) }));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareRuns, expandPlan, taskHash } from '../../src/engine/index.js';
+import { InputError } from '../../src/errors.js';
+import { compareRuns, expandPlan, MAX_PLANNED_ATTEMPTS, taskHash } from '../../src/engine/index.js';
 import { selectTasks } from '../../src/tasks/index.js';
 import { withFlagNames } from '../../src/cli/option-flags.js';
 import { schedule } from '../../src/engine/scheduler.js';
@@ -7,6 +8,15 @@ import { fakeTasks } from './helpers/fake-run.mjs';
 
 describe('expandPlan', () => {
   const tasks = fakeTasks('/sets', 2);
+
+  it('refuses a plan over the attempt ceiling before building it, naming the runs field', () => {
+    // A billion would exhaust the heap if the plan were built first; refused at once instead.
+    const attempt = (): unknown => expandPlan('r1', tasks, ['nop'], 1_000_000_000, {});
+    expect(attempt).toThrow(InputError);
+    expect(attempt).toThrow(/^trials 1000000000 × 2 task\(s\) × 1 agent\(s\) = 2,000,000,000 attempts, over the limit of 100,000 per run \(fix: /);
+    expect(expandPlan('r1', tasks, ['nop'], MAX_PLANNED_ATTEMPTS / 2, {}).attempts).toHaveLength(MAX_PLANNED_ATTEMPTS);
+    expect(() => expandPlan('r1', tasks, ['nop'], MAX_PLANNED_ATTEMPTS / 2 + 1, {})).toThrow(InputError);
+  });
 
   it('orders task, then agent, then trial, with stable readable ids', () => {
     const plan = expandPlan('r1', tasks, ['oracle', 'openai:gpt-4.1'], 2, { sandbox: 'bwrap' });

@@ -19,7 +19,7 @@ export interface HistoryCommandOptions {
 
 export async function historyCommand(opts: HistoryCommandOptions): Promise<void> {
   const limit = wholeNumber('--limit', opts.limit, 50);
-  if (opts.json && opts.csv) throw new InputError('--json and --csv: pick one output format');
+  if (opts.json && opts.csv) throw new InputError('--json and --csv: one output format at a time (fix: drop one of them)');
   if (opts.runs && (opts.task || opts.run)) throw new InputError(`--runs lists runs; ${opts.task ? '--task' : '--run'} filters attempts (fix: drop --runs or the filter)`);
   const reader = openHistoryReader(opts.out);
   if (reader === undefined) {

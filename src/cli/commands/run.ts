@@ -2,13 +2,13 @@ import { relative } from 'node:path';
 import pc from 'picocolors';
 import { referenceAgentNames } from '../../agents/index.js';
 import { loadTaskSet } from '../../config/index.js';
-import { defaultConcurrency, executeRun, findRunDir, type RunOptions, type RunOutcome } from '../../engine/index.js';
+import { checkPlanSize, defaultConcurrency, executeRun, findRunDir, MAX_PLANNED_ATTEMPTS, type RunOptions, type RunOutcome } from '../../engine/index.js';
 import { InputError } from '../../errors.js';
 import { formatDefect, selectTasks } from '../../tasks/index.js';
 import { withFlagNames } from '../option-flags.js';
 import { chooseSandbox } from '../sandbox-choice.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
-import { wholeNumber } from '../args.js';
+import { wholeNumber, writableStateDir } from '../args.js';
 // The leaf, not report/index.js: that loads every report writer, which a run without reports never needs.
 import { listItemOf } from '../../report/view.js';
 import type { ModelCliOptions } from '../model-options.js';
@@ -42,12 +42,14 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
   const agents = [...(opts.agent ?? []), ...(opts.model ?? [])];
   const models = modelRunOptions(opts, agents);
   if (agents.length === 0) throw new InputError(`no agent given (fix: add --agent ${referenceAgentNames().join(' or --agent ')})`);
-  const trials = wholeNumber('--runs', opts.runs, 1);
+  const trials = wholeNumber('--runs', opts.runs, 1, 1, MAX_PLANNED_ATTEMPTS);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
   if (opts.force && !opts.resume) throw new InputError('--force only applies with --resume (fix: add --resume <run-id>, or drop --force)');
   const taskSet = loadTaskSet(tasksetPath);
   const selection = { taskIds: opts.task, tags: opts.tag, categories: opts.category, difficulties: opts.difficulty };
   const tasks = withFlagNames(() => selectTasks(taskSet.tasks, selection, tasksetPath));
+  withFlagNames(() => checkPlanSize(tasks.length, agents.length, trials));
+  writableStateDir('--out', opts.out);
   const resume = opts.resume ? { runId: (await withFlagNames(() => findRunDir(opts.out, opts.resume as string))).runId, force: opts.force === true } : undefined;
 
   const sandbox = await chooseSandbox(opts.sandbox, agents);

@@ -1,8 +1,26 @@
 import { writeFile } from 'node:fs/promises';
 import { taskSetJsonSchema } from '../../config/index.js';
+import { InputError } from '../../errors.js';
 
 export async function schemaCommand(opts: { out?: string }): Promise<void> {
   const text = `${JSON.stringify(taskSetJsonSchema(), null, 2)}\n`;
-  if (opts.out) await writeFile(opts.out, text);
-  else process.stdout.write(text);
+  if (!opts.out) {
+    process.stdout.write(text);
+    return;
+  }
+  try {
+    await writeFile(opts.out, text);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why: Record<string, string> = {
+      ENOENT: 'its directory does not exist (fix: create the directory first, or pick another path)',
+      EISDIR: 'is a directory (fix: name a file, e.g. --out taskset.schema.json)',
+      ENOTDIR: 'a parent is a file (fix: pick another path)',
+      EACCES: 'not writable (fix: pick a path you can write)',
+      EPERM: 'not writable (fix: pick a path you can write)',
+      EROFS: 'on a read-only file system (fix: pick a path you can write)',
+    };
+    if (code === undefined || !(code in why)) throw error;
+    throw new InputError(`--out ${opts.out}: ${why[code]}`);
+  }
 }
