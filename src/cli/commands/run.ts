@@ -42,14 +42,18 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
   const trials = wholeNumber('--runs', opts.runs, 1);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
   if (opts.force && !opts.resume) throw new InputError('--force only applies with --resume (fix: add --resume <run-id>, or drop --force)');
+  // Reference agents run only code the task author wrote, so a missing sandbox may fall back.
+  const trusted = agents.every((a) => referenceAgentNames().includes(a));
+  // The sandbox check starts bwrap; it runs while the task set loads. The catch only keeps a bad
+  // task set's error from leaving this promise unobserved; awaiting it below still throws.
+  const sandboxCheck = resolveSandbox(opts.sandbox, { allowFallback: trusted });
+  sandboxCheck.catch(() => undefined);
   const taskSet = loadTaskSet(tasksetPath);
   const selection = { taskIds: opts.task, tags: opts.tag, categories: opts.category, difficulties: opts.difficulty };
   const tasks = selectTasks(taskSet.tasks, selection, tasksetPath);
   const resume = opts.resume ? { runId: (await findRunDir(opts.out, opts.resume)).runId, force: opts.force === true } : undefined;
 
-  // Reference agents run only code the task author wrote, so a missing sandbox may fall back.
-  const trusted = agents.every((a) => referenceAgentNames().includes(a));
-  const sandbox = await resolveSandbox(opts.sandbox, { allowFallback: trusted });
+  const sandbox = await sandboxCheck;
   if (sandbox.warning) process.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
 
   await runAndReport(
