@@ -2,7 +2,9 @@
 // Crucible's per-attempt overhead against the raw commands it wraps, measured side by side:
 //   crucible:  `crucible run <tasks> --agent nop --task <id>` (one attempt, bwrap unless --sandbox)
 //   raw:       cp -a <repo> && git init && git add -A && git commit && <setup> && <test command>
-// Usage: npm run build && node bench/overhead.mjs [--runs 5] [--files 20000] [--sandbox bwrap|local] [--baseline-tests] [--trials N] [--against DIR]
+// Usage: npm run build && node bench/overhead.mjs [--runs 5] [--files 20000] [--sandbox bwrap|local] [--baseline-tests] [--trials N] [--against DIR] [--task ID]
+// It also times start-up alone: `node -e 0` against `crucible --version`.
+// --task ID: only this task (repeatable; with --files 0), e.g. the smallest example, js-slugify.
 // --against DIR: also times another built checkout of Crucible (DIR/dist/cli/main.js), interleaved
 // with this one, and prints this build's time over that one's (e.g. before and after a change).
 // --trials N: each side does N attempts per measurement (crucible: one process, --runs N -j 1), which
@@ -30,6 +32,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'crucible-bench-'));
 const baselineTests = args.includes('--baseline-tests');
 const trials = Number(option('trials', '1'));
 const against = option('against', undefined);
+const onlyTasks = args.flatMap((a, i) => (args[i - 1] === '--task' ? [a] : []));
 const againstCli = against === undefined ? undefined : join(resolve(against), 'dist', 'cli', 'main.js');
 
 function generateLargeRepo() {
@@ -85,7 +88,7 @@ function crucibleAttempt(tasksFile, id, i, entry = cli) {
 function bench(label, tasksFile) {
   const doc = parse(execFileSync('cat', [tasksFile], { encoding: 'utf8' }));
   const rows = [];
-  for (const raw of doc.tasks) {
+  for (const raw of doc.tasks.filter((t) => onlyTasks.length === 0 || onlyTasks.includes(t.id))) {
     const task = { ...raw, setup: raw.setup ?? doc.defaults?.setup };
     // Warm caches (page cache, npm cache, git cache) once for both sides.
     rawAttempt(task, dirname(tasksFile), 'warm');
@@ -111,9 +114,28 @@ function bench(label, tasksFile) {
   return rows;
 }
 
+/**
+ * Start-up alone: a bare `node -e 0` against `crucible --version` (Node start plus the CLI's module
+ * loading, nothing else), interleaved, median of 3 × --runs each.
+ */
+function startup() {
+  const times = { node: [], crucible: [], against: [] };
+  for (let i = 0; i < 3 * runs; i++) {
+    times.node.push(time(() => spawnSync('node', ['-e', '0'], { stdio: 'ignore' })));
+    times.crucible.push(time(() => spawnSync('node', [cli, '--version'], { stdio: 'ignore' })));
+    if (againstCli) times.against.push(time(() => spawnSync('node', [againstCli, '--version'], { stdio: 'ignore' })));
+  }
+  return { node: median(times.node), crucible: median(times.crucible), against: againstCli ? median(times.against) : undefined };
+}
+
+const start = startup();
 // --files 0 skips the generated repo.
 const rows = [...bench('examples', join(root, 'examples', 'tasks.yaml')), ...(fileCount > 0 ? bench(`${fileCount} files`, generateLargeRepo()) : [])];
 console.log(`median of ${runs} runs each, ${trials} attempt(s) per run, sandbox=${sandbox}, baseline tests ${baselineTests ? 'on' : 'off'}, node ${process.version}`);
+console.log(
+  `start-up: node -e 0 ${start.node.toFixed(0)} ms, crucible --version ${start.crucible.toFixed(0)} ms` +
+    (start.against === undefined ? '' : `, against --version ${start.against.toFixed(0)} ms`),
+);
 if (againstCli) console.log(`against: ${againstCli}`);
 console.log(`| set | task | raw ms | crucible ms | ratio |${againstCli ? ' against ms | this / against |' : ''}`);
 console.log(`|---|---|---:|---:|---:|${againstCli ? '---:|---:|' : ''}`);

@@ -1,9 +1,24 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 let cached: string | undefined;
 
-/** The package version, read once from the package.json above src/ or dist/. */
+/**
+ * The package version, read once from the package.json above this module: src/ and dist/ (tsc's
+ * output) sit one level below it, the bundled CLI (dist/cli, dist/bundle) two, so walk up.
+ */
 export function version(): string {
-  cached ??= (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  cached ??= (JSON.parse(readFileSync(packageJsonPath(), 'utf8')) as { version: string }).version;
   return cached;
+}
+
+function packageJsonPath(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let depth = 0; depth < 4; depth++) {
+    const candidate = join(dir, 'package.json');
+    if (existsSync(candidate)) return candidate;
+    dir = dirname(dir);
+  }
+  throw new Error(`package.json not found above ${fileURLToPath(import.meta.url)}`);
 }

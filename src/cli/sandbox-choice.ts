@@ -10,8 +10,21 @@ import type { SandboxKind } from '../sandbox/executor.js';
  * does an adversarial validation (`purpose: 'attack'`), which exists to test that sandbox.
  */
 export async function chooseSandbox(requested: SandboxKind | undefined, agents: readonly string[], purpose: 'grade' | 'attack' = 'grade'): Promise<SandboxKind> {
+  return startSandboxChoice(requested, agents, purpose)();
+}
+
+/**
+ * Starts the check now (it runs bwrap, which can overlap loading the task set) and returns the
+ * call that awaits it and prints the fallback warning, so the warning never precedes an input error.
+ */
+export function startSandboxChoice(requested: SandboxKind | undefined, agents: readonly string[], purpose: 'grade' | 'attack' = 'grade'): () => Promise<SandboxKind> {
   const trusted = purpose === 'grade' && agents.every((a) => referenceAgentNames().includes(a));
-  const sandbox = await resolveSandbox(requested, { allowFallback: trusted });
-  if (sandbox.warning) process.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
-  return sandbox.kind;
+  const check = resolveSandbox(requested, { allowFallback: trusted });
+  // Keeps an input error thrown before the await from leaving this promise unobserved; the await still throws.
+  check.catch(() => undefined);
+  return async () => {
+    const sandbox = await check;
+    if (sandbox.warning) process.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
+    return sandbox.kind;
+  };
 }

@@ -29,16 +29,16 @@ export async function detectBwrap(options: DetectOptions = {}): Promise<BwrapDet
   const path = findOnPath('bwrap', options.searchPath ?? process.env.PATH);
   if (path === undefined) return { ok: false, reason: 'bwrap is not installed (not found on PATH)', fix: INSTALL_FIX };
 
-  const versionRun = await run([path, '--version']);
+  const view = { path: process.env.PATH ?? '', pyenvRoot: process.env.PYENV_ROOT, execPath: process.execPath, userHome: homedir(), sandboxHome: '/' };
+  const mounts = allowlistMounts('none', view);
+  const probeArgs = buildBwrapArgs({ mounts, network: 'none', cwd: '/', command: [process.execPath, '-e', '0'] });
+  // Both at once: every run pays for this check before its first attempt. The version's verdict
+  // still comes first, so a broken binary is reported as such rather than as a failed sandbox.
+  const [versionRun, probe] = await Promise.all([run([path, '--version']), run([path, ...probeArgs.args], probeArgs.files)]);
   const version = /(\d+\.\d+(?:\.\d+)?)/.exec(versionRun?.stdout ?? '')?.[1];
   if (versionRun?.exitCode !== 0 || version === undefined) {
     return { ok: false, reason: `${path} --version failed: ${firstLine(versionRun?.stderr) || 'no version printed'}`, fix: INSTALL_FIX };
   }
-
-  const view = { path: process.env.PATH ?? '', pyenvRoot: process.env.PYENV_ROOT, execPath: process.execPath, userHome: homedir(), sandboxHome: '/' };
-  const mounts = allowlistMounts('none', view);
-  const probeArgs = buildBwrapArgs({ mounts, network: 'none', cwd: '/', command: [process.execPath, '-e', '0'] });
-  const probe = await run([path, ...probeArgs.args], probeArgs.files);
   if (probe?.exitCode !== 0) {
     const why = firstLine(probe?.stderr) || (probe?.timedOut ? 'timed out' : `exit ${probe?.exitCode ?? probe?.signal}`);
     return { ok: false, reason: `bwrap ${version} cannot create a sandbox (${why})`, fix: namespaceFix(readUserNamespaceSettings()) };

@@ -6,6 +6,7 @@ import { MISBEHAVING_AGENTS } from '../../src/agents/registry.js';
 import { loadTaskSet } from '../../src/config/index.js';
 import { runAttempt, type AttemptEnv } from '../../src/engine/attempt.js';
 import type { AttemptResult, Task } from '../../src/types/index.js';
+import { attemptBudget } from '../helpers/budget.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -43,7 +44,7 @@ beforeAll(async () => {
     }
   };
   await Promise.all([worker(), worker()]);
-}, 240_000);
+}, attemptBudget(PLAN.length));
 
 describe('the reference agents on the bundled examples', () => {
   it('oracle passes with no check firing at all: zero false alarms (baseline tests and held-out on)', () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummaryFile } from '../../src/engine/index.js';
+import { attemptBudget } from '../helpers/budget.js';
 import { CLI, crucible } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { tinyTaskSet } from './fixtures.js';
@@ -11,8 +12,8 @@ import { tinyTaskSet } from './fixtures.js';
 const tempDir = useTempDirs();
 
 /** The built CLI on the tiny task set, unsandboxed (the reference agents may run without bwrap). */
-function run(dir: string, ...args: string[]) {
-  return crucible(['run', 'tasks.yaml', '--sandbox', 'local', ...args], { cwd: dir });
+function run(dir: string, attempts: number, ...args: string[]) {
+  return crucible(['run', 'tasks.yaml', '--sandbox', 'local', ...args], { cwd: dir, attempts });
 }
 
 describe('crucible run → history → show → compare', () => {
@@ -25,12 +26,12 @@ describe('crucible run → history → show → compare', () => {
     // Not tempDir(): that one is removed after each test, and these tests share the run.
     dir = mkdtempSync(join(tmpdir(), 'crucible-cli-'));
     tinyTaskSet(dir, 6);
-    const result = run(dir, '--agent', 'oracle', '--agent', 'nop', '--runs', '2', '--concurrency', '2', '--json');
+    const result = run(dir, 24, '--agent', 'oracle', '--agent', 'nop', '--runs', '2', '--concurrency', '2', '--json');
     expect(result.status, result.stderr).toBe(1);
     first = JSON.parse(result.stdout) as RunSummaryFile;
     firstStdout = result.stdout;
     firstStderr = result.stderr;
-  }, 120_000);
+  }, attemptBudget(24));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('prints per-agent pass rates with n and interval, pass@1/pass@k and the paired verdict', () => {
@@ -78,11 +79,12 @@ describe('crucible run → history → show → compare', () => {
     expect(attempt.stdout).toContain(`attempt ${attemptId}`);
     expect(attempt.stdout).toMatch(/FAIL no_changes/);
     expect(attempt.stdout).toMatch(/✗ F2P check::fixed \(failed\)/);
-    expect(attempt.stdout).toMatch(/prepare \d+ms/);
+    // A duration as formatDuration writes it: 850ms on a fast machine, 1.2s on a loaded one.
+    expect(attempt.stdout).toMatch(/prepare \d+(ms|\.\ds|m\d\ds)/);
   });
 
   it('compares two runs cell by cell with a paired verdict', () => {
-    const second = run(dir, '--agent', 'nop', '--runs', '2', '--tag', 'even', '--json');
+    const second = run(dir, 6, '--agent', 'nop', '--runs', '2', '--tag', 'even', '--json');
     const b = JSON.parse(second.stdout) as RunSummaryFile;
     expect(b.planned).toBe(6);
     const compared = crucible(['compare', first.runId, b.runId], { cwd: dir });
@@ -91,7 +93,7 @@ describe('crucible run → history → show → compare', () => {
     expect(compared.stdout).toMatch(/nop +t1 +0\.0% \(0\/2\) +0\.0% \(0\/2\) +0\.0 pts +same/);
     expect(compared.stdout).toMatch(/nop +nop +3 .* not separated/);
     expect(compared.stdout).toContain('no cell got worse');
-  });
+  }, attemptBudget(6));
 
   it('rejects bad input with one line and exit code 2', () => {
     const cases: Array<[string[], RegExp]> = [
@@ -133,7 +135,7 @@ describe('SIGKILL in the middle of a real run, then crucible resume', () => {
     expect(killed.startsWith('SIGKILL')).toBe(true);
     const runId = /^run (\S+):/m.exec(killed)?.[1] ?? '';
 
-    const resumed = crucible(['resume', runId.slice(0, 17), '--json'], { cwd: dir });
+    const resumed = crucible(['resume', runId.slice(0, 17), '--json'], { cwd: dir, attempts: 12 });
     expect(resumed.status, resumed.stderr).toBe(1);
     const summary = JSON.parse(resumed.stdout) as RunSummaryFile;
     expect(summary.planned).toBe(12);
@@ -143,5 +145,5 @@ describe('SIGKILL in the middle of a real run, then crucible resume', () => {
     expect(readdirSync(join(dir, '.crucible', 'runs', runId, 'attempts'))).toHaveLength(12);
     const history = JSON.parse(crucible(['history', '--run', runId, '--json'], { cwd: dir }).stdout) as unknown[];
     expect(history).toHaveLength(12);
-  }, 120_000);
+  }, attemptBudget(12 + 12));
 });

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TaskValidity } from '../../src/grading/index.js';
 import type { TaskAdversarial } from '../../src/grading/validity.js';
+import { attemptBudget } from '../helpers/budget.js';
 import { crucible } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import type { AttemptResult } from '../../src/types/index.js';
@@ -51,7 +52,8 @@ function taskSet(): string {
 describe('crucible validate', () => {
   it('reports valid, invalid and flaky tasks as JSON; a task whose fail-to-pass test already passes is broken (exit 2)', () => {
     const out = tempDir();
-    const result = crucible(['validate', taskSet(), '--runs', '3', '--concurrency', '1', '--sandbox', 'local', '--out', out, '--json']);
+    // 3 tasks × (nop once + oracle 3 times)
+    const result = crucible(['validate', taskSet(), '--runs', '3', '--concurrency', '1', '--sandbox', 'local', '--out', out, '--json'], { attempts: 12 });
     expect(result.status, result.stderr).toBe(2);
     const report = JSON.parse(result.stdout) as { schemaVersion: number; runs: number; valid: boolean; tasks: TaskValidity[] };
     expect(report).toMatchObject({ schemaVersion: 1, runs: 3, valid: false });
@@ -62,16 +64,16 @@ describe('crucible validate', () => {
       'tasks[1].tests.fail_to_pass[0]: "add" already passes at the baseline, before any agent ran, so it cannot tell a fix from none (fix: list only tests the fix makes pass, or pin the repo to a commit before the fix)',
     ]);
     expect(byId.flaky).toMatchObject({ status: 'flaky', oracle: { passed: 2, runs: 3 } });
-  });
+  }, attemptBudget(12));
 
   it('shows every bundled example it checks as valid, in a table, and exits 0', () => {
     const out = tempDir();
-    const result = crucible(['validate', 'examples/tasks.yaml', '--task', 'js-sortby', '--task', 'py-roman-subtractive', '--runs', '1', '--out', out]);
+    const result = crucible(['validate', 'examples/tasks.yaml', '--task', 'js-sortby', '--task', 'py-roman-subtractive', '--runs', '1', '--out', out], { attempts: 4 });
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/valid\s+js-sortby\s+fails 1\/1\s+passes 1\/1\s+-\s+ok/);
     expect(result.stdout).toMatch(/valid\s+py-roman-subtractive\s+fails 1\/1\s+passes 1\/1\s+4\/4\s+ok/);
     expect(result.stdout).toContain('all 2 tasks valid');
-  });
+  }, attemptBudget(4));
 
   it('reports each broken task once, before any attempt, with the field and the fix, and exits 2', () => {
     const dir = tempDir();
@@ -145,7 +147,7 @@ describe('crucible validate', () => {
     }
     const out = tempDir();
     const args = ['validate', join(dir, 'tasks.yaml'), '--adversarial', '--attack', 'user-site-pth', '--attack', 'tamper', '--attack', 'oracle', '--out', out];
-    const result = crucible([...args, '--json']);
+    const result = crucible([...args, '--json'], { attempts: 3 });
     expect(result.status, result.stderr).toBe(1);
     const report = JSON.parse(result.stdout) as { schemaVersion: number; adversarial: boolean; secure: boolean; tasks: TaskAdversarial[] };
     expect(report).toMatchObject({ schemaVersion: 1, adversarial: true, secure: false });
@@ -156,11 +158,11 @@ describe('crucible validate', () => {
     expect(byAttack.tamper).toMatchObject({ outcome: 'held', verdict: 'FAIL', cause: 'tampered' });
     expect(byAttack.oracle).toMatchObject({ outcome: 'control_passed', verdict: 'PASS', failedChecks: [] });
 
-    const table = crucible(args);
+    const table = crucible(args, { attempts: 3 });
     expect(table.status, table.stderr).toBe(1);
     expect(table.stdout).toMatch(/got_through\s+weak\s+user-site-pth\s+outside-diff/);
     expect(table.stdout).toContain('weak: got through: user-site-pth');
-  });
+  }, attemptBudget(3 + 3));
 
   it('--attack needs --adversarial and a known attack name', () => {
     expect(crucible(['validate', 'examples/tasks.yaml', '--attack', 'tamper']).status).toBe(2);

@@ -5,6 +5,8 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadTaskSet } from '../../src/config/index.js';
+import { attemptBudget } from '../helpers/budget.js';
 import { CLI, crucible } from '../helpers/cli.js';
 
 /*
@@ -15,6 +17,8 @@ import { CLI, crucible } from '../helpers/cli.js';
 
 const CHROMIUM = process.env.CRUCIBLE_CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = resolve('test-artifacts/e2e');
+/** oracle and nop on every bundled example. */
+const FULL_RUN_ATTEMPTS = loadTaskSet('examples/tasks.yaml').tasks.length * 2;
 // A missing browser fails the suite rather than skipping it: a skipped browser test proves nothing.
 const CHART_NAMES = ['heatmap', 'cost', 'causes', 'tokens', 'latency'];
 
@@ -52,9 +56,9 @@ describe('dashboard and HTML report in Chromium', () => {
     if (!existsSync(CLI) || !existsSync('dist/web/assets/app.js')) throw new Error('the CLI or the web app is not built: run `npm run build` first');
     mkdirSync(ARTIFACTS, { recursive: true });
     state = mkdtempSync(join(tmpdir(), 'crucible-e2e-'));
-    const full = crucible(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--agent', 'nop', '--out', state]);
+    const full = crucible(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--agent', 'nop', '--out', state], { attempts: FULL_RUN_ATTEMPTS });
     expect(full.status, full.stderr).toBe(1);
-    const part = crucible(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--agent', 'nop', '--task', 'js-sortby', '--task', 'py-roman-subtractive', '--out', state]);
+    const part = crucible(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--agent', 'nop', '--task', 'js-sortby', '--task', 'py-roman-subtractive', '--out', state], { attempts: 4 });
     expect(part.status, part.stderr).toBe(1);
     runs = readdirSync(join(state, 'runs')).sort();
     expect(runs).toHaveLength(2);
@@ -75,7 +79,8 @@ describe('dashboard and HTML report in Chromium', () => {
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
-  }, 300_000);
+    // The two runs' attempts, plus one attempt's allowance for the server and the browser.
+  }, attemptBudget(FULL_RUN_ATTEMPTS + 4 + 1));
 
   afterAll(async () => {
     await browser?.close();

@@ -1,12 +1,16 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTaskSet } from '../../src/config/index.js';
-import { crucible } from '../helpers/cli.js';
+import { attemptBudget } from '../helpers/budget.js';
+import { crucible, type CliResult } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
 const EXAMPLE_TASKS = loadTaskSet('examples/tasks.yaml').tasks;
+/** oracle and nop on every example: the one full run the tests below share. */
+const FULL_RUN_ATTEMPTS = EXAMPLE_TASKS.length * 2;
 
 interface SummaryJson {
   runId: string;
@@ -14,11 +18,20 @@ interface SummaryJson {
 }
 
 describe('crucible run on the bundled examples', () => {
+  // One run of every example with both reference agents, shared by the tests that read it; its
+  // time limit comes from its attempt count (helpers/budget.ts), not from one machine's speed.
+  let out: string;
+  let full: CliResult;
+  let summary: SummaryJson;
+  beforeAll(() => {
+    out = mkdtempSync(join(tmpdir(), 'crucible-examples-'));
+    full = crucible(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--agent', 'nop', '--out', out, '--json'], { attempts: FULL_RUN_ATTEMPTS });
+    expect(full.status, full.stderr).toBe(1);
+    summary = JSON.parse(full.stdout) as SummaryJson;
+  }, attemptBudget(FULL_RUN_ATTEMPTS));
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
   it('oracle passes every task, nop fails every task naming its failing F2P tests', () => {
-    const out = tempDir();
-    const result = crucible(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--agent', 'nop', '--out', out, '--json']);
-    expect(result.status, result.stderr).toBe(1);
-    const summary = JSON.parse(result.stdout) as SummaryJson;
     expect(summary.runId).toMatch(/^\d{8}-\d{6}-[0-9a-f]{4}$/);
 
     const oracle = summary.attempts.filter((a) => a.agent === 'oracle');
@@ -32,10 +45,11 @@ describe('crucible run on the bundled examples', () => {
       const task = EXAMPLE_TASKS.find((t) => t.id === a.taskId);
       for (const id of task?.tests.failToPass ?? []) expect(a.message).toContain(id);
     }
+  });
 
-    // Evidence on disk: attempt.json (versioned), diff.patch, the JUnit copy, summary.json.
+  it('leaves the evidence on disk: attempt.json (versioned), diff.patch, the JUnit copy, summary.json', () => {
     const runDir = join(out, 'runs', summary.runId);
-    const slugify = oracle.find((a) => a.taskId === 'js-slugify');
+    const slugify = summary.attempts.find((a) => a.agent === 'oracle' && a.taskId === 'js-slugify');
     const attemptDir = join(runDir, slugify?.dir ?? '');
     const attempt = JSON.parse(readFileSync(join(attemptDir, 'attempt.json'), 'utf8')) as { schemaVersion: number; diff: { filesChanged: number } };
     expect(attempt.schemaVersion).toBe(1);
@@ -46,17 +60,17 @@ describe('crucible run on the bundled examples', () => {
     expect(existsSync(join(attemptDir, 'workspace'))).toBe(false);
   });
 
-  it('prints one row per attempt with F2P, P2P, files and phase times', () => {
-    const result = crucible(['run', 'examples/tasks.yaml', '--agent', 'nop', '--task', 'js-sortby', '--out', tempDir()]);
-    expect(result.status).toBe(1);
-    expect(result.stdout).toMatch(/result\s+task\s+agent\s+trial\s+F2P\s+P2P\s+files\s+prepare\s+agent\s+verify/);
-    expect(result.stdout).toMatch(/FAIL\s+js-sortby\s+nop\s+0\s+0\/1\s+4\/4\s+0\s/);
+  it('prints one row per attempt with F2P, P2P, files and phase times (on stderr under --json)', () => {
+    expect(full.stderr).toMatch(/result\s+task\s+agent\s+trial\s+F2P\s+P2P\s+files\s+prepare\s+agent\s+verify/);
+    expect(full.stderr).toMatch(/FAIL\s+js-sortby\s+nop\s+0\s+0\/1\s+4\/4\s+0\s/);
   });
 
-  it('exits 0 when every attempt passes', () => {
-    const result = crucible(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--task', 'py-median', '--out', tempDir()]);
+  it('exits 0 when every attempt passes, with the report on stdout', () => {
+    const result = crucible(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--task', 'py-median', '--out', tempDir()], { attempts: 1 });
     expect(result.status, result.stderr).toBe(0);
-  });
+    expect(result.stdout).toMatch(/result\s+task\s+agent\s+trial\s+F2P\s+P2P\s+files\s+prepare\s+agent\s+verify/);
+    expect(result.stdout).toMatch(/PASS\s+py-median\s+oracle\s+0\s+1\/1\s+\d+\/\d+\s+1\s/);
+  }, attemptBudget(1));
 });
 
 describe('bad input', () => {

@@ -6,7 +6,7 @@ import { checkPlanSize, defaultConcurrency, executeRun, findRunDir, MAX_PLANNED_
 import { InputError } from '../../errors.js';
 import { formatDefect, selectTasks } from '../../tasks/index.js';
 import { withFlagNames } from '../option-flags.js';
-import { chooseSandbox } from '../sandbox-choice.js';
+import { startSandboxChoice } from '../sandbox-choice.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
 import { wholeNumber, writableStateDir } from '../args.js';
 // The leaf, not report/index.js: that loads every report writer, which a run without reports never needs.
@@ -45,6 +45,8 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
   const trials = wholeNumber('--runs', opts.runs, 1, 1, MAX_PLANNED_ATTEMPTS);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
   if (opts.force && !opts.resume) throw new InputError('--force only applies with --resume (fix: add --resume <run-id>, or drop --force)');
+  // The sandbox check starts bwrap; it runs while the task set loads.
+  const sandboxChoice = startSandboxChoice(opts.sandbox, agents);
   const taskSet = loadTaskSet(tasksetPath);
   const selection = { taskIds: opts.task, tags: opts.tag, categories: opts.category, difficulties: opts.difficulty };
   const tasks = withFlagNames(() => selectTasks(taskSet.tasks, selection, tasksetPath));
@@ -52,7 +54,7 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
   writableStateDir('--out', opts.out);
   const resume = opts.resume ? { runId: (await withFlagNames(() => findRunDir(opts.out, opts.resume as string))).runId, force: opts.force === true } : undefined;
 
-  const sandbox = await chooseSandbox(opts.sandbox, agents);
+  const sandbox = await sandboxChoice();
 
   await runAndReport(
     {

@@ -5,6 +5,7 @@ import { loadTaskSet } from '../../../src/config/index.js';
 import { executeRun } from '../../../src/engine/index.js';
 import type { AgentResult, AttemptResult } from '../../../src/types/index.js';
 import { startScriptedUpstream } from '../../../scripts/scripted-upstream.mjs';
+import { attemptBudget } from '../../helpers/budget.js';
 import { crucible } from '../../helpers/cli.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 
@@ -33,7 +34,7 @@ describe('the committed quick-start cassette', () => {
   it('replays offline without a key, twice in fresh state, to the same attempts with tokens and cost', () => {
     const args = ['run', TASKS, '--model', MODEL, '--replay', CASSETTES, '--task', 'js-slugify', '--task', 'py-median', '--sandbox', 'local', '-q'];
     const runs = [tempDir(), tempDir()].map((out) => {
-      const result = crucible([...args, '--out', out], { env: NO_KEYS });
+      const result = crucible([...args, '--out', out], { env: NO_KEYS, attempts: 2 });
       expect(result.status, result.stderr).toBe(0);
       expect(result.stdout).toMatch(/cache read/);
       return attempts(out);
@@ -49,7 +50,7 @@ describe('the committed quick-start cassette', () => {
       expect(a.agentResult?.usage?.costUsd).toBeGreaterThan(0);
     }
     expect(second.map(outcome)).toEqual(first.map(outcome));
-  });
+  }, attemptBudget(2 + 2));
 
   it('without --replay and without the key, fails at once with one line naming the variable', () => {
     const out = tempDir();

@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// Bundles the CLI for start-up: `npm run build` runs this after tsc. Loading ~190 compiled modules
+// plus ~150 files of zod, yaml, fast-xml-parser and commander one by one cost Node more than the
+// code itself; a few chunks load in a fraction of that (docs/BENCHMARKS.md has the numbers).
+//
+// Layout, all at one directory depth below dist/ like tsc's own output, so the modules that find
+// files relative to themselves (version.ts, gateway/pricing.ts, report/web-assets.ts,
+// sandbox/sandbox-init-source.ts) find the same ones:
+//   dist/cli/main.js    the entry (replaces tsc's main.js; bin/crucible.js and the tests run it)
+//   dist/bundle/*.js    chunks; each command's dynamic import stays a chunk loaded only by it, so
+//                       `run` never loads the dashboard server or the AI SDK.
+// Everything else tsc wrote stays: dist/index.js and the .d.ts files are the library export.
+// A later tsc-only build (`npx tsc -p tsconfig.build.json`) writes the unbundled main.js back,
+// which then imports tsc's modules: never a stale bundle.
+// better-sqlite3 stays external (a native addon, loaded from node_modules).
+import { rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { rolldown } from 'rolldown';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+
+rmSync(join(dist, 'bundle'), { recursive: true, force: true });
+const bundle = await rolldown({
+  input: join(root, 'src', 'cli', 'main.ts'),
+  cwd: root,
+  platform: 'node',
+  tsconfig: join(root, 'tsconfig.build.json'),
+  external: [/^node:/, 'better-sqlite3'],
+  logLevel: 'warn',
+});
+try {
+  await bundle.write({
+    dir: dist,
+    format: 'esm',
+    entryFileNames: 'cli/main.js',
+    chunkFileNames: 'bundle/[name]-[hash].js',
+    sourcemap: true,
+  });
+} finally {
+  await bundle.close();
+}
