@@ -39,7 +39,8 @@ export function writableStateDir(flag: string, dir: string): void {
     accessSync(dir, constants.W_OK | constants.X_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    const why = code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'not writable' : code === 'ENOTDIR' ? 'a parent is a file' : `cannot be created (${code})`;
+    if (code === 'EROFS') throw new InputError(`${flag} ${dir}: on a read-only file system (fix: pass a directory you can write, e.g. ${flag} .crucible, or mount it read-write)`);
+    const why = code === 'EACCES' || code === 'EPERM' ? 'not writable' : code === 'ENOTDIR' ? 'a parent is a file' : `cannot be created (${code})`;
     throw new InputError(`${flag} ${dir}: ${why} (fix: pass a directory you can write, e.g. ${flag} .crucible)`);
   }
 }

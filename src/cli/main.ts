@@ -42,7 +42,8 @@ starting attempts and gives running ones 10s to finish; a second Ctrl-C kills th
 finished is kept: \`crucible resume <run-id>\` runs the rest.
 
 Exit codes: 0 every planned attempt passed, 1 some attempt failed, errored or did not run,
-2 bad input or a broken task (found before any agent, reported with the field to fix), 130 interrupted.
+2 bad input, a broken task (found before any agent, reported with the field to fix) or an unusable
+state directory, 75 disk full (free space, then \`crucible resume <run-id> --retry-errors\`), 130 interrupted.
 
 Examples:
   crucible run examples/tasks.yaml --agent oracle --agent nop --runs 3 --concurrency 2
@@ -67,7 +68,7 @@ program
   .option('--attack <name>', 'with --adversarial: only this attack (repeatable; resource attacks run only when named)', collect)
   .addHelpText(
     'after',
-    '\nExit codes: 0 every task valid (--adversarial: no attack got through), 1 some task invalid or flaky (--adversarial: an attack passed, an attack ended in a harness error, or an honest control failed), 2 bad input or a broken task (a fail-to-pass id the tests do not report, an oracle patch that does not apply, a repo that cannot be fetched).\n\nExamples:\n  crucible validate examples/tasks.yaml --runs 3\n  crucible validate examples/tasks.yaml --adversarial --task py-median',
+    '\nExit codes: 0 every task valid (--adversarial: no attack got through), 1 some task invalid or flaky (--adversarial: an attack passed, an attack ended in a harness error, or an honest control failed), 2 bad input or a broken task (a fail-to-pass id the tests do not report, an oracle patch that does not apply, a repo that cannot be fetched), 75 disk full.\n\nExamples:\n  crucible validate examples/tasks.yaml --runs 3\n  crucible validate examples/tasks.yaml --adversarial --task py-median',
   )
   .action(async (taskset: string, opts) => (await import('./commands/validate.js')).validateCommand(taskset, opts));
 

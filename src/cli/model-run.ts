@@ -5,6 +5,7 @@ import type { AttemptResult } from '../types/index.js';
 import { durationFlag, wholeNumber, writableStateDir } from './args.js';
 import { table, usd as formatUsd } from './format.js';
 import type { ModelCliOptions } from './model-options.js';
+import { withFlagNames } from './option-flags.js';
 
 /** Engine options from the flags; InputError (one line, exit 2) for bad values or a missing API key. */
 export function modelRunOptions(opts: ModelCliOptions, agents: readonly string[]): ModelRunOptions | undefined {
@@ -33,7 +34,7 @@ export function modelRunOptions(opts: ModelCliOptions, agents: readonly string[]
     ...(opts.agentTimeout !== undefined ? { agentTimeoutMs: durationFlag('--agent-timeout', opts.agentTimeout) } : {}),
   };
   // Keys, base URLs and prices are checked now, before any attempt starts.
-  checkModelSpecs(specs, options);
+  withFlagNames(() => checkModelSpecs(specs, options), options.mode === 'record' ? 'record' : 'replay');
   return options;
 }
 

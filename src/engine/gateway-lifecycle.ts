@@ -144,7 +144,7 @@ function loadPricingOrFail(file: string | undefined): Pricing {
   try {
     return loadPricing(file);
   } catch (error) {
-    if (error instanceof PricingError) throw new OptionError([{ field: 'models.pricingFile' }], error.message.split('\n')[0] ?? 'cannot be read', 'correct the pricing file, or drop {models.pricingFile} to use the bundled prices');
+    if (error instanceof PricingError) throw new OptionError([{ field: 'models.pricingFile' }], error.message.split('\n')[0] ?? 'cannot be read', 'correct the file, or drop {models.pricingFile} to use the bundled prices');
     throw error;
   }
 }

@@ -13,12 +13,13 @@ import { join, relative } from 'node:path';
 import type { SandboxKind } from '../sandbox/executor.js';
 import { baselineDefects, ensureGitCache, oracleDefect, repoDefect, RepoSourceError, taskWhere, type TaskWhere } from '../tasks/index.js';
 import type { Task, TaskDefect } from '../types/index.js';
-import { git, GitError } from '../workspace/git.js';
+import { git, GitError } from '../workspace/index.js';
 import { ATTEMPT_SCRATCH_DIRS, attemptPaths, besideWorkspace, prepareWorkspace } from './attempt.js';
 import { runBaselineTests } from './attempt-verify.js';
 import { ATTEMPT_JUNIT_FILES } from './run-files.js';
 import { sha256 } from './plan.js';
 import { schedule } from './scheduler.js';
+import { stateDirFaultOf } from './state-faults.js';
 
 export interface PreflightOptions {
   /** Crucible's state directory (absolute): the git cache and tool caches live under it. */
@@ -67,6 +68,7 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
       await ensureGitCache(task.repo.url, task.repo.commit, join(options.stateDir, 'cache'));
     } catch (error) {
       if (error instanceof RepoSourceError) return { taskId: task.id, defects: [repoDefect(where, error.field, error.problem, error.fix)] };
+      if (stateDirFaultOf(error, options)) throw error;
       return { taskId: task.id, defects: [], unchecked: messageOf(error) };
     }
   }
@@ -83,6 +85,9 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
     }
     return { taskId: task.id, defects };
   } catch (error) {
+    // A full or read-only state directory stops the run (the engine names it); anything else
+    // leaves the task unchecked and its attempts meet the problem themselves.
+    if (stateDirFaultOf(error, options)) throw error;
     return { taskId: task.id, defects: [], unchecked: messageOf(error) };
   } finally {
     // Only the baseline report stays: the trees are as large as the repo.

@@ -1,3 +1,4 @@
+import { formatDefect } from '../tasks/index.js';
 import type { AgentStats, AttemptResult, Cause, CheckResult, RunStats, TestGroupOutcome, TestRunEvidence } from '../types/index.js';
 import { duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from './format.js';
 import type { HeldOutCard, RunView } from './view.js';
@@ -156,6 +157,7 @@ function attemptDetail(a: AttemptResult): string {
   lines.push(`### ${ICON[a.verdict]} ${mdText(a.taskId)} · ${mdText(a.agent)} #${a.trial}: ${mdCode(a.cause)}`);
   lines.push(`**Cause:** ${mdCode(a.cause)}: ${mdText(a.message)}${a.score !== undefined ? ` · score ${a.score}` : ''} · ${duration(a.timings.totalMs)} · attempt ${mdCode(a.attemptId)}`);
   if (a.harnessError) lines.push(`**Harness error** in ${a.harnessError.phase}: ${mdText(a.harnessError.message)}`);
+  for (const d of a.taskError?.defects ?? []) lines.push(`**Task error:** ${mdText(formatDefect(d))}`);
   const evidence = testLines(a);
   if (evidence.length > 0) lines.push(evidence.join('\n'));
   lines.push(checksBlock(a.checks, a.verdict === 'PASS'));

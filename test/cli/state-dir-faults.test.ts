@@ -57,10 +57,12 @@ function checkpointRows(runDir: string): Array<{ attemptId: string; verdict: str
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'crucible-faults-'));
   tinyTaskSet(dir, 4);
-  // t3's setup fills the state directory's disk once (when the flag exists), then succeeds: the
-  // harness's next write (git, cp, attempt.json) meets a full disk, as it would on a real machine.
+  // t3's setup fills the state directory's disk once, on its second run (the run's preflight is the
+  // first), then succeeds: the harness's next write (git, cp, attempt.json) meets a full disk, as
+  // it would on a real machine.
   const file = join(dir, 'tasks.yaml');
-  const setup = `if [ -e ${join(dir, 'fill-once')} ]; then rm -f ${join(dir, 'fill-once')}; head -c 1G /dev/zero > ${join(dir, 'full', 'filler')}; fi; true`;
+  const flag = join(dir, 'fill-once');
+  const setup = `if [ -e ${flag} ]; then if [ "$(cat ${flag})" = 2 ]; then echo 1 > ${flag}; else rm -f ${flag}; head -c 1G /dev/zero > ${join(dir, 'full', 'filler')}; fi; fi; true`;
   writeFileSync(file, readFileSync(file, 'utf8').replace('  - id: t3\n', `  - id: t3\n    setup: ['${setup}']\n`));
 });
 
@@ -76,7 +78,7 @@ describe('a full disk', () => {
     const cleanSummary = JSON.parse(clean.stdout) as RunSummaryFile;
 
     mountTmpfs(join(dir, 'full'), '16m');
-    writeFileSync(join(dir, 'fill-once'), '');
+    writeFileSync(join(dir, 'fill-once'), '2');
     const stopped = run('--agent', 'oracle', '--agent', 'nop', '--concurrency', '1', '--out', 'full');
     expect(stopped.status, stopped.stderr).toBe(75);
     const [runId = ''] = readdirSync(join(dir, 'full', 'runs'));
@@ -151,7 +153,7 @@ describe('a read-only state directory', () => {
 
     const fresh = run('--agent', 'nop', '--task', 't1', '--out', 'ro');
     expect(fresh.status, fresh.stderr).toBe(2);
-    expect(expectOneLine(fresh)).toMatch(/^error the state directory ro is on a read-only file system/);
+    expect(expectOneLine(fresh)).toMatch(/^error --out ro: on a read-only file system \(fix: /);
     expect(existsSync(join(at, 'runs', runId, 'plan.json'))).toBe(true);
   }, 120_000);
 });

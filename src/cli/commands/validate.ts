@@ -3,7 +3,7 @@ import pc from 'picocolors';
 import { ATTACKS, attacksFor, findAttack, type Attack } from '../../agents/registry.js';
 import { InputError } from '../../errors.js';
 import { loadTaskSet, type TaskSet } from '../../config/index.js';
-import { defaultConcurrency, executeRun, type AttemptSettings, type RunOutcome } from '../../engine/index.js';
+import { defaultConcurrency, executeRun, MAX_PLANNED_ATTEMPTS, type AttemptSettings, type RunOutcome } from '../../engine/index.js';
 import { selectTasks, type TaskSelection } from '../../tasks/index.js';
 import { createProgress } from '../progress.js';
 import { withFlagNames } from '../option-flags.js';
@@ -13,7 +13,7 @@ import { judgeTaskValidity, type TaskValidity } from '../../grading/index.js';
 import { judgeAttack, judgeTaskAdversarial, type AttackReport, type TaskAdversarial } from '../../grading/validity.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
 import type { AttemptResult, Task } from '../../types/index.js';
-import { wholeNumber } from '../args.js';
+import { wholeNumber, writableStateDir } from '../args.js';
 import { table } from '../format.js';
 
 export interface ValidateCommandOptions {
@@ -42,8 +42,9 @@ export const VALIDATE_SCHEMA_VERSION = 1;
 export async function validateCommand(tasksetPath: string, opts: ValidateCommandOptions): Promise<void> {
   if (opts.adversarial) return adversarialCommand(tasksetPath, opts);
   if (opts.attack?.length) throw new InputError('--attack: only with --adversarial (fix: add --adversarial)');
-  const runs = wholeNumber('--runs', opts.runs, 3);
+  const runs = wholeNumber('--runs', opts.runs, 3, 1, MAX_PLANNED_ATTEMPTS);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
+  writableStateDir('--out', opts.out);
   const taskSet = loadTaskSet(tasksetPath);
   const tasks = withFlagNames(() => selectTasks(taskSet.tasks, { taskIds: opts.task }, tasksetPath));
   const agents = ['nop', 'oracle'];
@@ -106,6 +107,7 @@ async function adversarialCommand(tasksetPath: string, opts: ValidateCommandOpti
   const names = opts.attack?.length ? opts.attack : undefined;
   const unknown = names?.find((n) => !findAttack(n));
   if (unknown !== undefined) throw new InputError(`--attack ${unknown}: no such attack (fix: use one of ${ATTACKS.map((a) => a.name).join(', ')})`);
+  writableStateDir('--out', opts.out);
   const taskSet = loadTaskSet(tasksetPath);
   const tasks = withFlagNames(() => selectTasks(taskSet.tasks, { taskIds: opts.task }, tasksetPath));
   const applicable = new Map(tasks.map((t) => [t.id, attacksFor(t, { ...(names ? { names } : {}) })]));

@@ -1,3 +1,5 @@
+import type { Cause } from '../data/types.js';
+
 /** Pass rate → fill: red at 0, amber mid-way, green at 1 (light, so dark text stays readable). */
 export function rateFill(rate: number): string {
   const hue = Math.round(Math.max(0, Math.min(1, rate)) * 125);
@@ -28,7 +30,7 @@ export function seriesColour(i: number): string {
   return SERIES_COLOURS[i % SERIES_COLOURS.length] ?? '#0969da';
 }
 
-export const CAUSE_COLOURS: Record<string, string> = {
+export const CAUSE_COLOURS: Record<Cause, string> = {
   passed: '#2da44e',
   tests_failed: '#cf222e',
   regression: '#a40e26',
@@ -41,5 +43,6 @@ export const CAUSE_COLOURS: Record<string, string> = {
   context_exceeded: '#e16f24',
   agent_crashed: '#57606a',
   resource_exceeded: '#7d4e00',
+  task_error: '#afb8c1',
   harness_error: '#d0d7de',
 };

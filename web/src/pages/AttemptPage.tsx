@@ -78,6 +78,11 @@ function Overview({ view }: { view: AttemptView }): ReactNode {
           Harness error in {a.harnessError.phase}: {a.harnessError.message}
         </p>
       ) : null}
+      {(a.taskError?.defects ?? []).map((d, i) => (
+        <p className="error" key={i}>
+          Task error: {d.file}: <code>{d.field}</code>: {d.problem} (fix: {d.fix})
+        </p>
+      ))}
       <h3>Checks</h3>
       <Checks checks={a.checks} />
       <Tests tests={a.tests} heldOut={a.heldOut} cases={null} heldOutCases={null} />
