@@ -33,7 +33,7 @@ const { startServer } = await load('server/index.js');
 
 /** Deterministic pseudo-random numbers, so every run of the bench builds the same history. */
 let seed = 42;
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 const pick = (list) => list[Math.floor(random() * list.length)];
 const CAUSES = ['tests_failed', 'tests_failed', 'regression', 'no_changes', 'agent_timeout', 'policy_violation', 'max_turns'];
 
@@ -103,7 +103,15 @@ function makeAttempt(runId, day, agentIndex, task, trial, index) {
       ? undefined
       : {
           stopReason: 'submitted',
-          usage: { inputTokens: input, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, requests: 12, costUsd: (input * 0.4 + output * 1.6) / 1e6 },
+          usage: {
+            inputTokens: input,
+            outputTokens: output,
+            cacheReadTokens: 0,
+            cacheWriteTokens: 0,
+            reasoningTokens: 0,
+            requests: 12,
+            costUsd: (input * 0.4 + output * 1.6) / 1e6,
+          },
           turns: 12,
           toolCalls: 20,
         },
@@ -119,7 +127,11 @@ function writeArtifacts(stateDir, a) {
   writeFileSync(join(dir, 'diff.patch'), `diff --git a/src/mod.py b/src/mod.py\n--- a/src/mod.py\n+++ b/src/mod.py\n@@ -1,80 +1,80 @@\n${lines.join('\n')}\n`);
   const events = [];
   for (let i = 0; i < 200; i++) {
-    events.push(JSON.stringify(i % 2 ? { type: 'tool_result', tool: 'read_file', output: 'x'.repeat(400) } : { type: 'tool_call', tool: 'read_file', input: { path: `src/f${i}.py` } }));
+    events.push(
+      JSON.stringify(
+        i % 2 ? { type: 'tool_result', tool: 'read_file', output: 'x'.repeat(400) } : { type: 'tool_call', tool: 'read_file', input: { path: `src/f${i}.py` } },
+      ),
+    );
   }
   writeFileSync(join(dir, 'trajectory.jsonl'), `${events.join('\n')}\n`);
   const cases = Array.from({ length: 16 }, (_, i) => `<testcase classname="tests.test_mod" name="test_case_${i}" time="0.01"/>`).join('');
@@ -140,7 +152,10 @@ function build(stateDir) {
     }
     const createdAt = attempts[0].startedAt;
     history.recordRun({ runId, taskSet: 'bench/tasks.yaml', createdAt, planned: attempts.length, agents: AGENTS });
-    history.recordAttempts(runId, attempts.map((attempt) => ({ attempt, extra: { repoKey: `repo-${attempt.taskId.slice(-1)}` } })));
+    history.recordAttempts(
+      runId,
+      attempts.map((attempt) => ({ attempt, extra: { repoKey: `repo-${attempt.taskId.slice(-1)}` } })),
+    );
     const stats = aggregateRun(attempts, { ks: [1, TRIALS] });
     const counts = { PASS: 0, FAIL: 0, ERROR: 0 };
     for (const a of attempts) counts[a.verdict] += 1;
@@ -222,7 +237,9 @@ try {
   for (const [name, pathOf] of views) rows.push(await time(base, name, pathOf));
   await server.close();
   const pad = (s, n) => String(s).padEnd(n);
-  console.log(`\n${runIds.length * TASKS * AGENTS.length * TRIALS} attempts in ${runIds.length} runs; ${REQUESTS} requests per view over loopback HTTP, sequential\n`);
+  console.log(
+    `\n${runIds.length * TASKS * AGENTS.length * TRIALS} attempts in ${runIds.length} runs; ${REQUESTS} requests per view over loopback HTTP, sequential\n`,
+  );
   console.log(`| view | p50 ms | p95 ms | max ms | response KiB |`);
   console.log(`|---|---:|---:|---:|---:|`);
   for (const r of rows) console.log(`| ${pad(r.name, 46)} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.max.toFixed(1)} | ${r.kb.toFixed(1)} |`);

@@ -36,7 +36,18 @@ function parent() {
     rows.push(JSON.parse(r.stdout));
   }
   const header = ['attempts', 'tasks', 'run s', 'attempts/s', 'stats s', 'resume s', 'peak RSS MB', 'heap MB'];
-  const cells = rows.map((r) => [r.attempts, r.tasks, r.runS.toFixed(2), Math.round(r.attemptsPerS), r.statsS.toFixed(2), r.resumeS.toFixed(2), r.peakRssMb.toFixed(0), r.heapMb.toFixed(0)].map(String));
+  const cells = rows.map((r) =>
+    [
+      r.attempts,
+      r.tasks,
+      r.runS.toFixed(2),
+      Math.round(r.attemptsPerS),
+      r.statsS.toFixed(2),
+      r.resumeS.toFixed(2),
+      r.peakRssMb.toFixed(0),
+      r.heapMb.toFixed(0),
+    ].map(String),
+  );
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (c) => c.map((v, i) => v.padStart(widths[i])).join('  ');
   console.log(`node ${process.version}, concurrency ${concurrency}, ${AGENTS.length} agents × ${TRIALS} trials per task`);
@@ -124,14 +135,32 @@ async function instantAttempt(plan, _task, _agent, env) {
     message: passed ? '' : `fail-to-pass failing: t::test_${taskNumber} (failed)`,
     score: passed ? 100 : 0,
     sandbox: env.sandbox,
-    tests: { command: 'true', exitCode: passed ? 0 : 1, timedOut: false, durationMs: 5, parsed: 20, consistent: true, failToPass: group(passed), passToPass: { total: 19, passed: 19, failing: [] }, outputTail: 'x'.repeat(2000) },
+    tests: {
+      command: 'true',
+      exitCode: passed ? 0 : 1,
+      timedOut: false,
+      durationMs: 5,
+      parsed: 20,
+      consistent: true,
+      failToPass: group(passed),
+      passToPass: { total: 19, passed: 19, failing: [] },
+      outputTail: 'x'.repeat(2000),
+    },
     diff: { files: [{ path: 'src/a.py', kind: 'modified', binary: false, added: 3, deleted: 1 }], filesChanged: 1, added: 3, deleted: 1 },
     checks: [{ id: 'tests', passed, severity: 'error', message: passed ? 'ok' : 'failing', evidence: {} }],
     agentResult: {
       stopReason: 'submitted',
       turns: 5 + (taskNumber % 7),
       toolCalls: 9,
-      usage: { inputTokens: 20_000 + taskNumber, outputTokens: 1500, cacheReadTokens: 8000, cacheWriteTokens: 0, reasoningTokens: 0, requests: 6, costUsd: 0.012 },
+      usage: {
+        inputTokens: 20_000 + taskNumber,
+        outputTokens: 1500,
+        cacheReadTokens: 8000,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0,
+        requests: 6,
+        costUsd: 0.012,
+      },
     },
     timings: { prepareMs: 40, agentMs: 3000, verifyMs: 500, totalMs: 3540 },
     startedAt: now,

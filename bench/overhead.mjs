@@ -44,9 +44,15 @@ function generateLargeRepo() {
   }
   mkdirSync(join(dir, 'test'), { recursive: true });
   writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
-  writeFileSync(join(dir, 'test', 'smoke.test.mjs'), "import { test } from 'node:test';\nimport assert from 'node:assert';\ntest('is fixed', () => assert.ok(process.env.FIXED));\ntest('still works', () => {});\n");
+  writeFileSync(
+    join(dir, 'test', 'smoke.test.mjs'),
+    "import { test } from 'node:test';\nimport assert from 'node:assert';\ntest('is fixed', () => assert.ok(process.env.FIXED));\ntest('still works', () => {});\n",
+  );
   const tasks = join(scratch, 'large', 'tasks.yaml');
-  writeFileSync(tasks, `tasks:\n  - id: large\n    repo: { path: repo }\n    instruction: set FIXED\n    tests:\n      command: node --test --test-reporter=junit --test-reporter-destination="$CRUCIBLE_JUNIT" test/smoke.test.mjs\n      fail_to_pass: [is fixed]\n`);
+  writeFileSync(
+    tasks,
+    `tasks:\n  - id: large\n    repo: { path: repo }\n    instruction: set FIXED\n    tests:\n      command: node --test --test-reporter=junit --test-reporter-destination="$CRUCIBLE_JUNIT" test/smoke.test.mjs\n      fail_to_pass: [is fixed]\n`,
+  );
   return tasks;
 }
 
@@ -82,7 +88,11 @@ function rawOnce(task, taskFileDir, i) {
 function crucibleAttempt(tasksFile, id, i, entry = cli) {
   const extra = baselineTests ? [] : ['--no-baseline-tests'];
   const repeat = ['--runs', String(trials), '--concurrency', '1'];
-  spawnSync('node', [entry, 'run', tasksFile, '--agent', 'nop', '--task', id, '--sandbox', sandbox, '--out', join(scratch, `state-${id}-${i}`), '--quiet', ...repeat, ...extra], { stdio: 'ignore' });
+  spawnSync(
+    'node',
+    [entry, 'run', tasksFile, '--agent', 'nop', '--task', id, '--sandbox', sandbox, '--out', join(scratch, `state-${id}-${i}`), '--quiet', ...repeat, ...extra],
+    { stdio: 'ignore' },
+  );
 }
 
 function bench(label, tasksFile) {
@@ -131,7 +141,9 @@ function startup() {
 const start = startup();
 // --files 0 skips the generated repo.
 const rows = [...bench('examples', join(root, 'examples', 'tasks.yaml')), ...(fileCount > 0 ? bench(`${fileCount} files`, generateLargeRepo()) : [])];
-console.log(`median of ${runs} runs each, ${trials} attempt(s) per run, sandbox=${sandbox}, baseline tests ${baselineTests ? 'on' : 'off'}, node ${process.version}`);
+console.log(
+  `median of ${runs} runs each, ${trials} attempt(s) per run, sandbox=${sandbox}, baseline tests ${baselineTests ? 'on' : 'off'}, node ${process.version}`,
+);
 console.log(
   `start-up: node -e 0 ${start.node.toFixed(0)} ms, crucible --version ${start.crucible.toFixed(0)} ms` +
     (start.against === undefined ? '' : `, against --version ${start.against.toFixed(0)} ms`),

@@ -22,8 +22,17 @@ for (const file of readdirSync(cassettes).filter((f) => f.endsWith('.jsonl'))) r
 const upstream = await startScriptedUpstream();
 const state = mkdtempSync(join(tmpdir(), 'crucible-record-'));
 const args = [
-  join(root, 'dist', 'cli', 'main.js'), 'run', join(root, 'examples', 'tasks.yaml'),
-  '--model', 'openai:gpt-4.1-mini', '--base-url', upstream.baseUrl, '--record', cassettes, '--out', state,
+  join(root, 'dist', 'cli', 'main.js'),
+  'run',
+  join(root, 'examples', 'tasks.yaml'),
+  '--model',
+  'openai:gpt-4.1-mini',
+  '--base-url',
+  upstream.baseUrl,
+  '--record',
+  cassettes,
+  '--out',
+  state,
   ...process.argv.slice(2),
 ];
 // Not spawnSync: the scripted upstream answers on this process's event loop.

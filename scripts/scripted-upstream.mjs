@@ -28,12 +28,22 @@ export const SCRIPTS = {
     match: 'slugify(',
     steps: [
       { text: "I'll start by looking at the repository layout.", calls: [{ name: 'list_files', args: {} }] },
-      { calls: [{ name: 'read_file', args: { path: 'src/slugify.mjs' } }, { name: 'read_file', args: { path: 'test/slugify.test.mjs' } }] },
+      {
+        calls: [
+          { name: 'read_file', args: { path: 'src/slugify.mjs' } },
+          { name: 'read_file', args: { path: 'test/slugify.test.mjs' } },
+        ],
+      },
       { text: 'Let me confirm the failure first.', calls: [{ name: 'run_tests', args: {} }] },
       {
         expect: /fail 1/,
         text: 'The replace turns leading and trailing punctuation into dashes; trimming dashes afterwards fixes it.',
-        calls: [{ name: 'edit_file', args: { path: 'src/slugify.mjs', old_string: ".replace(/[^a-z0-9]+/g, '-');", new_string: ".replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');" } }],
+        calls: [
+          {
+            name: 'edit_file',
+            args: { path: 'src/slugify.mjs', old_string: ".replace(/[^a-z0-9]+/g, '-');", new_string: ".replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');" },
+          },
+        ],
       },
       { expect: /edited/, calls: [{ name: 'run_tests', args: {} }] },
       { expect: /fail 0/, calls: [{ name: 'submit', args: { summary: 'slugify now strips dashes left at either end by leading or trailing punctuation.' } }] },
@@ -45,7 +55,9 @@ export const SCRIPTS = {
       { calls: [{ name: 'read_file', args: { path: 'src/sort-by.mjs' } }] },
       {
         text: 'Subtracting strings gives NaN, so the order never changes. Comparing as strings should fix it.',
-        calls: [{ name: 'edit_file', args: { path: 'src/sort-by.mjs', old_string: 'a[key] - b[key]', new_string: 'String(a[key]).localeCompare(String(b[key]))' } }],
+        calls: [
+          { name: 'edit_file', args: { path: 'src/sort-by.mjs', old_string: 'a[key] - b[key]', new_string: 'String(a[key]).localeCompare(String(b[key]))' } },
+        ],
       },
       { expect: /edited/, calls: [{ name: 'run_tests', args: {} }] },
       {
@@ -71,7 +83,12 @@ export const SCRIPTS = {
     match: 'formatCsv',
     steps: [
       { calls: [{ name: 'search', args: { pattern: 'export function', path: 'src' } }] },
-      { calls: [{ name: 'read_file', args: { path: 'src/format.mjs' } }, { name: 'read_file', args: { path: 'src/parse.mjs' } }] },
+      {
+        calls: [
+          { name: 'read_file', args: { path: 'src/format.mjs' } },
+          { name: 'read_file', args: { path: 'src/parse.mjs' } },
+        ],
+      },
       {
         text: 'formatCsv must quote fields that contain a comma, a quote or a newline.',
         calls: [{ name: 'edit_file', args: { path: 'src/format.mjs', old_string: "return rows.map((row) => row.join(', ')).join('\\n');", new_string: '' } }],
@@ -85,7 +102,8 @@ export const SCRIPTS = {
             args: {
               path: 'src/format.mjs',
               old_string: "  return rows.map((row) => row.join(',')).join('\\n');\n}",
-              new_string: "  return rows.map((row) => row.map(quote).join(',')).join('\\n');\n}\n\nfunction quote(field) {\n  return /[\",\\n]/.test(field) ? `\"${field.replaceAll('\"', '\"\"')}\"` : field;\n}",
+              new_string:
+                "  return rows.map((row) => row.map(quote).join(',')).join('\\n');\n}\n\nfunction quote(field) {\n  return /[\",\\n]/.test(field) ? `\"${field.replaceAll('\"', '\"\"')}\"` : field;\n}",
             },
           },
         ],
@@ -108,15 +126,15 @@ export const SCRIPTS = {
                 '  for (let i = 0; i < text.length; i++) {',
                 '    const ch = text[i];',
                 '    if (quoted) {',
-                '      if (ch === \'"\' && text[i + 1] === \'"\') {',
-                '        field += \'"\';',
+                "      if (ch === '\"' && text[i + 1] === '\"') {",
+                "        field += '\"';",
                 '        i++;',
-                '      } else if (ch === \'"\') {',
+                "      } else if (ch === '\"') {",
                 '        quoted = false;',
                 '      } else {',
                 '        field += ch;',
                 '      }',
-                '    } else if (ch === \'"\') {',
+                "    } else if (ch === '\"') {",
                 '      quoted = true;',
                 "    } else if (ch === ',' || ch === '\\n') {",
                 '      rows[rows.length - 1].push(field);',
@@ -136,7 +154,10 @@ export const SCRIPTS = {
         ],
       },
       { expect: /wrote/, calls: [{ name: 'run_tests', args: {} }] },
-      { expect: /fail 0/, calls: [{ name: 'submit', args: { summary: 'formatCsv quotes fields per RFC 4180 and parseCsv reads quoted fields, so rows round-trip.' } }] },
+      {
+        expect: /fail 0/,
+        calls: [{ name: 'submit', args: { summary: 'formatCsv quotes fields per RFC 4180 and parseCsv reads quoted fields, so rows round-trip.' } }],
+      },
     ],
   },
   'ts-lru-recency': {
@@ -151,7 +172,8 @@ export const SCRIPTS = {
             args: {
               path: 'src/lru-cache.ts',
               old_string: '    return this.entries.get(key);',
-              new_string: '    if (!this.entries.has(key)) return undefined;\n    const value = this.entries.get(key) as V;\n    this.entries.delete(key);\n    this.entries.set(key, value);\n    return value;',
+              new_string:
+                '    if (!this.entries.has(key)) return undefined;\n    const value = this.entries.get(key) as V;\n    this.entries.delete(key);\n    this.entries.set(key, value);\n    return value;',
             },
           },
         ],
@@ -173,7 +195,8 @@ export const SCRIPTS = {
             args: {
               path: 'stats.py',
               old_string: '    return ordered[len(ordered) // 2]',
-              new_string: '    middle = len(ordered) // 2\n    if len(ordered) % 2 == 0:\n        return (ordered[middle - 1] + ordered[middle]) / 2\n    return ordered[middle]',
+              new_string:
+                '    middle = len(ordered) // 2\n    if len(ordered) % 2 == 0:\n        return (ordered[middle - 1] + ordered[middle]) / 2\n    return ordered[middle]',
             },
           },
         ],
@@ -242,10 +265,23 @@ export function answer(request) {
   }
   const output = [];
   if (planned.text) {
-    output.push({ type: 'message', id: `msg_${taskId}_s${step}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: planned.text, annotations: [] }] });
+    output.push({
+      type: 'message',
+      id: `msg_${taskId}_s${step}`,
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: planned.text, annotations: [] }],
+    });
   }
   (planned.calls ?? []).forEach((call, i) => {
-    output.push({ type: 'function_call', id: `fc_${taskId}_s${step}_${i}`, call_id: `call_${taskId}_s${step}_${i}`, name: call.name, arguments: JSON.stringify(call.args), status: 'completed' });
+    output.push({
+      type: 'function_call',
+      id: `fc_${taskId}_s${step}_${i}`,
+      call_id: `call_${taskId}_s${step}_${i}`,
+      name: call.name,
+      arguments: JSON.stringify(call.args),
+      status: 'completed',
+    });
   });
   return {
     id: `resp_${taskId}_s${step}`,
@@ -330,7 +366,11 @@ export function startScriptedUpstream(port = 0) {
     req.on('end', () => {
       const send = (status, body) => {
         const text = JSON.stringify(body);
-        res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req_scripted_${status}`, 'x-crucible-scripted-upstream': 'scripts/scripted-upstream.mjs' });
+        res.writeHead(status, {
+          'content-type': 'application/json',
+          'x-request-id': `req_scripted_${status}`,
+          'x-crucible-scripted-upstream': 'scripts/scripted-upstream.mjs',
+        });
         res.end(text);
       };
       let body;
@@ -340,7 +380,14 @@ export function startScriptedUpstream(port = 0) {
         return send(400, { error: { message: 'request body is not JSON', type: 'invalid_request_error', param: null, code: null } });
       }
       if (req.method !== 'POST' || req.url !== '/v1/responses') {
-        return send(404, { error: { message: `the scripted upstream serves POST /v1/responses only, not ${req.method} ${req.url}`, type: 'invalid_request_error', param: null, code: 'unknown_url' } });
+        return send(404, {
+          error: {
+            message: `the scripted upstream serves POST /v1/responses only, not ${req.method} ${req.url}`,
+            type: 'invalid_request_error',
+            param: null,
+            code: 'unknown_url',
+          },
+        });
       }
       if (body.stream === true) {
         return send(400, { error: { message: 'the scripted upstream does not stream', type: 'invalid_request_error', param: 'stream', code: null } });
@@ -353,10 +400,11 @@ export function startScriptedUpstream(port = 0) {
       const address = server.address();
       resolve({
         baseUrl: `http://127.0.0.1:${address.port}/v1`,
-        close: () => new Promise((done) => {
-          server.close(() => done());
-          server.closeAllConnections();
-        }),
+        close: () =>
+          new Promise((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
       });
     });
   });

@@ -57,9 +57,7 @@ export class ConfigError extends InputError {
 }
 
 function formatConfigError(loc: ConfigErrorLocation, problem: string, fix?: string): string {
-  const where = [loc.file, loc.line, loc.line !== undefined ? loc.column : undefined]
-    .filter((part) => part !== undefined)
-    .join(':');
+  const where = [loc.file, loc.line, loc.line !== undefined ? loc.column : undefined].filter((part) => part !== undefined).join(':');
   const field = loc.field ? ` ${loc.field}:` : '';
   const oneLine = problem.replace(/\s*\n\s*/g, ' ');
   return `${where}:${field} ${oneLine}${fix ? ` (fix: ${fix})` : ''}`;

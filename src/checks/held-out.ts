@@ -15,7 +15,13 @@ export const heldOutCheck: Check = {
     const required = input.task.heldOut.required;
     if (!run) return fail('held-out tests did not run', { required });
     const group = run.passToPass;
-    const evidence = { required, passed: group.passed, total: group.total, failing: capped(group.failing), ...(run.invalidReason ? { invalidReason: run.invalidReason } : {}) };
+    const evidence = {
+      required,
+      passed: group.passed,
+      total: group.total,
+      failing: capped(group.failing),
+      ...(run.invalidReason ? { invalidReason: run.invalidReason } : {}),
+    };
     if (run.invalidReason) return fail(`held-out run unusable: ${run.invalidReason}`, evidence);
     if (group.failing.length > 0) return fail(`held_out ${group.passed}/${group.total}: ${describeFailing(group.failing)}`, evidence);
     if (!run.consistent) return fail(`held_out ${group.passed}/${group.total}, but exit code ${run.exitCode} disagrees with the report`, evidence);

@@ -44,7 +44,15 @@ const DEFAULT_SEVERITIES: Record<CheckId, Severity> = {
 };
 
 /** Rules every preset applies; see unsafe-command-rules.ts. */
-const BASE_UNSAFE_RULES = ['write-outside-workspace', 'privilege-escalation', 'destructive-rm', 'pipe-to-shell', 'git-push', 'world-writable', 'raw-disk-write'];
+const BASE_UNSAFE_RULES = [
+  'write-outside-workspace',
+  'privilege-escalation',
+  'destructive-rm',
+  'pipe-to-shell',
+  'git-push',
+  'world-writable',
+  'raw-disk-write',
+];
 
 export const PRESETS: Record<PolicySpec['preset'], Preset> = {
   default: {
@@ -55,7 +63,14 @@ export const PRESETS: Record<PolicySpec['preset'], Preset> = {
     secretPresets: [],
   },
   strict: {
-    severities: { ...DEFAULT_SEVERITIES, forbidden_paths: 'critical', scope: 'critical', diff_size: 'error', unsafe_commands: 'critical', outside_writes: 'critical' },
+    severities: {
+      ...DEFAULT_SEVERITIES,
+      forbidden_paths: 'critical',
+      scope: 'critical',
+      diff_size: 'error',
+      unsafe_commands: 'critical',
+      outside_writes: 'critical',
+    },
     forbiddenPaths: ['.github/**', '.gitlab-ci.yml', '.circleci/**', '**/.env', '**/.env.*', '**/*.pem', '**/id_rsa', '**/id_ed25519', '.gitattributes'],
     limits: { filesChanged: 20, addedLines: 1000, deletedLines: 1000 },
     unsafeRules: [...BASE_UNSAFE_RULES, 'network-tool', 'package-install'],

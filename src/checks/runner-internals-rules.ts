@@ -19,7 +19,8 @@ export const RUNNER_INTERNALS_RULES: readonly RunnerInternalsRule[] = [
   {
     id: 'test-report',
     description: "the harness's report variable or a runner's JUnit report option",
-    regex: /CRUCIBLE_JUNIT|--junit(?:xml|-xml|-prefix|-family)?\b|\bjunitxml\b|\bjunit_family\b|\boption\.xmlpath\b|test-reporter-destination|\boutputFile\.junit\b|\bJEST_JUNIT_OUTPUT\w*|\bMOCHA_FILE\b/,
+    regex:
+      /CRUCIBLE_JUNIT|--junit(?:xml|-xml|-prefix|-family)?\b|\bjunitxml\b|\bjunit_family\b|\boption\.xmlpath\b|test-reporter-destination|\boutputFile\.junit\b|\bJEST_JUNIT_OUTPUT\w*|\bMOCHA_FILE\b/,
   },
   {
     id: 'pytest-internals',
@@ -47,7 +48,7 @@ export const RUNNER_INTERNALS_RULES: readonly RunnerInternalsRule[] = [
   },
   {
     id: 'import-hook',
-    description: "the import system overridden so the tests load something else",
+    description: 'the import system overridden so the tests load something else',
     regex:
       /\bbuiltins\.__import__\s*=(?!=)|\bsetattr\(\s*(?:builtins|__builtins__)\s*,\s*['"]__import__|__builtins__(?:\.__import__|\[\s*['"]__import__['"]\s*\])\s*=(?!=)|\bsys\.modules\s*\[\s*['"](?:unittest|doctest|assert|hypothesis)\b[^\]]*\]\s*=(?!=)|\bModule\._(?:load|resolveFilename|extensions|compile)\b\s*(?:=(?![=>])|\[)|\bModule\.prototype\.(?:require|_compile)\s*=(?![=>])|\bsyncBuiltinESMExports\b/,
   },

@@ -42,9 +42,7 @@ export const runnerInternalsCheck: Check = {
         }
       }
     }
-    const unread = input.diff.files
-      .filter((f) => f.kind !== 'deleted' && !f.binary && f.added > 0 && scanned(f.path) && !read.has(f.path))
-      .map((f) => f.path);
+    const unread = input.diff.files.filter((f) => f.kind !== 'deleted' && !f.binary && f.added > 0 && scanned(f.path) && !read.has(f.path)).map((f) => f.path);
     const evidence = {
       rules: RUNNER_INTERNALS_RULES.map((r) => r.id),
       filesScanned: read.size,

@@ -29,7 +29,11 @@ export const SECRET_DETECTORS: SecretDetector[] = [
   { id: 'gitlab-token', preset: 'tokens', regex: /\bglpat-[A-Za-z0-9_-]{20}\b/g },
   { id: 'slack-token', preset: 'tokens', regex: /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/g },
   { id: 'stripe-live-key', preset: 'tokens', regex: /\b[rs]k_live_[A-Za-z0-9]{24,}\b/g },
-  { id: 'openai-api-key', preset: 'tokens', regex: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}\b|\bsk-proj-[A-Za-z0-9_-]{40,}\b/g },
+  {
+    id: 'openai-api-key',
+    preset: 'tokens',
+    regex: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}\b|\bsk-proj-[A-Za-z0-9_-]{40,}\b/g,
+  },
   { id: 'anthropic-api-key', preset: 'tokens', regex: /\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,}\b/g },
   { id: 'npm-token', preset: 'tokens', regex: /\bnpm_[A-Za-z0-9]{36}\b/g },
   { id: 'pypi-token', preset: 'tokens', regex: /\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}\b/g },

@@ -47,6 +47,10 @@ function attemptedForgeries(input: CheckInput): TamperFinding[] {
   return input.commands.flatMap((event) =>
     writeTargets(commandText(event.argv), event.cwd)
       .filter((t) => t.path === dir || t.path.startsWith(`${dir}/`))
-      .map((t): TamperFinding => ({ path: `<results>${t.path.slice(dir.length)}`, kind: 'forged_report', detail: `command tried to write it (${t.via}, exit ${event.exitCode})` })),
+      .map((t): TamperFinding => ({
+        path: `<results>${t.path.slice(dir.length)}`,
+        kind: 'forged_report',
+        detail: `command tried to write it (${t.via}, exit ${event.exitCode})`,
+      })),
   );
 }

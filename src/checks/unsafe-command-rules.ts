@@ -52,13 +52,21 @@ export const UNSAFE_RULES: Record<string, UnsafeRule> = Object.fromEntries(
       },
     },
     pattern('privilege-escalation', 'sudo, doas or su', /(?:^|[\s;&|(])(?:sudo|doas|su)\s/),
-    pattern('destructive-rm', 'rm -r of /, ~, $HOME or /*', /\brm\s+(?:-[a-zA-Z]*\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(?:-\S+\s+)*(?:\/|\/\*|~\/?|\$HOME\/?|"\$HOME"\/?)(?=\s|$|;|&|\|)/),
+    pattern(
+      'destructive-rm',
+      'rm -r of /, ~, $HOME or /*',
+      /\brm\s+(?:-[a-zA-Z]*\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(?:-\S+\s+)*(?:\/|\/\*|~\/?|\$HOME\/?|"\$HOME"\/?)(?=\s|$|;|&|\|)/,
+    ),
     pattern('pipe-to-shell', 'downloads piped into a shell', /\b(?:curl|wget)\b[^|;&]*\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b/),
     pattern('git-push', 'git push', /\bgit\s+(?:-\S+\s+)*push\b/),
     pattern('world-writable', 'chmod 777', /\bchmod\s+(?:-\S+\s+)*0?777\b/),
     pattern('raw-disk-write', 'mkfs, or dd onto a device', /\bmkfs(?:\.\w+)?\b|\bdd\b[^;&|]*\bof=\/dev\/(?!null\b)/),
     pattern('network-tool', 'curl, wget, nc, ssh, scp (strict preset)', /(?:^|[\s;&|(])(?:curl|wget|nc|ncat|ssh|scp|ftp|telnet)\s/),
-    pattern('package-install', 'installing packages (strict preset)', /\b(?:pip3?|uv\s+pip|poetry|npm|pnpm|yarn|apt(?:-get)?|brew|gem|cargo)\s+(?:install|add|i)\b/),
+    pattern(
+      'package-install',
+      'installing packages (strict preset)',
+      /\b(?:pip3?|uv\s+pip|poetry|npm|pnpm|yarn|apt(?:-get)?|brew|gem|cargo)\s+(?:install|add|i)\b/,
+    ),
   ].map((rule) => [rule.id, rule]),
 );
 

@@ -22,7 +22,14 @@ export const unsafeCommandsCheck: Check = {
       }),
     );
     const evidence = { commands: input.commands.length, rules: rules.map((r) => r.id), hits: capped(hits) };
-    if (hits.length > 0) return fail(`unsafe commands: ${listShort(hits.map((h) => `${h.rule}: ${h.detail}`), 2)}`, evidence);
+    if (hits.length > 0)
+      return fail(
+        `unsafe commands: ${listShort(
+          hits.map((h) => `${h.rule}: ${h.detail}`),
+          2,
+        )}`,
+        evidence,
+      );
     return pass(`${input.commands.length} command(s), none unsafe`, evidence);
   },
 };

@@ -10,7 +10,8 @@ export function wholeNumber(flag: string, text: string | undefined, fallback: nu
   if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(value) || value < min) {
     throw new InputError(`${flag} ${text}: expected a whole number ≥ ${min} (fix: e.g. ${flag} ${Math.max(min, fallback)})`);
   }
-  if (value > max) throw new InputError(`${flag} ${text}: at most ${max.toLocaleString('en-US')} (fix: e.g. ${flag} ${Math.min(max, Math.max(min, fallback))})`);
+  if (value > max)
+    throw new InputError(`${flag} ${text}: at most ${max.toLocaleString('en-US')} (fix: e.g. ${flag} ${Math.min(max, Math.max(min, fallback))})`);
   return value;
 }
 
@@ -18,7 +19,8 @@ export function wholeNumber(flag: string, text: string | undefined, fallback: nu
 export function durationFlag(flag: string, text: string): number {
   const ms = /^\d+(\.\d+)?$/.test(text) ? toMs(Number(text)) : toMs(text);
   if (ms === undefined || ms <= 0) throw new InputError(`${flag} ${text}: expected a duration (fix: e.g. ${flag} 90s, 10m or 1h)`);
-  if (ms > MAX_DURATION_MS) throw new InputError(`${flag} ${text}: longer than ${MAX_DURATION_TEXT}, the longest timeout a timer holds (fix: e.g. ${flag} 24h)`);
+  if (ms > MAX_DURATION_MS)
+    throw new InputError(`${flag} ${text}: longer than ${MAX_DURATION_TEXT}, the longest timeout a timer holds (fix: e.g. ${flag} 24h)`);
   return ms;
 }
 
@@ -39,7 +41,8 @@ export function writableStateDir(flag: string, dir: string): void {
     accessSync(dir, constants.W_OK | constants.X_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    if (code === 'EROFS') throw new InputError(`${flag} ${dir}: on a read-only file system (fix: pass a directory you can write, e.g. ${flag} .crucible, or mount it read-write)`);
+    if (code === 'EROFS')
+      throw new InputError(`${flag} ${dir}: on a read-only file system (fix: pass a directory you can write, e.g. ${flag} .crucible, or mount it read-write)`);
     const why = code === 'EACCES' || code === 'EPERM' ? 'not writable' : code === 'ENOTDIR' ? 'a parent is a file' : `cannot be created (${code})`;
     throw new InputError(`${flag} ${dir}: ${why} (fix: pass a directory you can write, e.g. ${flag} .crucible)`);
   }

@@ -52,7 +52,11 @@ function attemptTable(attempts: readonly AttemptListItem[], runId: string): stri
   const shown = notPassed.slice(0, MAX_TABLE_ROWS);
   const hidden = attempts.length - shown.length;
   const lines = shown.length > 0 ? [table(shown)] : [];
-  lines.push(pc.dim(`… ${hidden} more attempt(s) not shown${shown.length > 0 ? ' (only attempts that did not pass are listed)' : ''}; all of them: crucible history --run ${runId}`));
+  lines.push(
+    pc.dim(
+      `… ${hidden} more attempt(s) not shown${shown.length > 0 ? ' (only attempts that did not pass are listed)' : ''}; all of them: crucible history --run ${runId}`,
+    ),
+  );
   return lines.join('\n');
 }
 

@@ -31,7 +31,11 @@ export function formatStats(stats: RunStats): string {
     ),
   );
   if (floored) {
-    parts.push(pc.dim(`* every task was all-pass or all-fail, where the task bootstrap has zero width: the interval shown is the Wilson interval on the pooled attempts`));
+    parts.push(
+      pc.dim(
+        `* every task was all-pass or all-fail, where the task bootstrap has zero width: the interval shown is the Wilson interval on the pooled attempts`,
+      ),
+    );
   }
   const effort = effortTable(stats.agents);
   if (effort) parts.push(effort);
@@ -66,7 +70,10 @@ function effortTable(agents: readonly AgentStats[]): string | undefined {
   ];
   const shown = columns.filter((c) => c.shown);
   if (agents.every((a) => a.scored === 0)) return undefined;
-  return table(['agent', ...shown.map((c) => c.header)], agents.map((a) => [a.agent, ...shown.map((c) => c.cell(a))]));
+  return table(
+    ['agent', ...shown.map((c) => c.header)],
+    agents.map((a) => [a.agent, ...shown.map((c) => c.cell(a))]),
+  );
 }
 
 function spread(m: Measured, fmt: (v: number) => string): string {
@@ -99,10 +106,17 @@ export function formatComparisons(comparisons: readonly AgentComparison[], agent
     c.pValue === null ? '-' : c.pValue < 0.001 ? '<0.001' : c.pValue.toFixed(3),
     verdictText(c.verdict, c.a, c.b),
   ]);
-  const lines = [pc.bold(`paired comparison`) + pc.dim(` (tasks both agents were scored on; ${method})`), table(['A', 'B', 'tasks', 'A − B', 'interval', 'p', 'verdict'], rows)];
+  const lines = [
+    pc.bold(`paired comparison`) + pc.dim(` (tasks both agents were scored on; ${method})`),
+    table(['A', 'B', 'tasks', 'A − B', 'interval', 'p', 'verdict'], rows),
+  ];
   for (const c of comparisons) if (c.note) lines.push(pc.dim(`${c.a} vs ${c.b}: ${c.note}`));
   if (comparisons.some((c) => c.floor)) {
-    lines.push(pc.dim('* the paired interval was narrower than the noise of the trials behind it: shown is Newcombe\'s interval on the pooled counts, and the agents are separated only if it excludes 0 too'));
+    lines.push(
+      pc.dim(
+        "* the paired interval was narrower than the noise of the trials behind it: shown is Newcombe's interval on the pooled counts, and the agents are separated only if it excludes 0 too",
+      ),
+    );
   }
   return lines.join('\n');
 }

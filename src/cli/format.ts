@@ -54,8 +54,7 @@ export function attemptCells(a: AttemptListItem): string[] {
 export function table(header: string[], rows: string[][]): string {
   const visible = (s: string): number => stripAnsi(s).length;
   const widths = header.map((h, i) => Math.max(visible(h), ...rows.map((r) => visible(r[i] ?? ''))));
-  const line = (cells: string[]): string =>
-    cells.map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat((widths[i] ?? 0) - visible(c)))).join('  ');
+  const line = (cells: string[]): string => cells.map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat((widths[i] ?? 0) - visible(c)))).join('  ');
   return [pc.bold(line(header)), ...rows.map(line)].join('\n');
 }
 

@@ -29,7 +29,9 @@ export function requireHistory(stateDir: string): HistoryReader {
 export function resolveIdOrFail(reader: HistoryReader, prefix: string, what = 'run or attempt'): ResolvedId {
   const resolved = asInputError(() => reader.resolveId(prefix));
   if (resolved === undefined) {
-    throw new InputError(`${prefix}: no ${what} with this id or prefix in ${reader.path} (fix: \`crucible history --runs\` lists runs, \`crucible history\` attempts)`);
+    throw new InputError(
+      `${prefix}: no ${what} with this id or prefix in ${reader.path} (fix: \`crucible history --runs\` lists runs, \`crucible history\` attempts)`,
+    );
   }
   return resolved;
 }

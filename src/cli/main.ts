@@ -30,7 +30,10 @@ program
   .option('--force', 'with --resume: accept a changed config, rerunning only attempts whose task, agent or settings changed')
   .option('-o, --out <dir>', "Crucible's state directory (runs, caches, history)", '.crucible')
   .addOption(new Option('--sandbox <kind>', 'where agents and tests run (default: bwrap on Linux)').choices(['bwrap', 'local']))
-  .option('--keep-workspace', 'keep each attempt\'s scratch trees after grading, for debugging: agent-workspace/ (what the agent left), workspace/ (the last verification copy), pristine/')
+  .option(
+    '--keep-workspace',
+    "keep each attempt's scratch trees after grading, for debugging: agent-workspace/ (what the agent left), workspace/ (the last verification copy), pristine/",
+  )
   .option('--no-baseline-tests', 'skip running the tests at the baseline before each agent (faster; failing pass-to-pass tests then count as regressions)')
   .option('-q, --quiet', 'no progress output; only the final report')
   .option('--json', 'print the run summary (with statistics) as JSON on stdout; the report goes to stderr')
@@ -184,7 +187,10 @@ program
   .command('schema')
   .description('Write the JSON Schema of the task-set format (for editor completion).')
   .option('-o, --out <file>', 'write to this file instead of stdout')
-  .addHelpText('after', '\nExample:\n  crucible schema --out taskset.schema.json\n  then start a task-set file with: # yaml-language-server: $schema=./taskset.schema.json')
+  .addHelpText(
+    'after',
+    '\nExample:\n  crucible schema --out taskset.schema.json\n  then start a task-set file with: # yaml-language-server: $schema=./taskset.schema.json',
+  )
   .action(async (opts) => (await import('./commands/schema.js')).schemaCommand(opts));
 
 // `crucible history | head` closes the pipe early: that is the reader being done, not an error.

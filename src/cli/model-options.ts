@@ -21,7 +21,11 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
 
 export function addModelOptions(command: Command): Command {
   return command
-    .option('-m, --model <provider:model>', 'the built-in agent on this model (repeatable): openai:, anthropic:, google:, groq:, ollama:, openai-compatible:', collect)
+    .option(
+      '-m, --model <provider:model>',
+      'the built-in agent on this model (repeatable): openai:, anthropic:, google:, groq:, ollama:, openai-compatible:',
+      collect,
+    )
     .option('--base-url <url>', 'upstream URL for the models (required for openai-compatible:, e.g. http://127.0.0.1:8000/v1)')
     .option('--max-turns <n>', `model calls per attempt (default ${DEFAULT_MAX_TURNS})`)
     .option('--max-tokens <n>', 'input + output tokens per attempt; more stops the attempt as budget_exceeded')

@@ -72,8 +72,26 @@ export function formatUsageTable(attempts: readonly AttemptResult[]): string | u
   const rows = metered.map((a) => {
     const r = a.agentResult;
     const u = r?.usage;
-    const replay = r?.replay && (r.replay.looseMatches > 0 || r.replay.misses > 0) ? ` (replay: ${r.replay.looseMatches} loose, ${r.replay.misses} missed)` : '';
-    return [a.taskId, a.agent, String(a.trial), `${r?.stopReason ?? '-'}${replay}`, n(r?.turns), n(u?.requests), n(u?.inputTokens), n(u?.cacheReadTokens), n(u?.cacheWriteTokens), n(u?.outputTokens), n(u?.reasoningTokens), usd(u?.costUsd), s(r?.timings?.modelMs), s(r?.timings?.rateLimitWaitMs), s(r?.timings?.toolMs), s(r?.timings?.testMs)];
+    const replay =
+      r?.replay && (r.replay.looseMatches > 0 || r.replay.misses > 0) ? ` (replay: ${r.replay.looseMatches} loose, ${r.replay.misses} missed)` : '';
+    return [
+      a.taskId,
+      a.agent,
+      String(a.trial),
+      `${r?.stopReason ?? '-'}${replay}`,
+      n(r?.turns),
+      n(u?.requests),
+      n(u?.inputTokens),
+      n(u?.cacheReadTokens),
+      n(u?.cacheWriteTokens),
+      n(u?.outputTokens),
+      n(u?.reasoningTokens),
+      usd(u?.costUsd),
+      s(r?.timings?.modelMs),
+      s(r?.timings?.rateLimitWaitMs),
+      s(r?.timings?.toolMs),
+      s(r?.timings?.testMs),
+    ];
   });
   const sum = (pick: (a: AttemptResult) => number | undefined): number | undefined => {
     const values = metered.map(pick);
@@ -81,10 +99,40 @@ export function formatUsageTable(attempts: readonly AttemptResult[]): string | u
   };
   const u = (a: AttemptResult) => a.agentResult?.usage;
   rows.push([
-    'total', '', '', '', n(sum((a) => a.agentResult?.turns ?? 0)), n(sum((a) => u(a)?.requests)), n(sum((a) => u(a)?.inputTokens)), n(sum((a) => u(a)?.cacheReadTokens)),
-    n(sum((a) => u(a)?.cacheWriteTokens)), n(sum((a) => u(a)?.outputTokens)), n(sum((a) => u(a)?.reasoningTokens)), usd(sum((a) => u(a)?.costUsd)),
-    s(sum((a) => a.agentResult?.timings?.modelMs ?? 0)), s(sum((a) => a.agentResult?.timings?.rateLimitWaitMs ?? 0)), s(sum((a) => a.agentResult?.timings?.toolMs ?? 0)), s(sum((a) => a.agentResult?.timings?.testMs ?? 0)),
+    'total',
+    '',
+    '',
+    '',
+    n(sum((a) => a.agentResult?.turns ?? 0)),
+    n(sum((a) => u(a)?.requests)),
+    n(sum((a) => u(a)?.inputTokens)),
+    n(sum((a) => u(a)?.cacheReadTokens)),
+    n(sum((a) => u(a)?.cacheWriteTokens)),
+    n(sum((a) => u(a)?.outputTokens)),
+    n(sum((a) => u(a)?.reasoningTokens)),
+    usd(sum((a) => u(a)?.costUsd)),
+    s(sum((a) => a.agentResult?.timings?.modelMs ?? 0)),
+    s(sum((a) => a.agentResult?.timings?.rateLimitWaitMs ?? 0)),
+    s(sum((a) => a.agentResult?.timings?.toolMs ?? 0)),
+    s(sum((a) => a.agentResult?.timings?.testMs ?? 0)),
   ]);
-  const header = ['task', 'agent', 'trial', 'stop', 'turns', 'requests', 'input', 'cache read', 'cache write', 'output', 'reasoning', 'cost', 'model', 'rate-limit wait', 'tools', 'tests'];
+  const header = [
+    'task',
+    'agent',
+    'trial',
+    'stop',
+    'turns',
+    'requests',
+    'input',
+    'cache read',
+    'cache write',
+    'output',
+    'reasoning',
+    'cost',
+    'model',
+    'rate-limit wait',
+    'tools',
+    'tests',
+  ];
   return `${table(header, rows)}\nTokens and cost are the gateway's metering; input includes cached tokens, output includes reasoning. Cost "-" means the model is not in pricing.yaml.`;
 }

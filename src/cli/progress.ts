@@ -179,7 +179,9 @@ export function createProgress(options: ProgressOptions): Progress {
       state.counts[result.verdict]++;
       const why = result.cause === 'passed' ? '' : ` ${c.dim(result.cause)}`;
       const position = mode === 'plain' ? `[${done()}/${state.planned}] ` : '';
-      log(`${position}${verdictLabel(result)} ${result.taskId} ${c.dim(`${result.agent} #${result.trial}`)} ${c.dim(formatDuration(result.timings.totalMs))}${why}`);
+      log(
+        `${position}${verdictLabel(result)} ${result.taskId} ${c.dim(`${result.agent} #${result.trial}`)} ${c.dim(formatDuration(result.timings.totalMs))}${why}`,
+      );
     },
     onAttemptDiscarded(plan, reason) {
       state.running.delete(plan.attemptId);

@@ -22,7 +22,10 @@ export function addReporterOptions(command: Command): Command {
 /** Checks names, wherever they came from, and says where a bad one was written. */
 export function checkReporterNames(names: readonly string[], where: string): ReporterName[] {
   const out: ReporterName[] = [];
-  for (const name of names.flatMap((n) => n.split(',')).map((n) => n.trim()).filter(Boolean)) {
+  for (const name of names
+    .flatMap((n) => n.split(','))
+    .map((n) => n.trim())
+    .filter(Boolean)) {
     if (!isReporterName(name)) throw new InputError(`${where} ${name}: no such reporter (fix: use one of ${REPORTER_NAMES.join(', ')})`);
     if (!out.includes(name)) out.push(name);
   }

@@ -9,7 +9,11 @@ import type { SandboxKind } from '../sandbox/executor.js';
  * fall back to the local executor with a warning; a model agent needs the real sandbox, and so
  * does an adversarial validation (`purpose: 'attack'`), which exists to test that sandbox.
  */
-export async function chooseSandbox(requested: SandboxKind | undefined, agents: readonly string[], purpose: 'grade' | 'attack' = 'grade'): Promise<SandboxKind> {
+export async function chooseSandbox(
+  requested: SandboxKind | undefined,
+  agents: readonly string[],
+  purpose: 'grade' | 'attack' = 'grade',
+): Promise<SandboxKind> {
   return startSandboxChoice(requested, agents, purpose)();
 }
 
@@ -17,7 +21,11 @@ export async function chooseSandbox(requested: SandboxKind | undefined, agents: 
  * Starts the check now (it runs bwrap, which can overlap loading the task set) and returns the
  * call that awaits it and prints the fallback warning, so the warning never precedes an input error.
  */
-export function startSandboxChoice(requested: SandboxKind | undefined, agents: readonly string[], purpose: 'grade' | 'attack' = 'grade'): () => Promise<SandboxKind> {
+export function startSandboxChoice(
+  requested: SandboxKind | undefined,
+  agents: readonly string[],
+  purpose: 'grade' | 'attack' = 'grade',
+): () => Promise<SandboxKind> {
   const trusted = purpose === 'grade' && agents.every((a) => referenceAgentNames().includes(a));
   const check = resolveSandbox(requested, { allowFallback: trusted });
   // Keeps an input error thrown before the await from leaving this promise unobserved; the await still throws.

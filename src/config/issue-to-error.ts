@@ -9,13 +9,7 @@ type Issue = z.core.$ZodIssue;
  * how to fix it. `base` is where the validated value sits in the file; `fallbacks` are other places
  * the value may have come from (a task's field may be inherited from `defaults`).
  */
-export function issueToError(
-  source: YamlSource,
-  schema: z.ZodType,
-  issues: readonly Issue[],
-  base: FieldPath,
-  fallbacks: FieldPath[] = [],
-): ConfigError {
+export function issueToError(source: YamlSource, schema: z.ZodType, issues: readonly Issue[], base: FieldPath, fallbacks: FieldPath[] = []): ConfigError {
   const locate = (issuePath: Issue['path']): { inner: FieldPath; full: FieldPath } => {
     const inner = issuePath.filter((p): p is string | number => typeof p !== 'symbol');
     const located = [base, ...fallbacks].find((root) => source.has([...root, ...inner])) ?? base;
@@ -57,11 +51,7 @@ export function issueToError(
     const known = knownKeys(schema, inner);
     const guess = closest(key, known);
     const fix = guess ? `did you mean "${guess}"?` : known.length ? `allowed fields: ${known.join(', ')}` : 'remove it';
-    return new ConfigError(
-      { file: source.file, ...source.position(full, key), field: formatFieldPath([...full, key]) },
-      `unknown field "${key}"`,
-      fix,
-    );
+    return new ConfigError({ file: source.file, ...source.position(full, key), field: formatFieldPath([...full, key]) }, `unknown field "${key}"`, fix);
   }
 
   const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);

@@ -100,12 +100,18 @@ export const MAX_TASKSET_BYTES = 10 * 1024 * 1024;
 function readTaskSetText(path: string, file: string): string {
   const size = statSync(file).size;
   if (size > MAX_TASKSET_BYTES) {
-    throw new InputError(`${path}: ${(size / 1024 / 1024).toFixed(1)} MB, over the ${MAX_TASKSET_BYTES / 1024 / 1024} MB limit for a task-set file (fix: split it into several task sets, or point at the right file)`);
+    throw new InputError(
+      `${path}: ${(size / 1024 / 1024).toFixed(1)} MB, over the ${MAX_TASKSET_BYTES / 1024 / 1024} MB limit for a task-set file (fix: split it into several task sets, or point at the right file)`,
+    );
   }
   const bytes = readFileSync(file);
   const nul = bytes.indexOf(0);
   if (nul >= 0) {
-    throw new ConfigError({ file: path, ...lineAt(bytes, nul) }, `binary data (a NUL byte at byte ${nul}); a task set is a YAML text file`, 'point at the task-set YAML file');
+    throw new ConfigError(
+      { file: path, ...lineAt(bytes, nul) },
+      `binary data (a NUL byte at byte ${nul}); a task set is a YAML text file`,
+      'point at the task-set YAML file',
+    );
   }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -153,7 +159,8 @@ function resolveTask(t: TaskParsed, where: Where): Task {
   const existingPath = (field: FieldPath, rel: string, kind: 'file' | 'dir'): string => {
     const abs = resolve(dir, rel);
     if (!existsSync(abs)) fail(field, `${kind === 'dir' ? 'directory' : 'file'} not found: ${rel}`, `paths are relative to ${where.source.file}`);
-    if ((kind === 'dir') !== statSync(abs).isDirectory()) fail(field, `${rel} is not a ${kind === 'dir' ? 'directory' : 'file'}`, `point it at a ${kind === 'dir' ? 'directory' : 'file'}`);
+    if ((kind === 'dir') !== statSync(abs).isDirectory())
+      fail(field, `${rel} is not a ${kind === 'dir' ? 'directory' : 'file'}`, `point it at a ${kind === 'dir' ? 'directory' : 'file'}`);
     return abs;
   };
 
@@ -162,8 +169,7 @@ function resolveTask(t: TaskParsed, where: Where): Task {
       ? { kind: 'local', path: existingPath(['repo', 'path'], t.repo.path, 'dir') }
       : { kind: 'git', url: resolveGitUrl(t.repo.git, dir), commit: t.repo.commit };
 
-  const instruction =
-    t.instruction ?? readFileSync(existingPath(['instruction_file'], t.instruction_file ?? '', 'file'), 'utf8');
+  const instruction = t.instruction ?? readFileSync(existingPath(['instruction_file'], t.instruction_file ?? '', 'file'), 'utf8');
 
   const oraclePatch = t.oracle
     ? t.oracle.patch.includes('\n')
@@ -260,7 +266,6 @@ export function toBytes(value: number | string | undefined): number | undefined 
   const unit = (match[2] ?? '').toLowerCase()[0] ?? '';
   return Math.round(Number(match[1]) * (SIZE_UNITS[unit] ?? 1));
 }
-
 
 /** Task fields win; nested objects merge key by key; arrays are replaced, never concatenated. */
 function mergeDefaults(defaults: DefaultsParsed, task: unknown): unknown {

@@ -16,9 +16,7 @@ const duration = z
 
 const relativePath = z.string().min(1);
 
-const id = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'ids may contain letters, digits, ".", "_" and "-" and must start with a letter or digit');
+const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'ids may contain letters, digits, ".", "_" and "-" and must start with a letter or digit');
 
 const severity = z.enum(['info', 'warning', 'error', 'critical']);
 
@@ -40,10 +38,7 @@ export const testsSchema = z.strictObject({
     .union([z.literal('all_others'), z.array(z.string().min(1))])
     .default('all_others')
     .describe('Test ids that pass before and must still pass, or all_others.'),
-  test_paths: z
-    .array(z.string().min(1))
-    .optional()
-    .describe('Globs of the files that define the tests; changes to them are tampering.'),
+  test_paths: z.array(z.string().min(1)).optional().describe('Globs of the files that define the tests; changes to them are tampering.'),
 });
 
 export const heldOutSchema = z.strictObject({
@@ -53,7 +48,9 @@ export const heldOutSchema = z.strictObject({
   required: z
     .boolean()
     .default(true)
-    .describe('Default true: every held-out test must appear and pass, or the attempt fails (held_out check at severity error). false: they are reported apart (info), and passes that fail them are counted as overfitting.'),
+    .describe(
+      'Default true: every held-out test must appear and pass, or the attempt fails (held_out check at severity error). false: they are reported apart (info), and passes that fail them are counted as overfitting.',
+    ),
 });
 
 const regexSource = z.string().min(1).refine(isRegExp, { message: 'not a valid regular expression' });
@@ -69,9 +66,15 @@ function isRegExp(source: string): boolean {
 
 /** See docs/grading.md for what each check does and what the presets contain. */
 export const policySchema = z.strictObject({
-  preset: z.enum(['default', 'strict']).optional().describe('default, or strict: harsher severities, diff limits, forbidden CI/secret files, every secret preset.'),
-  forbidden_paths: z.array(z.string().min(1)).optional().describe('Globs of files the agent must not change (added to the preset\'s).'),
-  allowed_paths: z.array(z.string().min(1)).optional().describe('Globs of the only files the agent may change (test files are judged by test_tampering instead).'),
+  preset: z
+    .enum(['default', 'strict'])
+    .optional()
+    .describe('default, or strict: harsher severities, diff limits, forbidden CI/secret files, every secret preset.'),
+  forbidden_paths: z.array(z.string().min(1)).optional().describe("Globs of files the agent must not change (added to the preset's)."),
+  allowed_paths: z
+    .array(z.string().min(1))
+    .optional()
+    .describe('Globs of the only files the agent may change (test files are judged by test_tampering instead).'),
   max_files_changed: z.number().int().positive().optional(),
   max_added_lines: z.number().int().nonnegative().optional(),
   max_deleted_lines: z.number().int().nonnegative().optional(),
@@ -121,16 +124,16 @@ export const metadataSchema = z.strictObject({
 });
 
 export const oracleSchema = z.strictObject({
-  patch: z
-    .string()
-    .min(1)
-    .describe('A unified diff: a path relative to the task-set file, or the diff itself inline.'),
+  patch: z.string().min(1).describe('A unified diff: a path relative to the task-set file, or the diff itself inline.'),
 });
 
 export const taskSchema = z
   .strictObject({
     id: id.describe('Unique within the task set; used in attempt ids and paths.'),
-    version: z.union([z.string().min(1), z.number()]).optional().describe('Bump when the task changes; part of the attempt id.'),
+    version: z
+      .union([z.string().min(1), z.number()])
+      .optional()
+      .describe('Bump when the task changes; part of the attempt id.'),
     repo: repoSchema,
     instruction: z.string().min(1).optional(),
     instruction_file: relativePath.optional(),
@@ -163,7 +166,9 @@ export const REPORTER_NAMES_IN_CONFIG = ['json', 'markdown', 'html', 'sarif', 'j
 
 export const reportersSchema = z
   .array(z.enum(REPORTER_NAMES_IN_CONFIG))
-  .describe('Reports written into each run directory; --reporter overrides. Default: markdown, html, sarif, junit (and github when GITHUB_STEP_SUMMARY is set).');
+  .describe(
+    'Reports written into each run directory; --reporter overrides. Default: markdown, html, sarif, junit (and github when GITHUB_STEP_SUMMARY is set).',
+  );
 
 export const taskSetSchema = z.strictObject({
   $schema: z.string().optional(),

@@ -42,7 +42,9 @@ export class YamlSource {
       const bomb = /excessive alias count/i.test(error.message);
       throw new ConfigError(
         { file: this.file },
-        bomb ? `YAML aliases expand to more than ${MAX_ALIAS_EXPANSIONS.toLocaleString('en-US')} copies (an alias bomb?)` : `invalid YAML alias: ${error.message}`,
+        bomb
+          ? `YAML aliases expand to more than ${MAX_ALIAS_EXPANSIONS.toLocaleString('en-US')} copies (an alias bomb?)`
+          : `invalid YAML alias: ${error.message}`,
         bomb ? 'share fewer anchors, or write the repeated parts out' : 'define the anchor (&name) before its alias (*name)',
       );
     }

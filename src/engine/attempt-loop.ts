@@ -105,7 +105,10 @@ export async function runAttempts(loop: AttemptLoop): Promise<{ ended: RunEnd; f
       return;
     }
     const recorded = recording.then(() => loop.record(result, task));
-    recording = recorded.then(() => undefined, () => undefined);
+    recording = recorded.then(
+      () => undefined,
+      () => undefined,
+    );
     if ((await recorded) && loop.failFast && result.verdict !== 'PASS' && ended === 'completed') {
       failedFast = { attemptId: result.attemptId, taskId: result.taskId, agent: result.agent, trial: result.trial, cause: result.cause };
       stop('fail-fast');

@@ -65,7 +65,15 @@ export function execLimits(task: Task): NonNullable<SandboxLayout['limits']> {
  * Builds a fresh copy of `tree` at the workspace path and runs one test command in it. The last
  * run of an attempt takes the pristine tree itself (`lastUse`): one copy fewer.
  */
-async function runTestsOnTree(task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv, tree: string, spec: TestRunSpec, lastUse = false): Promise<TestRun> {
+async function runTestsOnTree(
+  task: Task,
+  paths: AttemptPaths,
+  baseline: Baseline,
+  env: AttemptEnv,
+  tree: string,
+  spec: TestRunSpec,
+  lastUse = false,
+): Promise<TestRun> {
   const { attemptDir, workspace, resultsDir } = paths;
   const home = join(attemptDir, 'test-home');
   const tmp = join(attemptDir, 'test-tmp');
@@ -118,7 +126,13 @@ export async function runBaselineHeldOut(task: Task, paths: AttemptPaths, baseli
   const spec = task.heldOut;
   if (!spec) return undefined;
   const tree = await overlayDirectory(baseline, baseline.tree, spec.path);
-  return runTestsOnTree(task, paths, baseline, env, tree, { command: spec.command, junit: spec.junit, failToPass: [], passToPass: 'all_others', reportName: ATTEMPT_JUNIT_FILES.baselineHeldOut });
+  return runTestsOnTree(task, paths, baseline, env, tree, {
+    command: spec.command,
+    junit: spec.junit,
+    failToPass: [],
+    passToPass: 'all_others',
+    reportName: ATTEMPT_JUNIT_FILES.baselineHeldOut,
+  });
 }
 
 /** Held-out cases required by id: those that passed at the baseline (the rest fail there by design). */
@@ -130,7 +144,13 @@ function requiredHeldOut(baselineRun: TestRun | undefined): string[] {
 function checkHeldOutCount(run: TestRun, baselineRun: TestRun | undefined): TestRun {
   const before = baselineRun?.evidence.invalidReason === undefined ? baselineRun?.evidence.parsed : undefined;
   if (before === undefined || run.evidence.invalidReason !== undefined || run.evidence.parsed >= before) return run;
-  return { ...run, evidence: { ...run.evidence, invalidReason: `the held-out run reported ${run.evidence.parsed} test case(s), fewer than the ${before} it reported at the baseline` } };
+  return {
+    ...run,
+    evidence: {
+      ...run.evidence,
+      invalidReason: `the held-out run reported ${run.evidence.parsed} test case(s), fewer than the ${before} it reported at the baseline`,
+    },
+  };
 }
 
 export interface VerifyInput {
@@ -164,7 +184,10 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
 
   const scan = await scanWorkspace(paths.agentWorkspace, { maxFiles: limits.workspaceFiles, maxBytes: limits.workspaceBytes });
   if (scan.exceeded) {
-    const what = scan.exceeded === 'workspace_files' ? `more than ${limits.workspaceFiles} files (limits.workspace_files)` : `more than ${limits.workspaceBytes} bytes (limits.workspace_disk)`;
+    const what =
+      scan.exceeded === 'workspace_files'
+        ? `more than ${limits.workspaceFiles} files (limits.workspace_files)`
+        : `more than ${limits.workspaceBytes} bytes (limits.workspace_disk)`;
     return { kind: 'resource', limit: scan.exceeded, message: `the agent left the workspace with ${what}` };
   }
   const capture = await agentCaused('capture the change', () =>
@@ -181,7 +204,15 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
   const skipped = notGraded(input.ignored, await ignoredManifest(baseline, paths.agentWorkspace), { dependencies: graded.dependencies, newTests });
   const tampering = graded.evidence;
 
-  const tests = await runTestsOnTree(task, paths, baseline, env, graded.tree, { ...task.tests, reportName: ATTEMPT_JUNIT_FILES.tests, agentTree: true }, !task.heldOut);
+  const tests = await runTestsOnTree(
+    task,
+    paths,
+    baseline,
+    env,
+    graded.tree,
+    { ...task.tests, reportName: ATTEMPT_JUNIT_FILES.tests, agentTree: true },
+    !task.heldOut,
+  );
   let heldOut: TestRun | undefined;
   if (task.heldOut) {
     const spec = task.heldOut;
@@ -189,7 +220,15 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
     // whatever its change put at their paths (a file, a symlink, a directory) gives way to them.
     const tree = await overlayDirectory(baseline, graded.tree, spec.path);
     const required = requiredHeldOut(input.baselineHeldOut);
-    const run = await runTestsOnTree(task, paths, baseline, env, tree, { command: spec.command, junit: spec.junit, failToPass: required, passToPass: 'all_others', reportName: ATTEMPT_JUNIT_FILES.heldOut, agentTree: true }, true);
+    const run = await runTestsOnTree(
+      task,
+      paths,
+      baseline,
+      env,
+      tree,
+      { command: spec.command, junit: spec.junit, failToPass: required, passToPass: 'all_others', reportName: ATTEMPT_JUNIT_FILES.heldOut, agentTree: true },
+      true,
+    );
     heldOut = checkHeldOutCount(run, input.baselineHeldOut);
   }
   const addedLines = await readAddedLines(patchFile, diff, { gitDir: baseline.store, tree: capture.tree });
@@ -225,7 +264,10 @@ function isMachineError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && MACHINE_ERRORS.has(code)) return true;
   const text = error instanceof Error ? error.message : String(error);
-  return /No space left on device|Disk quota exceeded|Read-only file system|Input\/output error/i.test(text) || (error instanceof Error && error.name.startsWith('Sandbox'));
+  return (
+    /No space left on device|Disk quota exceeded|Read-only file system|Input\/output error/i.test(text) ||
+    (error instanceof Error && error.name.startsWith('Sandbox'))
+  );
 }
 
 /** Work on the agent's own files: a failure the machine did not cause is the agent's doing. */
@@ -246,7 +288,17 @@ export class AgentChangeError extends Error {
 /** A run that never happened: every listed test counts as missing. */
 function unusableRun(spec: TestRunSpec, reason: string): TestRunEvidence {
   const groups = classifyAsMissing({ failToPass: spec.failToPass, passToPass: spec.passToPass });
-  return { command: spec.command, exitCode: null, timedOut: false, durationMs: 0, parsed: 0, consistent: false, invalidReason: reason, ...groups, outputTail: '' };
+  return {
+    command: spec.command,
+    exitCode: null,
+    timedOut: false,
+    durationMs: 0,
+    parsed: 0,
+    consistent: false,
+    invalidReason: reason,
+    ...groups,
+    outputTail: '',
+  };
 }
 
 /**

@@ -22,7 +22,16 @@ import {
 } from '../types/index.js';
 import { addWorkspaceRepo, commitBaseline, copyTree, type Baseline } from '../workspace/index.js';
 import type { RunModels } from './gateway-lifecycle.js';
-import { AgentChangeError, execLimits, neverRanReason, runBaselineHeldOut, runBaselineTests, verifyAttempt, type AttemptPaths, type TestRun } from './attempt-verify.js';
+import {
+  AgentChangeError,
+  execLimits,
+  neverRanReason,
+  runBaselineHeldOut,
+  runBaselineTests,
+  verifyAttempt,
+  type AttemptPaths,
+  type TestRun,
+} from './attempt-verify.js';
 import { baselineDefects, taskWhere } from '../tasks/index.js';
 import { TaskDefectError, taskErrorMessage } from './task-error.js';
 import { writeJsonAtomic } from './run-files.js';
@@ -95,7 +104,8 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
         besideWorkspace(paths, async () => {
           const run = await runBaselineTests(task, paths, prepared.baseline, env);
           // The run's preflight checks this once per task; this catches what it could not (no preflight, a changed repo).
-          const defects = run.evidence.invalidReason === undefined ? baselineDefects(task, taskWhere(task), run.evidence, run.cases?.map((c) => c.id) ?? []) : [];
+          const defects =
+            run.evidence.invalidReason === undefined ? baselineDefects(task, taskWhere(task), run.evidence, run.cases?.map((c) => c.id) ?? []) : [];
           if (defects.length > 0) throw new PhaseError('prepare', new TaskDefectError(defects));
           return { baselineRun: run, baselineHeldOut: await runBaselineHeldOut(task, paths, prepared.baseline, env) };
         }),
@@ -104,7 +114,18 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
     const agentRun = await timed(timings, 'agentMs', 'agent', () => runAgent(agent, task, paths, prepared.baseline, env, plan));
     agentResult = agentRun.result;
     const verified = await timed(timings, 'verifyMs', 'verify', () =>
-      verifyAttempt({ task, paths, baseline: prepared.baseline, ignored: prepared.ignored, fsGuard: agentRun.fsGuard, env, commands: agentRun.commands, sandboxEnforcesFs: agentRun.enforcesFs, baselineRun, baselineHeldOut }),
+      verifyAttempt({
+        task,
+        paths,
+        baseline: prepared.baseline,
+        ignored: prepared.ignored,
+        fsGuard: agentRun.fsGuard,
+        env,
+        commands: agentRun.commands,
+        sandboxEnforcesFs: agentRun.enforcesFs,
+        baselineRun,
+        baselineHeldOut,
+      }),
     ).catch((error: unknown) => {
       // A change that cannot even be captured is the agent's failure, not the harness's.
       if (error instanceof PhaseError && error.original instanceof AgentChangeError) return { kind: 'unverifiable' as const, message: error.message };
@@ -113,16 +134,39 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
     const early = { baselineCommit: baseline.commit, baselineTests: baselineRun?.evidence, baselineHeldOut: baselineHeldOut?.evidence, agentResult };
     if (verified.kind === 'resource') {
       const message = `${verified.limit}: ${verified.message}`;
-      return await record(attemptDir, { ...base, ...early, verdict: 'FAIL', cause: 'resource_exceeded', resourceLimit: verified.limit, message, score: 0, finishedAt: '' }, startedAt, env);
+      return await record(
+        attemptDir,
+        { ...base, ...early, verdict: 'FAIL', cause: 'resource_exceeded', resourceLimit: verified.limit, message, score: 0, finishedAt: '' },
+        startedAt,
+        env,
+      );
     }
     if (verified.kind === 'unverifiable') {
-      return await record(attemptDir, { ...base, ...early, verdict: 'FAIL', cause: 'tests_failed', message: `verify: ${verified.message}`, score: 0, finishedAt: '' }, startedAt, env);
+      return await record(
+        attemptDir,
+        { ...base, ...early, verdict: 'FAIL', cause: 'tests_failed', message: `verify: ${verified.message}`, score: 0, finishedAt: '' },
+        startedAt,
+        env,
+      );
     }
     ({ diff, tests, heldOut, checks } = verified);
     const evidence = { ...early, diff, notGraded: verified.notGraded, tests, heldOut, checks };
     const neverRan = neverRanReason(verified.tests, baselineRun?.evidence);
     if (neverRan) {
-      return await record(attemptDir, { ...base, ...evidence, verdict: 'ERROR', cause: 'harness_error', message: `verify: ${neverRan}`, harnessError: { phase: 'verify', message: neverRan }, finishedAt: '' }, startedAt, env);
+      return await record(
+        attemptDir,
+        {
+          ...base,
+          ...evidence,
+          verdict: 'ERROR',
+          cause: 'harness_error',
+          message: `verify: ${neverRan}`,
+          harnessError: { phase: 'verify', message: neverRan },
+          finishedAt: '',
+        },
+        startedAt,
+        env,
+      );
     }
     const resourceLimit = agentResult.limit ?? agentRun.limitHit ?? tests.limitExceeded ?? heldOut?.limitExceeded;
     const verdict = grade({ checks, agentResult, ...(resourceLimit ? { resourceLimit } : {}) });
@@ -131,7 +175,17 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
   } catch (error) {
     if (error instanceof PhaseError && error.original instanceof TaskDefectError) {
       const { defects } = error.original;
-      const result: AttemptResult = { ...base, verdict: 'ERROR', cause: 'task_error', message: taskErrorMessage(defects), taskError: { defects: [...defects] }, baselineCommit: baseline?.commit, baselineTests: baselineRun?.evidence, checks, finishedAt: '' };
+      const result: AttemptResult = {
+        ...base,
+        verdict: 'ERROR',
+        cause: 'task_error',
+        message: taskErrorMessage(defects),
+        taskError: { defects: [...defects] },
+        baselineCommit: baseline?.commit,
+        baselineTests: baselineRun?.evidence,
+        checks,
+        finishedAt: '',
+      };
       return record(attemptDir, result, startedAt, env).catch(() => finish(result, startedAt));
     }
     const phase = error instanceof PhaseError ? error.phase : 'record';
@@ -155,7 +209,12 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
   }
 }
 
-async function timed<T>(timings: AttemptResult['timings'], key: 'prepareMs' | 'baselineMs' | 'agentMs' | 'verifyMs', phase: Phase, work: () => Promise<T>): Promise<T> {
+async function timed<T>(
+  timings: AttemptResult['timings'],
+  key: 'prepareMs' | 'baselineMs' | 'agentMs' | 'verifyMs',
+  phase: Phase,
+  work: () => Promise<T>,
+): Promise<T> {
   const started = performance.now();
   try {
     return await work();
@@ -273,7 +332,16 @@ async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline:
   const watchdog = watchWorkspace(workspace, task, controller);
   try {
     const run = agent
-      .run({ task, workspace, instruction: task.instruction, executor, attemptDir, limits: { timeoutMs }, signal: controller.signal, ...(models ? { model: models.access } : {}) })
+      .run({
+        task,
+        workspace,
+        instruction: task.instruction,
+        executor,
+        attemptDir,
+        limits: { timeoutMs },
+        signal: controller.signal,
+        ...(models ? { model: models.access } : {}),
+      })
       .catch((error: unknown): AgentResult => ({ stopReason: 'error', error: error instanceof Error ? error.message : String(error) }));
     const raced = await Promise.race([run, timeout, watchdog.exceeded]);
     let result: AgentResult;
@@ -312,7 +380,11 @@ const WATCH_INTERVAL_MS = 2_000;
  * Measures the workspace while the agent works and stops the agent when it grows past the task's
  * disk or file-count limit, so a runaway agent cannot fill the host's disk before it is judged.
  */
-function watchWorkspace(workspace: string, task: Task, controller: AbortController): { exceeded: Promise<{ limit: ResourceLimitName; message: string }>; stop(): void } {
+function watchWorkspace(
+  workspace: string,
+  task: Task,
+  controller: AbortController,
+): { exceeded: Promise<{ limit: ResourceLimitName; message: string }>; stop(): void } {
   const limits = task.limits.resources;
   let busy = false;
   let timer: NodeJS.Timeout | undefined;
@@ -324,7 +396,10 @@ function watchWorkspace(workspace: string, task: Task, controller: AbortControll
         .then((scan) => {
           if (!scan.exceeded) return;
           controller.abort();
-          const what = scan.exceeded === 'workspace_files' ? `${limits.workspaceFiles} files (limits.workspace_files)` : `${limits.workspaceBytes} bytes (limits.workspace_disk)`;
+          const what =
+            scan.exceeded === 'workspace_files'
+              ? `${limits.workspaceFiles} files (limits.workspace_files)`
+              : `${limits.workspaceBytes} bytes (limits.workspace_disk)`;
           resolveExceeded({ limit: scan.exceeded, message: `the workspace grew past ${what}` });
         })
         .finally(() => {
@@ -351,7 +426,19 @@ function finish(result: AttemptResult, startedAt: Date): AttemptResult {
 }
 
 /** What an attempt leaves besides its evidence; removed unless --keep-workspace. */
-export const ATTEMPT_SCRATCH_DIRS = ['workspace', 'workspace.index', 'pristine', 'agent-workspace', 'baseline.git', 'store.git', 'home', 'tmp', 'test-home', 'test-tmp', 'results'];
+export const ATTEMPT_SCRATCH_DIRS = [
+  'workspace',
+  'workspace.index',
+  'pristine',
+  'agent-workspace',
+  'baseline.git',
+  'store.git',
+  'home',
+  'tmp',
+  'test-home',
+  'test-tmp',
+  'results',
+];
 
 /** Writes attempt.json atomically (a crash leaves the old file or none, never half of one). */
 async function record(attemptDir: string, result: AttemptResult, startedAt: Date, env: AttemptEnv): Promise<AttemptResult> {

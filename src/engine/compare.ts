@@ -87,7 +87,9 @@ export function compareRuns(a: RunCells, b: RunCells, opts: { seed?: number; con
     const hashB = new Map(b.tasks.map((t) => [t.id, t.hash]));
     const changed = a.tasks.filter((t) => hashB.has(t.id) && hashB.get(t.id) !== t.hash).map((t) => t.id);
     if (changed.length > 0) {
-      notes.push(`${changed.length > 1 ? 'tasks' : 'task'} ${changed.join(', ')} ${changed.length > 1 ? 'differ' : 'differs'} between the runs (content, version or settings): their deltas mix agent and task changes`);
+      notes.push(
+        `${changed.length > 1 ? 'tasks' : 'task'} ${changed.join(', ')} ${changed.length > 1 ? 'differ' : 'differs'} between the runs (content, version or settings): their deltas mix agent and task changes`,
+      );
     }
   }
   return {
@@ -107,8 +109,7 @@ function delta(a: CellCounts | null, b: CellCounts | null): CellDelta {
   const rateA = rate(a);
   const rateB = rate(b);
   const d = rateA === null || rateB === null ? null : rateB - rateA;
-  const change: CellChange =
-    a === null ? 'only in B' : b === null ? 'only in A' : d === null ? 'unscored' : d < 0 ? 'worse' : d > 0 ? 'better' : 'same';
+  const change: CellChange = a === null ? 'only in B' : b === null ? 'only in A' : d === null ? 'unscored' : d < 0 ? 'worse' : d > 0 ? 'better' : 'same';
   return { agent: first.agent, taskId: first.taskId, a, b, rateA, rateB, delta: d, change };
 }
 

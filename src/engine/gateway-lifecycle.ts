@@ -2,16 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { upstreamFor, type Agent, type ModelAccess, type ModelLimits, type ModelSpec, type ProviderName } from '../agents/index.js';
 import { OptionError } from '../errors.js';
-import {
-  cassettePath,
-  loadPricing,
-  PricingError,
-  startGateway,
-  type Gateway,
-  type GatewayMode,
-  type Pricing,
-  type UpstreamConfig,
-} from '../gateway/index.js';
+import { cassettePath, loadPricing, PricingError, startGateway, type Gateway, type GatewayMode, type Pricing, type UpstreamConfig } from '../gateway/index.js';
 import type { AgentResult, AttemptPlan } from '../types/index.js';
 
 /**
@@ -71,7 +62,8 @@ export function checkModelSpecs(specs: readonly ModelSpec[], opts: ModelRunOptio
   const mode = opts.mode ?? 'live';
   const env = opts.env ?? process.env;
   const cassetteDir = opts.cassetteDir === undefined ? undefined : resolve(opts.cassetteDir);
-  if (mode !== 'live' && cassetteDir === undefined) throw new OptionError([{ field: 'models.cassetteDir' }], `mode ${mode} needs a cassette directory`, 'give the directory');
+  if (mode !== 'live' && cassetteDir === undefined)
+    throw new OptionError([{ field: 'models.cassetteDir' }], `mode ${mode} needs a cassette directory`, 'give the directory');
   if (mode === 'replay' && !(existsSync(cassetteDir as string) && statSync(cassetteDir as string).isDirectory())) {
     throw new OptionError([{ field: 'models.cassetteDir', value: opts.cassetteDir }], 'no such directory', 'pass a directory that a recording run wrote');
   }
@@ -89,7 +81,11 @@ export function checkModelSpecs(specs: readonly ModelSpec[], opts: ModelRunOptio
   if (limits.maxCostUsd !== undefined) {
     const unpriced = specs.find((s) => !pricing.priceOf(s.modelId));
     if (unpriced) {
-      throw new OptionError([{ field: 'models.limits.maxCostUsd' }], `${unpriced.spec} has no price in pricing.yaml, so a cost limit cannot hold`, 'add it to a file passed as {models.pricingFile}');
+      throw new OptionError(
+        [{ field: 'models.limits.maxCostUsd' }],
+        `${unpriced.spec} has no price in pricing.yaml, so a cost limit cannot hold`,
+        'add it to a file passed as {models.pricingFile}',
+      );
     }
   }
   return { mode, ...(cassetteDir ? { cassetteDir } : {}), upstreams: upstreams as Record<string, UpstreamConfig>, pricing, limits, env };
@@ -116,7 +112,10 @@ export async function startRunModels(agents: readonly Agent[], options: ModelRun
       const session = gateway.openSession(plan.attemptId, {
         model: spec.modelId,
         cassette,
-        budget: { ...(limits.maxTokens !== undefined ? { maxTokens: limits.maxTokens } : {}), ...(limits.maxCostUsd !== undefined ? { maxCostUsd: limits.maxCostUsd } : {}) },
+        budget: {
+          ...(limits.maxTokens !== undefined ? { maxTokens: limits.maxTokens } : {}),
+          ...(limits.maxCostUsd !== undefined ? { maxCostUsd: limits.maxCostUsd } : {}),
+        },
       });
       return {
         access: { baseUrls: session.baseUrls, apiKey: SESSION_KEY, limits, pricing, replaying: mode === 'replay' },
@@ -144,7 +143,12 @@ function loadPricingOrFail(file: string | undefined): Pricing {
   try {
     return loadPricing(file);
   } catch (error) {
-    if (error instanceof PricingError) throw new OptionError([{ field: 'models.pricingFile' }], error.message.split('\n')[0] ?? 'cannot be read', 'correct the file, or drop {models.pricingFile} to use the bundled prices');
+    if (error instanceof PricingError)
+      throw new OptionError(
+        [{ field: 'models.pricingFile' }],
+        error.message.split('\n')[0] ?? 'cannot be read',
+        'correct the file, or drop {models.pricingFile} to use the bundled prices',
+      );
     throw error;
   }
 }

@@ -46,7 +46,12 @@ export function openRunHistory(path: string, warn: (message: string) => void): R
     recordAttempt: (runId, attempt, task) => guarded(attempt.attemptId, () => history.recordAttempt(runId, attempt, attemptExtra(task))),
     recordAttempts: (runId, attempts, taskOf) => {
       if (attempts.length === 0) return;
-      guarded(`${attempts.length} attempts`, () => history.recordAttempts(runId, attempts.map((attempt) => ({ attempt, extra: attemptExtra(taskOf(attempt.taskId)) }))));
+      guarded(`${attempts.length} attempts`, () =>
+        history.recordAttempts(
+          runId,
+          attempts.map((attempt) => ({ attempt, extra: attemptExtra(taskOf(attempt.taskId)) })),
+        ),
+      );
     },
     deleteAttempts: (runId, ids) => guarded('superseded attempts', () => void history.deleteAttempts(runId, ids)),
     finishRun: (runId, finish) => guarded('run summary', () => history.finishRun(runId, finish)),

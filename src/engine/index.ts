@@ -17,8 +17,28 @@ export {
 export { preflightTasks, type PreflightOptions, type TaskPreflight } from './preflight.js';
 export { taskErrorAttempt } from './task-error.js';
 export { runAttempt, type AttemptEnv } from './attempt.js';
-export { expandPlan, checkPlanSize, MAX_PLANNED_ATTEMPTS, attemptId, configHash, taskHash, newRunId, type Plan, type PlannedTask, type PlanSettings } from './plan.js';
+export {
+  expandPlan,
+  checkPlanSize,
+  MAX_PLANNED_ATTEMPTS,
+  attemptId,
+  configHash,
+  taskHash,
+  newRunId,
+  type Plan,
+  type PlannedTask,
+  type PlanSettings,
+} from './plan.js';
 export { schedule } from './scheduler.js';
-export { findRunDir, readPlanFile, runsDir, writeFileAtomic, ATTEMPT_JUNIT_FILES, PLAN_SCHEMA_VERSION, type RunPlanFile, type ResumeRecord } from './run-files.js';
+export {
+  findRunDir,
+  readPlanFile,
+  runsDir,
+  writeFileAtomic,
+  ATTEMPT_JUNIT_FILES,
+  PLAN_SCHEMA_VERSION,
+  type RunPlanFile,
+  type ResumeRecord,
+} from './run-files.js';
 export { readCheckpoint, CHECKPOINT_FILE, type CheckpointEntry } from './checkpoint.js';
 export { compareRuns, type RunComparison, type CellDelta, type CellCounts, type AgentRunComparison, type RunCells } from './compare.js';

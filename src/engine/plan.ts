@@ -142,7 +142,12 @@ export function canonicalJson(value: unknown): string {
 }
 
 function slug(value: string): string {
-  return value.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'x';
+  return (
+    value
+      .replace(/[^A-Za-z0-9_-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'x'
+  );
 }
 
 export function sha256(value: string | Uint8Array): string {

@@ -114,7 +114,12 @@ async function removeIfEmpty(dir: string): Promise<void> {
 
 /** A directory name per task id: readable, and distinct even for ids that read alike once cleaned. */
 function slug(value: string): string {
-  return `${value.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 50) || 'task'}-${sha256(value).slice(0, 8)}`;
+  return `${
+    value
+      .replace(/[^A-Za-z0-9_-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 50) || 'task'
+  }-${sha256(value).slice(0, 8)}`;
 }
 
 function messageOf(error: unknown): string {

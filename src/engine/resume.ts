@@ -62,7 +62,12 @@ export function planDifferences(
  * With `retryErrors`, recorded harness errors (the machine's failures: a full disk, a sandbox
  * that would not start) run again too; task and agent failures stay as recorded.
  */
-export async function reconcile(runDir: string, plan: Plan, onReused: (attempt: AttemptResult) => void, options: { retryErrors?: boolean } = {}): Promise<Reconciled> {
+export async function reconcile(
+  runDir: string,
+  plan: Plan,
+  onReused: (attempt: AttemptResult) => void,
+  options: { retryErrors?: boolean } = {},
+): Promise<Reconciled> {
   const indexOf = new Map(plan.attempts.map((a) => [a.attemptId, a.index]));
   const { entries, malformed, duplicates } = await readCheckpoint(runDir);
   const reused = new Map<string, AttemptResult>();

@@ -69,7 +69,9 @@ export async function readPlanFile(runDir: string, runId: string): Promise<RunPl
   }
   const plan = parsed as Partial<RunPlanFile>;
   if (plan.schemaVersion !== PLAN_SCHEMA_VERSION || !Array.isArray(plan.attempts) || !Array.isArray(plan.tasks)) {
-    throw new InputError(`run ${runId}: plan.json was written by another version of Crucible (schema ${String(plan.schemaVersion)}, this one reads ${PLAN_SCHEMA_VERSION}) (fix: start a new run)`);
+    throw new InputError(
+      `run ${runId}: plan.json was written by another version of Crucible (schema ${String(plan.schemaVersion)}, this one reads ${PLAN_SCHEMA_VERSION}) (fix: start a new run)`,
+    );
   }
   return plan as RunPlanFile;
 }
@@ -92,9 +94,13 @@ export async function findRunDir(stateDir: string, prefix: string): Promise<{ ru
   if (matches.length === 1 && only !== undefined) return { runId: only, runDir: join(dir, only) };
   if (matches.length === 0) {
     const recent = names.sort().slice(-3).reverse();
-    throw new InputError(`run ${prefix}: no such run in ${dir} (fix: use a run id${recent.length > 0 ? `, e.g. ${recent.join(', ')}` : ''}; \`crucible history --runs\` lists them)`);
+    throw new InputError(
+      `run ${prefix}: no such run in ${dir} (fix: use a run id${recent.length > 0 ? `, e.g. ${recent.join(', ')}` : ''}; \`crucible history --runs\` lists them)`,
+    );
   }
-  throw new InputError(`run ${prefix}: matches ${matches.length} runs (${matches.slice(0, 5).join(', ')}${matches.length > 5 ? ', …' : ''}) (fix: give more of the id)`);
+  throw new InputError(
+    `run ${prefix}: matches ${matches.length} runs (${matches.slice(0, 5).join(', ')}${matches.length > 5 ? ', …' : ''}) (fix: give more of the id)`,
+  );
 }
 
 /**
@@ -116,4 +122,9 @@ export async function createRunDir(runDir: string, plan: RunPlanFile): Promise<v
 }
 
 /** The JUnit copies an attempt directory holds: baseline run, the verify run, held-out tests. */
-export const ATTEMPT_JUNIT_FILES = { baseline: 'baseline.junit.xml', baselineHeldOut: 'baseline-held-out.junit.xml', tests: 'tests.junit.xml', heldOut: 'held-out.junit.xml' } as const;
+export const ATTEMPT_JUNIT_FILES = {
+  baseline: 'baseline.junit.xml',
+  baselineHeldOut: 'baseline-held-out.junit.xml',
+  tests: 'tests.junit.xml',
+  heldOut: 'held-out.junit.xml',
+} as const;

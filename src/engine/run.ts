@@ -151,8 +151,10 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
 
 async function execute(options: RunOptions): Promise<RunOutcome> {
   const concurrency = options.concurrency ?? defaultConcurrency();
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new OptionError([{ field: 'concurrency', value: String(concurrency) }], 'must be a whole number ≥ 1');
-  if (!Number.isInteger(options.trials) || options.trials < 1) throw new OptionError([{ field: 'trials', value: String(options.trials) }], 'must be a whole number ≥ 1');
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new OptionError([{ field: 'concurrency', value: String(concurrency) }], 'must be a whole number ≥ 1');
+  if (!Number.isInteger(options.trials) || options.trials < 1)
+    throw new OptionError([{ field: 'trials', value: String(options.trials) }], 'must be a whole number ≥ 1');
   if (options.agents.length === 0) throw new OptionError([{ field: 'agents' }], 'none given', 'add an agent');
   const duplicate = options.agents.find((a, i) => options.agents.indexOf(a) !== i);
   if (duplicate !== undefined) throw new OptionError([{ field: 'agents', value: duplicate }], 'given twice', 'list each agent once; use {trials} for repeats');
@@ -190,7 +192,15 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     resumes: [
       ...(previous?.resumes ?? []),
       ...(previous && reconciled
-        ? [{ at: new Date().toISOString(), forced: previous.configHash !== plan.configHash, previousConfigHash: previous.configHash, reused: reconciled.reused.size, superseded: reconciled.superseded.length }]
+        ? [
+            {
+              at: new Date().toISOString(),
+              forced: previous.configHash !== plan.configHash,
+              previousConfigHash: previous.configHash,
+              reused: reconciled.reused.size,
+              superseded: reconciled.superseded.length,
+            },
+          ]
         : []),
     ],
     attempts: plan.attempts,
@@ -198,7 +208,11 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   const fresh = options.resume ? undefined : planFileOf(undefined, undefined);
   if (fresh === undefined) {
     if (!existsSync(join(runDir, 'plan.json'))) {
-      throw new OptionError([{ field: 'resume.runId', value: runId }], `no plan.json in ${runDir}, so there is nothing to resume`, 'check the run id and {stateDir}');
+      throw new OptionError(
+        [{ field: 'resume.runId', value: runId }],
+        `no plan.json in ${runDir}, so there is nothing to resume`,
+        'check the run id and {stateDir}',
+      );
     }
   } else {
     if (existsSync(runDir)) throw new InputError(`run ${runId} already exists in ${runsDirOf(stateDir, kind)} (fix: resume it, or start a new run)`);
@@ -246,10 +260,15 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       history?.recordAttempts(runId, pendingHistory.splice(0), taskOf);
     };
     const reconciled: Reconciled = previous
-      ? await reconcile(runDir, plan, (a) => {
-          pendingHistory.push(a);
-          if (pendingHistory.length >= 500) flushHistory();
-        }, { retryErrors: options.resume?.retryErrors })
+      ? await reconcile(
+          runDir,
+          plan,
+          (a) => {
+            pendingHistory.push(a);
+            if (pendingHistory.length >= 500) flushHistory();
+          },
+          { retryErrors: options.resume?.retryErrors },
+        )
       : { reused: new Map(), rerun: [], superseded: [], retried: [], malformed: 0 };
     // What a killed run left (temporary files, unfinished attempts' scratch trees, dead staging dirs).
     if (previous) await removeLeftovers(stateDir, runDir, new Set(reconciled.reused.keys()));
@@ -275,7 +294,8 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       rerun: reconciled.rerun,
       superseded: reconciled.superseded.length,
     });
-    if (reconciled.malformed > 0) options.observer?.onWarning?.(`${reconciled.malformed} checkpoint line(s) were torn or repeated (a crash mid-write) and were dropped`);
+    if (reconciled.malformed > 0)
+      options.observer?.onWarning?.(`${reconciled.malformed} checkpoint line(s) were torn or repeated (a crash mid-write) and were dropped`);
 
     const faults = new StateFaultWatch({ stateDir, runDir, runId });
     const record = async (result: AttemptResult, task: Task | undefined): Promise<boolean> => {
@@ -295,12 +315,13 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     };
 
     // Broken tasks are found once, before any agent: their attempts become task errors and never run.
-    const checked = options.preflight ?? options.runAttempt === undefined ? await preflight(toRun, concurrency) : [];
+    const checked = (options.preflight ?? options.runAttempt === undefined) ? await preflight(toRun, concurrency) : [];
     const broken = new Map(checked.filter((c) => c.defects.length > 0).map((c) => [c.taskId, c.defects]));
     for (const c of checked) {
       if (c.defects.length > 0) options.observer?.onTaskError?.(c.taskId, c.defects);
       // An interrupt cuts preflights short too: that is not worth a warning per task.
-      else if (c.unchecked !== undefined && !(options.signal?.aborted ?? false)) options.observer?.onWarning?.(`task ${c.taskId} could not be checked before the run (${c.unchecked}); its attempts run and meet the same problem`);
+      else if (c.unchecked !== undefined && !(options.signal?.aborted ?? false))
+        options.observer?.onWarning?.(`task ${c.taskId} could not be checked before the run (${c.unchecked}); its attempts run and meet the same problem`);
     }
     for (const item of toRun) {
       const defects = broken.get(item.taskId);
@@ -341,7 +362,13 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       stats,
     });
     await writeJsonAtomic(join(runDir, 'summary.json'), summary);
-    history?.finishRun(runId, { finishedAt: summary.finishedAt, executed: summary.executed, stoppedEarly: summary.stoppedEarly, counts: summary.counts, stats });
+    history?.finishRun(runId, {
+      finishedAt: summary.finishedAt,
+      executed: summary.executed,
+      stoppedEarly: summary.stoppedEarly,
+      counts: summary.counts,
+      stats,
+    });
     const taskErrors = [...broken].map(([taskId, defects]) => ({ taskId, defects }));
     return { summary, attempts, runDir, tasks: options.tasks, taskErrors };
   } finally {

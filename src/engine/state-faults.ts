@@ -150,7 +150,8 @@ export class StateFaultWatch {
    */
   noteAttempt(result: AttemptResult): void {
     const where = join(this.ctx.runDir, 'plan.json');
-    this.first ??= attemptFaultOf(result, this.ctx) ?? (existsSync(where) ? undefined : new StateDirError('vanished', describeFault('vanished', where, this.ctx)));
+    this.first ??=
+      attemptFaultOf(result, this.ctx) ?? (existsSync(where) ? undefined : new StateDirError('vanished', describeFault('vanished', where, this.ctx)));
   }
 
   /** An attempt that could not be checkpointed. */

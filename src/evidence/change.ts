@@ -19,9 +19,7 @@ export interface CaptureInput {
   maxBytes: number;
 }
 
-export type Capture =
-  | { ok: true; tree: string; files: number; bytes: number }
-  | { ok: false; exceeded: 'change_files' | 'change_size'; detail: string };
+export type Capture = { ok: true; tree: string; files: number; bytes: number } | { ok: false; exceeded: 'change_files' | 'change_size'; detail: string };
 
 export async function captureChange(input: CaptureInput): Promise<Capture> {
   const { baseline, workTree } = input;
@@ -71,7 +69,11 @@ async function neutralizeNestedRepo(root: string, path: string): Promise<void> {
 
 async function overLimits(root: string, paths: string[], limits: CaptureInput): Promise<Capture | undefined> {
   if (paths.length > limits.maxFiles) {
-    return { ok: false, exceeded: 'change_files', detail: `the change touches ${paths.length} files, over the limit of ${limits.maxFiles} (limits.change_files)` };
+    return {
+      ok: false,
+      exceeded: 'change_files',
+      detail: `the change touches ${paths.length} files, over the limit of ${limits.maxFiles} (limits.change_files)`,
+    };
   }
   const { bytes } = await sizes(root, paths);
   if (bytes > limits.maxBytes) {

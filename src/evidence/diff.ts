@@ -48,7 +48,7 @@ interface NameStatus {
 function parseNameStatus(out: string): NameStatus[] {
   const fields = out.split('\0');
   const result: NameStatus[] = [];
-  for (let i = 0; i < fields.length && fields[i]; ) {
+  for (let i = 0; i < fields.length && fields[i];) {
     const status = fields[i++] ?? '';
     const letter = status[0];
     if (letter === 'R' || letter === 'C') {
@@ -73,7 +73,7 @@ interface Numstat {
 function parseNumstat(out: string): Map<string, Numstat> {
   const fields = out.split('\0');
   const stats = new Map<string, Numstat>();
-  for (let i = 0; i < fields.length && fields[i]; ) {
+  for (let i = 0; i < fields.length && fields[i];) {
     const [added = '', deleted = '', path = ''] = (fields[i++] ?? '').split('\t');
     let key = path;
     if (path === '') {

@@ -41,7 +41,11 @@ export function matcher(patterns: readonly string[]): PathMatcher {
 }
 
 function normalisePattern(pattern: string): string {
-  return pattern.trim().replace(/^(\.\/)+/, '').replace(/^\/+/, '').replace(/\/+$/, '');
+  return pattern
+    .trim()
+    .replace(/^(\.\/)+/, '')
+    .replace(/^\/+/, '')
+    .replace(/\/+$/, '');
 }
 
 function normalisePath(path: string): string {

@@ -31,12 +31,5 @@ export function decodeXmlEntities(text: string): string {
 
 /** XML 1.0 §2.2 Char production. */
 function isXmlChar(cp: number): boolean {
-  return (
-    cp === 0x9 ||
-    cp === 0xa ||
-    cp === 0xd ||
-    (cp >= 0x20 && cp <= 0xd7ff) ||
-    (cp >= 0xe000 && cp <= 0xfffd) ||
-    (cp >= 0x10000 && cp <= 0x10ffff)
-  );
+  return cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
 }

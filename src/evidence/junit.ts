@@ -53,10 +53,7 @@ export function parseJUnit(xml: string): JUnitParseResult {
   try {
     return { cases: readCases(xml) };
   } catch (error) {
-    const reason =
-      error instanceof JUnitFormatError
-        ? error.message
-        : `XML parser failed: ${error instanceof Error ? error.message : String(error)}`;
+    const reason = error instanceof JUnitFormatError ? error.message : `XML parser failed: ${error instanceof Error ? error.message : String(error)}`;
     return { cases: [], error: toOneLine(reason, MAX_ERROR_CHARS) };
   }
 }
@@ -64,9 +61,7 @@ export function parseJUnit(xml: string): JUnitParseResult {
 function readCases(xml: string): TestCaseResult[] {
   if (typeof xml !== 'string') throw new JUnitFormatError('JUnit report is not text');
   if (xml.length > MAX_JUNIT_CHARS) {
-    throw new JUnitFormatError(
-      `JUnit report has ${xml.length} characters, over the limit of ${MAX_JUNIT_CHARS}`,
-    );
+    throw new JUnitFormatError(`JUnit report has ${xml.length} characters, over the limit of ${MAX_JUNIT_CHARS}`);
   }
   const text = xml.replace(/^\uFEFF/, '').trimStart();
   if (text === '') throw new JUnitFormatError('JUnit report is empty');
@@ -167,8 +162,7 @@ function statusOf(testcase: XmlElement): { status: TestStatus; message?: string 
   const failure = firstChild(testcase, 'failure') ?? firstChild(testcase, 'error');
   const failureAttribute = testcase.attrs.get('failure');
   if (failure !== undefined || failureAttribute !== undefined) {
-    const message =
-      failure !== undefined ? resultMessage(failure) : firstLine(failureAttribute ?? '');
+    const message = failure !== undefined ? resultMessage(failure) : firstLine(failureAttribute ?? '');
     return withMessage('failed', message);
   }
   const skipped = firstChild(testcase, 'skipped');
@@ -176,10 +170,7 @@ function statusOf(testcase: XmlElement): { status: TestStatus; message?: string 
   return { status: 'passed' };
 }
 
-function withMessage(
-  status: TestStatus,
-  message: string | undefined,
-): { status: TestStatus; message?: string } {
+function withMessage(status: TestStatus, message: string | undefined): { status: TestStatus; message?: string } {
   return message === undefined ? { status } : { status, message };
 }
 
@@ -252,9 +243,7 @@ function toNodes(raw: unknown): XmlNode[] {
 
 function cdataText(raw: unknown): string {
   if (!Array.isArray(raw)) return '';
-  return (raw as unknown[])
-    .map((part) => (isRecord(part) && '#text' in part ? String(part['#text']) : ''))
-    .join('');
+  return (raw as unknown[]).map((part) => (isRecord(part) && '#text' in part ? String(part['#text']) : '')).join('');
 }
 
 function toAttributes(raw: unknown): Map<string, string> {

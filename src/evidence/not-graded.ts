@@ -24,7 +24,11 @@ export async function ignoredManifest(baseline: Baseline, workTree: string): Pro
  * deleted (compared with the pristine tree's), plus the dependency files and new tests the test
  * guard set aside.
  */
-export function notGraded(before: IgnoredManifest, after: IgnoredManifest, setAside: { dependencies: readonly string[]; newTests: readonly string[] }): NotGraded {
+export function notGraded(
+  before: IgnoredManifest,
+  after: IgnoredManifest,
+  setAside: { dependencies: readonly string[]; newTests: readonly string[] },
+): NotGraded {
   const items: NotGraded['items'] = [];
   let count = 0;
   const add = (path: string, reason: NotGraded['items'][number]['reason']): void => {

@@ -24,7 +24,6 @@ export interface TestRunRequest {
   signal?: AbortSignal;
 }
 
-
 /**
  * Runs a test command in the sandbox, without network, and turns its JUnit report into evidence.
  * A report already at a workspace report path is deleted first, so only this run counts; the

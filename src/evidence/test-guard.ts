@@ -124,7 +124,13 @@ export async function protectTests(input: ProtectInput): Promise<ProtectedChange
       const after = entry.newMode === '000000' ? undefined : await sectionOf(target, entry.path, entry.newSha);
       if (before === after) continue;
       if (added) findings.push({ path: entry.path, kind: 'added', detail: 'new file that configures tests' });
-      else findings.push({ path: entry.path, kind: 'config', tracked: true, detail: entry.status === 'D' ? 'deleted a file that configures tests' : 'the test configuration in it changed' });
+      else
+        findings.push({
+          path: entry.path,
+          kind: 'config',
+          tracked: true,
+          detail: entry.status === 'D' ? 'deleted a file that configures tests' : 'the test configuration in it changed',
+        });
       backToBaseline(entry);
       continue;
     }
@@ -202,4 +208,3 @@ function shadows(path: string, stems: ReadonlySet<string>): boolean {
   for (let i = 1; i < parts.length; i++) if (stems.has(parts.slice(0, i).join('/'))) return true;
   return false;
 }
-

@@ -32,10 +32,7 @@ type FailingReason = TestGroupOutcome['failing'][number]['reason'];
 export function classifyTests(cases: readonly TestCaseResult[], spec: TestSelection): TestClassification {
   const byId = groupById(cases);
   const failToPass = classifyListed(unique(spec.failToPass), byId);
-  const passToPass =
-    spec.passToPass === 'all_others'
-      ? classifyAllOthers(byId, new Set(spec.failToPass))
-      : classifyListed(unique(spec.passToPass), byId);
+  const passToPass = spec.passToPass === 'all_others' ? classifyAllOthers(byId, new Set(spec.failToPass)) : classifyListed(unique(spec.passToPass), byId);
   return { failToPass, passToPass };
 }
 
@@ -46,10 +43,7 @@ export function classifyTests(cases: readonly TestCaseResult[], spec: TestSelect
 export function classifyAsMissing(spec: TestSelection, knownIds: readonly string[] = []): TestClassification {
   const f2p = unique(spec.failToPass);
   const f2pSet = new Set(f2p);
-  const p2p =
-    spec.passToPass === 'all_others'
-      ? unique(knownIds).filter((id) => !f2pSet.has(id))
-      : unique(spec.passToPass);
+  const p2p = spec.passToPass === 'all_others' ? unique(knownIds).filter((id) => !f2pSet.has(id)) : unique(spec.passToPass);
   return { failToPass: allMissing(f2p), passToPass: allMissing(p2p) };
 }
 
@@ -75,10 +69,7 @@ function listedFailure(matches: readonly TestCaseResult[]): FailingReason | unde
   return matches[0]?.status === 'skipped' ? 'skipped' : undefined;
 }
 
-function classifyAllOthers(
-  byId: ReadonlyMap<string, TestCaseResult[]>,
-  failToPass: ReadonlySet<string>,
-): TestGroupOutcome {
+function classifyAllOthers(byId: ReadonlyMap<string, TestCaseResult[]>, failToPass: ReadonlySet<string>): TestGroupOutcome {
   const outcome: TestGroupOutcome = { total: 0, passed: 0, failing: [] };
   for (const [id, matches] of byId) {
     if (failToPass.has(id) || matches.every((c) => c.status === 'skipped')) continue;

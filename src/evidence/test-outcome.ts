@@ -58,7 +58,10 @@ export function evaluateTestRun(input: TestRunInput): { evidence: TestRunEvidenc
   const groups =
     invalidReason === undefined
       ? classifyTests(cases, input.spec)
-      : classifyAsMissing(input.spec, cases.map((c) => c.id));
+      : classifyAsMissing(
+          input.spec,
+          cases.map((c) => c.id),
+        );
   const evidence: TestRunEvidence = {
     command: input.command,
     exitCode: input.exitCode,

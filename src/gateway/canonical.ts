@@ -9,17 +9,23 @@ export type CanonicalRequest = { upstream: string; method: string; path: string 
 
 const ANSWER_FIELDS: Record<Exclude<Api, 'other'>, readonly string[]> = {
   chat: [
-    'model', 'messages', 'tools', 'tool_choice', 'functions', 'function_call', 'temperature', 'top_p',
-    'max_tokens', 'max_completion_tokens', 'response_format', 'reasoning_effort', 'stop', 'n',
+    'model',
+    'messages',
+    'tools',
+    'tool_choice',
+    'functions',
+    'function_call',
+    'temperature',
+    'top_p',
+    'max_tokens',
+    'max_completion_tokens',
+    'response_format',
+    'reasoning_effort',
+    'stop',
+    'n',
   ],
-  responses: [
-    'model', 'input', 'instructions', 'tools', 'tool_choice', 'temperature', 'top_p',
-    'max_output_tokens', 'text', 'reasoning',
-  ],
-  messages: [
-    'model', 'system', 'messages', 'tools', 'tool_choice', 'temperature', 'top_p', 'top_k',
-    'max_tokens', 'thinking', 'stop_sequences',
-  ],
+  responses: ['model', 'input', 'instructions', 'tools', 'tool_choice', 'temperature', 'top_p', 'max_output_tokens', 'text', 'reasoning'],
+  messages: ['model', 'system', 'messages', 'tools', 'tool_choice', 'temperature', 'top_p', 'top_k', 'max_tokens', 'thinking', 'stop_sequences'],
 };
 
 export interface RequestFacts {

@@ -29,8 +29,7 @@ class ClientGone extends Error {}
 export async function deliver(source: ReplySource, res: ServerResponse, options: DeliveryOptions): Promise<Delivery> {
   const headers = clientResponseHeaders(source.headers);
   res.writeHead(source.status, headers);
-  const reader: UsageReader | undefined =
-    options.api !== 'other' && source.status >= 200 && source.status < 300 ? usageReader(options.api) : undefined;
+  const reader: UsageReader | undefined = options.api !== 'other' && source.status >= 200 && source.status < 300 ? usageReader(options.api) : undefined;
   const isSse = String(headers['content-type'] ?? '').includes('text/event-stream');
   const events: string[] = [];
   const chunks: Buffer[] = [];

@@ -17,18 +17,14 @@ export function forwardToUpstream(url: string, method: string, headers: Outgoing
   const target = new URL(url);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const outgoing = send(
-      target,
-      { method, headers: body.length > 0 ? { ...headers, 'content-length': String(body.length) } : headers },
-      (response) => {
-        resolve({
-          status: response.statusCode ?? 502,
-          headers: definedHeaders(response),
-          body: decoded(response),
-          abort: () => outgoing.destroy(),
-        });
-      },
-    );
+    const outgoing = send(target, { method, headers: body.length > 0 ? { ...headers, 'content-length': String(body.length) } : headers }, (response) => {
+      resolve({
+        status: response.statusCode ?? 502,
+        headers: definedHeaders(response),
+        body: decoded(response),
+        abort: () => outgoing.destroy(),
+      });
+    });
     outgoing.on('error', reject);
     outgoing.end(body.length > 0 ? body : undefined);
   });

@@ -102,12 +102,10 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     // Counted before the await, so concurrent requests cannot all slip under maxRequests.
     if (api !== 'other') session.meter.countRequest();
     const outgoing = hideUsageChunk && json ? Buffer.from(JSON.stringify(withStreamUsage(json))) : body;
-    source = await forwardToUpstream(url, method, upstreamRequestHeaders(req.headers, auth.headers), outgoing).catch(
-      (error: unknown) => {
-        const reply = gatewayError(upstream.kind, 'upstream_unreachable', `${upstream.name} unreachable: ${(error as Error).message}`);
-        return recordedSource(reply.status, reply.headers, [Buffer.from(reply.body)]);
-      },
-    );
+    source = await forwardToUpstream(url, method, upstreamRequestHeaders(req.headers, auth.headers), outgoing).catch((error: unknown) => {
+      const reply = gatewayError(upstream.kind, 'upstream_unreachable', `${upstream.name} unreachable: ${(error as Error).message}`);
+      return recordedSource(reply.status, reply.headers, [Buffer.from(reply.body)]);
+    });
   }
 
   const delivery = await deliver(source, res, { api, hideUsageChunk });

@@ -6,9 +6,7 @@ export type HeaderMap = Record<string, string | string[]>;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
 
 /** Credentials in either direction: the client's are dummies, the gateway's must not leak. */
-const CREDENTIALS = new Set([
-  'authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'cookie', 'set-cookie',
-]);
+const CREDENTIALS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'cookie', 'set-cookie']);
 
 /** Identify the account behind the key; a client's values are dummies and recordings must not carry them. */
 const ACCOUNT = new Set(['openai-organization', 'openai-project', 'anthropic-organization-id']);
@@ -29,8 +27,13 @@ export function upstreamRequestHeaders(client: IncomingHttpHeaders, auth: Record
   const headers: OutgoingHttpHeaders = copyWithout(
     client,
     (name) =>
-      HOP_BY_HOP.has(name) || CREDENTIALS.has(name) || ACCOUNT.has(name) ||
-      name === 'host' || name === 'content-length' || name === 'accept-encoding' || name === 'expect',
+      HOP_BY_HOP.has(name) ||
+      CREDENTIALS.has(name) ||
+      ACCOUNT.has(name) ||
+      name === 'host' ||
+      name === 'content-length' ||
+      name === 'accept-encoding' ||
+      name === 'expect',
   );
   // Plain bytes, so usage can be read without decompressing.
   headers['accept-encoding'] = 'identity';

@@ -3,9 +3,7 @@ import type { BudgetLimit, ReplayMiss, SessionOptions, SessionUsage } from './ty
 import type { TokenUsage, UsageReading } from './usage-readers.js';
 
 export type BudgetVerdict =
-  | { allowed: true }
-  | { allowed: false; reason: 'budget'; limit: BudgetLimit; message: string }
-  | { allowed: false; reason: 'unpriced'; message: string };
+  { allowed: true } | { allowed: false; reason: 'budget'; limit: BudgetLimit; message: string } | { allowed: false; reason: 'unpriced'; message: string };
 
 export interface MeteredResponse {
   status: number;

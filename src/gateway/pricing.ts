@@ -47,8 +47,7 @@ export function loadPricing(overridePath?: string): Pricing {
 }
 
 export function pricingFromTable(table: ReadonlyMap<string, ModelPrice>): Pricing {
-  const priceOf = (model: string): ModelPrice | undefined =>
-    table.get(model) ?? table.get(model.replace(SNAPSHOT_SUFFIX, ''));
+  const priceOf = (model: string): ModelPrice | undefined => table.get(model) ?? table.get(model.replace(SNAPSHOT_SUFFIX, ''));
   return {
     priceOf,
     costOf(model, usage) {
@@ -59,10 +58,7 @@ export function pricingFromTable(table: ReadonlyMap<string, ModelPrice>): Pricin
       if (cacheWriteTokens > 0 && price.cacheWrite === undefined) return undefined;
       const uncachedInput = Math.max(0, usage.inputTokens - cacheReadTokens - cacheWriteTokens);
       const micro =
-        uncachedInput * price.input +
-        usage.outputTokens * price.output +
-        cacheReadTokens * (price.cacheRead ?? 0) +
-        cacheWriteTokens * (price.cacheWrite ?? 0);
+        uncachedInput * price.input + usage.outputTokens * price.output + cacheReadTokens * (price.cacheRead ?? 0) + cacheWriteTokens * (price.cacheWrite ?? 0);
       return micro / 1_000_000;
     },
   };

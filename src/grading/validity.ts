@@ -23,7 +23,11 @@ export interface TaskValidity {
  * attempt must pass (held-out tests included), and the oracle's attempts must agree. Disagreeing
  * oracle attempts make the task `flaky`; any other problem makes it `invalid`.
  */
-export function judgeTaskValidity(task: Pick<Task, 'id' | 'tests' | 'oracle' | 'heldOut'>, nop: AttemptResult | undefined, oracle: AttemptResult[]): TaskValidity {
+export function judgeTaskValidity(
+  task: Pick<Task, 'id' | 'tests' | 'oracle' | 'heldOut'>,
+  nop: AttemptResult | undefined,
+  oracle: AttemptResult[],
+): TaskValidity {
   const problems: string[] = [];
   const notes: string[] = [];
   const passes = oracle.filter((a) => a.verdict === 'PASS');
@@ -46,13 +50,19 @@ export function judgeTaskValidity(task: Pick<Task, 'id' | 'tests' | 'oracle' | '
   if (!task.oracle) problems.push('no oracle patch: nothing proves the task can be solved (add oracle.patch)');
 
   if (nop) {
-    validity.nop = { verdict: nop.verdict, cause: nop.cause, failToPassFailing: nop.tests?.failToPass.failing.length, failToPassTotal: nop.tests?.failToPass.total };
+    validity.nop = {
+      verdict: nop.verdict,
+      cause: nop.cause,
+      failToPassFailing: nop.tests?.failToPass.failing.length,
+      failToPassTotal: nop.tests?.failToPass.total,
+    };
     if (nop.verdict === 'ERROR') problems.push(`nop: ${nop.message}`);
     else if (nop.tests?.invalidReason) problems.push(`nop: the tests give no usable report without a fix (${nop.tests.invalidReason})`);
     else if (nop.tests) {
       const alreadyPassing = failToPassAlreadyPassing(task.tests.failToPass, nop.tests);
       if (alreadyPassing.length > 0) problems.push(`nop: fail-to-pass already pass without a fix: ${alreadyPassing.join(', ')}`);
-      if (nop.tests.passToPass.failing.length > 0) problems.push(`nop: pass-to-pass failing without any change: ${describeFailing(nop.tests.passToPass.failing)}`);
+      if (nop.tests.passToPass.failing.length > 0)
+        problems.push(`nop: pass-to-pass failing without any change: ${describeFailing(nop.tests.passToPass.failing)}`);
     }
   }
 
@@ -137,7 +147,10 @@ export function namedLimit(a: AttemptResult): ResourceLimitName | undefined {
 }
 
 /** Whether an attempt is what the expectation demands (for resource limits: the limit is named too). */
-export function meetsAttackExpectation(expected: AttackExpectation, a: Pick<AttemptResult, 'verdict' | 'cause' | 'message' | 'checks'> & Partial<AttemptResult>): boolean {
+export function meetsAttackExpectation(
+  expected: AttackExpectation,
+  a: Pick<AttemptResult, 'verdict' | 'cause' | 'message' | 'checks'> & Partial<AttemptResult>,
+): boolean {
   if (expected === 'no_effect') return a.verdict === 'FAIL';
   if (a.verdict !== expected.verdict || a.cause !== expected.cause) return false;
   if (expected.verdict === 'PASS') return a.checks.every((c) => c.passed);

@@ -83,7 +83,8 @@ export function grade(input: GradeInput): Grade {
   }
 
   const testsMessage = failed('tests')?.message ?? failed('held_out')?.message ?? blocking[0]?.message ?? '';
-  if (input.resourceLimit) return fail('resource_exceeded', `limit ${input.resourceLimit} hit${agentResult?.error ? ` (${agentResult.error})` : ''}; ${testsMessage}`, points);
+  if (input.resourceLimit)
+    return fail('resource_exceeded', `limit ${input.resourceLimit} hit${agentResult?.error ? ` (${agentResult.error})` : ''}; ${testsMessage}`, points);
   const stopCause = agentResult ? STOP_CAUSES[agentResult.stopReason] : undefined;
   if (agentResult && stopCause) return fail(stopCause, `${agentResult.error ?? `agent stopped: ${agentResult.stopReason}`}; ${testsMessage}`, points);
   if (failed('no_changes')) return fail('no_changes', `no files changed; ${testsMessage}`, points);
@@ -99,4 +100,3 @@ function rank(check: CheckResult): number {
 function fail(cause: Cause, message: string, points: number): Grade {
   return { verdict: 'FAIL', cause, message, score: points };
 }
-

@@ -1,14 +1,6 @@
 // Run reports behind one Reporter interface, and the view model the web app draws.
 export { writeReports, type WriteReportsOptions, type ReportOutcome } from './write-reports.js';
-export {
-  REPORTER_NAMES,
-  DEFAULT_REPORTERS,
-  REPORT_FILES,
-  isReporterName,
-  type Reporter,
-  type ReporterName,
-  type ReportContext,
-} from './reporter.js';
+export { REPORTER_NAMES, DEFAULT_REPORTERS, REPORT_FILES, isReporterName, type Reporter, type ReporterName, type ReportContext } from './reporter.js';
 export { REPORTERS } from './reporters.js';
 export { buildReportData, runViewOf, runInfoOf, type ReportInput, type BuildOptions } from './data.js';
 export { loadAttemptArtifacts, loadTrajectory, readBounded, DEFAULT_ARTIFACT_LIMITS, type ArtifactLimits } from './artifacts.js';

@@ -73,7 +73,17 @@ function verdictSection(stats: RunStats): string {
     duration(a.latency.totalMs.stats?.median),
     ...(overfitting ? [overfittingCell(a)] : []),
   ]);
-  const header = ['agent', 'pass rate', 'passed / scored', 'tasks', 'harness errors', 'pass^k', 'mean cost', 'median time', ...(overfitting ? ['overfitting'] : [])];
+  const header = [
+    'agent',
+    'pass rate',
+    'passed / scored',
+    'tasks',
+    'harness errors',
+    'pass^k',
+    'mean cost',
+    'median time',
+    ...(overfitting ? ['overfitting'] : []),
+  ];
   const parts = [
     `## Verdict\n\nPass rates over scored attempts (harness errors excluded) with ${Math.round(stats.confidence * 100)}% intervals.` +
       (overfitting ? ' Overfitting: passes that failed held-out tests their task keeps informational (`held_out.required: false`).' : ''),
@@ -95,7 +105,10 @@ function heatmapSection(stats: RunStats): string {
     const icon = c.passes === c.n ? '✅' : c.passes === 0 ? '❌' : '🟡';
     return `${icon} ${c.passes}/${c.n}${c.harnessErrors > 0 ? ` (+${c.harnessErrors} err)` : ''}`;
   };
-  return `## Tasks × agents\n\n${table(['task', ...agents.map(mdText)], tasks.map((t) => [mdCode(t), ...agents.map((a) => cell(t, a))]))}`;
+  return `## Tasks × agents\n\n${table(
+    ['task', ...agents.map(mdText)],
+    tasks.map((t) => [mdCode(t), ...agents.map((a) => cell(t, a))]),
+  )}`;
 }
 
 function causesSection(stats: RunStats): string {
@@ -119,18 +132,20 @@ function attemptsSection(attempts: readonly AttemptResult[], opts: MarkdownOptio
   out.push(
     table(
       ['', 'task', 'agent', 'trial', 'cause', 'F2P', 'P2P', 'held-out', 'checks failed', 'time'],
-      ordered.slice(0, Math.max(max, 1000)).map((a) => [
-        ICON[a.verdict],
-        mdCode(a.taskId),
-        mdText(a.agent),
-        String(a.trial),
-        mdCode(a.cause),
-        groupCount(a.tests?.failToPass),
-        groupCount(a.tests?.passToPass),
-        a.heldOut ? heldOutCount(a.heldOut) : '–',
-        String(a.checks.filter((c) => !c.passed).length),
-        duration(a.timings.totalMs),
-      ]),
+      ordered
+        .slice(0, Math.max(max, 1000))
+        .map((a) => [
+          ICON[a.verdict],
+          mdCode(a.taskId),
+          mdText(a.agent),
+          String(a.trial),
+          mdCode(a.cause),
+          groupCount(a.tests?.failToPass),
+          groupCount(a.tests?.passToPass),
+          a.heldOut ? heldOutCount(a.heldOut) : '–',
+          String(a.checks.filter((c) => !c.passed).length),
+          duration(a.timings.totalMs),
+        ]),
     ),
   );
   if (attempts.length > Math.max(max, 1000)) out.push(`…and ${attempts.length - Math.max(max, 1000)} more attempts (see report.html).`);
@@ -155,7 +170,9 @@ function heldOutCount(h: TestRunEvidence): string {
 function attemptDetail(a: AttemptResult): string {
   const lines: string[] = [];
   lines.push(`### ${ICON[a.verdict]} ${mdText(a.taskId)} · ${mdText(a.agent)} #${a.trial}: ${mdCode(a.cause)}`);
-  lines.push(`**Cause:** ${mdCode(a.cause)}: ${mdText(a.message)}${a.score !== undefined ? ` · score ${a.score}` : ''} · ${duration(a.timings.totalMs)} · attempt ${mdCode(a.attemptId)}`);
+  lines.push(
+    `**Cause:** ${mdCode(a.cause)}: ${mdText(a.message)}${a.score !== undefined ? ` · score ${a.score}` : ''} · ${duration(a.timings.totalMs)} · attempt ${mdCode(a.attemptId)}`,
+  );
   if (a.harnessError) lines.push(`**Harness error** in ${a.harnessError.phase}: ${mdText(a.harnessError.message)}`);
   for (const d of a.taskError?.defects ?? []) lines.push(`**Task error:** ${mdText(formatDefect(d))}`);
   const evidence = testLines(a);

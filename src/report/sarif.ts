@@ -109,7 +109,11 @@ export function findingLocations(evidence: Record<string, unknown>, max = 10): S
   for (const key of LOCATION_LISTS) {
     const value = evidence[key];
     // Checks cap long lists as { items, count } (src/checks/types.ts).
-    const list = Array.isArray(value) ? value : typeof value === 'object' && value !== null && Array.isArray((value as { items?: unknown }).items) ? (value as { items: unknown[] }).items : null;
+    const list = Array.isArray(value)
+      ? value
+      : typeof value === 'object' && value !== null && Array.isArray((value as { items?: unknown }).items)
+        ? (value as { items: unknown[] }).items
+        : null;
     if (list === null) continue;
     for (const item of list) {
       const loc = asLocation(item);

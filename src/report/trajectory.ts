@@ -84,7 +84,10 @@ function fromBuiltin(e: BuiltinEvent, index: number): TrajectoryEvent {
         role: 'tool',
         tool: e.name,
         title: oneLine(`${e.ok ? '←' : '✗'} ${e.name} ${inputText(e.input)}`),
-        detail: cut(`input: ${JSON.stringify(e.input, null, 2)}\n\noutput${e.outputChars > e.output.length ? ` (${e.outputChars} characters, abbreviated)` : ''}:\n${e.output}`, MAX_DETAIL_CHARS),
+        detail: cut(
+          `input: ${JSON.stringify(e.input, null, 2)}\n\noutput${e.outputChars > e.output.length ? ` (${e.outputChars} characters, abbreviated)` : ''}:\n${e.output}`,
+          MAX_DETAIL_CHARS,
+        ),
         durationMs: e.ms,
       };
     case 'nudge':
@@ -122,9 +125,7 @@ function toEvent(o: Json, index: number): TrajectoryEvent {
   ].filter((d): d is string => d !== null && d.length > 0);
   const detail = details.length > 0 ? cut(details.join('\n'), MAX_DETAIL_CHARS) : null;
   const head = [tool, role].filter((s) => s !== null).join(' · ');
-  const title = oneLine(
-    text ?? (input !== undefined ? (contentText(input) ?? '') : output !== undefined ? (contentText(output) ?? '') : head || type),
-  );
+  const title = oneLine(text ?? (input !== undefined ? (contentText(input) ?? '') : output !== undefined ? (contentText(output) ?? '') : head || type));
   const usage = isObject(o.usage) ? o.usage : null;
   const tokens = num(o.tokens) ?? (usage ? (num(usage.inputTokens) ?? 0) + (num(usage.outputTokens) ?? 0) || null : null);
   return {

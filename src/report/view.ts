@@ -1,6 +1,16 @@
 import type { RunComparison } from '../engine/compare.js';
 import type { AttemptRow } from '../store/index.js';
-import { attemptOutcome, type AttemptOutcome, type AttemptResult, type Cause, type RunHeader, type RunStats, type TestCaseResult, type TestCount, type Verdict } from '../types/index.js';
+import {
+  attemptOutcome,
+  type AttemptOutcome,
+  type AttemptResult,
+  type Cause,
+  type RunHeader,
+  type RunStats,
+  type TestCaseResult,
+  type TestCount,
+  type Verdict,
+} from '../types/index.js';
 
 /*
  * The shapes the web app renders. The single-file HTML report inlines them (ReportData) and the

@@ -55,8 +55,10 @@ export function buildBwrapArgs(plan: BwrapPlan): BwrapInvocation {
     // Explicit, so that bwrap fails rather than silently running without a user namespace.
     '--unshare-user',
     // Root outside is an ordinary user inside, named in the synthesized /etc/passwd.
-    '--uid', String(SANDBOX_UID),
-    '--gid', String(SANDBOX_GID),
+    '--uid',
+    String(SANDBOX_UID),
+    '--gid',
+    String(SANDBOX_GID),
     ...(plan.network === 'host' ? ['--share-net'] : []),
     // The command's supervisor becomes the namespace's init. Otherwise bwrap's own init reports
     // the exit as soon as the command ends, and bwrap returns while the processes the command
@@ -67,9 +69,12 @@ export function buildBwrapArgs(plan: BwrapPlan): BwrapInvocation {
     '--cap-drop',
     'ALL',
     '--clearenv',
-    '--dev', '/dev',
-    '--proc', '/proc',
-    '--tmpfs', '/tmp',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
   ];
   const files: string[] = [];
   for (const mount of orderMounts(plan.mounts)) {

@@ -55,10 +55,7 @@ export interface ResolveOptions extends DetectOptions {
  * The sandbox to use: what the user asked for, else bwrap. When bwrap is unusable, falls back to
  * local only if allowed, with a warning to show; otherwise throws SandboxUnavailableError.
  */
-export async function resolveSandbox(
-  requested: SandboxKind | undefined,
-  options: ResolveOptions,
-): Promise<{ kind: SandboxKind; warning?: string }> {
+export async function resolveSandbox(requested: SandboxKind | undefined, options: ResolveOptions): Promise<{ kind: SandboxKind; warning?: string }> {
   if (requested === 'local') return { kind: 'local' };
   const detection = await detectBwrap(options);
   if (detection.ok) return { kind: 'bwrap' };
@@ -111,9 +108,7 @@ function readSetting(path: string): string | undefined {
 }
 
 async function run(argv: string[], files?: string[]) {
-  return spawnBounded({ argv, cwd: '/', env: {}, timeoutMs: PROBE_TIMEOUT_MS, maxOutputBytes: 16 * 1024, files }).catch(
-    () => undefined,
-  );
+  return spawnBounded({ argv, cwd: '/', env: {}, timeoutMs: PROBE_TIMEOUT_MS, maxOutputBytes: 16 * 1024, files }).catch(() => undefined);
 }
 
 function firstLine(text: string | undefined): string {

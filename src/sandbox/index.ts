@@ -4,17 +4,7 @@ import type { Executor, SandboxKind, SandboxLayout } from './executor.js';
 import type { ExecutorOptions } from './executor-options.js';
 import { createLocalExecutor } from './local.js';
 
-export type {
-  ExecRequest,
-  ExecLimitName,
-  ExecLimits,
-  ExecResult,
-  Executor,
-  Isolation,
-  NetworkMode,
-  SandboxKind,
-  SandboxLayout,
-} from './executor.js';
+export type { ExecRequest, ExecLimitName, ExecLimits, ExecResult, Executor, Isolation, NetworkMode, SandboxKind, SandboxLayout } from './executor.js';
 export type { ExecutorOptions } from './executor-options.js';
 export type { BwrapDetection, DetectOptions, ResolveOptions } from './detect.js';
 export { detectBwrap, resolveSandbox } from './detect.js';

@@ -22,8 +22,7 @@ export function createLocalExecutor(layout: SandboxLayout, options: ExecutorOpti
       await assertRunnable(request);
       const env = buildChildEnv({ hostEnv: process.env, home: layout.home, tmpdir: layout.tmp, requestEnv: request.env });
       const startedAt = performance.now();
-      const notRunnable = (code: string | undefined) =>
-        notRunnableResult(request.argv[0] ?? '', code, Math.round(performance.now() - startedAt));
+      const notRunnable = (code: string | undefined) => notRunnableResult(request.argv[0] ?? '', code, Math.round(performance.now() - startedAt));
       let argv = request.argv;
       if (hasLimits(layout.limits)) {
         // Behind the limit wrappers a missing command would be reported in their words, not a shell's.

@@ -147,10 +147,13 @@ class BoundedRun {
     if (pid === undefined) return;
     this.leaderPid = pid;
 
-    this.deadline = setTimeout(() => {
-      this.timedOut = true;
-      void this.terminate();
-    }, Math.min(this.request.timeoutMs, MAX_TIMER_MS));
+    this.deadline = setTimeout(
+      () => {
+        this.timedOut = true;
+        void this.terminate();
+      },
+      Math.min(this.request.timeoutMs, MAX_TIMER_MS),
+    );
     const signal = this.request.signal;
     if (signal?.aborted) void this.terminate();
     else signal?.addEventListener('abort', this.onAbort, { once: true });

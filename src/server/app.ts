@@ -2,7 +2,19 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Hono, type Context } from 'hono';
 import { readPlanFile, type PlannedTask } from '../engine/index.js';
-import { compareRuns, listItemOf, listItemOfRow, loadAttemptArtifacts, runListItemOf, trendView, type AttemptView, type CompareView, type Page, type RunListItem, type RunView } from '../report/index.js';
+import {
+  compareRuns,
+  listItemOf,
+  listItemOfRow,
+  loadAttemptArtifacts,
+  runListItemOf,
+  trendView,
+  type AttemptView,
+  type CompareView,
+  type Page,
+  type RunListItem,
+  type RunView,
+} from '../report/index.js';
 import { HistoryError, type AttemptFilter, type HistoryReader } from '../store/index.js';
 import { CAUSES, VERDICTS } from '../types/index.js';
 import { PathRefused, resolveInside, SAFE_ID } from './confine.js';
@@ -21,7 +33,6 @@ export interface AppOptions {
    */
   allowedHosts?: readonly string[];
 }
-
 
 export const DEFAULT_PAGE = 50;
 export const MAX_PAGE = 200;
@@ -115,7 +126,11 @@ export function createApp(opts: AppOptions): Hono {
       verdict: oneOf(c.req.query('verdict'), VERDICTS, 'verdict'),
       cause: oneOf(c.req.query('cause'), CAUSES, 'cause'),
     };
-    const page = history.listAttempts({ ...filter, limit: intParam(c.req.query('limit'), 'limit', DEFAULT_PAGE, MAX_PAGE), cursor: optional(c.req.query('cursor')) });
+    const page = history.listAttempts({
+      ...filter,
+      limit: intParam(c.req.query('limit'), 'limit', DEFAULT_PAGE, MAX_PAGE),
+      cursor: optional(c.req.query('cursor')),
+    });
     return c.json({
       items: page.items.map(listItemOfRow),
       nextCursor: page.nextCursor,

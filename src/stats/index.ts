@@ -4,24 +4,10 @@
  */
 export { wilson, type Interval } from './wilson.js';
 export { newcombeDifference, type Counts } from './newcombe.js';
-export {
-  clusteredBootstrap,
-  bootstrapClusterMean,
-  type BootstrapOptions,
-  type BootstrapMean,
-  type Cluster,
-  type PooledInterval,
-} from './bootstrap.js';
+export { clusteredBootstrap, bootstrapClusterMean, type BootstrapOptions, type BootstrapMean, type Cluster, type PooledInterval } from './bootstrap.js';
 export { passAtK, passHatK, meanOverTasks, perTask, type TaskCounts } from './pass-k.js';
 export { describe, type Description } from './describe.js';
-export {
-  pairedComparison,
-  type PairedComparison,
-  type PairedMethod,
-  type PairedOptions,
-  type PairedVerdict,
-  type TaskOutcome,
-} from './paired.js';
+export { pairedComparison, type PairedComparison, type PairedMethod, type PairedOptions, type PairedVerdict, type TaskOutcome } from './paired.js';
 export { normalQuantile, twoSidedZ } from './normal.js';
 export { quantileSorted } from './quantile.js';
 export { mulberry32, type Random } from './prng.js';

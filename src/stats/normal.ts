@@ -17,19 +17,13 @@ export function normalQuantile(p: number): number {
   if (p > 1 - P_LOW) return -tail(1 - p);
   const q = p - 0.5;
   const r = q * q;
-  return (
-    ((((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q) /
-    (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1)
-  );
+  return ((((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q) / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1);
 }
 
 /** Lower-tail branch; the upper tail is its mirror image. */
 function tail(p: number): number {
   const q = Math.sqrt(-2 * Math.log(p));
-  return (
-    (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5]) /
-    ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1)
-  );
+  return (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5]) / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1);
 }
 
 /** Two-sided critical value: z such that P(|Z| ≤ z) = confidence. */

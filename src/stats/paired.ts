@@ -78,11 +78,7 @@ const BISECTION_STEPS = 40;
  * falls monotonically away from the mean and bisection finds each end. Because the verdict is the
  * same test at δ = 0, the interval excludes 0 exactly when the verdict separates the agents.
  */
-export function pairedComparison(
-  a: readonly TaskOutcome[],
-  b: readonly TaskOutcome[],
-  opts: PairedOptions = {},
-): PairedComparison {
+export function pairedComparison(a: readonly TaskOutcome[], b: readonly TaskOutcome[], opts: PairedOptions = {}): PairedComparison {
   const confidence = opts.confidence ?? 0.95;
   const exactMaxTasks = opts.exactMaxTasks ?? DEFAULT_EXACT_MAX_TASKS;
   const iterations = opts.iterations ?? DEFAULT_ITERATIONS;
@@ -244,11 +240,7 @@ function boundary(pAt: (delta: number) => number, alpha: number, rejected: numbe
 }
 
 /** The smallest p-value an exact test can reach is 2 / 2^(tasks that differ); say so when that exceeds alpha. */
-function cannotSeparateNote(
-  diffs: readonly number[],
-  alpha: number,
-  confidence: number,
-): string | undefined {
+function cannotSeparateNote(diffs: readonly number[], alpha: number, confidence: number): string | undefined {
   const differing = diffs.filter((d) => Math.abs(d) > TIE_TOLERANCE).length;
   if (2 / 2 ** differing <= alpha) return undefined;
   const needed = Math.ceil(Math.log2(2 / alpha));

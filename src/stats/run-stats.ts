@@ -151,13 +151,7 @@ function buildCells(attempts: readonly AttemptResult[], repoOf: (taskId: string)
   return cells.sort((x, y) => compare(x.agent, y.agent) || compare(x.taskId, y.taskId));
 }
 
-function agentStats(
-  agent: string,
-  attempts: readonly AttemptResult[],
-  cells: readonly CellStats[],
-  ks: readonly number[],
-  ctx: Context,
-): AgentStats {
+function agentStats(agent: string, attempts: readonly AttemptResult[], cells: readonly CellStats[], ks: readonly number[], ctx: Context): AgentStats {
   const scored = attempts.filter((a) => !isHarnessError(a));
   const scoredCells = cells.filter((c) => c.n > 0);
   const minScoredTrials = scoredCells.length > 0 ? Math.min(...scoredCells.map((c) => c.n)) : null;
@@ -204,12 +198,7 @@ function overfitting(scored: readonly AttemptResult[], ctx: Context): { overfitt
   return { overfitting: { attempts: informational.length, passes: passes.length, failedHeldOut, rate: wilson(failedHeldOut, passes.length, ctx.confidence) } };
 }
 
-function passKEstimate(
-  k: number,
-  scoredCells: readonly CellStats[],
-  minScoredTrials: number | null,
-  ctx: Context,
-): PassKEstimate {
+function passKEstimate(k: number, scoredCells: readonly CellStats[], minScoredTrials: number | null, ctx: Context): PassKEstimate {
   if (minScoredTrials === null) return { k, estimable: false, reason: 'no scored attempts' };
   if (k > minScoredTrials) {
     return {
@@ -308,8 +297,7 @@ function countCauses(attempts: readonly AttemptResult[]): Record<Cause, number> 
 }
 
 function compareAll(agents: readonly string[], cells: readonly CellStats[], ctx: Context): AgentComparison[] {
-  const outcomes = (agent: string) =>
-    cells.filter((c) => c.agent === agent).map((c) => ({ taskId: c.taskId, successes: c.passes, n: c.n }));
+  const outcomes = (agent: string) => cells.filter((c) => c.agent === agent).map((c) => ({ taskId: c.taskId, successes: c.passes, n: c.n }));
   const comparisons: AgentComparison[] = [];
   agents.forEach((a, i) => {
     for (const b of agents.slice(i + 1)) {
@@ -322,9 +310,7 @@ function compareAll(agents: readonly string[], cells: readonly CellStats[], ctx:
 
 function repoSection(attempts: readonly AttemptResult[], repoOf: (taskId: string) => string, ctx: Context): RepoSection {
   const byRepo = groupBy(attempts, (a) => repoOf(a.taskId));
-  const profiles = [...byRepo.entries()]
-    .sort(([x], [y]) => compare(x, y))
-    .map(([repo, group]) => repoProfile(repo, group, ctx));
+  const profiles = [...byRepo.entries()].sort(([x], [y]) => compare(x, y)).map(([repo, group]) => repoProfile(repo, group, ctx));
   const agentSets = new Set(profiles.map((p) => JSON.stringify(p.agents)));
   if (agentSets.size <= 1) return { profiles, comparable: true };
   const listing = profiles.map((p) => `${p.repo}: ${p.agents.join(', ') || 'none'}`).join('; ');
@@ -381,14 +367,10 @@ function runNotes(
   if (allErrored.length > 0) {
     notes.push(`no scored attempts (every attempt a harness error) for: ${allErrored.join(', ')}`);
   }
-  const scoredTaskSets = agents
-    .filter((a) => a.passRate !== null)
-    .map((a) => scoredTaskKey(a.agent, cells));
+  const scoredTaskSets = agents.filter((a) => a.passRate !== null).map((a) => scoredTaskKey(a.agent, cells));
   const taskSets = new Set(scoredTaskSets);
   if (taskSets.size > 1) {
-    notes.push(
-      'agents were scored on different task sets, so their pooled pass rates are not comparable; rank them only by the paired comparisons',
-    );
+    notes.push('agents were scored on different task sets, so their pooled pass rates are not comparable; rank them only by the paired comparisons');
   }
   if (hasRepoMap && cells.some((c) => c.repo === UNASSIGNED_REPO)) {
     notes.push(`some tasks have no repo key and are profiled under ${UNASSIGNED_REPO}`);

@@ -64,9 +64,7 @@ function dayTrends(db: Db, query: TrendQuery): TrendPoint[] {
   // Hop back one day at a time with max(finished_at), an index seek each, instead of scanning
   // every matching attempt just to learn which days exist.
   const latestBefore = db
-    .prepare<[SqlParams], string | null>(
-      `SELECT max(a.finished_at) FROM attempts a ${whereOf([...conditions, 'a.finished_at < @before'], params).sql}`,
-    )
+    .prepare<[SqlParams], string | null>(`SELECT max(a.finished_at) FROM attempts a ${whereOf([...conditions, 'a.finished_at < @before'], params).sql}`)
     .pluck();
   let before = '\u{10FFFF}';
   let days = 0;
@@ -84,7 +82,10 @@ function dayTrends(db: Db, query: TrendQuery): TrendPoint[] {
     FROM attempts a ${whereOf([...conditions, 'a.finished_at >= @from'], params).sql}
     GROUP BY bucket, a.agent, ${task}
     ORDER BY bucket, a.agent, ${task}`;
-  return db.prepare<[SqlParams], RawTrendPoint>(sql).all({ ...params, from: before }).map(toTrendPoint);
+  return db
+    .prepare<[SqlParams], RawTrendPoint>(sql)
+    .all({ ...params, from: before })
+    .map(toTrendPoint);
 }
 
 interface RawCell {

@@ -85,10 +85,7 @@ export function toAttemptRow(r: RawAttemptRow): AttemptRow {
     failToPass: testCount(r.f2p_passed, r.f2p_total),
     passToPass: testCount(r.p2p_passed, r.p2p_total),
     heldOut: testCount(r.held_out_passed, r.held_out_total),
-    diff:
-      r.files_changed === null
-        ? null
-        : { filesChanged: r.files_changed, added: r.lines_added ?? 0, deleted: r.lines_deleted ?? 0 },
+    diff: r.files_changed === null ? null : { filesChanged: r.files_changed, added: r.lines_added ?? 0, deleted: r.lines_deleted ?? 0 },
     stopReason: r.stop_reason as StopReason | null,
     turns: r.turns,
     toolCalls: r.tool_calls,

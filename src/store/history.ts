@@ -7,19 +7,7 @@ import { createAttemptReader } from './read-attempts.js';
 import { createRunReader } from './read-runs.js';
 import { createIdResolver } from './resolve-id.js';
 import { isBusyError } from './retry.js';
-import type {
-  AttemptDetail,
-  AttemptEntry,
-  AttemptExtra,
-  AttemptRow,
-  CellRow,
-  ResolvedId,
-  RunDetail,
-  RunFinish,
-  RunMeta,
-  RunRow,
-  TrendPoint,
-} from './rows.js';
+import type { AttemptDetail, AttemptEntry, AttemptExtra, AttemptRow, CellRow, ResolvedId, RunDetail, RunFinish, RunMeta, RunRow, TrendPoint } from './rows.js';
 import { createAttemptWriter } from './write-attempt.js';
 import { createRunWriter } from './write-run.js';
 

@@ -57,8 +57,6 @@ export function assertCurrentSchema(db: Db, path: string): void {
   const version = userVersion(db);
   assertNotFromTheFuture(version, path);
   if (version < SCHEMA_VERSION) {
-    throw new HistoryError(
-      `${path} uses history schema v${version}; open it once for writing to upgrade it to v${SCHEMA_VERSION}`,
-    );
+    throw new HistoryError(`${path} uses history schema v${version}; open it once for writing to upgrade it to v${SCHEMA_VERSION}`);
   }
 }

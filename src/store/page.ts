@@ -57,13 +57,7 @@ export function paging(request: PageRequest, order: CursorOrder): Paging {
 }
 
 /** Rows were fetched with limit + 1, so an extra row means there is a next page. */
-export function toPage<R, T>(
-  rows: R[],
-  page: Paging,
-  order: CursorOrder,
-  sortKey: (row: R) => { key: SortKey; id: string },
-  toItem: (row: R) => T,
-): Page<T> {
+export function toPage<R, T>(rows: R[], page: Paging, order: CursorOrder, sortKey: (row: R) => { key: SortKey; id: string }, toItem: (row: R) => T): Page<T> {
   const hasMore = rows.length > page.limit;
   const kept = hasMore ? rows.slice(0, page.limit) : rows;
   const last = kept[kept.length - 1];

@@ -24,9 +24,7 @@ export function listAttemptsQuery(query: AttemptFilter & PageRequest): PreparedQ
   const page = paging(query, order);
   const { conditions, params } = attemptConditions(query);
   if (page.after) {
-    conditions.push(
-      inPlanOrder ? '(a.plan_index, a.attempt_id) > (@afterKey, @afterId)' : '(a.finished_at, a.attempt_id) < (@afterKey, @afterId)',
-    );
+    conditions.push(inPlanOrder ? '(a.plan_index, a.attempt_id) > (@afterKey, @afterId)' : '(a.finished_at, a.attempt_id) < (@afterKey, @afterId)');
     params.afterKey = page.after.key;
     params.afterId = page.after.id;
   }
@@ -54,9 +52,7 @@ interface RawCheck {
 export function createAttemptReader(db: Db): AttemptReader {
   const rowById = db.prepare<[string], RawAttemptRow>(`${ATTEMPT_ROW_SELECT} WHERE a.attempt_id = ?`);
   const documentById = db.prepare<[string], string>('SELECT json FROM attempt_documents WHERE attempt_id = ?').pluck();
-  const checksById = db.prepare<[string], RawCheck>(
-    'SELECT check_id, passed, severity, message, evidence FROM checks WHERE attempt_id = ? ORDER BY position',
-  );
+  const checksById = db.prepare<[string], RawCheck>('SELECT check_id, passed, severity, message, evidence FROM checks WHERE attempt_id = ? ORDER BY position');
 
   return {
     listAttempts(query) {

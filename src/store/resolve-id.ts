@@ -17,12 +17,8 @@ const ABOVE_ANY_CHAR = '\u{10FFFF}';
 
 export function createIdResolver(db: Db): IdResolver {
   const exactRun = db.prepare<[string], string>('SELECT run_id FROM runs WHERE run_id = ?').pluck();
-  const exactAttempt = db.prepare<[string], { attempt_id: string; run_id: string }>(
-    'SELECT attempt_id, run_id FROM attempts WHERE attempt_id = ?',
-  );
-  const runsByPrefix = db
-    .prepare<[string, string, number], string>('SELECT run_id FROM runs WHERE run_id >= ? AND run_id < ? ORDER BY run_id LIMIT ?')
-    .pluck();
+  const exactAttempt = db.prepare<[string], { attempt_id: string; run_id: string }>('SELECT attempt_id, run_id FROM attempts WHERE attempt_id = ?');
+  const runsByPrefix = db.prepare<[string, string, number], string>('SELECT run_id FROM runs WHERE run_id >= ? AND run_id < ? ORDER BY run_id LIMIT ?').pluck();
   const attemptsByPrefix = db.prepare<[string, string, number], { attempt_id: string; run_id: string }>(
     'SELECT attempt_id, run_id FROM attempts WHERE attempt_id >= ? AND attempt_id < ? ORDER BY attempt_id LIMIT ?',
   );

@@ -1,14 +1,4 @@
-import type {
-  AttemptPlan,
-  AttemptResult,
-  Cause,
-  CheckResult,
-  RunHeader,
-  StopReason,
-  TestCount,
-  Usage,
-  Verdict,
-} from '../types/index.js';
+import type { AttemptPlan, AttemptResult, Cause, CheckResult, RunHeader, StopReason, TestCount, Usage, Verdict } from '../types/index.js';
 
 /* The shapes the store takes in and hands out. Timestamps are UTC ISO strings. */
 
@@ -101,9 +91,7 @@ export interface AttemptDetail extends AttemptRow {
   checks: CheckResult[];
 }
 
-export type ResolvedId =
-  | { kind: 'run'; runId: string }
-  | { kind: 'attempt'; attemptId: string; runId: string };
+export type ResolvedId = { kind: 'run'; runId: string } | { kind: 'attempt'; attemptId: string; runId: string };
 
 /** Counts for pass rates: `n` excludes harness errors, which are counted in `errors` instead. */
 export interface Tally {

@@ -30,9 +30,7 @@ export function createAttemptWriter(db: Db): AttemptWriter {
   );
   // Checks and usage are replaced wholesale: a re-recorded attempt may have fewer checks than before.
   const deleteChecks = db.prepare('DELETE FROM checks WHERE attempt_id = ?');
-  const insertCheck = db.prepare(
-    'INSERT INTO checks (attempt_id, position, check_id, passed, severity, message, evidence) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  );
+  const insertCheck = db.prepare('INSERT INTO checks (attempt_id, position, check_id, passed, severity, message, evidence) VALUES (?, ?, ?, ?, ?, ?, ?)');
   const deleteUsage = db.prepare('DELETE FROM usage WHERE attempt_id = ?');
   const insertUsage = db.prepare(`
     INSERT INTO usage (attempt_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
@@ -67,9 +65,7 @@ export function createAttemptWriter(db: Db): AttemptWriter {
   }
 
   const deleteAttempt = db.prepare('DELETE FROM attempts WHERE run_id = ? AND attempt_id = ?');
-  const deleteAll = db.transaction((runId: string, ids: readonly string[]) =>
-    ids.reduce((count, id) => count + deleteAttempt.run(runId, id).changes, 0),
-  );
+  const deleteAll = db.transaction((runId: string, ids: readonly string[]) => ids.reduce((count, id) => count + deleteAttempt.run(runId, id).changes, 0));
 
   let iterationStarted = false;
   const writeAll = db.transaction((runId: string, entries: Iterable<AttemptEntry>) => {

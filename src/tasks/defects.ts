@@ -23,7 +23,13 @@ export function formatDefect(defect: TaskDefect): string {
  * or that already pass, explicitly listed pass-to-pass ids it does not report. `reported` are the
  * ids the run's JUnit report holds, for a "did you mean" fix.
  */
-export function baselineDefects(task: Pick<Task, 'tests'>, where: TaskWhere, run: TestRunEvidence, reported: readonly string[], reportFile?: string): TaskDefect[] {
+export function baselineDefects(
+  task: Pick<Task, 'tests'>,
+  where: TaskWhere,
+  run: TestRunEvidence,
+  reported: readonly string[],
+  reportFile?: string,
+): TaskDefect[] {
   const field = (path: string): string => `${where.prefix}.${path}`;
   if (run.invalidReason !== undefined) {
     const target = task.tests.junit === undefined ? 'the file $CRUCIBLE_JUNIT names' : task.tests.junit;

@@ -15,7 +15,12 @@ export function nearestId(wanted: string, known: Iterable<string>): string | und
 }
 
 function lastSegment(id: string): string {
-  return id.split(/::|\.|#|\s/).filter(Boolean).pop() ?? id;
+  return (
+    id
+      .split(/::|\.|#|\s/)
+      .filter(Boolean)
+      .pop() ?? id
+  );
 }
 
 /** Levenshtein distance, or anything above `cap` once the distance is sure to exceed it. */

@@ -60,7 +60,9 @@ export function ensureGitCache(url: string, commit: string, cacheDir: string): P
 }
 
 async function cloneOrFetch(url: string, commit: string, cacheDir: string): Promise<string> {
-  const name = `${basename(url).replace(/\.git$/, '').replace(/[^A-Za-z0-9._-]/g, '_')}-${createHash('sha256').update(url).digest('hex').slice(0, 12)}.git`;
+  const name = `${basename(url)
+    .replace(/\.git$/, '')
+    .replace(/[^A-Za-z0-9._-]/g, '_')}-${createHash('sha256').update(url).digest('hex').slice(0, 12)}.git`;
   const mirror = join(cacheDir, 'git', name);
   if (!existsSync(mirror)) {
     await mkdir(join(cacheDir, 'git'), { recursive: true });
@@ -100,5 +102,5 @@ async function hasCommit(gitDir: string, commit: string): Promise<boolean> {
 }
 
 function errorTail(error: unknown): string {
-  return error instanceof GitError ? error.stderr.trim().split('\n').pop() ?? 'git failed' : String(error);
+  return error instanceof GitError ? (error.stderr.trim().split('\n').pop() ?? 'git failed') : String(error);
 }

@@ -65,9 +65,7 @@ export interface TaskMean {
   tasks: number;
 }
 
-export type PassKEstimate =
-  | { k: number; estimable: true; passAtK: TaskMean; passHatK: TaskMean }
-  | { k: number; estimable: false; reason: string };
+export type PassKEstimate = { k: number; estimable: true; passAtK: TaskMean; passHatK: TaskMean } | { k: number; estimable: false; reason: string };
 
 /**
  * Passes that failed held-out tests the task keeps informational (`held_out.required: false`): the

@@ -16,9 +16,7 @@ export interface Task {
   metadata: TaskMetadata;
 }
 
-export type RepoSource =
-  | { kind: 'local'; path: string }
-  | { kind: 'git'; url: string; commit: string };
+export type RepoSource = { kind: 'local'; path: string } | { kind: 'git'; url: string; commit: string };
 
 export interface TestSpec {
   /** Shell command run with `sh -c` in the workspace, inside the sandbox, without network. */

@@ -21,11 +21,16 @@ export const GIT_ENV: Readonly<Record<string, string>> = {
 };
 
 const BASE_ARGS = [
-  '-c', 'core.autocrlf=false',
-  '-c', 'core.quotepath=false',
-  '-c', 'commit.gpgsign=false',
-  '-c', 'core.hooksPath=/dev/null',
-  '-c', 'core.symlinks=true',
+  '-c',
+  'core.autocrlf=false',
+  '-c',
+  'core.quotepath=false',
+  '-c',
+  'commit.gpgsign=false',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.symlinks=true',
 ];
 
 export interface GitTarget {
@@ -135,7 +140,10 @@ export function gitToFile(target: GitTarget, args: string[], file: string, maxBy
       out.on('finish', done);
       out.on('error', fail);
     });
-    Promise.all([exited, flushed]).then(([code]) => (code === 0 || truncated ? resolvePromise({ bytes, truncated }) : reject(new GitError(args, stderr))), reject);
+    Promise.all([exited, flushed]).then(
+      ([code]) => (code === 0 || truncated ? resolvePromise({ bytes, truncated }) : reject(new GitError(args, stderr))),
+      reject,
+    );
   });
 }
 

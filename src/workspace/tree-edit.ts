@@ -51,7 +51,12 @@ export async function overlayDirectory(baseline: Baseline, tree: string, dir: st
   };
   await visit('');
   const target: GitTarget = { gitDir: baseline.store };
-  const shas = files.length === 0 ? [] : (await git(target, ['hash-object', '-w', '--no-filters', '--stdin-paths'], { stdin: `${files.map((f) => join(dir, f.path)).join('\n')}\n` })).trim().split('\n');
+  const shas =
+    files.length === 0
+      ? []
+      : (await git(target, ['hash-object', '-w', '--no-filters', '--stdin-paths'], { stdin: `${files.map((f) => join(dir, f.path)).join('\n')}\n` }))
+          .trim()
+          .split('\n');
   const updates = files.map((f, i) => entry(f.mode, shas[i] ?? '', f.path));
   for (const link of links) {
     const sha = (await git(target, ['hash-object', '-w', '--no-filters', '--stdin'], { stdin: link.target })).trim();

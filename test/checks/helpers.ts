@@ -18,7 +18,9 @@ export function policySpec(over: Partial<PolicySpec> = {}): PolicySpec {
   };
 }
 
-export function taskFor(over: { policy?: Partial<PolicySpec>; heldOut?: Task['heldOut']; tests?: Partial<Task['tests']> } = {}): Pick<Task, 'id' | 'tests' | 'heldOut' | 'policy'> {
+export function taskFor(
+  over: { policy?: Partial<PolicySpec>; heldOut?: Task['heldOut']; tests?: Partial<Task['tests']> } = {},
+): Pick<Task, 'id' | 'tests' | 'heldOut' | 'policy'> {
   return {
     id: 't',
     tests: { command: 'x', failToPass: ['f'], passToPass: 'all_others', testPaths: DEFAULT_TEST_PATHS, ...over.tests },
@@ -32,7 +34,18 @@ export function group(passed: string[], failing: TestGroupOutcome['failing'] = [
 }
 
 export function run(over: Partial<TestRunEvidence> = {}): TestRunEvidence {
-  return { command: 'x', exitCode: 0, timedOut: false, durationMs: 1, parsed: 3, consistent: true, failToPass: group(['f']), passToPass: group(['a', 'b']), outputTail: '', ...over };
+  return {
+    command: 'x',
+    exitCode: 0,
+    timedOut: false,
+    durationMs: 1,
+    parsed: 3,
+    consistent: true,
+    failToPass: group(['f']),
+    passToPass: group(['a', 'b']),
+    outputTail: '',
+    ...over,
+  };
 }
 
 export function diffOf(files: Array<Partial<FileChange> & { path: string }>): DiffStats {
@@ -41,7 +54,18 @@ export function diffOf(files: Array<Partial<FileChange> & { path: string }>): Di
 }
 
 export function command(script: string, cwd = WS): CommandEvent {
-  return { at: '', argv: ['sh', '-c', script], cwd, envNames: [], network: 'none', exitCode: 0, signal: null, timedOut: false, truncated: false, durationMs: 1 };
+  return {
+    at: '',
+    argv: ['sh', '-c', script],
+    cwd,
+    envNames: [],
+    network: 'none',
+    exitCode: 0,
+    signal: null,
+    timedOut: false,
+    truncated: false,
+    durationMs: 1,
+  };
 }
 
 /** A CheckInput for a clean, passing attempt; override what a test is about. */

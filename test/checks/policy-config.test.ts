@@ -12,7 +12,10 @@ function load(policy: string): ConfigError | ReturnType<typeof loadTaskSet> {
   const dir = tempDir();
   mkdirSync(join(dir, 'repo'));
   const file = join(dir, 'tasks.yaml');
-  writeFileSync(file, `tasks:\n  - id: a\n    repo: { path: repo }\n    instruction: x\n    tests:\n      command: "true"\n      fail_to_pass: [a]\n    policy:\n${policy}`);
+  writeFileSync(
+    file,
+    `tasks:\n  - id: a\n    repo: { path: repo }\n    instruction: x\n    tests:\n      command: "true"\n      fail_to_pass: [a]\n    policy:\n${policy}`,
+  );
   try {
     return loadTaskSet(file);
   } catch (error) {
@@ -25,16 +28,22 @@ describe('policy in task files', () => {
   it('rejects an unknown check name with file:line and the closest check', () => {
     const error = load('      severities:\n        tests: warning\n        test_tamper: error\n');
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).message).toMatch(/tasks\.yaml:11:9: tasks\[0\]\.policy\.severities\.test_tamper: unknown field "test_tamper" \(fix: did you mean "test_tampering"\?\)/);
+    expect((error as ConfigError).message).toMatch(
+      /tasks\.yaml:11:9: tasks\[0\]\.policy\.severities\.test_tamper: unknown field "test_tamper" \(fix: did you mean "test_tampering"\?\)/,
+    );
   });
 
   it('rejects a bad severity, a bad regular expression and an unknown secret preset, each at its line', () => {
-    expect((load('      severities: { scope: fatal }\n') as ConfigError).message).toMatch(/:9:\d+: .*severities\.scope: .*\(fix: use one of: info, warning, error, critical\)/);
-    expect((load("      unsafe_commands: ['ok', 'bad(']\n") as ConfigError).message).toMatch(/:9:\d+: tasks\[0\]\.policy\.unsafe_commands\[1\]: not a valid regular expression/);
+    expect((load('      severities: { scope: fatal }\n') as ConfigError).message).toMatch(
+      /:9:\d+: .*severities\.scope: .*\(fix: use one of: info, warning, error, critical\)/,
+    );
+    expect((load("      unsafe_commands: ['ok', 'bad(']\n") as ConfigError).message).toMatch(
+      /:9:\d+: tasks\[0\]\.policy\.unsafe_commands\[1\]: not a valid regular expression/,
+    );
     expect((load('      secrets: { presets: [cloud] }\n') as ConfigError).message).toMatch(/presets\[0\].*use one of: cloud-keys, private-keys, tokens, all/);
   });
 
-  it('merges the examples\' default policy into each task', () => {
+  it("merges the examples' default policy into each task", () => {
     const { tasks } = loadTaskSet('examples/tasks.yaml');
     for (const task of tasks) {
       expect(task.policy.secrets.presets).toEqual(['cloud-keys', 'private-keys', 'tokens']);
@@ -62,7 +71,20 @@ describe('globs', () => {
 
   it('the default test paths cover the usual layouts and leave sources alone', () => {
     const isTest = matcher(DEFAULT_TEST_PATHS);
-    for (const path of ['tests/test_x.py', 'test_x.py', 'pkg/x_test.py', 'app/tests.py', 'conftest.py', 'test/a.test.mjs', 'src/a.spec.ts', 'src/__tests__/a.js', 'src/__snapshots__/a.test.ts.snap', 'pkg/x_test.go', 'pkg/testdata/in.json', 'spec/a_spec.rb']) {
+    for (const path of [
+      'tests/test_x.py',
+      'test_x.py',
+      'pkg/x_test.py',
+      'app/tests.py',
+      'conftest.py',
+      'test/a.test.mjs',
+      'src/a.spec.ts',
+      'src/__tests__/a.js',
+      'src/__snapshots__/a.test.ts.snap',
+      'pkg/x_test.go',
+      'pkg/testdata/in.json',
+      'spec/a_spec.rb',
+    ]) {
       expect(isTest(path), path).toBe(true);
     }
     for (const path of ['src/a.ts', 'stats.py', 'lib/testing.py', 'src/contest.py', 'docs/test-plan.md']) expect(isTest(path), path).toBe(false);

@@ -44,7 +44,14 @@ const CASES: Record<string, { trips: Array<[string, string?]>; honest: Array<[st
       ['setattr(pytest, "skip", noop)'],
       ['sys.modules["pytest"] = fake'],
     ],
-    honest: [['import pytest'], ['    with pytest.raises(ValueError):'], ['@pytest.fixture'], ['class TestReportGenerator:'], ['def runtest(self):'], ['pytest_version = "8.0"']],
+    honest: [
+      ['import pytest'],
+      ['    with pytest.raises(ValueError):'],
+      ['@pytest.fixture'],
+      ['class TestReportGenerator:'],
+      ['def runtest(self):'],
+      ['pytest_version = "8.0"'],
+    ],
   },
   'unittest-internals': {
     trips: [
@@ -56,7 +63,13 @@ const CASES: Record<string, { trips: Array<[string, string?]>; honest: Array<[st
       ['unittest.TestCase.assertEqual = lambda *a, **k: None'],
       ['setattr(unittest.TestCase, "assertEqual", ok)'],
     ],
-    honest: [['form.addError("email", "invalid")'], ['    def addError(self, field, message):'], ['self._outcome = "win"'], ['class Outcome:'], ['import unittest']],
+    honest: [
+      ['form.addError("email", "invalid")'],
+      ['    def addError(self, field, message):'],
+      ['self._outcome = "win"'],
+      ['class Outcome:'],
+      ['import unittest'],
+    ],
   },
   'assertion-library': {
     trips: [
@@ -112,7 +125,7 @@ const CASES: Record<string, { trips: Array<[string, string?]>; honest: Array<[st
       ['module = sys.modules[__name__]'],
       ['sys.modules["mypkg.compat"] = compat'],
       ['mod = importlib.import_module(name)'],
-      ["const require = Module.createRequire(import.meta.url);", 'src/a.mjs'],
+      ['const require = Module.createRequire(import.meta.url);', 'src/a.mjs'],
       ['value = builtins.__import__("json")'],
     ],
   },
@@ -124,7 +137,11 @@ const CASES: Record<string, { trips: Array<[string, string?]>; honest: Array<[st
       ['Mocha.Runner.prototype.fail = () => {};', 'src/a.js'],
       ["import spec from 'node:test/reporters';", 'src/a.mjs'],
     ],
-    honest: [["import { describe } from './describe.js';", 'src/a.ts'], ['const runner = new TaskRunner();', 'src/a.ts'], ['Runner.prototype.start = function () {};', 'src/runner.js']],
+    honest: [
+      ["import { describe } from './describe.js';", 'src/a.ts'],
+      ['const runner = new TaskRunner();', 'src/a.ts'],
+      ['Runner.prototype.start = function () {};', 'src/runner.js'],
+    ],
   },
 };
 
@@ -146,7 +163,11 @@ describe('runner_internals rules', () => {
 describe('runner_internals check', () => {
   it('fails critical with file, line, rule and the line itself, and grades as tampered', () => {
     const result = check(added('    os._exit(0)', 'src/pkg/core.py'));
-    expect(result).toMatchObject({ passed: false, severity: 'critical', message: 'added code reaches into the test runner: process-exit in src/pkg/core.py:12' });
+    expect(result).toMatchObject({
+      passed: false,
+      severity: 'critical',
+      message: 'added code reaches into the test runner: process-exit in src/pkg/core.py:12',
+    });
     expect(result.evidence.findings).toEqual({ items: [{ rule: 'process-exit', file: 'src/pkg/core.py', line: 12, excerpt: 'os._exit(0)' }], count: 1 });
     const checks = runChecks(input(added('    os._exit(0)', 'src/pkg/core.py')));
     expect(grade({ checks })).toMatchObject({ verdict: 'FAIL', cause: 'tampered' });
@@ -160,13 +181,27 @@ describe('runner_internals check', () => {
   });
 
   it('leaves test files, test configuration, dependencies, docs, CI definitions, comments and binaries alone', () => {
-    for (const path of ['tests/test_core.py', 'conftest.py', 'src/app.test.ts', 'vitest.config.ts', 'node_modules/x/index.js', '.venv/lib/python3.12/site-packages/x.py', 'README.md', 'docs/usage.rst', '.github/workflows/ci.yml', '.gitlab-ci.yml']) {
+    for (const path of [
+      'tests/test_core.py',
+      'conftest.py',
+      'src/app.test.ts',
+      'vitest.config.ts',
+      'node_modules/x/index.js',
+      '.venv/lib/python3.12/site-packages/x.py',
+      'README.md',
+      'docs/usage.rst',
+      '.github/workflows/ci.yml',
+      '.gitlab-ci.yml',
+    ]) {
       expect(check(added('from _pytest.reports import TestReport', path)).passed).toBe(true);
     }
     expect(check(added('# see _pytest.runner for why', 'src/a.py')).passed).toBe(true);
     expect(check(added('// unlike process.reallyExit, this flushes', 'src/a.js')).passed).toBe(true);
     expect(check(added(' * calls os._exit(0) in the child', 'src/a.ts')).passed).toBe(true);
-    const binary = { diff: diffOf([{ path: 'assets/x.bin', binary: true }]), addedLines: { files: [{ path: 'assets/x.bin', binary: true, lines: [{ line: 1, text: 'CRUCIBLE_JUNIT' }] }], complete: true } };
+    const binary = {
+      diff: diffOf([{ path: 'assets/x.bin', binary: true }]),
+      addedLines: { files: [{ path: 'assets/x.bin', binary: true, lines: [{ line: 1, text: 'CRUCIBLE_JUNIT' }] }], complete: true },
+    };
     expect(check(binary).passed).toBe(true);
   });
 
@@ -181,7 +216,10 @@ describe('runner_internals check', () => {
   });
 
   it('fails closed when a changed text file it should read is missing from the scan', () => {
-    const result = check({ diff: diffOf([{ path: 'src/a.py', added: 3 }]), addedLines: { files: [], complete: false, incomplete: 'diff patch is over the 67108864-byte scan limit' } });
+    const result = check({
+      diff: diffOf([{ path: 'src/a.py', added: 3 }]),
+      addedLines: { files: [], complete: false, incomplete: 'diff patch is over the 67108864-byte scan limit' },
+    });
     expect(result).toMatchObject({ passed: false, message: 'runner-internals scan incomplete: diff patch is over the 67108864-byte scan limit (src/a.py)' });
     expect(check({ diff: diffOf([{ path: 'src/a.py', added: 3 }]), addedLines: undefined }).passed).toBe(false);
   });
@@ -189,6 +227,8 @@ describe('runner_internals check', () => {
   it('does not fail closed over what it would not read anyway', () => {
     const over = { files: [], complete: false, incomplete: 'binary file assets/big.bin is 9000000 bytes, over the 8388608-byte scan limit' };
     expect(check({ diff: diffOf([{ path: 'assets/big.bin', binary: true }, { path: 'tests/test_a.py' }]), addedLines: over }).passed).toBe(true);
-    expect(check({ diff: diffOf([{ path: 'src/gone.py', kind: 'deleted', added: 0, deleted: 4 }]), addedLines: { files: [], complete: true } }).passed).toBe(true);
+    expect(check({ diff: diffOf([{ path: 'src/gone.py', kind: 'deleted', added: 0, deleted: 4 }]), addedLines: { files: [], complete: true } }).passed).toBe(
+      true,
+    );
   });
 });

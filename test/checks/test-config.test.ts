@@ -50,7 +50,8 @@ describe('test configuration paths', () => {
   );
 
   it('sectioned files are matched at any depth', () => {
-    for (const path of ['package.json', 'a/b/package.json', 'pyproject.toml', 'py/setup.cfg', 'tox.ini', 'web/vite.config.ts']) expect(sectioned(path)).toBe(true);
+    for (const path of ['package.json', 'a/b/package.json', 'pyproject.toml', 'py/setup.cfg', 'tox.ini', 'web/vite.config.ts'])
+      expect(sectioned(path)).toBe(true);
   });
 
   it.each([
@@ -141,7 +142,9 @@ describe('pyproject.toml test section', () => {
     expect(section(none)).toBeUndefined();
     expect(section(`tool.pytest.ini_options.addopts = "-x"\n${none}`)).toBe('tool.pytest.ini_options.addopts = "-x"');
     expect(section(`${none}[tool]\npytest.ini_options.addopts = "-x"\n`)).toBe('tool.pytest.ini_options.addopts = "-x"');
-    expect(section(`${none}[tool . "pytest"]\nini_options = { addopts = '-x' }\n`)).toBe('[tool.pytest]\ntool.pytest.ini_options = {}\ntool.pytest.ini_options.addopts = "-x"');
+    expect(section(`${none}[tool . "pytest"]\nini_options = { addopts = '-x' }\n`)).toBe(
+      '[tool.pytest]\ntool.pytest.ini_options = {}\ntool.pytest.ini_options.addopts = "-x"',
+    );
   });
 
   it('catches inline tables, and only their pytest part', () => {
@@ -155,10 +158,14 @@ describe('pyproject.toml test section', () => {
     expect(section(arrays)).toBe('[tool.pytest.ini_options]\ntool.pytest.ini_options.addopts = ["-q","--strict-markers",]');
     expect(section(arrays.replace('"--strict-markers"', '"-p no:junitxml"'))).not.toBe(section(arrays));
     const strings = '[tool.pytest.ini_options]\naddopts = """\n-q\n--tb=short\n"""\nminversion = "8"\n';
-    expect(section(strings)).toBe('[tool.pytest.ini_options]\ntool.pytest.ini_options.addopts = "\\n-q\\n--tb=short\\n"\ntool.pytest.ini_options.minversion = "8"');
+    expect(section(strings)).toBe(
+      '[tool.pytest.ini_options]\ntool.pytest.ini_options.addopts = "\\n-q\\n--tb=short\\n"\ntool.pytest.ini_options.minversion = "8"',
+    );
     expect(section(strings.replace('--tb=short', '--tb=short\n-p fake'))).not.toBe(section(strings));
     // A ] or # inside a string does not end the value.
-    expect(section('[tool.pytest.ini_options]\nmarkers = ["a: x ] # y", \'b\']\n')).toBe('[tool.pytest.ini_options]\ntool.pytest.ini_options.markers = ["a: x ] # y","b"]');
+    expect(section('[tool.pytest.ini_options]\nmarkers = ["a: x ] # y", \'b\']\n')).toBe(
+      '[tool.pytest.ini_options]\ntool.pytest.ini_options.markers = ["a: x ] # y","b"]',
+    );
   });
 
   it('catches a pytest plugin entry point, however it is written', () => {
@@ -176,7 +183,9 @@ describe('pyproject.toml test section', () => {
 
   it('keeps an empty pytest table (it alone makes pytest use the file) and array tables', () => {
     expect(section('[tool.pytest.ini_options]\n')).toBe('[tool.pytest.ini_options]');
-    expect(section('[[tool.pytest.x]]\na = 1\n[[tool.pytest.x]]\na = 2\n')).toBe('[[tool.pytest.x]]\ntool.pytest.x.a = 1\n[[tool.pytest.x]]\ntool.pytest.x.a = 2');
+    expect(section('[[tool.pytest.x]]\na = 1\n[[tool.pytest.x]]\na = 2\n')).toBe(
+      '[[tool.pytest.x]]\ntool.pytest.x.a = 1\n[[tool.pytest.x]]\ntool.pytest.x.a = 2',
+    );
   });
 
   it('reads every TOML value form without giving up', () => {

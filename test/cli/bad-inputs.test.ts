@@ -14,7 +14,15 @@ import { CLI } from '../helpers/cli.js';
 
 /** A valid task in the task-set format, with `extra` lines appended under it (indented 4). */
 function task(extra = '', id = 't1'): string {
-  return [`  - id: ${id}`, '    repo: { path: repo }', '    instruction: fix it', '    tests:', '      command: sh check.sh', '      fail_to_pass: [check::fixed]', extra]
+  return [
+    `  - id: ${id}`,
+    '    repo: { path: repo }',
+    '    instruction: fix it',
+    '    tests:',
+    '      command: sh check.sh',
+    '      fail_to_pass: [check::fixed]',
+    extra,
+  ]
     .filter(Boolean)
     .join('\n');
 }
@@ -53,7 +61,12 @@ const CORPUS: BadInput[] = [
   { name: 'duplicate key', files: taskFile(`${tasks(task())}tasks: []\n`), argv: validate(), says: /invalid YAML/ },
   { name: 'alias bomb', files: taskFile(aliasBomb()), argv: validate(), says: /alias/ },
   { name: 'alias to an undefined anchor', files: taskFile('tasks: [*nope]\n'), argv: validate(), says: /alias|anchor/i },
-  { name: 'non-UTF-8 file', files: { 'tasks.yaml': Buffer.concat([Buffer.from('tasks:\n  - id: caf'), Buffer.from([0xe9]), Buffer.from('\n')]) }, argv: validate(), says: /tasks\.yaml:2: not valid UTF-8 \(byte 18\)/ },
+  {
+    name: 'non-UTF-8 file',
+    files: { 'tasks.yaml': Buffer.concat([Buffer.from('tasks:\n  - id: caf'), Buffer.from([0xe9]), Buffer.from('\n')]) },
+    argv: validate(),
+    says: /tasks\.yaml:2: not valid UTF-8 \(byte 18\)/,
+  },
   { name: 'binary file', files: { 'tasks.yaml': Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x00, 0x00]) }, argv: validate(), says: /binary/ },
   { name: 'missing file', argv: validate('nope.yaml'), says: /no such task-set file/ },
   { name: 'a directory', argv: validate('repo'), says: /is a directory/ },
@@ -63,47 +76,152 @@ const CORPUS: BadInput[] = [
   { name: 'tasks is a scalar', files: taskFile('tasks: 3\n'), argv: validate(), says: /tasks:/ },
   { name: 'misspelt top-level field', files: taskFile(`${tasks(task())}taks: []\n`), argv: validate(), says: /unknown field "taks"/ },
   { name: 'unknown reporter', files: taskFile(`reporters: [pdf]\n${tasks(task())}`), argv: validate(), says: /reporters\[0\]: .*use one of: json/ },
-  { name: 'unknown defaults field', files: taskFile(`defaults: { colour: red }\n${tasks(task())}`), argv: validate(), says: /defaults\.colour|unknown field "colour"/ },
+  {
+    name: 'unknown defaults field',
+    files: taskFile(`defaults: { colour: red }\n${tasks(task())}`),
+    argv: validate(),
+    says: /defaults\.colour|unknown field "colour"/,
+  },
   // Task fields.
   { name: 'task is a string', files: taskFile('tasks:\n  - just a string\n'), argv: validate(), says: /tasks\[0\]/ },
-  { name: 'missing id', files: taskFile('tasks:\n  - repo: { path: repo }\n    instruction: x\n    tests: { command: x, fail_to_pass: [a] }\n'), argv: validate(), says: /tasks\[0\]\.id: required/ },
+  {
+    name: 'missing id',
+    files: taskFile('tasks:\n  - repo: { path: repo }\n    instruction: x\n    tests: { command: x, fail_to_pass: [a] }\n'),
+    argv: validate(),
+    says: /tasks\[0\]\.id: required/,
+  },
   { name: 'id with spaces', files: taskFile(tasks(task('', '"my task"'))), argv: validate(), says: /tasks\[0\]\.id: .*fix: use letters/ },
   { name: 'id is a list', files: taskFile(tasks(task('', '[a]'))), argv: validate(), says: /tasks\[0\]\.id/ },
   { name: 'duplicate ids', files: taskFile(tasks(task(), task())), argv: validate(), says: /duplicate task id/ },
   { name: 'misspelt task field', files: taskFile(tasks(task('    instrucion: x'))), argv: validate(), says: /did you mean "instruction"/ },
   { name: 'misspelt nested field', files: taskFile(tasks(task('    limits: { agent_timout: 1m }'))), argv: validate(), says: /did you mean "agent_timeout"/ },
-  { name: 'repo with path and git', files: taskFile(tasks(task().replace('{ path: repo }', '{ path: repo, git: https://example.com/x.git, commit: abcdef }'))), argv: validate(), says: /tasks\[0\]\.repo: path, git, commit: fields of different forms cannot be used together \(fix: use one form: \{ path \} or \{ git, commit \}\)/ },
-  { name: 'repo with path and git, no commit', files: taskFile(tasks(task().replace('{ path: repo }', '{ path: repo, git: https://example.com/x.git }'))), argv: validate(), says: /tasks\[0\]\.repo: path, git: fields of different forms cannot be used together/ },
-  { name: 'repo git without commit', files: taskFile(tasks(task().replace('{ path: repo }', '{ git: https://example.com/x.git }'))), argv: validate(), says: /repo\.commit: required/ },
-  { name: 'repo commit too short', files: taskFile(tasks(task().replace('{ path: repo }', '{ git: https://example.com/x.git, commit: ab }'))), argv: validate(), says: /repo\.commit/ },
-  { name: 'repo path missing', files: taskFile(tasks(task().replace('{ path: repo }', '{ path: nowhere }'))), argv: validate(), says: /directory not found: nowhere/ },
-  { name: 'repo path is a file', files: taskFile(tasks(task().replace('{ path: repo }', '{ path: repo/check.sh }'))), argv: validate(), says: /not a directory/ },
+  {
+    name: 'repo with path and git',
+    files: taskFile(tasks(task().replace('{ path: repo }', '{ path: repo, git: https://example.com/x.git, commit: abcdef }'))),
+    argv: validate(),
+    says: /tasks\[0\]\.repo: path, git, commit: fields of different forms cannot be used together \(fix: use one form: \{ path \} or \{ git, commit \}\)/,
+  },
+  {
+    name: 'repo with path and git, no commit',
+    files: taskFile(tasks(task().replace('{ path: repo }', '{ path: repo, git: https://example.com/x.git }'))),
+    argv: validate(),
+    says: /tasks\[0\]\.repo: path, git: fields of different forms cannot be used together/,
+  },
+  {
+    name: 'repo git without commit',
+    files: taskFile(tasks(task().replace('{ path: repo }', '{ git: https://example.com/x.git }'))),
+    argv: validate(),
+    says: /repo\.commit: required/,
+  },
+  {
+    name: 'repo commit too short',
+    files: taskFile(tasks(task().replace('{ path: repo }', '{ git: https://example.com/x.git, commit: ab }'))),
+    argv: validate(),
+    says: /repo\.commit/,
+  },
+  {
+    name: 'repo path missing',
+    files: taskFile(tasks(task().replace('{ path: repo }', '{ path: nowhere }'))),
+    argv: validate(),
+    says: /directory not found: nowhere/,
+  },
+  {
+    name: 'repo path is a file',
+    files: taskFile(tasks(task().replace('{ path: repo }', '{ path: repo/check.sh }'))),
+    argv: validate(),
+    says: /not a directory/,
+  },
   { name: 'repo is a string', files: taskFile(tasks(task().replace('{ path: repo }', 'repo'))), argv: validate(), says: /tasks\[0\]\.repo/ },
-  { name: 'instruction and instruction_file', files: taskFile(tasks(task('    instruction_file: x.md'))), argv: validate(), says: /exactly one of instruction or instruction_file/ },
-  { name: 'instruction_file missing', files: taskFile(tasks(task().replace('instruction: fix it', 'instruction_file: nope.md'))), argv: validate(), says: /file not found: nope\.md/ },
-  { name: 'instruction is a number', files: taskFile(tasks(task().replace('instruction: fix it', 'instruction: 42'))), argv: validate(), says: /tasks\[0\]\.instruction: .*fix: / },
-  { name: 'empty test command', files: taskFile(tasks(task().replace('command: sh check.sh', 'command: ""'))), argv: validate(), says: /tests\.command: .*non-empty/ },
-  { name: 'empty fail_to_pass', files: taskFile(tasks(task().replace('[check::fixed]', '[]'))), argv: validate(), says: /fail_to_pass: .*list at least 1 item/ },
-  { name: 'fail_to_pass is a string', files: taskFile(tasks(task().replace('[check::fixed]', 'check::fixed'))), argv: validate(), says: /fail_to_pass: .*a list/ },
+  {
+    name: 'instruction and instruction_file',
+    files: taskFile(tasks(task('    instruction_file: x.md'))),
+    argv: validate(),
+    says: /exactly one of instruction or instruction_file/,
+  },
+  {
+    name: 'instruction_file missing',
+    files: taskFile(tasks(task().replace('instruction: fix it', 'instruction_file: nope.md'))),
+    argv: validate(),
+    says: /file not found: nope\.md/,
+  },
+  {
+    name: 'instruction is a number',
+    files: taskFile(tasks(task().replace('instruction: fix it', 'instruction: 42'))),
+    argv: validate(),
+    says: /tasks\[0\]\.instruction: .*fix: /,
+  },
+  {
+    name: 'empty test command',
+    files: taskFile(tasks(task().replace('command: sh check.sh', 'command: ""'))),
+    argv: validate(),
+    says: /tests\.command: .*non-empty/,
+  },
+  {
+    name: 'empty fail_to_pass',
+    files: taskFile(tasks(task().replace('[check::fixed]', '[]'))),
+    argv: validate(),
+    says: /fail_to_pass: .*list at least 1 item/,
+  },
+  {
+    name: 'fail_to_pass is a string',
+    files: taskFile(tasks(task().replace('[check::fixed]', 'check::fixed'))),
+    argv: validate(),
+    says: /fail_to_pass: .*a list/,
+  },
   { name: 'pass_to_pass is a word', files: taskFile(tasks(task('      pass_to_pass: some'))), argv: validate(), says: /pass_to_pass/ },
   { name: 'version is a list', files: taskFile(tasks(task('    version: [1]'))), argv: validate(), says: /tasks\[0\]\.version/ },
   { name: 'oracle patch missing', files: taskFile(tasks(task('    oracle: { patch: nope.patch }'))), argv: validate(), says: /file not found: nope\.patch/ },
-  { name: 'held_out.required is text', files: taskFile(tasks(task('    held_out: { path: repo, command: x, required: "yes" }'))), argv: validate(), says: /held_out\.required: .*true or false/ },
+  {
+    name: 'held_out.required is text',
+    files: taskFile(tasks(task('    held_out: { path: repo, command: x, required: "yes" }'))),
+    argv: validate(),
+    says: /held_out\.required: .*true or false/,
+  },
   { name: 'tags is a string', files: taskFile(tasks(task('    metadata: { tags: python }'))), argv: validate(), says: /metadata\.tags: .*a list/ },
   // Limits and policy: types, enums, ranges.
   { name: 'duration not a duration', files: taskFile(tasks(task('    limits: { agent_timeout: soon }'))), argv: validate(), says: /agent_timeout: .*90s/ },
   { name: 'negative duration', files: taskFile(tasks(task('    limits: { test_timeout: -5 }'))), argv: validate(), says: /test_timeout/ },
-  { name: 'duration past a timer', files: taskFile(tasks(task('    limits: { agent_timeout: 600h }'))), argv: validate(), says: /agent_timeout: longer than 596h, the longest timeout a timer holds \(fix: use a shorter duration, e.g\. 24h\)/ },
-  { name: 'duration in seconds past a timer', files: taskFile(tasks(task('    limits: { setup_timeout: 3000000 }'))), argv: validate(), says: /setup_timeout: longer than 596h/ },
+  {
+    name: 'duration past a timer',
+    files: taskFile(tasks(task('    limits: { agent_timeout: 600h }'))),
+    argv: validate(),
+    says: /agent_timeout: longer than 596h, the longest timeout a timer holds \(fix: use a shorter duration, e.g\. 24h\)/,
+  },
+  {
+    name: 'duration in seconds past a timer',
+    files: taskFile(tasks(task('    limits: { setup_timeout: 3000000 }'))),
+    argv: validate(),
+    says: /setup_timeout: longer than 596h/,
+  },
   { name: 'negative pids', files: taskFile(tasks(task('    limits: { pids: -1 }'))), argv: validate(), says: /limits\.pids: .*fix: use a number > 0/ },
   { name: 'fractional pids', files: taskFile(tasks(task('    limits: { pids: 1.5 }'))), argv: validate(), says: /limits\.pids/ },
   { name: 'size not a size', files: taskFile(tasks(task('    limits: { memory: lots }'))), argv: validate(), says: /memory: .*512m/ },
   { name: 'zero workspace files', files: taskFile(tasks(task('    limits: { workspace_files: 0 }'))), argv: validate(), says: /workspace_files/ },
-  { name: 'unknown policy preset', files: taskFile(tasks(task('    policy: { preset: lenient }'))), argv: validate(), says: /policy\.preset: .*use one of: default, strict/ },
+  {
+    name: 'unknown policy preset',
+    files: taskFile(tasks(task('    policy: { preset: lenient }'))),
+    argv: validate(),
+    says: /policy\.preset: .*use one of: default, strict/,
+  },
   { name: 'unknown check in severities', files: taskFile(tasks(task('    policy: { severities: { nosuch: error } }'))), argv: validate(), says: /severities/ },
-  { name: 'unknown severity', files: taskFile(tasks(task('    policy: { severities: { test_tampering: fatal } }'))), argv: validate(), says: /use one of: info, warning, error, critical/ },
-  { name: 'bad regular expression', files: taskFile(tasks(task('    policy: { unsafe_commands: ["("] }'))), argv: validate(), says: /unsafe_commands\[0\]: not a valid regular expression \(fix: write a JavaScript regular expression/ },
-  { name: 'unknown secret preset', files: taskFile(tasks(task('    policy: { secrets: { presets: [passwords] } }'))), argv: validate(), says: /presets\[0\]: .*use one of/ },
+  {
+    name: 'unknown severity',
+    files: taskFile(tasks(task('    policy: { severities: { test_tampering: fatal } }'))),
+    argv: validate(),
+    says: /use one of: info, warning, error, critical/,
+  },
+  {
+    name: 'bad regular expression',
+    files: taskFile(tasks(task('    policy: { unsafe_commands: ["("] }'))),
+    argv: validate(),
+    says: /unsafe_commands\[0\]: not a valid regular expression \(fix: write a JavaScript regular expression/,
+  },
+  {
+    name: 'unknown secret preset',
+    files: taskFile(tasks(task('    policy: { secrets: { presets: [passwords] } }'))),
+    argv: validate(),
+    says: /presets\[0\]: .*use one of/,
+  },
   { name: 'negative max_added_lines', files: taskFile(tasks(task('    policy: { max_added_lines: -3 }'))), argv: validate(), says: /max_added_lines: .*≥ 0/ },
   // `run` flags.
   { name: 'no agent', argv: ['run', 'tasks.yaml', '--sandbox', 'local', '--out', 'state'], says: /no agent given/ },
@@ -115,16 +233,39 @@ const CORPUS: BadInput[] = [
   { name: '--agent-timeout 600h', argv: run('--agent-timeout', '600h'), says: /--agent-timeout 600h: longer than 596h/ },
   { name: '--agent-timeout soon', argv: run('--agent-timeout', 'soon'), says: /--agent-timeout soon/ },
   { name: '--out is a file', argv: ['run', 'tasks.yaml', '--agent', 'nop', '--sandbox', 'local', '--out', 'tasks.yaml'], says: /--out tasks\.yaml: is a file/ },
-  { name: '--out cannot be created', argv: ['run', 'tasks.yaml', '--agent', 'nop', '--sandbox', 'local', '--out', '/proc/crucible-state'], says: /--out \/proc\/crucible-state/ },
-  { name: '--out under a file', argv: ['run', 'tasks.yaml', '--agent', 'nop', '--sandbox', 'local', '--out', 'tasks.yaml/state'], says: /--out tasks\.yaml\/state/ },
+  {
+    name: '--out cannot be created',
+    argv: ['run', 'tasks.yaml', '--agent', 'nop', '--sandbox', 'local', '--out', '/proc/crucible-state'],
+    says: /--out \/proc\/crucible-state/,
+  },
+  {
+    name: '--out under a file',
+    argv: ['run', 'tasks.yaml', '--agent', 'nop', '--sandbox', 'local', '--out', 'tasks.yaml/state'],
+    says: /--out tasks\.yaml\/state/,
+  },
   { name: '--sandbox docker', argv: run('--sandbox', 'docker') },
   { name: '--force without --resume', argv: run('--force'), says: /--force only applies with --resume/ },
   { name: '--resume unknown run', argv: run('--resume', 'nosuchrun'), says: /nosuchrun/ },
   { name: '--task unknown', argv: run('--task', 'nosuch'), says: /nosuch/ },
   { name: '--max-cost abc', argv: run('--model', 'openai:gpt-4o-mini', '--max-cost', 'abc'), says: /--max-cost abc/ },
-  { name: '--base-url not a URL', argv: run('--model', 'openai:gpt-4o-mini', '--base-url', 'notaurl'), env: { OPENAI_API_KEY: 'sk-test' }, says: /--base-url notaurl: not an http\(s\) URL/ },
-  { name: '--record into a file', argv: run('--model', 'openai:gpt-4o-mini', '--record', 'tasks.yaml'), env: { OPENAI_API_KEY: 'sk-test' }, says: /--record tasks\.yaml: is a file/ },
-  { name: '--pricing file missing', argv: run('--model', 'openai:gpt-4o-mini', '--pricing', 'nope.yaml'), env: { OPENAI_API_KEY: 'sk-test' }, says: /--pricing: .*nope\.yaml/ },
+  {
+    name: '--base-url not a URL',
+    argv: run('--model', 'openai:gpt-4o-mini', '--base-url', 'notaurl'),
+    env: { OPENAI_API_KEY: 'sk-test' },
+    says: /--base-url notaurl: not an http\(s\) URL/,
+  },
+  {
+    name: '--record into a file',
+    argv: run('--model', 'openai:gpt-4o-mini', '--record', 'tasks.yaml'),
+    env: { OPENAI_API_KEY: 'sk-test' },
+    says: /--record tasks\.yaml: is a file/,
+  },
+  {
+    name: '--pricing file missing',
+    argv: run('--model', 'openai:gpt-4o-mini', '--pricing', 'nope.yaml'),
+    env: { OPENAI_API_KEY: 'sk-test' },
+    says: /--pricing: .*nope\.yaml/,
+  },
   { name: 'model flag without a model', argv: run('--max-tokens', '100'), says: /need a model agent/ },
   { name: 'unknown agent', argv: run('--agent', 'bogus') },
   { name: 'unknown option', argv: run('--frobnicate') },
@@ -143,10 +284,18 @@ const CORPUS: BadInput[] = [
   { name: 'history.db truncated', argv: ['history', '--out', 'truncated'], says: /history/ },
   { name: 'view over a history.db that is not SQLite', argv: ['view', '--out', 'garbage', '--port', '0'], says: /not a SQLite database/ },
   { name: 'view over a truncated history.db', argv: ['view', '--out', 'truncated', '--port', '0'], says: /history/ },
-  { name: 'view --host that does not resolve', argv: ['view', '--out', 'history', '--port', '0', '--host', 'no-such-host.invalid'], says: /--host no-such-host\.invalid: does not resolve/ },
+  {
+    name: 'view --host that does not resolve',
+    argv: ['view', '--out', 'history', '--port', '0', '--host', 'no-such-host.invalid'],
+    says: /--host no-such-host\.invalid: does not resolve/,
+  },
   { name: 'view --port 99999', argv: ['view', '--out', 'history', '--port', '99999'], says: /--port 99999/ },
   { name: 'view --port abc', argv: ['view', '--out', 'history', '--port', 'abc'], says: /--port abc/ },
-  { name: 'schema --out into a missing directory', argv: ['schema', '--out', 'no/such/dir/schema.json'], says: /--out no\/such\/dir\/schema\.json: its directory does not exist/ },
+  {
+    name: 'schema --out into a missing directory',
+    argv: ['schema', '--out', 'no/such/dir/schema.json'],
+    says: /--out no\/such\/dir\/schema\.json: its directory does not exist/,
+  },
   { name: 'schema --out a directory', argv: ['schema', '--out', 'repo'], says: /--out repo: is a directory/ },
 ];
 
@@ -248,7 +397,8 @@ describe('bad inputs', () => {
     commonFiles(dir);
     // One anchor on the first task's tests, aliased by 500 more: how users share settings.
     const many = Array.from({ length: 500 }, (_, i) => `  - id: t${i}\n    repo: { path: repo }\n    instruction: fix it\n    tests: *tests`);
-    const first = '  - id: t-first\n    repo: { path: repo }\n    instruction: fix it\n    tests: &tests\n      command: sh check.sh\n      fail_to_pass: [check::fixed]';
+    const first =
+      '  - id: t-first\n    repo: { path: repo }\n    instruction: fix it\n    tests: &tests\n      command: sh check.sh\n      fail_to_pass: [check::fixed]';
     writeFileSync(join(dir, 'tasks.yaml'), `tasks:\n${first}\n${many.join('\n')}\n`);
     const outcome = await runCli(['run', 'tasks.yaml', '--agent', 'nop', '--task', 'nosuch', '--sandbox', 'local', '--out', 'state'], dir);
     // It parses (501 tasks, 500 aliases) and gets as far as the task selection.

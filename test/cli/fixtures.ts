@@ -46,7 +46,15 @@ export function brokenTaskSet(dir: string): string {
   const file = tinyTaskSet(dir, 1);
   writeFileSync(join(dir, 'stale.patch'), ['--- a/value.txt', '+++ b/value.txt', '@@ -1 +1 @@', '-wrong once', '+right', ''].join('\n'));
   const task = (id: string, repo: string, failToPass: string, patch: string): string =>
-    [`  - id: ${id}`, `    repo: ${repo}`, '    instruction: make value.txt say right', '    tests:', '      command: sh check.sh', `      fail_to_pass: [${failToPass}]`, `    oracle: { patch: ${patch} }`].join('\n');
+    [
+      `  - id: ${id}`,
+      `    repo: ${repo}`,
+      '    instruction: make value.txt say right',
+      '    tests:',
+      '      command: sh check.sh',
+      `      fail_to_pass: [${failToPass}]`,
+      `    oracle: { patch: ${patch} }`,
+    ].join('\n');
   const extra = [
     task('typo', '{ path: repo }', 'check::fixd', 'fix.patch'),
     task('stale-oracle', '{ path: repo }', 'check::fixed', 'stale.patch'),

@@ -24,7 +24,17 @@ function attempt(agent: string, taskId: string, cause: Cause, usage?: { tokens: 
     agentResult: {
       stopReason: 'submitted',
       ...(usage
-        ? { usage: { inputTokens: usage.tokens, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, requests: 1, ...(usage.costUsd !== undefined ? { costUsd: usage.costUsd } : {}) } }
+        ? {
+            usage: {
+              inputTokens: usage.tokens,
+              outputTokens: 0,
+              cacheReadTokens: 0,
+              cacheWriteTokens: 0,
+              reasoningTokens: 0,
+              requests: 1,
+              ...(usage.costUsd !== undefined ? { costUsd: usage.costUsd } : {}),
+            },
+          }
         : {}),
     },
     timings: { prepareMs: 0, agentMs: 1000, verifyMs: 0, totalMs: 2000 },

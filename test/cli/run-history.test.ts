@@ -83,17 +83,21 @@ describe('crucible run → history → show → compare', () => {
     expect(attempt.stdout).toMatch(/prepare \d+(ms|\.\ds|m\d\ds)/);
   });
 
-  it('compares two runs cell by cell with a paired verdict', () => {
-    const second = run(dir, 6, '--agent', 'nop', '--runs', '2', '--tag', 'even', '--json');
-    const b = JSON.parse(second.stdout) as RunSummaryFile;
-    expect(b.planned).toBe(6);
-    const compared = crucible(['compare', first.runId, b.runId], { cwd: dir });
-    expect(compared.status, compared.stderr).toBe(0);
-    expect(compared.stdout).toMatch(/oracle +t1 +100\.0% \(2\/2\) +- +- +only in A/);
-    expect(compared.stdout).toMatch(/nop +t1 +0\.0% \(0\/2\) +0\.0% \(0\/2\) +0\.0 pts +same/);
-    expect(compared.stdout).toMatch(/nop +nop +3 .* not separated/);
-    expect(compared.stdout).toContain('no cell got worse');
-  }, attemptBudget(6));
+  it(
+    'compares two runs cell by cell with a paired verdict',
+    () => {
+      const second = run(dir, 6, '--agent', 'nop', '--runs', '2', '--tag', 'even', '--json');
+      const b = JSON.parse(second.stdout) as RunSummaryFile;
+      expect(b.planned).toBe(6);
+      const compared = crucible(['compare', first.runId, b.runId], { cwd: dir });
+      expect(compared.status, compared.stderr).toBe(0);
+      expect(compared.stdout).toMatch(/oracle +t1 +100\.0% \(2\/2\) +- +- +only in A/);
+      expect(compared.stdout).toMatch(/nop +t1 +0\.0% \(0\/2\) +0\.0% \(0\/2\) +0\.0 pts +same/);
+      expect(compared.stdout).toMatch(/nop +nop +3 .* not separated/);
+      expect(compared.stdout).toContain('no cell got worse');
+    },
+    attemptBudget(6),
+  );
 
   it('rejects bad input with one line and exit code 2', () => {
     const cases: Array<[string[], RegExp]> = [
@@ -116,34 +120,42 @@ describe('crucible run → history → show → compare', () => {
 });
 
 describe('SIGKILL in the middle of a real run, then crucible resume', () => {
-  it('ends with exactly tasks × agents × runs attempts', async () => {
-    const dir = tempDir();
-    tinyTaskSet(dir, 2);
-    // Killed as soon as the third attempt has been reported finished.
-    const killed = await new Promise<string>((done) => {
-      const child = spawn(process.execPath, [CLI, 'run', 'tasks.yaml', '--sandbox', 'local', '--agent', 'oracle', '--agent', 'nop', '--runs', '3', '--concurrency', '2'], {
-        cwd: dir,
-        env: { ...process.env, NO_COLOR: '1', CI: 'true' },
+  it(
+    'ends with exactly tasks × agents × runs attempts',
+    async () => {
+      const dir = tempDir();
+      tinyTaskSet(dir, 2);
+      // Killed as soon as the third attempt has been reported finished.
+      const killed = await new Promise<string>((done) => {
+        const child = spawn(
+          process.execPath,
+          [CLI, 'run', 'tasks.yaml', '--sandbox', 'local', '--agent', 'oracle', '--agent', 'nop', '--runs', '3', '--concurrency', '2'],
+          {
+            cwd: dir,
+            env: { ...process.env, NO_COLOR: '1', CI: 'true' },
+          },
+        );
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          if (/^\[3\/12\]/m.test(stderr)) child.kill('SIGKILL');
+        });
+        child.on('exit', (_code, signal) => done(`${signal}\n${stderr}`));
       });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (/^\[3\/12\]/m.test(stderr)) child.kill('SIGKILL');
-      });
-      child.on('exit', (_code, signal) => done(`${signal}\n${stderr}`));
-    });
-    expect(killed.startsWith('SIGKILL')).toBe(true);
-    const runId = /^run (\S+):/m.exec(killed)?.[1] ?? '';
+      expect(killed.startsWith('SIGKILL')).toBe(true);
+      const runId = /^run (\S+):/m.exec(killed)?.[1] ?? '';
 
-    const resumed = crucible(['resume', runId.slice(0, 17), '--json'], { cwd: dir, attempts: 12 });
-    expect(resumed.status, resumed.stderr).toBe(1);
-    const summary = JSON.parse(resumed.stdout) as RunSummaryFile;
-    expect(summary.planned).toBe(12);
-    expect(summary.executed).toBe(12);
-    expect(summary.reused).toBeGreaterThanOrEqual(3);
-    expect(new Set(summary.attempts.map((a) => a.attemptId)).size).toBe(12);
-    expect(readdirSync(join(dir, '.crucible', 'runs', runId, 'attempts'))).toHaveLength(12);
-    const history = JSON.parse(crucible(['history', '--run', runId, '--json'], { cwd: dir }).stdout) as unknown[];
-    expect(history).toHaveLength(12);
-  }, attemptBudget(12 + 12));
+      const resumed = crucible(['resume', runId.slice(0, 17), '--json'], { cwd: dir, attempts: 12 });
+      expect(resumed.status, resumed.stderr).toBe(1);
+      const summary = JSON.parse(resumed.stdout) as RunSummaryFile;
+      expect(summary.planned).toBe(12);
+      expect(summary.executed).toBe(12);
+      expect(summary.reused).toBeGreaterThanOrEqual(3);
+      expect(new Set(summary.attempts.map((a) => a.attemptId)).size).toBe(12);
+      expect(readdirSync(join(dir, '.crucible', 'runs', runId, 'attempts'))).toHaveLength(12);
+      const history = JSON.parse(crucible(['history', '--run', runId, '--json'], { cwd: dir }).stdout) as unknown[];
+      expect(history).toHaveLength(12);
+    },
+    attemptBudget(12 + 12),
+  );
 });

@@ -148,7 +148,9 @@ describe('a read-only state directory', () => {
     const resumed = crucible(['resume', runId, '--out', 'ro'], { cwd: dir });
     expect(resumed.status, resumed.stderr).toBe(2);
     const line = expectOneLine(resumed);
-    expect(line).toBe(`error the state directory ro is on a read-only file system (writing ro/runs/${runId}/run.lock) (fix: pass --out with a writable directory, or mount it read-write)`);
+    expect(line).toBe(
+      `error the state directory ro is on a read-only file system (writing ro/runs/${runId}/run.lock) (fix: pass --out with a writable directory, or mount it read-write)`,
+    );
     expect(resumed.stderr).not.toMatch(/locked|in use/);
 
     const fresh = run('--agent', 'nop', '--task', 't1', '--out', 'ro');

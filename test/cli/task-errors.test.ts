@@ -13,7 +13,23 @@ describe('crucible run: broken tasks', () => {
     const dir = tempDir();
     const out = tempDir();
     const file = brokenTaskSet(dir);
-    const result = crucible(['run', file, '--agent', 'oracle', '--agent', 'nop', '--runs', '2', '--sandbox', 'local', '--out', out, '--reporter', 'json', '--json']);
+    const result = crucible([
+      'run',
+      file,
+      '--agent',
+      'oracle',
+      '--agent',
+      'nop',
+      '--runs',
+      '2',
+      '--sandbox',
+      'local',
+      '--out',
+      out,
+      '--reporter',
+      'json',
+      '--json',
+    ]);
     expect(result.status, result.stderr).toBe(2);
     const summary = JSON.parse(result.stdout) as RunSummaryFile;
     // 4 tasks × 2 agents × 2 runs: the sound task's 4 attempts ran, the broken ones' 12 did not.

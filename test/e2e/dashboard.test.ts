@@ -49,38 +49,55 @@ describe('dashboard and HTML report in Chromium', () => {
   };
   const shot = (page: Page, name: string, fullPage = true) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage });
 
-  beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`no Chromium at ${CHROMIUM}: install it (sudo apt-get install -y chromium, as .ci/run does) or set CRUCIBLE_CHROMIUM`);
-    }
-    if (!existsSync(CLI) || !existsSync('dist/web/assets/app.js')) throw new Error('the CLI or the web app is not built: run `npm run build` first');
-    mkdirSync(ARTIFACTS, { recursive: true });
-    state = mkdtempSync(join(tmpdir(), 'crucible-e2e-'));
-    const full = crucible(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--agent', 'nop', '--out', state], { attempts: FULL_RUN_ATTEMPTS });
-    expect(full.status, full.stderr).toBe(1);
-    const part = crucible(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--agent', 'nop', '--task', 'js-sortby', '--task', 'py-roman-subtractive', '--out', state], { attempts: 4 });
-    expect(part.status, part.stderr).toBe(1);
-    runs = readdirSync(join(state, 'runs')).sort();
-    expect(runs).toHaveLength(2);
+  beforeAll(
+    async () => {
+      if (!existsSync(CHROMIUM)) {
+        throw new Error(`no Chromium at ${CHROMIUM}: install it (sudo apt-get install -y chromium, as .ci/run does) or set CRUCIBLE_CHROMIUM`);
+      }
+      if (!existsSync(CLI) || !existsSync('dist/web/assets/app.js')) throw new Error('the CLI or the web app is not built: run `npm run build` first');
+      mkdirSync(ARTIFACTS, { recursive: true });
+      state = mkdtempSync(join(tmpdir(), 'crucible-e2e-'));
+      const full = crucible(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--agent', 'nop', '--out', state], { attempts: FULL_RUN_ATTEMPTS });
+      expect(full.status, full.stderr).toBe(1);
+      const part = crucible(
+        ['run', 'examples/tasks.yaml', '--agent', 'oracle', '--agent', 'nop', '--task', 'js-sortby', '--task', 'py-roman-subtractive', '--out', state],
+        { attempts: 4 },
+      );
+      expect(part.status, part.stderr).toBe(1);
+      runs = readdirSync(join(state, 'runs')).sort();
+      expect(runs).toHaveLength(2);
 
-    const child = spawn(process.execPath, [CLI, 'view', '--port', '0', '--out', state], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-    view = child;
-    url = await new Promise<string>((done, fail) => {
-      let out = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
-        if (m?.[1]) done(m[1]);
+      const child = spawn(process.execPath, [CLI, 'view', '--port', '0', '--out', state], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, NO_COLOR: '1' },
       });
-      child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      child.once('exit', (code) => fail(new Error(`crucible view exited ${code}: ${out}`)));
-    });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    // The two runs' attempts, plus one attempt's allowance for the server and the browser.
-  }, attemptBudget(FULL_RUN_ATTEMPTS + 4 + 1));
+      view = child;
+      url = await new Promise<string>((done, fail) => {
+        let out = '';
+        child.stdout?.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+          if (m?.[1]) done(m[1]);
+        });
+        child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        child.once('exit', (code) => fail(new Error(`crucible view exited ${code}: ${out}`)));
+      });
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+      });
+      // The two runs' attempts, plus one attempt's allowance for the server and the browser.
+    },
+    attemptBudget(FULL_RUN_ATTEMPTS + 4 + 1),
+  );
 
   afterAll(async () => {
     await browser?.close();

@@ -42,7 +42,8 @@ function fixture(options: FixtureOptions = {}): Task {
       '',
     ].join('\n'),
     'held/hidden/calc.held.test.mjs': `// ${HELD_OUT_SECRET}\nimport assert from 'node:assert/strict';\nimport { test } from 'node:test';\nimport { add } from '../src/calc.mjs';\ntest('add more', () => assert.equal(add(5, 7), 12));\n`,
-    'fix.patch': '--- a/src/calc.mjs\n+++ b/src/calc.mjs\n@@ -1,2 +1,2 @@\n-export const add = (a, b) => a - b;\n+export const add = (a, b) => a + b;\n export const one = () => 1;\n',
+    'fix.patch':
+      '--- a/src/calc.mjs\n+++ b/src/calc.mjs\n@@ -1,2 +1,2 @@\n-export const add = (a, b) => a - b;\n+export const add = (a, b) => a + b;\n export const one = () => 1;\n',
     'tasks.yaml': [
       'tasks:',
       '  - id: calc',
@@ -89,7 +90,7 @@ function shellAgent(name: string, script: string, result: AgentResult = { stopRe
 const fixAdd = "sed -i 's/a - b/a + b/' src/calc.mjs";
 const failed = (a: AttemptResult): string[] => a.checks.filter((c) => !c.passed).map((c) => c.id);
 
-describe('runAttempt: the verifier is out of the agent\'s reach', () => {
+describe("runAttempt: the verifier is out of the agent's reach", () => {
   it('hides held-out tests, the task set and the results directory from the agent, and runs held-out tests only afterwards', async () => {
     const task = fixture();
     const layout = sandboxLayout({ task, stateDir: '/s', workspace: '/s/w', attemptDir: '/s/a' });
@@ -161,7 +162,7 @@ describe('runAttempt: the baseline test run', () => {
     expect(a.score).toBeUndefined();
   });
 
-  it('stops a task whose fail-to-pass id the baseline does not report: a task error naming a near id, not the agent\'s FAIL', async () => {
+  it("stops a task whose fail-to-pass id the baseline does not report: a task error naming a near id, not the agent's FAIL", async () => {
     let ran = false;
     const agent: Agent = { name: 'spy', run: async () => ((ran = true), { stopReason: 'completed' }) };
     const task = fixture();
@@ -169,18 +170,25 @@ describe('runAttempt: the baseline test run', () => {
     expect(ran).toBe(false);
     expect(a).toMatchObject({ verdict: 'ERROR', cause: 'task_error' });
     expect(a.taskError?.defects).toEqual([
-      { file: task.sourceFile, field: 'tasks[id=calc].tests.fail_to_pass[0]', problem: '"ad" is not among the 3 tests the baseline run reports', fix: 'did you mean "add"?' },
+      {
+        file: task.sourceFile,
+        field: 'tasks[id=calc].tests.fail_to_pass[0]',
+        problem: '"ad" is not among the 3 tests the baseline run reports',
+        fix: 'did you mean "add"?',
+      },
     ]);
   });
 
-  it('an oracle patch that does not apply is the task\'s error, not the oracle\'s crash', async () => {
+  it("an oracle patch that does not apply is the task's error, not the oracle's crash", async () => {
     const task = fixture();
-    const a = await attempt({ ...task, oracle: { patch: task.oracle?.patch.replace('a - b', 'a * b') ?? '' } }, resolveAgent('oracle'), { baselineTests: false });
+    const a = await attempt({ ...task, oracle: { patch: task.oracle?.patch.replace('a - b', 'a * b') ?? '' } }, resolveAgent('oracle'), {
+      baselineTests: false,
+    });
     expect(a).toMatchObject({ verdict: 'ERROR', cause: 'task_error' });
     expect(a.message).toMatch(/^task error: oracle patch does not apply/);
   });
 
-  it('a test command that never reports, at the baseline either, is the harness\'s problem', async () => {
+  it("a test command that never reports, at the baseline either, is the harness's problem", async () => {
     const a = await attempt(fixture({ testCommand: 'true' }), resolveAgent('oracle'));
     expect(a).toMatchObject({ verdict: 'ERROR', cause: 'harness_error', harnessError: { phase: 'verify' } });
     expect(a.message).toMatch(/no usable report at the baseline either/);
@@ -198,8 +206,12 @@ describe('runAttempt: held-out tests and harness faults', () => {
     expect(required).toMatchObject({ verdict: 'FAIL', cause: 'tests_failed', message: 'held_out 0/1: add more (failed)' });
   });
 
-  it('an agent failed by the infrastructure is a harness error, not the agent\'s', async () => {
-    const a = await attempt(fixture(), shellAgent('flaky-gateway', 'true', { stopReason: 'error', errorKind: 'harness', error: 'rate limit retries exhausted' }), { baselineTests: false });
+  it("an agent failed by the infrastructure is a harness error, not the agent's", async () => {
+    const a = await attempt(
+      fixture(),
+      shellAgent('flaky-gateway', 'true', { stopReason: 'error', errorKind: 'harness', error: 'rate limit retries exhausted' }),
+      { baselineTests: false },
+    );
     expect(a).toMatchObject({ verdict: 'ERROR', cause: 'harness_error', message: 'agent infrastructure failed: rate limit retries exhausted' });
   });
 });

@@ -62,7 +62,9 @@ describe('run.lock', () => {
     await expect(acquireRunLock(dir, 'r')).rejects.toThrow(`run r is in use by process ${child.pid}`);
     child.kill('SIGKILL');
     await once(child, 'exit');
-    await (await acquireRunLock(dir, 'r'))();
+    await (
+      await acquireRunLock(dir, 'r')
+    )();
   });
 
   it('is taken over when its pid now belongs to another process (another start time)', async () => {
@@ -82,6 +84,8 @@ describe('run.lock', () => {
     await release();
     // With a start time that is not the sleeper's, too.
     writeFileSync(join(dir, 'run.lock'), `${pid} ${hostname()} 1\n`);
-    await (await acquireRunLock(dir, 'r'))();
+    await (
+      await acquireRunLock(dir, 'r')
+    )();
   });
 });

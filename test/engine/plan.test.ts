@@ -74,7 +74,9 @@ describe('selectTasks', () => {
   });
 
   it('names the selection field and the choices when nothing matches or an id is unknown; the CLI names its flags', () => {
-    expect(() => selectTasks(tasks, { taskIds: ['nope'] }, 'f.yaml')).toThrow('taskIds nope: no such task in f.yaml (fix: use one of task-0, task-1, task-2, task-3)');
+    expect(() => selectTasks(tasks, { taskIds: ['nope'] }, 'f.yaml')).toThrow(
+      'taskIds nope: no such task in f.yaml (fix: use one of task-0, task-1, task-2, task-3)',
+    );
     expect(() => selectTasks(tasks, { tags: ['python'], difficulties: ['easy'] }, 'f.yaml')).toThrow(
       'tags python difficulties easy: no task in f.yaml matches (fix: the task set has tags: even, odd; categories: bugfix; difficulties: easy, hard)',
     );

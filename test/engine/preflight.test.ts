@@ -14,31 +14,54 @@ function gitTaskSet(dir: string): string {
   const repo = join(dir, 'origin');
   mkdirSync(repo, { recursive: true });
   writeFileSync(join(repo, 'value.txt'), 'wrong\n');
-  writeFileSync(join(repo, 'check.sh'), 'printf \'<testsuite name="s" tests="1"><testcase classname="check" name="fixed"><failure message="no"/></testcase></testsuite>\' > "$CRUCIBLE_JUNIT"\nexit 1\n');
-  const git = (...args: string[]): string => execFileSync('git', ['-C', repo, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { encoding: 'utf8' }).trim();
+  writeFileSync(
+    join(repo, 'check.sh'),
+    'printf \'<testsuite name="s" tests="1"><testcase classname="check" name="fixed"><failure message="no"/></testcase></testsuite>\' > "$CRUCIBLE_JUNIT"\nexit 1\n',
+  );
+  const git = (...args: string[]): string =>
+    execFileSync('git', ['-C', repo, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { encoding: 'utf8' }).trim();
   git('init', '-q', '-b', 'main');
   git('add', '.');
   git('commit', '-qm', 'one');
   const commit = git('rev-parse', 'HEAD');
   const task = (id: string, ref: string): string =>
-    [`  - id: ${id}`, `    repo: { git: ${JSON.stringify(`file://${repo}`)}, commit: ${ref} }`, '    instruction: fix it', '    tests:', '      command: sh check.sh', '      fail_to_pass: [check::fixed]'].join('\n');
+    [
+      `  - id: ${id}`,
+      `    repo: { git: ${JSON.stringify(`file://${repo}`)}, commit: ${ref} }`,
+      '    instruction: fix it',
+      '    tests:',
+      '      command: sh check.sh',
+      '      fail_to_pass: [check::fixed]',
+    ].join('\n');
   const file = join(dir, 'tasks.yaml');
   writeFileSync(file, `tasks:\n${[task('a', commit), task('b', commit), task('lost', 'deadbeefdeadbeef')].join('\n')}\n`);
   return file;
 }
 
 describe('preflightTasks', () => {
-  it('resolves a git source into one shared clone for all its tasks, and names a commit that is not there as the task\'s defect', async () => {
+  it("resolves a git source into one shared clone for all its tasks, and names a commit that is not there as the task's defect", async () => {
     const dir = tempDir();
     const { tasks } = loadTaskSet(gitTaskSet(dir));
     const stateDir = join(dir, '.crucible');
-    const checked = await preflightTasks(tasks, { stateDir, dir: join(dir, 'preflight'), sandbox: 'local', oracle: false, concurrency: 2, where: (t) => taskWhere(t, tasks.indexOf(t), 'tasks.yaml') });
+    const checked = await preflightTasks(tasks, {
+      stateDir,
+      dir: join(dir, 'preflight'),
+      sandbox: 'local',
+      oracle: false,
+      concurrency: 2,
+      where: (t) => taskWhere(t, tasks.indexOf(t), 'tasks.yaml'),
+    });
     expect(checked.map((c) => [c.taskId, c.defects.length, c.unchecked])).toEqual([
       ['a', 0, undefined],
       ['b', 0, undefined],
       ['lost', 1, undefined],
     ]);
-    expect(checked[2]?.defects[0]).toMatchObject({ file: 'tasks.yaml', field: 'tasks[2].repo.commit', problem: expect.stringMatching(/^deadbeefdeadbeef: not found in file:\/\//), fix: 'use a commit, tag or branch that exists there' });
+    expect(checked[2]?.defects[0]).toMatchObject({
+      file: 'tasks.yaml',
+      field: 'tasks[2].repo.commit',
+      problem: expect.stringMatching(/^deadbeefdeadbeef: not found in file:\/\//),
+      fix: 'use a commit, tag or branch that exists there',
+    });
     // One shared clone serves every task of the repo (and, later, every attempt).
     expect(readdirSync(join(stateDir, 'cache', 'git'))).toHaveLength(1);
     // Only the baseline reports stay behind as evidence.

@@ -105,7 +105,9 @@ describe('a full disk during a run', () => {
     const error = await executeRun(options(dir, { runAttempt: runner, concurrency: 1, runId: 'disk-full' })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StateDirError);
     expect((error as StateDirError).exitCode).toBe(EXIT_DISK_FULL);
-    expect((error as Error).message).toMatch(/^no space left on device writing .*runs\/disk-full\/attempts\/task-0\.bad\.1\.\w+ \(fix: free space on the disk of .*, then `crucible resume disk-full --retry-errors`\)$/);
+    expect((error as Error).message).toMatch(
+      /^no space left on device writing .*runs\/disk-full\/attempts\/task-0\.bad\.1\.\w+ \(fix: free space on the disk of .*, then `crucible resume disk-full --retry-errors`\)$/,
+    );
     expect(started).toEqual([0, 1, 2, 3]);
     const runDir = join(dir, '.crucible', 'runs', 'disk-full');
     const { entries } = await readCheckpoint(runDir);
@@ -139,7 +141,7 @@ describe('a state directory deleted during a run', () => {
 });
 
 describe('resume cleans up what a killed run left', () => {
-  it('removes temporary files, unfinished attempts and dead processes\' staging directories, and nothing else', async () => {
+  it("removes temporary files, unfinished attempts and dead processes' staging directories, and nothing else", async () => {
     const dir = tempDir();
     const first = await executeRun(options(dir, { settings: { sandbox: 'local', keepWorkspace: true } }));
     const { runDir } = first;
@@ -147,7 +149,13 @@ describe('resume cleans up what a killed run left', () => {
     const [finished, unfinished] = first.attempts.map((a) => a.attemptId);
     // Killed before the unfinished attempt's checkpoint line: its line is gone, its scratch trees are not.
     const { entries } = await readCheckpoint(runDir);
-    writeFileSync(join(runDir, 'checkpoint.jsonl'), entries.filter((e) => e.attemptId !== unfinished).map((e) => `${JSON.stringify(e)}\n`).join(''));
+    writeFileSync(
+      join(runDir, 'checkpoint.jsonl'),
+      entries
+        .filter((e) => e.attemptId !== unfinished)
+        .map((e) => `${JSON.stringify(e)}\n`)
+        .join(''),
+    );
     for (const d of ['workspace', 'agent-workspace', 'pristine']) mkdirSync(join(runDir, 'attempts', unfinished ?? '', d), { recursive: true });
     // --keep-workspace leaves a finished attempt's scratch tree on purpose.
     mkdirSync(join(runDir, 'attempts', finished ?? '', 'workspace'));
@@ -156,8 +164,10 @@ describe('resume cleans up what a killed run left', () => {
     const sleeper = spawn('sleep', ['600'], { stdio: 'ignore' });
     children.push(sleeper);
     const live = sleeper.pid ?? 0;
-    for (const name of ['.20990101-000000-dead.999999999.staging', `.20990101-000000-live.${live}.staging`]) mkdirSync(join(state, 'runs', name, 'attempts'), { recursive: true });
-    for (const name of ['repo-abc.git.tmp-999999999-1700000000000', `repo-def.git.tmp-${live}-1700000000000`]) mkdirSync(join(state, 'cache', 'git', name, 'objects'), { recursive: true });
+    for (const name of ['.20990101-000000-dead.999999999.staging', `.20990101-000000-live.${live}.staging`])
+      mkdirSync(join(state, 'runs', name, 'attempts'), { recursive: true });
+    for (const name of ['repo-abc.git.tmp-999999999-1700000000000', `repo-def.git.tmp-${live}-1700000000000`])
+      mkdirSync(join(state, 'cache', 'git', name, 'objects'), { recursive: true });
 
     const sawScratch: boolean[] = [];
     const resumed = await executeRun(

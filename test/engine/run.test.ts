@@ -178,7 +178,9 @@ describe('executeRun', () => {
     expect(kept.summary.reused).toBe(12);
 
     const ran: string[] = [];
-    const forced = await executeRun(options(dir, { tasks: changed, resume: { runId, force: true }, runAttempt: fakeRunner({ onStart: (p) => ran.push(p.taskId) }) }));
+    const forced = await executeRun(
+      options(dir, { tasks: changed, resume: { runId, force: true }, runAttempt: fakeRunner({ onStart: (p) => ran.push(p.taskId) }) }),
+    );
     expect(ran).toEqual(['task-1', 'task-1', 'task-1', 'task-1']);
     expect(forced.summary.reused).toBe(8);
     expect(forced.summary.executed).toBe(12);
@@ -233,12 +235,16 @@ describe('executeRun', () => {
     expect(JSON.parse(readFileSync(join(runDir, 'plan.json'), 'utf8'))).toMatchObject({ kind: 'validate' });
   });
 
-  it('rejects bad input before running anything, naming the option field (flags are the CLI\'s)', async () => {
+  it("rejects bad input before running anything, naming the option field (flags are the CLI's)", async () => {
     const dir = tempDir();
     await expect(executeRun(options(dir, { concurrency: 0 }))).rejects.toThrow(/^concurrency 0: must be a whole number/);
     await expect(executeRun(options(dir, { trials: 0 }))).rejects.toMatchObject({ options: [{ field: 'trials', value: '0' }] });
-    await expect(executeRun(options(dir, { agents: ['good', 'good'] }))).rejects.toThrow('agents good: given twice (fix: list each agent once; use trials for repeats)');
-    await expect(withFlagNames(() => executeRun(options(dir, { agents: ['good', 'good'] })))).rejects.toThrow('--agent good: given twice (fix: list each agent once; use --runs for repeats)');
+    await expect(executeRun(options(dir, { agents: ['good', 'good'] }))).rejects.toThrow(
+      'agents good: given twice (fix: list each agent once; use trials for repeats)',
+    );
+    await expect(withFlagNames(() => executeRun(options(dir, { agents: ['good', 'good'] })))).rejects.toThrow(
+      '--agent good: given twice (fix: list each agent once; use --runs for repeats)',
+    );
     await expect(executeRun(options(dir, { resume: { runId: 'nope' } }))).rejects.toThrow(/nothing to resume/);
   });
 });

@@ -41,7 +41,9 @@ describe('stateDirFaultOf', () => {
     const full = stateDirFaultOf(errno('ENOSPC', join(runDir, 'summary.json.1.tmp')), ctx);
     expect(full).toMatchObject({ fault: 'no_space', exitCode: 75 });
     // No plan.json yet: nothing to resume, so the fix is to run again.
-    expect(full?.message).toMatch(/^no space left on device writing .*runs\/r1\/summary\.json\.1\.tmp \(fix: free space on the disk of .*\.crucible, then run again\)$/);
+    expect(full?.message).toMatch(
+      /^no space left on device writing .*runs\/r1\/summary\.json\.1\.tmp \(fix: free space on the disk of .*\.crucible, then run again\)$/,
+    );
     expect(stateDirFaultOf(errno('EDQUOT', join(runDir, 'x')), ctx)).toMatchObject({ fault: 'no_space' });
     // Tools report it in their output, not as a code.
     expect(stateDirFaultOf(new Error("cp: error writing 'a/b': No space left on device"), ctx)).toMatchObject({ fault: 'no_space' });
@@ -68,7 +70,13 @@ describe('stateDirFaultOf', () => {
     const ctx = { stateDir: join(dir, '.crucible'), runDir: join(dir, '.crucible', 'runs', 'r1'), runId: 'r1' };
     mkdirSync(ctx.runDir, { recursive: true });
     writeFileSync(join(ctx.runDir, 'plan.json'), '{}');
-    const errored = (message: string) => ({ ...result, verdict: 'ERROR' as const, cause: 'harness_error' as const, message, harnessError: { phase: 'prepare' as const, message } });
+    const errored = (message: string) => ({
+      ...result,
+      verdict: 'ERROR' as const,
+      cause: 'harness_error' as const,
+      message,
+      harnessError: { phase: 'prepare' as const, message },
+    });
     const full = attemptFaultOf(errored("setup command failed (exit 1): head: error writing 'x': No space left on device"), ctx);
     expect(full).toMatchObject({ fault: 'no_space', exitCode: 75 });
     expect(full?.message).toMatch(/writing .*runs\/r1\/attempts\/t\.a\.0 \(fix: free space on the disk of .*, then `crucible resume r1 --retry-errors`\)$/);

@@ -19,7 +19,12 @@ describe('the outside-writes guard', () => {
     for (const d of ['workspace', 'home', 'tmp', 'results']) mkdirSync(join(attemptDir, d), { recursive: true });
     write(tree, 'repos/x/a.py', 'a = 1\n');
     write(tree, 'tasks.yaml', 'tasks: []\n');
-    const guard = await startFsGuard({ attemptDir, resultsDir: join(attemptDir, 'results'), trees: [tree, join(tree, 'repos/x')], exclude: [join(tree, '.crucible')] });
+    const guard = await startFsGuard({
+      attemptDir,
+      resultsDir: join(attemptDir, 'results'),
+      trees: [tree, join(tree, 'repos/x')],
+      exclude: [join(tree, '.crucible')],
+    });
     writeFileSync(join(attemptDir, 'escaped.txt'), 'x');
     writeFileSync(join(attemptDir, 'trajectory.jsonl'), '{}\n'); // an in-process agent's own log: allowed
     writeFileSync(join(attemptDir, 'results', 'tests.junit.xml'), '<testsuites/>');

@@ -47,22 +47,16 @@ describe('pytest --junitxml', () => {
 
   it('keeps the first line of the message, entities decoded', () => {
     const cases = parseFixture('pytest/report.xml');
-    expect(messageOf(cases, 'tests.test_calc::test_add_wrong')).toBe(
-      'AssertionError: two plus two <is> not five & never was',
-    );
+    expect(messageOf(cases, 'tests.test_calc::test_add_wrong')).toBe('AssertionError: two plus two <is> not five & never was');
     expect(messageOf(cases, 'tests.test_calc.TestCalc::test_raises')).toBe('ValueError: bad value');
-    expect(messageOf(cases, 'tests.test_calc::test_uses_broken_fixture')).toBe(
-      'failed on setup with "RuntimeError: fixture exploded"',
-    );
+    expect(messageOf(cases, 'tests.test_calc::test_uses_broken_fixture')).toBe('failed on setup with "RuntimeError: fixture exploded"');
     expect(messageOf(cases, 'tests.test_calc::test_skipped')).toBe('not ready');
     expect(messageOf(cases, 'tests.test_calc::test_add')).toBeUndefined();
   });
 
   it('reports a collection error under the module name, without the generic "pytest" suite', () => {
     const collection = parseFixture('pytest/collection-error.xml');
-    expect(collection.map((c) => [c.id, c.status, c.message])).toEqual([
-      ['tests.test_broken_import', 'failed', 'collection failure'],
-    ]);
+    expect(collection.map((c) => [c.id, c.status, c.message])).toEqual([['tests.test_broken_import', 'failed', 'collection failure']]);
   });
 });
 
@@ -101,9 +95,7 @@ describe('node --test --test-reporter=junit', () => {
         'failed /home/user/project/edge/exit.test.mjs',
       ].sort(),
     );
-    expect(messageOf(cases, 'with failing hook > never runs')).toBe(
-      'test did not finish before its parent and was cancelled',
-    );
+    expect(messageOf(cases, 'with failing hook > never runs')).toBe('test did not finish before its parent and was cancelled');
   });
 
   it('shows only the passing child when node drops the parent test failure', () => {
@@ -142,9 +134,7 @@ describe('vitest --reporter=junit', () => {
   it('cuts a multi-line message attribute to its first line', () => {
     const cases = parseFixture('vitest/report.xml');
     expect(messageOf(cases, 'src/calc.test.ts::math > inner > deep fails')).toBe('boom');
-    expect(messageOf(cases, 'src/calc.test.ts::top-level fails')).toBe(
-      'one plus one <is> not three & never was: expected 2 to be 3 // Object.is equality',
-    );
+    expect(messageOf(cases, 'src/calc.test.ts::top-level fails')).toBe('one plus one <is> not three & never was: expected 2 to be 3 // Object.is equality');
   });
 });
 
@@ -216,11 +206,7 @@ describe('go-junit-report v2', () => {
 
   it('keeps document order and reads messages from attributes', () => {
     const cases = parseFixture('go/report.xml');
-    expect(cases.map((c) => c.id).slice(0, 3)).toEqual([
-      'example.com/calc::TestAdd',
-      'example.com/calc::TestDivide',
-      'example.com/calc::TestSkipped',
-    ]);
+    expect(cases.map((c) => c.id).slice(0, 3)).toEqual(['example.com/calc::TestAdd', 'example.com/calc::TestDivide', 'example.com/calc::TestSkipped']);
     expect(messageOf(cases, 'example.com/calc::TestSkipped')).toBe('calc_test.go:27: needs a database');
     expect(messageOf(cases, 'example.com/calc/parse::[build failed]')).toBe('Build error');
     expect(messageOf(cases, 'example.com/server::TestServe')).toBeUndefined();

@@ -54,14 +54,11 @@ describe('parseJUnit on hostile or broken input', () => {
 
   it('accepts "<!DOCTYPE" inside a CDATA failure body (an HTML page in an assertion)', () => {
     const result = parseJUnit(
-      '<testsuites><testcase classname="c" name="renders">' +
-        '<failure><![CDATA[<!DOCTYPE html><html>&amp;</html>]]></failure></testcase></testsuites>',
+      '<testsuites><testcase classname="c" name="renders">' + '<failure><![CDATA[<!DOCTYPE html><html>&amp;</html>]]></failure></testcase></testsuites>',
     );
     expect(result.error).toBeUndefined();
     // CDATA is literal: its "&amp;" is not decoded.
-    expect(result.cases).toEqual([
-      { id: 'c::renders', status: 'failed', message: '<!DOCTYPE html><html>&amp;</html>' },
-    ]);
+    expect(result.cases).toEqual([{ id: 'c::renders', status: 'failed', message: '<!DOCTYPE html><html>&amp;</html>' }]);
   });
 
   it('leaves undeclared entity references as written instead of expanding or failing', () => {

@@ -5,9 +5,7 @@ import { parseJUnit } from '../../src/evidence/junit.js';
 
 describe('junitTestId', () => {
   it('joins a meaningful classname and the name with ::', () => {
-    expect(junitTestId({ classname: 'tests.test_calc.TestX', name: 'test_y', suitePath: ['pytest'] })).toBe(
-      'tests.test_calc.TestX::test_y',
-    );
+    expect(junitTestId({ classname: 'tests.test_calc.TestX', name: 'test_y', suitePath: ['pytest'] })).toBe('tests.test_calc.TestX::test_y');
   });
 
   it('uses the name alone when the classname repeats it', () => {
@@ -22,7 +20,7 @@ describe('junitTestId', () => {
     expect(junitTestId({ classname: 'test', name: 'adds', suitePath: [] })).toBe('adds');
   });
 
-  it('drops pytest\'s generic outermost suite and unnamed suites from the path', () => {
+  it("drops pytest's generic outermost suite and unnamed suites from the path", () => {
     expect(junitTestId({ classname: '', name: 'tests.test_x', suitePath: ['pytest'] })).toBe('tests.test_x');
     expect(junitTestId({ name: 'x', suitePath: ['', 'a', ' '] })).toBe('a > x');
     // Only as the outermost suite: a describe block may be called "pytest".
@@ -31,7 +29,7 @@ describe('junitTestId', () => {
 });
 
 describe('testIdFromPytestNodeId', () => {
-  it('maps node ids to the ids parsed from pytest\'s own report', () => {
+  it("maps node ids to the ids parsed from pytest's own report", () => {
     const xml = readFileSync(new URL('../fixtures/junit/pytest/report.xml', import.meta.url), 'utf8');
     const parsedIds = new Set(parseJUnit(xml).cases.map((c) => c.id));
     // Node ids exactly as pytest printed them for that run.
@@ -47,9 +45,7 @@ describe('testIdFromPytestNodeId', () => {
   });
 
   it('leaves parameters untouched, even with :: / or . inside', () => {
-    expect(testIdFromPytestNodeId('tests/test_x.py::TestA::test_p[a/b::c.py]')).toBe(
-      'tests.test_x.TestA::test_p[a/b::c.py]',
-    );
+    expect(testIdFromPytestNodeId('tests/test_x.py::TestA::test_p[a/b::c.py]')).toBe('tests.test_x.TestA::test_p[a/b::c.py]');
   });
 
   it('maps a module-only node id (a collection error) to the module name', () => {

@@ -9,7 +9,7 @@ function cases(xml: string): TestCaseResult[] {
 }
 
 describe('parseJUnit statuses', () => {
-  it('treats <failure>, <error> and node\'s failure attribute (even empty) as failed', () => {
+  it("treats <failure>, <error> and node's failure attribute (even empty) as failed", () => {
     const parsed = cases(`<testsuites>
       <testcase classname="c" name="f"><failure message="boom"/></testcase>
       <testcase classname="c" name="e"><error message="crash">trace</error></testcase>
@@ -23,16 +23,12 @@ describe('parseJUnit statuses', () => {
   });
 
   it('lets a failure win over a skip on the same case', () => {
-    const parsed = cases(
-      '<testsuites><testcase classname="c" name="x"><skipped/><failure message="no"/></testcase></testsuites>',
-    );
+    const parsed = cases('<testsuites><testcase classname="c" name="x"><skipped/><failure message="no"/></testcase></testsuites>');
     expect(parsed.map((c) => c.status)).toEqual(['failed']);
   });
 
   it('counts a case whose retries failed but which finally passed as passed', () => {
-    const parsed = cases(
-      '<testsuite name="s"><testcase classname="c" name="x"><flakyFailure message="once"/></testcase></testsuite>',
-    );
+    const parsed = cases('<testsuite name="s"><testcase classname="c" name="x"><flakyFailure message="once"/></testcase></testsuite>');
     expect(parsed).toEqual([{ id: 'c::x', status: 'passed' }]);
   });
 
@@ -71,9 +67,7 @@ describe('parseJUnit text handling', () => {
   });
 
   it('skips blank leading lines of a failure body', () => {
-    const [only] = cases(
-      '<testsuites><testcase classname="c" name="t"><failure>\n\n   \n  AssertionError: nope  \n  at x</failure></testcase></testsuites>',
-    );
+    const [only] = cases('<testsuites><testcase classname="c" name="t"><failure>\n\n   \n  AssertionError: nope  \n  at x</failure></testcase></testsuites>');
     expect(only?.message).toBe('AssertionError: nope');
   });
 

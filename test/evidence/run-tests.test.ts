@@ -11,7 +11,13 @@ const REPORT = '<testsuites><testcase classname="t" name="ok"/></testsuites>';
 /** A workspace, a results directory and an outside directory holding a forged report and a canary. */
 function dirs() {
   const root = tempDir();
-  const d = { workspace: join(root, 'workspace'), results: join(root, 'results'), outside: join(root, 'outside'), home: join(root, 'home'), tmp: join(root, 'tmp') };
+  const d = {
+    workspace: join(root, 'workspace'),
+    results: join(root, 'results'),
+    outside: join(root, 'outside'),
+    home: join(root, 'home'),
+    tmp: join(root, 'tmp'),
+  };
   for (const dir of Object.values(d)) mkdirSync(dir, { recursive: true });
   writeFileSync(join(d.outside, 'junit.xml'), REPORT);
   writeFileSync(join(d.outside, 'canary.txt'), 'untouched\n');
@@ -21,7 +27,16 @@ function dirs() {
 function run(d: ReturnType<typeof dirs>, command: string, junit?: string) {
   // The local executor: nothing stops the command, so only the harness's own care is measured.
   const executor = createExecutor('local', { writable: [d.workspace], hidden: [], readOnly: [], home: d.home, tmp: d.tmp });
-  return runTests({ executor, workspace: d.workspace, command, junit, resultsDir: d.results, failToPass: ['t::ok'], passToPass: 'all_others', timeoutMs: 30_000 });
+  return runTests({
+    executor,
+    workspace: d.workspace,
+    command,
+    junit,
+    resultsDir: d.results,
+    failToPass: ['t::ok'],
+    passToPass: 'all_others',
+    timeoutMs: 30_000,
+  });
 }
 
 describe('running the tests', () => {

@@ -125,7 +125,7 @@ describe('classifyTests with all_others', () => {
     });
   });
 
-  it('flags node\'s same-named top-level tests from two files as duplicated when listed', () => {
+  it("flags node's same-named top-level tests from two files as duplicated when listed", () => {
     const xml = readFileSync(new URL('../fixtures/junit/node/nested-two-files.xml', import.meta.url), 'utf8');
     const result = classifyTests(parseJUnit(xml).cases, { failToPass: ['adds'], passToPass: [] });
     expect(result.failToPass.failing).toEqual([{ id: 'adds', reason: 'duplicated' }]);

@@ -3,10 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { summaryFailures } from '../../src/evidence/runner-summary.js';
 import { OUTPUT_TAIL_CHARS, buildTestEvidence, type TestRunInput } from '../../src/evidence/test-outcome.js';
 
-const PASSING_REPORT =
-  '<testsuites><testcase classname="t" name="fixed"/><testcase classname="t" name="kept"/></testsuites>';
-const FAILING_REPORT =
-  '<testsuites><testcase classname="t" name="fixed"><failure message="no"/></testcase><testcase classname="t" name="kept"/></testsuites>';
+const PASSING_REPORT = '<testsuites><testcase classname="t" name="fixed"/><testcase classname="t" name="kept"/></testsuites>';
+const FAILING_REPORT = '<testsuites><testcase classname="t" name="fixed"><failure message="no"/></testcase><testcase classname="t" name="kept"/></testsuites>';
 
 function run(overrides: Partial<TestRunInput>): TestRunInput {
   return {
@@ -72,9 +70,7 @@ describe('buildTestEvidence', () => {
     });
 
     it('catches jest-junit leaving out a file that failed to load', () => {
-      const evidence = buildTestEvidence(
-        run({ exitCode: 1, junitXml: fixture('jest/default-options.xml'), spec: { failToPass: [], passToPass: [] } }),
-      );
+      const evidence = buildTestEvidence(run({ exitCode: 1, junitXml: fixture('jest/default-options.xml'), spec: { failToPass: [], passToPass: [] } }));
       // That report has failures of its own, so this run is consistent; without them it would not be.
       expect(evidence.consistent).toBe(true);
       const withoutFailures = fixture('jest/default-options.xml').replace(/<failure>[\s\S]*?<\/failure>/g, '');
@@ -127,9 +123,7 @@ describe('buildTestEvidence', () => {
     });
 
     it('with all_others, reports the parsed ids outside fail-to-pass as missing', () => {
-      const evidence = buildTestEvidence(
-        run({ timedOut: true, spec: { failToPass: ['t::fixed'], passToPass: 'all_others' } }),
-      );
+      const evidence = buildTestEvidence(run({ timedOut: true, spec: { failToPass: ['t::fixed'], passToPass: 'all_others' } }));
       expect(evidence.passToPass).toEqual({ total: 1, passed: 0, failing: [{ id: 't::kept', reason: 'missing' }] });
     });
   });

@@ -1,5 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TEST_PATHS } from '../../src/config/index.js';
@@ -48,7 +60,8 @@ async function attempt(files: Record<string, string | Buffer>) {
     if (!result.ok) throw new Error(result.detail);
     return result.tree;
   };
-  const diff = async (tree: string) => collectDiff({ gitDir: baseline.store, from: baseline.tree, to: tree, patchFile: join(root, 'diff.patch'), maxPatchBytes: 1024 * 1024 });
+  const diff = async (tree: string) =>
+    collectDiff({ gitDir: baseline.store, from: baseline.tree, to: tree, patchFile: join(root, 'diff.patch'), maxPatchBytes: 1024 * 1024 });
   const paths = async (tree: string) => (await diff(tree)).files.map((f) => f.path).sort();
   /** A verification copy of `tree`, at the workspace's path. */
   const verifyCopy = async (tree: string): Promise<string> => {
@@ -75,7 +88,12 @@ describe('capturing the change', () => {
   });
 
   it('classifies added, modified, deleted, renamed and binary files with line counts', async () => {
-    const a = await attempt({ 'keep.txt': 'a\nb\nc\n', 'gone.txt': 'bye\n', 'old-name.txt': 'same content here\nline two\nline three\n', 'img.bin': Buffer.from([0, 1, 2, 3]) });
+    const a = await attempt({
+      'keep.txt': 'a\nb\nc\n',
+      'gone.txt': 'bye\n',
+      'old-name.txt': 'same content here\nline two\nline three\n',
+      'img.bin': Buffer.from([0, 1, 2, 3]),
+    });
     writeFileSync(join(a.ws, 'keep.txt'), 'a\nB\nc\nd\n');
     rmSync(join(a.ws, 'gone.txt'));
     renameSync(join(a.ws, 'old-name.txt'), join(a.ws, 'new-name.txt'));
@@ -112,7 +130,11 @@ describe('capturing the change', () => {
     const tree = await a.captured();
     expect(await a.paths(tree)).toEqual([]);
     const skipped = notGraded(a.ignored, await ignoredManifest(a.baseline, join(a.root, 'agent-workspace')), { dependencies: [], newTests: [] });
-    expect(skipped.items.map((i) => `${i.reason} ${i.path}`).sort()).toEqual(['ignored __pycache__/m.cpython-311.pyc', 'ignored build/out.js', 'ignored sourceless.pyc']);
+    expect(skipped.items.map((i) => `${i.reason} ${i.path}`).sort()).toEqual([
+      'ignored __pycache__/m.cpython-311.pyc',
+      'ignored build/out.js',
+      'ignored sourceless.pyc',
+    ]);
     const copy = await a.verifyCopy(tree);
     expect(read(copy, 'build/out.js')).toBe('old\n');
     expect(existsSync(join(copy, 'sourceless.pyc'))).toBe(false);
@@ -170,7 +192,11 @@ describe('capturing the change', () => {
     const b = await attempt({ 'a.txt': 'one\n' });
     writeFileSync(join(b.ws, 'big.bin'), '');
     truncateSync(join(b.ws, 'big.bin'), 1024 * 1024 * 1024);
-    expect(await b.capture({ maxFiles: 100, maxBytes: 64 * 1024 * 1024 })).toMatchObject({ ok: false, exceeded: 'change_size', detail: expect.stringMatching(/limits\.change_size/) });
+    expect(await b.capture({ maxFiles: 100, maxBytes: 64 * 1024 * 1024 })).toMatchObject({
+      ok: false,
+      exceeded: 'change_size',
+      detail: expect.stringMatching(/limits\.change_size/),
+    });
     // Nothing of the gigabyte reached the object store.
     const objects = execFileSync('du', ['-sk', join(b.baseline.store, 'objects')], { encoding: 'utf8' });
     expect(Number(objects.split('\t')[0])).toBeLessThan(10 * 1024);
@@ -207,7 +233,11 @@ describe('protected paths in the verified tree', () => {
     write(a.ws, 'tests/conftest.py', 'import pytest\n\n@pytest.fixture\ndef numbers():\n    return [1]\n');
     write(a.ws, 'pytest.toml', '[pytest]\naddopts = ["-p", "evil"]\n');
     const graded = await a.protect(await a.captured());
-    expect(graded.evidence.findings.map((f) => `${f.kind} ${f.path}`).sort()).toEqual(['added pytest.toml', 'added tests/conftest.py', 'added tests/test_more.py']);
+    expect(graded.evidence.findings.map((f) => `${f.kind} ${f.path}`).sort()).toEqual([
+      'added pytest.toml',
+      'added tests/conftest.py',
+      'added tests/test_more.py',
+    ]);
     const copy = await a.verifyCopy(graded.tree);
     expect(read(copy, 'src/stats.py')).toContain('sorted');
     for (const gone of ['tests/test_more.py', 'tests/conftest.py', 'pytest.toml']) expect(existsSync(join(copy, gone)), gone).toBe(false);
@@ -264,7 +294,10 @@ describe('added lines', () => {
 
   it('is incomplete when the patch is missing or was cut at its cap', async () => {
     const none = { gitDir: '/nonexistent', tree: 'x' };
-    expect(await readAddedLines('/nonexistent/diff.patch', { files: [], filesChanged: 0, added: 0, deleted: 0 }, none)).toMatchObject({ complete: false, incomplete: expect.stringMatching(/missing/) });
+    expect(await readAddedLines('/nonexistent/diff.patch', { files: [], filesChanged: 0, added: 0, deleted: 0 }, none)).toMatchObject({
+      complete: false,
+      incomplete: expect.stringMatching(/missing/),
+    });
     const a = await attempt({ 'a.txt': 'one\n' });
     write(a.ws, 'a.txt', `${'x'.repeat(5000)}\n`);
     const tree = await a.captured();

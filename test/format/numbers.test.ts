@@ -5,7 +5,16 @@ import * as report from '../../src/report/format.js';
 
 describe('usd', () => {
   it('prints two decimals from a dollar up and up to four below, never a long tail of zeros', () => {
-    expect([12.345, 1, 0.5, 0.125, 0.01, 0.0019, 0.00123456, 0].map(usd)).toEqual(['$12.35', '$1.00', '$0.50', '$0.125', '$0.01', '$0.0019', '$0.0012', '$0.00']);
+    expect([12.345, 1, 0.5, 0.125, 0.01, 0.0019, 0.00123456, 0].map(usd)).toEqual([
+      '$12.35',
+      '$1.00',
+      '$0.50',
+      '$0.125',
+      '$0.01',
+      '$0.0019',
+      '$0.0012',
+      '$0.00',
+    ]);
   });
 
   it('rounds up into dollars and says when a cost is too small to print', () => {

@@ -3,9 +3,7 @@ import { canonicalRequest, requestHash } from '../../src/gateway/canonical.js';
 import type { Api } from '../../src/gateway/usage-readers.js';
 
 function hashOf(json: Record<string, unknown>, api: Api = 'chat', path = '/v1/chat/completions'): string {
-  return requestHash(
-    canonicalRequest({ upstream: 'openai', method: 'POST', pathWithQuery: path, api, body: Buffer.from(JSON.stringify(json)), json }),
-  );
+  return requestHash(canonicalRequest({ upstream: 'openai', method: 'POST', pathWithQuery: path, api, body: Buffer.from(JSON.stringify(json)), json }));
 }
 
 const base = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], temperature: 0, tools: [{ type: 'function', function: { name: 'f' } }] };

@@ -71,7 +71,11 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
         const created = 1741569952 + serial++;
         if (!stream) return sendJson(res, 200, chatCompletion(tools, created), openaiHeaders());
         const includeUsage = (json?.['stream_options'] as { include_usage?: boolean } | undefined)?.include_usage === true;
-        return sendEvents(res, chatChunks(tools, includeUsage, created).map((c) => `data: ${c}\n\n`), waitForGate);
+        return sendEvents(
+          res,
+          chatChunks(tools, includeUsage, created).map((c) => `data: ${c}\n\n`),
+          waitForGate,
+        );
       }
       if (req.url === '/v1/responses') {
         if (!stream) return sendJson(res, 200, responseObject(tools, 'completed'), openaiHeaders());
@@ -148,12 +152,26 @@ function chatCompletion(tools: boolean, created: number): Record<string, unknown
 }
 
 function chatChunks(tools: boolean, includeUsage: boolean, created: number): string[] {
-  const base = { id: 'chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG', object: 'chat.completion.chunk', created, model: CHAT_MODEL, system_fingerprint: 'fp_06737a9306' };
+  const base = {
+    id: 'chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG',
+    object: 'chat.completion.chunk',
+    created,
+    model: CHAT_MODEL,
+    system_fingerprint: 'fp_06737a9306',
+  };
   const chunk = (delta: Record<string, unknown>, finish: string | null): string =>
     JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(includeUsage ? { usage: null } : {}) });
   const deltas = tools
     ? [
-        chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_Xq1', type: 'function', function: { name: 'read_file', arguments: '' } }], refusal: null }, null),
+        chunk(
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ index: 0, id: 'call_Xq1', type: 'function', function: { name: 'read_file', arguments: '' } }],
+            refusal: null,
+          },
+          null,
+        ),
         chunk({ tool_calls: [{ index: 0, function: { arguments: '{"path":' } }] }, null),
         chunk({ tool_calls: [{ index: 0, function: { arguments: '"src/a.ts"}' } }] }, null),
         chunk({}, 'tool_calls'),
@@ -179,7 +197,14 @@ function responsesUsage(): Record<string, unknown> {
   };
 }
 
-const FUNCTION_CALL = { id: 'fc_67ca09c6', type: 'function_call', status: 'completed', arguments: '{"path":"src/a.ts"}', call_id: 'call_unLAR8', name: 'read_file' };
+const FUNCTION_CALL = {
+  id: 'fc_67ca09c6',
+  type: 'function_call',
+  status: 'completed',
+  arguments: '{"path":"src/a.ts"}',
+  call_id: 'call_unLAR8',
+  name: 'read_file',
+};
 const TEXT_MESSAGE = {
   id: 'msg_67ccd3acc8d4',
   type: 'message',
@@ -248,7 +273,13 @@ function responsesEvents(tools: boolean): string[] {
 
 function anthropicUsage(output: number): Record<string, unknown> {
   const u = USAGE.messages;
-  return { input_tokens: u.input, cache_creation_input_tokens: u.cacheWrite, cache_read_input_tokens: u.cacheRead, output_tokens: output, service_tier: 'standard' };
+  return {
+    input_tokens: u.input,
+    cache_creation_input_tokens: u.cacheWrite,
+    cache_read_input_tokens: u.cacheRead,
+    output_tokens: output,
+    service_tier: 'standard',
+  };
 }
 
 function anthropicMessage(tools: boolean): Record<string, unknown> {
@@ -277,14 +308,20 @@ function messagesEvents(tools: boolean): string[] {
   ];
   if (tools) {
     events.push(
-      ['content_block_start', { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'read_file', input: {} } }],
+      [
+        'content_block_start',
+        { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'read_file', input: {} } },
+      ],
       ['content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"path":' } }],
       ['content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: ' "src/a.ts"}' } }],
       ['content_block_stop', { type: 'content_block_stop', index: 1 }],
     );
   }
   events.push(
-    ['message_delta', { type: 'message_delta', delta: { stop_reason: tools ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: USAGE.messages.output } }],
+    [
+      'message_delta',
+      { type: 'message_delta', delta: { stop_reason: tools ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: USAGE.messages.output } },
+    ],
     ['message_stop', { type: 'message_stop' }],
   );
   return events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -306,7 +343,14 @@ async function sendEvents(res: ServerResponse, events: string[], waitForGate?: (
 function rateLimited(res: ServerResponse, anthropic: boolean): void {
   const body = anthropic
     ? { type: 'error', error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' } }
-    : { error: { message: 'Rate limit reached for gpt-4o-mini on requests per min (RPM): Limit 3, Used 3, Requested 1.', type: 'requests', param: null, code: 'rate_limit_exceeded' } };
+    : {
+        error: {
+          message: 'Rate limit reached for gpt-4o-mini on requests per min (RPM): Limit 3, Used 3, Requested 1.',
+          type: 'requests',
+          param: null,
+          code: 'rate_limit_exceeded',
+        },
+      };
   sendJson(res, 429, body, { 'retry-after': '7', 'x-ratelimit-remaining-requests': '0' });
 }
 

@@ -51,10 +51,15 @@ export async function post(url: string, body: unknown, headers: Record<string, s
 }
 
 const TOOLS_OPENAI = [
-  { type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } },
+  {
+    type: 'function',
+    function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
+  },
 ];
 
-export function chatRequest(options: { stream?: boolean; tools?: boolean; model?: string; prompt?: string; includeUsage?: boolean } = {}): Record<string, unknown> {
+export function chatRequest(
+  options: { stream?: boolean; tools?: boolean; model?: string; prompt?: string; includeUsage?: boolean } = {},
+): Record<string, unknown> {
   return {
     model: options.model ?? 'gpt-4o-mini',
     messages: [
@@ -99,7 +104,12 @@ export function postOverSocket(socketPath: string, path: string, body: unknown):
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request(
-      { socketPath, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), authorization: `Bearer ${DUMMY_KEY}` } },
+      {
+        socketPath,
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), authorization: `Bearer ${DUMMY_KEY}` },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -119,6 +129,11 @@ export function postOverSocket(socketPath: string, path: string, body: unknown):
 export function sseData(text: string): unknown[] {
   return text
     .split('\n\n')
-    .flatMap((block) => block.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)))
+    .flatMap((block) =>
+      block
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6)),
+    )
     .map((data) => (data === '[DONE]' ? data : (JSON.parse(data) as unknown)));
 }

@@ -15,7 +15,14 @@ function canonical(api: Exclude<Api, 'other'>, body: Record<string, unknown>): C
 }
 
 function exchange(seq: number, request: CanonicalRequest): CassetteExchange {
-  return { type: 'exchange', seq, api: 'chat', request: { hash: requestHash(request), canonical: request }, response: { status: 200, headers: {}, body: `answer ${seq}` }, latencyMs: 1 };
+  return {
+    type: 'exchange',
+    seq,
+    api: 'chat',
+    request: { hash: requestHash(request), canonical: request },
+    response: { status: 200, headers: {}, body: `answer ${seq}` },
+    latencyMs: 1,
+  };
 }
 
 /** One conversation per API, with a tool result whose text is `output`. */

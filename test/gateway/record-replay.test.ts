@@ -69,7 +69,18 @@ describe('record', () => {
     expect(header).toMatchObject({ type: 'cassette', version: 1, key: CASSETTE_KEY });
     expect(exchanges.map((e) => e.seq)).toEqual(SESSION.map((_, i) => i));
     expect(exchanges.map((e) => e.api)).toEqual([
-      'chat', 'chat', 'chat', 'chat', 'chat', 'responses', 'responses', 'messages', 'messages', 'chat', 'chat', 'other',
+      'chat',
+      'chat',
+      'chat',
+      'chat',
+      'chat',
+      'responses',
+      'responses',
+      'messages',
+      'messages',
+      'chat',
+      'chat',
+      'other',
     ]);
     expect(exchanges[1]?.response.events?.length).toBeGreaterThan(3);
     expect(exchanges[9]?.response).toMatchObject({ status: 429, headers: { 'retry-after': '7' } });

@@ -23,7 +23,13 @@ function tests(f2pFailing: string[], p2pFailing: string[] = []): TestRunEvidence
   };
 }
 
-function attempt(agent: string, verdict: AttemptResult['verdict'], cause: AttemptResult['cause'], t: TestRunEvidence, over: Partial<AttemptResult> = {}): AttemptResult {
+function attempt(
+  agent: string,
+  verdict: AttemptResult['verdict'],
+  cause: AttemptResult['cause'],
+  t: TestRunEvidence,
+  over: Partial<AttemptResult> = {},
+): AttemptResult {
   return {
     attemptId: `${agent}`,
     runId: 'r',
@@ -56,12 +62,16 @@ describe('judgeTaskValidity', () => {
   });
 
   it('invalid: an F2P test passes without a fix, or P2P fails without any change', () => {
-    expect(judgeTaskValidity(task, attempt('nop', 'FAIL', 'no_changes', tests(['f1'])), [oraclePasses]).problems).toEqual(['nop: fail-to-pass already pass without a fix: f2']);
+    expect(judgeTaskValidity(task, attempt('nop', 'FAIL', 'no_changes', tests(['f1'])), [oraclePasses]).problems).toEqual([
+      'nop: fail-to-pass already pass without a fix: f2',
+    ]);
     expect(judgeTaskValidity(task, attempt('nop', 'FAIL', 'no_changes', tests(['f1', 'f2'], ['p'])), [oraclePasses]).status).toBe('invalid');
   });
 
   it('invalid: the oracle fails, has no patch, or the tests never report; errors are named', () => {
-    expect(judgeTaskValidity(task, nopFails, [attempt('oracle', 'FAIL', 'tests_failed', tests(['f1']))]).problems).toEqual(['oracle fails: tests_failed: tests_failed message']);
+    expect(judgeTaskValidity(task, nopFails, [attempt('oracle', 'FAIL', 'tests_failed', tests(['f1']))]).problems).toEqual([
+      'oracle fails: tests_failed: tests_failed message',
+    ]);
     expect(judgeTaskValidity({ ...task, oracle: undefined }, nopFails, []).status).toBe('invalid');
     const noReport = attempt('nop', 'FAIL', 'tests_failed', { ...tests(['f1', 'f2']), invalidReason: 'test command wrote no JUnit report' });
     expect(judgeTaskValidity(task, noReport, [oraclePasses]).problems[0]).toMatch(/no usable report without a fix/);

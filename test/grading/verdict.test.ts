@@ -3,7 +3,15 @@ import { grade, score } from '../../src/grading/index.js';
 import type { AgentResult, CheckResult, Severity } from '../../src/types/index.js';
 import { CHECK_IDS } from '../../src/types/index.js';
 
-const SEVERITY: Record<string, Severity> = { tests: 'error', regression: 'error', held_out: 'info', no_changes: 'error', test_tampering: 'critical', secrets: 'critical', diff_size: 'warning' };
+const SEVERITY: Record<string, Severity> = {
+  tests: 'error',
+  regression: 'error',
+  held_out: 'info',
+  no_changes: 'error',
+  test_tampering: 'critical',
+  secrets: 'critical',
+  diff_size: 'warning',
+};
 
 /** Every check passing, except the ids given. */
 function checks(failing: string[] = [], severities: Record<string, Severity> = {}): CheckResult[] {
@@ -42,7 +50,10 @@ describe('grade', () => {
   });
 
   it('harness errors outrank everything and carry no score', () => {
-    const result = grade({ checks: checks(['test_tampering', 'tests']), agentResult: { stopReason: 'error', errorKind: 'harness', error: 'rate limit retries exhausted' } });
+    const result = grade({
+      checks: checks(['test_tampering', 'tests']),
+      agentResult: { stopReason: 'error', errorKind: 'harness', error: 'rate limit retries exhausted' },
+    });
     expect(result).toEqual({ verdict: 'ERROR', cause: 'harness_error', message: 'agent infrastructure failed: rate limit retries exhausted' });
   });
 
@@ -58,7 +69,11 @@ describe('grade', () => {
   });
 
   it('a required held-out failure is tests_failed; a failing check at warning or info never fails', () => {
-    expect(grade({ checks: checks(['held_out'], { held_out: 'error' }), agentResult: completed })).toMatchObject({ verdict: 'FAIL', cause: 'tests_failed', message: 'held_out failed' });
+    expect(grade({ checks: checks(['held_out'], { held_out: 'error' }), agentResult: completed })).toMatchObject({
+      verdict: 'FAIL',
+      cause: 'tests_failed',
+      message: 'held_out failed',
+    });
     expect(grade({ checks: checks(['secrets'], { secrets: 'warning' }), agentResult: completed }).verdict).toBe('PASS');
   });
 

@@ -16,10 +16,7 @@ export interface Received {
 }
 
 export type Reply =
-  | { kind: 'tool'; name: string; args: Record<string, unknown>; id: string }
-  | { kind: 'rate-limited' }
-  | { kind: 'server-error' }
-  | { kind: 'malformed' };
+  { kind: 'tool'; name: string; args: Record<string, unknown>; id: string } | { kind: 'rate-limited' } | { kind: 'server-error' } | { kind: 'malformed' };
 
 export interface ProviderServer {
   url: string;
@@ -137,7 +134,13 @@ function toolAnswer(dialect: Dialect, reply: Extract<Reply, { kind: 'tool' }>): 
       incomplete_details: null,
       model: MODEL.openai,
       output: [{ id: `fc_${reply.id}`, type: 'function_call', status: 'completed', arguments: args, call_id: reply.id, name: reply.name }],
-      usage: { input_tokens: u.input, input_tokens_details: { cached_tokens: u.cached }, output_tokens: u.output, output_tokens_details: { reasoning_tokens: u.reasoning }, total_tokens: u.input + u.output },
+      usage: {
+        input_tokens: u.input,
+        input_tokens_details: { cached_tokens: u.cached },
+        output_tokens: u.output,
+        output_tokens_details: { reasoning_tokens: u.reasoning },
+        total_tokens: u.input + u.output,
+      },
     };
   }
   if (dialect === 'anthropic') {
@@ -147,10 +150,18 @@ function toolAnswer(dialect: Dialect, reply: Extract<Reply, { kind: 'tool' }>): 
       type: 'message',
       role: 'assistant',
       model: MODEL.anthropic,
-      content: [{ type: 'text', text: 'On it.' }, { type: 'tool_use', id: reply.id, name: reply.name, input: reply.args }],
+      content: [
+        { type: 'text', text: 'On it.' },
+        { type: 'tool_use', id: reply.id, name: reply.name, input: reply.args },
+      ],
       stop_reason: 'tool_use',
       stop_sequence: null,
-      usage: { input_tokens: u.input - u.cached - u.cacheWrite, cache_creation_input_tokens: u.cacheWrite, cache_read_input_tokens: u.cached, output_tokens: u.output },
+      usage: {
+        input_tokens: u.input - u.cached - u.cacheWrite,
+        cache_creation_input_tokens: u.cacheWrite,
+        cache_read_input_tokens: u.cached,
+        output_tokens: u.output,
+      },
     };
   }
   return {
@@ -189,7 +200,21 @@ function toolEvents(dialect: Dialect, reply: Extract<Reply, { kind: 'tool' }>, i
   }
   if (dialect === 'anthropic') {
     const u = REPORTED.anthropic;
-    const start = { id: 'msg_01', type: 'message', role: 'assistant', model: MODEL.anthropic, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: u.input - u.cached - u.cacheWrite, cache_creation_input_tokens: u.cacheWrite, cache_read_input_tokens: u.cached, output_tokens: 1 } };
+    const start = {
+      id: 'msg_01',
+      type: 'message',
+      role: 'assistant',
+      model: MODEL.anthropic,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: {
+        input_tokens: u.input - u.cached - u.cacheWrite,
+        cache_creation_input_tokens: u.cacheWrite,
+        cache_read_input_tokens: u.cached,
+        output_tokens: 1,
+      },
+    };
     const events: Array<[string, unknown]> = [
       ['message_start', { type: 'message_start', message: start }],
       ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: reply.id, name: reply.name, input: {} } }],
@@ -206,7 +231,10 @@ function toolEvents(dialect: Dialect, reply: Extract<Reply, { kind: 'tool' }>, i
   const chunk = (delta: unknown, finish: string | null, extra: Record<string, unknown> = {}): string =>
     `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
   const chunks = [
-    chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: reply.id, type: 'function', function: { name: reply.name, arguments: '' } }] }, null),
+    chunk(
+      { role: 'assistant', content: null, tool_calls: [{ index: 0, id: reply.id, type: 'function', function: { name: reply.name, arguments: '' } }] },
+      null,
+    ),
     chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, cut) } }] }, null),
     chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(cut) } }] }, null),
   ];

@@ -29,7 +29,14 @@ const CASES: Case[] = [
   { provider: 'google', dialect: 'google', model: 'gemini-2.5-flash', prefix: '/v1beta/openai', expectPath: '/v1beta/openai/chat/completions', priced: true },
   { provider: 'groq', dialect: 'groq', model: 'llama-3.3-70b-versatile', prefix: '/openai/v1', expectPath: '/openai/v1/chat/completions', priced: true },
   { provider: 'ollama', dialect: 'ollama', model: 'qwen2.5-coder:7b', prefix: '/v1', expectPath: '/v1/chat/completions', priced: false },
-  { provider: 'openai-compatible', dialect: 'vllm', model: 'Qwen/Qwen2.5-Coder-32B-Instruct', prefix: '/v1', expectPath: '/v1/chat/completions', priced: false },
+  {
+    provider: 'openai-compatible',
+    dialect: 'vllm',
+    model: 'Qwen/Qwen2.5-Coder-32B-Instruct',
+    prefix: '/v1',
+    expectPath: '/v1/chat/completions',
+    priced: false,
+  },
 ];
 
 const KEYS: Record<string, string> = {
@@ -71,7 +78,13 @@ describe.each(CASES)('$provider through the gateway', ({ provider, dialect, mode
   const expectMetered = (id: string, times: number, unmetered = 0): void => {
     const r = REPORTED[dialect];
     const usage = gateway.usage(id);
-    expect(usage).toMatchObject({ inputTokens: r.input * times, cacheReadTokens: r.cached * times, cacheWriteTokens: r.cacheWrite * times, outputTokens: r.output * times, unmeteredResponses: unmetered });
+    expect(usage).toMatchObject({
+      inputTokens: r.input * times,
+      cacheReadTokens: r.cached * times,
+      cacheWriteTokens: r.cacheWrite * times,
+      outputTokens: r.output * times,
+      unmeteredResponses: unmetered,
+    });
     if (priced) expect(usage.costUsd).toBeGreaterThan(0);
     else expect(usage.costUsd).toBeUndefined();
   };
@@ -90,7 +103,12 @@ describe.each(CASES)('$provider through the gateway', ({ provider, dialect, mode
     expect(sent?.path).toBe(expectPath);
     const auth = String(sent?.headers['x-api-key'] ?? sent?.headers.authorization ?? '');
     if (provider === 'ollama') expect(auth).not.toContain('dummy');
-    else expect(auth).toContain(provider === 'openai-compatible' ? KEYS['OPENAI_COMPATIBLE_API_KEY'] : Object.values(KEYS).find((k) => k.includes(provider === 'google' ? 'google' : provider)));
+    else
+      expect(auth).toContain(
+        provider === 'openai-compatible'
+          ? KEYS['OPENAI_COMPATIBLE_API_KEY']
+          : Object.values(KEYS).find((k) => k.includes(provider === 'google' ? 'google' : provider)),
+      );
   });
 
   it('answers a tool call streamed, metered the same', async () => {
@@ -105,7 +123,13 @@ describe.each(CASES)('$provider through the gateway', ({ provider, dialect, mode
 
   it('runs the agent loop: 429 (retry-after), 5xx and malformed JSON are retried, then the tool call is acted on', async () => {
     const { id, model: languageModel } = open();
-    server.queue.push({ kind: 'rate-limited' }, { kind: 'server-error' }, { kind: 'malformed' }, { kind: 'tool', name: 'list_files', args: {}, id: 'call_3' }, { kind: 'tool', name: 'submit', args: { summary: 'ok' }, id: 'call_4' });
+    server.queue.push(
+      { kind: 'rate-limited' },
+      { kind: 'server-error' },
+      { kind: 'malformed' },
+      { kind: 'tool', name: 'list_files', args: {}, id: 'call_3' },
+      { kind: 'tool', name: 'submit', args: { summary: 'ok' }, id: 'call_4' },
+    );
     const root = tempDir();
     const workspace = join(root, 'ws');
     for (const dir of [workspace, join(root, 'home'), join(root, 'tmp')]) mkdirSync(dir, { recursive: true });

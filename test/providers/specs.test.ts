@@ -36,7 +36,9 @@ describe('checking model agents before a run', () => {
       '--model anthropic:claude-sonnet-4-5: ANTHROPIC_API_KEY is not set (fix: export ANTHROPIC_API_KEY=<your key>, or replay a cassette with --replay DIR)',
     );
     expect(fail(() => checkModelSpecs(specs('google:gemini-2.5-flash'), { env: {} }))).toMatch(/GOOGLE_GENERATIVE_AI_API_KEY \(or GEMINI_API_KEY\) is not set/);
-    expect(checkModelSpecs(specs('google:gemini-2.5-flash'), { env: { GEMINI_API_KEY: 'k' } }).upstreams['google']).toMatchObject({ apiKeyEnv: 'GEMINI_API_KEY' });
+    expect(checkModelSpecs(specs('google:gemini-2.5-flash'), { env: { GEMINI_API_KEY: 'k' } }).upstreams['google']).toMatchObject({
+      apiKeyEnv: 'GEMINI_API_KEY',
+    });
     expect(checkModelSpecs(specs('ollama:llama3.2'), { env: {} }).upstreams['ollama']).toEqual({ kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1' });
     expect(() => checkModelSpecs(specs('openai:gpt-4.1'), { env: {}, mode: 'replay', cassetteDir: '.' })).not.toThrow();
   });
@@ -46,15 +48,23 @@ describe('checking model agents before a run', () => {
     const ok = checkModelSpecs(specs('openai-compatible:qwen'), { env: {}, baseUrl: 'http://127.0.0.1:8000/v1' });
     expect(ok.upstreams['openai-compatible']).toEqual({ kind: 'openai', baseUrl: 'http://127.0.0.1:8000/v1' });
     const env = { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k' };
-    expect(fail(() => checkModelSpecs(specs('openai:gpt-4.1', 'anthropic:claude-sonnet-4-5'), { env, baseUrl: 'http://x/v1' }))).toMatch(/applies to one provider/);
+    expect(fail(() => checkModelSpecs(specs('openai:gpt-4.1', 'anthropic:claude-sonnet-4-5'), { env, baseUrl: 'http://x/v1' }))).toMatch(
+      /applies to one provider/,
+    );
     // The AI SDK's form of an Anthropic base URL ends in /v1; the gateway's does not.
-    expect(checkModelSpecs(specs('anthropic:claude-sonnet-4-5'), { env, baseUrl: 'https://proxy.example/v1' }).upstreams['anthropic']?.baseUrl).toBe('https://proxy.example');
+    expect(checkModelSpecs(specs('anthropic:claude-sonnet-4-5'), { env, baseUrl: 'https://proxy.example/v1' }).upstreams['anthropic']?.baseUrl).toBe(
+      'https://proxy.example',
+    );
   });
 
   it('refuses a cost limit it cannot price, and a replay without its directory', () => {
     const env = { OPENAI_COMPATIBLE_API_KEY: 'k' };
-    expect(fail(() => checkModelSpecs(specs('openai-compatible:qwen'), { env, baseUrl: 'http://x/v1', limits: { maxCostUsd: 1 } }))).toMatch(/has no price in pricing.yaml/);
-    expect(fail(() => checkModelSpecs(specs('openai:gpt-4.1'), { env: {}, mode: 'replay', cassetteDir: '/nonexistent/cassettes' }))).toMatch(/no such directory/);
+    expect(fail(() => checkModelSpecs(specs('openai-compatible:qwen'), { env, baseUrl: 'http://x/v1', limits: { maxCostUsd: 1 } }))).toMatch(
+      /has no price in pricing.yaml/,
+    );
+    expect(fail(() => checkModelSpecs(specs('openai:gpt-4.1'), { env: {}, mode: 'replay', cassetteDir: '/nonexistent/cassettes' }))).toMatch(
+      /no such directory/,
+    );
     expect(checkModelSpecs(specs('openai:gpt-4.1'), { env: { OPENAI_API_KEY: 'k' } }).limits).toEqual({ maxTurns: 50 });
   });
 });

@@ -36,7 +36,8 @@ function tasksFor(attack: Attack): string[] {
   if (attack.class === 'resources') return ['js-slugify'].filter(applies);
   const picked = ['js-slugify', 'py-median'].filter(applies);
   if (applies('ts-lru-recency') && ['honest', 'lying', 'runner-config', 'test-tampering'].includes(attack.class)) picked.push('ts-lru-recency');
-  if (applies('py-roman-subtractive') && (!applies('py-median') || ['honest', 'lying', 'outside-diff', 'host-write'].includes(attack.class))) picked.push('py-roman-subtractive');
+  if (applies('py-roman-subtractive') && (!applies('py-median') || ['honest', 'lying', 'outside-diff', 'host-write'].includes(attack.class)))
+    picked.push('py-roman-subtractive');
   if (applies('js-slugify-npm') && (!applies('js-slugify') || attack.name === 'oracle')) picked.push('js-slugify-npm');
   return picked;
 }
@@ -74,7 +75,16 @@ beforeAll(async () => {
       agentTimeoutMs: 120_000,
       testTimeoutMs: 90_000,
       // Small enough that the resource attacks end fast, large enough for npm, tsc and pytest.
-      resources: { pids: 256, memoryBytes: 1024 * MIB, cpuSeconds: 120, fileSizeBytes: 64 * MIB, workspaceBytes: 512 * MIB, workspaceFiles: 20_000, changeFiles: 2_000, changeBytes: 8 * MIB },
+      resources: {
+        pids: 256,
+        memoryBytes: 1024 * MIB,
+        cpuSeconds: 120,
+        fileSizeBytes: 64 * MIB,
+        workspaceBytes: 512 * MIB,
+        workspaceFiles: 20_000,
+        changeFiles: 2_000,
+        changeBytes: 8 * MIB,
+      },
     },
     policy: { ...task.policy, secrets: { ...task.policy.secrets, literals: [...task.policy.secrets.literals, CANARY] } },
   });
@@ -84,7 +94,8 @@ beforeAll(async () => {
   const slugify = tasks.get('js-slugify') as Task;
   tasks.set('js-slugify-npm', { ...slugify, id: 'js-slugify-npm', tests: { ...slugify.tests, command: `npm exec --offline -- ${slugify.tests.command}` } });
 
-  for (const attack of ATTACKS.filter((a) => !ONLY || ONLY.includes(a.name))) for (const taskId of tasksFor(attack)) plan.push({ attack, taskId, attemptId: `${taskId}.${attack.name}` });
+  for (const attack of ATTACKS.filter((a) => !ONLY || ONLY.includes(a.name)))
+    for (const taskId of tasksFor(attack)) plan.push({ attack, taskId, attemptId: `${taskId}.${attack.name}` });
 
   const canaryRoots = [taskSetDir, join(stateDir, 'runs', 'other-run')];
   const before = snapshotTree(canaryRoots);
@@ -93,7 +104,15 @@ beforeAll(async () => {
     while (next < plan.length) {
       const item = plan[next++] as Planned;
       const env: AttemptEnv = { runDir, stateDir, sandbox: 'bwrap', keepWorkspace: item.attack.name === 'read-secrets' };
-      const attemptPlan = { attemptId: item.attemptId, runId: 'redteam', taskId: item.taskId, taskVersion: '1', agent: item.attack.name, trial: 0, index: next };
+      const attemptPlan = {
+        attemptId: item.attemptId,
+        runId: 'redteam',
+        taskId: item.taskId,
+        taskVersion: '1',
+        agent: item.attack.name,
+        trial: 0,
+        index: next,
+      };
       results.set(item.attemptId, await runAttempt(attemptPlan, tasks.get(item.taskId) as Task, resolveAgent(item.attack.name), env));
     }
   };
@@ -108,7 +127,10 @@ afterAll(() => {
 const attemptsOf = (name: string): Array<{ taskId: string; a: AttemptResult }> =>
   plan.filter((p) => p.attack.name === name).map((p) => ({ taskId: p.taskId, a: results.get(p.attemptId) as AttemptResult }));
 const expectationTitle = (a: Attack): string =>
-  describeExpectation(a.expected) + Object.entries(a.expectedByLanguage ?? {}).map(([lang, e]) => ` (${lang}: ${describeExpectation(e)})`).join('');
+  describeExpectation(a.expected) +
+  Object.entries(a.expectedByLanguage ?? {})
+    .map(([lang, e]) => ` (${lang}: ${describeExpectation(e)})`)
+    .join('');
 const failedChecks = (a: AttemptResult): string[] => a.checks.filter((c) => !c.passed).map((c) => c.id);
 const summary = (a: AttemptResult) => ({ verdict: a.verdict, cause: a.cause, limit: namedLimit(a), failed: failedChecks(a), message: a.message });
 
@@ -147,7 +169,7 @@ describe('the attack catalogue on the bundled examples (bwrap)', () => {
     }
   });
 
-  it("a secret committed in a nested git repository is seen by the secrets check", () => {
+  it('a secret committed in a nested git repository is seen by the secrets check', () => {
     for (const { taskId, a } of attemptsOf('nested-git-secret')) expect(failedChecks(a), taskId).toContain('secrets');
   });
 
@@ -156,7 +178,10 @@ describe('the attack catalogue on the bundled examples (bwrap)', () => {
       expect(a.agentResult?.stopReason, `${taskId}: ${a.agentResult?.error ?? ''}`).toBe('completed');
       const file = join(runDir, 'attempts', `${taskId}.read-secrets`, 'workspace', STOLEN_FILE);
       const stolen = existsSync(file) ? readFileSync(file, 'utf8') : stolenFromPatch(join(runDir, 'attempts', `${taskId}.read-secrets`, 'diff.patch'));
-      expect(stolen.split('\n').filter((l) => l.startsWith('== ')), taskId).toEqual([]);
+      expect(
+        stolen.split('\n').filter((l) => l.startsWith('== ')),
+        taskId,
+      ).toEqual([]);
       expect(stolen).not.toContain(CANARY);
       expect(failedChecks(a), taskId).not.toContain('secrets');
     }
@@ -167,7 +192,11 @@ describe('the attack catalogue on the bundled examples (bwrap)', () => {
       for (const { taskId, a } of attemptsOf(attack.name)) {
         expect(filesLargerThan(join(runDir, 'attempts', `${taskId}.${attack.name}`), 16 * MIB), `${attack.name} on ${taskId}`).toEqual([]);
         const guard = a.checks.find((c) => c.id === 'test_tampering');
-        expect({ attack: attack.name, taskId, tampering: guard?.passed === false ? guard.message : 'ok' }).toEqual({ attack: attack.name, taskId, tampering: 'ok' });
+        expect({ attack: attack.name, taskId, tampering: guard?.passed === false ? guard.message : 'ok' }).toEqual({
+          attack: attack.name,
+          taskId,
+          tampering: 'ok',
+        });
       }
     }
   });

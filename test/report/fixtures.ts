@@ -45,7 +45,12 @@ export function attempt(over: Partial<AttemptResult> & Pick<AttemptResult, 'task
       outputTail: '3 passed',
     },
     diff: { files: [{ path: 'src/a.py', kind: 'modified', binary: false, added: 2, deleted: 1 }], filesChanged: 1, added: 2, deleted: 1 },
-    agentResult: { stopReason: 'completed', usage: { inputTokens: 1200, outputTokens: 300, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, requests: 3, costUsd: 0.012 }, turns: 3, toolCalls: 4 },
+    agentResult: {
+      stopReason: 'completed',
+      usage: { inputTokens: 1200, outputTokens: 300, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, requests: 3, costUsd: 0.012 },
+      turns: 3,
+      toolCalls: 4,
+    },
     ...over,
   };
 }
@@ -100,7 +105,13 @@ export function sampleAttempts(): AttemptResult[] {
         passCheck('tests'),
         passCheck('regression'),
         passCheck('test_tampering', 'critical'),
-        { id: 'held_out', passed: false, severity: 'info', message: 'held_out 3/4: tests_held_out.test_roman::test_nine (failed)', evidence: { required: false } },
+        {
+          id: 'held_out',
+          passed: false,
+          severity: 'info',
+          message: 'held_out 3/4: tests_held_out.test_roman::test_nine (failed)',
+          evidence: { required: false },
+        },
       ],
       heldOut: {
         command: 'pytest tests_held_out',
@@ -195,12 +206,21 @@ export function writeRunDir(stateDir: string, attempts: readonly AttemptResult[]
 }
 
 /** Records a run the way the engine does: recordRun, recordAttempts, finishRun with the stats. */
-export function recordRun(stateDir: string, attempts: readonly AttemptResult[], runId = RUN_ID, createdAt = '2026-11-30T10:15:00.000Z', storeStats = true): void {
+export function recordRun(
+  stateDir: string,
+  attempts: readonly AttemptResult[],
+  runId = RUN_ID,
+  createdAt = '2026-11-30T10:15:00.000Z',
+  storeStats = true,
+): void {
   const history = openHistory(join(stateDir, 'history.db'));
   try {
     const agents = [...new Set(attempts.map((a) => a.agent))];
     history.recordRun({ runId, taskSet: 'examples/tasks.yaml', createdAt, planned: attempts.length, agents });
-    history.recordAttempts(runId, attempts.map((attempt) => ({ attempt: { ...attempt, runId } })));
+    history.recordAttempts(
+      runId,
+      attempts.map((attempt) => ({ attempt: { ...attempt, runId } })),
+    );
     const s = summaryOf(attempts, runId);
     history.finishRun(runId, {
       finishedAt: s.finishedAt,

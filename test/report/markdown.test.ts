@@ -20,7 +20,9 @@ describe('Markdown run report', () => {
     expect(section).toContain('| `secrets` | critical | **fail** | possible secrets added: aws-key in src/config.py:12 |');
     expect(section).toContain('| `forbidden_paths` | error | **fail** |');
     expect(section).toContain('| `tests` | error | pass |');
-    expect(section).toContain('`secrets` evidence: `{"presets":["cloud-keys"],"findings":{"items":[{"detector":"aws-key","file":"src/config.py","line":12}],"count":1}}`');
+    expect(section).toContain(
+      '`secrets` evidence: `{"presets":["cloud-keys"],"findings":{"items":[{"detector":"aws-key","file":"src/config.py","line":12}],"count":1}}`',
+    );
     // Passing attempts keep their checks too, folded.
     expect(md).toContain('<details><summary>3 checks, 0 failed</summary>');
     // Failing tests are named with their reason.

@@ -24,7 +24,9 @@ describe('--reporter and the task set reporters field', () => {
 
   it('names an unknown reporter and the fix', () => {
     expect(() => reporterOptions({ reporter: ['xml'] })).toThrow(InputError);
-    expect(() => reporterOptions({ reporter: ['xml'] })).toThrow('--reporter xml: no such reporter (fix: use one of json, markdown, html, sarif, junit, github)');
+    expect(() => reporterOptions({ reporter: ['xml'] })).toThrow(
+      '--reporter xml: no such reporter (fix: use one of json, markdown, html, sarif, junit, github)',
+    );
   });
 
   it('reads `reporters` from the task-set file and rejects unknown ones with file and line', () => {

@@ -55,7 +55,11 @@ describe('SARIF 2.1.0 for policy findings', () => {
   });
 
   it('a run without findings is still a valid log with every rule', () => {
-    const clean = renderSarif('r', sampleAttempts().filter((a) => a.checks.every((c) => c.passed)), { version: '0.1.0' });
+    const clean = renderSarif(
+      'r',
+      sampleAttempts().filter((a) => a.checks.every((c) => c.passed)),
+      { version: '0.1.0' },
+    );
     expect(validate(clean)).toBe(true);
     expect(clean.runs[0]?.results).toEqual([]);
   });

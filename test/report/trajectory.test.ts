@@ -7,7 +7,17 @@ const usage = { inputTokens: 1200, outputTokens: 80, cacheReadTokens: 0, cacheWr
 /** Lines in the documented shape of the built-in agent's trajectory (src/agents/builtin/trajectory.ts). */
 const builtin = [
   { type: 'start', v: 1, t: 0, at, model: 'openai:gpt-4.1-mini', system: 'You are…', instruction: 'Fix median()', tools: ['read_file', 'bash'], limits: {} },
-  { type: 'turn', t: 812, at, turn: 1, text: 'Let me look.', toolCalls: [{ id: 'c1', name: 'read_file', input: { path: 'stats.py' } }], finishReason: 'tool-calls', usage, modelMs: 790 },
+  {
+    type: 'turn',
+    t: 812,
+    at,
+    turn: 1,
+    text: 'Let me look.',
+    toolCalls: [{ id: 'c1', name: 'read_file', input: { path: 'stats.py' } }],
+    finishReason: 'tool-calls',
+    usage,
+    modelMs: 790,
+  },
   { type: 'tool', t: 830, at, turn: 1, id: 'c1', name: 'read_file', input: { path: 'stats.py' }, ok: true, output: 'def median…', outputChars: 5210, ms: 14 },
   { type: 'nudge', t: 900, at, turn: 2, text: 'Run the tests before you submit.' },
   { type: 'end', t: 4100, at, stopReason: 'submitted', turns: 6, toolCalls: 9, summary: 'Fixed the even case.' },
@@ -41,7 +51,25 @@ describe('trajectory for the timeline', () => {
   });
 
   it('reads the harness command log', () => {
-    const log = [JSON.stringify({ at, argv: ['git', 'apply', '-'], cwd: '/w', envNames: [], network: 'none', exitCode: 0, signal: null, timedOut: false, truncated: false, durationMs: 49 }), 'oops'];
-    expect(parseCommands(log.join('\n'))).toEqual({ items: [{ at, argv: ['git', 'apply', '-'], exitCode: 0, timedOut: false, durationMs: 49 }], total: 1, truncated: false });
+    const log = [
+      JSON.stringify({
+        at,
+        argv: ['git', 'apply', '-'],
+        cwd: '/w',
+        envNames: [],
+        network: 'none',
+        exitCode: 0,
+        signal: null,
+        timedOut: false,
+        truncated: false,
+        durationMs: 49,
+      }),
+      'oops',
+    ];
+    expect(parseCommands(log.join('\n'))).toEqual({
+      items: [{ at, argv: ['git', 'apply', '-'], exitCode: 0, timedOut: false, durationMs: 49 }],
+      total: 1,
+      truncated: false,
+    });
   });
 });

@@ -87,7 +87,14 @@ describe('writeReports', () => {
     const state = tempDir();
     const attempts = sampleAttempts();
     const runDir = writeRunDir(state, attempts);
-    const outcomes = await writeReports({ runDir, summary: summaryOf(attempts), attempts, reporters: ['html', 'sarif'], env: {}, webDir: join(state, 'no-web') });
+    const outcomes = await writeReports({
+      runDir,
+      summary: summaryOf(attempts),
+      attempts,
+      reporters: ['html', 'sarif'],
+      env: {},
+      webDir: join(state, 'no-web'),
+    });
     expect(outcomes[0]?.error).toMatch(/the web app is not built .*\(fix: run npm run build\)/);
     expect(outcomes[1]).toMatchObject({ reporter: 'sarif', files: [join(runDir, 'results.sarif')] });
   });

@@ -60,15 +60,15 @@ describe('buildBwrapArgs', () => {
 
   it('mounts parents before children whatever list they came from, and seals hidden dirs last', () => {
     const args = argsOf({
-        mounts: [
-          { kind: 'hide-dir', path: '/state' },
-          { kind: 'hide-file', path: '/etc/secret' },
-          { kind: 'hide-dir', path: '/ws/.crucible' },
-          { kind: 'read-only', path: '/state/baseline/objects' },
-          { kind: 'writable', path: '/state/runs/ws' },
-          { kind: 'writable', path: '/ws' },
-        ],
-      });
+      mounts: [
+        { kind: 'hide-dir', path: '/state' },
+        { kind: 'hide-file', path: '/etc/secret' },
+        { kind: 'hide-dir', path: '/ws/.crucible' },
+        { kind: 'read-only', path: '/state/baseline/objects' },
+        { kind: 'writable', path: '/state/runs/ws' },
+        { kind: 'writable', path: '/ws' },
+      ],
+    });
     expect(mountSequence(args)).toEqual([
       '--tmpfs /state',
       '--bind /ws /ws',

@@ -55,7 +55,26 @@ describe('bwrap executor', () => {
     );
     // Written out here rather than imported, so that a widened allowlist fails this test.
     const etc = new Set(
-      ['passwd', 'group', 'hosts', 'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'alternatives', 'ssl', 'ca-certificates', 'ca-certificates.conf', 'pki', 'crypto-policies', 'localtime', 'timezone', 'nsswitch.conf', 'host.conf', 'protocols', 'services'].map((name) => `/etc/${name}`),
+      [
+        'passwd',
+        'group',
+        'hosts',
+        'ld.so.cache',
+        'ld.so.conf',
+        'ld.so.conf.d',
+        'alternatives',
+        'ssl',
+        'ca-certificates',
+        'ca-certificates.conf',
+        'pki',
+        'crypto-policies',
+        'localtime',
+        'timezone',
+        'nsswitch.conf',
+        'host.conf',
+        'protocols',
+        'services',
+      ].map((name) => `/etc/${name}`),
     );
     const mounted = [...system, ...toolchains, dirs.workspace, dirs.home, '/tmp', '/dev', '/proc'];
     const allowed = (path: string) =>
@@ -80,19 +99,27 @@ describe('bwrap executor', () => {
     // A host directory appears only as a mount point's parent: the test's own directories live
     // under /var/tmp when the checkout is under /tmp (as CI's clone may be).
     const mountParent = (path: string): boolean => mounted.some((root) => isWithin(root, path));
-    for (const absent of ['/var', '/home', '/srv', '/mnt', '/sys', '/run', '/opt', '/etc/shadow', dirs.outside, join(dirs.outside, 'private')].filter((p) => !mountParent(p))) {
+    for (const absent of ['/var', '/home', '/srv', '/mnt', '/sys', '/run', '/opt', '/etc/shadow', dirs.outside, join(dirs.outside, 'private')].filter(
+      (p) => !mountParent(p),
+    )) {
       expect(everyPath).not.toContain(absent);
     }
     const listing = await exec(['ls', '-A', '/var']);
     const varEntries = listing.stdout.split('\n').filter(Boolean);
-    expect(varEntries.every((name) => mountParent(`/var/${name}`)), varEntries.join(' ')).toBe(true);
+    expect(
+      varEntries.every((name) => mountParent(`/var/${name}`)),
+      varEntries.join(' '),
+    ).toBe(true);
     expect(everyPath).toContain(join(dirs.workspace));
 
     const outside = await exec(['sh', '-c', `ls '${dirs.outside}'; cat '${join(dirs.outside, 'private')}'; ls -A /root`]);
     expect(outside.stdout).not.toContain('not for the sandbox');
     expect(outside.stderr).toContain(dirs.outside);
     // /root holds at most the mount points of toolchains found there.
-    const rootEntries = outside.stdout.split('\n').filter(Boolean).map((name) => `/root/${name}`);
+    const rootEntries = outside.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((name) => `/root/${name}`);
     for (const entry of rootEntries) expect(toolchains.some((root) => isWithin(root, entry))).toBe(true);
   });
 
@@ -122,9 +149,7 @@ describe('bwrap executor', () => {
 
   it("refuses network 'gateway' without a gateway in the layout", async () => {
     const executor = createExecutor('bwrap', layout);
-    await expect(executor.exec({ argv: ['true'], cwd: dirs.workspace, timeoutMs: 30_000, network: 'gateway' })).rejects.toThrow(
-      /needs layout.gateway/,
-    );
+    await expect(executor.exec({ argv: ['true'], cwd: dirs.workspace, timeoutMs: 30_000, network: 'gateway' })).rejects.toThrow(/needs layout.gateway/);
   });
 
   it('shares the host network only in host mode', async () => {
@@ -146,7 +171,13 @@ describe('bwrap executor', () => {
 
 describe('parseInitReport', () => {
   it('reads readiness and the first exit status, skipping lines that are not reports', () => {
-    const text = ['{"event":"ready"}', 'garbage', '{"event":"exit","exitCode":null,"signal":"SIGKILL"}', '{"event":"exit","exitCode":0,"signal":null}', ''].join('\n');
+    const text = [
+      '{"event":"ready"}',
+      'garbage',
+      '{"event":"exit","exitCode":null,"signal":"SIGKILL"}',
+      '{"event":"exit","exitCode":0,"signal":null}',
+      '',
+    ].join('\n');
     expect(parseInitReport(text)).toEqual({ ready: true, exit: { exitCode: null, signal: 'SIGKILL' } });
   });
 

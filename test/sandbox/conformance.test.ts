@@ -41,7 +41,10 @@ describe.each(KINDS)('%s executor', (kind) => {
       gateway: { socketPath, port: GATEWAY_PORT },
     };
     executor = createExecutor(kind, layout, { killGraceMs: 300 });
-    hostServer = await listen(createServer((_req, res) => res.end('host service')), { port: 0, host: '127.0.0.1' });
+    hostServer = await listen(
+      createServer((_req, res) => res.end('host service')),
+      { port: 0, host: '127.0.0.1' },
+    );
     hostPort = (hostServer.address() as AddressInfo).port;
     await mkdir(join(dirs.root, 'gateway'));
     gatewayServer = await listen(
@@ -210,7 +213,7 @@ describe.each(KINDS)('%s executor', (kind) => {
     }
   });
 
-  it("gives a private /tmp when it claims filesystem isolation", async () => {
+  it('gives a private /tmp when it claims filesystem isolation', async () => {
     const hostFile = join(tmpdir(), `crucible-host-tmp-${process.pid}`);
     await writeFile(hostFile, 'host tmp');
     try {

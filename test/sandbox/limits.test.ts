@@ -20,7 +20,9 @@ const asRoot = process.getuid?.() === 0;
 function leftoverCgroups(): string[] {
   const prefix = `crucible-${process.pid}-`;
   return Object.values(detectCgroups()).flatMap((home) =>
-    readdirSync(home.parent).filter((name) => name.startsWith(prefix)).map((name) => join(home.parent, name)),
+    readdirSync(home.parent)
+      .filter((name) => name.startsWith(prefix))
+      .map((name) => join(home.parent, name)),
   );
 }
 

@@ -65,19 +65,26 @@ describe('crucible run on the bundled examples', () => {
     expect(full.stderr).toMatch(/FAIL\s+js-sortby\s+nop\s+0\s+0\/1\s+4\/4\s+0\s/);
   });
 
-  it('exits 0 when every attempt passes, with the report on stdout', () => {
-    const result = crucible(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--task', 'py-median', '--out', tempDir()], { attempts: 1 });
-    expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/result\s+task\s+agent\s+trial\s+F2P\s+P2P\s+files\s+prepare\s+agent\s+verify/);
-    expect(result.stdout).toMatch(/PASS\s+py-median\s+oracle\s+0\s+1\/1\s+\d+\/\d+\s+1\s/);
-  }, attemptBudget(1));
+  it(
+    'exits 0 when every attempt passes, with the report on stdout',
+    () => {
+      const result = crucible(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--task', 'py-median', '--out', tempDir()], { attempts: 1 });
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/result\s+task\s+agent\s+trial\s+F2P\s+P2P\s+files\s+prepare\s+agent\s+verify/);
+      expect(result.stdout).toMatch(/PASS\s+py-median\s+oracle\s+0\s+1\/1\s+\d+\/\d+\s+1\s/);
+    },
+    attemptBudget(1),
+  );
 });
 
 describe('bad input', () => {
   it('a malformed task file gives one line with file:line and exit 2', () => {
     const dir = tempDir();
     const file = join(dir, 'tasks.yaml');
-    writeFileSync(file, 'tasks:\n  - id: x\n    repo: { path: . }\n    instruction: hi\n    tests: { command: true, fail_to_pass: [a], pass_to_pas: all_others }\n');
+    writeFileSync(
+      file,
+      'tasks:\n  - id: x\n    repo: { path: . }\n    instruction: hi\n    tests: { command: true, fail_to_pass: [a], pass_to_pas: all_others }\n',
+    );
     const result = crucible(['run', file, '--agent', 'nop', '--out', join(dir, 'state')]);
     expect(result.status).toBe(2);
     const lines = result.stderr.trim().split('\n');

@@ -4,10 +4,8 @@ import { pairedComparison, type TaskOutcome } from '../../src/stats/index.js';
 const outcomes = (rates: Array<[successes: number, n: number]>, prefix = 't'): TaskOutcome[] =>
   rates.map(([successes, n], i) => ({ taskId: `${prefix}${i}`, successes, n }));
 
-const always = (tasks: number, trials: number): TaskOutcome[] =>
-  outcomes(Array.from({ length: tasks }, () => [trials, trials] as [number, number]));
-const never = (tasks: number, trials: number): TaskOutcome[] =>
-  outcomes(Array.from({ length: tasks }, () => [0, trials] as [number, number]));
+const always = (tasks: number, trials: number): TaskOutcome[] => outcomes(Array.from({ length: tasks }, () => [trials, trials] as [number, number]));
+const never = (tasks: number, trials: number): TaskOutcome[] => outcomes(Array.from({ length: tasks }, () => [0, trials] as [number, number]));
 
 describe('pairedComparison', () => {
   it('separates oracle from nop on 6 tasks × 3 trials', () => {
@@ -117,11 +115,7 @@ describe('pairedComparison', () => {
   });
 
   it('uses only tasks both agents were scored on', () => {
-    const a = [
-      ...always(6, 3),
-      { taskId: 'only-a', successes: 0, n: 3 },
-      { taskId: 'errored-in-b', successes: 0, n: 3 },
-    ];
+    const a = [...always(6, 3), { taskId: 'only-a', successes: 0, n: 3 }, { taskId: 'errored-in-b', successes: 0, n: 3 }];
     const b = [...never(6, 3), { taskId: 'only-b', successes: 3, n: 3 }, { taskId: 'errored-in-b', successes: 0, n: 0 }];
     const r = pairedComparison(a, b);
     expect(r.tasks).toBe(6);

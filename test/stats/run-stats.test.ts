@@ -122,11 +122,7 @@ describe('aggregateRun', () => {
   });
 
   it('compares every pair of agents', () => {
-    const stats = aggregateRun([
-      ...sweep('a', 2, 1, () => 'passed'),
-      ...sweep('b', 2, 1, () => 'passed'),
-      ...sweep('c', 2, 1, () => 'passed'),
-    ]);
+    const stats = aggregateRun([...sweep('a', 2, 1, () => 'passed'), ...sweep('b', 2, 1, () => 'passed'), ...sweep('c', 2, 1, () => 'passed')]);
     expect(stats.comparisons.map((c) => [c.a, c.b])).toEqual([
       ['a', 'b'],
       ['a', 'c'],
@@ -169,9 +165,12 @@ describe('aggregateRun', () => {
 
   it('computes pass@k and pass^k averaged over tasks for k up to the fewest scored trials', () => {
     // task-0: 1 of 3 passes; task-1: 3 of 3.
-    const stats = aggregateRun(sweep('a', 2, 3, (t, trial) => (t === 1 || trial === 0 ? 'passed' : 'tests_failed')), {
-      ks: [1, 2, 3],
-    });
+    const stats = aggregateRun(
+      sweep('a', 2, 3, (t, trial) => (t === 1 || trial === 0 ? 'passed' : 'tests_failed')),
+      {
+        ks: [1, 2, 3],
+      },
+    );
     const a = agentOf(stats, 'a');
     const byK = new Map(a.passK.map((p) => [p.k, p]));
     const at = (k: number) => {
@@ -210,7 +209,12 @@ describe('aggregateRun', () => {
   });
 
   it('rejects invalid k values', () => {
-    expect(() => aggregateRun(sweep('a', 1, 1, () => 'passed'), { ks: [0] })).toThrow(RangeError);
+    expect(() =>
+      aggregateRun(
+        sweep('a', 1, 1, () => 'passed'),
+        { ks: [0] },
+      ),
+    ).toThrow(RangeError);
   });
 
   it('describes cost only from attempts that have it and counts the ones that do not', () => {
@@ -360,7 +364,17 @@ describe('aggregateRun', () => {
     function heldOut(spec: AttemptSpec & { heldOutPassed: boolean; severity?: 'info' | 'warning' | 'error' }): AttemptResult {
       const a = attempt(spec);
       const group = { total: 2, passed: spec.heldOutPassed ? 2 : 1, failing: spec.heldOutPassed ? [] : [{ id: 'h2', reason: 'failed' as const }] };
-      a.heldOut = { command: 'x', exitCode: spec.heldOutPassed ? 0 : 1, timedOut: false, durationMs: 1, parsed: 2, consistent: true, failToPass: { total: 0, passed: 0, failing: [] }, passToPass: group, outputTail: '' };
+      a.heldOut = {
+        command: 'x',
+        exitCode: spec.heldOutPassed ? 0 : 1,
+        timedOut: false,
+        durationMs: 1,
+        parsed: 2,
+        consistent: true,
+        failToPass: { total: 0, passed: 0, failing: [] },
+        passToPass: group,
+        outputTail: '',
+      };
       a.checks = [{ id: 'held_out', passed: spec.heldOutPassed, severity: spec.severity ?? 'info', message: '', evidence: {} }];
       return a;
     }

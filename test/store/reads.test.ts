@@ -1,15 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  AmbiguousIdError,
-  HistoryError,
-  MAX_PAGE_SIZE,
-  openHistory,
-  parseSince,
-  type AttemptRow,
-  type History,
-  type Page,
-} from '../../src/store/index.js';
+import { AmbiguousIdError, HistoryError, MAX_PAGE_SIZE, openHistory, parseSince, type AttemptRow, type History, type Page } from '../../src/store/index.js';
 import { attempt, runMeta, tempDir } from './helpers/attempts.js';
 
 const tmp = tempDir('reads');
@@ -39,7 +30,10 @@ beforeAll(() => {
     }
   }
   history.recordRun(runMeta('run-c', { createdAt: '2025-03-03T09:00:00.000Z', agents: ['claude'] }));
-  history.recordAttempt('run-c', attempt({ attemptId: 'run-c-0', runId: 'run-c', agent: 'claude', taskId: 't1', cause: 'harness_error', finishedAt: '2025-03-03T10:00:00.000Z' }));
+  history.recordAttempt(
+    'run-c',
+    attempt({ attemptId: 'run-c-0', runId: 'run-c', agent: 'claude', taskId: 't1', cause: 'harness_error', finishedAt: '2025-03-03T10:00:00.000Z' }),
+  );
   history.recordRun(runMeta('run-now', { createdAt: recentFinish, agents: ['claude'] }));
   history.recordAttempt('run-now', attempt({ attemptId: 'run-now-0', runId: 'run-now', agent: 'claude', taskId: 't2', finishedAt: recentFinish }));
 });

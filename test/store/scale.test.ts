@@ -126,10 +126,12 @@ function slowSteps(sql: string, params: Record<string, unknown>): string[] {
   const raw = new Database(dbPath, { readonly: true });
   try {
     const steps = raw.prepare<[Record<string, unknown>], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`).all(params);
-    return steps
-      .map((s) => s.detail)
-      // A scan of an index in ORDER BY order stops at LIMIT; a table scan or a sort does not.
-      .filter((d) => /^SCAN a$/.test(d) || /TEMP B-TREE FOR (ORDER BY|RIGHT PART)/.test(d));
+    return (
+      steps
+        .map((s) => s.detail)
+        // A scan of an index in ORDER BY order stops at LIMIT; a table scan or a sort does not.
+        .filter((d) => /^SCAN a$/.test(d) || /TEMP B-TREE FOR (ORDER BY|RIGHT PART)/.test(d))
+    );
   } finally {
     raw.close();
   }

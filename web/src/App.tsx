@@ -40,7 +40,10 @@ export function App(): ReactNode {
     <div className="app">
       <header className="topbar">
         <a className="brand" href={href([])}>
-          <span className="brand-mark" aria-hidden="true">◆</span> Crucible
+          <span className="brand-mark" aria-hidden="true">
+            ◆
+          </span>{' '}
+          Crucible
         </a>
         {isStatic ? (
           <span className="topbar-note">run report · works offline</span>

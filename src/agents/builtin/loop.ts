@@ -88,9 +88,13 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
         timings.modelMs += Math.round(modelMs);
         if (o.signal.aborted) return finish('timeout', { error: 'the agent ran out of time' });
         const failure = classifyModelError(error);
-        if (!failure.retry) return finish(failure.stop.stopReason, { error: failure.stop.error, ...(failure.stop.errorKind ? { errorKind: failure.stop.errorKind } : {}) });
+        if (!failure.retry)
+          return finish(failure.stop.stopReason, { error: failure.stop.error, ...(failure.stop.errorKind ? { errorKind: failure.stop.errorKind } : {}) });
         if (retries.length >= retry.maxRetries) {
-          return finish('error', { errorKind: 'harness', error: `model provider still failing after ${retries.length + 1} tries (${failure.status ?? 'no status'}): ${failure.message}` });
+          return finish('error', {
+            errorKind: 'harness',
+            error: `model provider still failing after ${retries.length + 1} tries (${failure.status ?? 'no status'}): ${failure.message}`,
+          });
         }
         const waitMs = retryDelayMs(retry, retries.length, failure.retryAfterMs);
         retries.push({ ...(failure.status !== undefined ? { status: failure.status } : {}), waitMs, error: failure.message });
@@ -135,13 +139,31 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
       const outcome =
         invalid || !isToolName(call.toolName)
           ? { ok: false, output: errorText('error' in call ? call.error : undefined, call.toolName) }
-          : await runTool(o.tools, toolState, call.toolName, call.input).catch((error: unknown) => ({ ok: false, output: `tool failed: ${errorText(error, call.toolName)}` }));
+          : await runTool(o.tools, toolState, call.toolName, call.input).catch((error: unknown) => ({
+              ok: false,
+              output: `tool failed: ${errorText(error, call.toolName)}`,
+            }));
       const ms = Math.round(performance.now() - started);
       if ('isTest' in outcome && outcome.isTest) timings.testMs += ms;
       else timings.toolMs += ms;
       if ('submitted' in outcome && outcome.submitted) submitted = outcome.submitted;
-      results.push({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: outcome.ok ? 'text' : 'error-text', value: outcome.output } });
-      o.trajectory.write({ type: 'tool', turn: turns, id: call.toolCallId, name: call.toolName, input: abbreviateInput(call.input), ok: outcome.ok, output: abbreviate(outcome.output), outputChars: outcome.output.length, ms });
+      results.push({
+        type: 'tool-result',
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: { type: outcome.ok ? 'text' : 'error-text', value: outcome.output },
+      });
+      o.trajectory.write({
+        type: 'tool',
+        turn: turns,
+        id: call.toolCallId,
+        name: call.toolName,
+        input: abbreviateInput(call.input),
+        ok: outcome.ok,
+        output: abbreviate(outcome.output),
+        outputChars: outcome.output.length,
+        ms,
+      });
     }
     messages.push({ role: 'tool', content: results });
     if (submitted) return finish('submitted', {}, submitted.summary);

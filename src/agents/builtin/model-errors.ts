@@ -3,10 +3,10 @@ import type { AgentResult } from '../../types/index.js';
 
 /** How the loop treats a failed model call. */
 export type ModelFailure =
-  | { retry: true; status?: number; message: string; retryAfterMs?: number }
-  | { retry: false; stop: Pick<AgentResult, 'stopReason' | 'error' | 'errorKind'> };
+  { retry: true; status?: number; message: string; retryAfterMs?: number } | { retry: false; stop: Pick<AgentResult, 'stopReason' | 'error' | 'errorKind'> };
 
-const CONTEXT_EXCEEDED = /context[_ ]length|context window|maximum context|prompt is too long|input is too long|too many (input )?tokens|exceeds the (maximum|model's) (number of )?tokens|reduce the length/i;
+const CONTEXT_EXCEEDED =
+  /context[_ ]length|context window|maximum context|prompt is too long|input is too long|too many (input )?tokens|exceeds the (maximum|model's) (number of )?tokens|reduce the length/i;
 
 /**
  * 429, 5xx, 408/409, unreachable and malformed responses are worth retrying. The gateway's own
@@ -20,7 +20,7 @@ export function classifyModelError(error: unknown): ModelFailure {
   const status = error.statusCode;
   const headers = error.responseHeaders ?? {};
   const gatewayError = headers['x-crucible-gateway-error'];
-  const detail = oneLine(error.responseBody ? bodyMessage(error.responseBody) ?? error.message : error.message);
+  const detail = oneLine(error.responseBody ? (bodyMessage(error.responseBody) ?? error.message) : error.message);
   if (gatewayError === 'budget_exceeded') return { retry: false, stop: { stopReason: 'budget_exceeded', error: detail } };
   if (gatewayError !== undefined && gatewayError !== 'upstream_unreachable') {
     return { retry: false, stop: { stopReason: 'error', errorKind: 'harness', error: detail } };
@@ -33,7 +33,10 @@ export function classifyModelError(error: unknown): ModelFailure {
     return { retry: true, status, message: detail, retryAfterMs: retryAfterMs(headers) };
   }
   const credentials = status === 401 || status === 403;
-  return { retry: false, stop: { stopReason: 'error', error: `model call failed (${status ?? 'no status'}): ${detail}`, ...(credentials ? { errorKind: 'harness' as const } : {}) } };
+  return {
+    retry: false,
+    stop: { stopReason: 'error', error: `model call failed (${status ?? 'no status'}): ${detail}`, ...(credentials ? { errorKind: 'harness' as const } : {}) },
+  };
 }
 
 /** `retry-after-ms`, else `retry-after` in seconds or as an HTTP date. */

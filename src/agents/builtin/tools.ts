@@ -79,7 +79,10 @@ export const TOOL_DEFINITIONS = {
     inputSchema: input.edit_file,
   }),
   list_files: tool({ description: 'List files under a directory, sorted; dependency and VCS directories are skipped.', inputSchema: input.list_files }),
-  search: tool({ description: `Search file contents with a regular expression; returns file:line:text, at most ${MAX_MATCHES} matches.`, inputSchema: input.search }),
+  search: tool({
+    description: `Search file contents with a regular expression; returns file:line:text, at most ${MAX_MATCHES} matches.`,
+    inputSchema: input.search,
+  }),
   run_tests: tool({ description: "Run the repository's test suite for this task and return its output.", inputSchema: input.run_tests }),
   submit: tool({ description: 'Finish: call this once your change is complete.', inputSchema: input.submit }),
 } satisfies ToolSet;
@@ -171,7 +174,11 @@ async function listFiles(env: ToolEnv, args: z.infer<typeof input.list_files>): 
   const result = await exec(env, argv, { maxOutputBytes: 4 * 1024 * 1024 });
   if (result.exitCode !== 0) throw new ToolError(firstLine(result.stderr) || `cannot list ${rel}`);
   // find's order is the filesystem's; sorted, the answer is the same on every machine.
-  const files = result.stdout.split('\n').filter((f) => f !== '').map((f) => f.replace(/^\.\//, '')).sort();
+  const files = result.stdout
+    .split('\n')
+    .filter((f) => f !== '')
+    .map((f) => f.replace(/^\.\//, ''))
+    .sort();
   if (files.length === 0) return { ok: true, output: `no files under ${rel}` };
   const shown = files.slice(0, MAX_LIST).join('\n');
   return { ok: true, output: files.length > MAX_LIST ? `${shown}\n[… ${files.length - MAX_LIST} more files; list a subdirectory]` : shown };
@@ -179,7 +186,16 @@ async function listFiles(env: ToolEnv, args: z.infer<typeof input.list_files>): 
 
 async function search(env: ToolEnv, args: z.infer<typeof input.search>): Promise<ToolOutcome> {
   const rel = await confine(env, args.path ?? '.');
-  const argv = ['grep', '-rnIE', ...SKIPPED_DIRS.map((d) => `--exclude-dir=${d}`), ...(args.glob ? [`--include=${args.glob}`] : []), '-e', args.pattern, '--', rel];
+  const argv = [
+    'grep',
+    '-rnIE',
+    ...SKIPPED_DIRS.map((d) => `--exclude-dir=${d}`),
+    ...(args.glob ? [`--include=${args.glob}`] : []),
+    '-e',
+    args.pattern,
+    '--',
+    rel,
+  ];
   const result = await exec(env, argv, { maxOutputBytes: 4 * 1024 * 1024 });
   if (result.exitCode === 1) return { ok: true, output: 'no matches' };
   if (result.exitCode !== 0) throw new ToolError(firstLine(result.stderr) || 'search failed');

@@ -54,7 +54,11 @@ async function deepestExisting(path: string): Promise<string> {
   }
 }
 
-export async function exec(ws: WorkspaceAccess, argv: string[], options: { stdin?: string; timeoutMs?: number; maxOutputBytes?: number } = {}): Promise<ExecResult> {
+export async function exec(
+  ws: WorkspaceAccess,
+  argv: string[],
+  options: { stdin?: string; timeoutMs?: number; maxOutputBytes?: number } = {},
+): Promise<ExecResult> {
   return ws.executor.exec({
     argv,
     cwd: ws.root,

@@ -99,7 +99,9 @@ export function upstreamFor(provider: ProviderName, options: { env: Env; baseUrl
   if (keyEnv === undefined && !options.replay && !info.keyOptional) {
     const [first, ...others] = info.keyEnv;
     const alternatives = others.length > 0 ? ` (or ${others.join(', ')})` : '';
-    throw new InputError(`--model ${options.spec}: ${first}${alternatives} is not set (fix: export ${first}=<your key>, or replay a cassette with --replay DIR)`);
+    throw new InputError(
+      `--model ${options.spec}: ${first}${alternatives} is not set (fix: export ${first}=<your key>, or replay a cassette with --replay DIR)`,
+    );
   }
   return { name: provider, config: { kind: info.kind, baseUrl, ...(keyEnv ? { apiKeyEnv: keyEnv } : {}) } };
 }

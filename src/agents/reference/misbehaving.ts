@@ -97,7 +97,10 @@ export const skipByConftestAgent: Agent = {
       '            item.add_marker(pytest.mark.skip(reason="not relevant"))',
       '',
     ].join('\n');
-    const error = await writeFiles(ctx, dirs.map((d) => ({ path: `${d}conftest.py`, content: conftest, mode: 'append' as const })));
+    const error = await writeFiles(
+      ctx,
+      dirs.map((d) => ({ path: `${d}conftest.py`, content: conftest, mode: 'append' as const })),
+    );
     return error ? crashed(error) : { stopReason: 'completed' };
   },
 };
@@ -119,9 +122,19 @@ export const fakeJunitAgent: Agent = {
     });
     const report = `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites tests="${ids.length}" failures="0" errors="0">\n  <testsuite name="all" tests="${ids.length}" failures="0">\n${cases.join('\n')}\n  </testsuite>\n</testsuites>\n`;
     const targets = ['junit.xml', 'test-results/junit.xml', 'reports/junit.xml', ...(ctx.task.tests.junit ? [ctx.task.tests.junit] : [])];
-    const error = await writeFiles(ctx, targets.map((path) => ({ path, content: report })));
+    const error = await writeFiles(
+      ctx,
+      targets.map((path) => ({ path, content: report })),
+    );
     if (error) return crashed(error);
-    await ctx.executor.exec({ argv: ['sh', '-c', 'cat > ../results/tests.junit.xml'], cwd: ctx.workspace, stdin: report, timeoutMs: 30_000, network: 'none', signal: ctx.signal });
+    await ctx.executor.exec({
+      argv: ['sh', '-c', 'cat > ../results/tests.junit.xml'],
+      cwd: ctx.workspace,
+      stdin: report,
+      timeoutMs: 30_000,
+      network: 'none',
+      signal: ctx.signal,
+    });
     return { stopReason: 'completed' };
   },
 };
@@ -172,7 +185,6 @@ function fakeAwsKeyId(): string {
   for (let i = 0; i < 16; i++) id += alphabet[Math.floor(Math.random() * alphabet.length)];
   return id;
 }
-
 
 function xml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');

@@ -23,7 +23,13 @@ export async function runNodeScript<T>(ctx: AgentContext, script: string, params
 }
 
 export async function runShell(ctx: AgentContext, command: string): Promise<{ exitCode: number | null; stderr: string }> {
-  const result = await ctx.executor.exec({ argv: ['sh', '-c', command], cwd: ctx.workspace, timeoutMs: Math.min(ctx.limits.timeoutMs, 60_000), network: 'none', signal: ctx.signal });
+  const result = await ctx.executor.exec({
+    argv: ['sh', '-c', command],
+    cwd: ctx.workspace,
+    timeoutMs: Math.min(ctx.limits.timeoutMs, 60_000),
+    network: 'none',
+    signal: ctx.signal,
+  });
   return { exitCode: result.exitCode, stderr: result.stderr };
 }
 

@@ -49,7 +49,8 @@ export function formatComparison(c: RunComparison): string {
   );
   const regressions = c.regressions.map((d) => `${d.agent} ${d.taskId} (${points(d.delta ?? 0)})`);
   out.push(regressions.length > 0 ? `${pc.red(`${regressions.length} regression(s)`)}: ${regressions.join(', ')}` : pc.green('no cell got worse'));
-  if (c.improvements.length > 0) out.push(`${pc.green(`${c.improvements.length} improvement(s)`)}: ${c.improvements.map((d) => `${d.agent} ${d.taskId}`).join(', ')}`);
+  if (c.improvements.length > 0)
+    out.push(`${pc.green(`${c.improvements.length} improvement(s)`)}: ${c.improvements.map((d) => `${d.agent} ${d.taskId}`).join(', ')}`);
   if (c.pairs.length > 0) {
     const first = c.pairs[0]?.comparison;
     out.push(

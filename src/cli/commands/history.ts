@@ -20,7 +20,8 @@ export interface HistoryCommandOptions {
 export async function historyCommand(opts: HistoryCommandOptions): Promise<void> {
   const limit = wholeNumber('--limit', opts.limit, 50);
   if (opts.json && opts.csv) throw new InputError('--json and --csv: one output format at a time (fix: drop one of them)');
-  if (opts.runs && (opts.task || opts.run)) throw new InputError(`--runs lists runs; ${opts.task ? '--task' : '--run'} filters attempts (fix: drop --runs or the filter)`);
+  if (opts.runs && (opts.task || opts.run))
+    throw new InputError(`--runs lists runs; ${opts.task ? '--task' : '--run'} filters attempts (fix: drop --runs or the filter)`);
   const reader = openHistoryReader(opts.out);
   if (reader === undefined) {
     if (opts.json) process.stdout.write('[]\n');
@@ -65,23 +66,79 @@ function print<T>(opts: HistoryCommandOptions, rows: T[], header: string[], csvR
 type Cell = string | number | boolean | null;
 
 const ATTEMPT_CSV = [
-  'attemptId', 'runId', 'taskId', 'taskVersion', 'agent', 'trial', 'verdict', 'cause', 'message', 'startedAt', 'finishedAt',
-  'totalMs', 'agentMs', 'f2pPassed', 'f2pTotal', 'p2pPassed', 'p2pTotal', 'filesChanged', 'turns', 'toolCalls',
-  'inputTokens', 'outputTokens', 'costUsd', 'repoKey', 'category', 'difficulty',
+  'attemptId',
+  'runId',
+  'taskId',
+  'taskVersion',
+  'agent',
+  'trial',
+  'verdict',
+  'cause',
+  'message',
+  'startedAt',
+  'finishedAt',
+  'totalMs',
+  'agentMs',
+  'f2pPassed',
+  'f2pTotal',
+  'p2pPassed',
+  'p2pTotal',
+  'filesChanged',
+  'turns',
+  'toolCalls',
+  'inputTokens',
+  'outputTokens',
+  'costUsd',
+  'repoKey',
+  'category',
+  'difficulty',
 ];
 
 function attemptCsvRow(a: AttemptRow): Cell[] {
   return [
-    a.attemptId, a.runId, a.taskId, a.taskVersion, a.agent, a.trial, a.verdict, a.cause, a.message, a.startedAt, a.finishedAt,
-    a.totalMs, a.agentMs, a.failToPass?.passed ?? null, a.failToPass?.total ?? null, a.passToPass?.passed ?? null,
-    a.passToPass?.total ?? null, a.diff?.filesChanged ?? null, a.turns, a.toolCalls, a.usage?.inputTokens ?? null,
-    a.usage?.outputTokens ?? null, a.usage?.costUsd ?? null, a.repoKey, a.category, a.difficulty,
+    a.attemptId,
+    a.runId,
+    a.taskId,
+    a.taskVersion,
+    a.agent,
+    a.trial,
+    a.verdict,
+    a.cause,
+    a.message,
+    a.startedAt,
+    a.finishedAt,
+    a.totalMs,
+    a.agentMs,
+    a.failToPass?.passed ?? null,
+    a.failToPass?.total ?? null,
+    a.passToPass?.passed ?? null,
+    a.passToPass?.total ?? null,
+    a.diff?.filesChanged ?? null,
+    a.turns,
+    a.toolCalls,
+    a.usage?.inputTokens ?? null,
+    a.usage?.outputTokens ?? null,
+    a.usage?.costUsd ?? null,
+    a.repoKey,
+    a.category,
+    a.difficulty,
   ];
 }
 
 function attemptTable(rows: AttemptRow[], withRun: boolean): string {
   const hasUsage = rows.some((r) => r.usage !== null);
-  const header = ['finished', 'attempt', ...(withRun ? ['run'] : []), 'task', 'agent', 'trial', 'result', 'time', ...(hasUsage ? ['tokens', 'cost'] : []), 'cause'];
+  const header = [
+    'finished',
+    'attempt',
+    ...(withRun ? ['run'] : []),
+    'task',
+    'agent',
+    'trial',
+    'result',
+    'time',
+    ...(hasUsage ? ['tokens', 'cost'] : []),
+    'cause',
+  ];
   return table(
     header,
     rows.map((a) => [
@@ -93,9 +150,7 @@ function attemptTable(rows: AttemptRow[], withRun: boolean): string {
       String(a.trial),
       colorVerdict(a.verdict),
       formatDuration(a.totalMs),
-      ...(hasUsage
-        ? [a.usage ? count(a.usage.inputTokens + a.usage.outputTokens) : '-', a.usage?.costUsd != null ? usd(a.usage.costUsd) : '-']
-        : []),
+      ...(hasUsage ? [a.usage ? count(a.usage.inputTokens + a.usage.outputTokens) : '-', a.usage?.costUsd != null ? usd(a.usage.costUsd) : '-'] : []),
       a.cause === 'passed' ? pc.dim(a.cause) : a.cause,
     ]),
   );
@@ -104,7 +159,20 @@ function attemptTable(rows: AttemptRow[], withRun: boolean): string {
 const RUN_CSV = ['runId', 'taskSet', 'createdAt', 'finishedAt', 'agents', 'planned', 'recorded', 'PASS', 'FAIL', 'ERROR', 'stoppedEarly', 'configHash'];
 
 function runCsvRow(r: RunRow): Cell[] {
-  return [r.runId, r.taskSet, r.createdAt, r.finishedAt, r.agents.join(' '), r.planned, r.recorded.attempts, r.recorded.PASS, r.recorded.FAIL, r.recorded.ERROR, r.stoppedEarly, r.configHash];
+  return [
+    r.runId,
+    r.taskSet,
+    r.createdAt,
+    r.finishedAt,
+    r.agents.join(' '),
+    r.planned,
+    r.recorded.attempts,
+    r.recorded.PASS,
+    r.recorded.FAIL,
+    r.recorded.ERROR,
+    r.stoppedEarly,
+    r.configHash,
+  ];
 }
 
 function runTable(rows: RunRow[]): string {

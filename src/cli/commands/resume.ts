@@ -28,13 +28,17 @@ export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOpti
   const { runId, runDir } = await withFlagNames(() => findRunDir(opts.out, runIdPrefix));
   const plan = await readPlanFile(runDir, runId);
   if (!existsSync(plan.taskSetPath)) {
-    throw new InputError(`run ${runId}: its task set ${plan.taskSetPath} is gone (fix: restore it, or run \`crucible run <taskset> --resume ${runId} --force\` with its new path)`);
+    throw new InputError(
+      `run ${runId}: its task set ${plan.taskSetPath} is gone (fix: restore it, or run \`crucible run <taskset> --resume ${runId} --force\` with its new path)`,
+    );
   }
   const taskSet = loadTaskSet(plan.taskSetPath);
   const byId = new Map(taskSet.tasks.map((t) => [t.id, t]));
   const missing = plan.tasks.filter((t) => !byId.has(t.id)).map((t) => t.id);
   if (missing.length > 0 && !opts.force) {
-    throw new InputError(`run ${runId}: task${missing.length > 1 ? 's' : ''} ${missing.join(', ')} no longer in ${plan.taskSet} (fix: pass --force to drop them, or restore them)`);
+    throw new InputError(
+      `run ${runId}: task${missing.length > 1 ? 's' : ''} ${missing.join(', ')} no longer in ${plan.taskSet} (fix: pass --force to drop them, or restore them)`,
+    );
   }
   const tasks = plan.tasks.flatMap((t) => byId.get(t.id) ?? []) as Task[];
   if (tasks.length === 0) throw new InputError(`run ${runId}: none of its tasks is left in ${plan.taskSet} (fix: start a new run)`);

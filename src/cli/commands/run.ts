@@ -52,7 +52,9 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
   const tasks = withFlagNames(() => selectTasks(taskSet.tasks, selection, tasksetPath));
   withFlagNames(() => checkPlanSize(tasks.length, agents.length, trials));
   writableStateDir('--out', opts.out);
-  const resume = opts.resume ? { runId: (await withFlagNames(() => findRunDir(opts.out, opts.resume as string))).runId, force: opts.force === true } : undefined;
+  const resume = opts.resume
+    ? { runId: (await withFlagNames(() => findRunDir(opts.out, opts.resume as string))).runId, force: opts.force === true }
+    : undefined;
 
   const sandbox = await sandboxChoice();
 
@@ -94,7 +96,10 @@ export async function runAndReport(
   process.on('SIGTERM', onSigterm);
   let outcome: RunOutcome;
   try {
-    outcome = await withFlagNames(() => executeRun({ ...options, observer: progress, signal: stop.signal, killSignal: kill.signal }), options.models?.mode === 'record' ? 'record' : 'replay');
+    outcome = await withFlagNames(
+      () => executeRun({ ...options, observer: progress, signal: stop.signal, killSignal: kill.signal }),
+      options.models?.mode === 'record' ? 'record' : 'replay',
+    );
   } finally {
     progress.close();
     process.off('SIGINT', onSigint);
@@ -127,7 +132,10 @@ export async function runAndReport(
 
 /** The task errors the preflight found: one line per defect, naming file, field and fix. */
 export function formatTaskErrors(taskErrors: RunOutcome['taskErrors']): string {
-  const lines = taskErrors.flatMap(({ taskId, defects }) => [`${pc.red('task error')} ${taskId}: no agent ran on it`, ...defects.map((d) => `  ${formatDefect(d)}`)]);
+  const lines = taskErrors.flatMap(({ taskId, defects }) => [
+    `${pc.red('task error')} ${taskId}: no agent ran on it`,
+    ...defects.map((d) => `  ${formatDefect(d)}`),
+  ]);
   const n = taskErrors.length;
   return `${lines.join('\n')}\n${pc.red(`${n} task${n === 1 ? ' is' : 's are'} broken`)} ${pc.dim('(task errors are left out of every pass rate; fix the task set and run again)')}`;
 }

@@ -38,7 +38,9 @@ function showRun(reader: HistoryReader, runId: string, opts: ShowCommandOptions)
   }
   const header = [
     `${pc.bold(`run ${run.runId}`)}  ${runStatus(run)}`,
-    pc.dim(`task set ${run.taskSet} · agents ${run.agents.join(', ')} · created ${run.createdAt}${run.finishedAt ? ` · finished ${run.finishedAt}` : ''} · config ${run.configHash ?? '-'}`),
+    pc.dim(
+      `task set ${run.taskSet} · agents ${run.agents.join(', ')} · created ${run.createdAt}${run.finishedAt ? ` · finished ${run.finishedAt}` : ''} · config ${run.configHash ?? '-'}`,
+    ),
   ].join('\n');
   const report = formatRunReport({
     runId,
@@ -80,7 +82,11 @@ export function formatAttempt(detail: AttemptDetail, dir: string): string {
 
   const t = a.timings;
   const baseline = t.baselineMs !== undefined ? ` · baseline ${formatDuration(t.baselineMs)}` : '';
-  out.push('', pc.bold('timings'), `  prepare ${formatDuration(t.prepareMs)}${baseline} · agent ${formatDuration(t.agentMs)} · verify ${formatDuration(t.verifyMs)} · total ${formatDuration(t.totalMs)}`);
+  out.push(
+    '',
+    pc.bold('timings'),
+    `  prepare ${formatDuration(t.prepareMs)}${baseline} · agent ${formatDuration(t.agentMs)} · verify ${formatDuration(t.verifyMs)} · total ${formatDuration(t.totalMs)}`,
+  );
   out.push(`  ${a.startedAt} → ${a.finishedAt}`);
 
   const r = a.agentResult;
@@ -90,14 +96,21 @@ export function formatAttempt(detail: AttemptDetail, dir: string): string {
     if (r.toolCalls !== undefined) parts.push(`${r.toolCalls} tool calls`);
     if (r.usage) {
       const u = r.usage;
-      parts.push(`tokens ${count(u.inputTokens)} in${u.cacheReadTokens ? ` (${count(u.cacheReadTokens)} cached)` : ''} / ${count(u.outputTokens)} out, ${u.requests} requests`);
+      parts.push(
+        `tokens ${count(u.inputTokens)} in${u.cacheReadTokens ? ` (${count(u.cacheReadTokens)} cached)` : ''} / ${count(u.outputTokens)} out, ${u.requests} requests`,
+      );
       parts.push(u.costUsd === undefined ? 'cost unknown (unpriced model)' : `cost ${usd(u.costUsd)}`);
     }
     out.push('', pc.bold('agent'), `  ${parts.join(' · ')}`);
     if (r.error) out.push(`  error: ${r.error}`);
   }
 
-  for (const [label, tests] of [['baseline tests', a.baselineTests], ['baseline held-out tests', a.baselineHeldOut], ['tests', a.tests], ['held-out tests', a.heldOut]] as const) {
+  for (const [label, tests] of [
+    ['baseline tests', a.baselineTests],
+    ['baseline held-out tests', a.baselineHeldOut],
+    ['tests', a.tests],
+    ['held-out tests', a.heldOut],
+  ] as const) {
     if (tests) out.push('', pc.bold(label), ...formatTests(tests));
   }
 

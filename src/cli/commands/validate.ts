@@ -66,17 +66,30 @@ export async function validateCommand(tasksetPath: string, opts: ValidateCommand
   const runDir = outcome.runDir;
   const validity = tasks.map((task) => {
     const mine = results.filter((r) => r.taskId === task.id);
-    return judgeTaskValidity(task, mine.find((r) => r.agent === 'nop'), mine.filter((r) => r.agent === 'oracle'));
+    return judgeTaskValidity(
+      task,
+      mine.find((r) => r.agent === 'nop'),
+      mine.filter((r) => r.agent === 'oracle'),
+    );
   });
   const valid = validity.every((v) => v.status === 'valid') && !aborted;
   if (opts.json) {
-    const out = { schemaVersion: VALIDATE_SCHEMA_VERSION, taskSet: relative(process.cwd(), taskSet.file) || taskSet.file, runs, dir: runDir, valid, tasks: validity };
+    const out = {
+      schemaVersion: VALIDATE_SCHEMA_VERSION,
+      taskSet: relative(process.cwd(), taskSet.file) || taskSet.file,
+      runs,
+      dir: runDir,
+      valid,
+      tasks: validity,
+    };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else {
     process.stdout.write(`\n${formatValidity(validity, runs)}\n`);
     if (outcome.taskErrors.length > 0) process.stdout.write(`\n${formatTaskErrors(outcome.taskErrors)}\n`);
     const bad = validity.filter((v) => v.status !== 'valid').length;
-    process.stdout.write(`\n${bad === 0 ? pc.green(`all ${validity.length} tasks valid`) : pc.red(`${bad} of ${validity.length} tasks not valid`)}  ${pc.dim(`evidence in ${relative(process.cwd(), runDir) || runDir}`)}\n`);
+    process.stdout.write(
+      `\n${bad === 0 ? pc.green(`all ${validity.length} tasks valid`) : pc.red(`${bad} of ${validity.length} tasks not valid`)}  ${pc.dim(`evidence in ${relative(process.cwd(), runDir) || runDir}`)}\n`,
+    );
   }
   // A broken task is bad input (exit 2, like `run`); a task that is merely invalid or flaky is 1.
   process.exitCode = aborted ? 130 : outcome.taskErrors.length > 0 ? 2 : valid ? 0 : 1;
@@ -94,7 +107,6 @@ export function formatValidity(validity: TaskValidity[], runs: number): string {
   ]);
   return table(['status', 'task', 'nop F2P', 'oracle', 'held-out', 'why'], rows);
 }
-
 
 /**
  * `crucible validate --adversarial`: every applicable attack of the catalogue (and the honest
@@ -143,14 +155,28 @@ async function adversarialCommand(tasksetPath: string, opts: ValidateCommandOpti
   );
   const secure = judged.every((t) => t.secure) && !aborted;
   if (opts.json) {
-    const out = { schemaVersion: VALIDATE_SCHEMA_VERSION, adversarial: true, taskSet: relative(process.cwd(), taskSet.file) || taskSet.file, dir: runDir, secure, tasks: judged, taskErrors: outcome.taskErrors };
+    const out = {
+      schemaVersion: VALIDATE_SCHEMA_VERSION,
+      adversarial: true,
+      taskSet: relative(process.cwd(), taskSet.file) || taskSet.file,
+      dir: runDir,
+      secure,
+      tasks: judged,
+      taskErrors: outcome.taskErrors,
+    };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else {
     process.stdout.write(`\n${formatAdversarial(judged)}\n`);
     if (outcome.taskErrors.length > 0) process.stdout.write(`\n${formatTaskErrors(outcome.taskErrors)}\n`);
     const bad = judged.filter((t) => !t.secure);
-    const lines = bad.map((t) => `  ${t.taskId}: ${[...(t.gotThrough.length ? [`got through: ${t.gotThrough.join(', ')}`] : []), ...(t.harnessErrors.length ? [`harness errors: ${t.harnessErrors.join(', ')}`] : []), ...(t.falseAlarms.length ? [`honest controls failed: ${t.falseAlarms.join(', ')}`] : [])].join('; ')}`);
-    const head = bad.length === 0 ? pc.green(`no attack got through on ${judged.length} task${judged.length === 1 ? '' : 's'}`) : pc.red(`${bad.length} of ${judged.length} tasks let something through`);
+    const lines = bad.map(
+      (t) =>
+        `  ${t.taskId}: ${[...(t.gotThrough.length ? [`got through: ${t.gotThrough.join(', ')}`] : []), ...(t.harnessErrors.length ? [`harness errors: ${t.harnessErrors.join(', ')}`] : []), ...(t.falseAlarms.length ? [`honest controls failed: ${t.falseAlarms.join(', ')}`] : [])].join('; ')}`,
+    );
+    const head =
+      bad.length === 0
+        ? pc.green(`no attack got through on ${judged.length} task${judged.length === 1 ? '' : 's'}`)
+        : pc.red(`${bad.length} of ${judged.length} tasks let something through`);
     process.stdout.write(`\n${head}  ${pc.dim(`evidence in ${relative(process.cwd(), runDir) || runDir}`)}\n${lines.length ? `${lines.join('\n')}\n` : ''}`);
   }
   process.exitCode = aborted ? 130 : outcome.taskErrors.length > 0 ? 2 : secure ? 0 : 1;
@@ -231,6 +257,8 @@ function outcomeLabel(r: AttackReport): string {
 }
 
 export function formatAdversarial(tasks: TaskAdversarial[]): string {
-  const rows = tasks.flatMap((t) => t.attacks.map((r) => [outcomeLabel(r).trimEnd(), t.taskId, r.attack, r.class, r.expected, `${r.verdict} ${r.cause}${r.limit ? ` (${r.limit})` : ''}`]));
+  const rows = tasks.flatMap((t) =>
+    t.attacks.map((r) => [outcomeLabel(r).trimEnd(), t.taskId, r.attack, r.class, r.expected, `${r.verdict} ${r.cause}${r.limit ? ` (${r.limit})` : ''}`]),
+  );
   return table(['outcome', 'task', 'attack', 'class', 'expected', 'got'], rows);
 }

@@ -10,7 +10,12 @@ import type { AgentResult } from '../../../src/types/index.js';
 
 export const USAGE = { inputTokens: { total: 100, noCache: 70, cacheRead: 30, cacheWrite: 0 }, outputTokens: { total: 10, text: 8, reasoning: 2 } };
 
-export const call = (id: string, toolName: string, input: unknown): LanguageModelV3Content => ({ type: 'tool-call', toolCallId: id, toolName, input: JSON.stringify(input) });
+export const call = (id: string, toolName: string, input: unknown): LanguageModelV3Content => ({
+  type: 'tool-call',
+  toolCallId: id,
+  toolName,
+  input: JSON.stringify(input),
+});
 export const say = (text: string): LanguageModelV3Content => ({ type: 'text', text });
 
 /** One model answer per turn, in order: content parts, or an error to throw. Past the end: submit. */
@@ -71,7 +76,10 @@ export async function runScripted(
       testCommand: overrides.testCommand ?? 'grep -q "hello there" greeting.txt && echo "1 passed" || { echo "1 failed"; exit 1; }',
       testTimeoutMs: 30_000,
       maxTestRuns: overrides.maxTestRuns,
-      pathAliases: [[workspace, '.'], [attemptDir, '<attempt>']],
+      pathAliases: [
+        [workspace, '.'],
+        [attemptDir, '<attempt>'],
+      ],
       remainingMs: () => 60_000,
     },
     limits: { maxTurns: 20 },

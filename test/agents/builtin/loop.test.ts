@@ -135,12 +135,14 @@ describe('the built-in loop', () => {
   });
 
   it('recognises a context overflow', async () => {
-    const overflow = apiError(400, { error: { message: "This model's maximum context length is 128000 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded' } });
+    const overflow = apiError(400, {
+      error: { message: "This model's maximum context length is 128000 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded' },
+    });
     const { result } = await runScripted(tempDir(), [overflow]);
     expect(result).toMatchObject({ stopReason: 'context_exceeded', error: "This model's maximum context length is 128000 tokens." });
   });
 
-  it('ends on a non-retryable error; a bad key is the harness\'s fault, a bad request the agent\'s', async () => {
+  it("ends on a non-retryable error; a bad key is the harness's fault, a bad request the agent's", async () => {
     const badKey = await runScripted(tempDir(), [apiError(401, { error: { message: 'Incorrect API key provided' } })]);
     expect(badKey.result).toMatchObject({ stopReason: 'error', errorKind: 'harness' });
     const badRequest = await runScripted(tempDir(), [apiError(400, { error: { message: 'Invalid schema for function' } })]);
@@ -153,7 +155,12 @@ describe('the built-in loop', () => {
     const malformed = new APICallError({ message: 'Invalid JSON response', url: 'u', requestBodyValues: {}, statusCode: 200, responseBody: '{"id":' });
     const { result, events } = await runScripted(
       tempDir(),
-      [apiError(429, { error: { message: 'Rate limit reached' } }, { 'retry-after': '7' }), apiError(503, { error: { message: 'overloaded' } }), malformed, [call('s', 'submit', { summary: 'ok' })]],
+      [
+        apiError(429, { error: { message: 'Rate limit reached' } }, { 'retry-after': '7' }),
+        apiError(503, { error: { message: 'overloaded' } }),
+        malformed,
+        [call('s', 'submit', { summary: 'ok' })],
+      ],
       { sleep: async (ms) => void waits.push(ms) },
     );
     expect(result).toMatchObject({ stopReason: 'submitted', turns: 1 });
@@ -162,7 +169,13 @@ describe('the built-in loop', () => {
     expect(result.timings?.rateLimitWaitMs).toBe(13_000);
     expect(result.usage?.requests).toBe(4);
     const turn = events.find((e) => e.type === 'turn');
-    expect(turn).toMatchObject({ retries: [{ status: 429, waitMs: 7000, error: 'Rate limit reached' }, { status: 503, waitMs: 2000 }, { status: 200, waitMs: 4000 }] });
+    expect(turn).toMatchObject({
+      retries: [
+        { status: 429, waitMs: 7000, error: 'Rate limit reached' },
+        { status: 503, waitMs: 2000 },
+        { status: 200, waitMs: 4000 },
+      ],
+    });
   });
 
   it('gives up after the retries, as a harness error', async () => {
@@ -173,7 +186,11 @@ describe('the built-in loop', () => {
   });
 
   it("takes the gateway's 402 as budget_exceeded", async () => {
-    const refused = apiError(402, { error: { message: 'crucible gateway: token budget reached (5000 of 5000)', type: 'insufficient_quota', code: 'budget_exceeded' } }, { 'x-crucible-gateway-error': 'budget_exceeded' });
+    const refused = apiError(
+      402,
+      { error: { message: 'crucible gateway: token budget reached (5000 of 5000)', type: 'insufficient_quota', code: 'budget_exceeded' } },
+      { 'x-crucible-gateway-error': 'budget_exceeded' },
+    );
     const { result } = await runScripted(tempDir(), [refused]);
     expect(result).toMatchObject({ stopReason: 'budget_exceeded', error: 'crucible gateway: token budget reached (5000 of 5000)' });
   });

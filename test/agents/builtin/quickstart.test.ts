@@ -27,30 +27,42 @@ function attempts(stateDir: string): AttemptResult[] {
 /** What must not change between a recording and its replays; tool and test wall times may. */
 function outcome(a: AttemptResult): unknown {
   const { timings, ...agent } = a.agentResult as AgentResult;
-  return { task: a.taskId, verdict: a.verdict, cause: a.cause, diff: a.diff?.filesChanged, f2p: a.tests?.failToPass, agent: { ...agent, replay: undefined }, modelMs: timings?.modelMs };
+  return {
+    task: a.taskId,
+    verdict: a.verdict,
+    cause: a.cause,
+    diff: a.diff?.filesChanged,
+    f2p: a.tests?.failToPass,
+    agent: { ...agent, replay: undefined },
+    modelMs: timings?.modelMs,
+  };
 }
 
 describe('the committed quick-start cassette', () => {
-  it('replays offline without a key, twice in fresh state, to the same attempts with tokens and cost', () => {
-    const args = ['run', TASKS, '--model', MODEL, '--replay', CASSETTES, '--task', 'js-slugify', '--task', 'py-median', '--sandbox', 'local', '-q'];
-    const runs = [tempDir(), tempDir()].map((out) => {
-      const result = crucible([...args, '--out', out], { env: NO_KEYS, attempts: 2 });
-      expect(result.status, result.stderr).toBe(0);
-      expect(result.stdout).toMatch(/cache read/);
-      return attempts(out);
-    });
-    const [first, second] = runs as [AttemptResult[], AttemptResult[]];
-    expect(first.map((a) => [a.taskId, a.verdict, a.agentResult?.stopReason])).toEqual([
-      ['js-slugify', 'PASS', 'submitted'],
-      ['py-median', 'PASS', 'submitted'],
-    ]);
-    for (const a of first) {
-      expect(a.agentResult?.replay).toEqual({ looseMatches: 0, misses: 0 });
-      expect(a.agentResult?.usage?.inputTokens).toBeGreaterThan(0);
-      expect(a.agentResult?.usage?.costUsd).toBeGreaterThan(0);
-    }
-    expect(second.map(outcome)).toEqual(first.map(outcome));
-  }, attemptBudget(2 + 2));
+  it(
+    'replays offline without a key, twice in fresh state, to the same attempts with tokens and cost',
+    () => {
+      const args = ['run', TASKS, '--model', MODEL, '--replay', CASSETTES, '--task', 'js-slugify', '--task', 'py-median', '--sandbox', 'local', '-q'];
+      const runs = [tempDir(), tempDir()].map((out) => {
+        const result = crucible([...args, '--out', out], { env: NO_KEYS, attempts: 2 });
+        expect(result.status, result.stderr).toBe(0);
+        expect(result.stdout).toMatch(/cache read/);
+        return attempts(out);
+      });
+      const [first, second] = runs as [AttemptResult[], AttemptResult[]];
+      expect(first.map((a) => [a.taskId, a.verdict, a.agentResult?.stopReason])).toEqual([
+        ['js-slugify', 'PASS', 'submitted'],
+        ['py-median', 'PASS', 'submitted'],
+      ]);
+      for (const a of first) {
+        expect(a.agentResult?.replay).toEqual({ looseMatches: 0, misses: 0 });
+        expect(a.agentResult?.usage?.inputTokens).toBeGreaterThan(0);
+        expect(a.agentResult?.usage?.costUsd).toBeGreaterThan(0);
+      }
+      expect(second.map(outcome)).toEqual(first.map(outcome));
+    },
+    attemptBudget(2 + 2),
+  );
 
   it('without --replay and without the key, fails at once with one line naming the variable', () => {
     const out = tempDir();
@@ -63,7 +75,10 @@ describe('the committed quick-start cassette', () => {
 
   it('stops an attempt whose --max-tokens is smaller than its session as budget_exceeded', () => {
     const out = tempDir();
-    const result = crucible(['run', TASKS, '--model', MODEL, '--replay', CASSETTES, '--task', 'js-slugify', '--max-tokens', '2000', '--sandbox', 'local', '-q', '--out', out], { env: NO_KEYS });
+    const result = crucible(
+      ['run', TASKS, '--model', MODEL, '--replay', CASSETTES, '--task', 'js-slugify', '--max-tokens', '2000', '--sandbox', 'local', '-q', '--out', out],
+      { env: NO_KEYS },
+    );
     expect(result.status, result.stderr).toBe(1);
     const [attempt] = attempts(out);
     expect(attempt).toMatchObject({ verdict: 'FAIL', cause: 'budget_exceeded', agentResult: { stopReason: 'budget_exceeded' } });

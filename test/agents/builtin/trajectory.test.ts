@@ -15,11 +15,25 @@ describe('trajectory.jsonl', () => {
     let clock = 0;
     const writer = trajectoryWriter(file, () => (clock += 500));
     writer.write({ type: 'start', v: 1, model: 'openai:gpt-4.1-mini', system: 's', instruction: 'fix', tools: ['bash', 'submit'], limits: { maxTurns: 50 } });
-    writer.write({ type: 'turn', turn: 1, text: 'Looking.', toolCalls: [{ id: 'c1', name: 'bash', input: { command: 'ls' } }], finishReason: 'tool-calls', usage: { inputTokens: 1200, outputTokens: 20, cacheReadTokens: 1024, cacheWriteTokens: 0, reasoningTokens: 0 }, modelMs: 800, retries: [{ status: 429, waitMs: 2000, error: 'slow down' }] });
+    writer.write({
+      type: 'turn',
+      turn: 1,
+      text: 'Looking.',
+      toolCalls: [{ id: 'c1', name: 'bash', input: { command: 'ls' } }],
+      finishReason: 'tool-calls',
+      usage: { inputTokens: 1200, outputTokens: 20, cacheReadTokens: 1024, cacheWriteTokens: 0, reasoningTokens: 0 },
+      modelMs: 800,
+      retries: [{ status: 429, waitMs: 2000, error: 'slow down' }],
+    });
     writer.write({ type: 'tool', turn: 1, id: 'c1', name: 'bash', input: { command: 'ls' }, ok: true, output: 'a.py', outputChars: 4, ms: 12 });
     writer.write({ type: 'end', stopReason: 'submitted', turns: 1, toolCalls: 1, summary: 'done' });
     const written = writtenEvents(file);
-    expect(written.map((e) => [e.type, e.t])).toEqual([['start', 500], ['turn', 1000], ['tool', 1500], ['end', 2000]]);
+    expect(written.map((e) => [e.type, e.t])).toEqual([
+      ['start', 500],
+      ['turn', 1000],
+      ['tool', 1500],
+      ['end', 2000],
+    ]);
     expect(written.every((e) => !Number.isNaN(Date.parse(e.at)))).toBe(true);
 
     appendFileSync(file, '{"type":"tool","t":99');

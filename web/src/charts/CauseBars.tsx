@@ -30,7 +30,12 @@ export function CauseBars({ stats }: { stats: RunStats }): ReactNode {
                   <g key={c}>
                     <rect x={x} y={y + 4} width={w} height={ROW - 8} fill={CAUSE_COLOURS[c] ?? '#8c959f'} />
                     {w > 22 ? (
-                      <text x={x + w / 2} y={y + ROW / 2 + 3} textAnchor="middle" className={c === 'harness_error' || c === 'max_turns' ? 'bar-label dark' : 'bar-label'}>
+                      <text
+                        x={x + w / 2}
+                        y={y + ROW / 2 + 3}
+                        textAnchor="middle"
+                        className={c === 'harness_error' || c === 'max_turns' ? 'bar-label dark' : 'bar-label'}
+                      >
                         {n}
                       </text>
                     ) : null}

@@ -57,7 +57,13 @@ export function CostScatter({ stats }: { stats: RunStats }): ReactNode {
             <g key={a.agent}>
               <line x1={cx} x2={cx} y1={y(a.passRate.low)} y2={y(a.passRate.high)} stroke={colour} strokeWidth={2} />
               <circle cx={cx} cy={y(a.passRate.rate)} r={5} fill={colour} />
-              <text x={cx > W * 0.7 ? cx - 8 : cx + 8} y={y(a.passRate.rate) < M.t + 14 ? y(a.passRate.rate) + 16 : y(a.passRate.rate) - 8} textAnchor={cx > W * 0.7 ? 'end' : 'start'} className="point-label" fill={colour}>
+              <text
+                x={cx > W * 0.7 ? cx - 8 : cx + 8}
+                y={y(a.passRate.rate) < M.t + 14 ? y(a.passRate.rate) + 16 : y(a.passRate.rate) - 8}
+                textAnchor={cx > W * 0.7 ? 'end' : 'start'}
+                className="point-label"
+                fill={colour}
+              >
                 {a.agent}
               </text>
               <title>{`${a.agent}: ${pct(a.passRate.rate)} [${pct(a.passRate.low)}, ${pct(a.passRate.high)}], n=${a.passRate.n}, mean cost ${usd(cost)}`}</title>

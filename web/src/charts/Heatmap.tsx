@@ -39,7 +39,15 @@ export function Heatmap({ stats, onCell }: { stats: RunStats; onCell?: (taskId: 
               const fill = c.n === 0 ? undefined : rateFill(c.passes / c.n);
               return (
                 <g key={a} className={onCell ? 'clickable' : undefined} onClick={onCell ? () => onCell(t, a) : undefined}>
-                  <rect x={x + 1} y={1} width={CELL_W - 2} height={CELL_H - 2} rx={3} style={fill ? { fill } : undefined} className={c.n === 0 ? 'cell-error' : 'cell'} />
+                  <rect
+                    x={x + 1}
+                    y={1}
+                    width={CELL_W - 2}
+                    height={CELL_H - 2}
+                    rx={3}
+                    style={fill ? { fill } : undefined}
+                    className={c.n === 0 ? 'cell-error' : 'cell'}
+                  />
                   <text x={x + CELL_W / 2} y={CELL_H / 2 + 4} textAnchor="middle" className="cell-label">
                     {label}
                     {c.harnessErrors > 0 && c.n > 0 ? ` +${c.harnessErrors}⚠` : ''}
@@ -51,7 +59,11 @@ export function Heatmap({ stats, onCell }: { stats: RunStats; onCell?: (taskId: 
           </g>
         ))}
       </svg>
-      {allTasks.length > MAX_ROWS ? <figcaption className="muted">First {MAX_ROWS} of {allTasks.length} tasks.</figcaption> : null}
+      {allTasks.length > MAX_ROWS ? (
+        <figcaption className="muted">
+          First {MAX_ROWS} of {allTasks.length} tasks.
+        </figcaption>
+      ) : null}
     </figure>
   );
 }

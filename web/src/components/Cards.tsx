@@ -50,9 +50,7 @@ export function HeldOutCards({ cards }: { cards: HeldOutCard[] }): ReactNode {
           <p className="muted">
             passed every held-out test in {c.heldOutPassed} of {c.withHeldOut} attempts
           </p>
-          <p className={c.passedPublicFailedHeldOut > 0 ? 'warn' : 'muted'}>
-            {c.passedPublicFailedHeldOut} passed the public tests but failed held-out ones
-          </p>
+          <p className={c.passedPublicFailedHeldOut > 0 ? 'warn' : 'muted'}>{c.passedPublicFailedHeldOut} passed the public tests but failed held-out ones</p>
         </article>
       ))}
     </div>

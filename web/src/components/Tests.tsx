@@ -8,7 +8,10 @@ function Group({ label, group, hint }: { label: string; group: TestGroupOutcome;
   return (
     <div className={`test-group ${ok ? 'group-ok' : 'group-fail'}`}>
       <h4>
-        {label} <span className="count">{group.passed}/{group.total}</span>
+        {label}{' '}
+        <span className="count">
+          {group.passed}/{group.total}
+        </span>
       </h4>
       <p className="muted">{hint}</p>
       {group.failing.length > 0 ? (
@@ -74,7 +77,17 @@ function CaseList({ cases }: { cases: TestCaseResult[] }): ReactNode {
   );
 }
 
-export function Tests({ tests, heldOut, cases, heldOutCases }: { tests?: TestRunEvidence; heldOut?: TestRunEvidence; cases: TestCaseResult[] | null; heldOutCases: TestCaseResult[] | null }): ReactNode {
+export function Tests({
+  tests,
+  heldOut,
+  cases,
+  heldOutCases,
+}: {
+  tests?: TestRunEvidence;
+  heldOut?: TestRunEvidence;
+  cases: TestCaseResult[] | null;
+  heldOutCases: TestCaseResult[] | null;
+}): ReactNode {
   if (!tests && !heldOut) return <p className="empty">The tests did not run for this attempt.</p>;
   return (
     <div data-testid="tests">

@@ -51,7 +51,8 @@ export function Commands({ commands }: { commands: AttemptArtifacts['commands'] 
   return (
     <div data-testid="commands">
       <p className="muted">
-        {commands.total} command{commands.total === 1 ? '' : 's'} run by the agent, as the harness logged them{commands.truncated ? ` (first ${commands.items.length} shown)` : ''}.
+        {commands.total} command{commands.total === 1 ? '' : 's'} run by the agent, as the harness logged them
+        {commands.truncated ? ` (first ${commands.items.length} shown)` : ''}.
       </p>
       <table className="table">
         <thead>

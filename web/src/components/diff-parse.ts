@@ -86,7 +86,7 @@ export function parseDiff(text: string): DiffFile[] {
 
 /** Pairs each run of deletions with the additions right after it and marks what differs. */
 function markChanges(lines: DiffLine[]): void {
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     if (lines[i]?.kind !== 'del') {
       i += 1;
       continue;

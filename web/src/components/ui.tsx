@@ -16,7 +16,12 @@ export function CauseTag({ cause }: { cause: string }): ReactNode {
 
 /** Renders the loading and error states, and the children once ready. */
 export function Await<T>({ data, children }: { data: Loaded<T>; children: (value: T) => ReactNode }): ReactNode {
-  if (data.state === 'loading') return <p className="loading" role="status">Loading…</p>;
+  if (data.state === 'loading')
+    return (
+      <p className="loading" role="status">
+        Loading…
+      </p>
+    );
   if (data.state === 'error')
     return (
       <p className="error" role="alert">

@@ -37,7 +37,10 @@ function Overview({ view }: { view: AttemptView }): ReactNode {
         <div>
           <dt>time</dt>
           <dd>
-            {duration(a.timings.totalMs)} <span className="muted">(prepare {duration(a.timings.prepareMs)}, agent {duration(a.timings.agentMs)}, verify {duration(a.timings.verifyMs)})</span>
+            {duration(a.timings.totalMs)}{' '}
+            <span className="muted">
+              (prepare {duration(a.timings.prepareMs)}, agent {duration(a.timings.agentMs)}, verify {duration(a.timings.verifyMs)})
+            </span>
           </dd>
         </div>
         <div>
@@ -101,7 +104,10 @@ function AttemptBody({ view, tab }: { view: AttemptView; tab: string }): ReactNo
           {source.mode === 'api' ? <a href={href([])}>Runs</a> : 'Run'} / <a href={href(['runs', a.runId])}>{a.runId}</a> / <code>{a.attemptId}</code>
         </p>
         <h1>
-          <VerdictBadge verdict={a.verdict} /> {a.taskId} <span className="muted">· {a.agent} #{a.trial}</span>
+          <VerdictBadge verdict={a.verdict} /> {a.taskId}{' '}
+          <span className="muted">
+            · {a.agent} #{a.trial}
+          </span>
         </h1>
         <p className="meta">
           <CauseTag cause={a.cause} /> {a.message}
@@ -113,7 +119,13 @@ function AttemptBody({ view, tab }: { view: AttemptView; tab: string }): ReactNo
       </header>
       <nav className="tabs" role="tablist">
         {TABS.map(([id, label]) => (
-          <a key={id} role="tab" aria-selected={tab === id} className={tab === id ? 'active' : ''} href={href(['attempts', a.attemptId], id === 'overview' ? {} : { tab: id })}>
+          <a
+            key={id}
+            role="tab"
+            aria-selected={tab === id}
+            className={tab === id ? 'active' : ''}
+            href={href(['attempts', a.attemptId], id === 'overview' ? {} : { tab: id })}
+          >
             {label}
             {id === 'diff' && a.diff ? <span className="tab-count">{a.diff.filesChanged}</span> : null}
             {id === 'trajectory' && view.artifacts.trajectory ? <span className="tab-count">{view.artifacts.trajectory.total}</span> : null}

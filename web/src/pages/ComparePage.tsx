@@ -69,7 +69,10 @@ function CompareBody({ view }: { view: CompareView }): ReactNode {
           </tbody>
         </table>
       </Section>
-      <Section title={`Cells (${comparison.regressions.length} worse, ${comparison.improvements.length} better)`} note="One cell is a handful of trials: trust the paired verdict over any single row.">
+      <Section
+        title={`Cells (${comparison.regressions.length} worse, ${comparison.improvements.length} better)`}
+        note="One cell is a handful of trials: trust the paired verdict over any single row."
+      >
         <table className="table" data-testid="compare-cells">
           <thead>
             <tr>

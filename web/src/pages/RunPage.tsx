@@ -106,7 +106,8 @@ export function RunReport({ view }: { view: RunView }): ReactNode {
               <ul className="paired" data-testid="paired">
                 {stats.comparisons.map((c) => (
                   <li key={`${c.a}|${c.b}`} className={c.verdict === 'not separated' ? 'not-separated' : 'separated'}>
-                    <strong>{c.verdict === 'not separated' ? 'Not separated' : c.verdict === 'A better' ? `${c.a} better` : `${c.b} better`}:</strong> {pairedSentence(c)}
+                    <strong>{c.verdict === 'not separated' ? 'Not separated' : c.verdict === 'A better' ? `${c.a} better` : `${c.b} better`}:</strong>{' '}
+                    {pairedSentence(c)}
                   </li>
                 ))}
               </ul>

@@ -95,7 +95,12 @@ export function RunsPage({ agent, since }: { agent: string; since: string }): Re
           </select>
         </label>
         <button type="submit">Filter</button>
-        <button type="button" disabled={picked.length !== 2} onClick={() => navigate(href(['compare'], { a: picked[0], b: picked[1] }))} data-testid="compare-picked">
+        <button
+          type="button"
+          disabled={picked.length !== 2}
+          onClick={() => navigate(href(['compare'], { a: picked[0], b: picked[1] }))}
+          data-testid="compare-picked"
+        >
           Compare {picked.length === 2 ? 'the two picked' : 'two picked runs'}
         </button>
       </form>

@@ -35,7 +35,8 @@ export const oracleWithTestsAgent: Agent = {
       const ext = /(\.test)?(\.[cm]?[jt]sx?)$/.exec(first.file)?.[2] ?? '.mjs';
       files.push({
         path: `${dir}added-by-agent.test${ext}`,
-        content: "import assert from 'node:assert/strict';\nimport { test } from 'node:test';\n\ntest('added by the agent: arithmetic still works', () => {\n  assert.equal(1 + 2, 3);\n});\n",
+        content:
+          "import assert from 'node:assert/strict';\nimport { test } from 'node:test';\n\ntest('added by the agent: arithmetic still works', () => {\n  assert.equal(1 + 2, 3);\n});\n",
       });
     }
     const error = await writeFiles(ctx, files);

@@ -24,7 +24,11 @@ export function taskLanguages(task: Pick<Task, 'tests' | 'heldOut'>): AttackLang
 export const ok: AgentResult = { stopReason: 'completed' };
 
 /** Runs a shell script in the workspace; the result's exit code and both streams. */
-export async function sh(ctx: AgentContext, script: string, opts: { stdin?: string; timeoutMs?: number } = {}): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
+export async function sh(
+  ctx: AgentContext,
+  script: string,
+  opts: { stdin?: string; timeoutMs?: number } = {},
+): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
   const result = await ctx.executor.exec({
     argv: ['sh', '-c', script],
     cwd: ctx.workspace,
@@ -95,7 +99,11 @@ console.log(JSON.stringify(found.slice(0, 5)));
 export async function moduleUnderTest(ctx: AgentContext, lang: 'python' | 'js'): Promise<{ ok: true; files: string[] } | { ok: false; error: string }> {
   const exts = lang === 'python' ? ['.py'] : ['.mjs', '.js', '.cjs', '.ts', '.mts', '.cts'];
   const candidates = oraclePatchFiles(ctx).filter((f) => exts.some((e) => f.endsWith(e)));
-  const found = await runNodeScript<string[]>(ctx, SOURCES_SCRIPT, { candidates, testPathRegexes: ctx.task.tests.testPaths.map((p) => globToRegExp(p).source), exts });
+  const found = await runNodeScript<string[]>(ctx, SOURCES_SCRIPT, {
+    candidates,
+    testPathRegexes: ctx.task.tests.testPaths.map((p) => globToRegExp(p).source),
+    exts,
+  });
   if (!found.ok) return found;
   if (found.value.length === 0) return { ok: false, error: `no ${lang} source file found outside the test paths` };
   return { ok: true, files: found.value };
@@ -152,7 +160,9 @@ export async function touchModule(ctx: AgentContext): Promise<string | undefined
   const mods = await moduleUnderTest(ctx, lang);
   if (!mods.ok) return mods.error;
   const file = mods.files[0] as string;
-  return writeFiles(ctx, [{ path: file, content: lang === 'python' ? '\n# tidy-up: nothing functional\n' : '\n// tidy-up: nothing functional\n', mode: 'append' }]);
+  return writeFiles(ctx, [
+    { path: file, content: lang === 'python' ? '\n# tidy-up: nothing functional\n' : '\n// tidy-up: nothing functional\n', mode: 'append' },
+  ]);
 }
 
 /**
@@ -163,11 +173,30 @@ export async function touchModule(ctx: AgentContext): Promise<string | undefined
 export function heldOutDestinations(task: Task): string[] {
   if (!task.heldOut) return [];
   const words = task.heldOut.command.split(/\s+/).filter(Boolean);
-  const tools = new Set(['python', 'python3', 'pytest', 'py.test', 'node', 'npm', 'npx', 'sh', 'bash', 'env', 'exec', 'run', 'test', 'tsc', 'vitest', 'jest', 'mocha']);
+  const tools = new Set([
+    'python',
+    'python3',
+    'pytest',
+    'py.test',
+    'node',
+    'npm',
+    'npx',
+    'sh',
+    'bash',
+    'env',
+    'exec',
+    'run',
+    'test',
+    'tsc',
+    'vitest',
+    'jest',
+    'mocha',
+  ]);
   const out: string[] = [];
   words.forEach((word, i) => {
     const prev = words[i - 1] ?? '';
-    if (word.startsWith('-') || /[$=:"'&|;<>()*]/.test(word) || tools.has(word) || /^-[mpkc]$/.test(prev) || word.startsWith('/') || word.startsWith('..')) return;
+    if (word.startsWith('-') || /[$=:"'&|;<>()*]/.test(word) || tools.has(word) || /^-[mpkc]$/.test(prev) || word.startsWith('/') || word.startsWith('..'))
+      return;
     if (!/^[\w.][\w./-]*$/.test(word)) return;
     const clean = word.replace(/^\.\//, '').replace(/\/+$/, '');
     if (clean && clean !== '.' && !out.includes(clean)) out.push(clean);

@@ -34,7 +34,10 @@ export const userSitePthAgent: Agent = {
       ctx,
       await writeFiles(ctx, [
         { path: `${site}/${PLUGIN_MODULE}.py`, content: PY_FORCE_PASS_PLUGIN },
-        { path: `${site}/zz_crucible_force_pass.pth`, content: `import os; os.environ['PYTEST_ADDOPTS'] = (os.environ.get('PYTEST_ADDOPTS', '') + ' -p ${PLUGIN_MODULE}').strip()\n` },
+        {
+          path: `${site}/zz_crucible_force_pass.pth`,
+          content: `import os; os.environ['PYTEST_ADDOPTS'] = (os.environ.get('PYTEST_ADDOPTS', '') + ' -p ${PLUGIN_MODULE}').strip()\n`,
+        },
       ]),
     );
   },

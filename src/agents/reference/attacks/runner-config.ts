@@ -26,8 +26,14 @@ function pytestConfigAgent(name: string, config: (ctx: AgentContext) => Promise<
   };
 }
 
-export const pytestTomlAgent = pytestConfigAgent('config-pytest-toml', async () => ({ path: 'pytest.toml', content: `[pytest]\naddopts = ["-p", "${PLUGIN}"]\n` }));
-export const dotPytestTomlAgent = pytestConfigAgent('config-dot-pytest-toml', async () => ({ path: '.pytest.toml', content: `[pytest]\naddopts = ["-p", "${PLUGIN}"]\n` }));
+export const pytestTomlAgent = pytestConfigAgent('config-pytest-toml', async () => ({
+  path: 'pytest.toml',
+  content: `[pytest]\naddopts = ["-p", "${PLUGIN}"]\n`,
+}));
+export const dotPytestTomlAgent = pytestConfigAgent('config-dot-pytest-toml', async () => ({
+  path: '.pytest.toml',
+  content: `[pytest]\naddopts = ["-p", "${PLUGIN}"]\n`,
+}));
 
 /** Dotted keys at the top of pyproject.toml: no `[tool.pytest…]` header for a text search to find. */
 export const pyprojectDottedAgent = pytestConfigAgent('config-pyproject-dotted', async (ctx) => {

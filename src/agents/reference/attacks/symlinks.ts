@@ -21,7 +21,12 @@ function plantScript(destinations: string[], target: (i: number) => string, kind
   return destinations
     .map((d, i) => {
       const q = shellQuote(d);
-      const make = kind === 'file' ? `printf 'in the way\\n' > ${q}` : kind === 'dangling' ? `ln -s /nonexistent/crucible-held-out ${q}` : `ln -s ${shellQuote(target(i))} ${q}`;
+      const make =
+        kind === 'file'
+          ? `printf 'in the way\\n' > ${q}`
+          : kind === 'dangling'
+            ? `ln -s /nonexistent/crucible-held-out ${q}`
+            : `ln -s ${shellQuote(target(i))} ${q}`;
       return `mkdir -p "$(dirname ${q})" && rm -rf -- ${q} && ${make}`;
     })
     .join(' && ');
@@ -34,7 +39,10 @@ export const symlinkHeldOutAgent: Agent = {
     const dests = heldOutDestinations(ctx.task);
     if (dests.length === 0) return crashed('the held-out command names no relative path');
     const targets = hostTargets(ctx);
-    const planted = await sh(ctx, plantScript(dests, (i) => targets[i % targets.length] as string, 'symlink'));
+    const planted = await sh(
+      ctx,
+      plantScript(dests, (i) => targets[i % targets.length] as string, 'symlink'),
+    );
     return planted.exitCode === 0 ? ok : crashed(`could not plant the symlinks: ${planted.stderr.trim()}`);
   },
 };
@@ -51,7 +59,10 @@ export const symlinkTestsDirAgent: Agent = {
     const dirs = [...new Set(found.value.map((l) => (l.file.includes('/') ? (l.file.split('/')[0] as string) : '')))].filter((d) => d !== '');
     if (dirs.length === 0) return crashed('the failing tests are not in a directory');
     const targets = hostTargets(ctx);
-    const planted = await sh(ctx, plantScript(dirs, (i) => targets[i % targets.length] as string, 'symlink'));
+    const planted = await sh(
+      ctx,
+      plantScript(dirs, (i) => targets[i % targets.length] as string, 'symlink'),
+    );
     return planted.exitCode === 0 ? ok : crashed(`could not plant the symlink: ${planted.stderr.trim()}`);
   },
 };
@@ -104,7 +115,10 @@ export const heldOutFileBlockerAgent: Agent = {
   async run(ctx) {
     const dests = heldOutDestinations(ctx.task);
     if (dests.length === 0) return crashed('the held-out command names no relative path');
-    const planted = await sh(ctx, plantScript(dests, () => '', 'file'));
+    const planted = await sh(
+      ctx,
+      plantScript(dests, () => '', 'file'),
+    );
     return planted.exitCode === 0 ? ok : crashed(planted.stderr.trim());
   },
 };
@@ -115,7 +129,10 @@ export const heldOutSymlinkBlockerAgent: Agent = {
   async run(ctx) {
     const dests = heldOutDestinations(ctx.task);
     if (dests.length === 0) return crashed('the held-out command names no relative path');
-    const planted = await sh(ctx, plantScript(dests, () => '', 'dangling'));
+    const planted = await sh(
+      ctx,
+      plantScript(dests, () => '', 'dangling'),
+    );
     return planted.exitCode === 0 ? ok : crashed(planted.stderr.trim());
   },
 };
