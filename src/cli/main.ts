@@ -34,7 +34,10 @@ program
     '--keep-workspace',
     "keep each attempt's scratch trees after grading, for debugging: agent-workspace/ (what the agent left), workspace/ (the last verification copy), pristine/",
   )
-  .option('--no-baseline-tests', 'skip running the tests at the baseline before each agent (faster; failing pass-to-pass tests then count as regressions)')
+  .option(
+    '--no-baseline-tests',
+    'attempts the preflight could not give a baseline run to skip their own (failing pass-to-pass tests then count as regressions); the preflight still runs the tests once per task',
+  )
   .option('-q, --quiet', 'no progress output; only the final report')
   .option('--json', 'print the run summary (with statistics) as JSON on stdout; the report goes to stderr')
   .addHelpText(

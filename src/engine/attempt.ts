@@ -53,6 +53,18 @@ export interface AttemptEnv {
    * test that never passed, and stops a task whose fail-to-pass tests already pass.
    */
   baselineTests?: boolean;
+  /**
+   * The run's preflight baseline test runs, by task id: taken once per task on the same post-setup
+   * tree an attempt's baseline has, before any agent ran, so every attempt of the task uses them
+   * instead of running its own (whatever `baselineTests` says: the run has already paid for them).
+   */
+  taskBaselines?: ReadonlyMap<string, TaskBaselineRuns>;
+}
+
+/** A task's test runs at the baseline: its tests and, when it has them, its held-out tests. */
+export interface TaskBaselineRuns {
+  run: TestRun;
+  heldOut?: TestRun;
 }
 
 type Phase = 'prepare' | 'agent' | 'verify' | 'record';
@@ -98,7 +110,9 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
   try {
     const prepared = await timed(timings, 'prepareMs', 'prepare', () => prepareWorkspace(task, paths, env));
     baseline = prepared.baseline;
-    if (env.baselineTests !== false) {
+    const shared = env.taskBaselines?.get(task.id);
+    if (shared) ({ run: baselineRun, heldOut: baselineHeldOut } = shared);
+    else if (env.baselineTests !== false) {
       ({ baselineRun, baselineHeldOut } = await timed(timings, 'baselineMs', 'prepare', () =>
         // The test runs need the workspace's path: the agent's tree waits beside it meanwhile.
         besideWorkspace(paths, async () => {

@@ -14,8 +14,8 @@ import type { SandboxKind } from '../sandbox/executor.js';
 import { baselineDefects, ensureGitCache, oracleDefect, repoDefect, RepoSourceError, taskWhere, type TaskWhere } from '../tasks/index.js';
 import type { Task, TaskDefect } from '../types/index.js';
 import { git, GitError } from '../workspace/index.js';
-import { ATTEMPT_SCRATCH_DIRS, attemptPaths, besideWorkspace, prepareWorkspace } from './attempt.js';
-import { runBaselineTests } from './attempt-verify.js';
+import { ATTEMPT_SCRATCH_DIRS, attemptPaths, besideWorkspace, prepareWorkspace, type TaskBaselineRuns } from './attempt.js';
+import { runBaselineHeldOut, runBaselineTests } from './attempt-verify.js';
 import { ATTEMPT_JUNIT_FILES } from './run-files.js';
 import { sha256 } from './plan.js';
 import { schedule } from './scheduler.js';
@@ -44,6 +44,8 @@ export interface TaskPreflight {
    * and meet the same failure there, recorded as they are today.
    */
   unchecked?: string;
+  /** The task's baseline test runs, when they were usable: every attempt of the task takes them as its own. */
+  baseline?: TaskBaselineRuns;
 }
 
 /** Checks every task once, `concurrency` at a time; the result has one entry per task, in order. */
@@ -76,21 +78,27 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
   const env = { stateDir: options.stateDir, sandbox: options.sandbox, ...(options.signal ? { signal: options.signal } : {}) };
   try {
     const prepared = await prepareWorkspace(task, paths, env);
-    const run = await besideWorkspace(paths, () => runBaselineTests(task, paths, prepared.baseline, { ...env, runDir: options.dir }));
+    const testEnv = { ...env, runDir: options.dir };
     const reportFile = relative(process.cwd(), join(paths.attemptDir, ATTEMPT_JUNIT_FILES.baseline)) || ATTEMPT_JUNIT_FILES.baseline;
-    const defects = baselineDefects(task, where, run.evidence, run.cases?.map((c) => c.id) ?? [], reportFile);
+    const { run, heldOut, defects } = await besideWorkspace(paths, async () => {
+      const run = await runBaselineTests(task, paths, prepared.baseline, testEnv);
+      const defects = baselineDefects(task, where, run.evidence, run.cases?.map((c) => c.id) ?? [], reportFile);
+      const usable = defects.length === 0 && run.evidence.invalidReason === undefined;
+      return { run, heldOut: usable ? await runBaselineHeldOut(task, paths, prepared.baseline, testEnv) : undefined, defects };
+    });
     if (options.oracle && task.oracle) {
       const why = await oracleApplies(paths.workspace, task.oracle.patch);
       if (why !== undefined) defects.push(oracleDefect(where, why));
     }
-    return { taskId: task.id, defects };
+    if (defects.length > 0 || run.evidence.invalidReason !== undefined) return { taskId: task.id, defects };
+    return { taskId: task.id, defects, baseline: { run, ...(heldOut ? { heldOut } : {}) } };
   } catch (error) {
     // A full or read-only state directory stops the run (the engine names it); anything else
     // leaves the task unchecked and its attempts meet the problem themselves.
     if (stateDirFaultOf(error, options)) throw error;
     return { taskId: task.id, defects: [], unchecked: messageOf(error) };
   } finally {
-    // Only the baseline report stays: the trees are as large as the repo.
+    // Only the baseline reports stay: the trees are as large as the repo.
     await Promise.all(ATTEMPT_SCRATCH_DIRS.map((d) => rm(join(paths.attemptDir, d), { recursive: true, force: true })));
     await removeIfEmpty(paths.attemptDir);
   }

@@ -317,6 +317,8 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     // Broken tasks are found once, before any agent: their attempts become task errors and never run.
     const checked = (options.preflight ?? options.runAttempt === undefined) ? await preflight(toRun, concurrency) : [];
     const broken = new Map(checked.filter((c) => c.defects.length > 0).map((c) => [c.taskId, c.defects]));
+    // Each task's baseline test runs, taken once here, serve all its attempts.
+    const taskBaselines = new Map(checked.flatMap((c) => (c.baseline ? [[c.taskId, c.baseline] as const] : [])));
     for (const c of checked) {
       if (c.defects.length > 0) options.observer?.onTaskError?.(c.taskId, c.defects);
       // An interrupt cuts preflights short too: that is not worth a warning per task.
@@ -332,7 +334,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       attempts: toRun.filter((a) => !broken.has(a.taskId)),
       concurrency,
       runner: options.runAttempt ?? runAttempt,
-      env: { ...options.settings, runDir, stateDir, models: runModels },
+      env: { ...options.settings, runDir, stateDir, models: runModels, taskBaselines },
       task: (id) => tasks.get(id) as Task,
       agent: (spec) => agents.get(spec) as Agent,
       failFast: options.failFast,

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadTaskSet } from '../../src/config/index.js';
-import { preflightTasks } from '../../src/engine/index.js';
+import { executeRun, preflightTasks } from '../../src/engine/index.js';
 import { taskWhere } from '../../src/tasks/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -66,5 +66,34 @@ describe('preflightTasks', () => {
     expect(readdirSync(join(stateDir, 'cache', 'git'))).toHaveLength(1);
     // Only the baseline reports stay behind as evidence.
     for (const task of readdirSync(join(dir, 'preflight'))) expect(readdirSync(join(dir, 'preflight', task))).toEqual(['baseline.junit.xml']);
+  });
+});
+
+describe('a run after its preflight', () => {
+  it("gives every attempt of a task the preflight's baseline test run instead of running its own", async () => {
+    const dir = tempDir();
+    const file = gitTaskSet(dir);
+    const { tasks } = loadTaskSet(file);
+    const { attempts, runDir } = await executeRun({
+      taskSetFile: 'tasks.yaml',
+      taskSetPath: file,
+      tasks: tasks.filter((t) => t.id === 'a'),
+      agents: ['nop'],
+      trials: 2,
+      stateDir: join(dir, '.crucible'),
+      settings: { sandbox: 'local' },
+      concurrency: 1,
+      history: false,
+    });
+    expect(attempts.map((a) => `${a.verdict} ${a.cause}`)).toEqual(['FAIL no_changes', 'FAIL no_changes']);
+    for (const a of attempts) {
+      // The baseline evidence is there (the failing test is known to fail before the agent)…
+      expect(a.baselineTests?.failToPass.failing.map((f) => f.id)).toEqual(['check::fixed']);
+      // …but the attempt ran no baseline tests of its own.
+      expect(a.timings.baselineMs ?? 0).toBe(0);
+      expect(existsSync(join(runDir, 'attempts', a.attemptId, 'baseline.junit.xml'))).toBe(false);
+    }
+    const [checked = ''] = readdirSync(join(runDir, 'preflight'));
+    expect(readdirSync(join(runDir, 'preflight', checked))).toEqual(['baseline.junit.xml']);
   });
 });
