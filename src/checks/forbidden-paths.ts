@@ -1,4 +1,4 @@
-import { firstMatch } from '../evidence/glob.js';
+import { firstMatch } from '../evidence/index.js';
 import { capped, fail, listShort, pass, type Check } from './types.js';
 
 export const forbiddenPathsCheck: Check = {

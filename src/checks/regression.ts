@@ -1,4 +1,4 @@
-import { classifyTests } from '../evidence/test-outcome-groups.js';
+import { classifyTests } from '../evidence/index.js';
 import type { TestGroupOutcome } from '../types/index.js';
 import { describeFailing } from './describe.js';
 import { passedAtBaseline, passToPassIds } from './test-baseline.js';

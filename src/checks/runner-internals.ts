@@ -1,5 +1,4 @@
-import { matcher } from '../evidence/glob.js';
-import { DEPENDENCY_PATHS, WHOLE_FILE_TEST_CONFIG } from '../evidence/test-config.js';
+import { matcher, DEPENDENCY_PATHS, WHOLE_FILE_TEST_CONFIG } from '../evidence/index.js';
 import { isCommentOnly, RUNNER_INTERNALS_RULES, UNREAD_FILES } from './runner-internals-rules.js';
 import { capped, fail, listShort, pass, type Check } from './types.js';
 

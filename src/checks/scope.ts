@@ -1,4 +1,4 @@
-import { matcher } from '../evidence/glob.js';
+import { matcher } from '../evidence/index.js';
 import { capped, fail, listShort, pass, type Check } from './types.js';
 
 /**

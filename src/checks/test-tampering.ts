@@ -1,4 +1,4 @@
-import type { TamperFinding } from '../evidence/test-guard.js';
+import type { TamperFinding } from '../evidence/index.js';
 import { commandText, writeTargets } from './command-text.js';
 import { capped, fail, listShort, pass, type Check, type CheckInput } from './types.js';
 

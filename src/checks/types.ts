@@ -1,7 +1,4 @@
-import type { CommandEvent } from '../evidence/command-log.js';
-import type { AddedLinesScan } from '../evidence/added-lines.js';
-import type { FsGuardEvidence } from '../evidence/fs-guard.js';
-import type { TestGuardEvidence } from '../evidence/test-guard.js';
+import { type CommandEvent, type AddedLinesScan, type FsGuardEvidence, type TestGuardEvidence } from '../evidence/index.js';
 import type { CheckId, DiffStats, Task, TestCaseResult, TestRunEvidence } from '../types/index.js';
 import type { EffectivePolicy } from './policy.js';
 import type { WriteRoots } from './unsafe-command-rules.js';

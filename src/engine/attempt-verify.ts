@@ -10,16 +10,22 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { effectivePolicy, runChecks } from '../checks/index.js';
-import { MAX_PATCH_BYTES, readAddedLines } from '../evidence/added-lines.js';
-import { captureChange } from '../evidence/change.js';
-import type { CommandEvent } from '../evidence/command-log.js';
-import { collectDiff } from '../evidence/diff.js';
-import { finishFsGuard, type FsGuard } from '../evidence/fs-guard.js';
-import { ignoredManifest, notGraded, type IgnoredManifest } from '../evidence/not-graded.js';
-import { runTests } from '../evidence/run-tests.js';
-import { classifyAsMissing } from '../evidence/test-outcome-groups.js';
-import { protectTests } from '../evidence/test-guard.js';
-import { scanWorkspace } from '../evidence/workspace-scan.js';
+import {
+  MAX_PATCH_BYTES,
+  readAddedLines,
+  captureChange,
+  type CommandEvent,
+  collectDiff,
+  finishFsGuard,
+  type FsGuard,
+  ignoredManifest,
+  notGraded,
+  type IgnoredManifest,
+  runTests,
+  classifyAsMissing,
+  protectTests,
+  scanWorkspace,
+} from '../evidence/index.js';
 import { createExecutor, type SandboxLayout } from '../sandbox/index.js';
 import type { CheckResult, DiffStats, NotGraded, ResourceLimitName, Task, TestCaseResult, TestRunEvidence } from '../types/index.js';
 import { materializeTree, overlayDirectory, type Baseline } from '../workspace/index.js';

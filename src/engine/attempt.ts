@@ -1,10 +1,7 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Agent } from '../agents/index.js';
-import { recordingExecutor, type CommandEvent } from '../evidence/command-log.js';
-import { startFsGuard } from '../evidence/fs-guard.js';
-import { ignoredManifest, type IgnoredManifest } from '../evidence/not-graded.js';
-import { scanWorkspace } from '../evidence/workspace-scan.js';
+import { recordingExecutor, type CommandEvent, startFsGuard, ignoredManifest, type IgnoredManifest, scanWorkspace } from '../evidence/index.js';
 import { grade } from '../grading/index.js';
 import { createExecutor } from '../sandbox/index.js';
 import type { SandboxKind } from '../sandbox/executor.js';

@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ATTEMPT_JUNIT_FILES } from '../engine/index.js';
-import { parseJUnit } from '../evidence/junit.js';
+import { parseJUnit } from '../evidence/index.js';
 import type { TestCaseResult } from '../types/index.js';
 import { parseCommands, parseTrajectory, type ParsedTrajectory } from './trajectory.js';
 import type { AttemptArtifacts, BoundedText } from './view.js';

@@ -1,4 +1,4 @@
-import { globToRegExp } from '../../evidence/glob.js';
+import { globToRegExp } from '../../evidence/index.js';
 import type { AgentContext } from '../agent.js';
 import { LOCATE_SCRIPT, runNodeScript, type TestLocation } from './script.js';
 

@@ -5,7 +5,7 @@
  */
 import type { AgentContext } from '../../agent.js';
 import type { AgentResult, Task } from '../../../types/index.js';
-import { globToRegExp } from '../../../evidence/glob.js';
+import { globToRegExp } from '../../../evidence/index.js';
 import { oraclePatchFiles } from '../oracle-patch.js';
 import { crashed, runNodeScript } from '../script.js';
 

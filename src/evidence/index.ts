@@ -1,0 +1,14 @@
+/** Evidence taken from an attempt: the change, the diff, test runs and their reports, guards and scans. */
+export { MAX_PATCH_BYTES, readAddedLines, type AddedLinesScan } from './added-lines.js';
+export { captureChange } from './change.js';
+export { recordingExecutor, type CommandEvent } from './command-log.js';
+export { collectDiff } from './diff.js';
+export { startFsGuard, finishFsGuard, type FsGuard, type FsGuardEvidence } from './fs-guard.js';
+export { globToRegExp, matcher, firstMatch } from './glob.js';
+export { parseJUnit } from './junit.js';
+export { ignoredManifest, notGraded, type IgnoredManifest } from './not-graded.js';
+export { runTests } from './run-tests.js';
+export { DEPENDENCY_PATHS, WHOLE_FILE_TEST_CONFIG } from './test-config.js';
+export { protectTests, type TamperFinding, type TestGuardEvidence } from './test-guard.js';
+export { classifyTests, classifyAsMissing } from './test-outcome-groups.js';
+export { scanWorkspace } from './workspace-scan.js';
