@@ -28,6 +28,7 @@ program
   .option('--fail-fast', 'stop starting attempts after the first one that does not pass')
   .option('--resume <run-id>', 'continue this run (id or unique prefix) with the same config, reusing its finished attempts')
   .option('--force', 'with --resume: accept a changed config, rerunning only attempts whose task, agent or settings changed')
+  .option('--retry-errors', 'with --resume: also rerun the attempts that ended in a harness error (a full disk, a sandbox failure)')
   .option('-o, --out <dir>', "Crucible's state directory (runs, caches, history)", '.crucible')
   .addOption(new Option('--sandbox <kind>', 'where agents and tests run (default: bwrap on Linux)').choices(['bwrap', 'local']))
   .option(

@@ -245,6 +245,7 @@ const CORPUS: BadInput[] = [
   },
   { name: '--sandbox docker', argv: run('--sandbox', 'docker') },
   { name: '--force without --resume', argv: run('--force'), says: /--force only applies with --resume/ },
+  { name: '--retry-errors without --resume', argv: run('--retry-errors'), says: /--retry-errors only applies with --resume/ },
   { name: '--resume unknown run', argv: run('--resume', 'nosuchrun'), says: /nosuchrun/ },
   { name: '--task unknown', argv: run('--task', 'nosuch'), says: /nosuch/ },
   { name: '--max-cost abc', argv: run('--model', 'openai:gpt-4o-mini', '--max-cost', 'abc'), says: /--max-cost abc/ },

@@ -29,6 +29,7 @@ export interface RunCommandOptions extends ModelCliOptions, ReporterCliOptions {
   failFast?: boolean;
   resume?: string;
   force?: boolean;
+  retryErrors?: boolean;
   out: string;
   sandbox?: SandboxKind;
   keepWorkspace?: boolean;
@@ -45,6 +46,7 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
   const trials = wholeNumber('--runs', opts.runs, 1, 1, MAX_PLANNED_ATTEMPTS);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
   if (opts.force && !opts.resume) throw new InputError('--force only applies with --resume (fix: add --resume <run-id>, or drop --force)');
+  if (opts.retryErrors && !opts.resume) throw new InputError('--retry-errors only applies with --resume (fix: add --resume <run-id>, or drop --retry-errors)');
   // The sandbox check starts bwrap; it runs while the task set loads.
   const sandboxChoice = startSandboxChoice(opts.sandbox, agents);
   const taskSet = loadTaskSet(tasksetPath);
@@ -53,7 +55,11 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
   withFlagNames(() => checkPlanSize(tasks.length, agents.length, trials));
   writableStateDir('--out', opts.out);
   const resume = opts.resume
-    ? { runId: (await withFlagNames(() => findRunDir(opts.out, opts.resume as string))).runId, force: opts.force === true }
+    ? {
+        runId: (await withFlagNames(() => findRunDir(opts.out, opts.resume as string))).runId,
+        force: opts.force === true,
+        retryErrors: opts.retryErrors === true,
+      }
     : undefined;
 
   const sandbox = await sandboxChoice();
