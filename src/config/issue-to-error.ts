@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { formatFieldPath, type FieldPath, type YamlSource } from './yaml-source.js';
+import { editDistance } from '../tasks/index.js';
 
 type Issue = z.core.$ZodIssue;
 
@@ -231,27 +232,15 @@ function unionForms(schema: z.ZodType, path: FieldPath): string[][] {
 }
 
 function closest(word: string, candidates: string[]): string | undefined {
+  const limit = Math.max(2, Math.floor(word.length / 3));
   let best: string | undefined;
-  let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
+  let bestDistance = limit + 1;
   for (const candidate of candidates) {
-    const d = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    const d = editDistance(word.toLowerCase(), candidate.toLowerCase(), limit);
     if (d < bestDistance) {
       best = candidate;
       bestDistance = d;
     }
   }
   return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }

@@ -24,7 +24,7 @@ function lastSegment(id: string): string {
 }
 
 /** Levenshtein distance, or anything above `cap` once the distance is sure to exceed it. */
-function editDistance(a: string, b: string, cap: number): number {
+export function editDistance(a: string, b: string, cap: number): number {
   if (Math.abs(a.length - b.length) > cap) return cap + 1;
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
