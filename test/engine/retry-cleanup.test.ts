@@ -2,12 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { executeRun, readCheckpoint, type AttemptRunner, type RunOptions, type RunStartInfo } from '../../src/engine/index.js';
+import { executeRun, readCheckpoint, type AttemptRunner, type RunStartInfo } from '../../src/engine/index.js';
 import { EXIT_DISK_FULL, StateDirError } from '../../src/errors.js';
 import { openHistory } from '../../src/store/index.js';
 import type { AttemptPlan, Cause } from '../../src/types/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { defaultCause, fakeAgent, fakeRunner, fakeTasks } from './helpers/fake-run.mjs';
+import { fakeRunOptions } from './helpers/run-options.js';
+import { defaultCause, fakeRunner } from './helpers/fake-run.mjs';
 
 const tempDir = useTempDirs();
 const children: ChildProcess[] = [];
@@ -15,21 +16,7 @@ afterEach(() => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
 });
 
-function options(dir: string, overrides: Partial<RunOptions> = {}): RunOptions {
-  return {
-    taskSetFile: 'tasks.yaml',
-    taskSetPath: join(dir, 'tasks.yaml'),
-    tasks: fakeTasks(dir, 3),
-    agents: ['good', 'bad'],
-    trials: 2,
-    stateDir: join(dir, '.crucible'),
-    settings: { sandbox: 'local' },
-    concurrency: 2,
-    runAttempt: fakeRunner(),
-    resolveAgent: fakeAgent,
-    ...overrides,
-  };
-}
+const options = fakeRunOptions;
 
 function historyRows(dir: string, runId: string): Array<{ attemptId: string; verdict: string }> {
   const history = openHistory(join(dir, '.crucible', 'history.db'), { readonly: true });

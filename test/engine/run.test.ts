@@ -5,25 +5,14 @@ import { executeRun, readCheckpoint, type RunOptions, type RunSummaryFile } from
 import { openHistory } from '../../src/store/index.js';
 import type { AttemptPlan } from '../../src/types/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { fakeRunOptions } from './helpers/run-options.js';
 import { withFlagNames } from '../../src/cli/option-flags.js';
-import { fakeAgent, fakeRunner, fakeTasks } from './helpers/fake-run.mjs';
+import { fakeRunner, fakeTasks } from './helpers/fake-run.mjs';
 
 const tempDir = useTempDirs();
 
 function options(dir: string, overrides: Partial<RunOptions> = {}): RunOptions {
-  return {
-    taskSetFile: 'tasks.yaml',
-    taskSetPath: join(dir, 'tasks.yaml'),
-    tasks: fakeTasks(dir, 3),
-    agents: ['good', 'bad'],
-    trials: 2,
-    stateDir: join(dir, '.crucible'),
-    settings: { sandbox: 'local' },
-    concurrency: 3,
-    runAttempt: fakeRunner({ delayMs: [0, 8] }),
-    resolveAgent: fakeAgent,
-    ...overrides,
-  };
+  return fakeRunOptions(dir, { concurrency: 3, runAttempt: fakeRunner({ delayMs: [0, 8] }), ...overrides });
 }
 
 function summaryOf(runDir: string): RunSummaryFile {
