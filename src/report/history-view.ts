@@ -1,5 +1,5 @@
 import { aggregateRun } from '../stats/index.js';
-import type { AttemptResult, RunStats } from '../types/index.js';
+import { RUN_STATS_SCHEMA_VERSION, type AttemptResult, type RunStats } from '../types/index.js';
 import { MAX_PAGE_SIZE, type AttemptRow, type HistoryReader, type RunRow } from '../store/index.js';
 import type { RunInfo, RunListItem } from './view.js';
 
@@ -30,7 +30,9 @@ export function runListItemOf(r: RunRow): RunListItem {
 function isRunStats(v: unknown): v is RunStats {
   if (typeof v !== 'object' || v === null) return false;
   const o = v as Record<string, unknown>;
-  return o.schemaVersion === 1 && Array.isArray(o.agents) && Array.isArray(o.cells) && Array.isArray(o.comparisons) && Array.isArray(o.notes);
+  return (
+    o.schemaVersion === RUN_STATS_SCHEMA_VERSION && Array.isArray(o.agents) && Array.isArray(o.cells) && Array.isArray(o.comparisons) && Array.isArray(o.notes)
+  );
 }
 
 /** The engine stores RunStats itself, or a wrapper holding it under `stats`; either is accepted. */
