@@ -7,7 +7,7 @@ import { createRequestHandler, type SessionState } from './handler.js';
 import { SessionMeter } from './meter.js';
 import { loadPricing } from './pricing.js';
 import { ReplayBook } from './replay.js';
-import type { Gateway, GatewayOptions, Session, SessionOptions, SessionUsage } from './types.js';
+import type { Gateway, GatewayOptions, ModelTurn, Session, SessionOptions, SessionUsage } from './types.js';
 import { agentBaseUrl, resolveUpstreams, secretValues } from './upstreams.js';
 
 interface OpenSession extends SessionState {
@@ -83,6 +83,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
 
     usage(attemptId: string): SessionUsage {
       return sessionOf(attemptId).meter.snapshot();
+    },
+
+    turns(attemptId: string): ModelTurn[] {
+      sessionOf(attemptId);
+      // Filled in by the turn readers (issue 11); empty until then.
+      return [];
     },
 
     closeSession(attemptId: string): void {

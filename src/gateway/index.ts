@@ -8,6 +8,7 @@ export type {
   Budget,
   BudgetLimit,
   Gateway,
+  ModelTurn,
   GatewayMode,
   GatewayOptions,
   ReplayMiss,

@@ -1,10 +1,11 @@
 import type { Usage } from '../types/agent.js';
 import type { Pricing } from './pricing.js';
+import type { MeteredApi, TokenUsage } from './usage-readers.js';
 
 export type GatewayMode = 'live' | 'record' | 'replay';
 
 /** Which wire format an upstream speaks. OpenAI-compatible providers (groq, openrouter, vLLM, ollama) are `openai`. */
-export type UpstreamKind = 'openai' | 'anthropic';
+export type UpstreamKind = 'openai' | 'anthropic' | 'gemini';
 
 export interface UpstreamConfig {
   kind: UpstreamKind;
@@ -57,6 +58,30 @@ export interface SessionOptions {
    * or replaying, so a re-run finds the same file. Never a random token.
    */
   cassette?: string;
+  /**
+   * Values that differ on every run of the same attempt (the workspace path, the private HOME,
+   * the attempt directory): each occurrence in a request is replaced by `as` before the request is
+   * matched or recorded, and `as` in a recorded response is turned back into `value` on replay.
+   */
+  volatile?: Array<{ value: string; as: string }>;
+}
+
+/** One model turn as the gateway saw it: what the model said and asked for, and what it cost. */
+export interface ModelTurn {
+  /** Order of arrival within the session (the cassette's `seq`). */
+  seq: number;
+  api: MeteredApi;
+  /** ISO time the request arrived. */
+  at: string;
+  status: number;
+  model?: string;
+  text?: string;
+  reasoning?: string;
+  /** Tool calls the model asked for; `input` parsed from JSON when it is JSON. */
+  toolCalls: Array<{ id: string; name: string; input: unknown }>;
+  finishReason?: string;
+  usage?: TokenUsage;
+  latencyMs: number;
 }
 
 export interface Session {
@@ -101,6 +126,8 @@ export interface Gateway {
   openSession(attemptId: string, options?: SessionOptions): Session;
   /** Still answers after closeSession. */
   usage(attemptId: string): SessionUsage;
+  /** The session's metered model turns in arrival order; still answers after closeSession. */
+  turns(attemptId: string): ModelTurn[];
   /** Further requests with the session's token are refused; records are flushed. */
   closeSession(attemptId: string): void;
   close(): Promise<void>;
