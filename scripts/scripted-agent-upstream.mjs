@@ -3,6 +3,7 @@
  * Code, Gemini CLI, OpenCode). It serves, on 127.0.0.1, the four wire formats those agents speak:
  *
  *   POST /v1/messages                                   Anthropic Messages (SSE when stream: true)
+ *   POST /v1/messages/count_tokens                      an estimate, for Claude Code
  *   POST /v1/responses                                  OpenAI Responses (SSE when stream: true)
  *   POST /v1/chat/completions                           OpenAI Chat Completions (SSE when stream: true)
  *   POST /v1beta/models/<model>:generateContent          Gemini (and :streamGenerateContent?alt=sse)
@@ -20,6 +21,7 @@
  * Requests that offer no tools (a title, a summary) get a short plain answer. Every response
  * carries the header `x-crucible-scripted-upstream`; token counts are estimates (4 characters a token).
  */
+import { Buffer } from 'node:buffer';
 import { createServer } from 'node:http';
 import { loadPlans } from './scripted-agent-upstream/plans.mjs';
 
@@ -27,7 +29,10 @@ import { loadPlans } from './scripted-agent-upstream/plans.mjs';
 /** @typedef {import('./scripted-agent-upstream.d.mts').ScriptedRequest} ScriptedRequest */
 
 const PROTOCOLS = [
-  { test: (method, path) => method === 'POST' && path === '/v1/messages', module: './scripted-agent-upstream/anthropic.mjs' },
+  {
+    test: (method, path) => method === 'POST' && (path === '/v1/messages' || path === '/v1/messages/count_tokens'),
+    module: './scripted-agent-upstream/anthropic.mjs',
+  },
   { test: (method, path) => method === 'POST' && path === '/v1/responses', module: './scripted-agent-upstream/openai-responses.mjs' },
   { test: (method, path) => method === 'POST' && path === '/v1/chat/completions', module: './scripted-agent-upstream/openai-chat.mjs' },
   {
