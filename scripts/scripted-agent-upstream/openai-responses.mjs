@@ -9,7 +9,8 @@
  *   Codex:    read → `exec_command {cmd}` (or `shell_command {command}`, `shell {command: argv}`);
  *             write → `apply_patch` (freeform `custom` tool or `function {input}`), else a heredoc
  *             through the shell tool.
- *   OpenCode: read → `read {filePath}`; write → `write {filePath, content}`, else `edit`
+ *   OpenCode: read → `read {filePath}`; write → `apply_patch {patchText}` (what it offers GPT
+ *             models), else `write {filePath, content}`, else `edit`
  *             `{filePath, oldString, newString}`, else `bash {command}` (absolute paths: taken
  *             from the request's "Working directory:" / `<cwd>` line).
  * Tool results already in the conversation (`function_call_output`, `custom_tool_call_output`)
@@ -103,7 +104,8 @@ function stepOutput(step, tools, cwd, itemId) {
   } else {
     const patch = tools.get('apply_patch');
     if (patch?.type === 'custom') return [customCall(itemId, 'apply_patch', applyPatch(step))];
-    if (patch) return [functionCall(itemId, 'apply_patch', { input: applyPatch(step) })];
+    // Codex's function flavour takes `input`; OpenCode's (offered to GPT models instead of edit/write) `patchText`.
+    if (patch) return [functionCall(itemId, 'apply_patch', { [patchArgument(patch)]: applyPatch(step) })];
     if (tools.has('write')) return [functionCall(itemId, 'write', { filePath: abs, content: step.content })];
     if (tools.has('edit')) return [functionCall(itemId, 'edit', { filePath: abs, oldString: step.before, newString: step.content })];
     if (shell) return [shell(heredoc(step.path, step.content))];
@@ -118,6 +120,12 @@ function stepOutput(step, tools, cwd, itemId) {
     if (offered.has('bash')) return (command) => functionCall(itemId, 'bash', { command, description: 'Run a command' });
     return undefined;
   }
+}
+
+/** The one string property of a function-style `apply_patch` tool. */
+function patchArgument(tool) {
+  const properties = /** @type {{ properties?: Record<string, unknown> }} */ (tool.parameters ?? {}).properties ?? {};
+  return Object.keys(properties).find((name) => name === 'patchText' || name === 'patch') ?? 'input';
 }
 
 /** A Codex patch replacing the whole file: every old line removed, every new line added. */
