@@ -8,7 +8,8 @@
  * offers (top-level `tools`, namespaces inside them, and Codex's `additional_tools` input items):
  *   Codex:    read → `exec_command {cmd}` (or `shell_command {command}`, `shell {command: argv}`);
  *             write → `apply_patch` (freeform `custom` tool or `function {input}`), else a heredoc
- *             through the shell tool.
+ *             through the shell tool; in code mode (only a freeform `exec` tool running
+ *             JavaScript), both become `tools.exec_command(…)` / `tools.apply_patch(…)` calls.
  *   OpenCode: read → `read {filePath}`; write → `apply_patch {patchText}` (what it offers GPT
  *             models), else `write {filePath, content}`, else `edit`
  *             `{filePath, oldString, newString}`, else `bash {command}` (absolute paths: taken
@@ -109,6 +110,15 @@ function stepOutput(step, tools, cwd, itemId) {
     if (tools.has('write')) return [functionCall(itemId, 'write', { filePath: abs, content: step.content })];
     if (tools.has('edit')) return [functionCall(itemId, 'edit', { filePath: abs, oldString: step.before, newString: step.content })];
     if (shell) return [shell(heredoc(step.path, step.content))];
+  }
+  // Codex's code mode (its gpt-5.6/6.x models): one freeform `exec` tool running JavaScript that
+  // calls the real tools as `tools.<name>(…)`.
+  if (tools.get('exec')?.type === 'custom') {
+    const code =
+      step.kind === 'read'
+        ? `const r = await tools.exec_command({ cmd: ${JSON.stringify(`cat ${quote(step.path)}`)} });\ntext(r.output);\n`
+        : `text(await tools.apply_patch(${JSON.stringify(applyPatch(step))}));\n`;
+    return [customCall(itemId, 'exec', code)];
   }
   return [message(itemId, `Scripted upstream: none of the offered tools fits a ${step.kind} step (offered: ${[...tools.keys()].join(', ')}).`)];
 
