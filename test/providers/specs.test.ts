@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isModelSpec, ollamaHost, parseModelSpec, upstreamFor } from '../../src/agents/models/providers.js';
+import { createLanguageModel } from '../../src/agents/builtin/model.js';
 import { checkModelSpecs } from '../../src/engine/gateway-lifecycle.js';
 import { InputError } from '../../src/errors.js';
 
@@ -51,6 +52,10 @@ describe('checking model agents before a run', () => {
       name: 'gemini',
       config: { kind: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com', apiKeyEnv: 'GOOGLE_API_KEY' },
     });
+    // Gemini's native protocol is for external agents; the built-in agent says what to use instead.
+    expect(fail(() => createLanguageModel(parseModelSpec('gemini:gemini-2.5-pro'), { baseUrls: { gemini: 'http://x' }, apiKey: 'k' }))).toMatch(
+      /built-in agent does not speak Gemini's native protocol \(fix: use --model google:gemini-2.5-pro/,
+    );
     const proxied = upstreamFor('gemini', { env: {}, replay: true, baseUrl: 'https://proxy.example/v1beta', spec: 'gemini:g' });
     expect(proxied.config).toEqual({ kind: 'gemini', baseUrl: 'https://proxy.example' });
   });
