@@ -132,7 +132,7 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
       latencyMs,
     });
   }
-  const recorded: RecordedResponse | undefined = session.recorder && session.volatility.toRecording(delivery.recorded);
+  const recorded: RecordedResponse | undefined = session.recorder && session.volatility.toRecording(delivery.recorded, api);
   session.recorder?.append({
     type: 'exchange',
     seq,

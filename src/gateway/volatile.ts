@@ -1,5 +1,7 @@
 import type { CanonicalRequest } from './canonical.js';
 import type { RecordedResponse } from './cassette.js';
+import { joinSplitValues } from './split-values.js';
+import type { Api } from './usage-readers.js';
 
 /** A value that differs on every run of the same attempt, and the stable text that stands for it. */
 export interface VolatileValue {
@@ -54,9 +56,11 @@ export class Volatility {
   private readonly recordPairs: Pair[];
   /** as → value, the inverse of recordPairs. */
   private readonly replayPairs: Pair[];
+  private readonly values: string[];
 
   constructor(values: readonly VolatileValue[] = [], token?: string) {
     const usable = values.filter((v) => v.value.length >= MIN_VALUE_LENGTH && v.value !== v.as);
+    this.values = usable.map((v) => v.value);
     const all = token === undefined ? usable : [...usable, { value: token, as: SESSION_TOKEN_AS }];
     this.requestPairs = longestFirst(all.flatMap((v) => forms(v, 2)));
     this.recordPairs = longestFirst(usable.flatMap((v) => forms(v, 3)));
@@ -78,9 +82,11 @@ export class Volatility {
     return out;
   }
 
-  /** A response's text as the cassette keeps it. */
-  toRecording(response: RecordedResponse): RecordedResponse {
-    return mapText(response, (text) => replaceAll(text, this.recordPairs));
+  /** A response's text as the cassette keeps it; a value cut across streamed deltas is joined first. */
+  toRecording(response: RecordedResponse, api: Api = 'other'): RecordedResponse {
+    const joined =
+      api !== 'other' && response.events && this.values.length > 0 ? { ...response, events: joinSplitValues(api, response.events, this.values) } : response;
+    return mapText(joined, (text) => replaceAll(text, this.recordPairs));
   }
 
   /** A recorded response's text as this session's agent must receive it. */

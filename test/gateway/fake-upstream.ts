@@ -31,6 +31,8 @@ export const SCENARIOS = {
   malformed: 'malformed',
   echoKey: 'echo-key',
   gated: 'gated',
+  /** Streamed tool arguments cut in the middle of the file path, as real streams cut anywhere. */
+  splitPath: 'split-path',
 } as const;
 
 export const USAGE = {
@@ -59,6 +61,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       const gemini = GEMINI_PATH.exec(req.url ?? '');
       const model = gemini ? decodeURIComponent(gemini[1] as string) : typeof json?.['model'] === 'string' ? json['model'] : '';
       const target = toolTarget(body);
+      const cut = model === SCENARIOS.splitPath ? Math.floor(target.length / 2) : 0;
       const anthropic = req.url?.startsWith('/v1/messages') ?? false;
       if (req.method === 'GET' && req.url === '/v1/models') {
         return sendJson(res, 200, { object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: 1721172741, owned_by: 'system' }] });
@@ -90,17 +93,17 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
         const includeUsage = (json?.['stream_options'] as { include_usage?: boolean } | undefined)?.include_usage === true;
         return sendEvents(
           res,
-          chatChunks(tools, includeUsage, created, target).map((c) => `data: ${c}\n\n`),
+          chatChunks(tools, includeUsage, created, target, cut).map((c) => `data: ${c}\n\n`),
           waitForGate,
         );
       }
       if (req.url === '/v1/responses') {
         if (!stream) return sendJson(res, 200, responseObject(tools, 'completed', target), openaiHeaders());
-        return sendEvents(res, responsesEvents(tools, target), waitForGate);
+        return sendEvents(res, responsesEvents(tools, target, cut), waitForGate);
       }
       if (anthropic) {
         if (!stream) return sendJson(res, 200, anthropicMessage(tools, target), anthropicHeaders());
-        return sendEvents(res, messagesEvents(tools, target), waitForGate, anthropicHeaders());
+        return sendEvents(res, messagesEvents(tools, target, cut), waitForGate, anthropicHeaders());
       }
       sendJson(res, 404, { error: { message: `Unknown path ${req.url}`, type: 'invalid_request_error', param: null, code: 'unknown_url' } });
     });
@@ -174,7 +177,13 @@ function chatCompletion(tools: boolean, created: number, target: string): Record
   };
 }
 
-function chatChunks(tools: boolean, includeUsage: boolean, created: number, target: string): string[] {
+/** The JSON text after `{"path":` in pieces: whole, or cut at `cut` characters into the path. */
+function pathPieces(target: string, cut: number): string[] {
+  const rest = `${JSON.stringify(target)}}`;
+  return cut > 0 ? [rest.slice(0, cut + 1), rest.slice(cut + 1)] : [rest];
+}
+
+function chatChunks(tools: boolean, includeUsage: boolean, created: number, target: string, cut: number): string[] {
   const base = {
     id: 'chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG',
     object: 'chat.completion.chunk',
@@ -196,7 +205,7 @@ function chatChunks(tools: boolean, includeUsage: boolean, created: number, targ
           null,
         ),
         chunk({ tool_calls: [{ index: 0, function: { arguments: '{"path":' } }] }, null),
-        chunk({ tool_calls: [{ index: 0, function: { arguments: `${JSON.stringify(target)}}` } }] }, null),
+        ...pathPieces(target, cut).map((piece) => chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null)),
         chunk({}, 'tool_calls'),
       ]
     : [
@@ -269,7 +278,7 @@ function responseObject(tools: boolean, status: 'in_progress' | 'completed', tar
   };
 }
 
-function responsesEvents(tools: boolean, target: string): string[] {
+function responsesEvents(tools: boolean, target: string, cut: number): string[] {
   const payloads: Array<Record<string, unknown>> = [
     { type: 'response.created', response: responseObject(tools, 'in_progress') },
     { type: 'response.in_progress', response: responseObject(tools, 'in_progress') },
@@ -279,7 +288,7 @@ function responsesEvents(tools: boolean, target: string): string[] {
     payloads.push(
       { type: 'response.output_item.added', output_index: 0, item: { ...call, status: 'in_progress', arguments: '' } },
       { type: 'response.function_call_arguments.delta', item_id: call.id, output_index: 0, delta: '{"path":' },
-      { type: 'response.function_call_arguments.delta', item_id: call.id, output_index: 0, delta: `${JSON.stringify(target)}}` },
+      ...pathPieces(target, cut).map((delta) => ({ type: 'response.function_call_arguments.delta', item_id: call.id, output_index: 0, delta })),
       { type: 'response.function_call_arguments.done', item_id: call.id, output_index: 0, arguments: call.arguments },
       { type: 'response.output_item.done', output_index: 0, item: call },
     );
@@ -325,7 +334,7 @@ function anthropicMessage(tools: boolean, target = 'src/a.ts'): Record<string, u
   };
 }
 
-function messagesEvents(tools: boolean, target: string): string[] {
+function messagesEvents(tools: boolean, target: string, cut: number): string[] {
   const events: Array<[string, Record<string, unknown>]> = [
     ['message_start', { type: 'message_start', message: { ...anthropicMessage(tools), content: [], stop_reason: null, usage: anthropicUsage(1) } }],
     ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
@@ -341,7 +350,9 @@ function messagesEvents(tools: boolean, target: string): string[] {
         { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'read_file', input: {} } },
       ],
       ['content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"path":' } }],
-      ['content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: ` ${JSON.stringify(target)}}` } }],
+      ...pathPieces(target, cut).map(
+        (piece): [string, Record<string, unknown>] => ['content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: piece } }],
+      ),
       ['content_block_stop', { type: 'content_block_stop', index: 1 }],
     );
   }

@@ -6,7 +6,7 @@ import { readCassette } from '../../src/gateway/index.js';
 import { ReplayBook } from '../../src/gateway/replay.js';
 import { normaliseText, Volatility } from '../../src/gateway/volatile.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { startFakeUpstream } from './fake-upstream.js';
+import { SCENARIOS, startFakeUpstream } from './fake-upstream.js';
 import { chatRequest, geminiPath, geminiRequest, messagesRequest, post, responsesRequest, sseData, startTestGateway } from './helpers.js';
 
 const tempDir = useTempDirs();
@@ -121,6 +121,47 @@ describe('volatile values', () => {
       expect(usage.replayMisses).toEqual([]);
       // The turns are read from what this agent received: its own workspace.
       expect(replayer.turns('b').map((t) => t.toolCalls[0]?.input)).toEqual(Array(5).fill({ path: `${workspaceB}/src/a.ts` }));
+    } finally {
+      await replayer.close();
+    }
+  });
+
+  it('joins a value that the stream cut across two deltas, so the replay still gets its own workspace', async () => {
+    const dir = tempDir();
+    const workspaceA = '/tmp/crucible-attempt-A1b2/workspace';
+    const workspaceB = '/home/runner/.crucible/attempts/B/workspace';
+    const requests = (workspace: string) => {
+      const prompt = `Working directory: ${workspace}`;
+      return [
+        { upstream: 'anthropic', path: '/v1/messages', body: messagesRequest({ stream: true, tools: true, prompt, model: SCENARIOS.splitPath }) },
+        { upstream: 'openai', path: '/chat/completions', body: chatRequest({ stream: true, tools: true, prompt, model: SCENARIOS.splitPath }) },
+        { upstream: 'openai', path: '/responses', body: responsesRequest({ stream: true, tools: true, prompt, model: SCENARIOS.splitPath }) },
+      ];
+    };
+    const fake = await startFakeUpstream();
+    const recorder = await startTestGateway(fake, { mode: 'record', cassetteDir: dir });
+    const a = recorder.openSession('a', { cassette: 'split', volatile: [{ value: workspaceA, as: '<workspace>' }] });
+    for (const step of requests(workspaceA)) {
+      const reply = await post(`${a.baseUrls[step.upstream]}${step.path}`, step.body);
+      // Live, the agent gets the upstream's bytes as they were: the path in two pieces.
+      if (step.upstream === 'anthropic') expect(reply.text).not.toContain(workspaceA);
+    }
+    expect(recorder.turns('a').map((t) => t.toolCalls[0]?.input)).toEqual(Array(3).fill({ path: `${workspaceA}/src/a.ts` }));
+    await recorder.close();
+    await fake.close();
+
+    const text = readFileSync(join(dir, readdirSync(dir)[0] as string), 'utf8');
+    expect(text).not.toContain(workspaceA.slice(0, 20));
+    const replayer = await startTestGateway(fake, { mode: 'replay', cassetteDir: dir, env: {} });
+    try {
+      const b = replayer.openSession('b', { cassette: 'split', volatile: [{ value: workspaceB, as: '<workspace>' }] });
+      for (const step of requests(workspaceB)) {
+        const reply = await post(`${b.baseUrls[step.upstream]}${step.path}`, step.body);
+        expect(reply.status).toBe(200);
+        expect(reply.text).not.toContain('<workspace>');
+      }
+      expect(replayer.turns('b').map((t) => t.toolCalls[0]?.input)).toEqual(Array(3).fill({ path: `${workspaceB}/src/a.ts` }));
+      expect(replayer.usage('b').replayMisses).toEqual([]);
     } finally {
       await replayer.close();
     }
