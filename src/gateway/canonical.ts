@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { geminiCall } from './upstreams.js';
 import type { Api } from './usage-readers.js';
 
 /**
@@ -26,6 +27,8 @@ const ANSWER_FIELDS: Record<Exclude<Api, 'other'>, readonly string[]> = {
   ],
   responses: ['model', 'input', 'instructions', 'tools', 'tool_choice', 'temperature', 'top_p', 'max_output_tokens', 'text', 'reasoning'],
   messages: ['model', 'system', 'messages', 'tools', 'tool_choice', 'temperature', 'top_p', 'top_k', 'max_tokens', 'thinking', 'stop_sequences'],
+  // The model and whether it streams are in the path (`/v1beta/models/<model>:streamGenerateContent`).
+  gemini: ['contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig'],
 };
 
 export interface RequestFacts {
@@ -46,8 +49,11 @@ export function canonicalRequest(facts: RequestFacts): CanonicalRequest {
     if (body.length > 0) canonical['body'] = json ?? body.toString('utf8');
     return sortKeys(canonical) as CanonicalRequest;
   }
-  // The query (e.g. Claude Code's ?beta=true) does not change the answer of a metered API.
-  const canonical: CanonicalRequest = { upstream, method, path: pathWithQuery.split('?')[0] ?? '', stream: json['stream'] === true };
+  // The query (e.g. Claude Code's ?beta=true, Gemini's ?alt=sse) does not change the answer of a metered API.
+  const path = pathWithQuery.split('?')[0] ?? '';
+  const gemini = api === 'gemini' ? geminiCall(path) : undefined;
+  const canonical: CanonicalRequest = { upstream, method, path, stream: gemini ? gemini.stream : json['stream'] === true };
+  if (gemini) canonical['model'] = gemini.model;
   for (const name of ANSWER_FIELDS[api]) {
     if (json[name] !== undefined && json[name] !== null) canonical[name] = json[name];
   }
@@ -72,7 +78,7 @@ function sortKeys(value: unknown): unknown {
 
 /**
  * The request with the content of every tool result blanked (Chat Completions `tool` messages,
- * Responses `*_output` items, Anthropic `tool_result` blocks). Replay falls back to it when the
+ * Responses `*_output` items, Anthropic `tool_result` blocks, Gemini `functionResponse` parts). Replay falls back to it when the
  * exact request is not in the cassette: the same conversation whose tool output differs — a test
  * runner printing differently on another machine — still gets the recorded answer, counted as a
  * loose match.
@@ -86,14 +92,23 @@ export function withoutToolOutputs(canonical: CanonicalRequest): CanonicalReques
     if (record['role'] === 'user' && Array.isArray(record['content'])) {
       return { ...record, content: record['content'].map((block: unknown) => (isToolResult(block) ? { ...block, content: '' } : block)) };
     }
+    if (Array.isArray(record['parts'])) return { ...record, parts: record['parts'].map(blankFunctionResponse) };
     return item;
   };
   const out: CanonicalRequest = { ...canonical };
-  for (const field of ['messages', 'input']) {
+  for (const field of ['messages', 'input', 'contents']) {
     const list = canonical[field];
     if (Array.isArray(list)) out[field] = list.map(blank);
   }
   return out;
+}
+
+/** Keeps the function's name and id (they say which call it answers), drops what it returned. */
+function blankFunctionResponse(part: unknown): unknown {
+  if (typeof part !== 'object' || part === null) return part;
+  const response = (part as Record<string, unknown>)['functionResponse'];
+  if (typeof response !== 'object' || response === null) return part;
+  return { ...part, functionResponse: { ...response, response: {} } };
 }
 
 function isToolResult(block: unknown): block is Record<string, unknown> {

@@ -3,6 +3,7 @@ import { encodeBody, type RecordedResponse } from './cassette.js';
 import type { ReplySource } from './forward.js';
 import { clientResponseHeaders, recordableHeaders } from './headers.js';
 import { SseSplitter, type SseEvent } from './sse.js';
+import { turnReader, type TurnContent, type TurnReader } from './turn-readers.js';
 import { usageReader, type Api, type UsageReader, type UsageReading } from './usage-readers.js';
 
 export interface DeliveryOptions {
@@ -14,6 +15,8 @@ export interface DeliveryOptions {
 export interface Delivery {
   status: number;
   reading: UsageReading;
+  /** What the model said and asked for; undefined for unmetered APIs and error statuses. */
+  turn?: TurnContent;
   /** The response as the upstream sent it, for the cassette. */
   recorded: RecordedResponse;
   /** False when the client left or the upstream broke off mid-body. */
@@ -29,7 +32,9 @@ class ClientGone extends Error {}
 export async function deliver(source: ReplySource, res: ServerResponse, options: DeliveryOptions): Promise<Delivery> {
   const headers = clientResponseHeaders(source.headers);
   res.writeHead(source.status, headers);
-  const reader: UsageReader | undefined = options.api !== 'other' && source.status >= 200 && source.status < 300 ? usageReader(options.api) : undefined;
+  const metered = options.api !== 'other' && source.status >= 200 && source.status < 300 ? options.api : undefined;
+  const reader: UsageReader | undefined = metered && usageReader(metered);
+  const turns: TurnReader | undefined = metered && turnReader(metered);
   const isSse = String(headers['content-type'] ?? '').includes('text/event-stream');
   const events: string[] = [];
   const chunks: Buffer[] = [];
@@ -44,6 +49,7 @@ export async function deliver(source: ReplySource, res: ServerResponse, options:
 
   const passEvent = async (event: SseEvent): Promise<void> => {
     reader?.event(event);
+    turns?.event(event);
     events.push(event.raw);
     if (!(options.hideUsageChunk && isUsageOnlyChunk(event))) await write(res, event.raw);
   };
@@ -70,13 +76,18 @@ export async function deliver(source: ReplySource, res: ServerResponse, options:
   }
 
   const body = Buffer.concat(chunks);
-  if (!isSse) reader?.body(body.toString('utf8'));
+  if (!isSse) {
+    const text = body.toString('utf8');
+    reader?.body(text);
+    turns?.body(text);
+  }
   const recorded: RecordedResponse = {
     status: source.status,
     headers: recordableHeaders(headers),
     ...(isSse ? { events } : encodeBody(body)),
   };
-  return { status: source.status, reading: reader?.result() ?? {}, recorded, complete };
+  const turn = turns?.result();
+  return { status: source.status, reading: reader?.result() ?? {}, ...(turn ? { turn } : {}), recorded, complete };
 }
 
 /** The extra final chunk include_usage adds: no choices, only usage. */

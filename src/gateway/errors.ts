@@ -23,25 +23,28 @@ interface Shape {
   status: number;
   openaiType: string;
   anthropicType: string;
+  /** google.rpc.Code name, as Gemini's `error.status`. */
+  geminiStatus: string;
 }
 
 /**
  * Statuses are chosen for what clients do with them. The AI SDK retries 408/409/429/5xx, and the
  * OpenAI and Anthropic SDKs (hence Codex and Claude Code) retry the same set, so anything the
  * agent must not retry uses a 4xx outside it: a spent budget is 402 (`insufficient_quota` /
- * `billing_error`, the providers' own words for "out of money"), a replay miss is 400.
+ * `billing_error`, the providers' own words for "out of money"), a replay miss is 400. Gemini CLI
+ * retries 429, 499 and 5xx, so the same statuses hold for Gemini clients.
  */
 const SHAPES: Record<GatewayErrorKind, Shape> = {
-  budget_exceeded: { status: 402, openaiType: 'insufficient_quota', anthropicType: 'billing_error' },
-  replay_miss: { status: 400, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error' },
-  unknown_session: { status: 401, openaiType: 'invalid_request_error', anthropicType: 'authentication_error' },
-  missing_api_key: { status: 401, openaiType: 'invalid_request_error', anthropicType: 'authentication_error' },
-  model_not_priced: { status: 400, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error' },
-  request_too_large: { status: 413, openaiType: 'invalid_request_error', anthropicType: 'request_too_large' },
-  not_found: { status: 404, openaiType: 'invalid_request_error', anthropicType: 'not_found_error' },
+  budget_exceeded: { status: 402, openaiType: 'insufficient_quota', anthropicType: 'billing_error', geminiStatus: 'RESOURCE_EXHAUSTED' },
+  replay_miss: { status: 400, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error', geminiStatus: 'INVALID_ARGUMENT' },
+  unknown_session: { status: 401, openaiType: 'invalid_request_error', anthropicType: 'authentication_error', geminiStatus: 'UNAUTHENTICATED' },
+  missing_api_key: { status: 401, openaiType: 'invalid_request_error', anthropicType: 'authentication_error', geminiStatus: 'UNAUTHENTICATED' },
+  model_not_priced: { status: 400, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error', geminiStatus: 'INVALID_ARGUMENT' },
+  request_too_large: { status: 413, openaiType: 'invalid_request_error', anthropicType: 'request_too_large', geminiStatus: 'INVALID_ARGUMENT' },
+  not_found: { status: 404, openaiType: 'invalid_request_error', anthropicType: 'not_found_error', geminiStatus: 'NOT_FOUND' },
   // Transient by nature, so this one is left retryable.
-  upstream_unreachable: { status: 502, openaiType: 'server_error', anthropicType: 'api_error' },
-  gateway_failure: { status: 500, openaiType: 'server_error', anthropicType: 'api_error' },
+  upstream_unreachable: { status: 502, openaiType: 'server_error', anthropicType: 'api_error', geminiStatus: 'UNAVAILABLE' },
+  gateway_failure: { status: 500, openaiType: 'server_error', anthropicType: 'api_error', geminiStatus: 'INTERNAL' },
 };
 
 export function gatewayError(kind: UpstreamKind, error: GatewayErrorKind, message: string): GatewayReply {
@@ -50,7 +53,9 @@ export function gatewayError(kind: UpstreamKind, error: GatewayErrorKind, messag
   const body =
     kind === 'anthropic'
       ? { type: 'error', error: { type: shape.anthropicType, message: text } }
-      : { error: { message: text, type: shape.openaiType, param: null, code: error } };
+      : kind === 'gemini'
+        ? { error: { code: shape.status, message: text, status: shape.geminiStatus } }
+        : { error: { message: text, type: shape.openaiType, param: null, code: error } };
   const headers: HeaderMap = { 'content-type': 'application/json', 'x-crucible-gateway-error': error };
   // Honoured by the Stainless-generated OpenAI and Anthropic SDKs.
   if (shape.status < 500) headers['x-should-retry'] = 'false';

@@ -9,6 +9,7 @@ import { loadPricing } from './pricing.js';
 import { ReplayBook } from './replay.js';
 import type { Gateway, GatewayOptions, ModelTurn, Session, SessionOptions, SessionUsage } from './types.js';
 import { agentBaseUrl, resolveUpstreams, secretValues } from './upstreams.js';
+import { Volatility } from './volatile.js';
 
 interface OpenSession extends SessionState {
   token: string;
@@ -61,10 +62,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
 
     openSession(attemptId: string, sessionOptions: SessionOptions = {}): Session {
       if (sessions.has(attemptId)) throw new Error(`gateway: attempt ${attemptId} already has a session`);
+      const token = randomBytes(18).toString('base64url');
       const state: OpenSession = {
-        token: randomBytes(18).toString('base64url'),
+        token,
         open: true,
         meter: new SessionMeter(sessionOptions, pricing),
+        volatility: new Volatility(sessionOptions.volatile, token),
+        turns: [],
         nextSeq: 0,
       };
       if (mode !== 'live') {
@@ -72,7 +76,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         if (key === undefined) throw new Error(`gateway mode "${mode}" needs a cassette key for attempt ${attemptId}`);
         const file = cassettePath(cassetteDir as string, key);
         if (mode === 'record') state.recorder = new CassetteWriter(file, key, () => secretValues(upstreams.values(), env));
-        else state.replay = new ReplayBook(readCassette(file).exchanges);
+        else state.replay = new ReplayBook(readCassette(file).exchanges, (canonical) => state.volatility.normalise(canonical));
       }
       sessions.set(attemptId, state);
       byToken.set(state.token, state);
@@ -86,9 +90,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     },
 
     turns(attemptId: string): ModelTurn[] {
-      sessionOf(attemptId);
-      // Filled in by the turn readers (issue 11); empty until then.
-      return [];
+      return [...sessionOf(attemptId).turns];
     },
 
     closeSession(attemptId: string): void {

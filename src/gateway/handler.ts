@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { canonicalRequest, requestHash } from './canonical.js';
-import { recordedChunks, type CassetteWriter } from './cassette.js';
+import { recordedChunks, type CassetteWriter, type RecordedResponse } from './cassette.js';
 import { deliver } from './deliver.js';
 import { gatewayError, type GatewayReply } from './errors.js';
 import { forwardToUpstream, recordedSource, type ReplySource } from './forward.js';
@@ -9,14 +9,18 @@ import { upstreamRequestHeaders } from './headers.js';
 import type { SessionMeter } from './meter.js';
 import type { ReplayBook } from './replay.js';
 import { parseSessionRoute } from './routes.js';
-import type { GatewayMode } from './types.js';
-import { apiOf, upstreamAuth, upstreamUrl, type Upstream } from './upstreams.js';
+import type { GatewayMode, ModelTurn } from './types.js';
+import { apiOf, geminiCall, upstreamAuth, upstreamUrl, withoutKeyParam, type Upstream } from './upstreams.js';
+import type { Volatility } from './volatile.js';
 
 /** What the handler needs of an open session. */
 export interface SessionState {
   meter: SessionMeter;
   recorder?: CassetteWriter;
   replay?: ReplayBook;
+  volatility: Volatility;
+  /** Every metered exchange's turn, in arrival order. */
+  turns: ModelTurn[];
   nextSeq: number;
 }
 
@@ -49,9 +53,10 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     send(res, gatewayError(upstream.kind, 'unknown_session', 'unknown or closed session'));
     return;
   }
-  const url = upstreamUrl(upstream, route.path);
+  const clientPath = withoutKeyParam(upstream.kind, route.path);
+  const url = upstreamUrl(upstream, clientPath);
   if (url === undefined) {
-    send(res, gatewayError(upstream.kind, 'not_found', `${route.path} is not under /v1`));
+    send(res, gatewayError(upstream.kind, 'not_found', `${clientPath} is not under /v1`));
     return;
   }
   const body = await readBody(req, ctx.maxRequestBytes);
@@ -61,11 +66,11 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
   }
 
   const method = req.method ?? 'GET';
-  const api = apiOf(upstream.kind, method, route.path);
+  const api = apiOf(upstream.kind, method, clientPath);
   const json = parseJsonObject(body);
-  const canonical = canonicalRequest({ upstream: upstream.name, method, pathWithQuery: route.path, api, body, json });
+  const canonical = session.volatility.normalise(canonicalRequest({ upstream: upstream.name, method, pathWithQuery: clientPath, api, body, json }));
   const hash = requestHash(canonical);
-  const requestModel = typeof json?.['model'] === 'string' ? json['model'] : undefined;
+  const requestModel = api === 'gemini' ? geminiCall(clientPath)?.model : typeof json?.['model'] === 'string' ? json['model'] : undefined;
   // Metering needs the usage chunk; clients that did not ask for it do not get to see it.
   const hideUsageChunk = api === 'chat' && json?.['stream'] === true && !asksForStreamUsage(json);
 
@@ -83,19 +88,21 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
   }
 
   const seq = session.nextSeq++;
+  const at = new Date().toISOString();
   const started = performance.now();
   let source: ReplySource;
   let recordedLatencyMs: number | undefined;
   if (session.replay) {
     const match = session.replay.take(hash, canonical);
     if (!match.hit) {
-      session.meter.recordMiss({ method, path: route.path, ...(requestModel ? { model: requestModel } : {}), diff: match.diff });
+      session.meter.recordMiss({ method, path: clientPath, ...(requestModel ? { model: requestModel } : {}), diff: match.diff });
       send(res, gatewayError(upstream.kind, 'replay_miss', match.diff));
       return;
     }
     if (api !== 'other') session.meter.countRequest();
     if (match.loose) session.meter.recordLooseMatch();
-    const { response } = match.exchange;
+    // The recording says `as` where the upstream wrote a volatile value; this agent gets its own.
+    const response = session.volatility.fromRecording(match.exchange.response);
     source = recordedSource(response.status, response.headers, recordedChunks(response));
     recordedLatencyMs = match.exchange.latencyMs;
   } else {
@@ -112,13 +119,26 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
   const latencyMs = recordedLatencyMs ?? Math.round(performance.now() - started);
   if (api !== 'other') {
     session.meter.record({ status: delivery.status, requestModel, reading: delivery.reading, latencyMs });
+    const model = delivery.reading.model ?? requestModel;
+    session.turns.push({
+      seq,
+      api,
+      at,
+      status: delivery.status,
+      ...(model !== undefined ? { model } : {}),
+      ...delivery.turn,
+      toolCalls: delivery.turn?.toolCalls ?? [],
+      ...(delivery.reading.usage ? { usage: delivery.reading.usage } : {}),
+      latencyMs,
+    });
   }
+  const recorded: RecordedResponse | undefined = session.recorder && session.volatility.toRecording(delivery.recorded, api);
   session.recorder?.append({
     type: 'exchange',
     seq,
     api,
     request: { hash, canonical },
-    response: delivery.recorded,
+    response: recorded ?? delivery.recorded,
     latencyMs,
     ...(delivery.reading.model ? { model: delivery.reading.model } : {}),
     ...(delivery.reading.usage ? { usage: delivery.reading.usage } : {}),

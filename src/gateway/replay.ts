@@ -8,16 +8,26 @@ export type ReplayMatch = { hit: true; exchange: CassetteExchange; loose: boolea
  * Serves a session's recorded exchanges by request hash; repeats of one request come back in
  * recorded order. When no exact match is left, a request that differs from a recorded one only in
  * tool output (see withoutToolOutputs) gets that exchange, reported as `loose`.
+ *
+ * Recorded requests are matched by their canonical form normalised again on load (the stored hash
+ * is not trusted), so cassettes recorded before a normalisation existed, or by a session with other
+ * volatile values, still match a request normalised the same way now.
  */
 export class ReplayBook {
   private readonly exact = new Map<string, CassetteExchange[]>();
   private readonly loose = new Map<string, CassetteExchange[]>();
   private readonly served = new Set<CassetteExchange>();
+  private readonly canonicalOf = new Map<CassetteExchange, CanonicalRequest>();
 
-  constructor(private readonly exchanges: readonly CassetteExchange[]) {
+  constructor(
+    private readonly exchanges: readonly CassetteExchange[],
+    normalise: (canonical: CanonicalRequest) => CanonicalRequest = (canonical) => canonical,
+  ) {
     for (const exchange of exchanges) {
-      push(this.exact, exchange.request.hash, exchange);
-      push(this.loose, looseHash(exchange.request.canonical), exchange);
+      const canonical = normalise(exchange.request.canonical);
+      this.canonicalOf.set(exchange, canonical);
+      push(this.exact, requestHash(canonical), exchange);
+      push(this.loose, looseHash(canonical), exchange);
     }
   }
 
@@ -28,6 +38,10 @@ export class ReplayBook {
     const similar = this.next(this.loose.get(looseHash(canonical)) ?? []);
     if (similar) return { hit: true, exchange: similar, loose: true };
     return { hit: false, diff: this.explainMiss(canonical, exact) };
+  }
+
+  private recorded(exchange: CassetteExchange): CanonicalRequest {
+    return this.canonicalOf.get(exchange) ?? exchange.request.canonical;
   }
 
   private next(queue: CassetteExchange[]): CassetteExchange | undefined {
@@ -48,13 +62,13 @@ export class ReplayBook {
     let closest = this.exchanges[0] as CassetteExchange;
     let best = Number.POSITIVE_INFINITY;
     for (const candidate of this.exchanges) {
-      const d = distance(canonical, candidate.request.canonical);
+      const d = distance(canonical, this.recorded(candidate));
       if (d < best) {
         best = d;
         closest = candidate;
       }
     }
-    const lines = describeDifferences(canonical, closest.request.canonical);
+    const lines = describeDifferences(canonical, this.recorded(closest));
     return [`replay miss: no recorded exchange matches ${what}; closest is #${closest.seq}, which differs in:`, ...lines.map((l) => `  ${l}`)].join('\n');
   }
 }

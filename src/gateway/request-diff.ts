@@ -1,7 +1,7 @@
 import { stableStringify, type CanonicalRequest } from './canonical.js';
 
 const ROUTE_FIELDS = ['upstream', 'method', 'path'];
-const CONVERSATION_FIELDS = ['messages', 'input'];
+const CONVERSATION_FIELDS = ['messages', 'input', 'contents'];
 
 /** Lower is closer: same route first, then fewest differing fields, then longest shared conversation. */
 export function distance(requested: CanonicalRequest, recorded: CanonicalRequest): number {

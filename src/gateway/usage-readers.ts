@@ -1,7 +1,7 @@
 import type { SseEvent } from './sse.js';
 
 /** The APIs the gateway meters; everything else passes through unmetered. */
-export type MeteredApi = 'chat' | 'responses' | 'messages';
+export type MeteredApi = 'chat' | 'responses' | 'messages' | 'gemini';
 export type Api = MeteredApi | 'other';
 
 /** One response's tokens, normalised: input includes cache reads/writes, output includes reasoning. */
@@ -33,6 +33,8 @@ export function usageReader(api: MeteredApi): UsageReader {
       return new ResponsesReader();
     case 'messages':
       return new MessagesReader();
+    case 'gemini':
+      return new GeminiReader();
   }
 }
 
@@ -108,6 +110,23 @@ function fromAnthropicUsage(usage: unknown): TokenUsage | undefined {
     cacheReadTokens: cacheRead,
     cacheWriteTokens: cacheWrite,
     reasoningTokens: 0,
+  };
+}
+
+/**
+ * Gemini's promptTokenCount already includes cachedContentTokenCount; thoughtsTokenCount is billed
+ * as output but not counted in candidatesTokenCount, so it is added; tool-use prompt tokens are input.
+ */
+function fromGeminiUsage(usage: unknown): TokenUsage | undefined {
+  const prompt = count(usage, 'promptTokenCount');
+  if (prompt === undefined) return undefined;
+  const thoughts = count(usage, 'thoughtsTokenCount') ?? 0;
+  return {
+    inputTokens: prompt + (count(usage, 'toolUsePromptTokenCount') ?? 0),
+    outputTokens: (count(usage, 'candidatesTokenCount') ?? 0) + thoughts,
+    cacheReadTokens: count(usage, 'cachedContentTokenCount') ?? 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: thoughts,
   };
 }
 
@@ -195,5 +214,39 @@ class MessagesReader implements UsageReader {
 
   result(): UsageReading {
     return { model: this.model, usage: fromAnthropicUsage(this.usage) };
+  }
+}
+
+/**
+ * Gemini answers with GenerateContentResponse objects: one as the body, one per SSE event with
+ * `alt=sse`, or a JSON array of them for a stream without it. Each carries the usage so far; the
+ * last one that has usageMetadata wins.
+ */
+class GeminiReader implements UsageReader {
+  private reading: UsageReading = {};
+
+  body(body: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(body);
+    } catch {
+      return;
+    }
+    for (const chunk of Array.isArray(value) ? value : [value]) this.chunk(chunk);
+  }
+
+  event(event: SseEvent): void {
+    this.chunk(parseObject(event.data));
+  }
+
+  private chunk(chunk: unknown): void {
+    if (!isObject(chunk)) return;
+    this.reading.model ??= text(chunk, 'modelVersion');
+    const usage = fromGeminiUsage(field(chunk, 'usageMetadata'));
+    if (usage) this.reading.usage = usage;
+  }
+
+  result(): UsageReading {
+    return this.reading;
   }
 }

@@ -1,7 +1,9 @@
 /**
- * A stand-in for OpenAI and Anthropic on 127.0.0.1, answering with the shapes those APIs send
- * (chat.completion / chat.completion.chunk, Responses events, Messages events), usage with cached
- * tokens included. The request's `model` picks a scenario: see SCENARIOS.
+ * A stand-in for OpenAI, Anthropic and Gemini on 127.0.0.1, answering with the shapes those APIs
+ * send (chat.completion / chat.completion.chunk, Responses events, Messages events,
+ * GenerateContentResponse), usage with cached tokens included. The request's `model` (Gemini: the
+ * model in the path) picks a scenario: see SCENARIOS. A request whose text says
+ * `Working directory: <dir>` gets tool calls with `<dir>/src/a.ts`, as agents get absolute paths.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,13 +31,18 @@ export const SCENARIOS = {
   malformed: 'malformed',
   echoKey: 'echo-key',
   gated: 'gated',
+  /** Streamed tool arguments cut in the middle of the file path, as real streams cut anywhere. */
+  splitPath: 'split-path',
 } as const;
 
 export const USAGE = {
   chat: { prompt: 1200, cached: 1024, completion: 80, reasoning: 16 },
   responses: { input: 2000, cached: 1536, output: 300, reasoning: 128 },
   messages: { input: 50, cacheRead: 3000, cacheWrite: 200, output: 150 },
+  gemini: { prompt: 900, cached: 512, candidates: 40, thoughts: 24 },
 } as const;
+
+const GEMINI_PATH = /^\/v1(?:beta)?\/models\/([^/:?]+):(generateContent|streamGenerateContent)(\?.*)?$/;
 
 const CHAT_MODEL = 'gpt-4o-mini-2024-07-18';
 const RESPONSES_MODEL = 'gpt-4.1-2025-04-14';
@@ -51,10 +58,16 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     void readAll(req).then(async (body) => {
       const json = parseJson(body);
       requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, ...(json ? { json } : {}) });
-      const model = typeof json?.['model'] === 'string' ? json['model'] : '';
+      const gemini = GEMINI_PATH.exec(req.url ?? '');
+      const model = gemini ? decodeURIComponent(gemini[1] as string) : typeof json?.['model'] === 'string' ? json['model'] : '';
+      const target = toolTarget(body);
+      const cut = model === SCENARIOS.splitPath ? Math.floor(target.length / 2) : 0;
       const anthropic = req.url?.startsWith('/v1/messages') ?? false;
       if (req.method === 'GET' && req.url === '/v1/models') {
         return sendJson(res, 200, { object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: 1721172741, owned_by: 'system' }] });
+      }
+      if (gemini && model === SCENARIOS.rateLimited) {
+        return sendJson(res, 429, { error: { code: 429, message: 'Resource has been exhausted (e.g. check quota).', status: 'RESOURCE_EXHAUSTED' } });
       }
       if (model === SCENARIOS.rateLimited) return rateLimited(res, anthropic);
       if (model === SCENARIOS.broken) return serverError(res, anthropic);
@@ -66,24 +79,31 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       const waitForGate = model === SCENARIOS.gated ? () => gate : undefined;
       const stream = json?.['stream'] === true;
       const tools = Array.isArray(json?.['tools']) && (json['tools'] as unknown[]).length > 0;
+      if (gemini) {
+        const responses = geminiResponses(tools, target);
+        if (gemini[2] === 'generateContent') return sendJson(res, 200, geminiWhole(tools, target));
+        if ((gemini[3] ?? '').includes('alt=sse')) return sendEvents(res, responses.map((r) => `data: ${JSON.stringify(r)}\r\n\r\n`), waitForGate);
+        // Without alt=sse Gemini streams one JSON array.
+        return sendJson(res, 200, responses);
+      }
       if (req.url === '/v1/chat/completions') {
         // A different `created` per request, so tests can tell repeated identical requests apart.
         const created = 1741569952 + serial++;
-        if (!stream) return sendJson(res, 200, chatCompletion(tools, created), openaiHeaders());
+        if (!stream) return sendJson(res, 200, chatCompletion(tools, created, target), openaiHeaders());
         const includeUsage = (json?.['stream_options'] as { include_usage?: boolean } | undefined)?.include_usage === true;
         return sendEvents(
           res,
-          chatChunks(tools, includeUsage, created).map((c) => `data: ${c}\n\n`),
+          chatChunks(tools, includeUsage, created, target, cut).map((c) => `data: ${c}\n\n`),
           waitForGate,
         );
       }
       if (req.url === '/v1/responses') {
-        if (!stream) return sendJson(res, 200, responseObject(tools, 'completed'), openaiHeaders());
-        return sendEvents(res, responsesEvents(tools), waitForGate);
+        if (!stream) return sendJson(res, 200, responseObject(tools, 'completed', target), openaiHeaders());
+        return sendEvents(res, responsesEvents(tools, target, cut), waitForGate);
       }
       if (anthropic) {
-        if (!stream) return sendJson(res, 200, anthropicMessage(tools), anthropicHeaders());
-        return sendEvents(res, messagesEvents(tools), waitForGate, anthropicHeaders());
+        if (!stream) return sendJson(res, 200, anthropicMessage(tools, target), anthropicHeaders());
+        return sendEvents(res, messagesEvents(tools, target, cut), waitForGate, anthropicHeaders());
       }
       sendJson(res, 404, { error: { message: `Unknown path ${req.url}`, type: 'invalid_request_error', param: null, code: 'unknown_url' } });
     });
@@ -129,12 +149,18 @@ function chatUsage(): Record<string, unknown> {
   };
 }
 
-function chatCompletion(tools: boolean, created: number): Record<string, unknown> {
+/** The file the tool calls name: relative, or under the working directory the request mentions. */
+function toolTarget(body: string): string {
+  const dir = /Working directory: ([^\s"\\]+)/.exec(body)?.[1];
+  return dir === undefined ? 'src/a.ts' : `${dir}/src/a.ts`;
+}
+
+function chatCompletion(tools: boolean, created: number, target: string): Record<string, unknown> {
   const message = tools
     ? {
         role: 'assistant',
         content: null,
-        tool_calls: [{ id: 'call_Xq1', type: 'function', function: { name: 'read_file', arguments: '{"path":"src/a.ts"}' } }],
+        tool_calls: [{ id: 'call_Xq1', type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: target }) } }],
         refusal: null,
         annotations: [],
       }
@@ -151,7 +177,13 @@ function chatCompletion(tools: boolean, created: number): Record<string, unknown
   };
 }
 
-function chatChunks(tools: boolean, includeUsage: boolean, created: number): string[] {
+/** The JSON text after `{"path":` in pieces: whole, or cut at `cut` characters into the path. */
+function pathPieces(target: string, cut: number): string[] {
+  const rest = `${JSON.stringify(target)}}`;
+  return cut > 0 ? [rest.slice(0, cut + 1), rest.slice(cut + 1)] : [rest];
+}
+
+function chatChunks(tools: boolean, includeUsage: boolean, created: number, target: string, cut: number): string[] {
   const base = {
     id: 'chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG',
     object: 'chat.completion.chunk',
@@ -173,7 +205,7 @@ function chatChunks(tools: boolean, includeUsage: boolean, created: number): str
           null,
         ),
         chunk({ tool_calls: [{ index: 0, function: { arguments: '{"path":' } }] }, null),
-        chunk({ tool_calls: [{ index: 0, function: { arguments: '"src/a.ts"}' } }] }, null),
+        ...pathPieces(target, cut).map((piece) => chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null)),
         chunk({}, 'tool_calls'),
       ]
     : [
@@ -213,7 +245,11 @@ const TEXT_MESSAGE = {
   content: [{ type: 'output_text', text: 'The bug is in src/a.ts.', annotations: [] }],
 };
 
-function responseObject(tools: boolean, status: 'in_progress' | 'completed'): Record<string, unknown> {
+function functionCall(target: string): typeof FUNCTION_CALL {
+  return { ...FUNCTION_CALL, arguments: JSON.stringify({ path: target }) };
+}
+
+function responseObject(tools: boolean, status: 'in_progress' | 'completed', target = 'src/a.ts'): Record<string, unknown> {
   const done = status === 'completed';
   return {
     id: 'resp_67ccd2bed1ec8190',
@@ -225,7 +261,7 @@ function responseObject(tools: boolean, status: 'in_progress' | 'completed'): Re
     instructions: null,
     max_output_tokens: null,
     model: RESPONSES_MODEL,
-    output: done ? [tools ? FUNCTION_CALL : TEXT_MESSAGE] : [],
+    output: done ? [tools ? functionCall(target) : TEXT_MESSAGE] : [],
     parallel_tool_calls: true,
     previous_response_id: null,
     reasoning: { effort: null, summary: null },
@@ -242,18 +278,19 @@ function responseObject(tools: boolean, status: 'in_progress' | 'completed'): Re
   };
 }
 
-function responsesEvents(tools: boolean): string[] {
+function responsesEvents(tools: boolean, target: string, cut: number): string[] {
   const payloads: Array<Record<string, unknown>> = [
     { type: 'response.created', response: responseObject(tools, 'in_progress') },
     { type: 'response.in_progress', response: responseObject(tools, 'in_progress') },
   ];
   if (tools) {
+    const call = functionCall(target);
     payloads.push(
-      { type: 'response.output_item.added', output_index: 0, item: { ...FUNCTION_CALL, status: 'in_progress', arguments: '' } },
-      { type: 'response.function_call_arguments.delta', item_id: FUNCTION_CALL.id, output_index: 0, delta: '{"path":' },
-      { type: 'response.function_call_arguments.delta', item_id: FUNCTION_CALL.id, output_index: 0, delta: '"src/a.ts"}' },
-      { type: 'response.function_call_arguments.done', item_id: FUNCTION_CALL.id, output_index: 0, arguments: FUNCTION_CALL.arguments },
-      { type: 'response.output_item.done', output_index: 0, item: FUNCTION_CALL },
+      { type: 'response.output_item.added', output_index: 0, item: { ...call, status: 'in_progress', arguments: '' } },
+      { type: 'response.function_call_arguments.delta', item_id: call.id, output_index: 0, delta: '{"path":' },
+      ...pathPieces(target, cut).map((delta) => ({ type: 'response.function_call_arguments.delta', item_id: call.id, output_index: 0, delta })),
+      { type: 'response.function_call_arguments.done', item_id: call.id, output_index: 0, arguments: call.arguments },
+      { type: 'response.output_item.done', output_index: 0, item: call },
     );
   } else {
     const part = { type: 'output_text', text: '', annotations: [] };
@@ -267,7 +304,7 @@ function responsesEvents(tools: boolean): string[] {
       { type: 'response.output_item.done', output_index: 0, item: TEXT_MESSAGE },
     );
   }
-  payloads.push({ type: 'response.completed', response: responseObject(tools, 'completed') });
+  payloads.push({ type: 'response.completed', response: responseObject(tools, 'completed', target) });
   return payloads.map((p, i) => `event: ${String(p['type'])}\ndata: ${JSON.stringify({ ...p, sequence_number: i })}\n\n`);
 }
 
@@ -282,9 +319,9 @@ function anthropicUsage(output: number): Record<string, unknown> {
   };
 }
 
-function anthropicMessage(tools: boolean): Record<string, unknown> {
+function anthropicMessage(tools: boolean, target = 'src/a.ts'): Record<string, unknown> {
   const content: unknown[] = [{ type: 'text', text: 'Let me read the file.' }];
-  if (tools) content.push({ type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'read_file', input: { path: 'src/a.ts' } });
+  if (tools) content.push({ type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'read_file', input: { path: target } });
   return {
     id: 'msg_013Zva2CMHLNnXjNJJKqJ2EF',
     type: 'message',
@@ -297,7 +334,7 @@ function anthropicMessage(tools: boolean): Record<string, unknown> {
   };
 }
 
-function messagesEvents(tools: boolean): string[] {
+function messagesEvents(tools: boolean, target: string, cut: number): string[] {
   const events: Array<[string, Record<string, unknown>]> = [
     ['message_start', { type: 'message_start', message: { ...anthropicMessage(tools), content: [], stop_reason: null, usage: anthropicUsage(1) } }],
     ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
@@ -313,7 +350,9 @@ function messagesEvents(tools: boolean): string[] {
         { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'read_file', input: {} } },
       ],
       ['content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"path":' } }],
-      ['content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: ' "src/a.ts"}' } }],
+      ...pathPieces(target, cut).map(
+        (piece): [string, Record<string, unknown>] => ['content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: piece } }],
+      ),
       ['content_block_stop', { type: 'content_block_stop', index: 1 }],
     );
   }
@@ -325,6 +364,48 @@ function messagesEvents(tools: boolean): string[] {
     ['message_stop', { type: 'message_stop' }],
   );
   return events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+function geminiUsage(candidates: number): Record<string, unknown> {
+  const u = USAGE.gemini;
+  return {
+    promptTokenCount: u.prompt,
+    cachedContentTokenCount: u.cached,
+    candidatesTokenCount: candidates,
+    thoughtsTokenCount: u.thoughts,
+    totalTokenCount: u.prompt + candidates + u.thoughts,
+    promptTokensDetails: [{ modality: 'TEXT', tokenCount: u.prompt }],
+  };
+}
+
+const GEMINI_MODEL = 'gemini-2.5-pro';
+
+function geminiWhole(tools: boolean, target: string): Record<string, unknown> {
+  const parts: unknown[] = [{ text: 'Checking the tests.', thought: true }, { text: 'Let me read the file.' }];
+  if (tools) parts.push({ functionCall: { name: 'read_file', args: { path: target } } });
+  return {
+    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: geminiUsage(USAGE.gemini.candidates),
+    modelVersion: GEMINI_MODEL,
+    responseId: 'mJ0saJq0Kf-Fz7IPhL2WsQo',
+  };
+}
+
+/** Streamed: a thought, text in two pieces, then the call; usage in every chunk, complete in the last. */
+function geminiResponses(tools: boolean, target: string): Array<Record<string, unknown>> {
+  const chunk = (parts: unknown[], candidates: number, finish?: string): Record<string, unknown> => ({
+    candidates: [{ content: { role: 'model', parts }, ...(finish ? { finishReason: finish } : {}), index: 0 }],
+    usageMetadata: geminiUsage(candidates),
+    modelVersion: GEMINI_MODEL,
+    responseId: 'nJ0saJq0Kf-Fz7IPhL2WsQo',
+  });
+  const last = tools ? [{ functionCall: { name: 'read_file', args: { path: target } } }] : [{ text: '' }];
+  return [
+    chunk([{ text: 'Checking the tests.', thought: true }], 1),
+    chunk([{ text: 'Let me read ' }], 5),
+    chunk([{ text: 'the file.' }], 12),
+    chunk(last, USAGE.gemini.candidates, 'STOP'),
+  ];
 }
 
 async function sendEvents(res: ServerResponse, events: string[], waitForGate?: () => Promise<void>, extraHeaders: Record<string, string> = {}): Promise<void> {

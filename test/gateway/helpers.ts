@@ -5,6 +5,7 @@ import type { FakeUpstream } from './fake-upstream.js';
 
 export const OPENAI_KEY = 'sk-proj-REALKEY-openai-5f2c9a7b1e3d4c6f';
 export const ANTHROPIC_KEY = 'sk-ant-api03-REALKEY-anthropic-8e1d7c3b';
+export const GEMINI_KEY = 'AIzaSy-REALKEY-gemini-0c4e9d2a7b';
 export const DUMMY_KEY = 'dummy-key-inside-sandbox';
 
 /** Round numbers so expected costs can be worked out by hand in the tests. */
@@ -13,6 +14,7 @@ export const TEST_PRICING = pricingFromTable(
     ['gpt-4o-mini', { input: 1, output: 2, cacheRead: 0.5 }],
     ['gpt-4.1', { input: 2, output: 8, cacheRead: 0.5 }],
     ['claude-sonnet-4-5', { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }],
+    ['gemini-2.5-pro', { input: 1.25, output: 10, cacheRead: 0.25 }],
   ]),
 );
 
@@ -21,8 +23,9 @@ export function startTestGateway(fake: FakeUpstream, options: GatewayOptions = {
     upstreams: {
       openai: { kind: 'openai', baseUrl: `${fake.url}/v1`, apiKeyEnv: 'TEST_OPENAI_KEY' },
       anthropic: { kind: 'anthropic', baseUrl: fake.url, apiKeyEnv: 'TEST_ANTHROPIC_KEY' },
+      gemini: { kind: 'gemini', baseUrl: fake.url, apiKeyEnv: 'TEST_GEMINI_KEY' },
     },
-    env: { TEST_OPENAI_KEY: OPENAI_KEY, TEST_ANTHROPIC_KEY: ANTHROPIC_KEY },
+    env: { TEST_OPENAI_KEY: OPENAI_KEY, TEST_ANTHROPIC_KEY: ANTHROPIC_KEY, TEST_GEMINI_KEY: GEMINI_KEY },
     pricing: TEST_PRICING,
     ...options,
   });
@@ -42,6 +45,7 @@ export async function post(url: string, body: unknown, headers: Record<string, s
       'content-type': 'application/json',
       authorization: `Bearer ${DUMMY_KEY}`,
       'x-api-key': DUMMY_KEY,
+      'x-goog-api-key': DUMMY_KEY,
       'anthropic-version': '2023-06-01',
       ...headers,
     },
@@ -97,6 +101,26 @@ export function messagesRequest(options: { stream?: boolean; tools?: boolean; mo
     ...(options.stream ? { stream: true } : {}),
     metadata: { user_id: 'session-6b1f' },
   };
+}
+
+/** A Gemini generateContent body; the model and streaming are in the path (see geminiPath). */
+export function geminiRequest(options: { tools?: boolean; prompt?: string; system?: string } = {}): Record<string, unknown> {
+  return {
+    contents: [{ role: 'user', parts: [{ text: options.prompt ?? 'Fix the failing test in src/a.ts' }] }],
+    systemInstruction: { parts: [{ text: options.system ?? 'You are a coding agent.' }] },
+    ...(options.tools
+      ? {
+          tools: [
+            { functionDeclarations: [{ name: 'read_file', description: 'Read a file', parameters: { type: 'OBJECT', properties: { path: { type: 'STRING' } } } }] },
+          ],
+        }
+      : {}),
+    generationConfig: { temperature: 0, thinkingConfig: { includeThoughts: true } },
+  };
+}
+
+export function geminiPath(model: string, stream: boolean): string {
+  return stream ? `/v1beta/models/${model}:streamGenerateContent?alt=sse` : `/v1beta/models/${model}:generateContent`;
 }
 
 /** POST over a Unix socket, as a sandbox without network reaches the gateway. */

@@ -10,7 +10,8 @@ import { useTempDirs } from '../helpers/tmp.js';
 const tempDir = useTempDirs();
 
 function canonical(api: Exclude<Api, 'other'>, body: Record<string, unknown>): CanonicalRequest {
-  const path = api === 'chat' ? '/v1/chat/completions' : api === 'responses' ? '/v1/responses' : '/v1/messages';
+  const paths = { chat: '/v1/chat/completions', responses: '/v1/responses', messages: '/v1/messages', gemini: '/v1beta/models/m:generateContent' };
+  const path = paths[api];
   return canonicalRequest({ upstream: 'u', method: 'POST', pathWithQuery: path, api, body: Buffer.from(JSON.stringify(body)), json: body });
 }
 
@@ -50,6 +51,13 @@ const SHAPES: Record<Exclude<Api, 'other'>, (output: string, model?: string) => 
       { role: 'user', content: 'fix it' },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'run_tests', input: {} }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: output }] },
+    ],
+  }),
+  gemini: (output) => ({
+    contents: [
+      { role: 'user', parts: [{ text: 'fix it' }] },
+      { role: 'model', parts: [{ functionCall: { name: 'run_tests', args: {} } }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'run_tests', response: { output } } }] },
     ],
   }),
 };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isModelSpec, ollamaHost, parseModelSpec } from '../../src/agents/models/providers.js';
+import { isModelSpec, ollamaHost, parseModelSpec, upstreamFor } from '../../src/agents/models/providers.js';
+import { createLanguageModel } from '../../src/agents/builtin/model.js';
 import { checkModelSpecs } from '../../src/engine/gateway-lifecycle.js';
 import { InputError } from '../../src/errors.js';
 
@@ -10,7 +11,7 @@ describe('model specs', () => {
     expect(parseModelSpec('ollama:qwen2.5-coder:7b')).toEqual({ spec: 'ollama:qwen2.5-coder:7b', provider: 'ollama', modelId: 'qwen2.5-coder:7b' });
     expect(parseModelSpec('openai-compatible:meta-llama/Llama-3.3-70B')).toMatchObject({ provider: 'openai-compatible', modelId: 'meta-llama/Llama-3.3-70B' });
     expect(isModelSpec('oracle')).toBe(false);
-    expect(() => parseModelSpec('mistral:large')).toThrow(/provider one of openai, anthropic, google, groq, ollama, openai-compatible/);
+    expect(() => parseModelSpec('mistral:large')).toThrow(/provider one of openai, anthropic, google, gemini, groq, ollama, openai-compatible/);
   });
 
   it('finds Ollama where OLLAMA_HOST says, as Ollama reads it', () => {
@@ -41,6 +42,22 @@ describe('checking model agents before a run', () => {
     });
     expect(checkModelSpecs(specs('ollama:llama3.2'), { env: {} }).upstreams['ollama']).toEqual({ kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1' });
     expect(() => checkModelSpecs(specs('openai:gpt-4.1'), { env: {}, mode: 'replay', cassetteDir: '.' })).not.toThrow();
+  });
+
+  it('routes gemini: to Gemini\'s native protocol, keyed by GEMINI_API_KEY or GOOGLE_API_KEY, base without a version', () => {
+    expect(fail(() => upstreamFor('gemini', { env: {}, replay: false, spec: 'gemini:gemini-2.5-pro' }))).toMatch(
+      /^--model gemini:gemini-2.5-pro: GEMINI_API_KEY \(or GOOGLE_API_KEY\) is not set/,
+    );
+    expect(upstreamFor('gemini', { env: { GOOGLE_API_KEY: 'k' }, replay: false, spec: 'gemini:gemini-2.5-pro' })).toEqual({
+      name: 'gemini',
+      config: { kind: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com', apiKeyEnv: 'GOOGLE_API_KEY' },
+    });
+    // Gemini's native protocol is for external agents; the built-in agent says what to use instead.
+    expect(fail(() => createLanguageModel(parseModelSpec('gemini:gemini-2.5-pro'), { baseUrls: { gemini: 'http://x' }, apiKey: 'k' }))).toMatch(
+      /built-in agent does not speak Gemini's native protocol \(fix: use --model google:gemini-2.5-pro/,
+    );
+    const proxied = upstreamFor('gemini', { env: {}, replay: true, baseUrl: 'https://proxy.example/v1beta', spec: 'gemini:g' });
+    expect(proxied.config).toEqual({ kind: 'gemini', baseUrl: 'https://proxy.example' });
   });
 
   it('needs --base-url for openai-compatible, and only one provider with it', () => {

@@ -3,6 +3,7 @@ import { createGroq } from '@ai-sdk/groq';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
+import { InputError } from '../../errors.js';
 import type { ModelAccess } from '../agent.js';
 import type { ModelSpec } from '../models/providers.js';
 
@@ -16,6 +17,8 @@ import type { ModelSpec } from '../models/providers.js';
  *   because the gateway meters OpenAI- and Anthropic-shaped traffic only.
  * - groq: @ai-sdk/groq (Chat Completions).
  * - ollama, openai-compatible: @ai-sdk/openai-compatible (Chat Completions).
+ * - gemini: refused. It is Gemini's native protocol, there for external agents (Gemini CLI); the
+ *   built-in agent reaches Gemini models as `google:<model>`.
  */
 export function createLanguageModel(spec: ModelSpec, access: Pick<ModelAccess, 'baseUrls' | 'apiKey'>): LanguageModel {
   const baseURL = access.baseUrls[spec.provider];
@@ -28,6 +31,10 @@ export function createLanguageModel(spec: ModelSpec, access: Pick<ModelAccess, '
       return createAnthropic({ baseURL: `${baseURL}/v1`, apiKey })(spec.modelId);
     case 'groq':
       return createGroq({ baseURL, apiKey })(spec.modelId);
+    case 'gemini':
+      throw new InputError(
+        `--model ${spec.spec}: the built-in agent does not speak Gemini's native protocol (fix: use --model google:${spec.modelId}, or an external agent such as gemini-cli)`,
+      );
     case 'google':
     case 'ollama':
     case 'openai-compatible':

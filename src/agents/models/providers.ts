@@ -6,7 +6,7 @@ import type { UpstreamConfig } from '../../gateway/index.js';
  * wire format, and which environment variable holds the key. No AI SDK import here, so the CLI and
  * the engine can check specs and keys without loading any provider package.
  */
-export type ProviderName = 'openai' | 'anthropic' | 'google' | 'groq' | 'ollama' | 'openai-compatible';
+export type ProviderName = 'openai' | 'anthropic' | 'google' | 'gemini' | 'groq' | 'ollama' | 'openai-compatible';
 
 export interface ModelSpec {
   /** As the user wrote it, e.g. `openai:gpt-4.1-mini`; the agent's name in reports. */
@@ -30,8 +30,9 @@ interface ProviderInfo {
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * Google goes through Gemini's OpenAI-compatible endpoint (Chat Completions), because the gateway
- * meters OpenAI- and Anthropic-shaped traffic only; the AI SDK's openai-compatible provider speaks it.
+ * `google` goes through Gemini's OpenAI-compatible endpoint (Chat Completions), which the AI SDK's
+ * openai-compatible provider speaks, so the built-in agent can use it. `gemini` is Gemini's own
+ * protocol (`/v1beta/models/<model>:generateContent`), for external agents such as Gemini CLI.
  */
 export const PROVIDERS: Record<ProviderName, ProviderInfo> = {
   openai: { kind: 'openai', baseUrl: () => 'https://api.openai.com/v1', keyEnv: ['OPENAI_API_KEY'] },
@@ -41,6 +42,7 @@ export const PROVIDERS: Record<ProviderName, ProviderInfo> = {
     baseUrl: () => 'https://generativelanguage.googleapis.com/v1beta/openai',
     keyEnv: ['GOOGLE_GENERATIVE_AI_API_KEY', 'GEMINI_API_KEY'],
   },
+  gemini: { kind: 'gemini', baseUrl: () => 'https://generativelanguage.googleapis.com', keyEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'] },
   groq: { kind: 'openai', baseUrl: () => 'https://api.groq.com/openai/v1', keyEnv: ['GROQ_API_KEY'] },
   ollama: { kind: 'openai', baseUrl: (env) => `${ollamaHost(env)}/v1`, keyEnv: [], keyOptional: true },
   'openai-compatible': { kind: 'openai', keyEnv: ['OPENAI_COMPATIBLE_API_KEY'], keyOptional: true },
@@ -93,8 +95,9 @@ export function upstreamFor(provider: ProviderName, options: { env: Env; baseUrl
   if (baseUrl === undefined) {
     throw new InputError(`--model ${options.spec}: ${provider} needs --base-url (fix: e.g. --base-url http://127.0.0.1:8000/v1 for vLLM)`);
   }
-  // The gateway takes Anthropic's base without the version segment the AI SDK puts on it.
+  // The gateway takes Anthropic's and Gemini's base without the version segment SDKs put on it.
   if (info.kind === 'anthropic') baseUrl = baseUrl.replace(/\/v1\/?$/, '');
+  if (info.kind === 'gemini') baseUrl = baseUrl.replace(/\/v1(?:alpha|beta)?\/?$/, '');
   const keyEnv = keyVariable(provider, options.env);
   if (keyEnv === undefined && !options.replay && !info.keyOptional) {
     const [first, ...others] = info.keyEnv;
