@@ -57,7 +57,19 @@ export function canonicalRequest(facts: RequestFacts): CanonicalRequest {
   for (const name of ANSWER_FIELDS[api]) {
     if (json[name] !== undefined && json[name] !== null) canonical[name] = json[name];
   }
+  if (api === 'responses' && Array.isArray(canonical['input'])) canonical['input'] = canonical['input'].map(withoutItemId);
   return sortKeys(canonical) as CanonicalRequest;
+}
+
+/**
+ * A Responses input item without its `id`: clients such as Codex send back every earlier item
+ * under a fresh random id (`msg_…`, `fco_…`), which names the item, not what the model should answer.
+ * `call_id`, which pairs a tool call with its output, is kept.
+ */
+function withoutItemId(item: unknown): unknown {
+  if (typeof item !== 'object' || item === null || Array.isArray(item) || !('id' in item)) return item;
+  const { id: _id, ...rest } = item as Record<string, unknown>;
+  return rest;
 }
 
 export function requestHash(canonical: CanonicalRequest): string {

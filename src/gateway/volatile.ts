@@ -30,6 +30,8 @@ export const FIXED_PATTERNS: ReadonlyArray<{ name: string; pattern: RegExp; as: 
       /(?:(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday),? )?(?:(?:January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}(?:st|nd|rd|th)?,? \d{4}|\d{1,2} (?:January|February|March|April|May|June|July|August|September|October|November|December),? \d{4})(?!\d)/g,
     as: '<date>',
   },
+  // Claude Code's environment block names the host kernel, which differs from machine to machine.
+  { name: 'os-version', pattern: /(?<=OS Version: )[^\n"\\<]+/g, as: '<os>' },
   { name: 'loopback', pattern: /(?:127\.0\.0\.1|localhost|\[::1\]):\d{1,5}(?!\d)/g, as: '<loopback>' },
 ];
 

@@ -16,6 +16,19 @@ describe('request hash', () => {
     expect(hashOf({ ...base, previous_response_id: 'resp_1' }, 'responses', '/v1/responses')).toBe(hashOf(base, 'responses', '/v1/responses'));
   });
 
+  it('ignores the ids Codex regenerates on Responses input items, but not the call ids that pair calls with outputs', () => {
+    const input = (ids: [string, string], callId = 'call_1') => ({
+      model: 'gpt-5.5',
+      input: [
+        { id: ids[0], type: 'message', role: 'user', content: [{ type: 'input_text', text: 'fix it' }] },
+        { id: ids[1], type: 'function_call_output', call_id: callId, output: 'ok' },
+      ],
+    });
+    const first = hashOf(input(['msg_16cc', 'fco_1']), 'responses', '/v1/responses');
+    expect(hashOf(input(['msg_a930', 'fco_2']), 'responses', '/v1/responses')).toBe(first);
+    expect(hashOf(input(['msg_a930', 'fco_2'], 'call_2'), 'responses', '/v1/responses')).not.toBe(first);
+  });
+
   it('changes with anything that changes the answer', () => {
     const original = hashOf(base);
     for (const changed of [

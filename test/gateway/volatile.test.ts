@@ -22,6 +22,10 @@ describe('fixed patterns', () => {
     );
   });
 
+  it('normalises the host kernel Claude Code names in its environment block', () => {
+    expect(normaliseText('Platform: linux\nOS Version: Linux 6.8.0-1019-gcp\nToday')).toBe('Platform: linux\nOS Version: <os>\nToday');
+  });
+
   it('leaves dates inside names and versions alone', () => {
     for (const text of ['gpt-4o-mini-2024-07-18', 'claude-3-5-sonnet-20241022', 'v1.2026-12-01', 'build_2026-12-01', 'port 127.0.0.1', 'May 2026']) {
       expect(normaliseText(text)).toBe(text);
@@ -104,7 +108,9 @@ describe('volatile values', () => {
     expect(text).not.toContain(first.token);
     const { exchanges } = readCassette(file);
     const firstPrompt = (exchanges[0]?.request.canonical['messages'] as Array<{ content: string }>)[0]?.content;
-    expect(firstPrompt).toBe('Working directory: <workspace>\nFix the failing test. Session <uuid> at <time> via http://<loopback> (http://<loopback>/s/<session>/anthropic)');
+    expect(firstPrompt).toBe(
+      'Working directory: <workspace>\nFix the failing test. Session <uuid> at <time> via http://<loopback> (http://<loopback>/s/<session>/anthropic)',
+    );
 
     const replayer = await startTestGateway(fake, { mode: 'replay', cassetteDir: dir, env: {} });
     try {
