@@ -16,6 +16,12 @@
  * own tool (Claude Code's `Write`, Codex's `apply_patch`, Qwen's `write_file`, …), so the agent
  * really reads and edits the files with its own tools, in its own sandbox.
  *
+ * The plan is `fix` unless the server was started with another, or the request's path starts with
+ * `/tamper` (or `/fix`): give an agent the base URL `${baseUrl}/tamper` to have it cheat.
+ *
+ * Run directly (`node scripts/scripted-agent-upstream.mjs [--port N]`), it prints its base URL on
+ * the first line of stdout and serves until killed: for tests that drive the CLI synchronously.
+ *
  * Stateless: the next step is counted from the tool results already in the conversation, so
  * retries, parallel side requests (titles, summaries) and replays all get consistent answers.
  * Requests that offer no tools (a title, a summary) get a short plain answer. Every response
@@ -57,14 +63,18 @@ export async function startScriptedAgentUpstream(options = {}) {
       const url = new URL(req.url ?? '/', 'http://scripted');
       const method = req.method ?? 'GET';
       requests.push({ method, path: url.pathname });
-      handle(method, url, Buffer.concat(chunks).toString('utf8'))
+      // A `/tamper` or `/fix` prefix picks the plan per request, so one server serves both.
+      const prefixed = /^\/(fix|tamper)(\/.*)$/.exec(url.pathname);
+      if (prefixed) url.pathname = prefixed[2];
+      const plan = prefixed ? /** @type {'fix' | 'tamper'} */ (prefixed[1]) : planName;
+      handle(method, url, Buffer.concat(chunks).toString('utf8'), plan)
         .then((reply) => send(res, reply))
         .catch((error) => send(res, { status: 500, body: { error: { message: `scripted upstream: ${error.message}` } } }));
     });
   });
 
   /** @returns {Promise<ScriptedReply>} */
-  async function handle(method, url, text) {
+  async function handle(method, url, text, plan) {
     if (method === 'GET' && /^\/v1(beta)?\/models\/?$/.test(url.pathname)) {
       return { status: 200, body: { object: 'list', data: [], models: [] } };
     }
@@ -78,7 +88,7 @@ export async function startScriptedAgentUpstream(options = {}) {
     }
     const { respond } = await import(protocol.module);
     /** @type {ScriptedRequest} */
-    const request = { path: url.pathname, query: url.searchParams, json, plans, planName };
+    const request = { path: url.pathname, query: url.searchParams, json, plans, planName: plan };
     return respond(request);
   }
 
@@ -114,4 +124,11 @@ function send(res, reply) {
 /** Rough token count for scripted usage: about 4 characters a token. */
 export function estimateTokens(text) {
   return Math.max(1, Math.ceil(String(text).length / 4));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const portFlag = process.argv.indexOf('--port');
+  const upstream = await startScriptedAgentUpstream({ port: portFlag > 0 ? Number(process.argv[portFlag + 1]) : 0 });
+  process.stdout.write(`${upstream.baseUrl}\n`);
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => void upstream.close().then(() => process.exit(0)));
 }
