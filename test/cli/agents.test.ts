@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crucible } from '../helpers/cli.js';
@@ -109,5 +109,39 @@ describe('crucible agents', () => {
     const out = crucible(['run', 'examples/tasks.yaml', '--agent', 'fixture-agnet', '--agents', FIXTURE]);
     expect(out.status).toBe(2);
     expect(out.stderr).toMatch(/--agent fixture-agnet: unknown agent \(fix: did you mean fixture-agent\? profiles: .*fixture-agent/);
+  });
+
+  it('a run records the profiles it used in plan.json, and resume runs with those', () => {
+    const out = tempDir();
+    const run = crucible(
+      [
+        'run',
+        'examples/tasks.yaml',
+        '--agents',
+        FIXTURE,
+        '--agent',
+        'fixture-agent:other-model',
+        '--task',
+        'js-slugify',
+        '--replay',
+        tempDir(),
+        '--sandbox',
+        'local',
+        '--out',
+        out,
+        '-q',
+        '--reporter',
+        'json',
+      ],
+      { attempts: 1 },
+    );
+    expect(run.stderr).not.toMatch(/^error /m);
+    const [runId] = readdirSync(join(out, 'runs'));
+    const plan = JSON.parse(readFileSync(join(out, 'runs', runId as string, 'plan.json'), 'utf8')) as { profiles?: Array<{ name: string; model?: string }> };
+    expect(plan.profiles?.map((p) => [p.name, p.model])).toEqual([['fixture-agent', 'fixture-model-1']]);
+    // No --agents here: the profile comes from plan.json.
+    const resumed = crucible(['resume', runId as string, '--out', out, '-q']);
+    expect(resumed.stderr).not.toMatch(/unknown agent/);
+    expect(resumed.stdout).toContain('js-slugify');
   });
 });
