@@ -9,6 +9,7 @@ export { loadTaskSet, taskSetJsonSchema, type TaskSet } from './config/index.js'
 export { selectTasks, type TaskSelection } from './tasks/index.js';
 export { executeRun, preflightTasks, runAttempt, compareRuns, type RunOptions, type RunOutcome, type AttemptEnv } from './engine/index.js';
 export { resolveAgent, referenceAgentNames, type Agent, type AgentContext } from './agents/index.js';
+export { loadAgentCatalog, resolveProgram, profileHash, agentCacheDir, type AgentProfile, type ProfileCatalog, type ResolvedProgram } from './agents/index.js';
 export { createExecutor, resolveSandbox, detectBwrap, type Executor, type ExecRequest, type ExecResult, type SandboxLayout } from './sandbox/index.js';
 export { startGateway, loadPricing, type Gateway, type GatewayOptions } from './gateway/index.js';
 export { openHistory, type History, type HistoryReader } from './store/index.js';

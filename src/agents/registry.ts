@@ -5,6 +5,11 @@ import { deleteTestsAgent, fakeJunitAgent, outsideWriteAgent, scopeCreepAgent, s
 import { nopAgent } from './reference/nop.js';
 import { oracleAgent } from './reference/oracle.js';
 import { ATTACKS } from './reference/attacks/catalogue.js';
+import { createExternalAgent } from './external/agent.js';
+import type { AgentProfile } from './external/profile.js';
+import { loadAgentsFile, loadBuiltinProfiles, mergeProfiles, profileRules, type LoadedProfile, type ProfileCatalog } from './external/profile-load.js';
+import { isModelSpec, PROVIDERS } from './models/providers.js';
+import { nearestId } from '../tasks/near-match.js';
 
 export { ATTACKS, attacksFor, expectedFor, findAttack, type Attack, type AttackClass, type ExpectedOutcome } from './reference/attacks/catalogue.js';
 
@@ -38,13 +43,56 @@ export function referenceAgentNames(): string[] {
   return Object.keys(REFERENCE_AGENTS);
 }
 
-/** Looks an agent spec up; an unknown one is the user's input error, named with the choices. */
-export function resolveAgent(spec: string): Agent {
-  // `provider:model` is the built-in agent on that model.
-  if (spec.includes(':')) return createModelAgent(spec);
-  const agent = REFERENCE_AGENTS[spec];
-  if (!agent) {
-    throw new InputError(`--agent ${spec}: unknown agent (fix: use one of ${referenceAgentNames().join(', ')})`);
+/**
+ * Looks an agent spec up: a reference agent (`oracle`), a profile (`claude-code`, or
+ * `claude-code:claude-sonnet-4-5` for another model), or the built-in agent on a provider's
+ * model (`openai:gpt-4.1-mini`). An unknown one is the user's input error, named with the choices.
+ */
+export function resolveAgent(spec: string, profiles: ReadonlyMap<string, AgentProfile> = new Map()): Agent {
+  const colon = spec.indexOf(':');
+  const head = colon < 0 ? spec : spec.slice(0, colon);
+  const profile = profiles.get(head);
+  if (profile) {
+    const model = colon < 0 ? undefined : spec.slice(colon + 1);
+    if (model === '') throw new InputError(`--agent ${spec}: no model after ":" (fix: --agent ${head} for its default model, or --agent ${head}:<model>)`);
+    return createExternalAgent(profile, model, spec);
   }
-  return agent;
+  // `provider:model` is the built-in agent on that model.
+  if (colon >= 0 && isModelSpec(spec)) return createModelAgent(spec);
+  const agent = colon < 0 ? REFERENCE_AGENTS[spec] : undefined;
+  if (agent) return agent;
+  const names = [...profiles.keys(), ...referenceAgentNames()];
+  // A typo, or the start of a longer name (`claude` for `claude-code`).
+  const guess = nearestId(head, names) ?? (head.length >= 3 ? names.find((n) => n.startsWith(head)) : undefined);
+  const choices = `profiles: ${[...profiles.keys()].join(', ') || 'none'}; reference agents: ${referenceAgentNames().join(', ')}; or provider:model with provider one of ${Object.keys(PROVIDERS).join(', ')}`;
+  const fix = guess ? `did you mean ${guess}${colon < 0 ? '' : spec.slice(colon)}? ${choices}` : `use one of the ${choices}`;
+  throw new InputError(`--agent ${spec}: unknown agent (fix: ${fix})`);
+}
+
+/** True when `spec` names a profile (`NAME` or `NAME:model`) rather than a reference or model agent. */
+export function isProfileSpec(spec: string, profiles: ReadonlyMap<string, AgentProfile>): boolean {
+  const colon = spec.indexOf(':');
+  return profiles.has(colon < 0 ? spec : spec.slice(0, colon));
+}
+
+/** Options of loadAgentCatalog: the sources of profiles besides the built-in ones. */
+export interface AgentCatalogSources {
+  /** A task set's `agents:` section, already validated by its loader. */
+  taskSet?: readonly LoadedProfile[];
+  /** An `--agents FILE`. */
+  agentsFile?: string;
+  /** Where the built-in profiles are; default `profiles/` at the package root. */
+  builtinDir?: string;
+}
+
+/**
+ * The profiles a run can choose from: built-in ones, overridden by the task set's `agents:`,
+ * overridden by `--agents FILE`. A profile named like a reference agent or a provider is an error
+ * naming where it was written.
+ */
+export function loadAgentCatalog(sources: AgentCatalogSources = {}): ProfileCatalog {
+  const rules = profileRules(referenceAgentNames());
+  const builtin = loadBuiltinProfiles(sources.builtinDir, rules);
+  const file = sources.agentsFile === undefined ? [] : loadAgentsFile(sources.agentsFile, rules);
+  return mergeProfiles([builtin, sources.taskSet ?? [], file], rules.reserved);
 }

@@ -18,7 +18,8 @@ program
   .command('run')
   .description('Run agents on a task set, each task --runs times, and grade every attempt on test evidence.')
   .argument('<taskset>', 'task-set YAML file, e.g. examples/tasks.yaml')
-  .option('-a, --agent <spec>', 'agent to run (repeatable): oracle, nop, or provider:model', collect)
+  .option('-a, --agent <spec>', 'agent to run (repeatable): oracle, nop, a profile NAME[:model] (crucible agents list), or provider:model', collect)
+  .option('--agents <file>', "agent profiles (agents: [...]) that --agent may name; they override built-in profiles and the task set's agents:")
   .option('-t, --task <id>', 'only this task (repeatable)', collect)
   .option('--tag <tag>', 'only tasks with this tag (repeatable: any of them)', collect)
   .option('--category <name>', 'only tasks in this category (repeatable)', collect)
@@ -68,6 +69,7 @@ program
   .option('-t, --task <id>', 'only this task (repeatable)', collect)
   .option('-n, --runs <n>', 'oracle attempts per task; they must all pass (flaky tasks are reported)', '3')
   .option('-j, --concurrency <n>', 'attempts in flight at once (default: min(cores, 4))')
+  .option('--agents <file>', "also check this file of agent profiles (the task set's agents: section is always checked)")
   .option('-o, --out <dir>', "Crucible's state directory (validation attempts go to <out>/validate)", '.crucible')
   .addOption(new Option('--sandbox <kind>', 'where agents and tests run (default: bwrap on Linux)').choices(['bwrap', 'local']))
   .option('--json', 'print the validity of each task as JSON on stdout')
@@ -189,13 +191,79 @@ Example:
 
 program
   .command('schema')
-  .description('Write the JSON Schema of the task-set format (for editor completion).')
+  .description('Write the JSON Schema of the task-set format, or of an --agents file (for editor completion).')
+  .argument('[which]', 'taskset (default) or agents')
   .option('-o, --out <file>', 'write to this file instead of stdout')
   .addHelpText(
     'after',
-    '\nExample:\n  crucible schema --out taskset.schema.json\n  then start a task-set file with: # yaml-language-server: $schema=./taskset.schema.json',
+    '\nExamples:\n  crucible schema --out taskset.schema.json\n  then start a task-set file with: # yaml-language-server: $schema=./taskset.schema.json\n  crucible schema agents --out agents.schema.json',
   )
-  .action(async (opts) => (await import('./commands/schema.js')).schemaCommand(opts));
+  .action(async (which: string | undefined, opts) => (await import('./commands/schema.js')).schemaCommand(which, opts));
+
+program
+  .command('agents')
+  .description('List, install and check the external agents (CLI agents with a profile): claude-code, codex, …')
+  .addHelpText(
+    'after',
+    `
+A profile says how to run one command-line agent: its npm package or program, its argv, the
+protocol it speaks. Built-in profiles ship in profiles/; --agents FILE and a task set's agents:
+section add or override them by name. Writing a profile: docs/agents.md.
+
+Examples:
+  crucible agents list
+  crucible agents install claude-code codex
+  crucible agents check claude-code:claude-sonnet-4-5`,
+  )
+  .addCommand(
+    new Command('list')
+      .description('Show every profile: package or program, default model, protocol, installed version, where it comes from.')
+      .option('--agents <file>', 'also the profiles in this file (they override built-in ones of the same name)')
+      .option('-o, --out <dir>', "Crucible's state directory (the agent cache is <out>/agents unless CRUCIBLE_AGENT_CACHE is set)", '.crucible')
+      .option('--json', 'print JSON')
+      .action(async (opts) => (await import('./commands/agents.js')).agentsListCommand(opts)),
+  )
+  .addCommand(
+    new Command('install')
+      .description("Install agents' npm packages into the agent cache now, so a run does not wait for them.")
+      .argument('[names...]', 'profile names')
+      .option('--all', 'every profile with a package')
+      .option('--agents <file>', 'also the profiles in this file')
+      .option('-o, --out <dir>', "Crucible's state directory (the agent cache is <out>/agents unless CRUCIBLE_AGENT_CACHE is set)", '.crucible')
+      .addHelpText(
+        'after',
+        `
+Each package installs once into <cache>/<name>-<hash of the spec>/ with npm; dependencies' install
+scripts do not run (only the agent package's own). Runs install missing agents by themselves.
+
+Examples:
+  crucible agents install claude-code
+  crucible agents install --all`,
+      )
+      .action(async (names: string[], opts) => (await import('./commands/agents.js')).agentsInstallCommand(names, opts)),
+  )
+  .addCommand(
+    new Command('check')
+      .description('Run the bundled example task js-slugify with one agent and say what is wrong, if anything.')
+      .argument('<agent>', 'NAME or NAME:model')
+      .option('--agents <file>', 'also the profiles in this file')
+      .option('--replay <dir>', 'answer model requests from the cassettes in <dir>, offline, without API keys')
+      .option('-o, --out <dir>', "Crucible's state directory (the check's run is recorded there)", '.crucible')
+      .addOption(new Option('--sandbox <kind>', 'where the agent runs (default: bwrap on Linux)').choices(['bwrap', 'local']))
+      .addHelpText(
+        'after',
+        `
+The check is one attempt of a real run (\`crucible run examples/tasks.yaml --task js-slugify\`), so
+it needs the agent's API key unless --replay is given. It says, one line per problem: a missing key
+(exit 2, naming the variable), the agent crashed or refused (its exit code and last output), it
+made no edits, or OK with the verdict (exit 0 when the attempt passed, 1 otherwise).
+
+Examples:
+  crucible agents check claude-code
+  crucible agents check codex:gpt-5-mini --replay examples/cassettes/agents`,
+      )
+      .action(async (agent: string, opts) => (await import('./commands/agents.js')).agentsCheckCommand(agent, opts)),
+  );
 
 // `crucible history | head` closes the pipe early: that is the reader being done, not an error.
 for (const stream of [process.stdout, process.stderr]) {

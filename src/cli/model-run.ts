@@ -1,4 +1,6 @@
 import { parseModelSpec } from '../agents/index.js';
+import type { AgentProfile } from '../agents/external/profile.js';
+import { isProfileSpec } from '../agents/registry.js';
 import { checkModelSpecs, DEFAULT_MAX_TURNS, type ModelRunOptions } from '../engine/gateway-lifecycle.js';
 import { InputError } from '../errors.js';
 import type { AttemptResult } from '../types/index.js';
@@ -8,12 +10,18 @@ import type { ModelCliOptions } from './model-options.js';
 import { withFlagNames } from './option-flags.js';
 
 /** Engine options from the flags; InputError (one line, exit 2) for bad values or a missing API key. */
-export function modelRunOptions(opts: ModelCliOptions, agents: readonly string[]): ModelRunOptions | undefined {
+export function modelRunOptions(
+  opts: ModelCliOptions,
+  agents: readonly string[],
+  profiles: ReadonlyMap<string, AgentProfile> = new Map(),
+): ModelRunOptions | undefined {
   const given = [opts.baseUrl, opts.maxTurns, opts.maxTokens, opts.maxCost, opts.maxTestRuns, opts.agentTimeout, opts.record, opts.replay, opts.pricing];
-  const specs = agents.filter((a) => a.includes(':')).map(parseModelSpec);
-  if (specs.length === 0 && given.every((v) => v === undefined)) return undefined;
-  if (specs.length === 0 && opts.agentTimeout === undefined) {
-    throw new InputError('model flags (--max-tokens, --replay, …) need a model agent (fix: add --model <provider>:<model>)');
+  // Profile agents (`claude-code:<model>`) call models too, through the same gateway, but are no provider:model spec.
+  const external = agents.filter((a) => isProfileSpec(a, profiles));
+  const specs = agents.filter((a) => a.includes(':') && !isProfileSpec(a, profiles)).map(parseModelSpec);
+  if (specs.length === 0 && external.length === 0 && given.every((v) => v === undefined)) return undefined;
+  if (specs.length === 0 && external.length === 0 && opts.agentTimeout === undefined) {
+    throw new InputError('model flags (--max-tokens, --replay, …) need a model agent (fix: add --model <provider>:<model> or --agent <profile>)');
   }
   if (opts.baseUrl !== undefined && !isHttpUrl(opts.baseUrl)) {
     throw new InputError(`--base-url ${opts.baseUrl}: not an http(s) URL (fix: e.g. --base-url http://127.0.0.1:8000/v1)`);
@@ -35,7 +43,21 @@ export function modelRunOptions(opts: ModelCliOptions, agents: readonly string[]
   };
   // Keys, base URLs and prices are checked now, before any attempt starts.
   withFlagNames(() => checkModelSpecs(specs, options), options.mode === 'record' ? 'record' : 'replay');
+  if (options.mode !== 'replay') for (const spec of external) checkProfileKey(spec, profiles);
   return options;
+}
+
+/**
+ * A profile agent's real key is the host's value of a variable it reads its key from (the agent
+ * itself gets a dummy one): none set is a missing key, named before any attempt starts.
+ */
+function checkProfileKey(spec: string, profiles: ReadonlyMap<string, AgentProfile>, env: NodeJS.ProcessEnv = process.env): void {
+  const profile = profiles.get(spec.split(':')[0] as string);
+  const names = profile?.protocol.apiKeyEnv ?? [];
+  if (names.length === 0 || names.some((n) => (env[n] ?? '') !== '')) return;
+  const [first, ...others] = names as [string, ...string[]];
+  const alternatives = others.length > 0 ? ` (or ${others.join(', ')})` : '';
+  throw new InputError(`--agent ${spec}: ${first}${alternatives} is not set (fix: export ${first}=<your key>, or replay a cassette with --replay DIR)`);
 }
 
 function isHttpUrl(text: string): boolean {

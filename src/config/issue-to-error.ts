@@ -116,6 +116,8 @@ const FIELD_EXAMPLES: Record<string, string> = {
   workspace_disk: 'write a size such as 512m or 2g',
   change_size: 'write a size such as 512m or 2g',
   id: 'use letters, digits, ".", "_" and "-", e.g. fix-parser-1',
+  // An agent profile's name (the only `name` field of the task-set format).
+  name: 'use lowercase letters, digits and "-", e.g. my-agent',
   instruction: 'give exactly one of instruction (the text) or instruction_file (a path)',
   pass_to_pass: 'write all_others or a list of test ids',
   unsafe_commands: 'write a JavaScript regular expression, e.g. "curl .*\\| *sh"; escape ( [ { with a backslash',

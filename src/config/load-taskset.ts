@@ -6,12 +6,15 @@ import type { PolicySpec, RepoSource, ResourceLimits, Task } from '../types/inde
 import { toMs } from './duration.js';
 import { REPORTER_NAMES_IN_CONFIG, SIZE_PATTERN, taskSchema, taskSetSchema, type DefaultsParsed, type TaskParsed } from './schema.js';
 import { issueToError } from './issue-to-error.js';
+import { parseProfiles, type LoadedProfile } from '../agents/external/profile-load.js';
 import { formatFieldPath, YamlSource, type FieldPath } from './yaml-source.js';
 
 export interface TaskSet {
   /** Absolute path of the file. */
   file: string;
   tasks: Task[];
+  /** The profiles of its `agents:` section, validated (names a reference agent may own are checked when merged). */
+  agents?: LoadedProfile[];
   /** The `reporters` the file asks for; undefined means the defaults. */
   reporters?: Array<(typeof REPORTER_NAMES_IN_CONFIG)[number]>;
 }
@@ -87,7 +90,8 @@ export function loadTaskSet(path: string): TaskSet {
     seen.set(parsed.data.id, index);
     return resolveTask(parsed.data, { file, source, at });
   });
-  return top.data.reporters === undefined ? { file, tasks } : { file, tasks, reporters: top.data.reporters };
+  const agents = top.data.agents === undefined ? undefined : parseProfiles(source, top.data.agents, ['agents'], dirname(file));
+  return { file, tasks, ...(top.data.reporters === undefined ? {} : { reporters: top.data.reporters }), ...(agents === undefined ? {} : { agents }) };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CHECK_IDS, SECRET_PRESETS } from '../types/index.js';
+import { profileSchema } from '../agents/external/profile-schema.js';
 import { DURATION_PATTERN, MAX_DURATION_MS, MAX_DURATION_TEXT, toMs } from './duration.js';
 
 export { DURATION_PATTERN };
@@ -174,11 +175,16 @@ export const taskSetSchema = z.strictObject({
   $schema: z.string().optional(),
   defaults: defaultsSchema.optional(),
   reporters: reportersSchema.optional(),
+  agents: z
+    .array(z.unknown())
+    .optional()
+    .describe('Agent profiles for --agent NAME[:model]; each overrides a built-in profile of the same name (docs/agents.md).'),
   tasks: z.array(z.unknown()).min(1).describe('The tasks; see the task definition.'),
 });
 
 /** The schema published for editors: tasks typed in full rather than as unknown. */
 export const taskSetFileSchema = taskSetSchema.extend({
+  agents: z.array(profileSchema).optional(),
   tasks: z.array(taskSchema).min(1),
 });
 

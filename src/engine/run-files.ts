@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import type { AgentProfile } from '../agents/external/profile.js';
 import { InputError, OptionError } from '../errors.js';
 import type { AttemptPlan } from '../types/index.js';
 import type { PlannedTask } from './plan.js';
@@ -30,6 +31,8 @@ export interface RunPlanFile {
   /** The task-set path resolved when the run started (for resume). */
   taskSetPath: string;
   agents: string[];
+  /** The agent profiles the agents named (external agents), as the run read them; resume uses these. */
+  profiles?: AgentProfile[];
   trials: number;
   /** The attempt settings the run used (sandbox kind, grading options). */
   settings: Record<string, unknown>;

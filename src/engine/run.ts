@@ -4,6 +4,8 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { resolveAgent as resolveAgentSpec, type Agent } from '../agents/index.js';
 import { InputError, OptionError } from '../errors.js';
+import type { AgentProfile } from '../agents/external/profile.js';
+import { profileHash } from '../agents/external/install.js';
 import type { AttemptPlan, AttemptResult, Task, TaskDefect } from '../types/index.js';
 import { aggregateRun } from '../stats/index.js';
 import { runAttempt, type AttemptEnv } from './attempt.js';
@@ -93,6 +95,8 @@ export interface RunOptions {
   /** Runs one attempt: runAttempt, unless a test or benchmark substitutes an in-process fake. */
   runAttempt?: AttemptRunner;
   resolveAgent?: (spec: string) => Agent;
+  /** Agent profiles `agents` may name (`claude-code`, `claude-code:<model>`); see loadAgentCatalog. */
+  profiles?: ReadonlyMap<string, AgentProfile>;
   /** Id for a new run; default newRunId(). */
   runId?: string;
   /** Model agents: gateway mode, cassettes, limits (see gateway-lifecycle.ts). */
@@ -158,9 +162,10 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   if (options.agents.length === 0) throw new OptionError([{ field: 'agents' }], 'none given', 'add an agent');
   const duplicate = options.agents.find((a, i) => options.agents.indexOf(a) !== i);
   if (duplicate !== undefined) throw new OptionError([{ field: 'agents', value: duplicate }], 'given twice', 'list each agent once; use {trials} for repeats');
-  const resolveAgent = options.resolveAgent ?? resolveAgentSpec;
+  const resolveAgent = options.resolveAgent ?? ((spec: string) => resolveAgentSpec(spec, options.profiles));
   const agents = new Map(options.agents.map((spec) => [spec, resolveAgent(spec)]));
   const tasks = new Map(options.tasks.map((t) => [t.id, t]));
+  const usedProfiles = [...new Set(options.agents.map((spec) => options.profiles?.get(spec.split(':')[0] as string)).filter((p) => p !== undefined))];
 
   const stateDir = resolve(options.stateDir);
   const runId = options.resume?.runId ?? options.runId ?? newRunId();
@@ -170,7 +175,9 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   // The environment (API keys) is never written; the rest lets a resume use the same model options.
   const models = options.models ? (Object.fromEntries(Object.entries(options.models).filter(([k]) => k !== 'env')) as Record<string, unknown>) : undefined;
   const agentTrials = options.agentTrials;
-  const hashed = hashedSettings(agentTrials ? { ...settings, agentTrials } : settings, models);
+  // A profile changed under the same name is another agent: its hash is part of the config, so resume notices.
+  const profileHashes = usedProfiles.length > 0 ? { profiles: Object.fromEntries(usedProfiles.map((p) => [p.name, profileHash(p)])) } : {};
+  const hashed = hashedSettings({ ...settings, ...(agentTrials ? { agentTrials } : {}), ...profileHashes }, models);
   const expanded = expandPlan(runId, options.tasks, options.agents, options.trials, hashed);
   const only = options.only;
   const kept = (a: AttemptPlan): boolean => a.trial < (agentTrials?.[a.agent] ?? options.trials) && (only === undefined || only(a.taskId, a.agent));
@@ -183,6 +190,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     taskSet: previous?.taskSet ?? options.taskSetFile,
     taskSetPath: options.taskSetPath ?? resolve(options.taskSetFile),
     agents: options.agents,
+    ...(usedProfiles.length > 0 ? { profiles: usedProfiles } : {}),
     trials: options.trials,
     settings,
     ...(models ? { models } : {}),

@@ -56,6 +56,8 @@ export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOpti
       tasks,
       selection: plan.selection,
       agents: plan.agents,
+      // The profiles the run started with, whatever the files say now.
+      ...(plan.profiles ? { profiles: new Map(plan.profiles.map((p) => [p.name, p])) } : {}),
       trials: plan.trials,
       stateDir: opts.out,
       // A sandbox that fell back is a different setting: the config check below then asks for --force.

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import pc from 'picocolors';
-import { referenceAgentNames } from '../../agents/index.js';
+import { loadAgentCatalog, referenceAgentNames } from '../../agents/registry.js';
 import { loadTaskSet } from '../../config/index.js';
 import { checkPlanSize, defaultConcurrency, executeRun, findRunDir, MAX_PLANNED_ATTEMPTS, type RunOptions, type RunOutcome } from '../../engine/index.js';
 import { InputError } from '../../errors.js';
@@ -20,6 +20,8 @@ import type { ReporterName } from '../../report/reporter.js';
 
 export interface RunCommandOptions extends ModelCliOptions, ReporterCliOptions {
   agent?: string[];
+  /** `--agents FILE`: profiles that --agent may name. */
+  agents?: string;
   task?: string[];
   tag?: string[];
   category?: string[];
@@ -41,15 +43,17 @@ export interface RunCommandOptions extends ModelCliOptions, ReporterCliOptions {
 
 export async function runCommand(tasksetPath: string, opts: RunCommandOptions): Promise<void> {
   const agents = [...(opts.agent ?? []), ...(opts.model ?? [])];
-  const models = modelRunOptions(opts, agents);
   if (agents.length === 0) throw new InputError(`no agent given (fix: add --agent ${referenceAgentNames().join(' or --agent ')})`);
+  // Profiles come from the task set too, so it loads before the model flags are checked.
+  const taskSet = loadTaskSet(tasksetPath);
+  const { profiles } = loadAgentCatalog({ taskSet: taskSet.agents, agentsFile: opts.agents });
+  const models = modelRunOptions(opts, agents, profiles);
   const trials = wholeNumber('--runs', opts.runs, 1, 1, MAX_PLANNED_ATTEMPTS);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
   if (opts.force && !opts.resume) throw new InputError('--force only applies with --resume (fix: add --resume <run-id>, or drop --force)');
   if (opts.retryErrors && !opts.resume) throw new InputError('--retry-errors only applies with --resume (fix: add --resume <run-id>, or drop --retry-errors)');
   // The sandbox check starts bwrap; it runs while the task set loads.
   const sandboxChoice = startSandboxChoice(opts.sandbox, agents);
-  const taskSet = loadTaskSet(tasksetPath);
   const selection = { taskIds: opts.task, tags: opts.tag, categories: opts.category, difficulties: opts.difficulty };
   const tasks = withFlagNames(() => selectTasks(taskSet.tasks, selection, tasksetPath));
   withFlagNames(() => checkPlanSize(tasks.length, agents.length, trials));
@@ -72,6 +76,7 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
       taskIndex: new Map(taskSet.tasks.map((t, i) => [t.id, i])),
       selection,
       agents,
+      profiles,
       trials,
       stateDir: opts.out,
       settings: { sandbox, keepWorkspace: opts.keepWorkspace, ...(opts.baselineTests === false ? { baselineTests: false } : {}) },

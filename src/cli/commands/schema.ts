@@ -1,9 +1,12 @@
 import { writeFile } from 'node:fs/promises';
-import { taskSetJsonSchema } from '../../config/index.js';
+import { agentsJsonSchema, taskSetJsonSchema } from '../../config/index.js';
 import { InputError } from '../../errors.js';
 
-export async function schemaCommand(opts: { out?: string }): Promise<void> {
-  const text = `${JSON.stringify(taskSetJsonSchema(), null, 2)}\n`;
+/** `crucible schema [taskset|agents]`: the task-set format, or the `--agents FILE` format. */
+export async function schemaCommand(which: string | undefined, opts: { out?: string }): Promise<void> {
+  const kind = which ?? 'taskset';
+  if (kind !== 'taskset' && kind !== 'agents') throw new InputError(`schema ${kind}: unknown schema (fix: use taskset or agents)`);
+  const text = `${JSON.stringify(kind === 'agents' ? agentsJsonSchema() : taskSetJsonSchema(), null, 2)}\n`;
   if (!opts.out) {
     process.stdout.write(text);
     return;

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import pc from 'picocolors';
-import { ATTACKS, attacksFor, findAttack, type Attack } from '../../agents/registry.js';
+import { ATTACKS, attacksFor, findAttack, loadAgentCatalog, type Attack } from '../../agents/registry.js';
 import { InputError } from '../../errors.js';
 import { loadTaskSet, type TaskSet } from '../../config/index.js';
 import { defaultConcurrency, executeRun, MAX_PLANNED_ATTEMPTS, type AttemptSettings, type RunOutcome } from '../../engine/index.js';
@@ -18,6 +18,8 @@ import { table } from '../format.js';
 
 export interface ValidateCommandOptions {
   task?: string[];
+  /** `--agents FILE`: agent profiles to check along with the task set. */
+  agents?: string;
   runs?: string;
   concurrency?: string;
   out: string;
@@ -46,6 +48,8 @@ export async function validateCommand(tasksetPath: string, opts: ValidateCommand
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
   writableStateDir('--out', opts.out);
   const taskSet = loadTaskSet(tasksetPath);
+  // Agent profiles (the task set's agents:, --agents FILE) are checked too: a broken one fails here, not in a later run.
+  loadAgentCatalog({ taskSet: taskSet.agents, agentsFile: opts.agents });
   const tasks = withFlagNames(() => selectTasks(taskSet.tasks, { taskIds: opts.task }, tasksetPath));
   const agents = ['nop', 'oracle'];
   const sandbox = await chooseSandbox(opts.sandbox, agents);
@@ -121,6 +125,8 @@ async function adversarialCommand(tasksetPath: string, opts: ValidateCommandOpti
   if (unknown !== undefined) throw new InputError(`--attack ${unknown}: no such attack (fix: use one of ${ATTACKS.map((a) => a.name).join(', ')})`);
   writableStateDir('--out', opts.out);
   const taskSet = loadTaskSet(tasksetPath);
+  // Agent profiles (the task set's agents:, --agents FILE) are checked too: a broken one fails here, not in a later run.
+  loadAgentCatalog({ taskSet: taskSet.agents, agentsFile: opts.agents });
   const tasks = withFlagNames(() => selectTasks(taskSet.tasks, { taskIds: opts.task }, tasksetPath));
   const applicable = new Map(tasks.map((t) => [t.id, attacksFor(t, { ...(names ? { names } : {}) })]));
   const attackNames = [...new Set([...applicable.values()].flat().map((a) => a.name))];
