@@ -1,4 +1,4 @@
-import { parseModelSpec } from '../agents/index.js';
+import { isModelSpec, parseModelSpec, PROVIDERS, referenceAgentNames } from '../agents/index.js';
 import { checkModelSpecs, DEFAULT_MAX_TURNS, type ModelRunOptions } from '../engine/gateway-lifecycle.js';
 import { InputError } from '../errors.js';
 import type { AttemptResult } from '../types/index.js';
@@ -10,21 +10,24 @@ import { withFlagNames } from './option-flags.js';
 /** Engine options from the flags; InputError (one line, exit 2) for bad values or a missing API key. */
 export function modelRunOptions(opts: ModelCliOptions, agents: readonly string[]): ModelRunOptions | undefined {
   const given = [opts.baseUrl, opts.maxTurns, opts.maxTokens, opts.maxCost, opts.maxTestRuns, opts.agentTimeout, opts.record, opts.replay, opts.pricing];
-  const specs = agents.filter((a) => a.includes(':')).map(parseModelSpec);
-  if (specs.length === 0 && given.every((v) => v === undefined)) return undefined;
-  if (specs.length === 0 && opts.agentTimeout === undefined) {
+  // `provider:model` is the built-in agent; a name that is no reference agent is an external one
+  // (its profile, provider and key are checked by the engine, before any attempt, once resolved).
+  const specs = agents.filter(isModelSpec).map(parseModelSpec);
+  const reference = new Set(referenceAgentNames());
+  const external = agents.filter((a) => !isModelSpec(a) && !reference.has(a));
+  if (specs.length === 0 && external.length === 0 && given.every((v) => v === undefined)) return undefined;
+  if (specs.length === 0 && external.length === 0 && opts.agentTimeout === undefined) {
     throw new InputError('model flags (--max-tokens, --replay, …) need a model agent (fix: add --model <provider>:<model>)');
   }
-  if (opts.baseUrl !== undefined && !isHttpUrl(opts.baseUrl)) {
-    throw new InputError(`--base-url ${opts.baseUrl}: not an http(s) URL (fix: e.g. --base-url http://127.0.0.1:8000/v1)`);
-  }
+  const { baseUrl, baseUrls } = baseUrlFlags(opts.baseUrl ?? []);
   // Cassettes are written as the run goes: a --record path that is a file would fail every attempt.
   if (opts.record !== undefined) writableStateDir('--record', opts.record);
   const options: ModelRunOptions = {
     mode: opts.replay !== undefined ? 'replay' : opts.record !== undefined ? 'record' : 'live',
     ...(opts.replay !== undefined || opts.record !== undefined ? { cassetteDir: opts.replay ?? opts.record } : {}),
     ...(opts.pricing !== undefined ? { pricingFile: opts.pricing } : {}),
-    ...(opts.baseUrl !== undefined ? { baseUrl: opts.baseUrl } : {}),
+    ...(baseUrl !== undefined ? { baseUrl } : {}),
+    ...(baseUrls !== undefined ? { baseUrls } : {}),
     limits: {
       maxTurns: whole('--max-turns', opts.maxTurns) ?? DEFAULT_MAX_TURNS,
       maxTokens: whole('--max-tokens', opts.maxTokens),
@@ -36,6 +39,36 @@ export function modelRunOptions(opts: ModelCliOptions, agents: readonly string[]
   // Keys, base URLs and prices are checked now, before any attempt starts.
   withFlagNames(() => checkModelSpecs(specs, options), options.mode === 'record' ? 'record' : 'replay');
   return options;
+}
+
+/**
+ * `--base-url URL` (for the one provider the models use) and `--base-url provider=URL` (repeatable,
+ * one per provider, so one run can mix agents of several providers against local upstreams).
+ */
+export function baseUrlFlags(values: readonly string[]): { baseUrl?: string; baseUrls?: Record<string, string> } {
+  let baseUrl: string | undefined;
+  const baseUrls: Record<string, string> = {};
+  for (const value of values) {
+    const named = /^([a-z][a-z0-9-]*)=(.*)$/.exec(value);
+    const url = named ? (named[2] as string) : value;
+    if (!isHttpUrl(url))
+      throw new InputError(
+        `--base-url ${value}: not an http(s) URL (fix: e.g. --base-url http://127.0.0.1:8000/v1 or --base-url openai=http://127.0.0.1:8000/v1)`,
+      );
+    if (named) {
+      const provider = named[1] as string;
+      if (!(provider in PROVIDERS)) {
+        throw new InputError(`--base-url ${value}: unknown provider ${provider} (fix: use one of ${Object.keys(PROVIDERS).join(', ')})`);
+      }
+      if (baseUrls[provider] !== undefined) throw new InputError(`--base-url ${value}: ${provider} is given twice (fix: give each provider one URL)`);
+      baseUrls[provider] = url;
+    } else {
+      if (baseUrl !== undefined)
+        throw new InputError(`--base-url ${value}: a second URL without a provider (fix: name each one, e.g. --base-url anthropic=${url})`);
+      baseUrl = url;
+    }
+  }
+  return { ...(baseUrl !== undefined ? { baseUrl } : {}), ...(Object.keys(baseUrls).length > 0 ? { baseUrls } : {}) };
 }
 
 function isHttpUrl(text: string): boolean {

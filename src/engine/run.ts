@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { resolveAgent as resolveAgentSpec, type Agent } from '../agents/index.js';
+import { resolveAgent as resolveAgentSpec, type Agent, type AgentPrepared } from '../agents/index.js';
 import { InputError, OptionError } from '../errors.js';
 import type { AttemptPlan, AttemptResult, Task, TaskDefect } from '../types/index.js';
 import { aggregateRun } from '../stats/index.js';
@@ -239,6 +239,11 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   let runModels: RunModels | undefined;
   try {
     runModels = await startRunModels([...agents.values()], options.models);
+    // Installs and versions, once per run and before any attempt: a missing program stops the run here.
+    const prepared = new Map<string, AgentPrepared>();
+    for (const [spec, agent] of agents) {
+      if (agent.prepare) prepared.set(spec, await agent.prepare({ stateDir, ...(options.signal ? { signal: options.signal } : {}) }));
+    }
     const previous = options.resume ? await readPlanFile(runDir, runId) : undefined;
     if (previous) {
       const differences = planDifferences(previous, { ...plan, agents: options.agents, trials: options.trials, settings, models });
@@ -334,7 +339,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       attempts: toRun.filter((a) => !broken.has(a.taskId)),
       concurrency,
       runner: options.runAttempt ?? runAttempt,
-      env: { ...options.settings, runDir, stateDir, models: runModels, taskBaselines },
+      env: { ...options.settings, runDir, stateDir, models: runModels, taskBaselines, prepared },
       task: (id) => tasks.get(id) as Task,
       agent: (spec) => agents.get(spec) as Agent,
       failFast: options.failFast,
