@@ -8,6 +8,7 @@ import type { AgentProfile } from '../../src/agents/external/profile.js';
 import { loadTaskSet } from '../../src/config/index.js';
 import { executeRun, type RunOptions } from '../../src/engine/index.js';
 import { InputError } from '../../src/errors.js';
+import { renderMarkdown, runViewOf } from '../../src/report/index.js';
 import { parseTrajectory } from '../../src/report/trajectory.js';
 import type { AttemptResult } from '../../src/types/index.js';
 import { tinyTaskSet } from '../cli/fixtures.js';
@@ -46,7 +47,17 @@ const list = (dir) => readdirSync(dir).flatMap((name) => {
 });
 console.log('ENV ' + JSON.stringify(process.env));
 console.log('HOME ' + JSON.stringify(list(process.env.HOME)));
-if (mode === 'hang') {
+if (mode === 'claude') {
+  const bash = (id, command) => ({ type: 'assistant', message: { content: [{ type: 'tool_use', id, name: 'Bash', input: { command } }] } });
+  for (const line of [
+    { type: 'system', subtype: 'init', tools: ['Bash'] },
+    bash('toolu_1', 'cat value.txt'),
+    { type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'wrong' }] } },
+    bash('toolu_2', 'sudo rm -rf /'),
+    { type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'sudo: not found', is_error: true }] } },
+    { type: 'result', subtype: 'success', is_error: false, num_turns: 3, result: 'Done.' },
+  ]) console.log(JSON.stringify(line));
+} else if (mode === 'hang') {
   spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', '${TOKEN}'], { stdio: 'ignore' });
   setInterval(() => {}, 1000);
 } else {
@@ -98,7 +109,7 @@ interface Setup {
 }
 
 /** A one-task set and the script agent installed under the state dir (hidden from sandboxes, like the agent cache). */
-function setup(mode: 'ok' | 'fail' | 'hang', overrides: Partial<AgentProfile> = {}): Setup {
+function setup(mode: 'ok' | 'fail' | 'hang' | 'claude', overrides: Partial<AgentProfile> = {}): Setup {
   const dir = tempDir();
   const stateDir = join(dir, '.crucible');
   const bin = join(stateDir, 'agents', 'scripty', 'bin');
@@ -199,9 +210,16 @@ describe('external agents under bwrap and the gateway', () => {
     expect(trajectory.events.at(-1)).toMatchObject({ type: 'end', title: expect.stringContaining('stopped: end_turn') });
     expect(trajectory.events.at(-1)?.detail).toContain('Fixed value.txt.');
 
+    const recorded = JSON.parse(readFileSync(join(dir, 'attempt.json'), 'utf8')) as AttemptResult;
+    expect(recorded.agentInfo).toEqual(attempt.agentInfo);
+    const identity = `scripty 1.2.3 · profile scripty@${attempt.agentInfo?.profileHash.slice(0, 8)} · model gpt-4.1-mini`;
+    const markdown = renderMarkdown(runViewOf({ runDir: outcome.runDir, summary: outcome.summary, attempts: [recorded] }), [recorded]);
+    expect(markdown).toContain(`## External agents`);
+    expect(markdown).toContain(`| **scripty** | ${identity} | – |`);
+
     const shown = crucible(['show', attempt.attemptId, '--out', stateDir]);
     expect(shown.status, shown.stderr).toBe(0);
-    expect(shown.stdout).toContain(`agent scripty: scripty 1.2.3 · profile scripty@${attempt.agentInfo?.profileHash.slice(0, 8)} · model gpt-4.1-mini`);
+    expect(shown.stdout).toContain(`agent scripty: ${identity}`);
     expect(shown.stdout).toContain('stopped: end_turn');
   });
 
@@ -212,6 +230,29 @@ describe('external agents under bwrap and the gateway', () => {
     expect(attempt.cause).toBe('agent_crashed');
     expect(attempt.agentResult?.error).toContain('exit 3');
     expect(attempt.agentResult?.error).toContain('boom: the agent gave up');
+  });
+
+  it("commands the agent's output reports feed the unsafe-commands check, marked as reported", async () => {
+    const { options } = setup('claude', { output: 'claude-stream-json' });
+    const outcome = await executeRun(options);
+    const attempt = outcome.attempts[0] as AttemptResult;
+    expect(attempt.cause).toBe('policy_violation');
+    expect(attempt.checks.find((c) => c.id === 'unsafe_commands')?.message).toContain('privilege-escalation');
+    expect(attempt.agentResult).toMatchObject({ stopReason: 'end_turn', turns: 3, toolCalls: 2 });
+    const log = readFileSync(join(attemptDirOf(outcome.runDir, attempt), 'commands.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { argv: string[]; reportedBy?: string; exitCode: number | null });
+    expect(log.map((c) => [c.argv.at(-1), c.reportedBy ?? 'harness'])).toEqual([
+      ['claude', 'harness'],
+      ['cat value.txt', 'agent'],
+      ['sudo rm -rf /', 'agent'],
+    ]);
+    const trajectory = parseTrajectory(readFileSync(join(attemptDirOf(outcome.runDir, attempt), 'trajectory.jsonl'), 'utf8'));
+    expect(trajectory.events.filter((e) => e.role === 'tool').map((e) => e.title)).toEqual([
+      '← Bash {"command":"cat value.txt"}',
+      '✗ Bash {"command":"sudo rm -rf /"}',
+    ]);
   });
 
   it('a timeout kills the whole process tree and keeps the edits made before it', async () => {

@@ -12,7 +12,8 @@ import { emptyOutput, isRecord, jsonLines, num, parseJson, str, type ParsedOutpu
 export function parseGeminiJson(stdout: string): ParsedOutput {
   const whole = parseJson(stdout.trim()) ?? parseJson(lastJsonBlock(stdout));
   if (Array.isArray(whole)) return parseClaudeMessages(whole);
-  if (isRecord(whole) && ('response' in whole || 'stats' in whole || 'error' in whole)) return fromObject(whole);
+  // A stream's events all have a `type`; the single object never does.
+  if (isRecord(whole) && !('type' in whole) && ('response' in whole || 'stats' in whole || 'error' in whole)) return fromObject(whole);
   const lines = jsonLines(stdout);
   if (lines.some((l) => l.type === 'assistant' || (l.type === 'result' && 'num_turns' in l))) return parseClaudeMessages(lines);
   return fromStream(lines);
@@ -60,10 +61,9 @@ function fromStream(events: Array<Record<string, unknown>>): ParsedOutput {
   return parsed;
 }
 
-/** The last top-level `{…}` block of a stdout that has other lines around its pretty-printed JSON. */
+/** The last `{` that starts a line, to the last `}`: the pretty-printed object after a banner line. */
 function lastJsonBlock(stdout: string): string {
-  const start = stdout.lastIndexOf('\n{');
-  const begin = stdout.startsWith('{') && start < 0 ? 0 : start + 1;
+  const begin = stdout.lastIndexOf('\n{') + 1;
   const end = stdout.lastIndexOf('}');
-  return begin >= 0 && end > begin ? stdout.slice(begin, end + 1) : '';
+  return end > begin ? stdout.slice(begin, end + 1) : '';
 }
