@@ -7,7 +7,7 @@ import { InputError, OptionError } from '../errors.js';
 import type { AttemptPlan, AttemptResult, Task, TaskDefect } from '../types/index.js';
 import { aggregateRun } from '../stats/index.js';
 import { runAttempt, type AttemptEnv } from './attempt.js';
-import { startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
+import { checkModelSpecs, startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
 import { appendCheckpoint, attemptFile, checkpointEntry, readAttemptFile } from './checkpoint.js';
 import { runAttempts, type AttemptRunner, type LoopObserver } from './attempt-loop.js';
 import { openRunHistory, type RunHistory } from './history-sink.js';
@@ -205,6 +205,14 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     ],
     attempts: plan.attempts,
   });
+  // Keys, then agent programs (installs, versions), once per run and before the run directory
+  // exists: a run that cannot start stops here and leaves nothing behind.
+  const modelSpecs = [...agents.values()].flatMap((a) => (a.modelSpec ? [a.modelSpec] : []));
+  if (modelSpecs.length > 0) checkModelSpecs(modelSpecs, options.models ?? {});
+  const prepared = new Map<string, AgentPrepared>();
+  for (const [spec, agent] of agents) {
+    if (agent.prepare) prepared.set(spec, await agent.prepare({ stateDir, ...(options.signal ? { signal: options.signal } : {}) }));
+  }
   const fresh = options.resume ? undefined : planFileOf(undefined, undefined);
   if (fresh === undefined) {
     if (!existsSync(join(runDir, 'plan.json'))) {
@@ -239,11 +247,6 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   let runModels: RunModels | undefined;
   try {
     runModels = await startRunModels([...agents.values()], options.models);
-    // Installs and versions, once per run and before any attempt: a missing program stops the run here.
-    const prepared = new Map<string, AgentPrepared>();
-    for (const [spec, agent] of agents) {
-      if (agent.prepare) prepared.set(spec, await agent.prepare({ stateDir, ...(options.signal ? { signal: options.signal } : {}) }));
-    }
     const previous = options.resume ? await readPlanFile(runDir, runId) : undefined;
     if (previous) {
       const differences = planDifferences(previous, { ...plan, agents: options.agents, trials: options.trials, settings, models });

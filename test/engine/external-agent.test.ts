@@ -291,7 +291,7 @@ describe('external agents under bwrap and the gateway', () => {
     } finally {
       process.env.OPENAI_API_KEY = REAL_KEY;
     }
-    for (const s of [missing, keyless])
-      expect(existsSync(join(s.stateDir, 'runs')) ? filesUnder(join(s.stateDir, 'runs')).filter((f) => f.endsWith('attempt.json')) : []).toEqual([]);
+    // Stopped before the run directory was made: nothing to resume, nothing to clean.
+    for (const s of [missing, keyless]) expect(existsSync(join(s.stateDir, 'runs'))).toBe(false);
   });
 });
