@@ -8,6 +8,7 @@ import type { AgentProfile } from '../../src/agents/external/profile.js';
 import { loadTaskSet } from '../../src/config/index.js';
 import { executeRun, type RunOptions } from '../../src/engine/index.js';
 import { InputError } from '../../src/errors.js';
+import { formatRunReport } from '../../src/cli/format-run.js';
 import { renderMarkdown, runViewOf } from '../../src/report/index.js';
 import { parseTrajectory } from '../../src/report/trajectory.js';
 import type { AttemptResult } from '../../src/types/index.js';
@@ -216,6 +217,10 @@ describe('external agents under bwrap and the gateway', () => {
     const markdown = renderMarkdown(runViewOf({ runDir: outcome.runDir, summary: outcome.summary, attempts: [recorded] }), [recorded]);
     expect(markdown).toContain(`## External agents`);
     expect(markdown).toContain(`| **scripty** | ${identity} | – |`);
+
+    const info = { scripty: recorded.agentInfo as NonNullable<AttemptResult['agentInfo']> };
+    const terminal = formatRunReport({ runId: 'r', attempts: [], planned: 1, executed: 1, counts: outcome.summary.counts, stats: null, agentInfo: info });
+    expect(terminal).toContain(identity);
 
     const shown = crucible(['show', attempt.attemptId, '--out', stateDir]);
     expect(shown.status, shown.stderr).toBe(0);
