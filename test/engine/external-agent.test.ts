@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -282,6 +282,25 @@ describe('external agents under bwrap and the gateway', () => {
         }
       });
     expect(survivors).toEqual([]);
+  });
+
+  it('a program gone by the time the attempt runs is a harness error, not the agent failing', async () => {
+    const { options, profile } = setup('ok');
+    const gone = (spec: string) => {
+      const agent = createExternalAgent(profile, undefined, spec);
+      return {
+        ...agent,
+        prepare: async (env: Parameters<NonNullable<typeof agent.prepare>>[0]) => {
+          const prepared = await (agent.prepare as NonNullable<typeof agent.prepare>)(env);
+          rmSync(profile.commandPath as string);
+          return prepared;
+        },
+      };
+    };
+    const attempt = (await executeRun({ ...options, resolveAgent: gone })).attempts[0] as AttemptResult;
+    expect(attempt.verdict).toBe('ERROR');
+    expect(attempt.cause).toBe('harness_error');
+    expect(attempt.message).toContain('is missing or not executable');
   });
 
   it('stops before any attempt when the program is missing (exit 2), or the key is (naming the variable)', async () => {
