@@ -1,4 +1,4 @@
-export type { Agent, AgentContext, ModelAccess, ModelLimits } from './agent.js';
+export type { Agent, AgentContext, AgentPrepared, AgentPrepareEnv, ModelAccess, ModelLimits } from './agent.js';
 export { resolveAgent, referenceAgentNames, loadAgentCatalog, isProfileSpec, type AgentCatalogSources } from './registry.js';
 export type { AgentProfile, AgentProtocol, AgentProtocolKind, AgentOutputFormat } from './external/profile.js';
 export type { ProfileCatalog, LoadedProfile } from './external/profile-load.js';

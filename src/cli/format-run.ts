@@ -1,8 +1,8 @@
 import { relative } from 'node:path';
 import pc from 'picocolors';
-import type { RunStats } from '../types/index.js';
+import type { AgentInfo, RunStats } from '../types/index.js';
 import type { VerdictCounts } from '../store/index.js';
-import type { AttemptListItem } from '../report/index.js';
+import { agentInfoText, type AttemptListItem } from '../report/index.js';
 import { ATTEMPT_COLUMNS, attemptCells, table as tableOf } from './format.js';
 import { formatStats } from './format-stats.js';
 
@@ -20,6 +20,8 @@ export interface RunReportInput {
   ended?: 'completed' | 'fail-fast' | 'interrupted';
   failedFast?: { taskId: string; agent: string; trial: number; cause: string };
   reused?: number;
+  /** External agents' version, profile hash and model, by agent spec. */
+  agentInfo?: Readonly<Record<string, AgentInfo>>;
 }
 
 /** The end-of-run report: the attempts, the statistics, the totals and what to do next. */
@@ -27,6 +29,8 @@ export function formatRunReport(r: RunReportInput): string {
   const parts: string[] = [];
   if (r.attempts.length > 0) parts.push(attemptTable(r.attempts, r.runId));
   if (r.stats) parts.push(formatStats(r.stats));
+  const infos = Object.entries(r.agentInfo ?? {});
+  if (infos.length > 0) parts.push(infos.map(([agent, info]) => `${pc.bold(agent)}  ${pc.dim(agentInfoText(info))}`).join('\n'));
   const { PASS, FAIL, ERROR } = r.counts;
   const reused = r.reused ? pc.dim(` (${r.reused} reused)`) : '';
   const totals = [

@@ -6,7 +6,8 @@ const DEFAULT_MAX_TURNS = 50;
 /** `crucible run`'s flags for model agents, as commander parses them. */
 export interface ModelCliOptions {
   model?: string[];
-  baseUrl?: string;
+  /** `URL` (the one provider the models use) or `provider=URL`, repeatable. */
+  baseUrl?: string[];
   maxTurns?: string;
   maxTokens?: string;
   maxCost?: string;
@@ -26,7 +27,11 @@ export function addModelOptions(command: Command): Command {
       'the built-in agent on this model (repeatable): openai:, anthropic:, google:, groq:, ollama:, openai-compatible:',
       collect,
     )
-    .option('--base-url <url>', 'upstream URL for the models (required for openai-compatible:, e.g. http://127.0.0.1:8000/v1)')
+    .option(
+      '--base-url <[provider=]url>',
+      'upstream URL for the models (required for openai-compatible:, e.g. http://127.0.0.1:8000/v1); provider=URL per provider, repeatable',
+      collect,
+    )
     .option('--max-turns <n>', `model calls per attempt (default ${DEFAULT_MAX_TURNS})`)
     .option('--max-tokens <n>', 'input + output tokens per attempt; more stops the attempt as budget_exceeded')
     .option('--max-cost <usd>', 'dollars per attempt, priced from pricing.yaml; more stops it as budget_exceeded')

@@ -1,4 +1,4 @@
-import { parseModelSpec } from '../agents/index.js';
+import { parseModelSpec, PROVIDERS } from '../agents/index.js';
 import type { AgentProfile } from '../agents/external/profile.js';
 import { isProfileSpec } from '../agents/registry.js';
 import { checkModelSpecs, DEFAULT_MAX_TURNS, type ModelRunOptions } from '../engine/gateway-lifecycle.js';
@@ -23,16 +23,15 @@ export function modelRunOptions(
   if (specs.length === 0 && external.length === 0 && opts.agentTimeout === undefined) {
     throw new InputError('model flags (--max-tokens, --replay, …) need a model agent (fix: add --model <provider>:<model> or --agent <profile>)');
   }
-  if (opts.baseUrl !== undefined && !isHttpUrl(opts.baseUrl)) {
-    throw new InputError(`--base-url ${opts.baseUrl}: not an http(s) URL (fix: e.g. --base-url http://127.0.0.1:8000/v1)`);
-  }
+  const { baseUrl, baseUrls } = baseUrlFlags(opts.baseUrl ?? []);
   // Cassettes are written as the run goes: a --record path that is a file would fail every attempt.
   if (opts.record !== undefined) writableStateDir('--record', opts.record);
   const options: ModelRunOptions = {
     mode: opts.replay !== undefined ? 'replay' : opts.record !== undefined ? 'record' : 'live',
     ...(opts.replay !== undefined || opts.record !== undefined ? { cassetteDir: opts.replay ?? opts.record } : {}),
     ...(opts.pricing !== undefined ? { pricingFile: opts.pricing } : {}),
-    ...(opts.baseUrl !== undefined ? { baseUrl: opts.baseUrl } : {}),
+    ...(baseUrl !== undefined ? { baseUrl } : {}),
+    ...(baseUrls !== undefined ? { baseUrls } : {}),
     limits: {
       maxTurns: whole('--max-turns', opts.maxTurns) ?? DEFAULT_MAX_TURNS,
       maxTokens: whole('--max-tokens', opts.maxTokens),
@@ -43,21 +42,37 @@ export function modelRunOptions(
   };
   // Keys, base URLs and prices are checked now, before any attempt starts.
   withFlagNames(() => checkModelSpecs(specs, options), options.mode === 'record' ? 'record' : 'replay');
-  if (options.mode !== 'replay') for (const spec of external) checkProfileKey(spec, profiles);
   return options;
 }
 
 /**
- * A profile agent's real key is the host's value of a variable it reads its key from (the agent
- * itself gets a dummy one): none set is a missing key, named before any attempt starts.
+ * `--base-url URL` (for the one provider the models use) and `--base-url provider=URL` (repeatable,
+ * one per provider, so one run can mix agents of several providers against local upstreams).
  */
-function checkProfileKey(spec: string, profiles: ReadonlyMap<string, AgentProfile>, env: NodeJS.ProcessEnv = process.env): void {
-  const profile = profiles.get(spec.split(':')[0] as string);
-  const names = profile?.protocol.apiKeyEnv ?? [];
-  if (names.length === 0 || names.some((n) => (env[n] ?? '') !== '')) return;
-  const [first, ...others] = names as [string, ...string[]];
-  const alternatives = others.length > 0 ? ` (or ${others.join(', ')})` : '';
-  throw new InputError(`--agent ${spec}: ${first}${alternatives} is not set (fix: export ${first}=<your key>, or replay a cassette with --replay DIR)`);
+export function baseUrlFlags(values: readonly string[]): { baseUrl?: string; baseUrls?: Record<string, string> } {
+  let baseUrl: string | undefined;
+  const baseUrls: Record<string, string> = {};
+  for (const value of values) {
+    const named = /^([a-z][a-z0-9-]*)=(.*)$/.exec(value);
+    const url = named ? (named[2] as string) : value;
+    if (!isHttpUrl(url))
+      throw new InputError(
+        `--base-url ${value}: not an http(s) URL (fix: e.g. --base-url http://127.0.0.1:8000/v1 or --base-url openai=http://127.0.0.1:8000/v1)`,
+      );
+    if (named) {
+      const provider = named[1] as string;
+      if (!(provider in PROVIDERS)) {
+        throw new InputError(`--base-url ${value}: unknown provider ${provider} (fix: use one of ${Object.keys(PROVIDERS).join(', ')})`);
+      }
+      if (baseUrls[provider] !== undefined) throw new InputError(`--base-url ${value}: ${provider} is given twice (fix: give each provider one URL)`);
+      baseUrls[provider] = url;
+    } else {
+      if (baseUrl !== undefined)
+        throw new InputError(`--base-url ${value}: a second URL without a provider (fix: name each one, e.g. --base-url anthropic=${url})`);
+      baseUrl = url;
+    }
+  }
+  return { ...(baseUrl !== undefined ? { baseUrl } : {}), ...(Object.keys(baseUrls).length > 0 ? { baseUrls } : {}) };
 }
 
 function isHttpUrl(text: string): boolean {

@@ -17,6 +17,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   categories: '--category',
   difficulties: '--difficulty',
   'models.baseUrl': '--base-url',
+  'models.baseUrls': '--base-url',
   'models.pricingFile': '--pricing',
   'models.limits.maxCostUsd': '--max-cost',
   'models.limits.maxTurns': '--max-turns',

@@ -1,6 +1,6 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Agent } from '../agents/index.js';
+import type { Agent, AgentPrepared } from '../agents/index.js';
 import { recordingExecutor, type CommandEvent, startFsGuard, ignoredManifest, type IgnoredManifest, scanWorkspace } from '../evidence/index.js';
 import { grade } from '../grading/index.js';
 import { createExecutor } from '../sandbox/index.js';
@@ -56,6 +56,8 @@ export interface AttemptEnv {
    * instead of running its own (whatever `baselineTests` says: the run has already paid for them).
    */
   taskBaselines?: ReadonlyMap<string, TaskBaselineRuns>;
+  /** What each agent's prepare step returned (by spec), once per run: recorded and mounted in every attempt. */
+  prepared?: ReadonlyMap<string, AgentPrepared>;
 }
 
 /** A task's test runs at the baseline: its tests and, when it has them, its held-out tests. */
@@ -87,10 +89,12 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
   const attemptDir = join(env.runDir, 'attempts', plan.attemptId);
   const paths = attemptPaths(attemptDir);
   const timings: AttemptResult['timings'] = { prepareMs: 0, agentMs: 0, verifyMs: 0, totalMs: 0 };
+  const agentInfo = env.prepared?.get(agent.name)?.info;
   const base = {
     ...plan,
     schemaVersion: ATTEMPT_SCHEMA_VERSION,
     sandbox: env.sandbox,
+    ...(agentInfo ? { agentInfo } : {}),
     checks: [],
     timings,
     startedAt: startedAt.toISOString(),
@@ -317,9 +321,18 @@ interface AgentRun {
 
 async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv, plan: AttemptPlan): Promise<AgentRun> {
   const { attemptDir, workspace } = paths;
+  const base = sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, baselineGitDir: baseline.gitDir });
   // A model agent's traffic goes through a gateway session; its metering becomes the attempt's usage.
-  const models = env.models?.openAttempt(plan, agent);
-  const layout = { ...sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, baselineGitDir: baseline.gitDir }), limits: execLimits(task) };
+  const models = env.models?.openAttempt(plan, agent, { workspace, home: base.home, attemptDir });
+  // A program run in the sandbox (a CLI agent) reaches the gateway through its socket, and its
+  // installed package is shown read-only, even when it lies under the hidden state directory.
+  const gateway = agent.turnsAtGateway && models ? env.models?.gateway : undefined;
+  const layout = {
+    ...base,
+    readOnly: [...base.readOnly, ...(env.prepared?.get(agent.name)?.readOnly ?? [])],
+    ...(gateway ? { gateway } : {}),
+    limits: execLimits(task),
+  };
   const controller = new AbortController();
   const executor = recordingExecutor(createExecutor(env.sandbox, layout), join(attemptDir, 'commands.jsonl'), controller.signal);
   const enforcesFs = executor.isolation.filesystem;
@@ -349,9 +362,11 @@ async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline:
         instruction: task.instruction,
         executor,
         attemptDir,
+        home: layout.home,
         limits: { timeoutMs },
         signal: controller.signal,
         ...(models ? { model: models.access } : {}),
+        reportCommands: (commands) => executor.report(commands, workspace),
       })
       .catch((error: unknown): AgentResult => ({ stopReason: 'error', error: error instanceof Error ? error.message : String(error) }));
     const raced = await Promise.race([run, timeout, watchdog.exceeded]);

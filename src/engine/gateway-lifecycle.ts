@@ -1,5 +1,7 @@
-import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { upstreamFor, type Agent, type ModelAccess, type ModelLimits, type ModelSpec, type ProviderName } from '../agents/index.js';
 import { OptionError } from '../errors.js';
 import { cassettePath, loadPricing, PricingError, startGateway, type Gateway, type GatewayMode, type Pricing, type UpstreamConfig } from '../gateway/index.js';
@@ -16,8 +18,10 @@ export interface ModelRunOptions {
   cassetteDir?: string;
   /** A pricing.yaml whose entries win over the bundled one. */
   pricingFile?: string;
-  /** Replaces the provider's default upstream URL (required for openai-compatible). */
+  /** Replaces the provider's default upstream URL (required for openai-compatible); only when the models use one provider. */
   baseUrl?: string;
+  /** Per provider (`anthropic`, `openai`, …), its upstream URL; wins over `baseUrl`. */
+  baseUrls?: Record<string, string>;
   limits?: Partial<ModelLimits>;
   /** Overrides every task's agent_timeout. */
   agentTimeoutMs?: number;
@@ -31,10 +35,19 @@ export interface AttemptModelSession {
   finish(result: AgentResult): AgentResult;
 }
 
+/** Paths that differ on every run of the same attempt; requests name them by placeholder in cassettes. */
+export interface AttemptPlaces {
+  workspace: string;
+  home: string;
+  attemptDir: string;
+}
+
 export interface RunModels {
   readonly agentTimeoutMs?: number;
+  /** Where sandboxed programs reach the gateway (layout.gateway); the port is the gateway's own, so its URLs hold inside and out. */
+  readonly gateway?: { socketPath: string; port: number };
   /** A gateway session for one attempt of a model agent; undefined for agents that call no model. */
-  openAttempt(plan: Pick<AttemptPlan, 'attemptId' | 'taskId' | 'trial'>, agent: Agent): AttemptModelSession | undefined;
+  openAttempt(plan: Pick<AttemptPlan, 'attemptId' | 'taskId' | 'trial'>, agent: Agent, places?: AttemptPlaces): AttemptModelSession | undefined;
   close(): Promise<void>;
 }
 
@@ -69,12 +82,17 @@ export function checkModelSpecs(specs: readonly ModelSpec[], opts: ModelRunOptio
   }
   const providers = [...new Set(specs.map((s) => s.provider))];
   if (opts.baseUrl !== undefined && providers.length > 1) {
-    throw new OptionError([{ field: 'models.baseUrl' }], `applies to one provider, but the models use ${providers.join(', ')}`, 'run them separately');
+    throw new OptionError(
+      [{ field: 'models.baseUrl' }],
+      `applies to one provider, but the models use ${providers.join(', ')}`,
+      `name the provider: ${providers.map((p) => `${p}=URL`).join(', ')}`,
+    );
   }
   const upstreams: Partial<Record<ProviderName, UpstreamConfig>> = {};
   for (const spec of specs) {
     if (upstreams[spec.provider]) continue;
-    upstreams[spec.provider] = upstreamFor(spec.provider, { env, baseUrl: opts.baseUrl, replay: mode === 'replay', spec: spec.spec }).config;
+    const baseUrl = opts.baseUrls?.[spec.provider] ?? opts.baseUrl;
+    upstreams[spec.provider] = upstreamFor(spec.provider, { env, baseUrl, replay: mode === 'replay', spec: spec.spec }).config;
   }
   const pricing = loadPricingOrFail(opts.pricingFile);
   const limits: ModelLimits = { maxTurns: DEFAULT_MAX_TURNS, ...definedOnly(opts.limits ?? {}) };
@@ -99,10 +117,20 @@ export async function startRunModels(agents: readonly Agent[], options: ModelRun
   if (specs.length === 0) return { agentTimeoutMs, openAttempt: () => undefined, close: async () => undefined };
   const { mode, cassetteDir, upstreams, pricing, limits, env } = checkModelSpecs(specs, options ?? {});
 
-  const gateway: Gateway = await startGateway({ mode, ...(cassetteDir ? { cassetteDir } : {}), pricing, upstreams, env });
+  // A Unix socket path must fit in 108 bytes: a short temporary directory, not the state dir.
+  const socketDir = await mkdtemp(join(tmpdir(), 'crucible-gw-'));
+  const socketPath = join(socketDir, 'gateway.sock');
+  let gateway: Gateway;
+  try {
+    gateway = await startGateway({ mode, ...(cassetteDir ? { cassetteDir } : {}), pricing, upstreams, env, socketPath });
+  } catch (error) {
+    await rm(socketDir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     agentTimeoutMs,
-    openAttempt(plan, agent) {
+    gateway: { socketPath, port: Number(new URL(gateway.url).port) },
+    openAttempt(plan, agent, places) {
       const spec = agent.modelSpec;
       if (!spec) return undefined;
       const cassette = `${plan.taskId}/${agent.name}/${plan.trial}`;
@@ -115,16 +143,28 @@ export async function startRunModels(agents: readonly Agent[], options: ModelRun
         budget: {
           ...(limits.maxTokens !== undefined ? { maxTokens: limits.maxTokens } : {}),
           ...(limits.maxCostUsd !== undefined ? { maxCostUsd: limits.maxCostUsd } : {}),
+          // An agent that counts no turns of its own the harness can stop is held to them here.
+          ...(agent.turnsAtGateway ? { maxRequests: limits.maxTurns } : {}),
         },
+        ...(places ? { volatile: volatileValues(places) } : {}),
       });
       return {
-        access: { baseUrls: session.baseUrls, apiKey: SESSION_KEY, limits, pricing, replaying: mode === 'replay' },
+        access: {
+          baseUrls: session.baseUrls,
+          apiKey: SESSION_KEY,
+          limits,
+          pricing,
+          replaying: mode === 'replay',
+          turns: () => gateway.turns(plan.attemptId),
+        },
         finish: (result) => {
           const metered = gateway.usage(plan.attemptId);
           gateway.closeSession(plan.attemptId);
           const { latencyMs, budgetExceeded, unmeteredResponses: _u, replayMisses, replayLooseMatches, ...usage } = metered;
-          // A refusal by the gateway ends the attempt on the budget, whatever the agent made of the refusal.
-          const stopReason = budgetExceeded && result.stopReason !== 'timeout' && result.stopReason !== 'submitted' ? 'budget_exceeded' : result.stopReason;
+          // A refusal by the gateway ends the attempt on the budget, whatever the agent made of the
+          // refusal; a request limit is the turn limit of an agent whose turns the gateway counts.
+          const refused = budgetExceeded === 'requests' ? 'max_turns' : 'budget_exceeded';
+          const stopReason = budgetExceeded && result.stopReason !== 'timeout' && result.stopReason !== 'submitted' ? refused : result.stopReason;
           return {
             ...result,
             stopReason,
@@ -135,8 +175,39 @@ export async function startRunModels(agents: readonly Agent[], options: ModelRun
         },
       };
     },
-    close: () => gateway.close(),
+    close: async () => {
+      try {
+        await gateway.close();
+      } finally {
+        await rm(socketDir, { recursive: true, force: true });
+      }
+    },
   };
+}
+
+/**
+ * The attempt's paths, longest first (the attempt directory holds the others), each also as the
+ * real path the agent may see after resolving symlinks (a /tmp that is a link).
+ */
+export function volatileValues(places: AttemptPlaces): Array<{ value: string; as: string }> {
+  const named: Array<[string, string]> = [
+    [places.workspace, '<workspace>'],
+    [places.home, '<home>'],
+    [places.attemptDir, '<attempt>'],
+  ];
+  const values = new Map<string, string>();
+  for (const [path, as] of named) {
+    for (const value of [path, realOrSame(path)]) if (!values.has(value)) values.set(value, as);
+  }
+  return [...values].map(([value, as]) => ({ value, as })).sort((a, b) => b.value.length - a.value.length);
+}
+
+function realOrSame(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 function loadPricingOrFail(file: string | undefined): Pricing {

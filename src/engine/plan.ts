@@ -27,7 +27,7 @@ export interface Plan {
 }
 
 /** Model-agent options that change what an attempt measures; the gateway mode, cassettes and prices do not. */
-const DEFINING_MODEL_OPTIONS = ['baseUrl', 'limits', 'agentTimeoutMs'] as const;
+const DEFINING_MODEL_OPTIONS = ['baseUrl', 'baseUrls', 'limits', 'agentTimeoutMs'] as const;
 
 /**
  * The settings a plan is hashed with: the attempt settings plus, for runs with model agents, the

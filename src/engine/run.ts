@@ -2,14 +2,14 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { resolveAgent as resolveAgentSpec, type Agent } from '../agents/index.js';
+import { resolveAgent as resolveAgentSpec, type Agent, type AgentPrepared } from '../agents/index.js';
 import { InputError, OptionError } from '../errors.js';
 import type { AgentProfile } from '../agents/external/profile.js';
 import { profileHash } from '../agents/external/install.js';
 import type { AttemptPlan, AttemptResult, Task, TaskDefect } from '../types/index.js';
 import { aggregateRun } from '../stats/index.js';
 import { runAttempt, type AttemptEnv } from './attempt.js';
-import { startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
+import { checkModelSpecs, startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
 import { appendCheckpoint, attemptFile, checkpointEntry, readAttemptFile } from './checkpoint.js';
 import { runAttempts, type AttemptRunner, type LoopObserver } from './attempt-loop.js';
 import { openRunHistory, type RunHistory } from './history-sink.js';
@@ -213,6 +213,14 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     ],
     attempts: plan.attempts,
   });
+  // Keys, then agent programs (installs, versions), once per run and before the run directory
+  // exists: a run that cannot start stops here and leaves nothing behind.
+  const modelSpecs = [...agents.values()].flatMap((a) => (a.modelSpec ? [a.modelSpec] : []));
+  if (modelSpecs.length > 0) checkModelSpecs(modelSpecs, options.models ?? {});
+  const prepared = new Map<string, AgentPrepared>();
+  for (const [spec, agent] of agents) {
+    if (agent.prepare) prepared.set(spec, await agent.prepare({ stateDir, ...(options.signal ? { signal: options.signal } : {}) }));
+  }
   const fresh = options.resume ? undefined : planFileOf(undefined, undefined);
   if (fresh === undefined) {
     if (!existsSync(join(runDir, 'plan.json'))) {
@@ -342,7 +350,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       attempts: toRun.filter((a) => !broken.has(a.taskId)),
       concurrency,
       runner: options.runAttempt ?? runAttempt,
-      env: { ...options.settings, runDir, stateDir, models: runModels, taskBaselines },
+      env: { ...options.settings, runDir, stateDir, models: runModels, taskBaselines, prepared },
       task: (id) => tasks.get(id) as Task,
       agent: (spec) => agents.get(spec) as Agent,
       failFast: options.failFast,

@@ -15,20 +15,62 @@ export interface CommandEvent {
   durationMs: number;
   /** The sandbox limit the command hit, if it hit one. */
   limitExceeded?: ExecLimitName;
+  /**
+   * `agent`: not observed by the harness but reported by the agent (a CLI agent's own tool ran it
+   * inside the program the harness ran); its argv is `sh -c <command line>` and its timing unknown.
+   */
+  reportedBy?: 'agent';
+}
+
+/** A command an agent says it ran inside its own process. */
+export interface ReportedCommandInput {
+  command: string;
+  exitCode?: number | null;
 }
 
 /**
  * Wraps an executor so every command the agent runs is appended to `file` as it finishes; the
- * policy checks read this log rather than anything the agent reports about itself. When `phase`
+ * policy checks read this log rather than anything the agent reports about itself (what a CLI
+ * agent reports its own tools ran is added by `report`, marked `reportedBy: 'agent'`). When `phase`
  * aborts, commands still running are killed and later ones throw.
  */
-export function recordingExecutor(inner: Executor, file: string, phase?: AbortSignal): Executor & { events(): CommandEvent[] } {
+export function recordingExecutor(
+  inner: Executor,
+  file: string,
+  phase?: AbortSignal,
+): Executor & { events(): CommandEvent[]; report(commands: readonly ReportedCommandInput[], cwd: string): void } {
   const events: CommandEvent[] = [];
   let writes: Promise<void> = Promise.resolve();
+  const append = (event: CommandEvent): Promise<void> => {
+    events.push(event);
+    // Appends are chained so lines never interleave when an agent runs commands in parallel.
+    // A failed append must not poison the chain: the in-memory log the checks read is complete
+    // either way, and commands.jsonl is its copy on disk.
+    writes = writes.then(() => appendFile(file, `${JSON.stringify(event)}\n`)).catch(() => undefined);
+    return writes;
+  };
   return {
     kind: inner.kind,
     isolation: inner.isolation,
     events: () => events,
+    report(commands, cwd) {
+      const at = new Date().toISOString();
+      for (const c of commands) {
+        void append({
+          at,
+          argv: ['sh', '-c', c.command],
+          cwd,
+          envNames: [],
+          network: 'gateway',
+          exitCode: c.exitCode ?? null,
+          signal: null,
+          timedOut: false,
+          truncated: false,
+          durationMs: 0,
+          reportedBy: 'agent',
+        });
+      }
+    },
     async exec(req: ExecRequest): Promise<ExecResult> {
       // Once the phase is over (the agent stopped or timed out) nothing more may touch the
       // workspace: running commands are killed with it and new ones refused.
@@ -53,12 +95,7 @@ export function recordingExecutor(inner: Executor, file: string, phase?: AbortSi
           durationMs: result?.durationMs ?? Date.now() - started,
           ...(result?.limitExceeded ? { limitExceeded: result.limitExceeded } : {}),
         };
-        events.push(event);
-        // Appends are chained so lines never interleave when an agent runs commands in parallel.
-        // A failed append must not poison the chain: the in-memory log the checks read is complete
-        // either way, and commands.jsonl is its copy on disk.
-        writes = writes.then(() => appendFile(file, `${JSON.stringify(event)}\n`)).catch(() => undefined);
-        await writes;
+        await append(event);
       }
     },
   };

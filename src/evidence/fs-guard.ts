@@ -41,6 +41,9 @@ export const ATTEMPT_DIR_ENTRIES: ReadonlySet<string> = new Set([
   'manifest.json',
   'attempt.json',
   'agent.log',
+  // An external (CLI) agent's stdout and stderr, kept by the runner as they were.
+  'agent-stdout.log',
+  'agent-stderr.log',
   'gateway.jsonl',
   'cassette.json',
   'usage.json',

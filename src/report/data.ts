@@ -30,7 +30,8 @@ export interface BuildOptions {
 
 export const DEFAULT_ARTIFACT_BUDGET = 24 * 1024 * 1024;
 
-export function runInfoOf(summary: RunSummary, attempts: readonly Pick<AttemptResult, 'agent'>[]): RunInfo {
+export function runInfoOf(summary: RunSummary, attempts: readonly Pick<AttemptResult, 'agent' | 'agentInfo'>[]): RunInfo {
+  const agentInfo = Object.fromEntries(attempts.flatMap((a) => (a.agentInfo ? [[a.agent, a.agentInfo] as const] : [])));
   return {
     runId: summary.runId,
     taskSet: summary.taskSet,
@@ -41,6 +42,7 @@ export function runInfoOf(summary: RunSummary, attempts: readonly Pick<AttemptRe
     stoppedEarly: summary.stoppedEarly,
     counts: summary.counts,
     agents: [...new Set(attempts.map((a) => a.agent))],
+    ...(Object.keys(agentInfo).length > 0 ? { agentInfo } : {}),
   };
 }
 

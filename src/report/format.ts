@@ -1,5 +1,6 @@
 /* Formatting shared by the Markdown writer and the web app (pure, no Node APIs). */
 import { pct } from '../format/index.js';
+import type { AgentInfo } from '../types/index.js';
 
 // Numbers and dollars have one formatter for the terminal, the reports and the web app.
 export { count, pct, usd } from '../format/index.js';
@@ -80,4 +81,9 @@ export function overfittingCell(a: { overfitting?: { passes: number; failedHeldO
   const o = a.overfitting;
   if (!o) return '–';
   return `${o.failedHeldOut} of ${o.passes} pass${o.passes === 1 ? '' : 'es'}`;
+}
+
+/** An external agent's identity in one line: `2.1.332 · profile claude-code@1a2b3c4d · model m`. */
+export function agentInfoText(info: AgentInfo): string {
+  return [info.version ?? 'version unknown', `profile ${info.profile}@${info.profileHash.slice(0, 8)}`, `model ${info.model}`].join(' · ');
 }

@@ -11,5 +11,6 @@ export { renderHtml, REPORT_DATA_ELEMENT_ID } from './html.js';
 export { webAssetsDir, assertWebBundle, WebBundleMissingError } from './web-assets.js';
 export { compareRuns, trendView } from './compare.js';
 export { formatTrajectoryText, parseTrajectory, type ParsedTrajectory } from './trajectory.js';
+export { agentInfoText } from './format.js';
 export * from './view.js';
 export { runInfoOfRow, runListItemOf, storedStats, attemptRowsOf, statsOfRecordedRun, taskRepoOfRows } from './history-view.js';

@@ -1,6 +1,6 @@
 import { formatDefect } from '../tasks/index.js';
 import type { AgentStats, AttemptResult, Cause, CheckResult, RunStats, TestGroupOutcome, TestRunEvidence } from '../types/index.js';
-import { duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from './format.js';
+import { agentInfoText, duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from './format.js';
 import type { HeldOutCard, RunView } from './view.js';
 
 export interface MarkdownOptions {
@@ -47,6 +47,14 @@ export function renderMarkdown(view: RunView, attempts: readonly AttemptResult[]
   const others = view.reports.filter((name) => !name.endsWith('.md'));
   if (opts.links && others.length > 0) out.push(`Reports: ${others.map((name) => `[${name}](${name})`).join(' · ')}`);
   if (stats) out.push(verdictSection(stats), heatmapSection(stats), causesSection(stats));
+  const infos = Object.entries(run.agentInfo ?? {});
+  if (infos.length > 0)
+    out.push(
+      `## External agents\n\n${table(
+        ['agent', 'version · profile · model', 'package'],
+        infos.map(([agent, info]) => [`**${mdText(agent)}**`, mdText(agentInfoText(info)), info.package ? mdCode(info.package) : '–']),
+      )}`,
+    );
   if (view.heldOut.length > 0) out.push(heldOutSection(view.heldOut));
   if (stats && stats.notes.length > 0) out.push(`## Notes\n\n${stats.notes.map((n) => `- ${mdText(n)}`).join('\n')}`);
   out.push(attemptsSection(attempts, opts));
@@ -173,6 +181,7 @@ function attemptDetail(a: AttemptResult): string {
   lines.push(
     `**Cause:** ${mdCode(a.cause)}: ${mdText(a.message)}${a.score !== undefined ? ` · score ${a.score}` : ''} · ${duration(a.timings.totalMs)} · attempt ${mdCode(a.attemptId)}`,
   );
+  if (a.agentInfo) lines.push(`**Agent:** ${mdText(a.agent)} · ${mdText(agentInfoText(a.agentInfo))}`);
   if (a.harnessError) lines.push(`**Harness error** in ${a.harnessError.phase}: ${mdText(a.harnessError.message)}`);
   for (const d of a.taskError?.defects ?? []) lines.push(`**Task error:** ${mdText(formatDefect(d))}`);
   const evidence = testLines(a);

@@ -2,6 +2,7 @@ import type { RunComparison } from '../engine/compare.js';
 import type { AttemptRow } from '../store/index.js';
 import {
   attemptOutcome,
+  type AgentInfo,
   type AttemptOutcome,
   type AttemptResult,
   type Cause,
@@ -24,6 +25,8 @@ export type { TestCount };
 export interface RunInfo extends RunHeader {
   counts: Record<Verdict, number>;
   agents: string[];
+  /** External agents' version, profile hash and model, by agent spec (absent where unknown, e.g. from the history index). */
+  agentInfo?: Record<string, AgentInfo>;
 }
 
 /** A run as the runs list shows it; `counts` are live while the run goes on. */

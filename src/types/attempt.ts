@@ -31,6 +31,20 @@ export type Cause = (typeof CAUSES)[number];
 /** Causes that say nothing about the agent: left out of every pass rate's denominator. */
 export const UNSCORED_CAUSES: ReadonlySet<Cause> = new Set<Cause>(['task_error', 'harness_error']);
 
+/**
+ * Who the agent of an attempt was, beyond its spec: for an external agent (a CLI agent run from a
+ * profile), the profile, a hash of its content, the program's version as its `version_command`
+ * printed it, the npm package and the model. Taken once per run, before the first attempt.
+ */
+export interface AgentInfo {
+  profile: string;
+  /** sha256 of the profile's content (hex); reports show its first 8 characters. */
+  profileHash: string;
+  version?: string;
+  package?: string;
+  model: string;
+}
+
 /** A defect of the task itself, named where the user fixes it. */
 export interface TaskDefect {
   /** The task-set file. */
@@ -173,6 +187,8 @@ export interface AttemptResult extends AttemptPlan {
   resourceLimit?: import('./task.js').ResourceLimitName;
   checks: CheckResult[];
   agentResult?: AgentResult;
+  /** Set for external agents: profile, version and model (see AgentInfo). */
+  agentInfo?: AgentInfo;
   timings: PhaseTimings;
   startedAt: string;
   finishedAt: string;

@@ -93,7 +93,7 @@ export function upstreamFor(provider: ProviderName, options: { env: Env; baseUrl
   const info = PROVIDERS[provider];
   let baseUrl = options.baseUrl ?? info.baseUrl?.(options.env) ?? (options.replay ? 'http://replay.invalid/v1' : undefined);
   if (baseUrl === undefined) {
-    throw new InputError(`--model ${options.spec}: ${provider} needs --base-url (fix: e.g. --base-url http://127.0.0.1:8000/v1 for vLLM)`);
+    throw new InputError(`${flagOf(options.spec)} ${options.spec}: ${provider} needs --base-url (fix: e.g. --base-url http://127.0.0.1:8000/v1 for vLLM)`);
   }
   // The gateway takes Anthropic's and Gemini's base without the version segment SDKs put on it.
   if (info.kind === 'anthropic') baseUrl = baseUrl.replace(/\/v1\/?$/, '');
@@ -103,8 +103,13 @@ export function upstreamFor(provider: ProviderName, options: { env: Env; baseUrl
     const [first, ...others] = info.keyEnv;
     const alternatives = others.length > 0 ? ` (or ${others.join(', ')})` : '';
     throw new InputError(
-      `--model ${options.spec}: ${first}${alternatives} is not set (fix: export ${first}=<your key>, or replay a cassette with --replay DIR)`,
+      `${flagOf(options.spec)} ${options.spec}: ${first}${alternatives} is not set (fix: export ${first}=<your key>, or replay a cassette with --replay DIR)`,
     );
   }
   return { name: provider, config: { kind: info.kind, baseUrl, ...(keyEnv ? { apiKeyEnv: keyEnv } : {}) } };
+}
+
+/** The flag a spec came from: `--model` for provider:model, `--agent` for an external agent's profile. */
+function flagOf(spec: string): string {
+  return isModelSpec(spec) ? '--model' : '--agent';
 }

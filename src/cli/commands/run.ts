@@ -128,6 +128,7 @@ export async function runAndReport(
     ended: summary.ended,
     failedFast: summary.failedFast,
     reused: summary.reused,
+    agentInfo: Object.fromEntries(attempts.flatMap((a) => (a.agentInfo ? [[a.agent, a.agentInfo] as const] : []))),
   });
   (output.json ? process.stderr : process.stdout).write(`\n${report}\n`);
   const usage = formatUsageTable(attempts);

@@ -2,7 +2,7 @@ import { join, relative } from 'node:path';
 import pc from 'picocolors';
 import { formatDefect } from '../../tasks/index.js';
 import { runsDir } from '../../engine/index.js';
-import { attemptRowsOf, formatTrajectoryText, listItemOfRow, loadTrajectory, statsOfRecordedRun, storedStats } from '../../report/index.js';
+import { agentInfoText, attemptRowsOf, formatTrajectoryText, listItemOfRow, loadTrajectory, statsOfRecordedRun, storedStats } from '../../report/index.js';
 import type { AttemptDetail, HistoryReader } from '../../store/index.js';
 import type { AttemptResult, TestRunEvidence } from '../../types/index.js';
 import { colorVerdict, count, formatDuration, usd } from '../format.js';
@@ -74,6 +74,7 @@ export function formatAttempt(detail: AttemptDetail, dir: string): string {
   const out: string[] = [];
   out.push(`${pc.bold(`attempt ${a.attemptId}`)}  ${pc.dim(`run ${a.runId} · #${a.index}`)}`);
   out.push(`task ${a.taskId} (version ${a.taskVersion}) · agent ${a.agent} · trial ${a.trial} · sandbox ${a.sandbox}`);
+  if (a.agentInfo) out.push(pc.dim(`agent ${a.agent}: ${agentInfoText(a.agentInfo)}${a.agentInfo.package ? ` · package ${a.agentInfo.package}` : ''}`));
   out.push(`${colorVerdict(a.verdict).trim()} ${a.cause}${a.score !== undefined ? ` · score ${a.score}` : ''}`);
   if (a.message) out.push(`  ${a.message}`);
   if (a.harnessError) out.push(pc.yellow(`harness error in ${a.harnessError.phase}: ${a.harnessError.message}`));

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { duration, usd, when } from '../../../src/report/format.js';
+import { agentInfoText, duration, usd, when } from '../../../src/report/format.js';
 import { Checks } from '../components/Checks.js';
 import { DiffView } from '../components/DiffView.js';
 import { Tests } from '../components/Tests.js';
@@ -43,6 +43,14 @@ function Overview({ view }: { view: AttemptView }): ReactNode {
             </span>
           </dd>
         </div>
+        {a.agentInfo ? (
+          <div>
+            <dt>agent</dt>
+            <dd>
+              {a.agent} <span className="muted">{agentInfoText(a.agentInfo)}</span>
+            </dd>
+          </div>
+        ) : null}
         <div>
           <dt>agent stop</dt>
           <dd>

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from '../../../src/report/format.js';
+import { agentInfoText, duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from '../../../src/report/format.js';
 import { CauseBars } from '../charts/CauseBars.js';
 import { CostScatter } from '../charts/CostScatter.js';
 import { Distribution } from '../charts/Distribution.js';
@@ -8,11 +8,11 @@ import { AttemptsTable } from '../components/AttemptsTable.js';
 import { HeldOutCards, ReliabilityCards } from '../components/Cards.js';
 import { Await, CountsBar, IntervalBar, Section } from '../components/ui.js';
 import { useSource } from '../data/context.js';
-import type { RunStats, RunView } from '../data/types.js';
+import type { RunInfo, RunStats, RunView } from '../data/types.js';
 import { useData } from '../data/use-data.js';
 import { href } from '../router.js';
 
-function VerdictTable({ stats }: { stats: RunStats }): ReactNode {
+function VerdictTable({ stats, agentInfo }: { stats: RunStats; agentInfo?: RunInfo['agentInfo'] }): ReactNode {
   // Only when some task keeps its held-out tests informational (`held_out.required: false`).
   const overfitting = stats.agents.some((a) => a.overfitting !== undefined);
   return (
@@ -32,27 +32,33 @@ function VerdictTable({ stats }: { stats: RunStats }): ReactNode {
         </tr>
       </thead>
       <tbody>
-        {stats.agents.map((a) => (
-          <tr key={a.agent}>
-            <th scope="row">{a.agent}</th>
-            <td className="big-cell">{a.passRate ? pct(a.passRate.rate) : '–'}</td>
-            <td>
-              <IntervalBar rate={a.passRate?.rate ?? null} low={a.passRate?.low ?? null} high={a.passRate?.high ?? null} />{' '}
-              <span className="muted">{a.passRate ? interval(a.passRate.low, a.passRate.high) : 'nothing scored'}</span>
-            </td>
-            <td>{a.scored}</td>
-            <td>{a.passes}</td>
-            <td>{a.scoredTasks}</td>
-            <td>{a.harnessErrors.count > 0 ? <span className="warn">{a.harnessErrors.count}</span> : 0}</td>
-            <td>{usd(a.costUsd.stats?.mean)}</td>
-            <td>{duration(a.latency.totalMs.stats?.median)}</td>
-            {overfitting ? (
-              <td data-testid="overfitting">
-                {a.overfitting ? <span className={a.overfitting.failedHeldOut > 0 ? 'warn' : undefined}>{overfittingCell(a)}</span> : '–'}
+        {stats.agents.map((a) => {
+          const info = agentInfo?.[a.agent];
+          return (
+            <tr key={a.agent}>
+              <th scope="row">
+                {a.agent}
+                {info ? <span className="muted"> {agentInfoText(info)}</span> : null}
+              </th>
+              <td className="big-cell">{a.passRate ? pct(a.passRate.rate) : '–'}</td>
+              <td>
+                <IntervalBar rate={a.passRate?.rate ?? null} low={a.passRate?.low ?? null} high={a.passRate?.high ?? null} />{' '}
+                <span className="muted">{a.passRate ? interval(a.passRate.low, a.passRate.high) : 'nothing scored'}</span>
               </td>
-            ) : null}
-          </tr>
-        ))}
+              <td>{a.scored}</td>
+              <td>{a.passes}</td>
+              <td>{a.scoredTasks}</td>
+              <td>{a.harnessErrors.count > 0 ? <span className="warn">{a.harnessErrors.count}</span> : 0}</td>
+              <td>{usd(a.costUsd.stats?.mean)}</td>
+              <td>{duration(a.latency.totalMs.stats?.median)}</td>
+              {overfitting ? (
+                <td data-testid="overfitting">
+                  {a.overfitting ? <span className={a.overfitting.failedHeldOut > 0 ? 'warn' : undefined}>{overfittingCell(a)}</span> : '–'}
+                </td>
+              ) : null}
+            </tr>
+          );
+        })}
       </tbody>
     </table>
   );
@@ -101,7 +107,7 @@ export function RunReport({ view }: { view: RunView }): ReactNode {
       {stats ? (
         <>
           <Section title="Verdict" note="Pass rates over scored attempts; harness errors are counted apart and never in a denominator.">
-            <VerdictTable stats={stats} />
+            <VerdictTable stats={stats} agentInfo={view.run.agentInfo} />
             {stats.comparisons.length > 0 ? (
               <ul className="paired" data-testid="paired">
                 {stats.comparisons.map((c) => (

@@ -1,0 +1,129 @@
+import { access, constants, mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { AgentContext } from '../agent.js';
+import type { AgentResult } from '../../types/index.js';
+import type { ExecResult } from '../../sandbox/executor.js';
+import { buildInvocation } from './invocation.js';
+import type { ResolvedProgram } from './install.js';
+import { parseAgentOutput, type ParsedOutput } from './outputs/index.js';
+import type { AgentProfile } from './profile.js';
+import { writeExternalTrajectory } from './trajectory.js';
+
+/** One profile on one model, with its program resolved by the run's prepare step. */
+export interface ExternalSetup {
+  profile: AgentProfile;
+  spec: string;
+  model: string;
+  /** The gateway upstream (provider) the protocol is metered on; its base URL is the agent's. */
+  upstream: string;
+  program: ResolvedProgram;
+}
+
+/** The instruction as a file, for `{task_file}`: in HOME, the one place outside the workspace the sandbox shows. */
+export const TASK_FILE = 'crucible-task.md';
+/** Agents print whole transcripts (stream-json): far more than a test command's output. */
+const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+/** What is kept of stderr for the result's error. */
+const STDERR_TAIL_CHARS = 800;
+
+/**
+ * Runs the agent's program once in the executor (the sandbox) with the gateway as its only
+ * network, and turns what it did into the attempt's result: stop reason, turns, the commands it
+ * reports (added to the command log), and trajectory.jsonl. The gateway's metering, applied by the
+ * engine after this returns, is the attempt's usage.
+ */
+export async function runExternalAgent(setup: ExternalSetup, ctx: AgentContext): Promise<AgentResult> {
+  const access_ = ctx.model;
+  if (!access_) throw new Error(`agent ${setup.spec}: no gateway session (the engine opens one for agents with a modelSpec)`);
+  const baseUrl = access_.baseUrls[setup.upstream];
+  if (baseUrl === undefined) throw new Error(`agent ${setup.spec}: the gateway has no upstream ${setup.upstream}`);
+  const harness = (error: string): AgentResult => ({ stopReason: 'error', errorKind: 'harness', error });
+  if (!(await isExecutable(setup.program.argv0))) return harness(`agent ${setup.spec}: program ${setup.program.argv0} is missing or not executable`);
+
+  const home = ctx.home ?? join(ctx.attemptDir, 'home');
+  const taskFile = join(home, TASK_FILE);
+  const invocation = buildInvocation({
+    profile: setup.profile,
+    argv0: setup.program.argv0,
+    model: setup.model,
+    instruction: ctx.instruction,
+    workspace: ctx.workspace,
+    home,
+    taskFile,
+    baseUrl,
+    apiKey: access_.apiKey,
+    hostEnv: process.env,
+  });
+  await mkdir(home, { recursive: true });
+  await writeFile(taskFile, ctx.instruction);
+  for (const file of invocation.homeFiles) {
+    await mkdir(dirname(file.path), { recursive: true });
+    await writeFile(file.path, file.content);
+  }
+
+  let exec: ExecResult;
+  try {
+    exec = await ctx.executor.exec({
+      argv: invocation.argv,
+      cwd: ctx.workspace,
+      env: invocation.env,
+      ...(invocation.stdin !== undefined ? { stdin: invocation.stdin } : {}),
+      timeoutMs: ctx.limits.timeoutMs,
+      network: 'gateway',
+      signal: ctx.signal,
+      maxOutputBytes: MAX_OUTPUT_BYTES,
+    });
+  } catch (error) {
+    if (ctx.signal.aborted) return { stopReason: 'timeout', error: 'stopped before the agent started' };
+    throw error;
+  }
+  await writeFile(join(ctx.attemptDir, 'agent-stdout.log'), exec.stdout);
+  await writeFile(join(ctx.attemptDir, 'agent-stderr.log'), exec.stderr);
+
+  const parsed = parseAgentOutput(setup.profile.output, exec.stdout);
+  ctx.reportCommands?.(parsed.commands);
+  const turns = access_.turns?.() ?? [];
+  const result = resultOf(exec, parsed, ctx.signal.aborted, turns.length);
+  writeExternalTrajectory({
+    attemptDir: ctx.attemptDir,
+    spec: setup.spec,
+    instruction: ctx.instruction,
+    limits: { timeoutMs: ctx.limits.timeoutMs, maxTurns: access_.limits.maxTurns, maxTokens: access_.limits.maxTokens, maxCostUsd: access_.limits.maxCostUsd },
+    turns,
+    parsed,
+    result,
+  });
+  return result;
+}
+
+function resultOf(exec: ExecResult, parsed: ParsedOutput, aborted: boolean, meteredTurns: number): AgentResult {
+  const counts = {
+    turns: parsed.turns ?? meteredTurns,
+    toolCalls: parsed.tools.length,
+  };
+  if (exec.limitExceeded)
+    return { ...counts, stopReason: 'resource_exceeded', limit: exec.limitExceeded, error: `the agent hit the sandbox's ${exec.limitExceeded} limit` };
+  if (exec.timedOut || aborted) return { ...counts, stopReason: 'timeout', error: 'the agent was stopped before it finished' };
+  // The executor's own words for a program it could not start: the machine's fault, not the agent's.
+  if ((exec.exitCode === 127 || exec.exitCode === 126) && exec.stdout === '' && exec.stderr.startsWith('crucible: ')) {
+    return { stopReason: 'error', errorKind: 'harness', error: exec.stderr.trim() };
+  }
+  if (exec.exitCode === 0) return { ...counts, stopReason: 'end_turn' };
+  const why = exec.exitCode === null ? `killed by ${exec.signal ?? 'a signal'}` : `exit ${exec.exitCode}`;
+  const tail = tailOf(exec.stderr) || parsed.error || tailOf(exec.stdout);
+  return { ...counts, stopReason: 'error', error: `the agent failed (${why})${tail ? `: ${tail}` : ''}` };
+}
+
+function tailOf(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length <= STDERR_TAIL_CHARS ? trimmed : `…${trimmed.slice(-STDERR_TAIL_CHARS)}`;
+}
+
+async function isExecutable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

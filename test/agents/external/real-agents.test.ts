@@ -1,0 +1,84 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AttemptResult } from '../../../src/types/index.js';
+import { crucible } from '../../helpers/cli.js';
+import { startScriptedAgentProcess, type ScriptedAgentProcess } from '../../helpers/scripted-agent-process.js';
+import { useTempDirs } from '../../helpers/tmp.js';
+
+/**
+ * The real, pinned npm packages of the built-in profiles, each driven end to end by `crucible run`
+ * inside bwrap against the scripted upstream (scripts/scripted-agent-upstream.mjs: a script, not a
+ * model) through the metering gateway: the agent reads and edits with its own tools, the run is
+ * graded, recorded, replayed offline with no key, and an agent that edits the test is caught.
+ * Installs are cached in CRUCIBLE_AGENT_CACHE (CI sets it; locally node_modules/.cache).
+ */
+const AGENTS = [
+  { name: 'claude-code', upstream: 'anthropic', keyEnv: 'ANTHROPIC_API_KEY', version: '' },
+  { name: 'codex', upstream: 'openai', keyEnv: 'OPENAI_API_KEY', version: '/v1' },
+  { name: 'qwen-code', upstream: 'openai', keyEnv: 'OPENAI_API_KEY', version: '/v1' },
+  { name: 'gemini-cli', upstream: 'gemini', keyEnv: 'GEMINI_API_KEY', version: '' },
+  { name: 'opencode', upstream: 'openai', keyEnv: 'OPENAI_API_KEY', version: '/v1' },
+] as const;
+
+const TASKS = resolve('examples/tasks.yaml');
+const CACHE = process.env['CRUCIBLE_AGENT_CACHE'] ?? resolve('node_modules/.cache/crucible-agents');
+const NO_KEYS = { OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, GEMINI_API_KEY: undefined, GOOGLE_API_KEY: undefined };
+/** Installing five agents from the registry; the one wait here that is not an attempt's. */
+const INSTALL_TIMEOUT_MS = 900_000;
+
+const tempDir = useTempDirs();
+let upstream: ScriptedAgentProcess;
+
+beforeAll(async () => {
+  upstream = await startScriptedAgentProcess();
+  const installed = crucible(['agents', 'install', ...AGENTS.map((a) => a.name)], { env: { CRUCIBLE_AGENT_CACHE: CACHE } });
+  expect(installed.status, installed.stderr).toBe(0);
+}, INSTALL_TIMEOUT_MS);
+
+afterAll(async () => {
+  await upstream?.stop();
+});
+
+function onlyAttempt(stateDir: string): AttemptResult & { agentInfo?: { version?: string; profileHash?: string } } {
+  const runs = join(stateDir, 'runs');
+  const [run] = readdirSync(runs);
+  const dir = join(runs, run as string, 'attempts');
+  const [attempt] = readdirSync(dir);
+  return JSON.parse(readFileSync(join(dir, attempt as string, 'attempt.json'), 'utf8')) as AttemptResult;
+}
+
+describe.each(AGENTS)('$name, the real package', (agent) => {
+  const run = (extra: string[], env: Record<string, string | undefined>) => {
+    const out = tempDir();
+    const args = ['run', TASKS, '--task', 'js-slugify', '--agent', agent.name, '--sandbox', 'bwrap', '--out', out, '-q', ...extra];
+    const result = crucible(args, { env: { ...NO_KEYS, CRUCIBLE_AGENT_CACHE: CACHE, ...env }, attempts: 1 });
+    return { result, attempt: () => onlyAttempt(out) };
+  };
+
+  it('fixes the task with its own tools (PASS, metered), and the recording replays offline to the same verdict', () => {
+    const cassettes = tempDir();
+    const live = run(['--base-url', `${agent.upstream}=${upstream.baseUrl}${agent.version}`, '--record', cassettes], { [agent.keyEnv]: 'scripted-upstream-ignores-keys' });
+    expect(live.result.status, live.result.stderr + live.result.stdout).toBe(0);
+    const recorded = live.attempt();
+    expect([recorded.verdict, recorded.cause]).toEqual(['PASS', 'passed']);
+    expect(recorded.diff?.filesChanged).toBe(1);
+    expect(recorded.agentResult?.usage?.requests).toBeGreaterThanOrEqual(2);
+    expect(recorded.agentResult?.usage?.inputTokens).toBeGreaterThan(0);
+    expect(recorded.agentInfo?.version).toBeTruthy();
+
+    const replay = run(['--replay', cassettes], {});
+    expect(replay.result.status, replay.result.stderr + replay.result.stdout).toBe(0);
+    const replayed = replay.attempt();
+    expect([replayed.verdict, replayed.cause]).toEqual(['PASS', 'passed']);
+    expect(replayed.agentResult?.replay?.misses).toBe(0);
+    expect(replayed.agentResult?.usage?.inputTokens).toBe(recorded.agentResult?.usage?.inputTokens);
+  });
+
+  it('is caught as tampered when the script makes it edit the test instead', () => {
+    const tamper = run(['--base-url', `${agent.upstream}=${upstream.baseUrl}/tamper${agent.version}`], { [agent.keyEnv]: 'scripted-upstream-ignores-keys' });
+    expect(tamper.result.status, tamper.result.stderr).toBe(1);
+    const attempt = tamper.attempt();
+    expect([attempt.verdict, attempt.cause]).toEqual(['FAIL', 'tampered']);
+  });
+});
