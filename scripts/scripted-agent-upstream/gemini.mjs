@@ -68,7 +68,9 @@ function toolPart(step, declarations, cwd) {
   }
   if (write) return [call(write.name, { [pathArg(write)]: absolute(cwd, step.path), content: step.content })];
   if (replace) {
-    return [call(replace.name, { [pathArg(replace)]: absolute(cwd, step.path), old_string: step.before, new_string: step.content })];
+    // Gemini CLI's `replace` also requires an `instruction` (what the edit is for).
+    const instruction = 'instruction' in (replace.parameters.properties ?? {}) ? { instruction: `Scripted edit of ${step.path}.` } : {};
+    return [call(replace.name, { [pathArg(replace)]: absolute(cwd, step.path), ...instruction, old_string: step.before, new_string: step.content })];
   }
   return [{ text: `Scripted upstream: no write_file or replace tool among the offered tools (${offered}).` }];
 }
