@@ -48,7 +48,9 @@ function partsFor(request) {
   const config = /** @type {Record<string, unknown>} */ (request.json.generationConfig ?? {});
   if (declarations.length === 0 && config.responseMimeType === 'application/json') return [{ text: jsonAnswer(request.json) }];
   if (declarations.length === 0) return [{ text: 'Scripted upstream: no tools were offered, so there is nothing to do.' }];
-  const plan = findPlan(request.plans, JSON.stringify(request.json));
+  // The conversation's own text rather than the JSON body: findPlan's word comparison trips over
+  // JSON escapes next to punctuation (`\"IIII\";` in py-roman's instruction).
+  const plan = findPlan(request.plans, conversationText(request.json));
   if (!plan) return [{ text: 'Scripted upstream: this request is about no bundled example task.' }];
   const step = nextStep(plan, request.planName, countToolResults(request.json));
   return toolPart(step, declarations, workingDirectory(request.json));
@@ -97,6 +99,15 @@ function toolDeclarations(json) {
   );
 }
 
+/** Every text part of the request (system instruction and conversation), unescaped. */
+function conversationText(json) {
+  const contents = [json.systemInstruction, ...(Array.isArray(json.contents) ? json.contents : [])];
+  return contents
+    .flatMap((c) => (c && typeof c === 'object' && Array.isArray(c.parts) ? c.parts : []))
+    .map((p) => (typeof p?.text === 'string' ? p.text : ''))
+    .join('\n');
+}
+
 /** Tool results so far: every `functionResponse` part in the conversation. */
 function countToolResults(json) {
   const contents = Array.isArray(json.contents) ? json.contents : [];
@@ -108,11 +119,11 @@ function countToolResults(json) {
  * directory: /x", newer versions a `<session_context>` with "Workspace Directories: /x").
  */
 function workingDirectory(json) {
-  const text = JSON.stringify(json.contents ?? []) + JSON.stringify(json.systemInstruction ?? '');
+  const text = conversationText(json);
   const patterns = [
-    /currently working in the directory:\s*(\/[^\s"\\]+)/,
-    /[Ww]orkspace [Dd]irector(?:y|ies):?\**(?:\\n|\s)*(?:-\s*)?(\/[^\s"\\]+)/,
-    /[Cc]urrent working directory:?\s*(\/[^\s"\\]+)/,
+    /currently working in the directory:\s*(\/\S+)/,
+    /[Ww]orkspace [Dd]irector(?:y|ies):?\**\s*(?:-\s*)?(\/\S+)/,
+    /[Cc]urrent working directory:?\s*(\/\S+)/,
   ];
   for (const pattern of patterns) {
     const match = pattern.exec(text);
