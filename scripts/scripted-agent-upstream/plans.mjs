@@ -77,7 +77,7 @@ function firstLine(text) {
  */
 export function findPlan(plans, requestText) {
   // Agents escape the prompt differently (JSON strings, XML-ish wrappers); compare on words only.
-  const words = (s) => s.replace(/\\n|\\"|[^A-Za-z0-9]+/g, ' ').trim();
+  const words = (s) => s.replace(/(?:\\n|\\"|[^A-Za-z0-9])+/g, ' ').trim();
   const haystack = words(requestText);
   return plans.find((plan) => haystack.includes(words(plan.match)));
 }

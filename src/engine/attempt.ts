@@ -323,13 +323,14 @@ async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline:
   const { attemptDir, workspace } = paths;
   const base = sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, baselineGitDir: baseline.gitDir });
   // A model agent's traffic goes through a gateway session; its metering becomes the attempt's usage.
-  const models = env.models?.openAttempt(plan, agent, { workspace, home: base.home, attemptDir });
+  const agentDirs = env.prepared?.get(agent.name)?.readOnly ?? [];
+  const models = env.models?.openAttempt(plan, agent, { workspace, home: base.home, attemptDir, agentDirs });
   // A program run in the sandbox (a CLI agent) reaches the gateway through its socket, and its
   // installed package is shown read-only, even when it lies under the hidden state directory.
   const gateway = agent.turnsAtGateway && models ? env.models?.gateway : undefined;
   const layout = {
     ...base,
-    readOnly: [...base.readOnly, ...(env.prepared?.get(agent.name)?.readOnly ?? [])],
+    readOnly: [...base.readOnly, ...agentDirs],
     ...(gateway ? { gateway } : {}),
     limits: execLimits(task),
   };

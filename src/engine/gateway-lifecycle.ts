@@ -40,6 +40,8 @@ export interface AttemptPlaces {
   workspace: string;
   home: string;
   attemptDir: string;
+  /** Where the agent's program is installed: agents put it in prompts (Gemini CLI's skills list), and it differs per machine. */
+  agentDirs?: readonly string[];
 }
 
 export interface RunModels {
@@ -194,6 +196,7 @@ export function volatileValues(places: AttemptPlaces): Array<{ value: string; as
     [places.workspace, '<workspace>'],
     [places.home, '<home>'],
     [places.attemptDir, '<attempt>'],
+    ...(places.agentDirs ?? []).map((dir): [string, string] => [dir, '<agent>']),
   ];
   const values = new Map<string, string>();
   for (const [path, as] of named) {

@@ -66,4 +66,13 @@ describe('volatile values of an attempt', () => {
       { value: attemptDir, as: '<attempt>' },
     ]);
   });
+
+  it("names the agent's install directory, which differs from machine to machine", () => {
+    const attemptDir = '/no/such/runs/r1/attempts/a1';
+    const agentDirs = ['/elsewhere/cache/gemini-cli-0123456789ab'];
+    expect(volatileValues({ workspace: `${attemptDir}/workspace`, home: `${attemptDir}/home`, attemptDir, agentDirs })).toContainEqual({
+      value: agentDirs[0],
+      as: '<agent>',
+    });
+  });
 });
