@@ -58,7 +58,32 @@ export function canonicalRequest(facts: RequestFacts): CanonicalRequest {
     if (json[name] !== undefined && json[name] !== null) canonical[name] = json[name];
   }
   if (api === 'responses' && Array.isArray(canonical['input'])) canonical['input'] = canonical['input'].map(withoutItemId);
+  if (api === 'gemini' && Array.isArray(canonical['contents'])) canonical['contents'] = canonical['contents'].map(withoutCallIds);
   return sortKeys(canonical) as CanonicalRequest;
+}
+
+/**
+ * A Gemini content without the ids of its function calls and responses: the API sends none, so
+ * clients such as Gemini CLI make them up from the clock (`read_file_1796107238053_0`); they pair a
+ * call with its response inside the client and never change the answer.
+ */
+function withoutCallIds(content: unknown): unknown {
+  if (typeof content !== 'object' || content === null || Array.isArray(content)) return content;
+  const record = content as Record<string, unknown>;
+  if (!Array.isArray(record['parts'])) return content;
+  const parts = record['parts'].map((part: unknown) => {
+    if (typeof part !== 'object' || part === null) return part;
+    const out: Record<string, unknown> = { ...(part as Record<string, unknown>) };
+    for (const key of ['functionCall', 'functionResponse']) {
+      const call = out[key];
+      if (typeof call === 'object' && call !== null && 'id' in call) {
+        const { id: _id, ...rest } = call as Record<string, unknown>;
+        out[key] = rest;
+      }
+    }
+    return out;
+  });
+  return { ...record, parts };
 }
 
 /**

@@ -243,7 +243,9 @@ describe('external agents under bwrap and the gateway', () => {
     const attempt = outcome.attempts[0] as AttemptResult;
     expect(attempt.cause).toBe('policy_violation');
     expect(attempt.checks.find((c) => c.id === 'unsafe_commands')?.message).toContain('privilege-escalation');
-    expect(attempt.agentResult).toMatchObject({ stopReason: 'end_turn', turns: 3, toolCalls: 2 });
+    // Its output claims 3 turns and 2 tool calls; the gateway saw one request asking for none, and
+    // the gateway's count is the record.
+    expect(attempt.agentResult).toMatchObject({ stopReason: 'end_turn', turns: 1, toolCalls: 0 });
     const log = readFileSync(join(attemptDirOf(outcome.runDir, attempt), 'commands.jsonl'), 'utf8')
       .trim()
       .split('\n')

@@ -29,6 +29,21 @@ describe('request hash', () => {
     expect(hashOf(input(['msg_a930', 'fco_2'], 'call_2'), 'responses', '/v1/responses')).not.toBe(first);
   });
 
+  it('ignores the ids Gemini CLI makes up for function calls and their responses', () => {
+    const contents = (id: string) => ({
+      contents: [
+        { role: 'model', parts: [{ functionCall: { id, name: 'read_file', args: { file_path: 'a' } } }] },
+        { role: 'user', parts: [{ functionResponse: { id, name: 'read_file', response: { output: 'x' } } }] },
+      ],
+    });
+    const path = '/v1beta/models/gemini-2.5-pro:streamGenerateContent';
+    const first = hashOf(contents('read_file_1796107238053_0'), 'gemini', path);
+    expect(hashOf(contents('read_file_1796107999999_0'), 'gemini', path)).toBe(first);
+    const renamed = contents('x');
+    (renamed.contents[0]?.parts[0] as { functionCall: { name: string } }).functionCall.name = 'write_file';
+    expect(hashOf(renamed, 'gemini', path)).not.toBe(first);
+  });
+
   it('changes with anything that changes the answer', () => {
     const original = hashOf(base);
     for (const changed of [

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import type { AgentContext } from '../agent.js';
 import type { AgentResult } from '../../types/index.js';
 import type { ExecResult } from '../../sandbox/executor.js';
+import type { ModelTurn } from '../../gateway/index.js';
 import { buildInvocation } from './invocation.js';
 import type { ResolvedProgram } from './install.js';
 import { parseAgentOutput, type ParsedOutput } from './outputs/index.js';
@@ -83,7 +84,7 @@ export async function runExternalAgent(setup: ExternalSetup, ctx: AgentContext):
   const parsed = parseAgentOutput(setup.profile.output, exec.stdout);
   ctx.reportCommands?.(parsed.commands);
   const turns = access_.turns?.() ?? [];
-  const result = resultOf(exec, parsed, ctx.signal.aborted, turns.length);
+  const result = resultOf(exec, parsed, ctx.signal.aborted, turns);
   writeExternalTrajectory({
     attemptDir: ctx.attemptDir,
     spec: setup.spec,
@@ -96,11 +97,13 @@ export async function runExternalAgent(setup: ExternalSetup, ctx: AgentContext):
   return result;
 }
 
-function resultOf(exec: ExecResult, parsed: ParsedOutput, aborted: boolean, meteredTurns: number): AgentResult {
-  const counts = {
-    turns: parsed.turns ?? meteredTurns,
-    toolCalls: parsed.tools.length,
-  };
+function resultOf(exec: ExecResult, parsed: ParsedOutput, aborted: boolean, metered: readonly ModelTurn[]): AgentResult {
+  // The gateway's count means the same for every agent (Codex calls a whole exec one turn); the
+  // agent's own words count only when the gateway saw nothing.
+  const counts =
+    metered.length > 0
+      ? { turns: metered.length, toolCalls: metered.reduce((sum, turn) => sum + turn.toolCalls.length, 0) }
+      : { turns: parsed.turns ?? 0, toolCalls: parsed.tools.length };
   if (exec.limitExceeded)
     return { ...counts, stopReason: 'resource_exceeded', limit: exec.limitExceeded, error: `the agent hit the sandbox's ${exec.limitExceeded} limit` };
   if (exec.timedOut || aborted) return { ...counts, stopReason: 'timeout', error: 'the agent was stopped before it finished' };
