@@ -1,5 +1,5 @@
 import type { ModelTurn, Pricing } from '../gateway/index.js';
-import type { Executor } from '../sandbox/executor.js';
+import type { Executor, SandboxKind } from '../sandbox/executor.js';
 import type { AgentInfo, AgentResult, Task } from '../types/index.js';
 import type { ModelSpec } from './models/providers.js';
 
@@ -76,6 +76,8 @@ export interface Agent {
 export interface AgentPrepareEnv {
   /** Crucible's state directory; the agent cache defaults to `<stateDir>/agents`. */
   stateDir: string;
+  /** The run's sandbox: an agent's own program (its version command) runs in it, never bare on the host. */
+  sandbox: SandboxKind;
   signal?: AbortSignal;
 }
 

@@ -33,7 +33,11 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 const [model, taskFile, mode] = process.argv.slice(2);
-if (model === '--version') { console.log('scripty 1.2.3'); console.log('second line'); process.exit(0); }
+if (model === '--version') {
+  // Untrusted code like the agent: it must find no key and no writable install directory.
+  try { writeFileSync(new URL('./written-by-version', import.meta.url), 'x'); } catch {}
+  console.log('scripty 1.2.3' + (process.env.OPENAI_API_KEY ? ' saw-a-key' : '')); console.log('second line'); process.exit(0);
+}
 const response = await fetch(process.env.OPENAI_BASE_URL + '/chat/completions', {
   method: 'POST',
   headers: { 'content-type': 'application/json', authorization: 'Bearer ' + process.env.OPENAI_API_KEY },
@@ -178,6 +182,8 @@ describe('external agents under bwrap and the gateway', () => {
     // The upstream got the real key from the gateway; the agent only ever had the dummy one.
     expect(seenAuth.at(-1)).toBe(`Bearer ${REAL_KEY}`);
     expect(attempt.agentInfo).toMatchObject({ profile: 'scripty', version: 'scripty 1.2.3', model: 'gpt-4.1-mini' });
+    // The version command ran sandboxed: the install directory stayed read-only to it.
+    expect(existsSync(join(stateDir, 'agents', 'scripty', 'bin', 'written-by-version'))).toBe(false);
     expect(attempt.agentInfo?.profileHash).toMatch(/^[0-9a-f]{64}$/);
 
     const dir = attemptDirOf(outcome.runDir, attempt);

@@ -1,9 +1,10 @@
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../../errors.js';
-import type { Agent } from '../agent.js';
+import type { Agent, AgentPrepareEnv } from '../agent.js';
+import { createExecutor } from '../../sandbox/index.js';
+import type { ExecResult } from '../../sandbox/executor.js';
 import { PROVIDERS, type ModelSpec, type ProviderName } from '../models/providers.js';
 import { profileHash, resolveProgram, type ResolvedProgram } from './install.js';
 import { versionArgv } from './invocation.js';
@@ -51,7 +52,7 @@ export function createExternalAgent(profile: AgentProfile, model: string | undef
         model: modelId,
         ...(profile.package !== undefined ? { package: profile.package } : {}),
       };
-      const version = programVersion(profile, program);
+      const version = await programVersion(profile, program, env);
       if (version !== undefined) info.version = version;
       return { info, readOnly: program.readOnly };
     },
@@ -64,35 +65,41 @@ export function createExternalAgent(profile: AgentProfile, model: string | undef
 }
 
 /**
- * The first line `version_command` prints, run once on the host with nothing of the host's
- * environment but PATH, and a throwaway HOME (agents write config on any start). A version
- * command that fails is the profile's problem, said before any attempt.
+ * The first line `version_command` prints, run once in the run's sandbox with no network, a
+ * throwaway HOME (agents write config on any start) and nothing of the host's environment: the
+ * program is untrusted code like the agent it is. A version command that fails is the profile's
+ * problem, said before any attempt.
  */
-function programVersion(profile: AgentProfile, program: ResolvedProgram): string | undefined {
+async function programVersion(profile: AgentProfile, program: ResolvedProgram, env: AgentPrepareEnv): Promise<string | undefined> {
   const argv = versionArgv(profile, program.argv0);
   if (!argv) return undefined;
-  const [command, ...args] = argv as [string, ...string[]];
-  const home = mkdtempSync(join(tmpdir(), 'crucible-version-'));
-  let ran: SpawnSyncReturns<string>;
+  const scratch = await mkdtemp(join(tmpdir(), 'crucible-version-'));
+  const [home, tmp] = [join(scratch, 'home'), join(scratch, 'tmp')];
+  let ran: ExecResult;
   try {
-    ran = spawnSync(command, args, {
-      encoding: 'utf8',
-      timeout: VERSION_TIMEOUT_MS,
+    await Promise.all([mkdir(home), mkdir(tmp)]);
+    const executor = createExecutor(env.sandbox, { writable: [home], hidden: [env.stateDir], readOnly: program.readOnly, home, tmp });
+    ran = await executor.exec({
+      argv,
       cwd: home,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: home, LANG: 'C.UTF-8', CI: 'true', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      maxBuffer: 1024 * 1024,
+      env: { CI: 'true', NO_COLOR: '1' },
+      network: 'none',
+      timeoutMs: VERSION_TIMEOUT_MS,
+      maxOutputBytes: 64 * 1024,
+      ...(env.signal ? { signal: env.signal } : {}),
     });
   } finally {
-    rmSync(home, { recursive: true, force: true });
+    await rm(scratch, { recursive: true, force: true });
   }
-  if (ran.error !== undefined || ran.status !== 0) {
-    const why = ran.error?.message ?? `exit ${ran.status ?? ran.signal}`;
-    throw new InputError(`agent ${profile.name}: version_command ${argv.join(' ')} failed (${why}) (fix: correct version_command in ${profile.source})`);
+  if (ran.exitCode !== 0) {
+    const why = ran.timedOut ? `no answer within ${VERSION_TIMEOUT_MS / 1000} s` : `exit ${ran.exitCode ?? ran.signal}`;
+    const tail = ran.stderr.trim().split('\n').slice(-1)[0] ?? '';
+    throw new InputError(
+      `agent ${profile.name}: version_command ${argv.join(' ')} failed (${why}${tail ? `: ${tail}` : ''}) (fix: correct version_command in ${profile.source})`,
+    );
   }
-  const line = `${ran.stdout}`
+  return ran.stdout
     .split('\n')
     .map((l) => l.trim())
     .find((l) => l !== '');
-  return line;
 }
