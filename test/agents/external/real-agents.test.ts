@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AttemptResult } from '../../../src/types/index.js';
@@ -58,7 +58,9 @@ describe.each(AGENTS)('$name, the real package', (agent) => {
 
   it('fixes the task with its own tools (PASS, metered), and the recording replays offline to the same verdict', () => {
     const cassettes = tempDir();
-    const live = run(['--base-url', `${agent.upstream}=${upstream.baseUrl}${agent.version}`, '--record', cassettes], { [agent.keyEnv]: 'scripted-upstream-ignores-keys' });
+    const live = run(['--base-url', `${agent.upstream}=${upstream.baseUrl}${agent.version}`, '--record', cassettes], {
+      [agent.keyEnv]: 'scripted-upstream-ignores-keys',
+    });
     expect(live.result.status, live.result.stderr + live.result.stdout).toBe(0);
     const recorded = live.attempt();
     expect([recorded.verdict, recorded.cause]).toEqual(['PASS', 'passed']);
@@ -80,5 +82,43 @@ describe.each(AGENTS)('$name, the real package', (agent) => {
     expect(tamper.result.status, tamper.result.stderr).toBe(1);
     const attempt = tamper.attempt();
     expect([attempt.verdict, attempt.cause]).toEqual(['FAIL', 'tampered']);
+  });
+});
+
+describe('the committed agents cassette (examples/cassettes/agents, recorded against the scripted upstream)', () => {
+  const CASSETTES = resolve('examples/cassettes/agents');
+
+  it('replays claude-code, codex and qwen-code on every example task with no key and no network: all graded, tokens and cost per agent, compared', () => {
+    const out = tempDir();
+    const args = ['run', TASKS, '--agent', 'claude-code', '--agent', 'codex', '--agent', 'qwen-code', '--replay', CASSETTES, '--out', out];
+    const result = crucible(args, { env: { ...NO_KEYS, CRUCIBLE_AGENT_CACHE: CACHE }, attempts: 18 });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain('18/18 attempts: 18 passed, 0 failed, 0 errored');
+    // Per agent: tokens, and cost where pricing.yaml prices the model (qwen3-coder-plus it does not).
+    expect(result.stdout).toMatch(/\nclaude-code +[\d.]+s \/ [\d.]+s \/ [\d.]+s +[\d.]+k \/ [\d.]+k \/ [\d.]+k +\$[\d.]+ \/ \$[\d.]+ /);
+    expect(result.stdout).toMatch(/\ncodex +[\d.]+s \/ [\d.]+s \/ [\d.]+s +[\d.]+k \/ [\d.]+k \/ [\d.]+k +\$[\d.]+ \/ \$[\d.]+ /);
+    expect(result.stdout).toMatch(/\nqwen-code +[\d.]+s \/ [\d.]+s \/ [\d.]+s +[\d.]+k \/ [\d.]+k \/ [\d.]+k +- /);
+    expect(result.stdout).toMatch(/\nclaude-code +codex +6 /);
+    // Each agent's identity: the version its own version command printed, and the profile's hash.
+    expect(result.stdout).toMatch(/\nclaude-code +2\.1\.332 \(Claude Code\) · profile claude-code@[0-9a-f]{8} · model claude-sonnet-4-5/);
+  });
+
+  it('`agents check` says the agent works, on the bundled task, from the recording', () => {
+    const result = crucible(['agents', 'check', 'claude-code', '--replay', CASSETTES, '--out', tempDir()], {
+      env: { ...NO_KEYS, CRUCIBLE_AGENT_CACHE: CACHE },
+      attempts: 1,
+    });
+    expect(result.status, result.stderr + result.stdout).toBe(0);
+    expect(result.stdout).toMatch(/PASS/);
+  });
+
+  it('without a key and without --replay, the run stops before any attempt and names the variable', () => {
+    const out = tempDir();
+    const result = crucible(['run', TASKS, '--agent', 'claude-code', '--agent', 'codex', '--out', out], { env: { ...NO_KEYS, CRUCIBLE_AGENT_CACHE: CACHE } });
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      'error --agent claude-code: ANTHROPIC_API_KEY is not set (fix: export ANTHROPIC_API_KEY=<your key>, or replay a cassette with --replay DIR)',
+    );
+    expect(existsSync(join(out, 'runs'))).toBe(false);
   });
 });
