@@ -80,6 +80,17 @@ describe('claude-stream-json', () => {
   });
 });
 
+describe('claude-stream-json from Qwen Code', () => {
+  it("reads Qwen's shell tool, run_shell_command, as a command", () => {
+    const stdout = lines(
+      { type: 'assistant', message: { content: [{ type: 'tool_use', id: 'call_1', name: 'run_shell_command', input: { command: 'npm test' } }] } },
+      { type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 'call_1', content: 'ok' }] } },
+      { type: 'result', subtype: 'success', num_turns: 2, result: 'Done.' },
+    );
+    expect(parseAgentOutput('claude-stream-json', stdout).commands).toEqual([{ command: 'npm test', toolId: 'call_1' }]);
+  });
+});
+
 describe('codex-json', () => {
   const stdout = lines(
     { type: 'thread.started', thread_id: '0199a213-81c0-7800-8aa1-bbab2a035a53' },

@@ -1,5 +1,8 @@
 import { emptyOutput, isRecord, jsonLines, num, str, type ParsedOutput, type ReportedTool } from './types.js';
 
+/** Shell tools in this format: Claude Code's `Bash`; Qwen Code's stream-json has Claude's shapes and Gemini's tool names. */
+const SHELL_TOOLS = new Set(['Bash', 'run_shell_command']);
+
 /**
  * Claude Code's `--output-format stream-json --verbose`: one JSON message per line, `system`
  * (init), `assistant` (a model message whose content has `text` and `tool_use` blocks), `user`
@@ -29,7 +32,7 @@ export function parseClaudeMessages(messages: readonly unknown[]): ParsedOutput 
           parsed.tools.push(tool);
           if (id !== undefined) byId.set(id, tool);
           const command = isRecord(block.input) ? str(block.input.command) : undefined;
-          if (block.name === 'Bash' && command !== undefined) parsed.commands.push({ command, ...(id !== undefined ? { toolId: id } : {}) });
+          if (SHELL_TOOLS.has(String(block.name)) && command !== undefined) parsed.commands.push({ command, ...(id !== undefined ? { toolId: id } : {}) });
         }
       }
       if (texts.length > 0) lastText = texts.join('\n');
