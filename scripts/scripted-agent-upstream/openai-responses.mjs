@@ -42,7 +42,9 @@ export function respond(request) {
   /** @type {object[]} */
   let output;
   if (tools.size === 0 || !plan) {
-    output = [message(id, tools.size === 0 ? 'Scripted upstream: nothing to do for this request.' : 'Scripted upstream: no bundled task matches this request.')];
+    output = [
+      message(id, tools.size === 0 ? 'Scripted upstream: nothing to do for this request.' : 'Scripted upstream: no bundled task matches this request.'),
+    ];
   } else {
     const step = nextStep(plan, request.planName, seq);
     output = stepOutput(step, tools, workingDirectory(requestText), `${id}_0`);

@@ -219,7 +219,8 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   if (modelSpecs.length > 0) checkModelSpecs(modelSpecs, options.models ?? {});
   const prepared = new Map<string, AgentPrepared>();
   for (const [spec, agent] of agents) {
-    if (agent.prepare) prepared.set(spec, await agent.prepare({ stateDir, sandbox: options.settings.sandbox, ...(options.signal ? { signal: options.signal } : {}) }));
+    if (agent.prepare)
+      prepared.set(spec, await agent.prepare({ stateDir, sandbox: options.settings.sandbox, ...(options.signal ? { signal: options.signal } : {}) }));
   }
   const fresh = options.resume ? undefined : planFileOf(undefined, undefined);
   if (fresh === undefined) {

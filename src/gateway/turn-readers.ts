@@ -208,9 +208,7 @@ class ResponsesTurnReader implements TurnReader {
             .join('');
           break;
         case 'reasoning':
-          turn.reasoning += [...list(item['summary']), ...list(item['content'])]
-            .map((part) => (isObject(part) ? (str(part['text']) ?? '') : ''))
-            .join('\n');
+          turn.reasoning += [...list(item['summary']), ...list(item['content'])].map((part) => (isObject(part) ? (str(part['text']) ?? '') : '')).join('\n');
           break;
         case 'function_call':
           turn.calls.push({ id: callId(item), name: str(item['name']) ?? '', input: parseInput(str(item['arguments']) ?? '') });

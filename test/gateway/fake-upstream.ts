@@ -82,7 +82,12 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       if (gemini) {
         const responses = geminiResponses(tools, target);
         if (gemini[2] === 'generateContent') return sendJson(res, 200, geminiWhole(tools, target));
-        if ((gemini[3] ?? '').includes('alt=sse')) return sendEvents(res, responses.map((r) => `data: ${JSON.stringify(r)}\r\n\r\n`), waitForGate);
+        if ((gemini[3] ?? '').includes('alt=sse'))
+          return sendEvents(
+            res,
+            responses.map((r) => `data: ${JSON.stringify(r)}\r\n\r\n`),
+            waitForGate,
+          );
         // Without alt=sse Gemini streams one JSON array.
         return sendJson(res, 200, responses);
       }
@@ -350,9 +355,10 @@ function messagesEvents(tools: boolean, target: string, cut: number): string[] {
         { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'read_file', input: {} } },
       ],
       ['content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"path":' } }],
-      ...pathPieces(target, cut).map(
-        (piece): [string, Record<string, unknown>] => ['content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: piece } }],
-      ),
+      ...pathPieces(target, cut).map((piece): [string, Record<string, unknown>] => [
+        'content_block_delta',
+        { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: piece } },
+      ]),
       ['content_block_stop', { type: 'content_block_stop', index: 1 }],
     );
   }

@@ -70,7 +70,7 @@ describe('Gemini through the gateway', () => {
     expect(fake.requests[0]?.path).toBe('/v1beta/models/gemini-2.5-pro:streamGenerateContent');
   });
 
-  it('refuses past the request budget in Gemini\'s error shape, not retryable', async () => {
+  it("refuses past the request budget in Gemini's error shape, not retryable", async () => {
     const { baseUrls } = gateway.openSession('budget', { budget: { maxRequests: 1 } });
     const url = `${baseUrls['gemini']}${geminiPath('gemini-2.5-pro', true)}`;
     expect((await post(url, geminiRequest())).status).toBe(200);

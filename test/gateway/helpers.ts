@@ -111,7 +111,11 @@ export function geminiRequest(options: { tools?: boolean; prompt?: string; syste
     ...(options.tools
       ? {
           tools: [
-            { functionDeclarations: [{ name: 'read_file', description: 'Read a file', parameters: { type: 'OBJECT', properties: { path: { type: 'STRING' } } } }] },
+            {
+              functionDeclarations: [
+                { name: 'read_file', description: 'Read a file', parameters: { type: 'OBJECT', properties: { path: { type: 'STRING' } } } },
+              ],
+            },
           ],
         }
       : {}),

@@ -121,14 +121,23 @@ describe('turns across a session', () => {
 });
 
 describe('turn readers on other response shapes', () => {
-  const events = (payloads: Array<Record<string, unknown>>) => payloads.map((p) => parseSseBlock(`event: ${String(p['type'])}\ndata: ${JSON.stringify(p)}\n\n`));
+  const events = (payloads: Array<Record<string, unknown>>) =>
+    payloads.map((p) => parseSseBlock(`event: ${String(p['type'])}\ndata: ${JSON.stringify(p)}\n\n`));
 
   it('Responses: keeps a freeform custom tool call (Codex apply_patch) as its raw string, reads reasoning summaries', () => {
     const patch = '*** Begin Patch\n*** Update File: src/a.mjs\n@@\n-return a - b;\n+return a + b;\n*** End Patch';
     const reader = turnReader('responses');
     for (const event of events([
-      { type: 'response.output_item.done', output_index: 0, item: { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'The sign is wrong.' }] } },
-      { type: 'response.output_item.done', output_index: 1, item: { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_P1', name: 'apply_patch', input: patch } },
+      {
+        type: 'response.output_item.done',
+        output_index: 0,
+        item: { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'The sign is wrong.' }] },
+      },
+      {
+        type: 'response.output_item.done',
+        output_index: 1,
+        item: { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_P1', name: 'apply_patch', input: patch },
+      },
       {
         type: 'response.output_item.done',
         output_index: 2,
@@ -157,7 +166,11 @@ describe('turn readers on other response shapes', () => {
       { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 9 } },
     ]))
       messages.event(event);
-    expect(messages.result()).toEqual({ reasoning: 'Read it first.', toolCalls: [{ id: 'toolu_1', name: 'Read', input: { file_path: '/w/a.mjs' } }], finishReason: 'tool_use' });
+    expect(messages.result()).toEqual({
+      reasoning: 'Read it first.',
+      toolCalls: [{ id: 'toolu_1', name: 'Read', input: { file_path: '/w/a.mjs' } }],
+      finishReason: 'tool_use',
+    });
 
     const chat = turnReader('chat');
     const chunk = (delta: Record<string, unknown>) => parseSseBlock(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`);

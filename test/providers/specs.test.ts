@@ -44,7 +44,7 @@ describe('checking model agents before a run', () => {
     expect(() => checkModelSpecs(specs('openai:gpt-4.1'), { env: {}, mode: 'replay', cassetteDir: '.' })).not.toThrow();
   });
 
-  it('routes gemini: to Gemini\'s native protocol, keyed by GEMINI_API_KEY or GOOGLE_API_KEY, base without a version', () => {
+  it("routes gemini: to Gemini's native protocol, keyed by GEMINI_API_KEY or GOOGLE_API_KEY, base without a version", () => {
     expect(fail(() => upstreamFor('gemini', { env: {}, replay: false, spec: 'gemini:gemini-2.5-pro' }))).toMatch(
       /^--model gemini:gemini-2.5-pro: GEMINI_API_KEY \(or GOOGLE_API_KEY\) is not set/,
     );
