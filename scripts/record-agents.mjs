@@ -8,53 +8,20 @@
  *
  *   node scripts/record-agents.mjs
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { recordCassettes, ROOT } from './record-cassettes.mjs';
 import { startScriptedAgentUpstream } from './scripted-agent-upstream.mjs';
 
-export const RECORDED_AGENTS = ['claude-code', 'codex', 'qwen-code', 'gemini-cli', 'opencode'];
+const AGENTS = ['claude-code', 'codex', 'qwen-code', 'gemini-cli', 'opencode'];
 
-const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const cassettes = join(root, 'examples', 'cassettes', 'agents');
-mkdirSync(cassettes, { recursive: true });
-for (const file of readdirSync(cassettes).filter((f) => f.endsWith('.jsonl'))) rmSync(join(cassettes, file));
-
-const upstream = await startScriptedAgentUpstream();
-const state = mkdtempSync(join(tmpdir(), 'crucible-record-'));
-const args = [
-  join(root, 'dist', 'cli', 'main.js'),
-  'run',
-  join(root, 'examples', 'tasks.yaml'),
-  ...RECORDED_AGENTS.flatMap((name) => ['--agent', name]),
-  '--base-url',
-  `anthropic=${upstream.baseUrl}`,
-  '--base-url',
-  `openai=${upstream.baseUrl}/v1`,
-  '--base-url',
-  `gemini=${upstream.baseUrl}`,
-  '--record',
-  cassettes,
-  '--out',
-  state,
-  ...process.argv.slice(2),
-];
-// Not spawnSync: the scripted upstream answers on this process's event loop.
-const code = await new Promise((resolve) => {
-  // The gateway forwards with a key; the scripted upstream ignores it, so a placeholder does.
-  const placeholder = 'scripted-upstream-ignores-keys';
-  const env = {
-    ...process.env,
-    CRUCIBLE_AGENT_CACHE: process.env.CRUCIBLE_AGENT_CACHE ?? join(root, 'node_modules', '.cache', 'crucible-agents'),
-    ANTHROPIC_API_KEY: placeholder,
-    OPENAI_API_KEY: placeholder,
-    GEMINI_API_KEY: placeholder,
-  };
-  const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env });
-  child.on('exit', (status) => resolve(status ?? 1));
+process.exitCode = await recordCassettes({
+  cassettes: join(ROOT, 'examples', 'cassettes', 'agents'),
+  upstream: await startScriptedAgentUpstream(),
+  runArgs: (baseUrl) => [
+    join(ROOT, 'examples', 'tasks.yaml'),
+    ...AGENTS.flatMap((name) => ['--agent', name]),
+    ...['--base-url', `anthropic=${baseUrl}`, '--base-url', `openai=${baseUrl}/v1`, '--base-url', `gemini=${baseUrl}`],
+  ],
+  keys: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY'],
+  env: { CRUCIBLE_AGENT_CACHE: process.env.CRUCIBLE_AGENT_CACHE ?? join(ROOT, 'node_modules', '.cache', 'crucible-agents') },
 });
-await upstream.close();
-rmSync(state, { recursive: true, force: true });
-process.exitCode = code;

@@ -1,26 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readCassette, type Gateway } from '../../src/gateway/index.js';
+import { describe, expect, it } from 'vitest';
+import { readCassette } from '../../src/gateway/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { SCENARIOS, startFakeUpstream, USAGE, type FakeUpstream } from './fake-upstream.js';
-import { DUMMY_KEY, GEMINI_KEY, geminiPath, geminiRequest, post, sseData, startTestGateway } from './helpers.js';
+import { SCENARIOS, startFakeUpstream, USAGE } from './fake-upstream.js';
+import { DUMMY_KEY, GEMINI_KEY, geminiPath, geminiRequest, post, sseData, startTestGateway, useTestGateway } from './helpers.js';
 
 const tempDir = useTempDirs();
-let fake: FakeUpstream;
-let gateway: Gateway;
-
-beforeAll(async () => {
-  fake = await startFakeUpstream();
-  gateway = await startTestGateway(fake);
-});
-afterAll(async () => {
-  await gateway.close();
-  await fake.close();
-});
-beforeEach(() => {
-  fake.requests.length = 0;
-});
+const gw = useTestGateway();
 
 const U = USAGE.gemini;
 // gemini-2.5-pro at the test prices: uncached input 1.25, cached 0.25, output (candidates + thoughts) 10.
@@ -35,8 +22,8 @@ const EXPECTED_USAGE = {
 
 describe('Gemini through the gateway', () => {
   it('hands the agent a base URL without a version segment, as the Gemini SDK takes it', () => {
-    const { baseUrls, token } = gateway.openSession('base-url');
-    expect(baseUrls['gemini']).toBe(`${gateway.url}/s/${token}/gemini`);
+    const { baseUrls, token } = gw.gateway.openSession('base-url');
+    expect(baseUrls['gemini']).toBe(`${gw.gateway.url}/s/${token}/gemini`);
   });
 
   it.each([
@@ -44,34 +31,34 @@ describe('Gemini through the gateway', () => {
     ['streamGenerateContent?alt=sse', true],
   ] as const)('meters %s from usageMetadata (cached and thought tokens included)', async (_name, stream) => {
     const id = `meter-${stream}`;
-    const { baseUrls } = gateway.openSession(id);
+    const { baseUrls } = gw.gateway.openSession(id);
     const reply = await post(`${baseUrls['gemini']}${geminiPath('gemini-2.5-pro', stream)}`, geminiRequest({ tools: true }));
     expect(reply.status).toBe(200);
     if (stream) {
       expect(reply.headers.get('content-type')).toContain('text/event-stream');
       expect(sseData(reply.text.replace(/\r\n/g, '\n'))).toHaveLength(4);
     }
-    const usage = gateway.usage(id);
+    const usage = gw.gateway.usage(id);
     expect(usage).toMatchObject({ ...EXPECTED_USAGE, requests: 1, unmeteredResponses: 0 });
     expect(usage.costUsd).toBeCloseTo(COST, 12);
     // The real key went upstream in Gemini's own header; the agent's dummy did not.
-    const [received] = fake.requests;
+    const [received] = gw.fake.requests;
     expect(received?.headers['x-goog-api-key']).toBe(GEMINI_KEY);
     expect(received?.headers['authorization']).toBeUndefined();
     expect(received?.path).toBe(geminiPath('gemini-2.5-pro', stream));
   });
 
   it('meters a stream sent as one JSON array (no alt=sse), and takes the key out of ?key=', async () => {
-    const { baseUrls } = gateway.openSession('array');
+    const { baseUrls } = gw.gateway.openSession('array');
     const reply = await post(`${baseUrls['gemini']}/v1beta/models/gemini-2.5-pro:streamGenerateContent?key=${DUMMY_KEY}`, geminiRequest());
     expect(reply.status).toBe(200);
     expect(Array.isArray(JSON.parse(reply.text))).toBe(true);
-    expect(gateway.usage('array')).toMatchObject({ ...EXPECTED_USAGE, requests: 1 });
-    expect(fake.requests[0]?.path).toBe('/v1beta/models/gemini-2.5-pro:streamGenerateContent');
+    expect(gw.gateway.usage('array')).toMatchObject({ ...EXPECTED_USAGE, requests: 1 });
+    expect(gw.fake.requests[0]?.path).toBe('/v1beta/models/gemini-2.5-pro:streamGenerateContent');
   });
 
   it("refuses past the request budget in Gemini's error shape, not retryable", async () => {
-    const { baseUrls } = gateway.openSession('budget', { budget: { maxRequests: 1 } });
+    const { baseUrls } = gw.gateway.openSession('budget', { budget: { maxRequests: 1 } });
     const url = `${baseUrls['gemini']}${geminiPath('gemini-2.5-pro', true)}`;
     expect((await post(url, geminiRequest())).status).toBe(200);
     const refused = await post(url, geminiRequest());
@@ -80,16 +67,16 @@ describe('Gemini through the gateway', () => {
     expect(JSON.parse(refused.text)).toEqual({
       error: { code: 402, message: expect.stringContaining('request budget of 1 reached'), status: 'RESOURCE_EXHAUSTED' },
     });
-    expect(fake.requests).toHaveLength(1);
-    expect(gateway.usage('budget')).toMatchObject({ requests: 1, budgetExceeded: 'requests' });
+    expect(gw.fake.requests).toHaveLength(1);
+    expect(gw.gateway.usage('budget')).toMatchObject({ requests: 1, budgetExceeded: 'requests' });
   });
 
   it('passes an upstream 429 through and counts it without usage', async () => {
-    const { baseUrls } = gateway.openSession('limited');
+    const { baseUrls } = gw.gateway.openSession('limited');
     const reply = await post(`${baseUrls['gemini']}${geminiPath(SCENARIOS.rateLimited, false)}`, geminiRequest());
     expect(reply.status).toBe(429);
     expect(JSON.parse(reply.text)).toMatchObject({ error: { status: 'RESOURCE_EXHAUSTED' } });
-    expect(gateway.usage('limited')).toMatchObject({ requests: 1, inputTokens: 0, unmeteredResponses: 0 });
+    expect(gw.gateway.usage('limited')).toMatchObject({ requests: 1, inputTokens: 0, unmeteredResponses: 0 });
   });
 });
 

@@ -1,7 +1,8 @@
 import { request } from 'node:http';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { pricingFromTable } from '../../src/gateway/pricing.js';
 import { startGateway, type Gateway, type GatewayOptions } from '../../src/gateway/index.js';
-import type { FakeUpstream } from './fake-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
 
 export const OPENAI_KEY = 'sk-proj-REALKEY-openai-5f2c9a7b1e3d4c6f';
 export const ANTHROPIC_KEY = 'sk-ant-api03-REALKEY-anthropic-8e1d7c3b';
@@ -17,6 +18,26 @@ export const TEST_PRICING = pricingFromTable(
     ['gemini-2.5-pro', { input: 1.25, output: 10, cacheRead: 0.25 }],
   ]),
 );
+
+/**
+ * A fake upstream and a gateway in front of it, shared by a whole test file; the fake's request
+ * log is emptied before each test. Read `fake` and `gateway` inside tests (they are set in beforeAll).
+ */
+export function useTestGateway(): { readonly fake: FakeUpstream; readonly gateway: Gateway } {
+  const held = {} as { fake: FakeUpstream; gateway: Gateway };
+  beforeAll(async () => {
+    held.fake = await startFakeUpstream();
+    held.gateway = await startTestGateway(held.fake);
+  });
+  afterAll(async () => {
+    await held.gateway?.close();
+    await held.fake?.close();
+  });
+  beforeEach(() => {
+    if (held.fake) held.fake.requests.length = 0;
+  });
+  return held;
+}
 
 export function startTestGateway(fake: FakeUpstream, options: GatewayOptions = {}): Promise<Gateway> {
   return startGateway({

@@ -1,23 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Gateway, ModelTurn } from '../../src/gateway/index.js';
+import { describe, expect, it } from 'vitest';
+import type { ModelTurn } from '../../src/gateway/index.js';
 import { parseSseBlock } from '../../src/gateway/sse.js';
 import { abbreviate, MAX_TURN_TEXT, turnReader } from '../../src/gateway/turn-readers.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { SCENARIOS, startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
-import { chatRequest, geminiPath, geminiRequest, messagesRequest, post, responsesRequest, startTestGateway } from './helpers.js';
+import { SCENARIOS, startFakeUpstream } from './fake-upstream.js';
+import { chatRequest, geminiPath, geminiRequest, messagesRequest, post, responsesRequest, startTestGateway, useTestGateway } from './helpers.js';
 
 const tempDir = useTempDirs();
-let fake: FakeUpstream;
-let gateway: Gateway;
-
-beforeAll(async () => {
-  fake = await startFakeUpstream();
-  gateway = await startTestGateway(fake);
-});
-afterAll(async () => {
-  await gateway.close();
-  await fake.close();
-});
+const gw = useTestGateway();
 
 const READ_A = { name: 'read_file', input: { path: 'src/a.ts' } };
 
@@ -60,10 +50,10 @@ const CASES: Array<{ api: string; step: (stream: boolean) => Step; expected: Par
 describe.each([false, true])('turns (stream: %s)', (stream) => {
   it.each(CASES)('$api: text, reasoning, tool calls, finish reason and usage of each exchange', async ({ api, step, expected }) => {
     const id = `${api}-${stream}`;
-    const { baseUrls } = gateway.openSession(id);
+    const { baseUrls } = gw.gateway.openSession(id);
     const { upstream, path, body } = step(stream);
     expect((await post(`${baseUrls[upstream]}${path}`, body)).status).toBe(200);
-    const turns = gateway.turns(id);
+    const turns = gw.gateway.turns(id);
     expect(turns).toHaveLength(1);
     const [turn] = turns as [ModelTurn];
     expect(turn).toEqual({
@@ -75,19 +65,19 @@ describe.each([false, true])('turns (stream: %s)', (stream) => {
       usage: expect.objectContaining({ outputTokens: expect.any(Number) }),
       ...expected,
     });
-    expect(turn.usage?.inputTokens).toBe(gateway.usage(id).inputTokens);
+    expect(turn.usage?.inputTokens).toBe(gw.gateway.usage(id).inputTokens);
   });
 });
 
 describe('turns across a session', () => {
   it('keeps every metered exchange in order, errors included, and answers after the session closed', async () => {
-    const { baseUrls } = gateway.openSession('session');
+    const { baseUrls } = gw.gateway.openSession('session');
     await post(`${baseUrls.openai}/chat/completions`, chatRequest({ stream: true }));
     await post(`${baseUrls.openai}/chat/completions`, chatRequest({ model: SCENARIOS.rateLimited }));
     await fetch(`${baseUrls.openai}/models`);
     await post(`${baseUrls.openai}/responses`, responsesRequest());
-    gateway.closeSession('session');
-    const turns = gateway.turns('session');
+    gw.gateway.closeSession('session');
+    const turns = gw.gateway.turns('session');
     expect(turns.map((t) => [t.seq, t.api, t.status, t.text ?? null, t.finishReason ?? null])).toEqual([
       [0, 'chat', 200, 'The bug is in src/a.ts — naïve “quotes”.', 'stop'],
       [1, 'chat', 429, null, null],

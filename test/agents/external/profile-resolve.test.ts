@@ -1,21 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentProfile } from '../../../src/agents/external/profile.js';
 import { isProfileSpec, resolveAgent } from '../../../src/agents/registry.js';
 import { InputError } from '../../../src/errors.js';
+import { CLAUDE_PROFILE } from './fixtures.js';
 
-const claude: AgentProfile = {
-  name: 'claude-code',
-  package: '@anthropic-ai/claude-code@2.1.332',
-  command: ['claude', '-p', '{task_prompt}'],
-  stdin: 'none',
-  env: [],
-  setEnv: {},
-  homeFiles: {},
-  model: 'claude-sonnet-4-5',
-  protocol: { kind: 'anthropic', baseUrlEnv: ['ANTHROPIC_BASE_URL'], apiKeyEnv: ['ANTHROPIC_API_KEY'] },
-  output: 'claude-stream-json',
-  source: 'builtin',
-};
+const claude = CLAUDE_PROFILE;
 const profiles = new Map([[claude.name, claude]]);
 
 function inputError(spec: string): string {

@@ -1,22 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createExternalAgent } from '../../../src/agents/external/agent.js';
-import type { AgentProfile } from '../../../src/agents/external/profile.js';
 import { PROVIDERS } from '../../../src/agents/index.js';
 import { InputError } from '../../../src/errors.js';
+import { CLAUDE_PROFILE } from './fixtures.js';
 
-const profile: AgentProfile = {
-  name: 'claude-code',
-  package: '@anthropic-ai/claude-code@2.1.332',
-  command: ['claude', '-p', '{task_prompt}', '--output-format', 'stream-json', '--verbose', '--model', '{model}'],
-  stdin: 'none',
-  env: [],
-  setEnv: {},
-  homeFiles: {},
-  model: 'claude-sonnet-4-5',
-  protocol: { kind: 'anthropic', baseUrlEnv: ['ANTHROPIC_BASE_URL'], apiKeyEnv: ['ANTHROPIC_API_KEY'] },
-  output: 'claude-stream-json',
-  source: 'builtin',
-};
+const profile = CLAUDE_PROFILE;
 
 describe('createExternalAgent', () => {
   it("is named by the spec and metered on its protocol's provider, with the given model or the profile's", () => {
