@@ -57,9 +57,18 @@ export function canonicalRequest(facts: RequestFacts): CanonicalRequest {
   for (const name of ANSWER_FIELDS[api]) {
     if (json[name] !== undefined && json[name] !== null) canonical[name] = json[name];
   }
-  if (api === 'responses' && Array.isArray(canonical['input'])) canonical['input'] = canonical['input'].map(withoutItemId);
-  if (api === 'gemini' && Array.isArray(canonical['contents'])) canonical['contents'] = canonical['contents'].map(withoutCallIds);
-  return sortKeys(canonical) as CanonicalRequest;
+  return sortKeys(withoutClientIds(canonical)) as CanonicalRequest;
+}
+
+/**
+ * The canonical request without the ids clients make up for items they send back: applied to
+ * every request and, on load, to recorded ones, so recordings made before it still match.
+ */
+export function withoutClientIds(canonical: CanonicalRequest): CanonicalRequest {
+  const out: CanonicalRequest = { ...canonical };
+  if (Array.isArray(out['input'])) out['input'] = out['input'].map(withoutItemId);
+  if (Array.isArray(out['contents'])) out['contents'] = out['contents'].map(withoutCallIds);
+  return out;
 }
 
 /**

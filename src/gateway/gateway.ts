@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { lstatSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { withoutClientIds } from './canonical.js';
 import { CassetteWriter, cassettePath, readCassette } from './cassette.js';
 import { createRequestHandler, type SessionState } from './handler.js';
 import { SessionMeter } from './meter.js';
@@ -76,7 +77,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         if (key === undefined) throw new Error(`gateway mode "${mode}" needs a cassette key for attempt ${attemptId}`);
         const file = cassettePath(cassetteDir as string, key);
         if (mode === 'record') state.recorder = new CassetteWriter(file, key, () => secretValues(upstreams.values(), env));
-        else state.replay = new ReplayBook(readCassette(file).exchanges, (canonical) => state.volatility.normalise(canonical));
+        else state.replay = new ReplayBook(readCassette(file).exchanges, (canonical) => state.volatility.normalise(withoutClientIds(canonical)));
       }
       sessions.set(attemptId, state);
       byToken.set(state.token, state);

@@ -95,13 +95,17 @@ export interface TrajectoryWriter {
   write(event: Omitted<TrajectoryEvent>): void;
 }
 
-/** Starts a fresh file; every write is appended synchronously so lines are whole and in order. */
-export function trajectoryWriter(file: string, now: () => number = () => performance.now()): TrajectoryWriter {
+/**
+ * Starts a fresh file; every write is appended synchronously so lines are whole and in order.
+ * `now` gives `t` (monotonic ms) and `wall` gives `at`; a writer that records events after the
+ * fact (an external agent's, from the gateway's turns) passes both from the events' own times.
+ */
+export function trajectoryWriter(file: string, now: () => number = () => performance.now(), wall: () => Date = () => new Date()): TrajectoryWriter {
   const started = now();
   writeFileSync(file, '');
   return {
     write(event) {
-      const line = { ...event, t: Math.round(now() - started), at: new Date().toISOString() };
+      const line = { ...event, t: Math.round(now() - started), at: wall().toISOString() };
       appendFileSync(file, `${JSON.stringify(line)}\n`);
     },
   };

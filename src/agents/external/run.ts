@@ -63,6 +63,7 @@ export async function runExternalAgent(setup: ExternalSetup, ctx: AgentContext):
   }
 
   let exec: ExecResult;
+  const startedAt = Date.now();
   try {
     exec = await ctx.executor.exec({
       argv: invocation.argv,
@@ -86,6 +87,7 @@ export async function runExternalAgent(setup: ExternalSetup, ctx: AgentContext):
   const turns = access_.turns?.() ?? [];
   const result = resultOf(exec, parsed, ctx.signal.aborted, turns);
   writeExternalTrajectory({
+    startedAt,
     attemptDir: ctx.attemptDir,
     spec: setup.spec,
     instruction: ctx.instruction,

@@ -21,13 +21,21 @@ export interface ExternalTrajectoryInput {
   turns: readonly ModelTurn[];
   parsed: ParsedOutput;
   result: AgentResult;
+  /** When the agent's program started (epoch ms): events are timed from it, turns by when the gateway saw them. */
+  startedAt: number;
 }
 
 const NO_USAGE: TurnUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
 
 export function writeExternalTrajectory(input: ExternalTrajectoryInput): string {
   const file = join(input.attemptDir, TRAJECTORY_FILE);
-  const writer = trajectoryWriter(file);
+  // Written after the agent stopped: each event carries the time it happened, not the time it is written.
+  let clock = input.startedAt;
+  const writer = trajectoryWriter(
+    file,
+    () => clock,
+    () => new Date(clock),
+  );
   const { turns, parsed } = input;
   const tools = [...new Set([...turns.flatMap((t) => t.toolCalls.map((c) => c.name)), ...parsed.tools.map((t) => t.name)])];
   writer.write({ type: 'start', v: 1, model: input.spec, system: '', instruction: input.instruction, tools, limits: input.limits });
@@ -37,6 +45,9 @@ export function writeExternalTrajectory(input: ExternalTrajectoryInput): string 
   const used = new Set<ReportedTool>();
   turns.forEach((turn, index) => {
     const number = index + 1;
+    const arrived = Date.parse(turn.at);
+    // A turn is timed when its answer was complete, as the built-in agent's are.
+    if (Number.isFinite(arrived)) clock = Math.max(clock, arrived + turn.latencyMs);
     writer.write({
       type: 'turn',
       turn: number,
@@ -58,6 +69,7 @@ export function writeExternalTrajectory(input: ExternalTrajectoryInput): string 
   for (const tool of parsed.tools) if (!used.has(tool)) writer.write(toolEvent(last, tool));
 
   const { result } = input;
+  clock = Math.max(clock, Date.now());
   writer.write({
     type: 'end',
     stopReason: result.stopReason,

@@ -49,6 +49,7 @@ describe('writeExternalTrajectory', () => {
     const dir = tempDir();
     const parsed = parseAgentOutput('claude-stream-json', stdout);
     const file = writeExternalTrajectory({
+      startedAt: Date.parse('2026-12-01T05:59:59.500Z'),
       attemptDir: dir,
       spec: 'claude-code:claude-sonnet-4-5',
       instruction: 'Fix value.txt',
@@ -71,6 +72,13 @@ describe('writeExternalTrajectory', () => {
       ['end', null, null],
     ]);
     expect(raw[0]).toMatchObject({ model: 'claude-code:claude-sonnet-4-5', tools: ['Bash', 'Write'], instruction: 'Fix value.txt' });
+    // Timed as it happened, not as it was written: each turn when its answer was complete.
+    expect(raw.slice(0, 4).map((e) => [e.t, e.at])).toEqual([
+      [0, '2026-12-01T05:59:59.500Z'],
+      [900, '2026-12-01T06:00:00.400Z'],
+      [900, '2026-12-01T06:00:00.400Z'],
+      [1800, '2026-12-01T06:00:01.300Z'],
+    ]);
     expect(raw[2]).toMatchObject({ name: 'Bash', ok: true, output: 'wrong', outputChars: 5 });
     // The agent's own count, summed from the turns; the attempt's usage is the gateway's.
     expect(raw.at(-1)).toMatchObject({ stopReason: 'end_turn', turns: 2, usage: { inputTokens: 250, outputTokens: 15, requests: 2 }, summary: 'Done.' });
