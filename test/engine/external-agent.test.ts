@@ -191,7 +191,8 @@ describe('external agents under bwrap and the gateway', () => {
     const env = printed(stdout, 'ENV') as Record<string, string>;
     expect(env.OPENAI_API_KEY).toBe('crucible-gateway-session');
     expect(env.OPENAI_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/s\/[^/]+\/openai\/v1$/);
-    expect(env[PASS_VAR]).toBe('passed-value');
+    // The agent had the passed-through value; what it printed is kept with the value redacted.
+    expect(env[PASS_VAR]).toBe(`[${PASS_VAR} redacted]`);
     expect(env.SCRIPTY_REPO).toMatch(/\/workspace$/);
     const home = printed(stdout, 'HOME') as Array<{ path: string; content: string }>;
     const config = home.find((f) => f.path.endsWith('.scripty/config.toml'));
@@ -200,7 +201,10 @@ describe('external agents under bwrap and the gateway', () => {
     expect(home.some((f) => f.content === 'make value.txt say right (1)')).toBe(true);
     expect(JSON.stringify(env) + JSON.stringify(home)).not.toContain(REAL_KEY);
     // Nothing the run wrote holds the real key: logs, cassettes, attempt.json, history.
-    for (const file of filesUnder(stateDir)) expect(readFileSync(file, 'utf8'), file).not.toContain(REAL_KEY);
+    for (const file of filesUnder(stateDir)) {
+      expect(readFileSync(file, 'utf8'), file).not.toContain(REAL_KEY);
+      expect(readFileSync(file, 'utf8'), file).not.toContain('passed-value');
+    }
 
     // commands.jsonl has the program's argv and only the names of its variables.
     const command = JSON.parse(readFileSync(join(dir, 'commands.jsonl'), 'utf8').split('\n')[0] as string) as {

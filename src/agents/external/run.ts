@@ -79,6 +79,10 @@ export async function runExternalAgent(setup: ExternalSetup, ctx: AgentContext):
     if (ctx.signal.aborted) return { stopReason: 'timeout', error: 'stopped before the agent started' };
     throw error;
   }
+  // What the agent printed is kept (logs, parsed tools and commands, the trajectory), but not the
+  // values of host variables its profile passed through to it: names only, as everywhere else.
+  const redact = redactor(setup.profile, process.env);
+  exec = { ...exec, stdout: redact(exec.stdout), stderr: redact(exec.stderr) };
   await writeFile(join(ctx.attemptDir, 'agent-stdout.log'), exec.stdout);
   await writeFile(join(ctx.attemptDir, 'agent-stderr.log'), exec.stderr);
 
@@ -117,6 +121,17 @@ function resultOf(exec: ExecResult, parsed: ParsedOutput, aborted: boolean, mete
   const why = exec.exitCode === null ? `killed by ${exec.signal ?? 'a signal'}` : `exit ${exec.exitCode}`;
   const tail = tailOf(exec.stderr) || parsed.error || tailOf(exec.stdout);
   return { ...counts, stopReason: 'error', error: `the agent failed (${why})${tail ? `: ${tail}` : ''}` };
+}
+
+/** Values shorter than this are not secrets worth the false hits (`LANG=C`). */
+const MIN_REDACTED_CHARS = 8;
+
+function redactor(profile: AgentProfile, hostEnv: Readonly<Record<string, string | undefined>>): (text: string) => string {
+  const values = profile.env
+    .map((name) => [name, hostEnv[name] ?? ''] as const)
+    .filter(([, value]) => value.length >= MIN_REDACTED_CHARS)
+    .sort((a, b) => b[1].length - a[1].length);
+  return (text) => values.reduce((out, [name, value]) => out.split(value).join(`[${name} redacted]`), text);
 }
 
 function tailOf(text: string): string {
