@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AttemptResult } from '../../../src/types/index.js';
@@ -101,6 +101,39 @@ describe('the committed agents cassette (examples/cassettes/agents, recorded aga
     expect(result.stdout).toMatch(/\nclaude-code +codex +6 /);
     // Each agent's identity: the version its own version command printed, and the profile's hash.
     expect(result.stdout).toMatch(/\nclaude-code +2\.1\.332 \(Claude Code\) · profile claude-code@[0-9a-f]{8} · model claude-sonnet-4-5/);
+  });
+
+  it('mixes an external agent, the built-in agent on a model and a reference agent in one run', () => {
+    // One cassette directory holding both recordings of js-slugify: Claude Code's and the built-in agent's.
+    const cassettes = tempDir();
+    for (const [dir, file] of [
+      [CASSETTES, 'js-slugify%2Fclaude-code%2F0.jsonl'],
+      [resolve('examples/cassettes/quickstart'), 'js-slugify%2Fopenai%3Agpt-4.1-mini%2F0.jsonl'],
+    ] as const) {
+      copyFileSync(join(dir, file), join(cassettes, file));
+    }
+    const out = tempDir();
+    const args = [
+      'run',
+      TASKS,
+      '--task',
+      'js-slugify',
+      '--agent',
+      'claude-code',
+      '--agent',
+      'nop',
+      '--model',
+      'openai:gpt-4.1-mini',
+      '--replay',
+      cassettes,
+      '--out',
+      out,
+    ];
+    const result = crucible(args, { env: { ...NO_KEYS, CRUCIBLE_AGENT_CACHE: CACHE }, attempts: 3 });
+    expect(result.status, result.stderr).toBe(1);
+    expect(result.stdout).toContain('3/3 attempts: 2 passed, 1 failed, 0 errored');
+    expect(result.stdout).toMatch(/\nclaude-code +openai:gpt-4\.1-mini +1 /);
+    expect(result.stdout).toMatch(/\nclaude-code +nop +1 /);
   });
 
   it('`agents check` says the agent works, on the bundled task, from the recording', () => {
