@@ -1,5 +1,5 @@
 import { parseModelSpec, PROVIDERS } from '../agents/index.js';
-import type { AgentProfile } from '../agents/external/profile.js';
+import type { AgentProfile } from '../agents/external/index.js';
 import { isProfileSpec } from '../agents/registry.js';
 import { checkModelSpecs, DEFAULT_MAX_TURNS, type ModelRunOptions } from '../engine/gateway-lifecycle.js';
 import { InputError } from '../errors.js';

@@ -6,7 +6,7 @@ import type { PolicySpec, RepoSource, ResourceLimits, Task } from '../types/inde
 import { toMs } from './duration.js';
 import { REPORTER_NAMES_IN_CONFIG, SIZE_PATTERN, taskSchema, taskSetSchema, type DefaultsParsed, type TaskParsed } from './schema.js';
 import { issueToError } from './issue-to-error.js';
-import { parseProfiles, type LoadedProfile } from '../agents/external/profile-load.js';
+import { parseProfiles, type LoadedProfile } from '../agents/external/index.js';
 import { formatFieldPath, YamlSource, type FieldPath } from './yaml-source.js';
 
 export interface TaskSet {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { AgentProfile } from '../agents/external/profile.js';
+import type { AgentProfile } from '../agents/external/index.js';
 import { InputError, OptionError } from '../errors.js';
 import type { AttemptPlan } from '../types/index.js';
 import type { PlannedTask } from './plan.js';
