@@ -77,6 +77,10 @@ describe('crucible baseline save / show and crucible gate', () => {
     expect(old.stderr).toMatch(/baseline old\.json: version 7 is not one this Crucible reads/);
     const missing = crucible(['baseline', 'save', 'no-such-run', '--out', 'x.json'], { cwd: dir });
     expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/run no-such-run: no such run in .*\(fix: use a run id, e\.g\. /);
+    const elsewhere = crucible(['baseline', 'save', oracleRun, '--out', 'x.json', '--state-dir', 'nowhere'], { cwd: dir });
+    expect(elsewhere.status).toBe(2);
+    expect(elsewhere.stderr).toMatch(/no runs in .*nowhere.*\(fix: pass --state-dir with the state directory the run used\)/);
   });
 
   it(

@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { buildBaseline, identityText, readBaseline, readRunOutcomes, serializeBaseline, type BaselineFile } from '../../baseline/index.js';
-import { InputError } from '../../errors.js';
-import { withFlagNames } from '../option-flags.js';
+import { InputError, OptionError } from '../../errors.js';
+import { flagOf } from '../option-flags.js';
 import { table } from '../format.js';
 
 export interface BaselineSaveOptions {
@@ -14,7 +14,10 @@ export interface BaselineSaveOptions {
 
 /** `crucible baseline save <run-id> --out FILE`: the run's outcomes as a committed baseline. */
 export async function baselineSaveCommand(runId: string, opts: BaselineSaveOptions): Promise<void> {
-  const run = await withFlagNames(() => readRunOutcomes(opts.stateDir, runId));
+  const run = await readRunOutcomes(opts.stateDir, runId).catch((error: unknown) => {
+    // Here the state directory is --state-dir: --out names the baseline file.
+    throw error instanceof OptionError ? error.renamed((field) => (field === 'stateDir' ? '--state-dir' : flagOf(field))) : error;
+  });
   const baseline = buildBaseline(run, opts.out);
   try {
     await mkdir(dirname(opts.out), { recursive: true });
