@@ -174,6 +174,71 @@ Example:
   .action(async (a: string, b: string, opts) => (await import('./commands/compare.js')).compareCommand(a, b, opts));
 
 program
+  .command('baseline')
+  .description('Save a run as a baseline file to commit (and gate against later), or show one.')
+  .addCommand(
+    new Command('save')
+      .description("Write a run's outcomes per (task, task version, agent) as deterministic JSON, meant to be committed.")
+      .argument('<run-id>', 'run id or unique prefix (see `crucible history --runs`)')
+      .option('--out <file>', 'the baseline file to write', 'baseline.json')
+      .option('--state-dir <dir>', "Crucible's state directory the run is in", '.crucible')
+      .addHelpText(
+        'after',
+        `
+The file has sorted keys, paths relative to itself and one timestamp (createdAt), so saving the
+same run twice differs only there. Its format: schema/baseline.schema.json.
+
+Example:
+  crucible baseline save 20261130-0917 --out baselines/main.json`,
+      )
+      .action(async (runId: string, opts) => (await import('./commands/baseline.js')).baselineSaveCommand(runId, opts)),
+  )
+  .addCommand(
+    new Command('show')
+      .description('Show what a baseline file holds: agents, tasks and versions, outcomes.')
+      .argument('<file>', 'a baseline file')
+      .option('--json', 'print the file as checked JSON')
+      .action(async (file: string, opts) => (await import('./commands/baseline.js')).baselineShowCommand(file, opts)),
+  );
+
+program
+  .command('gate')
+  .description('Run a task set (or take --run) and fail if an agent got worse than a baseline, by the paired test `compare` uses.')
+  .argument('<taskset>', 'task-set YAML file the baseline was saved from')
+  .requiredOption('--baseline <file>', 'baseline file written by `crucible baseline save`')
+  .option('-r, --run <run-id>', 'judge this finished run instead of running')
+  .option('-a, --agent <spec>', "agent to run (repeatable; default: the baseline's agents)", collect)
+  .option('--agents <file>', 'agent profiles (agents: [...]) that --agent may name')
+  .option('-n, --runs <n>', "attempts per task and agent (default: the baseline's)")
+  .option('-j, --concurrency <n>', 'attempts in flight at once (default: min(cores, 4))')
+  .option('--min-success-rate <percent>', "fail when an agent's pass rate on the gated tasks is below this (0-100; default: no floor)")
+  .option('--max-drop <points>', 'fail when the paired test says an agent got worse by more than this many points (default 0)')
+  .option('--max-regressed-tasks <n>', 'fail when more tasks than this went PASS→FAIL (default 0)')
+  .option('--allow-version-mismatch', 'compare even when a task changed version since the baseline (reported in the verdict)')
+  .option('-o, --out <dir>', "Crucible's state directory (runs; the gate's report goes to <out>/gates/<id>/)", '.crucible')
+  .addOption(new Option('--sandbox <kind>', 'where agents and tests run (default: bwrap on Linux)').choices(['bwrap', 'local']))
+  .option('-q, --quiet', 'no progress output')
+  .option('--json', 'print gate.json on stdout')
+  .addHelpText(
+    'after',
+    `
+Per agent, on the tasks both sides scored: the paired sign-flip comparison of \`crucible compare\`
+(change new − baseline, its 95% interval and p), tasks that went PASS→FAIL (every baseline attempt
+passed, no new one did) and checks failing that never failed in the baseline. An agent not in the
+baseline is compared with the baseline's only agent. Rules: docs/ci.md#baselines-and-gates.
+
+Exit codes: 0 pass, 1 a rule failed, 2 bad input (a bad baseline file, a task whose version
+changed since the baseline without --allow-version-mismatch), 130 interrupted.
+
+Examples:
+  crucible gate examples/tasks.yaml --baseline baselines/main.json
+  crucible gate examples/tasks.yaml --baseline baselines/main.json --agent nop --max-drop 5
+  crucible gate examples/tasks.yaml --baseline baselines/main.json --run 20261201-1002`,
+  )
+  .action(async (taskset: string, opts) => (await import('./commands/gate.js')).gateCommand(taskset, opts));
+addModelOptions(program.commands.find((c) => c.name() === 'gate') as Command);
+
+program
   .command('view')
   .description('Serve the dashboard: runs, attempts (diff, trajectory, tests), comparisons and trends, from the history.')
   .option('-p, --port <n>', 'port to listen on (0: any free port)', '4317')
