@@ -97,7 +97,11 @@ describe('migration from schema v1', () => {
     writeV1File(path);
     // Data written through the v1 schema (here by a current writer's SQL, which v1 already had).
     const raw = new Database(path);
-    raw.prepare(`INSERT INTO runs (run_id, task_set, created_at, planned, agents) VALUES ('run-old', 'tasks/demo.yaml', '2025-01-01T00:00:00.000Z', 1, '["oracle"]')`).run();
+    raw
+      .prepare(
+        `INSERT INTO runs (run_id, task_set, created_at, planned, agents) VALUES ('run-old', 'tasks/demo.yaml', '2025-01-01T00:00:00.000Z', 1, '["oracle"]')`,
+      )
+      .run();
     raw.close();
 
     const history = openHistory(path);
@@ -116,7 +120,9 @@ describe('migration from schema v1', () => {
     const path = join(tmp.dir, 'v1-ro.db');
     writeV1File(path);
     const writer = new Database(path);
-    writer.prepare(`INSERT INTO runs (run_id, task_set, created_at, planned, agents) VALUES ('run-v1', 'tasks/demo.yaml', '2025-01-01T00:00:00.000Z', 1, '[]')`).run();
+    writer
+      .prepare(`INSERT INTO runs (run_id, task_set, created_at, planned, agents) VALUES ('run-v1', 'tasks/demo.yaml', '2025-01-01T00:00:00.000Z', 1, '[]')`)
+      .run();
     writer.close();
     const reader = openHistory(path, { readonly: true });
     expect(reader.getRun('run-v1')).toBeDefined();
