@@ -30,6 +30,9 @@ export interface EvaluationRecord {
   detail: Record<string, unknown>;
 }
 
+/** A listing's row (server `/api/evaluations`, `history --evaluations --json`): no kind-specific JSON. */
+export type EvaluationListItem = Omit<EvaluationRecord, 'detail'>;
+
 export interface EvaluationFilter {
   kind?: EvaluationKind;
   /** Newest first; default 50. */
