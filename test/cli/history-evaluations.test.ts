@@ -78,7 +78,10 @@ describe('crucible history --evaluations / --kind', () => {
     expect(bad.stderr).toMatch(/--kind run: expected ci or gate \(fix:/);
     const mixed = crucible(['history', '--evaluations', '--agent', 'oracle'], { cwd: dir });
     expect(mixed.status).toBe(2);
-    expect(mixed.stderr).toMatch(/--agent applies to runs and attempts \(fix: drop --agent/);
+    expect(mixed.stderr).toMatch(/--agent filters runs and attempts \(fix: drop --agent/);
+    const runs = crucible(['history', '--kind', 'ci', '--runs'], { cwd: dir });
+    expect(runs.status).toBe(2);
+    expect(runs.stderr).toMatch(/--runs lists runs \(fix: drop --runs or --evaluations\/--kind\)/);
   });
 
   it('no history yet: an empty JSON list', () => {

@@ -55,7 +55,8 @@ export async function historyCommand(opts: HistoryCommandOptions): Promise<void>
 /** ci and gate results have no agent, task, run or time filter; say so instead of ignoring one. */
 function refuseAttemptFilters(opts: HistoryCommandOptions): void {
   const flag = opts.runs ? '--runs' : opts.agent ? '--agent' : opts.task ? '--task' : opts.run ? '--run' : opts.since ? '--since' : undefined;
-  if (flag) throw new InputError(`--evaluations lists ci and gate results; ${flag} applies to runs and attempts (fix: drop ${flag} or --evaluations/--kind)`);
+  const what = flag === '--runs' ? 'lists runs' : 'filters runs and attempts';
+  if (flag) throw new InputError(`--evaluations lists ci and gate results; ${flag} ${what} (fix: drop ${flag} or --evaluations/--kind)`);
 }
 
 /** Pages through the store (at most MAX_PAGE_SIZE per query) until `limit` rows or the end. */
