@@ -119,13 +119,15 @@ Examples:
 
 program
   .command('history')
-  .description('List recorded attempts (or runs) from the history database, newest first.')
+  .description('List recorded attempts (or runs, or ci and gate results) from the history database, newest first.')
   .option('-a, --agent <spec>', 'only this agent')
   .option('-t, --task <id>', 'only this task')
   .option('-r, --run <run-id>', 'only this run (id or unique prefix), in plan order')
   .option('--since <when>', 'only since a date or a duration back: 2026-01-31, 24h, 7d, 2w')
   .option('-l, --limit <n>', 'at most this many rows', '50')
   .option('--runs', 'list runs instead of attempts')
+  .option('--evaluations', 'list `crucible ci` and `crucible gate` results instead of attempts')
+  .option('--kind <kind>', 'only ci or only gate results (implies --evaluations)')
   .option('--json', 'print JSON')
   .option('--csv', 'print CSV')
   .option('-o, --out <dir>', "Crucible's state directory (where history.db is)", '.crucible')
@@ -135,6 +137,7 @@ program
 Examples:
   crucible history --agent oracle --since 7d
   crucible history --runs --limit 10
+  crucible history --kind gate --json
   crucible history --run 20261130-0917 --csv > attempts.csv`,
   )
   .action(async (opts) => (await import('./commands/history.js')).historyCommand(opts));

@@ -1,7 +1,7 @@
 import type { AttemptResult } from '../types/index.js';
 import { createAggregates } from './aggregates.js';
 import { openConnection, type Db } from './connection.js';
-import { assertCurrentSchema, migrate } from './migrations.js';
+import { assertReadableSchema, migrate } from './migrations.js';
 import type { AttemptFilter, Page, PageRequest, RunFilter, TrendQuery } from './queries.js';
 import { createAttemptReader } from './read-attempts.js';
 import { createRunReader } from './read-runs.js';
@@ -70,7 +70,7 @@ export function openHistory(path: string, opts: OpenOptions = {}): History | His
   const readonly = opts.readonly === true;
   const db = openConnection(path, readonly);
   try {
-    if (readonly) assertCurrentSchema(db, path);
+    if (readonly) assertReadableSchema(db, path);
     else migrate(db, path);
   } catch (error) {
     db.close();
