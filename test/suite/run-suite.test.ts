@@ -94,6 +94,15 @@ describe('crucible run suite.yaml', () => {
     expect((JSON.parse(again.stdout) as RunSummaryFile).reused).toBe(9);
   });
 
+  it('crucible validate takes a suite: every selected task of every set, by its prefixed id', () => {
+    const dir = tempDir();
+    const { suiteFile } = twoSetSuite(dir, SMOKE_SUITE);
+    const result = crucible(['validate', suiteFile, '--sandbox', 'local', '--runs', '1', '--out', join(dir, 'state')], { attempts: 6 });
+    expect(result.status, result.stderr).toBe(0);
+    for (const id of ['alpha/t1', 'alpha/t3', 'beta/t2']) expect(result.stdout).toMatch(new RegExp(`valid\\s+${id}\\s`));
+    expect(result.stdout).toContain('all 3 tasks valid');
+  });
+
   it('bad suite input exits 2 with one line naming the file, the field and the fix', () => {
     const dir = tempDir();
     const { suiteFile } = twoSetSuite(dir, 'suite: s\ntask_sets:\n  - path: alpha/tasks.yaml\n  - path: beta/tasks.yaml\n');
