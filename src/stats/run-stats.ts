@@ -355,6 +355,17 @@ function repoProfile(repo: string, attempts: readonly AttemptResult[], ctx: Cont
   };
 }
 
+/**
+ * The task-set map of a suite run, read back from its task ids (`<set>/<task>`; a plain task id
+ * cannot contain `/`), for statistics recomputed from recorded attempts. Undefined for a run of
+ * one task set, so its statistics have no `byTaskSet`, as the engine's have none.
+ */
+export function taskSetsOfIds(taskIds: Iterable<string>): Map<string, string> | undefined {
+  const ids = [...taskIds];
+  if (ids.length === 0 || !ids.every((id) => id.includes('/'))) return undefined;
+  return new Map(ids.map((id) => [id, id.slice(0, id.indexOf('/'))]));
+}
+
 /** Per task set, per agent: the agent's pass rate on that set's tasks, clustered by task as everywhere else. */
 function taskSetBreakdown(attempts: readonly AttemptResult[], taskSetOf: ReadonlyMap<string, string>, ctx: Context): TaskSetBreakdown[] {
   const inSet = attempts.filter((a) => taskSetOf.has(a.taskId));

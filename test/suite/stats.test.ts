@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregateRun } from '../../src/stats/index.js';
+import { aggregateRun, taskSetsOfIds } from '../../src/stats/index.js';
 import type { AttemptResult } from '../../src/types/index.js';
 import { attempt } from '../report/fixtures.js';
 
@@ -47,5 +47,26 @@ describe('aggregateRun: byTaskSet', () => {
     }
     // The harness error on a/t3 stays out of the denominator: 8 scored, 4 passes.
     expect(stats.byTaskSet?.[0]?.agents[1]).toMatchObject({ scored: 8, passes: 4, harnessErrors: { count: 1 }, passRate: { n: 8, tasks: 3 } });
+  });
+});
+
+describe('taskSetsOfIds: the task sets of a recorded suite run, from its ids', () => {
+  it('maps `<set>/<task>` ids to their set, and gives nothing for a plain run', () => {
+    expect(taskSetsOfIds(['a/t1', 'b/t1', 'a/t2'])).toEqual(
+      new Map([
+        ['a/t1', 'a'],
+        ['b/t1', 'b'],
+        ['a/t2', 'a'],
+      ]),
+    );
+    expect(taskSetsOfIds(['t1', 't2'])).toBeUndefined();
+    expect(taskSetsOfIds([])).toBeUndefined();
+  });
+
+  it('recomputed report statistics of a suite run have the same byTaskSet as the engine gives', () => {
+    const all = attempts();
+    const engine = aggregateRun(all, { taskSet: new Map(all.map((a) => [a.taskId, a.taskId.split('/')[0] as string])) });
+    const recomputed = aggregateRun(all, { taskSet: taskSetsOfIds(all.map((a) => a.taskId)) });
+    expect(recomputed.byTaskSet).toEqual(engine.byTaskSet);
   });
 });
