@@ -16,15 +16,15 @@ const program = new Command('crucible')
 
 program
   .command('run')
-  .description('Run agents on a task set, each task --runs times, and grade every attempt on test evidence.')
-  .argument('<taskset>', 'task-set YAML file, e.g. examples/tasks.yaml')
+  .description('Run agents on a task set or a suite, each task --runs times, and grade every attempt on test evidence.')
+  .argument('<taskset>', 'task-set YAML file, e.g. examples/tasks.yaml, or a suite file (docs/suites.md)')
   .option('-a, --agent <spec>', 'agent to run (repeatable): oracle, nop, a profile NAME[:model] (crucible agents list), or provider:model', collect)
   .option('--agents <file>', "agent profiles (agents: [...]) that --agent may name; they override built-in profiles and the task set's agents:")
   .option('-t, --task <id>', 'only this task (repeatable)', collect)
   .option('--tag <tag>', 'only tasks with this tag (repeatable: any of them)', collect)
   .option('--category <name>', 'only tasks in this category (repeatable)', collect)
   .option('--difficulty <level>', 'only tasks of this difficulty (repeatable)', collect)
-  .option('-n, --runs <n>', 'attempts per task and agent (agents are not deterministic)', '1')
+  .option('-n, --runs <n>', "attempts per task and agent (agents are not deterministic; default 1, or a suite's runs:)")
   .option('-j, --concurrency <n>', 'attempts in flight at once (default: min(cores, 4))')
   .option('--fail-fast', 'stop starting attempts after the first one that does not pass')
   .option('--resume <run-id>', 'continue this run (id or unique prefix) with the same config, reusing its finished attempts')
@@ -260,7 +260,7 @@ Example:
 program
   .command('schema')
   .description('Write the JSON Schema of the task-set format, or of an --agents file (for editor completion).')
-  .argument('[which]', 'taskset (default) or agents')
+  .argument('[which]', 'taskset (default), agents or suite')
   .option('-o, --out <file>', 'write to this file instead of stdout')
   .addHelpText(
     'after',

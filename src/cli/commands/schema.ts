@@ -1,12 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import { agentsJsonSchema, taskSetJsonSchema } from '../../config/index.js';
 import { InputError } from '../../errors.js';
+import { suiteJsonSchema } from '../../suite/index.js';
 
-/** `crucible schema [taskset|agents]`: the task-set format, or the `--agents FILE` format. */
+/** `crucible schema [taskset|agents|suite]`: the task-set format, the `--agents FILE` format, or the suite format. */
 export async function schemaCommand(which: string | undefined, opts: { out?: string }): Promise<void> {
   const kind = which ?? 'taskset';
-  if (kind !== 'taskset' && kind !== 'agents') throw new InputError(`schema ${kind}: unknown schema (fix: use taskset or agents)`);
-  const text = `${JSON.stringify(kind === 'agents' ? agentsJsonSchema() : taskSetJsonSchema(), null, 2)}\n`;
+  if (kind !== 'taskset' && kind !== 'agents' && kind !== 'suite') throw new InputError(`schema ${kind}: unknown schema (fix: use taskset, agents or suite)`);
+  const schema = kind === 'agents' ? agentsJsonSchema() : kind === 'suite' ? suiteJsonSchema() : taskSetJsonSchema();
+  const text = `${JSON.stringify(schema, null, 2)}\n`;
   if (!opts.out) {
     process.stdout.write(text);
     return;
