@@ -2,7 +2,7 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { loadAgentCatalog } from '../../agents/registry.js';
 import { readBaseline, readRunOutcomes, type BaselineFile } from '../../baseline/index.js';
-import { loadTaskSet } from '../../config/index.js';
+import { loadRunInput, type RunInput } from '../../suite/index.js';
 import { defaultConcurrency, executeRun, MAX_PLANNED_ATTEMPTS, newRunId } from '../../engine/index.js';
 import { InputError } from '../../errors.js';
 import {
@@ -43,15 +43,9 @@ export interface GateCommandOptions extends ModelCliOptions {
   quiet?: boolean;
 }
 
-/**
- * THE ONE PLACE a gate turns its positional path into tasks. Today it reads a task-set file; a
- * suite file (issue 14, item 2) should be accepted here too once the suite loader exists: point
- * this function at it (INTEGRATOR: replace the body with the suite loader's "tasks of a suite or
- * task set" call) and the rest of the gate needs no change.
- */
-export function loadTasksForGate(path: string): { file: string; tasks: Task[]; taskSet: ReturnType<typeof loadTaskSet> } {
-  const taskSet = loadTaskSet(path);
-  return { file: taskSet.file, tasks: taskSet.tasks, taskSet };
+/** The tasks of a task set or a suite (a suite's ids are `<set>/<task>`, as its runs and baselines name them). */
+export function loadTasksForGate(path: string): RunInput {
+  return loadRunInput(path);
 }
 
 /** `crucible gate <taskset> --baseline FILE`: run (or take `--run`), compare with the baseline, exit 0/1/2. */
@@ -138,13 +132,13 @@ function parseThresholds(opts: GateCommandOptions): GateThresholds {
 
 /** Runs the gated tasks with executeRun, as `crucible run` does; returns the new run's id. */
 async function runForGate(
-  loaded: ReturnType<typeof loadTasksForGate>,
+  loaded: RunInput,
   tasks: Task[],
   baseline: BaselineFile,
   opts: GateCommandOptions,
 ): Promise<string | undefined> {
   const agents = opts.agent ?? [...new Set(baseline.entries.map((e) => e.agent.spec))].sort();
-  const { profiles } = loadAgentCatalog({ taskSet: loaded.taskSet.agents, agentsFile: opts.agents });
+  const { profiles } = loadAgentCatalog({ taskSet: loaded.profiles, agentsFile: opts.agents });
   const models = modelRunOptions(opts, agents, profiles);
   const trials = wholeNumber('--runs', opts.runs, baseline.trials, 1, MAX_PLANNED_ATTEMPTS);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
@@ -161,7 +155,8 @@ async function runForGate(
         taskSetFile: rel === '' || rel.startsWith('..') ? loaded.file : rel,
         taskSetPath: loaded.file,
         tasks,
-        taskIndex: new Map(loaded.tasks.map((t, i) => [t.id, i])),
+        taskIndex: loaded.taskIndex,
+        ...(loaded.kind === 'suite' ? { taskSets: loaded.taskSets } : {}),
         agents,
         profiles,
         trials,
