@@ -2,6 +2,7 @@ import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AttemptResult } from '../../../src/types/index.js';
+import { attemptBudget } from '../../helpers/budget.js';
 import { crucible } from '../../helpers/cli.js';
 import { startScriptedAgentProcess, type ScriptedAgentProcess } from '../../helpers/scripted-agent-process.js';
 import { useTempDirs } from '../../helpers/tmp.js';
@@ -56,94 +57,114 @@ describe.each(AGENTS)('$name, the real package', (agent) => {
     return { result, attempt: () => onlyAttempt(out) };
   };
 
-  it('fixes the task with its own tools (PASS, metered), and the recording replays offline to the same verdict', () => {
-    const cassettes = tempDir();
-    const live = run(['--base-url', `${agent.upstream}=${upstream.baseUrl}${agent.version}`, '--record', cassettes], {
-      [agent.keyEnv]: 'scripted-upstream-ignores-keys',
-    });
-    expect(live.result.status, live.result.stderr + live.result.stdout).toBe(0);
-    const recorded = live.attempt();
-    expect([recorded.verdict, recorded.cause]).toEqual(['PASS', 'passed']);
-    expect(recorded.diff?.filesChanged).toBe(1);
-    expect(recorded.agentResult?.usage?.requests).toBeGreaterThanOrEqual(2);
-    expect(recorded.agentResult?.usage?.inputTokens).toBeGreaterThan(0);
-    expect(recorded.agentInfo?.version).toBeTruthy();
+  it(
+    'fixes the task with its own tools (PASS, metered), and the recording replays offline to the same verdict',
+    () => {
+      const cassettes = tempDir();
+      const live = run(['--base-url', `${agent.upstream}=${upstream.baseUrl}${agent.version}`, '--record', cassettes], {
+        [agent.keyEnv]: 'scripted-upstream-ignores-keys',
+      });
+      expect(live.result.status, live.result.stderr + live.result.stdout).toBe(0);
+      const recorded = live.attempt();
+      expect([recorded.verdict, recorded.cause]).toEqual(['PASS', 'passed']);
+      expect(recorded.diff?.filesChanged).toBe(1);
+      expect(recorded.agentResult?.usage?.requests).toBeGreaterThanOrEqual(2);
+      expect(recorded.agentResult?.usage?.inputTokens).toBeGreaterThan(0);
+      expect(recorded.agentInfo?.version).toBeTruthy();
 
-    const replay = run(['--replay', cassettes], {});
-    expect(replay.result.status, replay.result.stderr + replay.result.stdout).toBe(0);
-    const replayed = replay.attempt();
-    expect([replayed.verdict, replayed.cause]).toEqual(['PASS', 'passed']);
-    expect(replayed.agentResult?.replay?.misses).toBe(0);
-    expect(replayed.agentResult?.usage?.inputTokens).toBe(recorded.agentResult?.usage?.inputTokens);
-  });
+      const replay = run(['--replay', cassettes], {});
+      expect(replay.result.status, replay.result.stderr + replay.result.stdout).toBe(0);
+      const replayed = replay.attempt();
+      expect([replayed.verdict, replayed.cause]).toEqual(['PASS', 'passed']);
+      expect(replayed.agentResult?.replay?.misses).toBe(0);
+      expect(replayed.agentResult?.usage?.inputTokens).toBe(recorded.agentResult?.usage?.inputTokens);
+    },
+    attemptBudget(2),
+  );
 
-  it('is caught as tampered when the script makes it edit the test instead', () => {
-    const tamper = run(['--base-url', `${agent.upstream}=${upstream.baseUrl}/tamper${agent.version}`], { [agent.keyEnv]: 'scripted-upstream-ignores-keys' });
-    expect(tamper.result.status, tamper.result.stderr).toBe(1);
-    const attempt = tamper.attempt();
-    expect([attempt.verdict, attempt.cause]).toEqual(['FAIL', 'tampered']);
-  });
+  it(
+    'is caught as tampered when the script makes it edit the test instead',
+    () => {
+      const tamper = run(['--base-url', `${agent.upstream}=${upstream.baseUrl}/tamper${agent.version}`], { [agent.keyEnv]: 'scripted-upstream-ignores-keys' });
+      expect(tamper.result.status, tamper.result.stderr).toBe(1);
+      const attempt = tamper.attempt();
+      expect([attempt.verdict, attempt.cause]).toEqual(['FAIL', 'tampered']);
+    },
+    attemptBudget(1),
+  );
 });
 
 describe('the committed agents cassette (examples/cassettes/agents, recorded against the scripted upstream)', () => {
   const CASSETTES = resolve('examples/cassettes/agents');
 
-  it('replays claude-code, codex and qwen-code on every example task with no key and no network: all graded, tokens and cost per agent, compared', () => {
-    const out = tempDir();
-    const args = ['run', TASKS, '--agent', 'claude-code', '--agent', 'codex', '--agent', 'qwen-code', '--replay', CASSETTES, '--out', out];
-    const result = crucible(args, { env: { ...NO_KEYS, CRUCIBLE_AGENT_CACHE: CACHE }, attempts: 18 });
-    expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout).toContain('18/18 attempts: 18 passed, 0 failed, 0 errored');
-    // Per agent: tokens, and cost where pricing.yaml prices the model (qwen3-coder-plus it does not).
-    expect(result.stdout).toMatch(/\nclaude-code +[\d.]+s \/ [\d.]+s \/ [\d.]+s +[\d.]+k \/ [\d.]+k \/ [\d.]+k +\$[\d.]+ \/ \$[\d.]+ /);
-    expect(result.stdout).toMatch(/\ncodex +[\d.]+s \/ [\d.]+s \/ [\d.]+s +[\d.]+k \/ [\d.]+k \/ [\d.]+k +\$[\d.]+ \/ \$[\d.]+ /);
-    expect(result.stdout).toMatch(/\nqwen-code +[\d.]+s \/ [\d.]+s \/ [\d.]+s +[\d.]+k \/ [\d.]+k \/ [\d.]+k +- /);
-    expect(result.stdout).toMatch(/\nclaude-code +codex +6 /);
-    // Each agent's identity: the version its own version command printed, and the profile's hash.
-    expect(result.stdout).toMatch(/\nclaude-code +2\.1\.332 \(Claude Code\) · profile claude-code@[0-9a-f]{8} · model claude-sonnet-4-5/);
-  });
+  it(
+    'replays claude-code, codex and qwen-code on every example task with no key and no network: all graded, tokens and cost per agent, compared',
+    () => {
+      const out = tempDir();
+      const args = ['run', TASKS, '--agent', 'claude-code', '--agent', 'codex', '--agent', 'qwen-code', '--replay', CASSETTES, '--out', out];
+      const result = crucible(args, { env: { ...NO_KEYS, CRUCIBLE_AGENT_CACHE: CACHE }, attempts: 18 });
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.stdout).toContain('18/18 attempts: 18 passed, 0 failed, 0 errored');
+      // Per agent: tokens, and cost where pricing.yaml prices the model (qwen3-coder-plus it does not).
+      expect(result.stdout).toMatch(/\nclaude-code +[\d.]+s \/ [\d.]+s \/ [\d.]+s +[\d.]+k \/ [\d.]+k \/ [\d.]+k +\$[\d.]+ \/ \$[\d.]+ /);
+      expect(result.stdout).toMatch(/\ncodex +[\d.]+s \/ [\d.]+s \/ [\d.]+s +[\d.]+k \/ [\d.]+k \/ [\d.]+k +\$[\d.]+ \/ \$[\d.]+ /);
+      expect(result.stdout).toMatch(/\nqwen-code +[\d.]+s \/ [\d.]+s \/ [\d.]+s +[\d.]+k \/ [\d.]+k \/ [\d.]+k +- /);
+      expect(result.stdout).toMatch(/\nclaude-code +codex +6 /);
+      // Each agent's identity: the version its own version command printed, and the profile's hash.
+      expect(result.stdout).toMatch(/\nclaude-code +2\.1\.332 \(Claude Code\) · profile claude-code@[0-9a-f]{8} · model claude-sonnet-4-5/);
+    },
+    attemptBudget(18),
+  );
 
-  it('mixes an external agent, the built-in agent on a model and a reference agent in one run', () => {
-    // One cassette directory holding both recordings of js-slugify: Claude Code's and the built-in agent's.
-    const cassettes = tempDir();
-    for (const [dir, file] of [
-      [CASSETTES, 'js-slugify%2Fclaude-code%2F0.jsonl'],
-      [resolve('examples/cassettes/quickstart'), 'js-slugify%2Fopenai%3Agpt-4.1-mini%2F0.jsonl'],
-    ] as const) {
-      copyFileSync(join(dir, file), join(cassettes, file));
-    }
-    const out = tempDir();
-    const args = [
-      'run',
-      TASKS,
-      '--task',
-      'js-slugify',
-      '--agent',
-      'claude-code',
-      '--agent',
-      'nop',
-      '--model',
-      'openai:gpt-4.1-mini',
-      '--replay',
-      cassettes,
-      '--out',
-      out,
-    ];
-    const result = crucible(args, { env: { ...NO_KEYS, CRUCIBLE_AGENT_CACHE: CACHE }, attempts: 3 });
-    expect(result.status, result.stderr).toBe(1);
-    expect(result.stdout).toContain('3/3 attempts: 2 passed, 1 failed, 0 errored');
-    expect(result.stdout).toMatch(/\nclaude-code +openai:gpt-4\.1-mini +1 /);
-    expect(result.stdout).toMatch(/\nclaude-code +nop +1 /);
-  });
+  it(
+    'mixes an external agent, the built-in agent on a model and a reference agent in one run',
+    () => {
+      // One cassette directory holding both recordings of js-slugify: Claude Code's and the built-in agent's.
+      const cassettes = tempDir();
+      for (const [dir, file] of [
+        [CASSETTES, 'js-slugify%2Fclaude-code%2F0.jsonl'],
+        [resolve('examples/cassettes/quickstart'), 'js-slugify%2Fopenai%3Agpt-4.1-mini%2F0.jsonl'],
+      ] as const) {
+        copyFileSync(join(dir, file), join(cassettes, file));
+      }
+      const out = tempDir();
+      const args = [
+        'run',
+        TASKS,
+        '--task',
+        'js-slugify',
+        '--agent',
+        'claude-code',
+        '--agent',
+        'nop',
+        '--model',
+        'openai:gpt-4.1-mini',
+        '--replay',
+        cassettes,
+        '--out',
+        out,
+      ];
+      const result = crucible(args, { env: { ...NO_KEYS, CRUCIBLE_AGENT_CACHE: CACHE }, attempts: 3 });
+      expect(result.status, result.stderr).toBe(1);
+      expect(result.stdout).toContain('3/3 attempts: 2 passed, 1 failed, 0 errored');
+      expect(result.stdout).toMatch(/\nclaude-code +openai:gpt-4\.1-mini +1 /);
+      expect(result.stdout).toMatch(/\nclaude-code +nop +1 /);
+    },
+    attemptBudget(3),
+  );
 
-  it('`agents check` says the agent works, on the bundled task, from the recording', () => {
-    const result = crucible(['agents', 'check', 'claude-code', '--replay', CASSETTES, '--out', tempDir()], {
-      env: { ...NO_KEYS, CRUCIBLE_AGENT_CACHE: CACHE },
-      attempts: 1,
-    });
-    expect(result.status, result.stderr + result.stdout).toBe(0);
-    expect(result.stdout).toMatch(/PASS/);
-  });
+  it(
+    '`agents check` says the agent works, on the bundled task, from the recording',
+    () => {
+      const result = crucible(['agents', 'check', 'claude-code', '--replay', CASSETTES, '--out', tempDir()], {
+        env: { ...NO_KEYS, CRUCIBLE_AGENT_CACHE: CACHE },
+        attempts: 1,
+      });
+      expect(result.status, result.stderr + result.stdout).toBe(0);
+      expect(result.stdout).toMatch(/PASS/);
+    },
+    attemptBudget(1),
+  );
 
   it('without a key and without --replay, the run stops before any attempt and names the variable', () => {
     const out = tempDir();
