@@ -129,6 +129,42 @@ describe('crucible ci', () => {
     expect(git(dir, 'status', '--porcelain')).toBe(status);
   });
 
+  it("leaves its own state directory out of the change when it lies inside the checkout", () => {
+    const { dir } = repo();
+    writeFileSync(join(dir, 'value.txt'), 'right\n');
+    // Twice: the second run finds the first one's reports in the checkout, and must not count them.
+    for (let i = 0; i < 2; i++) {
+      const r = crucible(['ci', '--json'], { cwd: dir });
+      expect(r.status, r.stderr).toBe(0);
+      const result = ciJson(r.stdout);
+      expect(result.reportDir.startsWith(join(dir, '.crucible', 'ci'))).toBe(true);
+      expect(result.diff.files.map((f) => f.path)).toEqual(['value.txt']);
+    }
+  });
+
+  it('runs setup in the copy of base; what setup made is not part of the change; a failing setup is exit 2', () => {
+    const { dir, out } = repo();
+    // The test reads a file only setup makes: without setup in every copy, check::kept would fail.
+    const setupCheck = CHECK_SH.replace('grep -q ok keep.txt', 'grep -q ok keep.txt && grep -q made generated.txt');
+    writeFileSync(join(dir, 'tests', 'check.sh'), setupCheck);
+    writeFileSync(join(dir, 'crucible.ci.yaml'), `${CONFIG}setup:\n  - echo made > generated.txt\n`);
+    git(dir, 'commit', '-qam', 'setup');
+    branch(dir, 'fix', { 'value.txt': 'right\n' });
+    const r = crucible(['ci', '--base', 'main', '--head', 'fix', '--out', out, '--json'], { cwd: dir });
+    expect(r.status, r.stderr).toBe(0);
+    const result = ciJson(r.stdout);
+    expect(result).toMatchObject({ verdict: 'PASS' });
+    expect(result.diff.files.map((f) => `${f.kind} ${f.path}`)).toEqual(['modified value.txt']);
+    expect(existsSync(join(dir, 'generated.txt'))).toBe(false);
+
+    const config = join(tempDir(), 'ci.yaml');
+    writeFileSync(config, `${CONFIG}setup:\n  - echo broken >&2; exit 3\n`);
+    const failing = crucible(['ci', '--base', 'main', '--head', 'fix', '--out', out, '--config', config], { cwd: dir });
+    expect(failing.status).toBe(2);
+    expect(failing.stderr.trim().split('\n')).toHaveLength(1);
+    expect(failing.stderr).toMatch(/setup command `echo broken >&2; exit 3` failed \(exit 3\): broken/);
+  });
+
   it('fails a change that breaks a test that passed at base as a regression', () => {
     const { dir, out } = repo();
     branch(dir, 'pr', { 'value.txt': 'right\n', 'keep.txt': 'gone\n' });
