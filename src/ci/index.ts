@@ -4,3 +4,4 @@ export { ciResult, ciTitle, CI_SCHEMA_VERSION, type CiResult, type CiCheckSummar
 export { ciConfigSchema, resolveCiSettings, CI_CONFIG_FILE, type CiSettings, type CiFlags } from './config.js';
 export { renderCiMarkdown, renderCiSarif, appendStepSummary, CI_FILES } from './report.js';
 export { readCommandLog } from './command-log.js';
+export { ciJsonSchema, CI_SCHEMA_ID } from './json-schema.js';

@@ -228,7 +228,7 @@ Example:
 program
   .command('schema')
   .description('Write the JSON Schema of the task-set format, or of an --agents file (for editor completion).')
-  .argument('[which]', 'taskset (default) or agents')
+  .argument('[which]', 'taskset (default), agents, or ci (crucible.ci.yaml)')
   .option('-o, --out <file>', 'write to this file instead of stdout')
   .addHelpText(
     'after',
