@@ -84,7 +84,10 @@ export async function runCi(options: CiOptions): Promise<CiResult> {
   );
   await writeCiReports(result);
   recordCiResult(stateDir, result, warn);
-  await appendStepSummary(renderCiMarkdown(result), options.env ?? process.env);
+  // The verdict stands whether or not GitHub's summary file takes the report.
+  await appendStepSummary(renderCiMarkdown(result), options.env ?? process.env).catch((error: unknown) =>
+    warn(`could not append to $GITHUB_STEP_SUMMARY (${error instanceof Error ? error.message : String(error)})`),
+  );
   return result;
 }
 

@@ -216,6 +216,11 @@ describe('crucible ci', () => {
     expect(text.startsWith('# earlier step\n')).toBe(true);
     expect(text).toContain('## Crucible ci: ✅ PASS (passed)');
     expect(text).toContain('| tests | pass |');
+
+    // A summary file that cannot be written costs a warning, not the verdict.
+    const unwritable = crucible(['ci', '--base', 'main', '--head', 'fix', '--out', out], { cwd: dir, env: { GITHUB_STEP_SUMMARY: tempDir() } });
+    expect(unwritable.status, unwritable.stderr).toBe(0);
+    expect(unwritable.stderr).toMatch(/warning could not append to \$GITHUB_STEP_SUMMARY/);
   });
 
   it('refuses bad input with one line and exit 2', () => {
