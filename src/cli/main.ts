@@ -63,6 +63,42 @@ addModelOptions(program.commands.find((c) => c.name() === 'run') as Command);
 addReporterOptions(program.commands.find((c) => c.name() === 'run') as Command);
 
 program
+  .command('ci')
+  .description("Grade the change in this checkout (the working tree against HEAD, or --base REF --head REF) like an attempt: tests, policy checks, verdict.")
+  .option('--base <ref>', 'the commit the change starts from', 'HEAD')
+  .option('--head <ref>', 'the commit with the change (default: the working tree, untracked files included)')
+  .option('--repo <dir>', 'the checkout (default: the current directory)')
+  .option('-c, --config <file>', 'settings file (default: crucible.ci.yaml as committed at --base, else at head)')
+  .option('--test-command <cmd>', 'test command (overrides tests.command); it writes JUnit XML to $CRUCIBLE_JUNIT')
+  .option('--junit <path>', 'where the test command writes JUnit instead, relative to the checkout')
+  .option('--fail-to-pass <id>', 'a test id that must pass at head (repeatable; overrides tests.fail_to_pass)', collect)
+  .option('--commands <file>', 'a command log (commands.jsonl) for the unsafe_commands check')
+  .option('--no-baseline-tests', 'do not run the tests at base (then every failing test counts as a regression)')
+  .addOption(new Option('--sandbox <kind>', 'where setup and tests run (default: bwrap when available)').choices(['bwrap', 'local']))
+  .option('--allow-failure', 'report a FAIL but exit 0')
+  .option('-o, --out <dir>', "Crucible's state directory (reports go to <out>/ci/<id>/)", '.crucible')
+  .option('--json', 'print ci.json on stdout; the summary goes to stderr')
+  .option('-q, --quiet', 'with --json: no summary')
+  .addHelpText(
+    'after',
+    `
+The checkout is never modified: base is exported into a scratch directory (setup runs there), the
+change is laid over it, and the tests run in fresh copies, at base and at head, in the sandbox
+without network. A change to a test file is \`tampered\`; a test that passed at base and fails
+at head is a \`regression\`. Reports: ci.json, report.md, results.sarif, diff.patch, JUnit. With
+$GITHUB_STEP_SUMMARY set, report.md is appended to it. docs/ci.md describes crucible.ci.yaml.
+
+Exit codes: 0 PASS (or --allow-failure), 1 FAIL, 2 bad input (not a git checkout, a bad ref, a
+bad config, a failing setup command).
+
+Examples:
+  crucible ci --test-command 'npm test'
+  crucible ci --base main --head pr-branch
+  crucible ci --base origin/main --head HEAD --json > ci.json`,
+  )
+  .action(async (opts) => (await import('./commands/ci.js')).ciCommand(opts));
+
+program
   .command('validate')
   .description('Prove each task can grade agents: nop must fail its fail-to-pass tests, oracle must pass, every time.')
   .argument('<taskset>', 'task-set YAML file, e.g. examples/tasks.yaml')
@@ -260,7 +296,7 @@ Example:
 program
   .command('schema')
   .description('Write the JSON Schema of the task-set format, or of an --agents file (for editor completion).')
-  .argument('[which]', 'taskset (default), agents or suite')
+  .argument('[which]', 'taskset (default), agents, suite, or ci (crucible.ci.yaml)')
   .option('-o, --out <file>', 'write to this file instead of stdout')
   .addHelpText(
     'after',

@@ -1,14 +1,16 @@
 import { writeFile } from 'node:fs/promises';
 import { agentsJsonSchema, taskSetJsonSchema } from '../../config/index.js';
+import { ciJsonSchema } from '../../ci/index.js';
 import { InputError } from '../../errors.js';
 import { suiteJsonSchema } from '../../suite/index.js';
 
-/** `crucible schema [taskset|agents|suite]`: the task-set format, the `--agents FILE` format, or the suite format. */
+/** `crucible schema [taskset|agents|suite|ci]`: the task-set format, the `--agents FILE` format, the suite format, or crucible.ci.yaml's. */
 export async function schemaCommand(which: string | undefined, opts: { out?: string }): Promise<void> {
   const kind = which ?? 'taskset';
-  if (kind !== 'taskset' && kind !== 'agents' && kind !== 'suite') throw new InputError(`schema ${kind}: unknown schema (fix: use taskset, agents or suite)`);
-  const schema = kind === 'agents' ? agentsJsonSchema() : kind === 'suite' ? suiteJsonSchema() : taskSetJsonSchema();
-  const text = `${JSON.stringify(schema, null, 2)}\n`;
+  const schemas: Record<string, () => Record<string, unknown>> = { taskset: taskSetJsonSchema, agents: agentsJsonSchema, suite: suiteJsonSchema, ci: ciJsonSchema };
+  const make = schemas[kind];
+  if (!make) throw new InputError(`schema ${kind}: unknown schema (fix: use taskset, agents, suite or ci)`);
+  const text = `${JSON.stringify(make(), null, 2)}\n`;
   if (!opts.out) {
     process.stdout.write(text);
     return;
