@@ -1,22 +1,25 @@
 import { describe, expect, it } from 'vitest';
+import type { BaselineFile } from '../../src/baseline/index.js';
 import { compareWithBaseline, parseBaseline, type Baseline, type RunAttempt } from '../../web/src/data/baseline.js';
 
-function trials(...verdicts: ('PASS' | 'FAIL' | 'ERROR')[]): Baseline['entries'][number]['trials'] {
+function attempts(...verdicts: ('PASS' | 'FAIL' | 'ERROR')[]): BaselineFile['entries'][number]['attempts'] {
   return verdicts.map((verdict, trial) => ({ trial, verdict, cause: verdict === 'PASS' ? 'passed' : 'tests_failed', failedChecks: [] }));
 }
 
-const BASELINE: Baseline = {
+// The file `crucible baseline save` writes (its type), read by the dashboard (its type): both must hold.
+const BASELINE = {
   version: 1,
   createdAt: '2026-11-30T10:00:00.000Z',
-  runId: 'run-base',
+  sourceRun: 'run-base',
   taskSet: 'tasks.yaml',
+  trials: 2,
   entries: [
-    { taskId: 't1', taskVersion: 'v1', agent: 'oracle', trials: trials('PASS', 'PASS') },
-    { taskId: 't2', taskVersion: 'v1', agent: 'oracle', trials: trials('PASS', 'PASS') },
-    { taskId: 't3', taskVersion: 'v1', agent: 'oracle', trials: trials('FAIL', 'FAIL') },
-    { taskId: 't4', taskVersion: 'v1', agent: 'oracle', trials: trials('PASS') },
+    { taskId: 't1', taskVersion: 'v1', agent: { spec: 'oracle' }, attempts: attempts('PASS', 'PASS') },
+    { taskId: 't2', taskVersion: 'v1', agent: { spec: 'oracle' }, attempts: attempts('PASS', 'PASS') },
+    { taskId: 't3', taskVersion: 'v1', agent: { spec: 'oracle' }, attempts: attempts('FAIL', 'FAIL') },
+    { taskId: 't4', taskVersion: 'v1', agent: { spec: 'oracle' }, attempts: attempts('PASS') },
   ],
-};
+} satisfies BaselineFile & Baseline;
 
 const attempt = (taskId: string, verdict: RunAttempt['verdict'], agent = 'oracle'): RunAttempt => ({ taskId, agent, verdict });
 
@@ -53,7 +56,10 @@ describe('baseline against a run, per task', () => {
     const other = compareWithBaseline(BASELINE, [attempt('t1', 'FAIL', 'nop')]);
     expect(other.rows.find((r) => r.taskId === 't1')).toMatchObject({ agent: 'nop', change: 'PASS→FAIL' });
     expect(other.notes).toEqual(['compared nop (run) with oracle (baseline): the only agent of each']);
-    const withModel: Baseline = { ...BASELINE, entries: [{ taskId: 't1', taskVersion: 'v1', agent: 'openai', model: 'gpt-4.1-mini', trials: trials('PASS') }] };
+    const withModel: Baseline = {
+      ...BASELINE,
+      entries: [{ taskId: 't1', taskVersion: 'v1', agent: { spec: 'openai:gpt-4.1-mini', model: 'gpt-4.1-mini' }, attempts: attempts('PASS') }],
+    };
     const run = [attempt('t1', 'FAIL', 'openai:gpt-4.1-mini'), attempt('t1', 'PASS', 'oracle')];
     expect(compareWithBaseline(withModel, run).rows.find((r) => r.taskId === 't1' && r.baseline)).toMatchObject({
       agent: 'openai:gpt-4.1-mini',
@@ -66,9 +72,13 @@ describe('baseline against a run, per task', () => {
     expect(parseBaseline('nope')).toMatchObject({ ok: false, error: expect.stringMatching(/not JSON/) as unknown });
     expect(parseBaseline('{"version":2,"entries":[]}')).toEqual({ ok: false, error: 'version: expected 1, got 2' });
     expect(parseBaseline('{"version":1}')).toEqual({ ok: false, error: 'entries: expected a list' });
-    expect(parseBaseline('{"version":1,"entries":[{"taskId":"t","agent":"a","trials":[{"verdict":"MAYBE"}]}]}')).toEqual({
+    expect(parseBaseline('{"version":1,"entries":[{"taskId":"t","agent":{"spec":"a"},"attempts":[{"verdict":"MAYBE"}]}]}')).toEqual({
       ok: false,
-      error: 'entries[0].trials[0].verdict: expected PASS, FAIL or ERROR',
+      error: 'entries[0].attempts[0].verdict: expected PASS, FAIL or ERROR',
+    });
+    expect(parseBaseline('{"version":1,"entries":[{"taskId":"t","agent":"a","attempts":[]}]}')).toEqual({
+      ok: false,
+      error: 'entries[0].agent.spec: expected a string',
     });
   });
 });

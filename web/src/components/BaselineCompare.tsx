@@ -27,7 +27,7 @@ const CHANGE_CLASS: Record<string, string> = { 'PASS→FAIL': 'fail', errored: '
 
 function Rows({ baseline, runId }: { baseline: Baseline; runId: string }): ReactNode {
   const source = useSource();
-  const attempts = useData(() => allAttempts(source, runId), `baseline|${runId}|${baseline.createdAt}|${baseline.runId}`);
+  const attempts = useData(() => allAttempts(source, runId), `baseline|${runId}|${baseline.createdAt}|${baseline.sourceRun}`);
   return (
     <Await data={attempts}>
       {(list) => {
@@ -101,7 +101,7 @@ export function BaselineCompare({ runId }: { runId: string }): ReactNode {
       {error ? <p className="error">{error}</p> : null}
       {baseline ? (
         <p className="meta">
-          Baseline of run <code>{baseline.runId}</code> on <code>{baseline.taskSet}</code>, saved {when(baseline.createdAt)}; run{' '}
+          Baseline of run <code>{baseline.sourceRun}</code> on <code>{baseline.taskSet}</code>, saved {when(baseline.createdAt)}; run{' '}
           <code>{runId || 'none chosen'}</code>.
         </p>
       ) : null}

@@ -5,6 +5,7 @@
  * (src/baseline) owns the format and its statistics, this only shows per-task flips.
  */
 
+/** One attempt of the baseline's source run (`attempts[]` in the file). */
 export interface BaselineTrial {
   trial: number;
   verdict: 'PASS' | 'FAIL' | 'ERROR';
@@ -12,20 +13,27 @@ export interface BaselineTrial {
   failedChecks: string[];
 }
 
+/** Who ran: the agent spec as the run named it, with its model and an external agent's version. */
+export interface BaselineAgent {
+  spec: string;
+  model?: string;
+  agentVersion?: string;
+  profileHash?: string;
+}
+
 export interface BaselineEntry {
   taskId: string;
   taskVersion: string;
-  agent: string;
-  model?: string;
-  agentVersion?: string;
-  trials: BaselineTrial[];
+  agent: BaselineAgent;
+  attempts: BaselineTrial[];
 }
 
 export interface Baseline {
   version: 1;
   createdAt: string;
-  runId: string;
+  sourceRun: string;
   taskSet: string;
+  trials: number;
   entries: BaselineEntry[];
 }
 
@@ -75,11 +83,12 @@ export function parseBaseline(text: string): ParsedBaseline {
   for (const [i, entry] of data.entries.entries()) {
     const at = `entries[${i}]`;
     if (!isObject(entry)) return { ok: false, error: `${at}: expected an object` };
-    for (const field of ['taskId', 'agent'] as const) if (typeof entry[field] !== 'string') return { ok: false, error: `${at}.${field}: expected a string` };
-    if (!Array.isArray(entry.trials)) return { ok: false, error: `${at}.trials: expected a list` };
-    for (const [j, trial] of entry.trials.entries()) {
+    if (typeof entry.taskId !== 'string') return { ok: false, error: `${at}.taskId: expected a string` };
+    if (!isObject(entry.agent) || typeof entry.agent.spec !== 'string') return { ok: false, error: `${at}.agent.spec: expected a string` };
+    if (!Array.isArray(entry.attempts)) return { ok: false, error: `${at}.attempts: expected a list` };
+    for (const [j, trial] of entry.attempts.entries()) {
       if (!isObject(trial) || !VERDICTS.includes(String(trial.verdict)))
-        return { ok: false, error: `${at}.trials[${j}].verdict: expected PASS, FAIL or ERROR` };
+        return { ok: false, error: `${at}.attempts[${j}].verdict: expected PASS, FAIL or ERROR` };
     }
   }
   return { ok: true, baseline: data as unknown as Baseline };
@@ -91,13 +100,14 @@ function passing(passes: number, n: number): boolean {
 }
 
 function identities(entry: BaselineEntry): string[] {
-  return [entry.agent, ...(entry.model ? [`${entry.agent}:${entry.model}`, entry.model] : [])];
+  const { spec, model } = entry.agent;
+  return [spec, ...(model ? [`${spec}:${model}`] : [])];
 }
 
 export function compareWithBaseline(baseline: Baseline, attempts: readonly RunAttempt[]): BaselineComparison {
   const notes: string[] = [];
   const runAgents = [...new Set(attempts.map((a) => a.agent))].sort();
-  const baseAgents = [...new Set(baseline.entries.map((e) => e.agent))].sort();
+  const baseAgents = [...new Set(baseline.entries.map((e) => e.agent.spec))].sort();
   // Which run agent each baseline entry speaks for: the same identity, or the only one of each.
   const agentOf = (entry: BaselineEntry): string | undefined => {
     const match = runAgents.find((a) => identities(entry).includes(a));
@@ -125,7 +135,7 @@ export function compareWithBaseline(baseline: Baseline, attempts: readonly RunAt
   const rows: BaselineRow[] = [];
   const seen = new Set<string>();
   for (const entry of baseline.entries) {
-    const scored = entry.trials.filter((t) => t.verdict !== 'ERROR');
+    const scored = entry.attempts.filter((t) => t.verdict !== 'ERROR');
     const base = { passes: scored.filter((t) => t.verdict === 'PASS').length, n: scored.length };
     const agent = agentOf(entry);
     const cell = agent === undefined ? undefined : runCells.get(key(entry.taskId, agent));
@@ -137,7 +147,7 @@ export function compareWithBaseline(baseline: Baseline, attempts: readonly RunAt
     else if (passing(base.passes, base.n) && !passing(run.passes, run.n)) change = 'PASS→FAIL';
     else if (!passing(base.passes, base.n) && base.n > 0 && passing(run.passes, run.n)) change = 'FAIL→PASS';
     else change = 'same';
-    rows.push({ taskId: entry.taskId, agent: agent ?? entry.agent, baseline: base, run, change });
+    rows.push({ taskId: entry.taskId, agent: agent ?? entry.agent.spec, baseline: base, run, change });
   }
   for (const [k, cell] of runCells) {
     if (seen.has(k)) continue;
