@@ -15,10 +15,13 @@ export interface Checkout {
 
 export async function openCheckout(dir: string): Promise<Checkout> {
   const abs = resolve(dir);
-  if (!existsSync(abs) || !statSync(abs).isDirectory()) throw new InputError(`${dir}: no such directory (fix: run crucible ci inside a git checkout, or pass --repo DIR)`);
+  if (!existsSync(abs) || !statSync(abs).isDirectory())
+    throw new InputError(`${dir}: no such directory (fix: run crucible ci inside a git checkout, or pass --repo DIR)`);
   try {
     // --no-optional-locks: even reading must not refresh the checkout's index.
-    const [root = '', gitDir = ''] = (await git({ cwd: abs }, ['--no-optional-locks', 'rev-parse', '--show-toplevel', '--absolute-git-dir'])).trim().split('\n');
+    const [root = '', gitDir = ''] = (await git({ cwd: abs }, ['--no-optional-locks', 'rev-parse', '--show-toplevel', '--absolute-git-dir']))
+      .trim()
+      .split('\n');
     if (root === '') throw new InputError(`${dir}: a bare repository has no checkout to evaluate (fix: run crucible ci in a working tree)`);
     return { root, gitDir };
   } catch (error) {

@@ -13,7 +13,8 @@ export const MAX_COMMAND_LOG_BYTES = 64 * 1024 * 1024;
 export function readCommandLog(file: string): CommandEvent[] {
   if (!existsSync(file)) throw new InputError(`${file}: no such command log (fix: pass the commands.jsonl the agent's commands were recorded in)`);
   const text = readFileSync(file);
-  if (text.length > MAX_COMMAND_LOG_BYTES) throw new InputError(`${file}: larger than ${MAX_COMMAND_LOG_BYTES} bytes (fix: pass a command log, one JSON object per line)`);
+  if (text.length > MAX_COMMAND_LOG_BYTES)
+    throw new InputError(`${file}: larger than ${MAX_COMMAND_LOG_BYTES} bytes (fix: pass a command log, one JSON object per line)`);
   return text
     .toString('utf8')
     .split('\n')

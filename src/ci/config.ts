@@ -14,7 +14,10 @@ import type { Limits, PolicySpec } from '../types/index.js';
 export const CI_CONFIG_FILE = 'crucible.ci.yaml';
 
 const ciTestsSchema = z.strictObject({
-  command: z.string().min(1).describe('Shell command that runs the tests and writes JUnit XML to $CRUCIBLE_JUNIT (or to junit:); runs in the sandbox without network.'),
+  command: z
+    .string()
+    .min(1)
+    .describe('Shell command that runs the tests and writes JUnit XML to $CRUCIBLE_JUNIT (or to junit:); runs in the sandbox without network.'),
   junit: z.string().min(1).optional().describe('Where the command writes JUnit XML, relative to the checkout, if not $CRUCIBLE_JUNIT.'),
   fail_to_pass: z.array(z.string().min(1)).optional().describe('Test ids that must pass at head (they may fail at base).'),
   pass_to_pass: z

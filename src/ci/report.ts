@@ -49,7 +49,10 @@ export function renderCiMarkdown(r: CiResult): string {
 export function renderCiSarif(r: CiResult): SarifLog {
   const rules = r.checks.map((c) => ({
     id: c.id,
-    name: c.id.split('_').map((w) => `${w[0]?.toUpperCase() ?? ''}${w.slice(1)}`).join(''),
+    name: c.id
+      .split('_')
+      .map((w) => `${w[0]?.toUpperCase() ?? ''}${w.slice(1)}`)
+      .join(''),
     shortDescription: { text: DESCRIPTIONS.get(c.id) ?? c.id },
     defaultConfiguration: { level: sarifLevel(c.severity) },
     properties: { 'security-severity': SECURITY_SEVERITY[c.severity], tags: ['crucible', 'policy'] },

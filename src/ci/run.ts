@@ -99,7 +99,8 @@ export async function runCi(options: CiOptions): Promise<CiResult> {
 async function loadSettings(checkout: Checkout, base: string, head: string | undefined, options: CiOptions): Promise<CiSettings> {
   if (options.config !== undefined) {
     const file = options.config;
-    if (!existsSync(file) || statSync(file).isDirectory()) throw new InputError(`${file}: no such config file (fix: check the path, or leave --config out to use ${CI_CONFIG_FILE})`);
+    if (!existsSync(file) || statSync(file).isDirectory())
+      throw new InputError(`${file}: no such config file (fix: check the path, or leave --config out to use ${CI_CONFIG_FILE})`);
     return resolveCiSettings({ name: file, text: readFileSync(file, 'utf8') }, options);
   }
   const atBase = await readAtCommit(checkout, base, CI_CONFIG_FILE);

@@ -64,7 +64,7 @@ addReporterOptions(program.commands.find((c) => c.name() === 'run') as Command);
 
 program
   .command('ci')
-  .description("Grade the change in this checkout (the working tree against HEAD, or --base REF --head REF) like an attempt: tests, policy checks, verdict.")
+  .description('Grade the change in this checkout (the working tree against HEAD, or --base REF --head REF) like an attempt: tests, policy checks, verdict.')
   .option('--base <ref>', 'the commit the change starts from', 'HEAD')
   .option('--head <ref>', 'the commit with the change (default: the working tree, untracked files included)')
   .option('--repo <dir>', 'the checkout (default: the current directory)')

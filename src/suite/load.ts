@@ -61,7 +61,8 @@ export function loadSuite(path: string): Suite {
   const file = resolve(path);
   if (!existsSync(file)) throw new InputError(`${path}: no such suite file (fix: check the path)`);
   const size = statSync(file).size;
-  if (size > MAX_TASKSET_BYTES) throw new InputError(`${path}: over the ${MAX_TASKSET_BYTES / 1024 / 1024} MB limit for a suite file (fix: point at the right file)`);
+  if (size > MAX_TASKSET_BYTES)
+    throw new InputError(`${path}: over the ${MAX_TASKSET_BYTES / 1024 / 1024} MB limit for a suite file (fix: point at the right file)`);
   const source = YamlSource.parse(path, readFileSync(file, 'utf8'));
   const raw = source.toJS();
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -82,7 +83,8 @@ export function loadSuite(path: string): Suite {
     const at: FieldPath = ['task_sets', i];
     const setFile = resolve(dirname(file), entry.path);
     if (!existsSync(setFile)) fail([...at, 'path'], `task-set file not found: ${entry.path}`, `paths are relative to ${path}`);
-    if (statSync(setFile).isDirectory()) fail([...at, 'path'], `${entry.path} is a directory`, `point it at the task-set YAML file, e.g. ${entry.path}/tasks.yaml`);
+    if (statSync(setFile).isDirectory())
+      fail([...at, 'path'], `${entry.path} is a directory`, `point it at the task-set YAML file, e.g. ${entry.path}/tasks.yaml`);
     const name = entry.name ?? basename(setFile, extname(setFile));
     const previous = names.get(name);
     if (previous !== undefined) {
@@ -115,7 +117,9 @@ export function loadSuite(path: string): Suite {
     profiles.push(...(taskSet.agents ?? []));
   });
 
-  const agents = data.agents?.map((a): SuiteAgent => (typeof a === 'string' ? { agent: a } : { agent: a.agent, ...(a.runs === undefined ? {} : { runs: a.runs }) }));
+  const agents = data.agents?.map((a): SuiteAgent =>
+    typeof a === 'string' ? { agent: a } : { agent: a.agent, ...(a.runs === undefined ? {} : { runs: a.runs }) },
+  );
   if (agents) {
     const seen = new Map<string, number>();
     agents.forEach((a, i) => {

@@ -32,7 +32,7 @@ export const suiteSchema = z.strictObject({
   description: z.string().optional(),
   task_sets: z.array(suiteTaskSetSchema).min(1).describe('The task sets run together as one run.'),
   agents: z.array(agentEntry).min(1).optional().describe('Agents to run on every task; --agent on the command line replaces this list.'),
-  runs: z.number().int().min(1).optional().describe('Attempts per task and agent (default 1); --runs on the command line overrides it and every agent\'s runs.'),
+  runs: z.number().int().min(1).optional().describe("Attempts per task and agent (default 1); --runs on the command line overrides it and every agent's runs."),
   reporters: reportersSchema.optional(),
 });
 

@@ -29,6 +29,8 @@ export function prRepo(root: string, kind: 'clean' | 'edits-test'): string {
   git(dir, 'config', 'user.name', 'CI');
   git(dir, 'config', 'commit.gpgsign', 'false');
   write(dir, 'package.json', JSON.stringify({ name: 'demo', type: 'module', scripts: { test: 'node --test test/' } }, null, 2));
+  // What `crucible ci` runs (read as committed at base): node's runner writing JUnit where Crucible asks.
+  write(dir, 'crucible.ci.yaml', 'tests:\n  command: node --test --test-reporter=junit --test-reporter-destination=$CRUCIBLE_JUNIT test/\n');
   write(dir, 'src/add.js', 'export function add(a, b) {\n  return a - b;\n}\n');
   write(
     dir,

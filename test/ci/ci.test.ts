@@ -65,7 +65,10 @@ function snapshot(dir: string): Record<string, string> {
       const path = rel ? `${rel}/${name}` : name;
       const info = statSync(join(dir, path));
       if (info.isDirectory()) walk(path);
-      else files[path] = `${createHash('sha256').update(readFileSync(join(dir, path))).digest('hex')}:${info.mtimeMs}`;
+      else
+        files[path] = `${createHash('sha256')
+          .update(readFileSync(join(dir, path)))
+          .digest('hex')}:${info.mtimeMs}`;
     }
   };
   walk('');
@@ -109,6 +112,17 @@ describe('crucible ci', () => {
 
     expect(snapshot(dir)).toEqual(before);
     expect(git(dir, 'status', '--porcelain')).toBe('');
+
+    // Both are in the history next to runs, newest first.
+    const listed = crucible(['history', '--kind', 'ci', '--json', '--out', out], { cwd: dir });
+    expect(listed.status, listed.stderr).toBe(0);
+    const rows = JSON.parse(listed.stdout) as Array<{ id: string; kind: string; verdict: string }>;
+    expect(rows.map((r) => [r.kind, r.verdict])).toEqual([
+      ['ci', 'PASS'],
+      ['ci', 'FAIL'],
+    ]);
+    expect(rows[0]?.id).toBe(result.id);
+    expect(tampered.stderr).not.toContain('could not record');
   });
 
   it('evaluates the working tree, untracked files included, without changing a byte of it', () => {
@@ -129,7 +143,7 @@ describe('crucible ci', () => {
     expect(git(dir, 'status', '--porcelain')).toBe(status);
   });
 
-  it("leaves its own state directory out of the change when it lies inside the checkout", () => {
+  it('leaves its own state directory out of the change when it lies inside the checkout', () => {
     const { dir } = repo();
     writeFileSync(join(dir, 'value.txt'), 'right\n');
     // Twice: the second run finds the first one's reports in the checkout, and must not count them.

@@ -137,6 +137,12 @@ describe('crucible baseline save / show and crucible gate', () => {
       expect(taken.status, taken.stderr).toBe(0);
       expect(taken.stdout).toMatch(/^gate PASS — run /);
       expect(readdirSync(join(dir, '.crucible', 'gates')).length).toBeGreaterThanOrEqual(2);
+      // Recorded in the history, next to the runs they judged.
+      const listed = crucible(['history', '--kind', 'gate', '--json'], { cwd: dir });
+      expect(listed.status, listed.stderr).toBe(0);
+      const rows = JSON.parse(listed.stdout) as Array<{ id: string; verdict: string; runId?: string }>;
+      expect(rows.find((r) => r.id === report.id)).toMatchObject({ verdict: 'PASS', runId: report.runId });
+      expect(taken.stderr).not.toContain('not recorded');
     },
     attemptBudget(6),
   );

@@ -109,7 +109,9 @@ describe('crucible run suite.yaml', () => {
     const result = crucible(['run', suiteFile, '--agent', 'nop', '--out', join(dir, 'state')]);
     expect(result.status).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(/suite\.yaml:4:\d+: task_sets\[1\]\.path: task set name "tasks" is also task_sets\[0\]'s .*\(fix: give one of them a distinct `name:`\)/);
+    expect(result.stderr).toMatch(
+      /suite\.yaml:4:\d+: task_sets\[1\]\.path: task set name "tasks" is also task_sets\[0\]'s .*\(fix: give one of them a distinct `name:`\)/,
+    );
 
     const noAgent = crucible(['run', twoSetSuite(tempDir(), 'suite: s\ntask_sets:\n  - path: alpha/tasks.yaml\n').suiteFile, '--out', join(dir, 'state')]);
     expect(noAgent.status).toBe(2);

@@ -131,12 +131,7 @@ function parseThresholds(opts: GateCommandOptions): GateThresholds {
 }
 
 /** Runs the gated tasks with executeRun, as `crucible run` does; returns the new run's id. */
-async function runForGate(
-  loaded: RunInput,
-  tasks: Task[],
-  baseline: BaselineFile,
-  opts: GateCommandOptions,
-): Promise<string | undefined> {
+async function runForGate(loaded: RunInput, tasks: Task[], baseline: BaselineFile, opts: GateCommandOptions): Promise<string | undefined> {
   const agents = opts.agent ?? [...new Set(baseline.entries.map((e) => e.agent.spec))].sort();
   const { profiles } = loadAgentCatalog({ taskSet: loaded.profiles, agentsFile: opts.agents });
   const models = modelRunOptions(opts, agents, profiles);

@@ -7,7 +7,12 @@ import { suiteJsonSchema } from '../../suite/index.js';
 /** `crucible schema [taskset|agents|suite|ci]`: the task-set format, the `--agents FILE` format, the suite format, or crucible.ci.yaml's. */
 export async function schemaCommand(which: string | undefined, opts: { out?: string }): Promise<void> {
   const kind = which ?? 'taskset';
-  const schemas: Record<string, () => Record<string, unknown>> = { taskset: taskSetJsonSchema, agents: agentsJsonSchema, suite: suiteJsonSchema, ci: ciJsonSchema };
+  const schemas: Record<string, () => Record<string, unknown>> = {
+    taskset: taskSetJsonSchema,
+    agents: agentsJsonSchema,
+    suite: suiteJsonSchema,
+    ci: ciJsonSchema,
+  };
   const make = schemas[kind];
   if (!make) throw new InputError(`schema ${kind}: unknown schema (fix: use taskset, agents, suite or ci)`);
   const text = `${JSON.stringify(make(), null, 2)}\n`;
