@@ -242,8 +242,8 @@ Example:
 
 program
   .command('gate')
-  .description('Run a task set (or take --run) and fail if an agent got worse than a baseline, by the paired test `compare` uses.')
-  .argument('<taskset>', 'task-set YAML file the baseline was saved from')
+  .description('Run a task set or suite (or take --run) and fail if an agent got worse than a baseline, by the paired test `compare` uses.')
+  .argument('<taskset>', 'task-set or suite YAML file the baseline was saved from')
   .requiredOption('--baseline <file>', 'baseline file written by `crucible baseline save`')
   .option('-r, --run <run-id>', 'judge this finished run instead of running')
   .option('-a, --agent <spec>', "agent to run (repeatable; default: the baseline's agents)", collect)
