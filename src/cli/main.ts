@@ -296,7 +296,7 @@ Example:
 program
   .command('schema')
   .description('Write the JSON Schema of the task-set format, or of an --agents file (for editor completion).')
-  .argument('[which]', 'taskset (default), agents, suite, or ci (crucible.ci.yaml)')
+  .argument('[which]', 'taskset (default), agents, suite, ci (crucible.ci.yaml) or baseline')
   .option('-o, --out <file>', 'write to this file instead of stdout')
   .addHelpText(
     'after',

@@ -4,7 +4,7 @@ import { baselineJsonSchema } from '../../src/baseline/index.js';
 
 describe('baseline JSON Schema', () => {
   // Refresh after a change: npm run build, then
-  // node -e "import('./dist/baseline/index.js').then((m) => console.log(JSON.stringify(m.baselineJsonSchema(), null, 2)))" > schema/baseline.schema.json
+  // Regenerate with `npm run schema` (or `crucible schema baseline --out schema/baseline.schema.json`).
   it('matches the committed schema/baseline.schema.json', () => {
     const committed = JSON.parse(readFileSync('schema/baseline.schema.json', 'utf8')) as unknown;
     expect(committed).toEqual(baselineJsonSchema());

@@ -1,10 +1,11 @@
 import { writeFile } from 'node:fs/promises';
+import { baselineJsonSchema } from '../../baseline/index.js';
 import { agentsJsonSchema, taskSetJsonSchema } from '../../config/index.js';
 import { ciJsonSchema } from '../../ci/index.js';
 import { InputError } from '../../errors.js';
 import { suiteJsonSchema } from '../../suite/index.js';
 
-/** `crucible schema [taskset|agents|suite|ci]`: the task-set format, the `--agents FILE` format, the suite format, or crucible.ci.yaml's. */
+/** `crucible schema [taskset|agents|suite|ci|baseline]`: the task-set format, the `--agents FILE` format, the suite format, crucible.ci.yaml's, or a baseline file's. */
 export async function schemaCommand(which: string | undefined, opts: { out?: string }): Promise<void> {
   const kind = which ?? 'taskset';
   const schemas: Record<string, () => Record<string, unknown>> = {
@@ -12,9 +13,10 @@ export async function schemaCommand(which: string | undefined, opts: { out?: str
     agents: agentsJsonSchema,
     suite: suiteJsonSchema,
     ci: ciJsonSchema,
+    baseline: baselineJsonSchema,
   };
   const make = schemas[kind];
-  if (!make) throw new InputError(`schema ${kind}: unknown schema (fix: use taskset, agents, suite or ci)`);
+  if (!make) throw new InputError(`schema ${kind}: unknown schema (fix: use taskset, agents, suite, ci or baseline)`);
   const text = `${JSON.stringify(make(), null, 2)}\n`;
   if (!opts.out) {
     process.stdout.write(text);
