@@ -105,11 +105,12 @@ describe('dashboard: ci/gate results and a baseline file, in Chromium', () => {
       JSON.stringify({
         version: 1,
         createdAt: '2026-11-29T10:00:00.000Z',
-        runId: 'run-base',
+        sourceRun: 'run-base',
         taskSet: 'examples/tasks.yaml',
+        trials: 1,
         entries: [
-          { taskId: 'js-slugify', taskVersion: 'v1', agent: 'openai:gpt-4.1-mini', trials: trial('PASS') },
-          { taskId: 'py-median', taskVersion: 'v1', agent: 'oracle', trials: trial('PASS') },
+          { taskId: 'js-slugify', taskVersion: 'v1', agent: { spec: 'openai:gpt-4.1-mini', model: 'gpt-4.1-mini' }, attempts: trial('PASS') },
+          { taskId: 'py-median', taskVersion: 'v1', agent: { spec: 'oracle' }, attempts: trial('PASS') },
         ],
       }),
     );
