@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import pc from 'picocolors';
-import type { AgentStats, AgentComparison, Measured, PassKEstimate, RateEstimate, RepoProfile, RunStats } from '../types/index.js';
+import type { AgentStats, AgentComparison, Measured, PassKEstimate, RateEstimate, RepoProfile, RunStats, TaskSetBreakdown } from '../types/index.js';
 import { count, formatDuration, pct, table, usd } from './format.js';
 
 /**
@@ -40,6 +40,7 @@ export function formatStats(stats: RunStats): string {
   const effort = effortTable(stats.agents);
   if (effort) parts.push(effort);
   parts.push(formatComparisons(stats.comparisons, stats.agents.length));
+  if (stats.byTaskSet && stats.byTaskSet.length > 0) parts.push(formatTaskSets(stats.byTaskSet, conf));
   if (stats.repos.profiles.length > 1) parts.push(formatRepos(stats.repos.profiles, conf));
   for (const note of stats.notes) parts.push(`${pc.yellow('note')} ${note}`);
   return parts.join('\n\n');
@@ -132,6 +133,22 @@ export function points(d: number): string {
   const text = Math.abs(d * 100).toFixed(1);
   // Round first, so -0.00001 does not print as "−0.0".
   return `${Number(text) === 0 ? '' : d > 0 ? '+' : '−'}${text} pts`;
+}
+
+/** A suite run: each agent's pass rate on each task set, with n and interval, like the agent table. */
+function formatTaskSets(sets: readonly TaskSetBreakdown[], conf: string): string {
+  const rows = sets.flatMap((s) =>
+    s.agents.map((a) => [
+      s.taskSet,
+      a.agent,
+      a.passRate ? pct(a.passRate.rate, 1) : 'n/a',
+      a.passRate ? interval(a.passRate) : '-',
+      String(a.scored),
+      String(a.tasks),
+      a.harnessErrors.count === 0 ? '0' : pc.yellow(`${a.harnessErrors.count} of ${a.attempts}`),
+    ]),
+  );
+  return [pc.bold('by task set'), table(['task set', 'agent', 'pass rate', `${conf} interval`, 'n', 'tasks', 'errors'], rows)].join('\n');
 }
 
 function formatRepos(profiles: readonly RepoProfile[], conf: string): string {

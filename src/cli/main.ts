@@ -16,15 +16,15 @@ const program = new Command('crucible')
 
 program
   .command('run')
-  .description('Run agents on a task set, each task --runs times, and grade every attempt on test evidence.')
-  .argument('<taskset>', 'task-set YAML file, e.g. examples/tasks.yaml')
+  .description('Run agents on a task set or a suite, each task --runs times, and grade every attempt on test evidence.')
+  .argument('<taskset>', 'task-set YAML file, e.g. examples/tasks.yaml, or a suite file (docs/suites.md)')
   .option('-a, --agent <spec>', 'agent to run (repeatable): oracle, nop, a profile NAME[:model] (crucible agents list), or provider:model', collect)
   .option('--agents <file>', "agent profiles (agents: [...]) that --agent may name; they override built-in profiles and the task set's agents:")
   .option('-t, --task <id>', 'only this task (repeatable)', collect)
   .option('--tag <tag>', 'only tasks with this tag (repeatable: any of them)', collect)
   .option('--category <name>', 'only tasks in this category (repeatable)', collect)
   .option('--difficulty <level>', 'only tasks of this difficulty (repeatable)', collect)
-  .option('-n, --runs <n>', 'attempts per task and agent (agents are not deterministic)', '1')
+  .option('-n, --runs <n>', "attempts per task and agent (agents are not deterministic; default 1, or a suite's runs:)")
   .option('-j, --concurrency <n>', 'attempts in flight at once (default: min(cores, 4))')
   .option('--fail-fast', 'stop starting attempts after the first one that does not pass')
   .option('--resume <run-id>', 'continue this run (id or unique prefix) with the same config, reusing its finished attempts')
@@ -61,6 +61,42 @@ Examples:
   .action(async (taskset: string, opts) => (await import('./commands/run.js')).runCommand(taskset, opts));
 addModelOptions(program.commands.find((c) => c.name() === 'run') as Command);
 addReporterOptions(program.commands.find((c) => c.name() === 'run') as Command);
+
+program
+  .command('ci')
+  .description('Grade the change in this checkout (the working tree against HEAD, or --base REF --head REF) like an attempt: tests, policy checks, verdict.')
+  .option('--base <ref>', 'the commit the change starts from', 'HEAD')
+  .option('--head <ref>', 'the commit with the change (default: the working tree, untracked files included)')
+  .option('--repo <dir>', 'the checkout (default: the current directory)')
+  .option('-c, --config <file>', 'settings file (default: crucible.ci.yaml as committed at --base, else at head)')
+  .option('--test-command <cmd>', 'test command (overrides tests.command); it writes JUnit XML to $CRUCIBLE_JUNIT')
+  .option('--junit <path>', 'where the test command writes JUnit instead, relative to the checkout')
+  .option('--fail-to-pass <id>', 'a test id that must pass at head (repeatable; overrides tests.fail_to_pass)', collect)
+  .option('--commands <file>', 'a command log (commands.jsonl) for the unsafe_commands check')
+  .option('--no-baseline-tests', 'do not run the tests at base (then every failing test counts as a regression)')
+  .addOption(new Option('--sandbox <kind>', 'where setup and tests run (default: bwrap when available)').choices(['bwrap', 'local']))
+  .option('--allow-failure', 'report a FAIL but exit 0')
+  .option('-o, --out <dir>', "Crucible's state directory (reports go to <out>/ci/<id>/)", '.crucible')
+  .option('--json', 'print ci.json on stdout; the summary goes to stderr')
+  .option('-q, --quiet', 'with --json: no summary')
+  .addHelpText(
+    'after',
+    `
+The checkout is never modified: base is exported into a scratch directory (setup runs there), the
+change is laid over it, and the tests run in fresh copies, at base and at head, in the sandbox
+without network. A change to a test file is \`tampered\`; a test that passed at base and fails
+at head is a \`regression\`. Reports: ci.json, report.md, results.sarif, diff.patch, JUnit. With
+$GITHUB_STEP_SUMMARY set, report.md is appended to it. docs/ci.md describes crucible.ci.yaml.
+
+Exit codes: 0 PASS (or --allow-failure), 1 FAIL, 2 bad input (not a git checkout, a bad ref, a
+bad config, a failing setup command).
+
+Examples:
+  crucible ci --test-command 'npm test'
+  crucible ci --base main --head pr-branch
+  crucible ci --base origin/main --head HEAD --json > ci.json`,
+  )
+  .action(async (opts) => (await import('./commands/ci.js')).ciCommand(opts));
 
 program
   .command('validate')
@@ -119,13 +155,15 @@ Examples:
 
 program
   .command('history')
-  .description('List recorded attempts (or runs) from the history database, newest first.')
+  .description('List recorded attempts (or runs, or ci and gate results) from the history database, newest first.')
   .option('-a, --agent <spec>', 'only this agent')
   .option('-t, --task <id>', 'only this task')
   .option('-r, --run <run-id>', 'only this run (id or unique prefix), in plan order')
   .option('--since <when>', 'only since a date or a duration back: 2026-01-31, 24h, 7d, 2w')
   .option('-l, --limit <n>', 'at most this many rows', '50')
   .option('--runs', 'list runs instead of attempts')
+  .option('--evaluations', 'list `crucible ci` and `crucible gate` results instead of attempts')
+  .option('--kind <kind>', 'only ci or only gate results (implies --evaluations)')
   .option('--json', 'print JSON')
   .option('--csv', 'print CSV')
   .option('-o, --out <dir>', "Crucible's state directory (where history.db is)", '.crucible')
@@ -135,6 +173,7 @@ program
 Examples:
   crucible history --agent oracle --since 7d
   crucible history --runs --limit 10
+  crucible history --kind gate --json
   crucible history --run 20261130-0917 --csv > attempts.csv`,
   )
   .action(async (opts) => (await import('./commands/history.js')).historyCommand(opts));
@@ -174,6 +213,71 @@ Example:
   .action(async (a: string, b: string, opts) => (await import('./commands/compare.js')).compareCommand(a, b, opts));
 
 program
+  .command('baseline')
+  .description('Save a run as a baseline file to commit (and gate against later), or show one.')
+  .addCommand(
+    new Command('save')
+      .description("Write a run's outcomes per (task, task version, agent) as deterministic JSON, meant to be committed.")
+      .argument('<run-id>', 'run id or unique prefix (see `crucible history --runs`)')
+      .option('--out <file>', 'the baseline file to write', 'baseline.json')
+      .option('--state-dir <dir>', "Crucible's state directory the run is in", '.crucible')
+      .addHelpText(
+        'after',
+        `
+The file has sorted keys, paths relative to itself and one timestamp (createdAt), so saving the
+same run twice differs only there. Its format: schema/baseline.schema.json.
+
+Example:
+  crucible baseline save 20261130-0917 --out baselines/main.json`,
+      )
+      .action(async (runId: string, opts) => (await import('./commands/baseline.js')).baselineSaveCommand(runId, opts)),
+  )
+  .addCommand(
+    new Command('show')
+      .description('Show what a baseline file holds: agents, tasks and versions, outcomes.')
+      .argument('<file>', 'a baseline file')
+      .option('--json', 'print the file as checked JSON')
+      .action(async (file: string, opts) => (await import('./commands/baseline.js')).baselineShowCommand(file, opts)),
+  );
+
+program
+  .command('gate')
+  .description('Run a task set or suite (or take --run) and fail if an agent got worse than a baseline, by the paired test `compare` uses.')
+  .argument('<taskset>', 'task-set or suite YAML file the baseline was saved from')
+  .requiredOption('--baseline <file>', 'baseline file written by `crucible baseline save`')
+  .option('-r, --run <run-id>', 'judge this finished run instead of running')
+  .option('-a, --agent <spec>', "agent to run (repeatable; default: the baseline's agents)", collect)
+  .option('--agents <file>', 'agent profiles (agents: [...]) that --agent may name')
+  .option('-n, --runs <n>', "attempts per task and agent (default: the baseline's)")
+  .option('-j, --concurrency <n>', 'attempts in flight at once (default: min(cores, 4))')
+  .option('--min-success-rate <percent>', "fail when an agent's pass rate on the gated tasks is below this (0-100; default: no floor)")
+  .option('--max-drop <points>', 'fail when the paired test says an agent got worse by more than this many points (default 0)')
+  .option('--max-regressed-tasks <n>', 'fail when more tasks than this went PASS→FAIL (default 0)')
+  .option('--allow-version-mismatch', 'compare even when a task changed version since the baseline (reported in the verdict)')
+  .option('-o, --out <dir>', "Crucible's state directory (runs; the gate's report goes to <out>/gates/<id>/)", '.crucible')
+  .addOption(new Option('--sandbox <kind>', 'where agents and tests run (default: bwrap on Linux)').choices(['bwrap', 'local']))
+  .option('-q, --quiet', 'no progress output')
+  .option('--json', 'print gate.json on stdout')
+  .addHelpText(
+    'after',
+    `
+Per agent, on the tasks both sides scored: the paired sign-flip comparison of \`crucible compare\`
+(change new − baseline, its 95% interval and p), tasks that went PASS→FAIL (every baseline attempt
+passed, no new one did) and checks failing that never failed in the baseline. An agent not in the
+baseline is compared with the baseline's only agent. Rules: docs/ci.md#baselines-and-gates.
+
+Exit codes: 0 pass, 1 a rule failed, 2 bad input (a bad baseline file, a task whose version
+changed since the baseline without --allow-version-mismatch), 130 interrupted.
+
+Examples:
+  crucible gate examples/tasks.yaml --baseline baselines/main.json
+  crucible gate examples/tasks.yaml --baseline baselines/main.json --agent nop --max-drop 5
+  crucible gate examples/tasks.yaml --baseline baselines/main.json --run 20261201-1002`,
+  )
+  .action(async (taskset: string, opts) => (await import('./commands/gate.js')).gateCommand(taskset, opts));
+addModelOptions(program.commands.find((c) => c.name() === 'gate') as Command);
+
+program
   .command('view')
   .description('Serve the dashboard: runs, attempts (diff, trajectory, tests), comparisons and trends, from the history.')
   .option('-p, --port <n>', 'port to listen on (0: any free port)', '4317')
@@ -192,7 +296,7 @@ Example:
 program
   .command('schema')
   .description('Write the JSON Schema of the task-set format, or of an --agents file (for editor completion).')
-  .argument('[which]', 'taskset (default) or agents')
+  .argument('[which]', 'taskset (default), agents, suite, ci (crucible.ci.yaml) or baseline')
   .option('-o, --out <file>', 'write to this file instead of stdout')
   .addHelpText(
     'after',

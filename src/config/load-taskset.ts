@@ -220,7 +220,7 @@ function resolveTask(t: TaskParsed, where: Where): Task {
   };
 }
 
-function resolvePolicy(p: TaskParsed['policy']): PolicySpec {
+export function resolvePolicy(p: TaskParsed['policy']): PolicySpec {
   return {
     preset: p?.preset ?? 'default',
     forbiddenPaths: p?.forbidden_paths ?? [],
@@ -244,7 +244,7 @@ function resolveGitUrl(url: string, dir: string): string {
   return looksRemote || isAbsolute(url) ? url : resolve(dir, url);
 }
 
-function resolveResourceLimits(limits: NonNullable<TaskParsed['limits']>): ResourceLimits {
+export function resolveResourceLimits(limits: NonNullable<TaskParsed['limits']>): ResourceLimits {
   const d = DEFAULT_RESOURCE_LIMITS;
   const cpuMs = toMs(limits.cpu_time);
   return {

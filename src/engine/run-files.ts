@@ -40,6 +40,10 @@ export interface RunPlanFile {
   models?: Record<string, unknown>;
   /** The filters as given; the selected task ids are in `tasks`. */
   selection: TaskSelection;
+  /** A suite run's task-set name per task id (docs/suites.md); absent for a run of one task set. */
+  taskSets?: Record<string, string>;
+  /** Fewer attempts than `trials` for some agents (a suite's per-agent `runs:`, validate's one `nop`). */
+  agentTrials?: Record<string, number>;
   tasks: PlannedTask[];
   configHash: string;
   resumes: ResumeRecord[];

@@ -107,6 +107,11 @@ export interface RunOptions {
   preflight?: boolean;
   /** Each task's position in its task-set file, so task errors name `tasks[i]`; by id otherwise. */
   taskIndex?: ReadonlyMap<string, number>;
+  /**
+   * A suite run's task-set name per task id: recorded in plan.json, and statistics get a per-task-set
+   * breakdown (`stats.byTaskSet`). Task errors then name each task's own task-set file.
+   */
+  taskSets?: ReadonlyMap<string, string>;
   /** Fewer attempts for some agents than `trials` (validate: one `nop`, `trials` `oracle`). */
   agentTrials?: Readonly<Record<string, number>>;
   /** Leaves (task, agent) pairs out of the plan (validate --adversarial: only the attacks that apply to a task). */
@@ -194,6 +199,8 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     settings,
     ...(models ? { models } : {}),
     selection: options.selection ?? previous?.selection ?? {},
+    ...(options.taskSets && options.taskSets.size > 0 ? { taskSets: Object.fromEntries(options.taskSets) } : {}),
+    ...(agentTrials ? { agentTrials: { ...agentTrials } } : {}),
     tasks: plan.tasks,
     configHash: plan.configHash,
     resumes: [
@@ -247,7 +254,8 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       oracle: kind === 'validate' || options.agents.includes('oracle'),
       concurrency,
       ...(options.signal ? { signal: options.signal } : {}),
-      where: (task) => taskWhere(task, options.taskIndex?.get(task.id), options.taskSetFile),
+      // A suite's tasks come from several files: each task's errors name its own.
+      where: (task) => taskWhere(task, options.taskIndex?.get(task.id), options.taskSets?.has(task.id) ? task.sourceFile : options.taskSetFile),
     });
   };
   const release = await acquireRunLock(runDir, runId);
@@ -366,7 +374,11 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     faults.check();
     const attempts = plan.attempts.flatMap((a) => results.get(a.attemptId) ?? []);
     // aggregateRun's defaults (k values, interval floor) are the ones `show`, the dashboard and the report use too.
-    const stats = aggregateRun(attempts, { seed: options.seed, taskRepo: taskRepoKeys(options.tasks) });
+    const stats = aggregateRun(attempts, {
+      seed: options.seed,
+      taskRepo: taskRepoKeys(options.tasks),
+      ...(options.taskSets && options.taskSets.size > 0 ? { taskSet: options.taskSets } : {}),
+    });
     const summary = buildSummary({
       runId,
       taskSet: planFile.taskSet,

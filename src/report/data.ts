@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { aggregateRun } from '../stats/index.js';
+import { aggregateRun, taskSetsOfIds } from '../stats/index.js';
 import { slimAttempt } from '../engine/slim.js';
 import type { AttemptResult, RunStats, RunSummary } from '../types/index.js';
 import { DEFAULT_ARTIFACT_LIMITS, emptyArtifacts, loadAttemptArtifacts, type ArtifactLimits } from './artifacts.js';
@@ -28,6 +28,12 @@ export interface BuildOptions {
   reports?: string[];
 }
 
+/** The engine's aggregate, for a run whose summary has none; a suite's task ids give its task sets. */
+function recompute(input: ReportInput): RunStats {
+  const taskSet = taskSetsOfIds(input.attempts.map((a) => a.taskId));
+  return aggregateRun(input.attempts, { ...(input.taskRepo ? { taskRepo: input.taskRepo } : {}), ...(taskSet ? { taskSet } : {}) });
+}
+
 export const DEFAULT_ARTIFACT_BUDGET = 24 * 1024 * 1024;
 
 export function runInfoOf(summary: RunSummary, attempts: readonly Pick<AttemptResult, 'agent' | 'agentInfo'>[]): RunInfo {
@@ -50,7 +56,7 @@ export function runViewOf(input: ReportInput, reports: string[] = []): RunView {
   const items = input.attempts.map(listItemOf);
   return {
     run: runInfoOf(input.summary, input.attempts),
-    stats: input.stats ?? (input.attempts.length > 0 ? aggregateRun(input.attempts, input.taskRepo ? { taskRepo: input.taskRepo } : {}) : null),
+    stats: input.stats ?? (input.attempts.length > 0 ? recompute(input) : null),
     heldOut: heldOutCards(items),
     attemptsTotal: input.attempts.length,
     reports,

@@ -1,4 +1,4 @@
-import { aggregateRun } from '../stats/index.js';
+import { aggregateRun, taskSetsOfIds } from '../stats/index.js';
 import { RUN_STATS_SCHEMA_VERSION, type AttemptResult, type RunStats } from '../types/index.js';
 import { MAX_PAGE_SIZE, type AttemptRow, type HistoryReader, type RunRow } from '../store/index.js';
 import type { RunInfo, RunListItem } from './view.js';
@@ -63,7 +63,8 @@ export function attemptRowsOf(reader: HistoryReader, runId: string, max = Number
 export function statsOfRecordedRun(reader: HistoryReader, rows: readonly AttemptRow[]): RunStats | null {
   if (rows.length === 0) return null;
   const attempts: AttemptResult[] = rows.flatMap((r) => reader.getAttempt(r.attemptId)?.attempt ?? []);
-  return aggregateRun(attempts, { taskRepo: taskRepoOfRows(rows) });
+  const taskSet = taskSetsOfIds(attempts.map((a) => a.taskId));
+  return aggregateRun(attempts, { taskRepo: taskRepoOfRows(rows), ...(taskSet ? { taskSet } : {}) });
 }
 
 /** The repo key each task was recorded with; tasks recorded without one are profiled as unassigned. */

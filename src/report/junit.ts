@@ -2,8 +2,8 @@ import { formatDefect } from '../tasks/index.js';
 import type { AttemptResult } from '../types/index.js';
 
 /*
- * JUnit XML for CI test tabs: one <testsuite> per agent, one <testcase> per attempt
- * (classname = agent, name = `task #trial`). A failed attempt carries <failure message="cause">,
+ * JUnit XML for CI test tabs: one <testsuite> per agent (per task set in a suite run, whose task
+ * ids are `<set>/<task>`), one <testcase> per attempt (classname = agent, name = `task #trial`). A failed attempt carries <failure message="cause">,
  * a harness error <error message="harness_error">: CI shows the cause where it shows a test's
  * failure message.
  */
@@ -48,7 +48,10 @@ function testcase(a: AttemptResult): string {
 }
 
 export function renderJUnit(runId: string, attempts: readonly AttemptResult[]): string {
-  const agents = [...new Set(attempts.map((a) => a.agent))];
+  // Plain task ids never contain `/` (the task-id rule); a suite's always do.
+  const suiteRun = attempts.length > 0 && attempts.every((a) => a.taskId.includes('/'));
+  const groupOf = (a: AttemptResult): string => (suiteRun ? a.taskId.slice(0, a.taskId.indexOf('/')) : a.agent);
+  const groups = [...new Set(attempts.map(groupOf))];
   const total = (list: readonly AttemptResult[]) => ({
     tests: list.length,
     failures: list.filter((a) => a.verdict === 'FAIL').length,
@@ -56,12 +59,12 @@ export function renderJUnit(runId: string, attempts: readonly AttemptResult[]): 
     time: seconds(list.reduce((s, a) => s + a.timings.totalMs, 0)),
   });
   const all = total(attempts);
-  const suites = agents.map((agent) => {
-    const list = attempts.filter((a) => a.agent === agent);
+  const suites = groups.map((group) => {
+    const list = attempts.filter((a) => groupOf(a) === group);
     const t = total(list);
     const timestamp = list[0]?.startedAt.replace(/Z$/, '') ?? '';
     return [
-      `  <testsuite name="${attr(agent)}" tests="${t.tests}" failures="${t.failures}" errors="${t.errors}" skipped="0" time="${t.time}" timestamp="${attr(timestamp)}">`,
+      `  <testsuite name="${attr(group)}" tests="${t.tests}" failures="${t.failures}" errors="${t.errors}" skipped="0" time="${t.time}" timestamp="${attr(timestamp)}">`,
       ...list.map(testcase),
       '  </testsuite>',
     ].join('\n');

@@ -46,7 +46,9 @@ export function renderMarkdown(view: RunView, attempts: readonly AttemptResult[]
   // Only the reports this run actually wrote, never a dead link.
   const others = view.reports.filter((name) => !name.endsWith('.md'));
   if (opts.links && others.length > 0) out.push(`Reports: ${others.map((name) => `[${name}](${name})`).join(' · ')}`);
-  if (stats) out.push(verdictSection(stats), heatmapSection(stats), causesSection(stats));
+  if (stats) out.push(verdictSection(stats));
+  if (stats?.byTaskSet && stats.byTaskSet.length > 0) out.push(taskSetSection(stats));
+  if (stats) out.push(heatmapSection(stats), causesSection(stats));
   const infos = Object.entries(run.agentInfo ?? {});
   if (infos.length > 0)
     out.push(
@@ -101,6 +103,21 @@ function verdictSection(stats: RunStats): string {
     parts.push(stats.comparisons.map((c) => `- ${mdText(pairedSentence(c))}`).join('\n'));
   }
   return parts.join('\n\n');
+}
+
+/** A suite run: each agent's pass rate per task set, clustered by task like the verdict table. */
+function taskSetSection(stats: RunStats): string {
+  const rows = (stats.byTaskSet ?? []).flatMap((s) =>
+    s.agents.map((a) => [
+      mdText(s.taskSet),
+      mdText(a.agent),
+      a.passRate ? `${pct(a.passRate.rate)} ${interval(a.passRate.low, a.passRate.high)}` : 'no scored attempts',
+      `${a.passes}/${a.scored}`,
+      String(a.tasks),
+      a.harnessErrors.count > 0 ? `${a.harnessErrors.count} of ${a.harnessErrors.attempts}` : '0',
+    ]),
+  );
+  return `## By task set\n\n${table(['task set', 'agent', 'pass rate', 'passed / scored', 'tasks', 'harness errors'], rows)}`;
 }
 
 function heatmapSection(stats: RunStats): string {

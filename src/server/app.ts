@@ -15,7 +15,7 @@ import {
   type RunListItem,
   type RunView,
 } from '../report/index.js';
-import { HistoryError, type AttemptFilter, type HistoryReader } from '../store/index.js';
+import { HistoryError, type AttemptFilter, type EvaluationListItem, type HistoryReader } from '../store/index.js';
 import { CAUSES, VERDICTS } from '../types/index.js';
 import { PathRefused, resolveInside, SAFE_ID } from './confine.js';
 import { APP_CSP, contentType, FILE_CSP } from './responses.js';
@@ -110,6 +110,16 @@ export function createApp(opts: AppOptions): Hono {
     });
     const body: Page<RunListItem> = { items: page.items.map(runListItemOf), nextCursor: page.nextCursor };
     return c.json(body);
+  });
+
+  /** ci and gate results, newest first; detail is left out of the list (it is in the report dir). */
+  app.get('/api/evaluations', (c) => {
+    const rows = history.listEvaluations({
+      kind: oneOf(c.req.query('kind'), ['ci', 'gate'] as const, 'kind'),
+      limit: intParam(c.req.query('limit'), 'limit', DEFAULT_PAGE, MAX_PAGE),
+    });
+    const items: EvaluationListItem[] = rows.map(({ detail: _detail, ...row }) => row);
+    return c.json({ items });
   });
 
   app.get('/api/runs/:runId', (c) => {

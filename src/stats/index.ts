@@ -11,4 +11,4 @@ export { pairedComparison, type PairedComparison, type PairedMethod, type Paired
 export { normalQuantile, twoSidedZ } from './normal.js';
 export { quantileSorted } from './quantile.js';
 export { mulberry32, type Random } from './prng.js';
-export { aggregateRun, type AggregateOptions } from './run-stats.js';
+export { aggregateRun, taskSetsOfIds, type AggregateOptions } from './run-stats.js';

@@ -18,6 +18,7 @@ import {
   type RepoSection,
   type RunStats,
   type TaskMean,
+  type TaskSetBreakdown,
   type TokenStats,
 } from '../types/index.js';
 import { bootstrapClusterMean, clusteredBootstrap } from './bootstrap.js';
@@ -43,6 +44,8 @@ export interface AggregateOptions {
   confidence?: number;
   /** Repo key per task id, for repo profiles. Tasks missing from it go under UNASSIGNED_REPO. */
   taskRepo?: ReadonlyMap<string, string>;
+  /** Task-set name per task id (suite runs): adds `byTaskSet`. Tasks missing from it are left out of it. */
+  taskSet?: ReadonlyMap<string, string>;
   /**
    * Never report a pooled interval narrower than the Wilson interval on the pooled counts. The
    * task-clustered percentile bootstrap collapses to zero width when every task is all-pass or
@@ -101,6 +104,7 @@ export function aggregateRun(attempts: readonly AttemptResult[], opts: Aggregate
     cells,
     comparisons,
     repos,
+    ...(opts.taskSet ? { byTaskSet: taskSetBreakdown(attempts, opts.taskSet, ctx) } : {}),
     notes: runNotes(attempts, agents, cells, repos, opts.taskRepo !== undefined),
   };
 }
@@ -349,6 +353,49 @@ function repoProfile(repo: string, attempts: readonly AttemptResult[], ctx: Cont
     totalTokens: measure(scored, totalTokens),
     costUsd: measure(scored, (a) => a.agentResult?.usage?.costUsd),
   };
+}
+
+/**
+ * The task-set map of a suite run, read back from its task ids (`<set>/<task>`; a plain task id
+ * cannot contain `/`), for statistics recomputed from recorded attempts. Undefined for a run of
+ * one task set, so its statistics have no `byTaskSet`, as the engine's have none.
+ */
+export function taskSetsOfIds(taskIds: Iterable<string>): Map<string, string> | undefined {
+  const ids = [...taskIds];
+  if (ids.length === 0 || !ids.every((id) => id.includes('/'))) return undefined;
+  return new Map(ids.map((id) => [id, id.slice(0, id.indexOf('/'))]));
+}
+
+/** Per task set, per agent: the agent's pass rate on that set's tasks, clustered by task as everywhere else. */
+function taskSetBreakdown(attempts: readonly AttemptResult[], taskSetOf: ReadonlyMap<string, string>, ctx: Context): TaskSetBreakdown[] {
+  const inSet = attempts.filter((a) => taskSetOf.has(a.taskId));
+  // Suite order (the plan's), not alphabetical: the reader wrote the sets in that order.
+  const bySet = groupBy(inSet, (a) => taskSetOf.get(a.taskId) as string);
+  return [...bySet.entries()].map(([taskSet, group]) => ({
+    taskSet,
+    tasks: uniqueSorted(group.map((a) => a.taskId)).length,
+    attempts: group.length,
+    agents: uniqueSorted(group.map((a) => a.agent)).map((agent) => {
+      const mine = group.filter((a) => a.agent === agent);
+      const scored = mine.filter((a) => !isHarnessError(a));
+      const byTask = groupBy(scored, (a) => a.taskId);
+      return {
+        agent,
+        tasks: uniqueSorted(mine.map((a) => a.taskId)).length,
+        attempts: mine.length,
+        harnessErrors: errorRate(mine, ctx),
+        scored: scored.length,
+        passes: scored.filter(isPass).length,
+        passRate: estimateRate(
+          [...byTask.keys()].sort(compare).map((id) => {
+            const g = byTask.get(id) ?? [];
+            return { successes: g.filter(isPass).length, n: g.length };
+          }),
+          ctx,
+        ),
+      };
+    }),
+  }));
 }
 
 function runNotes(

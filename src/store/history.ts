@@ -1,13 +1,14 @@
 import type { AttemptResult } from '../types/index.js';
 import { createAggregates } from './aggregates.js';
 import { openConnection, type Db } from './connection.js';
-import { assertCurrentSchema, migrate } from './migrations.js';
+import { assertReadableSchema, migrate } from './migrations.js';
 import type { AttemptFilter, Page, PageRequest, RunFilter, TrendQuery } from './queries.js';
 import { createAttemptReader } from './read-attempts.js';
 import { createRunReader } from './read-runs.js';
 import { createIdResolver } from './resolve-id.js';
 import { isBusyError } from './retry.js';
 import type { AttemptDetail, AttemptEntry, AttemptExtra, AttemptRow, CellRow, ResolvedId, RunDetail, RunFinish, RunMeta, RunRow, TrendPoint } from './rows.js';
+import { createEvaluationReader, createEvaluationWriter, type EvaluationFilter, type EvaluationRecord } from './evaluations.js';
 import { createAttemptWriter } from './write-attempt.js';
 import { createRunWriter } from './write-run.js';
 
@@ -24,6 +25,8 @@ export interface HistoryReader {
   resolveId(prefix: string): ResolvedId | undefined;
   trends(query: TrendQuery): TrendPoint[];
   cells(runId: string): CellRow[];
+  /** `crucible ci` and `crucible gate` results, newest first. */
+  listEvaluations(filter?: EvaluationFilter): EvaluationRecord[];
   close(): void;
 }
 
@@ -37,6 +40,8 @@ export interface History extends HistoryReader {
   /** Removes attempts a resumed run no longer plans (forced resume after a change); returns how many. */
   deleteAttempts(runId: string, attemptIds: readonly string[]): number;
   finishRun(runId: string, finish: RunFinish): void;
+  /** Upsert by id. */
+  recordEvaluation(record: EvaluationRecord): void;
 }
 
 /** SQLite advises `PRAGMA optimize` before closing; it is cheap and keeps index choices good. */
@@ -65,7 +70,7 @@ export function openHistory(path: string, opts: OpenOptions = {}): History | His
   const readonly = opts.readonly === true;
   const db = openConnection(path, readonly);
   try {
-    if (readonly) assertCurrentSchema(db, path);
+    if (readonly) assertReadableSchema(db, path);
     else migrate(db, path);
   } catch (error) {
     db.close();
@@ -77,6 +82,7 @@ export function openHistory(path: string, opts: OpenOptions = {}): History | His
     ...createAttemptReader(db),
     ...createIdResolver(db),
     ...createAggregates(db),
+    ...createEvaluationReader(db),
     close() {
       if (!db.open) return;
       if (!readonly) refreshPlannerStatistics(db);
@@ -84,5 +90,5 @@ export function openHistory(path: string, opts: OpenOptions = {}): History | His
     },
   };
   if (readonly) return reader;
-  return { ...reader, ...createRunWriter(db), ...createAttemptWriter(db) };
+  return { ...reader, ...createRunWriter(db), ...createAttemptWriter(db), ...createEvaluationWriter(db) };
 }

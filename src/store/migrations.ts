@@ -2,6 +2,7 @@ import type { Db } from './connection.js';
 import { HistoryError, HistoryVersionError } from './errors.js';
 import { withBusyRetry } from './retry.js';
 import { SCHEMA_V1 } from './schema-v1.js';
+import { SCHEMA_V2 } from './schema-v2.js';
 
 interface Migration {
   version: number;
@@ -9,9 +10,19 @@ interface Migration {
 }
 
 /** Append only; `version` is what `PRAGMA user_version` holds after the migration ran. */
-const MIGRATIONS: readonly Migration[] = [{ version: 1, sql: SCHEMA_V1 }];
+const MIGRATIONS: readonly Migration[] = [
+  { version: 1, sql: SCHEMA_V1 },
+  { version: 2, sql: SCHEMA_V2 },
+];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * The oldest schema a read-only opener can read. Every migration since only added tables, and their
+ * readers tolerate the table being absent, so `crucible history` and the dashboard keep working on a
+ * file no run has upgraded yet. Raise this when a migration changes what existing readers query.
+ */
+const OLDEST_READABLE_VERSION = 1;
 
 /** 'CRCB': marks the file as ours, so we never migrate some other program's database. */
 const APPLICATION_ID = 0x43524342;
@@ -51,12 +62,12 @@ export function migrate(db: Db, path: string): void {
   }
 }
 
-/** A read-only connection cannot migrate, so it only accepts a file that is already current. */
-export function assertCurrentSchema(db: Db, path: string): void {
+/** A read-only connection cannot migrate, so it only accepts a file its readers understand. */
+export function assertReadableSchema(db: Db, path: string): void {
   assertCrucibleFile(db, path);
   const version = userVersion(db);
   assertNotFromTheFuture(version, path);
-  if (version < SCHEMA_VERSION) {
+  if (version < OLDEST_READABLE_VERSION) {
     throw new HistoryError(`${path} uses history schema v${version}; open it once for writing to upgrade it to v${SCHEMA_VERSION}`);
   }
 }

@@ -157,6 +157,27 @@ export interface RepoSection {
   note?: string;
 }
 
+/** One agent on the tasks of one task set of a suite. */
+export interface TaskSetAgentStats {
+  agent: string;
+  /** Tasks of the set this agent attempted. */
+  tasks: number;
+  attempts: number;
+  harnessErrors: ErrorRate;
+  scored: number;
+  passes: number;
+  /** Clustered by task, like the agent's overall pass rate; null when nothing was scored. */
+  passRate: RateEstimate | null;
+}
+
+/** A suite run's numbers for one of its task sets (docs/suites.md). */
+export interface TaskSetBreakdown {
+  taskSet: string;
+  tasks: number;
+  attempts: number;
+  agents: TaskSetAgentStats[];
+}
+
 export interface RunStats {
   schemaVersion: typeof RUN_STATS_SCHEMA_VERSION;
   confidence: number;
@@ -171,6 +192,8 @@ export interface RunStats {
   /** Every pair of agents, names in sorted order. */
   comparisons: AgentComparison[];
   repos: RepoSection;
+  /** Suite runs only: per task set (suite order), per agent. */
+  byTaskSet?: TaskSetBreakdown[];
   /** Things a reader must know before trusting the numbers above. */
   notes: string[];
 }

@@ -4,6 +4,7 @@ import { InputError } from '../../errors.js';
 import { wholeNumber } from '../args.js';
 import { colorVerdict, count, csv, formatDuration, table, usd } from '../format.js';
 import { asInputError, openHistoryReader, resolveRunId } from '../history-reader.js';
+import { EVALUATION_CSV, evaluationKind, listEvaluations, printEvaluations } from './history-evaluations.js';
 
 export interface HistoryCommandOptions {
   agent?: string;
@@ -12,6 +13,8 @@ export interface HistoryCommandOptions {
   since?: string;
   limit?: string;
   runs?: boolean;
+  evaluations?: boolean;
+  kind?: string;
   json?: boolean;
   csv?: boolean;
   out: string;
@@ -22,15 +25,20 @@ export async function historyCommand(opts: HistoryCommandOptions): Promise<void>
   if (opts.json && opts.csv) throw new InputError('--json and --csv: one output format at a time (fix: drop one of them)');
   if (opts.runs && (opts.task || opts.run))
     throw new InputError(`--runs lists runs; ${opts.task ? '--task' : '--run'} filters attempts (fix: drop --runs or the filter)`);
+  const kind = evaluationKind(opts.kind);
+  const evaluations = opts.evaluations === true || kind !== undefined;
+  if (evaluations) refuseAttemptFilters(opts);
   const reader = openHistoryReader(opts.out);
   if (reader === undefined) {
     if (opts.json) process.stdout.write('[]\n');
     else if (!opts.csv) process.stdout.write(`no history yet in ${opts.out} (run \`crucible run\` first)\n`);
-    else process.stdout.write(opts.runs ? csv([RUN_CSV]) : csv([ATTEMPT_CSV]));
+    else process.stdout.write(csv([evaluations ? EVALUATION_CSV : opts.runs ? RUN_CSV : ATTEMPT_CSV]));
     return;
   }
   try {
-    if (opts.runs) {
+    if (evaluations) {
+      printEvaluations(opts, listEvaluations(reader, kind, Math.min(limit, MAX_PAGE_SIZE)));
+    } else if (opts.runs) {
       const rows = collect(limit, (page) => asInputError(() => reader.listRuns({ agent: opts.agent, since: opts.since, ...page })));
       print(opts, rows, RUN_CSV, runCsvRow, runTable);
     } else {
@@ -42,6 +50,13 @@ export async function historyCommand(opts: HistoryCommandOptions): Promise<void>
   } finally {
     reader.close();
   }
+}
+
+/** ci and gate results have no agent, task, run or time filter; say so instead of ignoring one. */
+function refuseAttemptFilters(opts: HistoryCommandOptions): void {
+  const flag = opts.runs ? '--runs' : opts.agent ? '--agent' : opts.task ? '--task' : opts.run ? '--run' : opts.since ? '--since' : undefined;
+  const what = flag === '--runs' ? 'lists runs' : 'filters runs and attempts';
+  if (flag) throw new InputError(`--evaluations lists ci and gate results; ${flag} ${what} (fix: drop ${flag} or --evaluations/--kind)`);
 }
 
 /** Pages through the store (at most MAX_PAGE_SIZE per query) until `limit` rows or the end. */

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import pc from 'picocolors';
 import { referenceAgentNames } from '../../agents/index.js';
-import { loadTaskSet } from '../../config/index.js';
+import { loadRunInput } from '../../suite/index.js';
 import { defaultConcurrency, findRunDir, readPlanFile, type AttemptSettings } from '../../engine/index.js';
 import { withFlagNames } from '../option-flags.js';
 import type { ModelRunOptions } from '../../engine/gateway-lifecycle.js';
@@ -32,8 +32,9 @@ export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOpti
       `run ${runId}: its task set ${plan.taskSetPath} is gone (fix: restore it, or run \`crucible run <taskset> --resume ${runId} --force\` with its new path)`,
     );
   }
-  const taskSet = loadTaskSet(plan.taskSetPath);
-  const byId = new Map(taskSet.tasks.map((t) => [t.id, t]));
+  // A suite reloads as a suite: its task ids are `<set>/<task>`.
+  const input = loadRunInput(plan.taskSetPath);
+  const byId = new Map(input.tasks.map((t) => [t.id, t]));
   const missing = plan.tasks.filter((t) => !byId.has(t.id)).map((t) => t.id);
   if (missing.length > 0 && !opts.force) {
     throw new InputError(
@@ -55,6 +56,9 @@ export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOpti
       taskSetPath: plan.taskSetPath,
       tasks,
       selection: plan.selection,
+      ...(plan.taskSets ? { taskSets: new Map(Object.entries(plan.taskSets)) } : {}),
+      ...(plan.agentTrials ? { agentTrials: plan.agentTrials } : {}),
+      taskIndex: input.taskIndex,
       agents: plan.agents,
       // The profiles the run started with, whatever the files say now.
       ...(plan.profiles ? { profiles: new Map(plan.profiles.map((p) => [p.name, p])) } : {}),

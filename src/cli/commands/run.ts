@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
 import pc from 'picocolors';
 import { loadAgentCatalog, referenceAgentNames } from '../../agents/registry.js';
-import { loadTaskSet } from '../../config/index.js';
+import { loadRunInput, resolveRunAgents } from '../../suite/index.js';
 import { checkPlanSize, defaultConcurrency, executeRun, findRunDir, MAX_PLANNED_ATTEMPTS, type RunOptions, type RunOutcome } from '../../engine/index.js';
 import { InputError } from '../../errors.js';
 import { formatDefect, selectTasks } from '../../tasks/index.js';
@@ -41,21 +41,26 @@ export interface RunCommandOptions extends ModelCliOptions, ReporterCliOptions {
   quiet?: boolean;
 }
 
+/** `crucible run <taskset|suite>`: a suite (docs/suites.md) runs all its task sets as one run. */
 export async function runCommand(tasksetPath: string, opts: RunCommandOptions): Promise<void> {
-  const agents = [...(opts.agent ?? []), ...(opts.model ?? [])];
-  if (agents.length === 0) throw new InputError(`no agent given (fix: add --agent ${referenceAgentNames().join(' or --agent ')})`);
-  // Profiles come from the task set too, so it loads before the model flags are checked.
-  const taskSet = loadTaskSet(tasksetPath);
-  const { profiles } = loadAgentCatalog({ taskSet: taskSet.agents, agentsFile: opts.agents });
+  // Profiles and a suite's agents come from the file, so it loads before the agent and model flags are checked.
+  const input = loadRunInput(tasksetPath);
+  const flagAgents = [...(opts.agent ?? []), ...(opts.model ?? [])];
+  if (flagAgents.length === 0 && input.agents === undefined) {
+    const fix = `add --agent ${referenceAgentNames().join(' or --agent ')}${input.kind === 'suite' ? ', or an `agents:` list to the suite' : ''}`;
+    throw new InputError(`no agent given (fix: ${fix})`);
+  }
+  const { profiles } = loadAgentCatalog({ taskSet: input.profiles, agentsFile: opts.agents });
+  const runs = opts.runs === undefined ? undefined : wholeNumber('--runs', opts.runs, 1, 1, MAX_PLANNED_ATTEMPTS);
+  const { agents, trials, agentTrials } = resolveRunAgents(input, { agents: flagAgents, ...(runs === undefined ? {} : { runs }) });
   const models = modelRunOptions(opts, agents, profiles);
-  const trials = wholeNumber('--runs', opts.runs, 1, 1, MAX_PLANNED_ATTEMPTS);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
   if (opts.force && !opts.resume) throw new InputError('--force only applies with --resume (fix: add --resume <run-id>, or drop --force)');
   if (opts.retryErrors && !opts.resume) throw new InputError('--retry-errors only applies with --resume (fix: add --resume <run-id>, or drop --retry-errors)');
   // The sandbox check starts bwrap; it runs while the task set loads.
   const sandboxChoice = startSandboxChoice(opts.sandbox, agents);
   const selection = { taskIds: opts.task, tags: opts.tag, categories: opts.category, difficulties: opts.difficulty };
-  const tasks = withFlagNames(() => selectTasks(taskSet.tasks, selection, tasksetPath));
+  const tasks = withFlagNames(() => selectTasks(input.tasks, selection, tasksetPath));
   withFlagNames(() => checkPlanSize(tasks.length, agents.length, trials));
   writableStateDir('--out', opts.out);
   const resume = opts.resume
@@ -67,17 +72,20 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
     : undefined;
 
   const sandbox = await sandboxChoice();
+  const taskSets = new Map(tasks.flatMap((t) => (input.taskSets.has(t.id) ? [[t.id, input.taskSets.get(t.id) as string] as const] : [])));
 
   await runAndReport(
     {
-      taskSetFile: displayPath(taskSet.file),
-      taskSetPath: taskSet.file,
+      taskSetFile: displayPath(input.file),
+      taskSetPath: input.file,
       tasks,
-      taskIndex: new Map(taskSet.tasks.map((t, i) => [t.id, i])),
+      taskIndex: input.taskIndex,
       selection,
       agents,
       profiles,
       trials,
+      ...(agentTrials ? { agentTrials } : {}),
+      ...(taskSets.size > 0 ? { taskSets } : {}),
       stateDir: opts.out,
       settings: { sandbox, keepWorkspace: opts.keepWorkspace, ...(opts.baselineTests === false ? { baselineTests: false } : {}) },
       concurrency,
@@ -85,7 +93,7 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
       resume,
       models,
     },
-    { ...opts, reporters: reporterOptions(opts, taskSet.reporters) },
+    { ...opts, reporters: reporterOptions(opts, input.reporters) },
   );
 }
 

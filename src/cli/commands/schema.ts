@@ -1,12 +1,23 @@
 import { writeFile } from 'node:fs/promises';
+import { baselineJsonSchema } from '../../baseline/index.js';
 import { agentsJsonSchema, taskSetJsonSchema } from '../../config/index.js';
+import { ciJsonSchema } from '../../ci/index.js';
 import { InputError } from '../../errors.js';
+import { suiteJsonSchema } from '../../suite/index.js';
 
-/** `crucible schema [taskset|agents]`: the task-set format, or the `--agents FILE` format. */
+/** `crucible schema [taskset|agents|suite|ci|baseline]`: the task-set format, the `--agents FILE` format, the suite format, crucible.ci.yaml's, or a baseline file's. */
 export async function schemaCommand(which: string | undefined, opts: { out?: string }): Promise<void> {
   const kind = which ?? 'taskset';
-  if (kind !== 'taskset' && kind !== 'agents') throw new InputError(`schema ${kind}: unknown schema (fix: use taskset or agents)`);
-  const text = `${JSON.stringify(kind === 'agents' ? agentsJsonSchema() : taskSetJsonSchema(), null, 2)}\n`;
+  const schemas: Record<string, () => Record<string, unknown>> = {
+    taskset: taskSetJsonSchema,
+    agents: agentsJsonSchema,
+    suite: suiteJsonSchema,
+    ci: ciJsonSchema,
+    baseline: baselineJsonSchema,
+  };
+  const make = schemas[kind];
+  if (!make) throw new InputError(`schema ${kind}: unknown schema (fix: use taskset, agents, suite, ci or baseline)`);
+  const text = `${JSON.stringify(make(), null, 2)}\n`;
   if (!opts.out) {
     process.stdout.write(text);
     return;

@@ -2,7 +2,7 @@ import { relative } from 'node:path';
 import pc from 'picocolors';
 import { ATTACKS, attacksFor, findAttack, loadAgentCatalog, type Attack } from '../../agents/registry.js';
 import { InputError } from '../../errors.js';
-import { loadTaskSet, type TaskSet } from '../../config/index.js';
+import { loadRunInput, type RunInput } from '../../suite/index.js';
 import { defaultConcurrency, executeRun, MAX_PLANNED_ATTEMPTS, type AttemptSettings, type RunOutcome } from '../../engine/index.js';
 import { selectTasks, type TaskSelection } from '../../tasks/index.js';
 import { createProgress } from '../progress.js';
@@ -47,9 +47,10 @@ export async function validateCommand(tasksetPath: string, opts: ValidateCommand
   const runs = wholeNumber('--runs', opts.runs, 3, 1, MAX_PLANNED_ATTEMPTS);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
   writableStateDir('--out', opts.out);
-  const taskSet = loadTaskSet(tasksetPath);
+  // A suite validates every task of its task sets, ids `<set>/<task>`.
+  const taskSet = loadRunInput(tasksetPath);
   // Agent profiles (the task set's agents:, --agents FILE) are checked too: a broken one fails here, not in a later run.
-  loadAgentCatalog({ taskSet: taskSet.agents, agentsFile: opts.agents });
+  loadAgentCatalog({ taskSet: taskSet.profiles, agentsFile: opts.agents });
   const tasks = withFlagNames(() => selectTasks(taskSet.tasks, { taskIds: opts.task }, tasksetPath));
   const agents = ['nop', 'oracle'];
   const sandbox = await chooseSandbox(opts.sandbox, agents);
@@ -124,9 +125,10 @@ async function adversarialCommand(tasksetPath: string, opts: ValidateCommandOpti
   const unknown = names?.find((n) => !findAttack(n));
   if (unknown !== undefined) throw new InputError(`--attack ${unknown}: no such attack (fix: use one of ${ATTACKS.map((a) => a.name).join(', ')})`);
   writableStateDir('--out', opts.out);
-  const taskSet = loadTaskSet(tasksetPath);
+  // A suite validates every task of its task sets, ids `<set>/<task>`.
+  const taskSet = loadRunInput(tasksetPath);
   // Agent profiles (the task set's agents:, --agents FILE) are checked too: a broken one fails here, not in a later run.
-  loadAgentCatalog({ taskSet: taskSet.agents, agentsFile: opts.agents });
+  loadAgentCatalog({ taskSet: taskSet.profiles, agentsFile: opts.agents });
   const tasks = withFlagNames(() => selectTasks(taskSet.tasks, { taskIds: opts.task }, tasksetPath));
   const applicable = new Map(tasks.map((t) => [t.id, attacksFor(t, { ...(names ? { names } : {}) })]));
   const attackNames = [...new Set([...applicable.values()].flat().map((a) => a.name))];
@@ -189,7 +191,7 @@ async function adversarialCommand(tasksetPath: string, opts: ValidateCommandOpti
 }
 
 interface ValidationRun {
-  taskSet: TaskSet;
+  taskSet: RunInput;
   tasks: Task[];
   selection: TaskSelection;
   agents: string[];
@@ -221,7 +223,8 @@ async function validationRun(v: ValidationRun): Promise<{ outcome: RunOutcome; r
         taskSetFile: relative(process.cwd(), v.taskSet.file) || v.taskSet.file,
         taskSetPath: v.taskSet.file,
         tasks: v.tasks,
-        taskIndex: new Map(v.taskSet.tasks.map((t, i) => [t.id, i])),
+        taskIndex: v.taskSet.taskIndex,
+        ...(v.taskSet.taskSets.size > 0 ? { taskSets: v.taskSet.taskSets } : {}),
         selection: v.selection,
         agents: v.agents,
         trials: v.trials,

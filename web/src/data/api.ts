@@ -1,5 +1,5 @@
 import type { DataSource, RunsQuery, TrendsQuery } from './source.js';
-import type { AttemptListItem, AttemptQuery, AttemptView, CompareView, Page, RunListItem, RunView, TrendView } from './types.js';
+import type { AttemptListItem, AttemptQuery, AttemptView, CompareView, EvaluationListItem, Page, RunListItem, RunView, TrendView } from './types.js';
 
 function query(params: Record<string, string | number | boolean | undefined>): string {
   const q = new URLSearchParams();
@@ -29,6 +29,7 @@ export function apiSource(): DataSource {
     getAttempt: (attemptId) => get<AttemptView>(`attempts/${seg(attemptId)}`),
     compare: (a, b) => get<CompareView>(`compare${query({ a, b })}`),
     trends: (q: TrendsQuery) => get<TrendView>(`trends${query({ ...q })}`),
+    listEvaluations: (q) => get<{ items: EvaluationListItem[] }>(`evaluations${query({ ...q })}`),
     fileUrl: (runId, path) => `api/runs/${seg(runId)}/files/${path.split('/').map(seg).join('/')}`,
   };
 }

@@ -1,4 +1,15 @@
-import type { AttemptQuery, AttemptListItem, AttemptView, CompareView, Page, RunListItem, RunView, TrendView } from './types.js';
+import type {
+  AttemptQuery,
+  AttemptListItem,
+  AttemptView,
+  CompareView,
+  EvaluationKind,
+  EvaluationListItem,
+  Page,
+  RunListItem,
+  RunView,
+  TrendView,
+} from './types.js';
 
 export interface RunsQuery {
   agent?: string;
@@ -27,6 +38,8 @@ export interface DataSource {
   getAttempt(attemptId: string): Promise<AttemptView>;
   compare(a: string, b: string): Promise<CompareView>;
   trends(q: TrendsQuery): Promise<TrendView>;
+  /** `crucible ci` and `crucible gate` results, newest first (none in a single-run report). */
+  listEvaluations(q: { kind?: EvaluationKind; limit?: number }): Promise<{ items: EvaluationListItem[] }>;
   /** Link to a file in the run directory, when the source can serve one. */
   fileUrl(runId: string, path: string): string | null;
 }

@@ -42,6 +42,7 @@ export function staticSource(data: ReportData): DataSource {
     },
     compare: unsupported('comparing runs'),
     trends: unsupported('trends'),
+    listEvaluations: () => Promise.resolve({ items: [] }),
     // Report files sit next to report.html, so relative links work from disk.
     fileUrl: (_runId, path) => path,
   };

@@ -1,5 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { interval, pairedSentence, pct, points, when } from '../../../src/report/format.js';
+import { BaselineCompare } from '../components/BaselineCompare.js';
 import { Await, IntervalBar, Section } from '../components/ui.js';
 import { useSource } from '../data/context.js';
 import type { CellDelta, CompareView } from '../data/types.js';
@@ -134,7 +135,7 @@ function Picker({ a, b }: { a: string; b: string }): ReactNode {
     >
       {pick('run A (baseline)', 'a', ra, setA)}
       {pick('run B', 'b', rb, setB)}
-      <button type="submit" disabled={!ra || !rb}>
+      <button type="submit" disabled={!ra && !rb}>
         Compare
       </button>
     </form>
@@ -159,6 +160,7 @@ export function ComparePage({ a, b }: { a: string; b: string }): ReactNode {
       </header>
       <Picker a={a} b={b} />
       {ready ? <Await data={data}>{(view) => (view ? <CompareBody view={view} /> : null)}</Await> : null}
+      {source.mode === 'api' ? <BaselineCompare runId={b || a} /> : null}
     </div>
   );
 }

@@ -64,6 +64,43 @@ function VerdictTable({ stats, agentInfo }: { stats: RunStats; agentInfo?: RunIn
   );
 }
 
+/** A suite run: each agent's pass rate per task set, with n and interval like the verdict table. */
+function TaskSetTable({ stats }: { stats: RunStats }): ReactNode {
+  return (
+    <table className="table" data-testid="by-task-set">
+      <thead>
+        <tr>
+          <th>task set</th>
+          <th>agent</th>
+          <th>pass rate</th>
+          <th>{Math.round(stats.confidence * 100)}% interval</th>
+          <th>n (scored)</th>
+          <th>passed</th>
+          <th>tasks</th>
+        </tr>
+      </thead>
+      <tbody>
+        {(stats.byTaskSet ?? []).flatMap((s) =>
+          s.agents.map((a) => (
+            <tr key={`${s.taskSet}|${a.agent}`}>
+              <th scope="row">{s.taskSet}</th>
+              <td>{a.agent}</td>
+              <td>{a.passRate ? pct(a.passRate.rate) : '–'}</td>
+              <td>
+                <IntervalBar rate={a.passRate?.rate ?? null} low={a.passRate?.low ?? null} high={a.passRate?.high ?? null} />{' '}
+                <span className="muted">{a.passRate ? interval(a.passRate.low, a.passRate.high) : 'nothing scored'}</span>
+              </td>
+              <td>{a.scored}</td>
+              <td>{a.passes}</td>
+              <td>{a.tasks}</td>
+            </tr>
+          )),
+        )}
+      </tbody>
+    </table>
+  );
+}
+
 /** The run report: the same content in the dashboard and in report.html. */
 export function RunReport({ view }: { view: RunView }): ReactNode {
   const source = useSource();
@@ -126,6 +163,11 @@ export function RunReport({ view }: { view: RunView }): ReactNode {
               </ul>
             ) : null}
           </Section>
+          {stats.byTaskSet && stats.byTaskSet.length > 0 ? (
+            <Section title="By task set" note="A suite run: each agent's pass rate on each task set's tasks, clustered by task.">
+              <TaskSetTable stats={stats} />
+            </Section>
+          ) : null}
           <Section title="Reliability" note="pass@k: at least one of k trials passes; pass^k: all k trials pass.">
             <ReliabilityCards stats={stats} />
           </Section>

@@ -1,5 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { duration, elapsed, when } from '../../../src/report/format.js';
+import { Evaluations } from '../components/Evaluations.js';
 import { CountsBar } from '../components/ui.js';
 import { useSource } from '../data/context.js';
 import type { RunListItem } from '../data/types.js';
@@ -163,6 +164,7 @@ export function RunsPage({ agent, since }: { agent: string; since: string }): Re
           Load more
         </button>
       ) : null}
+      <Evaluations />
     </div>
   );
 }

@@ -1,0 +1,61 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { findRunDir, readCheckpoint, readPlanFile, type RunPlanFile } from '../engine/index.js';
+import { InputError } from '../errors.js';
+import type { AgentInfo, AttemptResult, Cause, Verdict } from '../types/index.js';
+
+/** One finished attempt of a run, reduced to what baselines and gates compare. */
+export interface RunAttemptOutcome {
+  taskId: string;
+  taskVersion: string;
+  agent: string;
+  trial: number;
+  verdict: Verdict;
+  cause: Cause;
+  /** Ids of checks that did not pass, sorted. */
+  failedChecks: string[];
+  agentInfo?: AgentInfo;
+}
+
+export interface RunOutcomes {
+  runId: string;
+  runDir: string;
+  plan: RunPlanFile;
+  attempts: RunAttemptOutcome[];
+}
+
+/**
+ * A run's finished attempts, from its directory: the checkpoint says which attempts are done, their
+ * attempt.json files say how they ended. Reading the files (not the history) keeps a baseline saveable
+ * even when history.db is gone.
+ */
+export async function readRunOutcomes(stateDir: string, runIdOrPrefix: string): Promise<RunOutcomes> {
+  const { runId, runDir } = await findRunDir(stateDir, runIdOrPrefix);
+  const plan = await readPlanFile(runDir, runId);
+  if (plan.kind === 'validate')
+    throw new InputError(`run ${runId}: is a \`crucible validate\` run, not an agent run (fix: pass a run made by \`crucible run\`)`);
+  const { entries } = await readCheckpoint(runDir);
+  if (entries.length === 0)
+    throw new InputError(`run ${runId}: has no finished attempts (fix: finish it with \`crucible resume ${runId}\`, or pass another run)`);
+  const attempts: RunAttemptOutcome[] = [];
+  for (const entry of entries) {
+    const file = join(runDir, 'attempts', entry.attemptId, 'attempt.json');
+    let result: AttemptResult;
+    try {
+      result = JSON.parse(await readFile(file, 'utf8')) as AttemptResult;
+    } catch {
+      throw new InputError(`run ${runId}: ${file} is missing or not JSON (fix: \`crucible resume ${runId}\` reruns it)`);
+    }
+    attempts.push({
+      taskId: result.taskId,
+      taskVersion: result.taskVersion,
+      agent: result.agent,
+      trial: result.trial,
+      verdict: result.verdict,
+      cause: result.cause,
+      failedChecks: [...new Set((result.checks ?? []).filter((c) => !c.passed).map((c) => c.id))].sort(),
+      ...(result.agentInfo ? { agentInfo: result.agentInfo } : {}),
+    });
+  }
+  return { runId, runDir, plan, attempts };
+}

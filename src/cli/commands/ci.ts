@@ -1,0 +1,54 @@
+import pc from 'picocolors';
+import { runCi, type CiResult } from '../../ci/index.js';
+import type { SandboxKind } from '../../sandbox/index.js';
+
+export interface CiCommandOptions {
+  repo?: string;
+  base?: string;
+  head?: string;
+  config?: string;
+  testCommand?: string;
+  junit?: string;
+  failToPass?: string[];
+  commands?: string;
+  baselineTests: boolean;
+  sandbox?: SandboxKind;
+  allowFailure?: boolean;
+  out: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+export async function ciCommand(opts: CiCommandOptions): Promise<void> {
+  const warn = (m: string): void => void process.stderr.write(`${pc.yellow('warning')} ${m}\n`);
+  const result = await runCi({
+    ...(opts.repo !== undefined ? { repo: opts.repo } : {}),
+    ...(opts.base !== undefined ? { base: opts.base } : {}),
+    ...(opts.head !== undefined ? { head: opts.head } : {}),
+    ...(opts.config !== undefined ? { config: opts.config } : {}),
+    ...(opts.testCommand !== undefined ? { testCommand: opts.testCommand } : {}),
+    ...(opts.junit !== undefined ? { junit: opts.junit } : {}),
+    ...(opts.failToPass !== undefined ? { failToPass: opts.failToPass } : {}),
+    ...(opts.commands !== undefined ? { commands: opts.commands } : {}),
+    ...(opts.sandbox !== undefined ? { sandbox: opts.sandbox } : {}),
+    baselineTests: opts.baselineTests,
+    out: opts.out,
+    warn,
+  });
+  if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  if (!opts.quiet || !opts.json) (opts.json ? process.stderr : process.stdout).write(summary(result));
+  process.exitCode = result.verdict === 'FAIL' && !opts.allowFailure ? 1 : 0;
+}
+
+function summary(r: CiResult): string {
+  const verdict = r.verdict === 'PASS' ? pc.green('PASS') : pc.red('FAIL');
+  const failed = r.checks.filter((c) => !c.passed && (c.severity === 'error' || c.severity === 'critical'));
+  const head = 'workingTree' in r.head ? 'working tree' : r.head.ref;
+  return [
+    `${verdict} ${r.cause}: ${r.message}`,
+    `  ${head} against ${r.base.ref}: ${r.diff.filesChanged} file(s) changed, +${r.diff.added} -${r.diff.deleted}`,
+    ...failed.map((c) => `  ${pc.red('✗')} ${c.id} (${c.severity}): ${c.message}`),
+    `report: ${r.reportDir}`,
+    '',
+  ].join('\n');
+}

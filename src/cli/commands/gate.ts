@@ -1,0 +1,207 @@
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { loadAgentCatalog } from '../../agents/registry.js';
+import { readBaseline, readRunOutcomes, type BaselineFile } from '../../baseline/index.js';
+import { loadRunInput, type RunInput } from '../../suite/index.js';
+import { defaultConcurrency, executeRun, MAX_PLANNED_ATTEMPTS, newRunId } from '../../engine/index.js';
+import { InputError } from '../../errors.js';
+import {
+  evaluateGate,
+  formatGate,
+  gateMarkdown,
+  versionMismatchError,
+  versionMismatches,
+  type GateReport,
+  type GateThresholds,
+  type VersionMismatch,
+} from '../../gate/index.js';
+import { openHistory } from '../../store/index.js';
+import type { SandboxKind } from '../../sandbox/executor.js';
+import type { Task } from '../../types/index.js';
+import { wholeNumber, writableStateDir } from '../args.js';
+import { historyPath } from '../history-reader.js';
+import type { ModelCliOptions } from '../model-options.js';
+import { modelRunOptions } from '../model-run.js';
+import { withFlagNames } from '../option-flags.js';
+import { createProgress } from '../progress.js';
+import { startSandboxChoice } from '../sandbox-choice.js';
+
+export interface GateCommandOptions extends ModelCliOptions {
+  baseline: string;
+  run?: string;
+  agent?: string[];
+  agents?: string;
+  runs?: string;
+  concurrency?: string;
+  minSuccessRate?: string;
+  maxDrop?: string;
+  maxRegressedTasks?: string;
+  allowVersionMismatch?: boolean;
+  sandbox?: SandboxKind;
+  out: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+/** The tasks of a task set or a suite (a suite's ids are `<set>/<task>`, as its runs and baselines name them). */
+export function loadTasksForGate(path: string): RunInput {
+  return loadRunInput(path);
+}
+
+/** `crucible gate <taskset> --baseline FILE`: run (or take `--run`), compare with the baseline, exit 0/1/2. */
+export async function gateCommand(path: string, opts: GateCommandOptions): Promise<void> {
+  const baseline = readBaseline(opts.baseline);
+  const thresholds = parseThresholds(opts);
+  writableStateDir('--out', opts.out);
+  let mismatches: VersionMismatch[];
+  let runId: string;
+  if (opts.run !== undefined) {
+    if (opts.agent !== undefined || opts.runs !== undefined)
+      throw new InputError('--agent and --runs choose what a gate runs; with --run nothing runs (fix: drop them, or drop --run)');
+    const found = await withFlagNames(() => readRunOutcomes(opts.out, opts.run as string));
+    mismatches = versionMismatches(baseline, found.plan.tasks);
+    if (mismatches.length > 0 && !opts.allowVersionMismatch) throw versionMismatchError(mismatches, opts.baseline);
+    runId = found.runId;
+  } else {
+    const loaded = loadTasksForGate(path);
+    const wanted = new Set(baseline.entries.map((e) => e.taskId));
+    // Only the baseline's tasks can be compared, so only they run.
+    const tasks = loaded.tasks.filter((t) => wanted.has(t.id));
+    if (tasks.length === 0)
+      throw new InputError(
+        `${path}: none of its tasks is in baseline ${opts.baseline} (fix: gate the task set the baseline was saved from, ${baseline.taskSet} relative to the baseline file)`,
+      );
+    // Checked before any agent runs: a changed task would waste the whole run.
+    mismatches = versionMismatches(baseline, tasks);
+    if (mismatches.length > 0 && !opts.allowVersionMismatch) throw versionMismatchError(mismatches, opts.baseline);
+    const ran = await runForGate(loaded, tasks, baseline, opts);
+    if (ran === undefined) {
+      process.exitCode = 130;
+      return;
+    }
+    runId = ran;
+  }
+  const run = await readRunOutcomes(opts.out, runId);
+  const evaluation = evaluateGate(baseline, run, thresholds, { baselineFile: opts.baseline, versionMismatches: mismatches });
+
+  const id = `gate-${newRunId()}`;
+  const reportDir = join(resolve(opts.out), 'gates', id);
+  const report: GateReport = {
+    id,
+    createdAt: new Date().toISOString(),
+    reportDir,
+    runId: run.runId,
+    taskSet: run.plan.taskSet,
+    baseline: { file: opts.baseline, sourceRun: baseline.sourceRun, createdAt: baseline.createdAt },
+    thresholds,
+    ...evaluation,
+  };
+  await mkdir(reportDir, { recursive: true });
+  await writeFile(join(reportDir, 'gate.json'), `${JSON.stringify(report, null, 2)}\n`);
+  const markdown = gateMarkdown(report);
+  await writeFile(join(reportDir, 'gate.md'), markdown);
+  const summary = process.env.GITHUB_STEP_SUMMARY;
+  if (summary) {
+    try {
+      await appendFile(summary, `${markdown}\n`);
+    } catch (error) {
+      process.stderr.write(`warning: could not append to GITHUB_STEP_SUMMARY ${summary} (${(error as NodeJS.ErrnoException).code ?? 'error'})\n`);
+    }
+  }
+  recordInHistory(opts.out, report);
+  if (opts.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else process.stdout.write(`${formatGate(report)}\n`);
+  process.exitCode = report.verdict === 'PASS' ? 0 : 1;
+}
+
+function parseThresholds(opts: GateCommandOptions): GateThresholds {
+  const number = (flag: string, text: string | undefined, min: number, max: number, example: string): number | undefined => {
+    if (text === undefined) return undefined;
+    const value = Number(text);
+    if (text.trim() === '' || !Number.isFinite(value) || value < min || value > max)
+      throw new InputError(`${flag} ${text}: expected a number from ${min} to ${max} (fix: e.g. ${flag} ${example})`);
+    return value;
+  };
+  const min = number('--min-success-rate', opts.minSuccessRate, 0, 100, '80');
+  return {
+    ...(min !== undefined ? { minSuccessRate: min / 100 } : {}),
+    maxDrop: number('--max-drop', opts.maxDrop, 0, 100, '5') ?? 0,
+    maxRegressedTasks: wholeNumber('--max-regressed-tasks', opts.maxRegressedTasks, 0, 0),
+  };
+}
+
+/** Runs the gated tasks with executeRun, as `crucible run` does; returns the new run's id. */
+async function runForGate(loaded: RunInput, tasks: Task[], baseline: BaselineFile, opts: GateCommandOptions): Promise<string | undefined> {
+  const agents = opts.agent ?? [...new Set(baseline.entries.map((e) => e.agent.spec))].sort();
+  const { profiles } = loadAgentCatalog({ taskSet: loaded.profiles, agentsFile: opts.agents });
+  const models = modelRunOptions(opts, agents, profiles);
+  const trials = wholeNumber('--runs', opts.runs, baseline.trials, 1, MAX_PLANNED_ATTEMPTS);
+  const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
+  const sandbox = await startSandboxChoice(opts.sandbox, agents)();
+  const progress = createProgress({ stream: process.stderr, quiet: opts.quiet });
+  const stop = new AbortController();
+  const kill = new AbortController();
+  const onSigint = (): void => (stop.signal.aborted ? kill.abort() : stop.abort());
+  process.on('SIGINT', onSigint);
+  try {
+    const rel = relative(process.cwd(), loaded.file);
+    const outcome = await withFlagNames(() =>
+      executeRun({
+        taskSetFile: rel === '' || rel.startsWith('..') ? loaded.file : rel,
+        taskSetPath: loaded.file,
+        tasks,
+        taskIndex: loaded.taskIndex,
+        ...(loaded.kind === 'suite' ? { taskSets: loaded.taskSets } : {}),
+        agents,
+        profiles,
+        trials,
+        stateDir: opts.out,
+        settings: { sandbox },
+        concurrency,
+        models,
+        observer: progress,
+        signal: stop.signal,
+        killSignal: kill.signal,
+      }),
+    );
+    if (outcome.summary.ended === 'interrupted') {
+      process.stderr.write(
+        `gate: run ${outcome.summary.runId} was interrupted, nothing was judged (\`crucible resume ${outcome.summary.runId}\`, then gate it with --run ${outcome.summary.runId})\n`,
+      );
+      return undefined;
+    }
+    if (outcome.taskErrors.length > 0)
+      throw new InputError(
+        `gate: ${outcome.taskErrors.map((t) => t.taskId).join(', ')} broken in run ${outcome.summary.runId} (fix: \`crucible validate ${loaded.file}\` names the field to fix)`,
+      );
+    return outcome.summary.runId;
+  } finally {
+    progress.close();
+    process.off('SIGINT', onSigint);
+  }
+}
+
+/** The history row of the gate; the gate's verdict does not depend on it, so failing is a warning. */
+function recordInHistory(stateDir: string, report: GateReport): void {
+  try {
+    const history = openHistory(historyPath(stateDir));
+    try {
+      history.recordEvaluation({
+        id: report.id,
+        kind: 'gate',
+        createdAt: report.createdAt,
+        verdict: report.verdict,
+        title: `gate ${report.verdict}: run ${report.runId} vs baseline ${report.baseline.file}${report.failures.length > 0 ? ` (${report.failures.length} rule(s) failed)` : ''}`,
+        runId: report.runId,
+        reportDir: report.reportDir,
+        detail: report as unknown as Record<string, unknown>,
+      });
+    } finally {
+      history.close();
+    }
+  } catch (error) {
+    process.stderr.write(
+      `warning: the gate was not recorded in the history (${error instanceof Error ? error.message : String(error)}); ${report.reportDir}/gate.json has it\n`,
+    );
+  }
+}

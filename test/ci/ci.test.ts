@@ -1,0 +1,256 @@
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { crucible } from '../helpers/cli.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
+
+function git(cwd: string, ...args: string[]): string {
+  const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...GIT_ENV } });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** Two JUnit cases: check::fixed passes once value.txt says right, check::kept while keep.txt says ok. */
+const CHECK_SH = [
+  'fixed=""; grep -q right value.txt || fixed="<failure message=\\"value is wrong\\"/>"',
+  'kept=""; grep -q ok keep.txt || kept="<failure message=\\"keep broke\\"/>"',
+  'printf \'<testsuite name="s" tests="2"><testcase classname="check" name="fixed">%s</testcase><testcase classname="check" name="kept">%s</testcase></testsuite>\' "$fixed" "$kept" > "$CRUCIBLE_JUNIT"',
+  '[ -z "$fixed$kept" ]',
+  '',
+].join('\n');
+
+const CONFIG = ['tests:', '  command: sh tests/check.sh', '  fail_to_pass: [check::fixed]', 'policy:', '  secrets: { presets: [all] }', ''].join('\n');
+
+/** A repo on main with a bug (value.txt says wrong) and a test for it; the state directory lives outside it. */
+function repo(): { dir: string; out: string } {
+  const dir = join(tempDir(), 'repo');
+  const out = join(tempDir(), 'state');
+  git(tempDir(), 'init', '-q', '-b', 'main', dir);
+  writeFileSync(join(dir, 'value.txt'), 'wrong\n');
+  writeFileSync(join(dir, 'keep.txt'), 'ok\n');
+  spawnSync('mkdir', [join(dir, 'tests')]);
+  writeFileSync(join(dir, 'tests', 'check.sh'), CHECK_SH);
+  writeFileSync(join(dir, 'crucible.ci.yaml'), CONFIG);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', 'base');
+  return { dir, out };
+}
+
+function branch(dir: string, name: string, files: Record<string, string>): void {
+  git(dir, 'checkout', '-qb', name, 'main');
+  for (const [path, text] of Object.entries(files)) writeFileSync(join(dir, path), text);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', name);
+  git(dir, 'checkout', '-q', 'main');
+}
+
+/** Every file of the checkout, .git included, with its content hash: what "unchanged" means. */
+function snapshot(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (rel: string): void => {
+    for (const name of readdirSync(join(dir, rel))) {
+      const path = rel ? `${rel}/${name}` : name;
+      const info = statSync(join(dir, path));
+      if (info.isDirectory()) walk(path);
+      else
+        files[path] = `${createHash('sha256')
+          .update(readFileSync(join(dir, path)))
+          .digest('hex')}:${info.mtimeMs}`;
+    }
+  };
+  walk('');
+  return files;
+}
+
+interface CiJson {
+  id: string;
+  verdict: string;
+  cause: string;
+  reportDir: string;
+  head: Record<string, unknown>;
+  checks: Array<{ id: string; passed: boolean }>;
+  diff: { files: Array<{ path: string; kind: string }> };
+}
+
+function ciJson(stdout: string): CiJson {
+  return JSON.parse(stdout) as CiJson;
+}
+
+describe('crucible ci', () => {
+  it('fails a PR that edits a test file as tampered (exit 1) and passes a clean PR (exit 0), leaving the checkout as it was', () => {
+    const { dir, out } = repo();
+    branch(dir, 'pr', { 'value.txt': 'wrong\n', 'tests/check.sh': `${CHECK_SH}exit 0\n` });
+    branch(dir, 'fix', { 'value.txt': 'right\n' });
+    const before = snapshot(dir);
+
+    const tampered = crucible(['ci', '--base', 'main', '--head', 'pr', '--out', out], { cwd: dir });
+    expect(tampered.status, tampered.stderr).toBe(1);
+    expect(tampered.stdout).toMatch(/^FAIL tampered: .*tests\/check\.sh/);
+    const reportDir = /report: (.*)/.exec(tampered.stdout)?.[1] ?? '';
+    for (const file of ['ci.json', 'report.md', 'results.sarif', 'diff.patch']) expect(existsSync(join(reportDir, file)), file).toBe(true);
+    const sarif = JSON.parse(readFileSync(join(reportDir, 'results.sarif'), 'utf8')) as { runs: Array<{ results: Array<{ ruleId: string }> }> };
+    expect(sarif.runs[0]?.results.map((r) => r.ruleId)).toContain('test_tampering');
+
+    const clean = crucible(['ci', '--base', 'main', '--head', 'fix', '--out', out, '--json'], { cwd: dir });
+    expect(clean.status, clean.stderr).toBe(0);
+    const result = ciJson(clean.stdout);
+    expect(result).toMatchObject({ verdict: 'PASS', cause: 'passed', head: { ref: 'fix' } });
+    expect(result.reportDir.startsWith(join(out, 'ci', result.id))).toBe(true);
+
+    expect(snapshot(dir)).toEqual(before);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+
+    // Both are in the history next to runs, newest first.
+    const listed = crucible(['history', '--kind', 'ci', '--json', '--out', out], { cwd: dir });
+    expect(listed.status, listed.stderr).toBe(0);
+    const rows = JSON.parse(listed.stdout) as Array<{ id: string; kind: string; verdict: string }>;
+    expect(rows.map((r) => [r.kind, r.verdict])).toEqual([
+      ['ci', 'PASS'],
+      ['ci', 'FAIL'],
+    ]);
+    expect(rows[0]?.id).toBe(result.id);
+    expect(tampered.stderr).not.toContain('could not record');
+  });
+
+  it('evaluates the working tree, untracked files included, without changing a byte of it', () => {
+    const { dir, out } = repo();
+    writeFileSync(join(dir, 'value.txt'), 'right\n');
+    writeFileSync(join(dir, 'notes.txt'), 'untracked\n');
+    // git status refreshes the index: asked before the snapshot, not between it and the next.
+    const status = git(dir, 'status', '--porcelain');
+    const before = snapshot(dir);
+
+    const r = crucible(['ci', '--out', out, '--json'], { cwd: dir });
+    expect(r.status, r.stderr).toBe(0);
+    const result = ciJson(r.stdout);
+    expect(result).toMatchObject({ verdict: 'PASS', head: { workingTree: true } });
+    expect(result.diff.files.map((f) => `${f.kind} ${f.path}`).sort()).toEqual(['added notes.txt', 'modified value.txt']);
+
+    expect(snapshot(dir)).toEqual(before);
+    expect(git(dir, 'status', '--porcelain')).toBe(status);
+  });
+
+  it('leaves its own state directory out of the change when it lies inside the checkout', () => {
+    const { dir } = repo();
+    writeFileSync(join(dir, 'value.txt'), 'right\n');
+    // Twice: the second run finds the first one's reports in the checkout, and must not count them.
+    for (let i = 0; i < 2; i++) {
+      const r = crucible(['ci', '--json'], { cwd: dir });
+      expect(r.status, r.stderr).toBe(0);
+      const result = ciJson(r.stdout);
+      expect(result.reportDir.startsWith(join(dir, '.crucible', 'ci'))).toBe(true);
+      expect(result.diff.files.map((f) => f.path)).toEqual(['value.txt']);
+    }
+  });
+
+  it('runs setup in the copy of base; what setup made is not part of the change; a failing setup is exit 2', () => {
+    const { dir, out } = repo();
+    // The test reads a file only setup makes: without setup in every copy, check::kept would fail.
+    const setupCheck = CHECK_SH.replace('grep -q ok keep.txt', 'grep -q ok keep.txt && grep -q made generated.txt');
+    writeFileSync(join(dir, 'tests', 'check.sh'), setupCheck);
+    writeFileSync(join(dir, 'crucible.ci.yaml'), `${CONFIG}setup:\n  - echo made > generated.txt\n`);
+    git(dir, 'commit', '-qam', 'setup');
+    branch(dir, 'fix', { 'value.txt': 'right\n' });
+    const r = crucible(['ci', '--base', 'main', '--head', 'fix', '--out', out, '--json'], { cwd: dir });
+    expect(r.status, r.stderr).toBe(0);
+    const result = ciJson(r.stdout);
+    expect(result).toMatchObject({ verdict: 'PASS' });
+    expect(result.diff.files.map((f) => `${f.kind} ${f.path}`)).toEqual(['modified value.txt']);
+    expect(existsSync(join(dir, 'generated.txt'))).toBe(false);
+
+    const config = join(tempDir(), 'ci.yaml');
+    writeFileSync(config, `${CONFIG}setup:\n  - echo broken >&2; exit 3\n`);
+    const failing = crucible(['ci', '--base', 'main', '--head', 'fix', '--out', out, '--config', config], { cwd: dir });
+    expect(failing.status).toBe(2);
+    expect(failing.stderr.trim().split('\n')).toHaveLength(1);
+    expect(failing.stderr).toMatch(/setup command `echo broken >&2; exit 3` failed \(exit 3\): broken/);
+  });
+
+  it('fails a change that breaks a test that passed at base as a regression', () => {
+    const { dir, out } = repo();
+    branch(dir, 'pr', { 'value.txt': 'right\n', 'keep.txt': 'gone\n' });
+    const r = crucible(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json'], { cwd: dir });
+    expect(r.status, r.stderr).toBe(1);
+    const result = ciJson(r.stdout);
+    expect(result).toMatchObject({ verdict: 'FAIL', cause: 'regression' });
+    expect(result.checks.find((c) => c.id === 'regression')?.passed).toBe(false);
+  });
+
+  it('fails a change that adds a secret as a policy violation; --allow-failure reports it and exits 0', () => {
+    const { dir, out } = repo();
+    branch(dir, 'pr', { 'value.txt': 'right\n', 'config.js': 'const key = "AKIAQWERTYUIOPASDFGH";\n' });
+    const r = crucible(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json', '--allow-failure'], { cwd: dir });
+    expect(r.status, r.stderr).toBe(0);
+    const result = ciJson(r.stdout);
+    expect(result).toMatchObject({ verdict: 'FAIL', cause: 'policy_violation' });
+    expect(result.checks.find((c) => c.id === 'secrets')?.passed).toBe(false);
+    // The secret itself is never copied into the reports.
+    expect(readFileSync(join(result.reportDir, 'ci.json'), 'utf8')).not.toContain('AKIAQWERTYUIOPASDFGH');
+  });
+
+  it('judges the commands of a command log', () => {
+    const { dir, out } = repo();
+    branch(dir, 'pr', { 'value.txt': 'right\n' });
+    const log = join(tempDir(), 'commands.jsonl');
+    writeFileSync(log, `${JSON.stringify({ argv: ['git', 'push', '--force', 'origin', 'main'], cwd: dir, exitCode: 0 })}\n`);
+    const r = crucible(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json', '--commands', log], { cwd: dir });
+    expect(r.status, r.stderr).toBe(1);
+    expect(ciJson(r.stdout)).toMatchObject({ verdict: 'FAIL', cause: 'policy_violation' });
+  });
+
+  it('reads crucible.ci.yaml as committed at base, so a PR cannot loosen its own gate', () => {
+    const { dir, out } = repo();
+    branch(dir, 'pr', { 'crucible.ci.yaml': CONFIG.replace('sh tests/check.sh', 'true') });
+    const r = crucible(['ci', '--base', 'main', '--head', 'pr', '--out', out], { cwd: dir });
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL tests_failed: fail-to-pass failing: check::fixed/);
+  });
+
+  it('appends its report to $GITHUB_STEP_SUMMARY', () => {
+    const { dir, out } = repo();
+    branch(dir, 'fix', { 'value.txt': 'right\n' });
+    const summary = join(tempDir(), 'summary.md');
+    writeFileSync(summary, '# earlier step\n');
+    const r = crucible(['ci', '--base', 'main', '--head', 'fix', '--out', out], { cwd: dir, env: { GITHUB_STEP_SUMMARY: summary } });
+    expect(r.status, r.stderr).toBe(0);
+    const text = readFileSync(summary, 'utf8');
+    expect(text.startsWith('# earlier step\n')).toBe(true);
+    expect(text).toContain('## Crucible ci: ✅ PASS (passed)');
+    expect(text).toContain('| tests | pass |');
+
+    // A summary file that cannot be written costs a warning, not the verdict.
+    const unwritable = crucible(['ci', '--base', 'main', '--head', 'fix', '--out', out], { cwd: dir, env: { GITHUB_STEP_SUMMARY: tempDir() } });
+    expect(unwritable.status, unwritable.stderr).toBe(0);
+    expect(unwritable.stderr).toMatch(/warning could not append to \$GITHUB_STEP_SUMMARY/);
+  });
+
+  it('refuses bad input with one line and exit 2', () => {
+    const { dir, out } = repo();
+    writeFileSync(join(dir, 'bad.yaml'), 'tests:\n  comand: make test\n');
+    const cases: Array<[string[], string, RegExp]> = [
+      [['--config', 'bad.yaml'], dir, /bad\.yaml:2:3: tests\.comand: unknown field "comand" \(fix: did you mean "command"\?\)/],
+      [['--base', 'no-such-branch'], dir, /--base no-such-branch: not a commit/],
+      [['--test-command', 'true'], tempDir(), /not a git checkout/],
+    ];
+    for (const [args, cwd, message] of cases) {
+      const r = crucible(['ci', '--out', out, ...args], { cwd });
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(message);
+      expect(r.stdout).toBe('');
+    }
+  });
+});
