@@ -2,7 +2,7 @@
 import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CHECKS } from '../checks/index.js';
-import { findingLocations, sarifLevel, SARIF_VERSION, type SarifLog } from '../report/index.js';
+import { findingLocations, sarifLevel, SARIF_SCHEMA_URI, SARIF_VERSION, type SarifLog } from '../report/index.js';
 import { version } from '../version.js';
 import type { CiResult } from './result.js';
 
@@ -82,7 +82,7 @@ export function renderCiSarif(r: CiResult): SarifLog {
     ];
   });
   return {
-    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    $schema: SARIF_SCHEMA_URI,
     version: SARIF_VERSION,
     runs: [
       {
