@@ -59,8 +59,9 @@ export async function runTestsOnTree(
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
   }
+  const executor = createExecutor(work.sandbox, layoutFor(work, settings.limits, [resultsDir]));
   const { evidence, junitXml, cases } = await runTests({
-    executor: createExecutor(work.sandbox, layoutFor(work, settings.limits, [resultsDir])),
+    executor,
     workspace: work.workspace,
     command: settings.tests.command,
     junit: settings.tests.junit,
@@ -68,7 +69,7 @@ export async function runTestsOnTree(
     failToPass: settings.tests.failToPass,
     passToPass: settings.tests.passToPass,
     timeoutMs: settings.limits.testTimeoutMs,
-  });
+  }).finally(() => executor.close());
   await rm(resultsDir, { recursive: true, force: true });
   if (junitXml !== undefined) await writeFile(join(report.dir, report.name), junitXml);
   return { evidence, ...(cases ? { cases } : {}) };
@@ -79,19 +80,23 @@ export async function runSetup(work: CiWork, settings: CiSettings): Promise<void
   if (settings.setup.length === 0) return;
   for (const dir of [join(work.dir, 'home'), join(work.dir, 'tmp')]) await mkdir(dir, { recursive: true });
   const executor = createExecutor(work.sandbox, layoutFor(work, settings.limits));
-  for (const command of settings.setup) {
-    const result = await executor.exec({
-      argv: ['sh', '-c', command],
-      cwd: work.workspace,
-      env: { CI: 'true' },
-      timeoutMs: settings.limits.setupTimeoutMs,
-      network: 'host',
-    });
-    if (result.exitCode !== 0) {
-      const why = result.timedOut ? `timed out after ${settings.limits.setupTimeoutMs} ms` : `exit ${result.exitCode ?? result.signal}`;
-      const tail = `${result.stderr}${result.stdout}`.trim().split('\n').slice(-1)[0] ?? '';
-      throw new CiSetupError(`setup command \`${command}\` failed (${why}): ${tail}`);
+  try {
+    for (const command of settings.setup) {
+      const result = await executor.exec({
+        argv: ['sh', '-c', command],
+        cwd: work.workspace,
+        env: { CI: 'true' },
+        timeoutMs: settings.limits.setupTimeoutMs,
+        network: 'host',
+      });
+      if (result.exitCode !== 0) {
+        const why = result.timedOut ? `timed out after ${settings.limits.setupTimeoutMs} ms` : `exit ${result.exitCode ?? result.signal}`;
+        const tail = `${result.stderr}${result.stdout}`.trim().split('\n').slice(-1)[0] ?? '';
+        throw new CiSetupError(`setup command \`${command}\` failed (${why}): ${tail}`);
+      }
     }
+  } finally {
+    await executor.close();
   }
 }
 

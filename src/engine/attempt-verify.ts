@@ -100,8 +100,9 @@ async function runTestsOnTree(
     tmp,
     limits: execLimits(task),
   };
+  const executor = createExecutor(env.sandbox, layout);
   const { evidence, junitXml, cases } = await runTests({
-    executor: createExecutor(env.sandbox, layout),
+    executor,
     workspace,
     command: spec.command,
     junit: spec.junit,
@@ -110,7 +111,7 @@ async function runTestsOnTree(
     passToPass: spec.passToPass,
     timeoutMs: task.limits.testTimeoutMs,
     signal: env.signal,
-  });
+  }).finally(() => executor.close());
   // The report is read: the directory it was written to goes, so no later phase finds it.
   await rm(resultsDir, { recursive: true, force: true });
   if (junitXml === undefined) return { evidence };

@@ -271,21 +271,25 @@ export async function prepareWorkspace(task: Task, paths: AttemptPaths, env: Pic
     const toolCache = join(env.stateDir, 'cache', 'tools');
     await mkdir(toolCache, { recursive: true });
     const executor = createExecutor(env.sandbox, sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, alsoWritable: [toolCache] }));
-    for (const command of task.setup) {
-      const result = await executor.exec({
-        argv: ['sh', '-c', command],
-        cwd: workspace,
-        // Package managers reuse one cache across attempts instead of downloading every time.
-        env: { npm_config_cache: join(toolCache, 'npm'), PIP_CACHE_DIR: join(toolCache, 'pip'), XDG_CACHE_HOME: toolCache, CI: 'true' },
-        timeoutMs: task.limits.setupTimeoutMs,
-        network: 'host',
-        signal: env.signal,
-      });
-      if (result.exitCode !== 0) {
-        const why = result.timedOut ? `timed out after ${task.limits.setupTimeoutMs} ms` : `exit ${result.exitCode ?? result.signal}`;
-        const tail = `${result.stderr}${result.stdout}`.trim().split('\n').slice(-1)[0] ?? '';
-        throw new Error(`setup command \`${command}\` failed (${why}): ${tail}`);
+    try {
+      for (const command of task.setup) {
+        const result = await executor.exec({
+          argv: ['sh', '-c', command],
+          cwd: workspace,
+          // Package managers reuse one cache across attempts instead of downloading every time.
+          env: { npm_config_cache: join(toolCache, 'npm'), PIP_CACHE_DIR: join(toolCache, 'pip'), XDG_CACHE_HOME: toolCache, CI: 'true' },
+          timeoutMs: task.limits.setupTimeoutMs,
+          network: 'host',
+          signal: env.signal,
+        });
+        if (result.exitCode !== 0) {
+          const why = result.timedOut ? `timed out after ${task.limits.setupTimeoutMs} ms` : `exit ${result.exitCode ?? result.signal}`;
+          const tail = `${result.stderr}${result.stdout}`.trim().split('\n').slice(-1)[0] ?? '';
+          throw new Error(`setup command \`${command}\` failed (${why}): ${tail}`);
+        }
       }
+    } finally {
+      await executor.close();
     }
   }
   const baseline = await commitBaseline(workspace, join(attemptDir, 'baseline.git'), join(attemptDir, 'store.git'));
@@ -391,6 +395,8 @@ async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline:
     watchdog.stop();
     env.signal?.removeEventListener('abort', onOuterAbort);
     controller.abort();
+    // Nothing the agent left running survives its phase (docker: its container goes).
+    await executor.close();
     // From here on the workspace is evidence: moved aside, read only through git. Without a
     // sandbox an agent can delete the workspace itself; then it left nothing.
     await rename(workspace, paths.agentWorkspace).catch(async (error: unknown) => {

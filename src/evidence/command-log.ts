@@ -52,6 +52,8 @@ export function recordingExecutor(
   return {
     kind: inner.kind,
     isolation: inner.isolation,
+    close: () => inner.close(),
+    ...(inner.containerImageId ? { containerImageId: () => inner.containerImageId?.() } : {}),
     events: () => events,
     report(commands, cwd) {
       const at = new Date().toISOString();

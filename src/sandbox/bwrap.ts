@@ -7,7 +7,7 @@ import type { ExecRequest, ExecResult, Executor, Isolation, SandboxLayout } from
 import type { ExecutorOptions } from './executor-options.js';
 import { findOnPath } from './find-on-path.js';
 import { enforcedLimits, limitSupport, runLimited } from './limits.js';
-import { assertRunnable } from './request-checks.js';
+import { assertRunnable, refuseEnvironment } from './request-checks.js';
 import { sandboxInitSource } from './sandbox-init-source.js';
 import { signalName } from './signals.js';
 import { spawnBounded } from './spawn-bounded.js';
@@ -26,9 +26,11 @@ export function createBwrapExecutor(layout: SandboxLayout, options: ExecutorOpti
   }
   const limits = limitSupport(options.cgroups !== false);
   const isolation: Isolation = Object.freeze({ network: true, filesystem: true, hiding: true, limits: Object.freeze(enforcedLimits(limits)) });
+  refuseEnvironment('bwrap', layout);
   return {
     kind: 'bwrap',
     isolation,
+    close: async () => {},
     async exec(request: ExecRequest): Promise<ExecResult> {
       await assertRunnable(request);
       // /tmp inside is a private tmpfs, so layout.tmp is not needed here.

@@ -58,9 +58,31 @@ export interface Executor {
   readonly kind: SandboxKind;
   readonly isolation: Isolation;
   exec(req: ExecRequest): Promise<ExecResult>;
+  /**
+   * Ends everything the executor keeps between commands (docker: its containers). Callers call it
+   * once, when the phase is over, whatever happened; it never throws and is safe to call twice.
+   */
+  close(): Promise<void>;
+  /** docker: the image id the executor's containers reported (undefined before the first command). */
+  containerImageId?(): string | undefined;
 }
 
-export type SandboxKind = 'local' | 'bwrap';
+export type SandboxKind = 'local' | 'bwrap' | 'docker';
+
+/**
+ * The task's environment as the docker executor runs it: an image already present locally and the
+ * limits that only a container applies. Absent: the host's toolchain view (see docs/sandbox.md).
+ */
+export interface ContainerEnvironment {
+  /** Local image id (`sha256:…`) to run; resolved and built by src/environment, never pulled here. */
+  imageId: string;
+  /** `os/arch[/variant]`, when the task pins one. */
+  platform?: string;
+  /** CPU share of the container (docker `NanoCpus` / 1e9). */
+  cpus?: number;
+  /** Size limit of the container's writable layer, where the storage driver supports one. */
+  storageBytes?: number;
+}
 
 /** What an executor may touch; fixed for its lifetime (one attempt). */
 export interface SandboxLayout {
@@ -82,6 +104,8 @@ export interface SandboxLayout {
   gateway?: { socketPath: string; port: number };
   /** Per-command resource limits; executors that cannot enforce one say so in `isolation.limits`. */
   limits?: ExecLimits;
+  /** docker only: the image to run instead of the host's toolchain view. Other executors refuse a layout with one. */
+  environment?: ContainerEnvironment;
 }
 
 export type ExecLimitName = 'pids' | 'memory' | 'cpu_time' | 'file_size';

@@ -1,10 +1,22 @@
 /** The sandbox module's public entry; nothing outside src/sandbox imports its other files. */
 import { createBwrapExecutor } from './bwrap.js';
+import { createDockerExecutor } from './docker.js';
 import type { Executor, SandboxKind, SandboxLayout } from './executor.js';
 import type { ExecutorOptions } from './executor-options.js';
 import { createLocalExecutor } from './local.js';
 
-export type { ExecRequest, ExecLimitName, ExecLimits, ExecResult, Executor, Isolation, NetworkMode, SandboxKind, SandboxLayout } from './executor.js';
+export type {
+  ContainerEnvironment,
+  ExecRequest,
+  ExecLimitName,
+  ExecLimits,
+  ExecResult,
+  Executor,
+  Isolation,
+  NetworkMode,
+  SandboxKind,
+  SandboxLayout,
+} from './executor.js';
 export type { ExecutorOptions } from './executor-options.js';
 export type { BwrapDetection, DetectOptions, ResolveOptions } from './detect.js';
 export { detectBwrap, resolveSandbox } from './detect.js';
@@ -17,5 +29,7 @@ export function createExecutor(kind: SandboxKind, layout: SandboxLayout, options
       return createLocalExecutor(layout, options);
     case 'bwrap':
       return createBwrapExecutor(layout, options);
+    case 'docker':
+      return createDockerExecutor(layout, options);
   }
 }

@@ -3,7 +3,7 @@ import type { ExecRequest, ExecResult, Executor, Isolation, SandboxLayout } from
 import type { ExecutorOptions } from './executor-options.js';
 import { findOnPath } from './find-on-path.js';
 import { enforcedLimits, hasLimits, limitSupport, runLimited } from './limits.js';
-import { assertRunnable, errorCode, notRunnableResult } from './request-checks.js';
+import { assertRunnable, errorCode, notRunnableResult, refuseEnvironment } from './request-checks.js';
 import { spawnBounded } from './spawn-bounded.js';
 
 /**
@@ -15,9 +15,11 @@ import { spawnBounded } from './spawn-bounded.js';
 export function createLocalExecutor(layout: SandboxLayout, options: ExecutorOptions = {}): Executor {
   const limits = limitSupport(options.cgroups !== false);
   const isolation: Isolation = Object.freeze({ network: false, filesystem: false, hiding: false, limits: Object.freeze(enforcedLimits(limits)) });
+  refuseEnvironment('local', layout);
   return {
     kind: 'local',
     isolation,
+    close: async () => {},
     async exec(request: ExecRequest): Promise<ExecResult> {
       await assertRunnable(request);
       const env = buildChildEnv({ hostEnv: process.env, home: layout.home, tmpdir: layout.tmp, requestEnv: request.env });

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
-import type { ExecRequest, ExecResult } from './executor.js';
+import { SandboxSetupError } from './errors.js';
+import type { ExecRequest, ExecResult, SandboxLayout } from './executor.js';
 
 /**
  * Rejects requests that are the caller's mistake, so they surface as harness errors instead of
@@ -33,4 +34,11 @@ export function errorCode(error: unknown): string | undefined {
     return error.code;
   }
   return undefined;
+}
+
+/** A task environment is an image: only the docker executor can run one, and running it elsewhere would grade the wrong toolchain. */
+export function refuseEnvironment(kind: 'local' | 'bwrap', layout: SandboxLayout): void {
+  if (layout.environment !== undefined) {
+    throw new SandboxSetupError(`the ${kind} executor cannot run a task environment (image ${layout.environment.imageId}); such tasks need --sandbox docker`);
+  }
 }

@@ -156,6 +156,28 @@ export interface PhaseTimings {
   totalMs: number;
 }
 
+/** Where an attempt ran under docker: enough to tell two runs of one mutable tag apart. */
+export interface EnvironmentProvenance {
+  /** What produced the image: a configured reference, a Dockerfile build, or the host view. */
+  source: 'image' | 'dockerfile' | 'host';
+  /** As configured: the image reference, or the Dockerfile path relative to the task set. */
+  reference: string;
+  /** Local image id (`sha256:…`) the attempt was set to run. */
+  imageId: string;
+  /** Image id the containers reported; differs from imageId only if the image changed underneath. */
+  containerImageId?: string;
+  /** `name@sha256:…` when the image has one; null when it has none (a local build, an unpushed tag). */
+  repoDigest: string | null;
+  /** True only when the reference itself pins content (`@sha256:`); a tag never is. */
+  immutable: boolean;
+  /** Dockerfile builds: SHA-256 of the build context, the cache key. */
+  contextHash?: string;
+  platform: string;
+  /** The limits in force on the containers. */
+  limits: { cpus?: number; memoryBytes?: number; pids?: number; storageBytes?: number };
+  engineVersion: string;
+}
+
 export interface AttemptResult extends AttemptPlan {
   schemaVersion: typeof ATTEMPT_SCHEMA_VERSION;
   verdict: Verdict;
@@ -190,6 +212,8 @@ export interface AttemptResult extends AttemptPlan {
   /** Set for external agents: profile, version and model (see AgentInfo). */
   agentInfo?: AgentInfo;
   timings: PhaseTimings;
+  /** docker: what image the attempt's commands really ran in, and with which limits. */
+  environment?: EnvironmentProvenance;
   startedAt: string;
   finishedAt: string;
   /** With cause `task_error`: what is wrong with the task, field by field. */

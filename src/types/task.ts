@@ -13,7 +13,28 @@ export interface Task {
   oracle?: { patch: string };
   policy: PolicySpec;
   limits: Limits;
+  /** The image the task's commands run in (docker only); absent: the host's toolchain. */
+  environment?: TaskEnvironment;
   metadata: TaskMetadata;
+}
+
+/** `environment:` of a task after loading: paths absolute, sizes in bytes. */
+export interface TaskEnvironment {
+  /** Exactly one of image and dockerfile. An image reference: `name[:tag][@sha256:…]`. */
+  image?: string;
+  /** Absolute path of a Dockerfile, built locally once per content hash of its context. */
+  dockerfile?: string;
+  /** Absolute build context directory; default: the Dockerfile's directory. */
+  context?: string;
+  buildArgs: Record<string, string>;
+  /** `os/arch[/variant]`. */
+  platform?: string;
+  cpus?: number;
+  memoryBytes?: number;
+  pids?: number;
+  storageBytes?: number;
+  /** Whether a missing image may be pulled. Default `never`: offline-friendly, a clear error instead. */
+  pull: 'never' | 'missing';
 }
 
 export type RepoSource = { kind: 'local'; path: string } | { kind: 'git'; url: string; commit: string };

@@ -79,15 +79,17 @@ async function programVersion(profile: AgentProfile, program: ResolvedProgram, e
   try {
     await Promise.all([mkdir(home), mkdir(tmp)]);
     const executor = createExecutor(env.sandbox, { writable: [home], hidden: [env.stateDir], readOnly: program.readOnly, home, tmp });
-    ran = await executor.exec({
-      argv,
-      cwd: home,
-      env: { CI: 'true', NO_COLOR: '1' },
-      network: 'none',
-      timeoutMs: VERSION_TIMEOUT_MS,
-      maxOutputBytes: 64 * 1024,
-      ...(env.signal ? { signal: env.signal } : {}),
-    });
+    ran = await executor
+      .exec({
+        argv,
+        cwd: home,
+        env: { CI: 'true', NO_COLOR: '1' },
+        network: 'none',
+        timeoutMs: VERSION_TIMEOUT_MS,
+        maxOutputBytes: 64 * 1024,
+        ...(env.signal ? { signal: env.signal } : {}),
+      })
+      .finally(() => executor.close());
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
