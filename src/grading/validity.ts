@@ -102,9 +102,8 @@ export function judgeTaskValidity(
 }
 
 /**
- * Why shared ids matter under `all_others`: each id counts once, and an id with several cases never
- * counts as having passed at the baseline (which of them passed?), so a regression in one of those
- * tests goes unnoticed.
+ * Why shared ids matter under `all_others`: each id counts once and stands for all its cases (the
+ * regression check holds them to passing together), so a failure cannot be traced to one test.
  */
 export function duplicateIdsWarning(d: DuplicateIds): string {
   const examples = d.examples
@@ -113,7 +112,7 @@ export function duplicateIdsWarning(d: DuplicateIds): string {
     .join(', ');
   return (
     `warning: pass_to_pass all_others: ${d.cases} test cases are reported under only ${d.ids} id${d.ids === 1 ? '' : 's'} (${examples}${d.ids > 3 ? ', …' : ''}); ` +
-    'grading cannot tell them apart and does not check those tests for regressions (fix: give the tests distinct names, or make the report put the file in the id: docs/tasks.md#duplicate-ids)'
+    'each such id stands for all its cases, so grading cannot tell which of them failed (fix: give the tests distinct names, or make the report put the file in the id: docs/tasks.md#duplicate-ids)'
   );
 }
 
