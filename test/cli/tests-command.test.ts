@@ -37,14 +37,14 @@ const FIX = '--- a/src/calc.mjs\n+++ b/src/calc.mjs\n@@ -1 +1 @@\n-export const 
  * A tiny repo whose two test files both have a top-level `zero` test (node's report names no file,
  * so the id repeats), and a task set over it with the given fail_to_pass.
  */
-function calcTaskSet(failToPass: string, opts: { oracle?: boolean } = {}): string {
+function calcTaskSet(failToPass: string, opts: { oracle?: boolean; patch?: string; setup?: string } = {}): string {
   const dir = tempDir();
   const head = "import assert from 'node:assert/strict';\nimport { test } from 'node:test';\nimport { add } from '../src/calc.mjs';\n";
   const files: Record<string, string> = {
     'repo/src/calc.mjs': 'export const add = (a, b) => a - b;\n',
     'repo/test/a.test.mjs': `${head}test('add', () => assert.equal(add(2, 2), 4));\ntest('zero', () => assert.equal(add(0, 0), 0));\n`,
     'repo/test/b.test.mjs': `${head}test('zero', () => assert.equal(add(1, 0), 1));\n`,
-    'fix.patch': FIX,
+    'fix.patch': opts.patch ?? FIX,
     'tasks.yaml': [
       'tasks:',
       '  - id: calc',
@@ -53,6 +53,7 @@ function calcTaskSet(failToPass: string, opts: { oracle?: boolean } = {}): strin
       '    tests:',
       `      command: ${JSON.stringify(NODE_TEST)}`,
       `      fail_to_pass: [${JSON.stringify(failToPass)}]`,
+      ...(opts.setup ? [`    setup: [${JSON.stringify(opts.setup)}]`] : []),
       ...(opts.oracle === false ? [] : ['    oracle: { patch: fix.patch }']),
       '',
     ].join('\n'),
@@ -162,6 +163,34 @@ describe('crucible tests', () => {
       expect(result.stdout).toContain('tasks[0].tests.fail_to_pass[0]: "ad" is not among the 3 tests the baseline run reports (fix: did you mean "add"?)');
     },
     attemptBudget(3),
+  );
+
+  it(
+    'a task that cannot be prepared, or whose oracle patch does not apply, is one line naming the field, exit 2, and nothing is left',
+    () => {
+      const out = tempDir();
+      const cases: Array<{ tasks: string; argv: string[]; says: RegExp }> = [
+        {
+          tasks: calcTaskSet('add', { patch: FIX.replace('a - b', 'a * b') }),
+          argv: ['--at', 'oracle'],
+          says: /^error .*tasks\.yaml: tasks\[0\]\.oracle\.patch: does not apply to the repo after setup \(error: patch failed: src\/calc\.mjs:1\) \(fix: make it a `git diff`/,
+        },
+        {
+          tasks: calcTaskSet('add', { setup: 'exit 3' }),
+          argv: [],
+          says: /^error .*tasks\.yaml: tasks\[0\]: task calc could not be prepared: setup command `exit 3` failed \(exit 3\)/,
+        },
+      ];
+      for (const c of cases) {
+        const result = crucible(['tests', c.tasks, '--task', 'calc', '--sandbox', 'local', '--out', out, ...c.argv], { attempts: 1 });
+        expect(result.status, result.stderr).toBe(2);
+        const errors = result.stderr.split('\n').filter((l) => l.startsWith('error'));
+        expect(errors).toHaveLength(1);
+        expect(errors[0]).toMatch(c.says);
+        expect(existsSync(join(out, 'tests'))).toBe(false);
+      }
+    },
+    attemptBudget(2),
   );
 
   it('bad inputs end in one line and exit 2, before any work', () => {
