@@ -178,7 +178,7 @@ describe('crucible tests', () => {
         {
           tasks: calcTaskSet('add', { setup: 'exit 3' }),
           argv: [],
-          says: /^error .*tasks\.yaml: tasks\[0\]: task calc could not be prepared: setup command `exit 3` failed \(exit 3\)/,
+          says: /^error .*tasks\.yaml: tasks\[0\]: task calc could not be prepared: .*`exit 3`/,
         },
       ];
       for (const c of cases) {
