@@ -193,6 +193,21 @@ describe('crucible tests', () => {
     attemptBudget(2),
   );
 
+  it(
+    'a test command that writes no report exits 1 and shows why, with the end of its output',
+    () => {
+      const tasks = calcTaskSet('add');
+      writeFileSync(tasks, readFileSync(tasks, 'utf8').replace(/command: .*/, 'command: "echo the runner said this; exit 1"'));
+      const result = crucible(['tests', tasks, '--task', 'calc', '--sandbox', 'local', '--out', tempDir()], { attempts: 1 });
+      expect(result.status, result.stderr).toBe(1);
+      expect(result.stdout).toBe('calc at the baseline: 0 test ids, exit 1\n');
+      expect(result.stderr).toMatch(
+        /^error .*tasks\.yaml: tasks\[0\]\.tests\.command: the run at the baseline gives no usable report \(test command wrote no JUnit report\) \(fix: .*\$CRUCIBLE_JUNIT\)\nthe runner said this$/m,
+      );
+    },
+    attemptBudget(1),
+  );
+
   it('bad inputs end in one line and exit 2, before any work', () => {
     const out = tempDir();
     const noOracle = calcTaskSet('add', { oracle: false });

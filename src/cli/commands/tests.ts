@@ -98,8 +98,8 @@ export async function testsCommand(tasksetPath: string, opts: TestsCommandOption
   for (const run of unusable) {
     const tail = run.evidence.outputTail.trimEnd().split('\n').slice(-OUTPUT_LINES).join('\n');
     process.stderr.write(
-      `${pc.red('error')} ${where.file}: ${where.prefix}.tests.command: the run ${sideName(run.at)} gives no usable report (${run.evidence.invalidReason ?? ''}); ` +
-        `fix: run it in the repo and check it writes JUnit XML to ${task.tests.junit ?? '$CRUCIBLE_JUNIT'}\n${tail ? `${pc.dim(tail)}\n` : ''}`,
+      `${pc.red('error')} ${where.file}: ${where.prefix}.tests.command: the run ${sideName(run.at)} gives no usable report (${run.evidence.invalidReason ?? ''}) ` +
+        `(fix: run it in the repo and check it writes JUnit XML to ${task.tests.junit ?? '$CRUCIBLE_JUNIT'})\n${tail ? `${pc.dim(tail)}\n` : ''}`,
     );
   }
   process.exitCode = unusable.length > 0 ? 1 : 0;
