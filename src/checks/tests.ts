@@ -12,7 +12,7 @@ export const testsCheck: Check = {
   run(input) {
     const run = input.tests;
     if (!run) return fail('the tests did not run');
-    const atBaseline = passedAtBaseline(input.baselineTests, input.baselineCases);
+    const atBaseline = passedAtBaseline(input.baselineTests, input.baselineCases, input.task.tests.passToPass === 'all_others');
     const neverPassed = atBaseline ? run.passToPass.failing.filter((f) => !atBaseline.has(f.id)) : [];
     const p2pFailing = run.passToPass.failing.filter((f) => !neverPassed.includes(f));
     const evidence = {

@@ -118,6 +118,36 @@ program
   .action(async (taskset: string, opts) => (await import('./commands/validate.js')).validateCommand(taskset, opts));
 
 program
+  .command('tests')
+  .description("List a task's test ids with their outcomes, exactly as fail_to_pass / pass_to_pass name them; --suggest proposes both lists.")
+  .argument('<taskset>', 'task-set YAML file, e.g. examples/tasks.yaml, or a suite file')
+  .requiredOption('-t, --task <id>', 'the task whose tests to run')
+  .option('--at <side>', 'baseline (the repo after setup, default) or oracle (with the oracle patch applied)')
+  .option('--suggest', 'run both sides and print fail_to_pass (fails at the baseline, passes with the oracle) and pass_to_pass (passes on both) as YAML')
+  .option('-o, --out <dir>', "Crucible's state directory (caches; the scratch copy goes to <out>/tests/ and is removed)", '.crucible')
+  .addOption(new Option('--sandbox <kind>', 'where setup and the tests run (default: bwrap on Linux)').choices(['bwrap', 'local']))
+  .option('--json', 'print the runs (every id, its outcome and case count) and the suggestion as JSON')
+  .addHelpText(
+    'after',
+    `
+The task is prepared as an attempt prepares it (repo, setup, baseline commit) and its test command
+runs once in the sandbox without network, at the baseline or on the oracle's change (with test
+files taken from the baseline, as grading does). Each line is an outcome (passed, failed, error,
+skipped) and the id exactly as the task set must write it; an id that several test cases share is
+flagged: listed, it cannot pass (docs/tasks.md). Progress goes to stderr; nothing is kept.
+
+Exit codes: 0 listed, 1 the test command gave no usable report (its output is shown), 2 bad input
+(unknown task, no oracle patch for --at oracle or --suggest, a patch that does not apply, a
+failing setup command), 130 interrupted.
+
+Examples:
+  crucible tests examples/tasks.yaml --task js-slugify
+  crucible tests examples/tasks.yaml --task js-slugify --at oracle
+  crucible tests examples/tasks.yaml --task js-slugify --suggest`,
+  )
+  .action(async (taskset: string, opts) => (await import('./commands/tests.js')).testsCommand(taskset, opts));
+
+program
   .command('resume')
   .description('Finish an interrupted or crashed run: reuse its finished attempts, run the rest.')
   .argument('<run-id>', 'run id or unique prefix (see `crucible history --runs`)')

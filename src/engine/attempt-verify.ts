@@ -124,6 +124,11 @@ export async function runBaselineTests(task: Task, paths: AttemptPaths, baseline
   return runTestsOnTree(task, paths, baseline, env, baseline.tree, { ...task.tests, reportName: ATTEMPT_JUNIT_FILES.baseline });
 }
 
+/** Runs the task's tests once on `tree` (say, the oracle's change), in a fresh copy, as verification does. */
+export async function runTaskTestsOnTree(task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv, tree: string): Promise<TestRun> {
+  return runTestsOnTree(task, paths, baseline, env, tree, { ...task.tests, reportName: ATTEMPT_JUNIT_FILES.tests });
+}
+
 /**
  * Runs the held-out tests once on the baseline: the cases they report there are the ones that must
  * still be reported after the agent. Code under test that ends the run early, or drops cases from

@@ -42,3 +42,14 @@ export {
 } from './run-files.js';
 export { readCheckpoint, CHECKPOINT_FILE, type CheckpointEntry } from './checkpoint.js';
 export { compareRuns, type RunComparison, type CellDelta, type CellCounts, type AgentRunComparison, type RunCells } from './compare.js';
+export {
+  runTaskTests,
+  listTests,
+  suggestTestIds,
+  type TaskTestsOptions,
+  type TaskTestSide,
+  type TestSide,
+  type TestIdOutcome,
+  type ListedTest,
+  type TestIdSuggestion,
+} from './task-tests.js';

@@ -10,5 +10,5 @@ export { ignoredManifest, notGraded, type IgnoredManifest } from './not-graded.j
 export { runTests } from './run-tests.js';
 export { DEPENDENCY_PATHS, WHOLE_FILE_TEST_CONFIG } from './test-config.js';
 export { protectTests, type TamperFinding, type TestGuardEvidence } from './test-guard.js';
-export { classifyTests, classifyAsMissing } from './test-outcome-groups.js';
+export { classifyTests, classifyAsMissing, duplicateIds } from './test-outcome-groups.js';
 export { scanWorkspace } from './workspace-scan.js';

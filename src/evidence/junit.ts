@@ -8,8 +8,9 @@
  * and a bare `<testsuite>` root. Ids follow the rule in junit-id.ts.
  *
  * Status: a `<failure>` or `<error>` child, or node's `failure` attribute (present even when
- * empty), is `failed`; otherwise a `<skipped>` child is `skipped`; otherwise `passed`. Retries
- * that some runners record (`<flakyFailure>`, `<rerunFailure>`) do not count as failures.
+ * empty), is `failed` (marked `errored` when it is an `<error>` alone); otherwise a `<skipped>`
+ * child is `skipped`; otherwise `passed`. Retries that some runners record (`<flakyFailure>`,
+ * `<rerunFailure>`) do not count as failures.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { TestCaseResult, TestStatus } from '../types/attempt.js';
@@ -158,12 +159,14 @@ function toCase(testcase: XmlElement, suitePath: string[], position: number): Te
   return result;
 }
 
-function statusOf(testcase: XmlElement): { status: TestStatus; message?: string } {
-  const failure = firstChild(testcase, 'failure') ?? firstChild(testcase, 'error');
+function statusOf(testcase: XmlElement): { status: TestStatus; errored?: true; message?: string } {
+  const asserted = firstChild(testcase, 'failure');
+  const failure = asserted ?? firstChild(testcase, 'error');
   const failureAttribute = testcase.attrs.get('failure');
   if (failure !== undefined || failureAttribute !== undefined) {
     const message = failure !== undefined ? resultMessage(failure) : firstLine(failureAttribute ?? '');
-    return withMessage('failed', message);
+    // Still `failed` for grading; `crucible tests` shows it as an error.
+    return failure !== undefined && asserted === undefined ? { errored: true, ...withMessage('failed', message) } : withMessage('failed', message);
   }
   const skipped = firstChild(testcase, 'skipped');
   if (skipped !== undefined) return withMessage('skipped', resultMessage(skipped));

@@ -11,14 +11,16 @@
  *   - `duplicated` the id appears more than once and none of those cases failed: we cannot tell
  *                  which one the task meant, and a same-named passing copy must not stand in for it;
  *   - `skipped`    its only case was skipped.
- * Ids listed twice in the spec are counted once.
+ * Ids listed twice in the spec are counted once. A `missing` id names the reported ids nearest to
+ * it (`near`, for a "did you mean" in messages), for the first few missing ids of a group.
  *
  * `passToPass: 'all_others'` means every parsed id not in F2P, and is more lenient because nobody
  * chose those ids: a test that was skipped (every case with the id skipped) is left out of the group
  * altogether rather than counted, an id appearing several times passes when none of its cases
  * failed, and any failed case makes it `failed`. So `total === passed + failing.length` always.
  */
-import type { TestCaseResult, TestGroupOutcome, TestSpec } from '../types/index.js';
+import { nearestIds } from '../tasks/near-match.js';
+import type { DuplicateIds, TestCaseResult, TestGroupOutcome, TestSpec } from '../types/index.js';
 
 export type TestSelection = Pick<TestSpec, 'failToPass' | 'passToPass'>;
 
@@ -47,17 +49,40 @@ export function classifyAsMissing(spec: TestSelection, knownIds: readonly string
   return { failToPass: allMissing(f2p), passToPass: allMissing(p2p) };
 }
 
+/** How many cases share an id with another, and a few such ids (most-repeated first); undefined when none do. */
+export function duplicateIds(cases: readonly TestCaseResult[], examples = 5): DuplicateIds | undefined {
+  const dups = [...groupById(cases)].filter(([, group]) => group.length > 1);
+  if (dups.length === 0) return undefined;
+  return {
+    ids: dups.length,
+    cases: dups.reduce((sum, [, group]) => sum + group.length, 0),
+    examples: dups
+      .sort((a, b) => b[1].length - a[1].length)
+      .slice(0, examples)
+      .map(([id, group]) => ({ id, cases: group.length })),
+  };
+}
+
 /** Distinct ids in first-seen order, e.g. for listing the ids a task author may choose from. */
 export function listTestIds(cases: readonly TestCaseResult[]): string[] {
   return unique(cases.map((c) => c.id));
 }
 
+/** Missing ids given "did you mean" ids, per group: enough for any message, bounded for a task set gone wrong. */
+export const MAX_NEAR_LOOKUPS = 10;
+/** Nearest reported ids named per missing id. */
+export const MAX_NEAR_IDS = 3;
+
 function classifyListed(ids: readonly string[], byId: ReadonlyMap<string, TestCaseResult[]>): TestGroupOutcome {
   const outcome: TestGroupOutcome = { total: ids.length, passed: 0, failing: [] };
+  let lookups = 0;
   for (const id of ids) {
     const reason = listedFailure(byId.get(id) ?? []);
     if (reason === undefined) outcome.passed++;
-    else outcome.failing.push({ id, reason });
+    else if (reason === 'missing' && byId.size > 0 && lookups++ < MAX_NEAR_LOOKUPS) {
+      const near = nearestIds(id, byId.keys(), MAX_NEAR_IDS);
+      outcome.failing.push(near.length > 0 ? { id, reason, near } : { id, reason });
+    } else outcome.failing.push({ id, reason });
   }
   return outcome;
 }

@@ -6,9 +6,9 @@
 import type { TestCaseResult, TestRunEvidence } from '../types/index.js';
 import { parseJUnit } from './junit.js';
 import { summaryFailures } from './runner-summary.js';
-import { classifyAsMissing, classifyTests, type TestSelection } from './test-outcome-groups.js';
+import { classifyAsMissing, classifyTests, duplicateIds, type TestSelection } from './test-outcome-groups.js';
 
-export { classifyTests, listTestIds, type TestClassification, type TestSelection } from './test-outcome-groups.js';
+export { classifyTests, duplicateIds, listTestIds, type TestClassification, type TestSelection } from './test-outcome-groups.js';
 export { junitTestId, testIdFromPytestNodeId } from './junit-id.js';
 export { parseJUnit, type JUnitParseResult } from './junit.js';
 
@@ -74,6 +74,8 @@ export function evaluateTestRun(input: TestRunInput): { evidence: TestRunEvidenc
     outputTail: tail(input.output, OUTPUT_TAIL_CHARS),
   };
   if (invalidReason !== undefined) evidence.invalidReason = invalidReason;
+  const duplicates = duplicateIds(cases);
+  if (duplicates !== undefined) evidence.duplicates = duplicates;
   return report === undefined || report.error !== undefined ? { evidence } : { evidence, cases };
 }
 

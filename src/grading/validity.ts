@@ -1,4 +1,4 @@
-import type { AttemptResult, Cause, ResourceLimitName, Task, TaskDefect, TestRunEvidence } from '../types/index.js';
+import type { AttemptResult, Cause, DuplicateIds, ResourceLimitName, Task, TaskDefect, TestRunEvidence } from '../types/index.js';
 import { describeFailing } from '../checks/describe.js';
 
 export type ValidityStatus = 'valid' | 'invalid' | 'flaky';
@@ -15,6 +15,8 @@ export interface TaskValidity {
   heldOut?: { passed: number; total: number };
   /** The task's defects, when the run found it broken before any agent (`task_error`): what to fix. */
   defects?: TaskDefect[];
+  /** With `pass_to_pass: all_others`: test cases that share an id, which grading cannot tell apart (a warning in `notes`). */
+  duplicateIds?: DuplicateIds;
 }
 
 /**
@@ -66,6 +68,12 @@ export function judgeTaskValidity(
     }
   }
 
+  const duplicates = task.tests.passToPass === 'all_others' ? [nop, ...oracle].find((a) => a?.tests?.duplicates)?.tests?.duplicates : undefined;
+  if (duplicates) {
+    validity.duplicateIds = duplicates;
+    notes.push(duplicateIdsWarning(duplicates));
+  }
+
   if (task.oracle && oracle.length > 0) {
     if (passes.length === 0) {
       const first = oracle[0] as AttemptResult;
@@ -91,6 +99,21 @@ export function judgeTaskValidity(
   if (problems.length > 0 && validity.status !== 'flaky') validity.status = 'invalid';
   else if (validity.status === 'flaky' && problems.length > 1) validity.status = 'invalid';
   return validity;
+}
+
+/**
+ * Why shared ids matter under `all_others`: each id counts once and stands for all its cases (the
+ * regression check holds them to passing together), so a failure cannot be traced to one test.
+ */
+export function duplicateIdsWarning(d: DuplicateIds): string {
+  const examples = d.examples
+    .slice(0, 3)
+    .map((e) => `"${e.id}" ×${e.cases}`)
+    .join(', ');
+  return (
+    `warning: pass_to_pass all_others: ${d.cases} test cases are reported under only ${d.ids} id${d.ids === 1 ? '' : 's'} (${examples}${d.ids > 3 ? ', …' : ''}); ` +
+    'each such id stands for all its cases, so grading cannot tell which of them failed (fix: give the tests distinct names, or make the report put the file in the id: docs/tasks.md#duplicate-ids)'
+  );
 }
 
 /** Fail-to-pass ids that pass in a run made without any fix: a task that cannot grade anyone. */

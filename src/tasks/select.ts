@@ -1,5 +1,6 @@
 import { InputError, OptionError } from '../errors.js';
 import type { Task } from '../types/index.js';
+import { nearestId } from './near-match.js';
 
 /** Which tasks of a task set to run. Each given filter narrows the selection; empty lists do not filter. */
 export interface TaskSelection {
@@ -22,7 +23,13 @@ export function selectTasks(tasks: readonly Task[], selection: TaskSelection, fi
   if (given(taskIds)) {
     const unknown = taskIds.find((id) => !tasks.some((t) => t.id === id));
     if (unknown !== undefined) {
-      throw new OptionError([{ field: 'taskIds', value: unknown }], `no such task in ${file}`, `use one of ${list(tasks.map((t) => t.id))}`);
+      const ids = tasks.map((t) => t.id);
+      const guess = nearestId(unknown, ids);
+      throw new OptionError(
+        [{ field: 'taskIds', value: unknown }],
+        `no such task in ${file}`,
+        `${guess !== undefined ? `did you mean ${guess}? ` : ''}use one of ${list(ids)}`,
+      );
     }
   }
   const selected = tasks.filter(

@@ -74,6 +74,11 @@ export type TestStatus = 'passed' | 'failed' | 'skipped';
 export interface TestCaseResult {
   id: string;
   status: TestStatus;
+  /**
+   * Set on a `failed` case reported as an `<error>` (the runner could not run it: a fixture, a
+   * collection or import error, a crash) rather than a `<failure>` of its assertions.
+   */
+  errored?: true;
   durationMs?: number;
   message?: string;
 }
@@ -86,8 +91,21 @@ export interface TestCount {
 
 /** A named set of tests (F2P, P2P, held-out) matched against one JUnit report. */
 export interface TestGroupOutcome extends TestCount {
-  /** Ids that did not pass, with why: `failed`, `skipped`, `missing` or `duplicated`. */
-  failing: Array<{ id: string; reason: 'failed' | 'skipped' | 'missing' | 'duplicated' }>;
+  /**
+   * Ids that did not pass, with why: `failed`, `skipped`, `missing` or `duplicated`. A `missing`
+   * id may carry `near`: the reported ids closest to it (a typo in the task set, most likely).
+   */
+  failing: Array<{ id: string; reason: 'failed' | 'skipped' | 'missing' | 'duplicated'; near?: string[] }>;
+}
+
+/** Test ids that more than one test case reported: how many cases collapsed into how many ids. */
+export interface DuplicateIds {
+  /** Distinct ids reported by more than one case. */
+  ids: number;
+  /** The cases behind those ids. */
+  cases: number;
+  /** A few of them, most-repeated first. */
+  examples: Array<{ id: string; cases: number }>;
 }
 
 export interface TestRunEvidence {
@@ -105,6 +123,11 @@ export interface TestRunEvidence {
   passToPass: TestGroupOutcome;
   /** Tail of combined output, for the report; bounded. */
   outputTail: string;
+  /**
+   * Set when several test cases share an id (the report's names do not tell them apart): a listed
+   * id among them cannot pass, and `all_others` counts each such id once.
+   */
+  duplicates?: DuplicateIds;
   /** Set when the test command hit a sandbox limit (the agent's code under test did). */
   limitExceeded?: import('./task.js').ResourceLimitName;
 }

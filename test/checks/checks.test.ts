@@ -67,6 +67,33 @@ describe('regression', () => {
     expect(gone.message).toContain('a (missing)');
   });
 
+  it('under all_others, holds an id several cases shared at the baseline to every one of them still passing', () => {
+    const shared = [
+      { id: 'f', status: 'failed' as const },
+      { id: 'a', status: 'passed' as const },
+      { id: 'a', status: 'passed' as const },
+      { id: 'b', status: 'passed' as const },
+    ];
+    const at = { baselineTests, baselineCases: shared };
+    const fixed = (...rest: Array<{ id: string; status: 'passed' | 'failed' }>) => [{ id: 'f', status: 'passed' as const }, ...rest];
+    expect(
+      check('regression', { ...at, cases: fixed({ id: 'a', status: 'passed' }, { id: 'a', status: 'passed' }, { id: 'b', status: 'passed' }) }).passed,
+    ).toBe(true);
+
+    const oneFails = fixed({ id: 'a', status: 'passed' }, { id: 'a', status: 'failed' }, { id: 'b', status: 'passed' });
+    const failing = run({ exitCode: 1, passToPass: group(['b'], [{ id: 'a', reason: 'failed' }]) });
+    expect(check('regression', { ...at, cases: oneFails, tests: failing }).message).toBe('passed at the baseline, failing now: a (failed)');
+    // The tests check no longer excuses it as a test that never passed.
+    expect(check('tests', { ...at, cases: oneFails, tests: failing }).message).toBe('pass-to-pass failing: a (failed)');
+
+    const oneGone = fixed({ id: 'a', status: 'passed' }, { id: 'b', status: 'passed' });
+    expect(check('regression', { ...at, cases: oneGone }).message).toBe('passed at the baseline, failing now: a (missing)');
+
+    // A listed id must name one case: several cases never passed as that id, so they guard nothing.
+    const listed = taskFor({ tests: { passToPass: ['a', 'b'] } });
+    expect(check('regression', { ...at, task: listed, cases: oneFails }).passed).toBe(true);
+  });
+
   it('does not trip on a test that failed at the baseline too, nor on a clean run', () => {
     const cases = [
       { id: 'f', status: 'passed' as const },

@@ -9,15 +9,17 @@ function cases(xml: string): TestCaseResult[] {
 }
 
 describe('parseJUnit statuses', () => {
-  it("treats <failure>, <error> and node's failure attribute (even empty) as failed", () => {
+  it("treats <failure>, <error> and node's failure attribute (even empty) as failed, marking an <error> alone as errored", () => {
     const parsed = cases(`<testsuites>
       <testcase classname="c" name="f"><failure message="boom"/></testcase>
       <testcase classname="c" name="e"><error message="crash">trace</error></testcase>
+      <testcase classname="c" name="both"><error message="teardown"/><failure message="assert"/></testcase>
       <testcase classname="test" name="n" failure=""/>
     </testsuites>`);
     expect(parsed).toEqual([
       { id: 'c::f', status: 'failed', message: 'boom' },
-      { id: 'c::e', status: 'failed', message: 'crash' },
+      { id: 'c::e', status: 'failed', errored: true, message: 'crash' },
+      { id: 'c::both', status: 'failed', message: 'assert' },
       { id: 'n', status: 'failed' },
     ]);
   });

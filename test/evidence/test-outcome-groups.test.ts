@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseJUnit } from '../../src/evidence/junit.js';
-import { classifyAsMissing, classifyTests, listTestIds } from '../../src/evidence/test-outcome-groups.js';
+import { describeFailing } from '../../src/checks/describe.js';
+import { classifyAsMissing, classifyTests, duplicateIds, listTestIds, MAX_NEAR_LOOKUPS } from '../../src/evidence/test-outcome-groups.js';
 import type { TestCaseResult } from '../../src/types/index.js';
 
 const passed = (id: string): TestCaseResult => ({ id, status: 'passed' });
@@ -156,5 +157,41 @@ describe('classifyAsMissing', () => {
 describe('listTestIds', () => {
   it('lists distinct ids in report order', () => {
     expect(listTestIds([passed('b'), failed('a'), skipped('b'), passed('c')])).toEqual(['b', 'a', 'c']);
+  });
+});
+
+describe('missing ids and the ids the run did report', () => {
+  const reported = [passed('math > adds'), passed('math > subtracts'), passed('strings > pads')];
+
+  it('names the nearest reported ids of a misspelt id, and messages say "did you mean"', () => {
+    const result = classifyTests(reported, { failToPass: ['math > add'], passToPass: ['math > subtract', 'nothing like it at all'] });
+    expect(result.failToPass.failing).toEqual([{ id: 'math > add', reason: 'missing', near: ['math > adds'] }]);
+    expect(result.passToPass.failing).toEqual([
+      { id: 'math > subtract', reason: 'missing', near: ['math > subtracts'] },
+      { id: 'nothing like it at all', reason: 'missing' },
+    ]);
+    expect(describeFailing(result.passToPass.failing)).toBe('math > subtract (missing; did you mean "math > subtracts"?), nothing like it at all (missing)');
+  });
+
+  it('looks up only the first few missing ids of a group, whatever the task set lists', () => {
+    const wanted = Array.from({ length: MAX_NEAR_LOOKUPS + 5 }, (_, i) => `math > adds ${i}`);
+    const failing = classifyTests(reported, { failToPass: wanted, passToPass: [] }).failToPass.failing;
+    expect(failing).toHaveLength(wanted.length);
+    expect(failing.filter((f) => f.near !== undefined)).toHaveLength(MAX_NEAR_LOOKUPS);
+    expect(failing[0]?.near).toEqual(['math > adds']);
+  });
+});
+
+describe('duplicateIds', () => {
+  it('counts the cases that share an id and names the most repeated first', () => {
+    expect(duplicateIds([passed('a'), passed('b'), failed('b'), passed('c'), passed('c'), skipped('c')])).toEqual({
+      ids: 2,
+      cases: 5,
+      examples: [
+        { id: 'c', cases: 3 },
+        { id: 'b', cases: 2 },
+      ],
+    });
+    expect(duplicateIds([passed('a'), passed('b')])).toBeUndefined();
   });
 });

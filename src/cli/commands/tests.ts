@@ -1,0 +1,168 @@
+import { relative } from 'node:path';
+import pc from 'picocolors';
+import { stringify } from 'yaml';
+import { runTaskTests, suggestTestIds, type ListedTest, type TaskTestSide, type TestSide } from '../../engine/index.js';
+import { InputError } from '../../errors.js';
+import type { SandboxKind } from '../../sandbox/executor.js';
+import { loadRunInput } from '../../suite/index.js';
+import { selectTasks, taskWhere } from '../../tasks/index.js';
+import { writableStateDir } from '../args.js';
+import { withFlagNames } from '../option-flags.js';
+import { chooseSandbox } from '../sandbox-choice.js';
+
+export interface TestsCommandOptions {
+  task: string;
+  at?: string;
+  suggest?: boolean;
+  json?: boolean;
+  out: string;
+  sandbox?: SandboxKind;
+}
+
+export const TESTS_SCHEMA_VERSION = 1;
+
+/** How many lines of a useless run's output are shown to say why. */
+const OUTPUT_LINES = 20;
+
+/**
+ * `crucible tests`: the task's test ids as its test command reports them, at the baseline or with
+ * the oracle applied, or (`--suggest`) both and the `fail_to_pass` / `pass_to_pass` they support.
+ * The work is the engine's `runTaskTests`; this file reads the flags and prints.
+ * Exit 0 listed, 1 the run gave no usable report, 2 bad input or a broken task, 130 interrupted.
+ */
+export async function testsCommand(tasksetPath: string, opts: TestsCommandOptions): Promise<void> {
+  const sides = sidesOf(opts);
+  writableStateDir('--out', opts.out);
+  const input = loadRunInput(tasksetPath);
+  const [task] = withFlagNames(() => selectTasks(input.tasks, { taskIds: [opts.task] }, tasksetPath));
+  if (task === undefined) throw new InputError(`--task ${opts.task}: no such task in ${tasksetPath}`);
+  const where = taskWhere(task, input.taskIndex.get(task.id));
+  if (sides.includes('oracle') && !task.oracle) {
+    const why = opts.suggest ? '--suggest compares the baseline with the oracle' : '--at oracle runs the tests with it';
+    throw new InputError(
+      `${where.file}: ${where.prefix}: task ${task.id} has no oracle patch; ${why} (fix: add oracle.patch to the task, or use --at baseline)`,
+    );
+  }
+  // The task's own code runs here, as under the reference agents: the same fallback rule.
+  const sandbox = await chooseSandbox(opts.sandbox, [sides.includes('oracle') ? 'oracle' : 'nop']);
+
+  const stop = new AbortController();
+  const onSigint = (): void => stop.abort();
+  process.once('SIGINT', onSigint);
+  let runs: TaskTestSide[];
+  try {
+    runs = await runTaskTests(task, {
+      stateDir: opts.out,
+      sandbox,
+      sides,
+      where,
+      signal: stop.signal,
+      onProgress: (step) => process.stderr.write(`${pc.dim(step)}\n`),
+    });
+  } catch (error) {
+    if (!stop.signal.aborted) throw error;
+    process.stderr.write(`${pc.yellow('interrupted')}\n`);
+    process.exitCode = 130;
+    return;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+
+  const unusable = runs.filter((r) => r.evidence.invalidReason !== undefined);
+  const suggestion = opts.suggest && unusable.length === 0 ? suggestTestIds(runs[0]?.tests ?? [], runs[1]?.tests ?? []) : undefined;
+  if (opts.json) {
+    const out = {
+      schemaVersion: TESTS_SCHEMA_VERSION,
+      taskSet: relative(process.cwd(), input.file) || input.file,
+      taskId: task.id,
+      sandbox,
+      runs: runs.map((r) => ({
+        at: r.at,
+        command: r.evidence.command,
+        exitCode: r.evidence.exitCode,
+        parsed: r.evidence.parsed,
+        consistent: r.evidence.consistent,
+        ...(r.evidence.invalidReason !== undefined ? { invalidReason: r.evidence.invalidReason } : {}),
+        tests: r.tests,
+        duplicates: r.evidence.duplicates ?? null,
+      })),
+      ...(suggestion ? { suggestion } : {}),
+    };
+    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+  } else if (suggestion) {
+    for (const run of runs) process.stderr.write(`${summaryLine(task.id, run)}\n`);
+    process.stdout.write(formatSuggestion(suggestion));
+  } else {
+    for (const run of runs) process.stdout.write(`${formatListing(task.id, run)}\n`);
+  }
+  for (const run of unusable) {
+    const tail = run.evidence.outputTail.trimEnd().split('\n').slice(-OUTPUT_LINES).join('\n');
+    process.stderr.write(
+      `${pc.red('error')} ${where.file}: ${where.prefix}.tests.command: the run ${sideName(run.at)} gives no usable report (${run.evidence.invalidReason ?? ''}) ` +
+        `(fix: run it in the repo and check it writes JUnit XML to ${task.tests.junit ?? '$CRUCIBLE_JUNIT'})\n${tail ? `${pc.dim(tail)}\n` : ''}`,
+    );
+  }
+  process.exitCode = unusable.length > 0 ? 1 : 0;
+}
+
+function sidesOf(opts: TestsCommandOptions): TestSide[] {
+  if (opts.suggest) {
+    if (opts.at !== undefined) throw new InputError(`--at ${opts.at}: not with --suggest, which runs both sides (fix: drop --at)`);
+    return ['baseline', 'oracle'];
+  }
+  const at = opts.at ?? 'baseline';
+  if (at !== 'baseline' && at !== 'oracle') throw new InputError(`--at ${at}: not a side (fix: use --at baseline or --at oracle)`);
+  return [at];
+}
+
+function sideName(at: TestSide): string {
+  return at === 'baseline' ? 'at the baseline' : 'with the oracle applied';
+}
+
+const OUTCOME_COLORS: Record<ListedTest['outcome'], (s: string) => string> = {
+  passed: pc.green,
+  failed: pc.red,
+  error: pc.red,
+  skipped: pc.yellow,
+};
+
+function summaryLine(taskId: string, run: TaskTestSide): string {
+  const counts = new Map<string, number>();
+  for (const t of run.tests) counts.set(t.outcome, (counts.get(t.outcome) ?? 0) + 1);
+  const parts = (['passed', 'failed', 'error', 'skipped'] as const).filter((o) => counts.has(o)).map((o) => `${counts.get(o)} ${o}`);
+  const ids = `${run.tests.length} test id${run.tests.length === 1 ? '' : 's'}`;
+  return `${pc.bold(taskId)} ${sideName(run.at)}: ${ids}${parts.length ? ` (${parts.join(', ')})` : ''}, exit ${run.evidence.exitCode ?? 'none'}`;
+}
+
+/** One line per id: its outcome, then the id exactly as fail_to_pass / pass_to_pass take it. */
+export function formatListing(taskId: string, run: TaskTestSide): string {
+  const lines = [summaryLine(taskId, run)];
+  for (const t of run.tests) {
+    const dup = t.cases > 1 ? pc.yellow(`  [duplicate id: ${t.cases} cases]`) : '';
+    lines.push(`  ${OUTCOME_COLORS[t.outcome](t.outcome.padEnd(7))}  ${t.id}${dup}`);
+  }
+  const dups = run.evidence.duplicates;
+  if (dups) {
+    lines.push(
+      pc.yellow(
+        `${dups.cases} cases share ${dups.ids} id${dups.ids === 1 ? '' : 's'}: a listed fail_to_pass/pass_to_pass id must name one case (give those tests distinct names, or a reporter option that adds the file), and all_others counts each id once`,
+      ),
+    );
+  }
+  return lines.join('\n');
+}
+
+export function formatSuggestion(s: ReturnType<typeof suggestTestIds>): string {
+  const notes = [
+    `# ${s.failToPass.length} fail at the baseline and pass with the oracle; ${s.passToPass.length} pass on both.`,
+    ...(s.failToPass.length === 0 ? ['# No test fails at the baseline and passes with the oracle: these tests cannot tell the fix from none.'] : []),
+    ...(s.allOthersAgrees && s.passToPass.length > 0 ? ['# `pass_to_pass: all_others` selects the same tests.'] : []),
+    ...(s.duplicated.length > 0
+      ? [
+          `# Left out, reported by more than one case (a listed id must be unique): ${s.duplicated.slice(0, 5).join(', ')}${s.duplicated.length > 5 ? ', …' : ''}`,
+        ]
+      : []),
+    '# Paste under the task’s tests:',
+  ];
+  return `${notes.join('\n')}\n${stringify({ fail_to_pass: s.failToPass, pass_to_pass: s.passToPass })}`;
+}

@@ -1,0 +1,176 @@
+/**
+ * `crucible tests`: one task's test command run once, the way an attempt runs it, to show a task
+ * author every test id with its outcome, in the exact form `fail_to_pass` / `pass_to_pass` match.
+ *
+ * The same engine code as an attempt: `prepareWorkspace` (repo, setup, baseline commit), then the
+ * tests in a fresh copy of the post-setup tree, in the sandbox, without network — at the baseline,
+ * or on the oracle's change captured and guarded as verification captures an agent's (test files
+ * taken from the baseline). Everything happens in a scratch directory under the state directory,
+ * removed at the end whatever happens.
+ */
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { InputError } from '../errors.js';
+import { captureChange, protectTests } from '../evidence/index.js';
+import type { SandboxKind } from '../sandbox/executor.js';
+import { formatDefect, oracleDefect, taskWhere, type TaskWhere } from '../tasks/index.js';
+import type { Task, TestCaseResult, TestRunEvidence } from '../types/index.js';
+import { git, GitError } from '../workspace/index.js';
+import { attemptPaths, besideWorkspace, prepareWorkspace } from './attempt.js';
+import { runBaselineTests, runTaskTestsOnTree, type TestRun } from './attempt-verify.js';
+
+export type TestSide = 'baseline' | 'oracle';
+
+/** One id's outcome over its cases: any assertion failure, else any error, else all skipped, else passed. */
+export type TestIdOutcome = 'passed' | 'failed' | 'error' | 'skipped';
+
+export interface ListedTest {
+  id: string;
+  outcome: TestIdOutcome;
+  /** How many `<testcase>` elements have this id; more than one is a duplicate id. */
+  cases: number;
+}
+
+export interface TaskTestSide {
+  at: TestSide;
+  /** The run as grading sees it (exit code, parsed count, `invalidReason` when it proves nothing, output tail). */
+  evidence: TestRunEvidence;
+  /** Every distinct id, in report order. */
+  tests: ListedTest[];
+}
+
+export interface TaskTestsOptions {
+  /** Crucible's state directory: caches, and the scratch directory (`<stateDir>/tests/…`). */
+  stateDir: string;
+  sandbox: SandboxKind;
+  /** Which runs (the baseline's always first); `oracle` needs the task's oracle patch. */
+  sides: readonly TestSide[];
+  /** How the task's fields are named in messages (default: by id). */
+  where?: TaskWhere;
+  signal?: AbortSignal;
+  /** One line per step, for a progress display. */
+  onProgress?: (step: string) => void;
+}
+
+/** Runs the task's tests once per side; throws an InputError for what the task author must fix. */
+export async function runTaskTests(task: Task, options: TaskTestsOptions): Promise<TaskTestSide[]> {
+  const where = options.where ?? taskWhere(task);
+  if (options.sides.includes('oracle') && !task.oracle) {
+    throw new InputError(
+      `${where.file}: ${where.prefix}: task ${task.id} has no oracle patch to run the tests with (fix: add oracle.patch, or run at the baseline)`,
+    );
+  }
+  const scratchRoot = join(options.stateDir, 'tests');
+  await mkdir(scratchRoot, { recursive: true });
+  const paths = attemptPaths(await mkdtemp(join(scratchRoot, 'run-')));
+  const env = { runDir: paths.attemptDir, stateDir: options.stateDir, sandbox: options.sandbox, ...(options.signal ? { signal: options.signal } : {}) };
+  const say = options.onProgress ?? ((): void => undefined);
+  try {
+    const setup = task.setup.length > 0 ? `, ${task.setup.length} setup command${task.setup.length === 1 ? '' : 's'}` : '';
+    say(`preparing ${task.id}: copying the repo${setup}, committing the baseline`);
+    const prepared = await prepareWorkspace(task, paths, env).catch((error: unknown) => {
+      if (options.signal?.aborted) throw error;
+      throw new InputError(`${where.file}: ${where.prefix}: task ${task.id} could not be prepared: ${messageOf(error)}`);
+    });
+    const sides: TaskTestSide[] = [];
+    // The baseline first: the oracle's patch is applied to the prepared workspace itself.
+    for (const at of (['baseline', 'oracle'] as const).filter((side) => options.sides.includes(side))) {
+      let run: TestRun;
+      if (at === 'baseline') {
+        say(`running the tests at the baseline: ${task.tests.command}`);
+        run = await besideWorkspace(paths, () => runBaselineTests(task, paths, prepared.baseline, env));
+      } else {
+        say('applying the oracle patch');
+        const tree = await oracleTree(task, paths.workspace, prepared.baseline, where);
+        say(`running the tests with the oracle applied: ${task.tests.command}`);
+        run = await besideWorkspace(paths, () => runTaskTestsOnTree(task, paths, prepared.baseline, env, tree));
+      }
+      sides.push({ at, evidence: run.evidence, tests: listTests(run.cases ?? []) });
+    }
+    return sides;
+  } finally {
+    await rm(paths.attemptDir, { recursive: true, force: true });
+    // The parent goes too when no other `crucible tests` is using it.
+    const left = await readdir(scratchRoot).catch(() => undefined);
+    if (left !== undefined && left.length === 0) await rm(scratchRoot, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The oracle's change as verification would grade it: applied to the post-setup workspace,
+ * captured as a tree, and its protected paths (tests, runner configuration) taken from the baseline.
+ */
+async function oracleTree(
+  task: Task,
+  workspace: string,
+  baseline: Awaited<ReturnType<typeof prepareWorkspace>>['baseline'],
+  where: TaskWhere,
+): Promise<string> {
+  const patch = task.oracle?.patch ?? '';
+  try {
+    await git({ cwd: workspace }, ['apply', '--whitespace=nowarn', '-'], { stdin: patch });
+  } catch (error) {
+    if (!(error instanceof GitError)) throw error;
+    throw new InputError(formatDefect(oracleDefect(where, error.stderr.trim().split('\n')[0] || 'git apply failed')));
+  }
+  const limits = task.limits.resources;
+  const capture = await captureChange({ baseline, workTree: workspace, nestedGit: [], maxFiles: limits.changeFiles, maxBytes: limits.changeBytes });
+  if (!capture.ok)
+    throw new InputError(`${where.file}: ${where.prefix}.oracle.patch: the change is past a limit: ${capture.detail} (fix: raise limits.${capture.exceeded})`);
+  const reportPaths = task.tests.junit === undefined ? [] : [task.tests.junit];
+  const guarded = await protectTests({ baseline, tree: capture.tree, testPaths: task.tests.testPaths, reportPaths });
+  return guarded.tree;
+}
+
+/** Distinct ids in report order, each with its outcome over all its cases and how many there were. */
+export function listTests(cases: readonly TestCaseResult[]): ListedTest[] {
+  const byId = new Map<string, TestCaseResult[]>();
+  for (const c of cases) {
+    const group = byId.get(c.id);
+    if (group === undefined) byId.set(c.id, [c]);
+    else group.push(c);
+  }
+  return [...byId].map(([id, group]) => ({ id, outcome: outcomeOf(group), cases: group.length }));
+}
+
+function outcomeOf(cases: readonly TestCaseResult[]): TestIdOutcome {
+  if (cases.some((c) => c.status === 'failed' && !c.errored)) return 'failed';
+  if (cases.some((c) => c.status === 'failed')) return 'error';
+  return cases.every((c) => c.status === 'skipped') ? 'skipped' : 'passed';
+}
+
+export interface TestIdSuggestion {
+  /** Passes with the oracle, and fails, errors, is skipped or is missing at the baseline. */
+  failToPass: string[];
+  /** Passes on both sides. */
+  passToPass: string[];
+  /** Ids left out of both lists because more than one case has them: a listed id must be unique to pass. */
+  duplicated: string[];
+  /** `pass_to_pass: all_others` would select exactly `passToPass` on both sides. */
+  allOthersAgrees: boolean;
+}
+
+/** The `fail_to_pass` / `pass_to_pass` lists two runs (baseline, oracle) support. */
+export function suggestTestIds(baseline: readonly ListedTest[], oracle: readonly ListedTest[]): TestIdSuggestion {
+  const before = new Map(baseline.map((t) => [t.id, t]));
+  const failToPass: string[] = [];
+  const passToPass: string[] = [];
+  const duplicated: string[] = [];
+  for (const test of oracle) {
+    if (test.outcome !== 'passed') continue;
+    const then = before.get(test.id);
+    if (test.cases > 1 || (then?.cases ?? 1) > 1) duplicated.push(test.id);
+    else if (then?.outcome === 'passed') passToPass.push(test.id);
+    else failToPass.push(test.id);
+  }
+  const f2p = new Set(failToPass);
+  // What `all_others` selects on a side: every id outside fail-to-pass that is not skipped throughout.
+  const allOthers = (side: readonly ListedTest[]): string[] => side.filter((t) => !f2p.has(t.id) && t.outcome !== 'skipped').map((t) => t.id);
+  const p2p = new Set(passToPass);
+  const same = (ids: string[]): boolean => ids.length === p2p.size && ids.every((id) => p2p.has(id));
+  return { failToPass, passToPass, duplicated, allOthersAgrees: duplicated.length === 0 && same(allOthers(baseline)) && same(allOthers(oracle)) };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
