@@ -4,6 +4,8 @@ import { loadTaskSet } from '../../src/config/index.js';
 import { executeRun } from '../../src/engine/index.js';
 import type { ModelRunOptions } from '../../src/engine/gateway-lifecycle.js';
 import { startScriptedUpstream } from '../../scripts/scripted-upstream.mjs';
+import { stripAnsi } from '../../src/cli/format.js';
+import { formatUsageTable } from '../../src/cli/model-run.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { crucible } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -15,7 +17,7 @@ const TASK_IDS = ['js-slugify', 'js-sortby', 'py-median'];
 
 describe('crucible compare of a recorded run and its replay', () => {
   it(
-    'shows every task the same: the base URL and the record/replay mode are not part of a task',
+    'shows every task the same (the base URL and the record/replay mode are not part of a task); show prints the usage table run printed',
     async () => {
       const upstream = await startScriptedUpstream();
       const tasks = loadTaskSet(TASKS).tasks.filter((t) => TASK_IDS.includes(t.id));
@@ -31,7 +33,8 @@ describe('crucible compare of a recorded run and its replay', () => {
       } finally {
         await upstream.close();
       }
-      const replayed = (await run({ mode: 'replay', cassetteDir: cassettes, env: {} })).summary.runId;
+      const replay = await run({ mode: 'replay', cassetteDir: cassettes, env: {} });
+      const replayed = replay.summary.runId;
 
       const result = crucible(['compare', recorded, replayed, '--out', stateDir, '--json']);
       expect(result.status, result.stderr).toBe(0);
@@ -43,6 +46,13 @@ describe('crucible compare of a recorded run and its replay', () => {
       expect(text.status, text.stderr).toBe(0);
       expect(text.stdout).not.toMatch(/differs? between the runs/);
       expect(text.stdout).toMatch(/no cell got worse/);
+
+      // `show` prints the usage table `run` printed at its end, from the history.
+      const usage = stripAnsi(formatUsageTable(replay.attempts) ?? '');
+      expect(usage).toMatch(/cache read/);
+      const shown = crucible(['show', replayed, '--out', stateDir]);
+      expect(shown.status, shown.stderr).toBe(0);
+      expect(shown.stdout).toContain(usage);
     },
     attemptBudget(2 * TASK_IDS.length),
   );
