@@ -15,6 +15,14 @@ describe('distinctLabels', () => {
     expect(cutLabels(labels).map((c) => c.name)).toEqual(['openai-compatible:qwen3-coder-plus', 'openai-compatible:qwen3-coder-flash']);
   });
 
+  it('keeps the start too when the start is what differs', () => {
+    const labels = distinctLabels(['azure-openai:gpt-4.1-2025-04-14', 'openai-direct:gpt-4.1-2025-04-14'], 16);
+    const values = [...labels.values()];
+    expect(values[0]).toMatch(/^a.*…/);
+    expect(values[1]).toMatch(/^o.*…/);
+    expect(new Set(values).size).toBe(2);
+  });
+
   it('finds the split that tells names apart when they differ in the middle', () => {
     const names = ['provider-long-name:model-alpha-2024-06-01-preview', 'provider-long-name:model-betaa-2024-06-01-preview'];
     const labels = [...distinctLabels(names, 24).values()];
