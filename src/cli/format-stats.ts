@@ -152,6 +152,12 @@ function formatTaskSets(sets: readonly TaskSetBreakdown[], conf: string): string
 }
 
 function formatRepos(profiles: readonly RepoProfile[], conf: string): string {
+  // A repo of one task would only repeat that task's rate, pooled over agents: say why there is no table.
+  if (profiles.every((p) => p.tasks === 1)) {
+    return `${pc.bold('repo profile')} ${pc.dim(
+      `each of the ${profiles.length} repos has one task, so per-repo rates would only repeat per-task results (give tasks of one repository the same repo_key to group them)`,
+    )}`;
+  }
   const rate = (r: RateEstimate | null): string => (r ? pct(r.rate, 1) : 'n/a');
   // Effort columns only when some attempt reported the figure, as in the agent table.
   const columns: Array<{ header: string; cell: (p: RepoProfile) => string; shown: boolean }> = [
@@ -179,7 +185,7 @@ function formatRepos(profiles: readonly RepoProfile[], conf: string): string {
   ].join('\n');
 }
 
-/** Local repo keys are absolute paths; under the working directory they read better relative. */
+/** Histories written before repo identities keyed local repos by absolute path; under the working directory they read better relative. */
 export function displayRepo(key: string): string {
   if (!key.startsWith('/')) return key;
   const rel = relative(process.cwd(), key);

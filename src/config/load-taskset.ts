@@ -187,6 +187,7 @@ function resolveTask(t: TaskParsed, where: Where): Task {
     version: String(t.version ?? '1'),
     sourceFile: where.file,
     repo,
+    ...(t.repo_key !== undefined ? { repoKey: t.repo_key } : {}),
     instruction,
     setup: t.setup ?? [],
     tests: {

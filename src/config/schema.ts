@@ -136,6 +136,13 @@ export const taskSchema = z
       .optional()
       .describe('Bump when the task changes; part of the attempt id.'),
     repo: repoSchema,
+    repo_key: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'The repository this task belongs to in the repo profile (e.g. github.com/org/project). Default: the git remote or root commit, else the package name, else the directory name.',
+      ),
     instruction: z.string().min(1).optional(),
     instruction_file: relativePath.optional(),
     setup: z.array(z.string().min(1)).optional(),

@@ -84,11 +84,10 @@ export function compareRuns(a: RunCells, b: RunCells, opts: { seed?: number; con
   }));
 
   if (a.tasks !== undefined && b.tasks !== undefined) {
-    const hashB = new Map(b.tasks.map((t) => [t.id, t.hash]));
-    const changed = a.tasks.filter((t) => hashB.has(t.id) && hashB.get(t.id) !== t.hash).map((t) => t.id);
+    const changed = changedTasks(a.tasks, b.tasks);
     if (changed.length > 0) {
       notes.push(
-        `${changed.length > 1 ? 'tasks' : 'task'} ${changed.join(', ')} ${changed.length > 1 ? 'differ' : 'differs'} between the runs (content, version or settings): their deltas mix agent and task changes`,
+        `${changed.length > 1 ? 'tasks' : 'task'} ${changed.join(', ')} ${changed.length > 1 ? 'differ' : 'differs'} between the runs (content, version or grading settings): their deltas mix agent and task changes`,
       );
     }
   }
@@ -101,6 +100,22 @@ export function compareRuns(a: RunCells, b: RunCells, opts: { seed?: number; con
     pairs,
     notes,
   };
+}
+
+/**
+ * Tasks of both plans whose identity differs. A plan written before task identities existed has
+ * only the hash that mixes in the agents' settings (base URL, limits): such a pair is compared on
+ * that hash, so an old recording and its replay still show as different, as they always did.
+ */
+function changedTasks(a: readonly PlannedTask[], b: readonly PlannedTask[]): string[] {
+  const inB = new Map(b.map((t) => [t.id, t]));
+  return a
+    .filter((t) => {
+      const other = inB.get(t.id);
+      if (other === undefined) return false;
+      return t.identity !== undefined && other.identity !== undefined ? t.identity !== other.identity : t.hash !== other.hash;
+    })
+    .map((t) => t.id);
 }
 
 function delta(a: CellCounts | null, b: CellCounts | null): CellDelta {

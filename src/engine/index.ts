@@ -24,6 +24,7 @@ export {
   attemptId,
   configHash,
   taskHash,
+  taskIdentity,
   newRunId,
   type Plan,
   type PlannedTask,

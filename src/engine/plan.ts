@@ -13,11 +13,25 @@ export type PlanSettings = Readonly<Record<string, unknown>>;
 /** Settings that only change what is kept or shown, not what an attempt measures. */
 export const NON_DEFINING_SETTINGS: ReadonlySet<string> = new Set(['keepWorkspace']);
 
+/**
+ * Settings about the agents and the plan's shape, not the task: the model agents' access (base
+ * URLs, turn and token limits, timeouts), external agents' profiles, per-agent trial counts. They
+ * are in the config hash and the attempt ids (resume checks them) but not in a task's identity.
+ */
+export const AGENT_SETTINGS: ReadonlySet<string> = new Set(['models', 'profiles', 'agentTrials']);
+
 /** One task as the plan pins it: a resumed run must find the same hash to reuse its attempts. */
 export interface PlannedTask {
   id: string;
   version: string;
+  /** The task and every defining setting, agents' included: attempt ids and the config hash derive from it. */
   hash: string;
+  /**
+   * What the task is, for comparing runs (`crucible compare`): its content and the settings that
+   * change how it is graded, not how the run reached its model (taskIdentity). Absent in plans
+   * written before it existed; compare then falls back to `hash`.
+   */
+  identity?: string;
 }
 
 export interface Plan {
@@ -55,15 +69,31 @@ export function definingSettings(settings: PlanSettings): Record<string, unknown
  * cost a full read per run): bump the task's `version` when you change its repo.
  */
 export function taskHash(task: Task, settings: PlanSettings): string {
+  return sha256(canonicalJson({ task: taskContent(task), settings: definingSettings(settings) })).slice(0, 16);
+}
+
+/**
+ * What a task is, for comparisons between runs: its content (repo, instruction, setup, tests,
+ * policy, limits, held-out tests, oracle) and the settings that change how it is graded (sandbox,
+ * baseline tests), without AGENT_SETTINGS. A recorded run and its replay, or two runs reaching
+ * the same model through different base URLs, have the same task identities; the record/replay
+ * mode is in neither (a replay reproduces its recording).
+ */
+export function taskIdentity(task: Task, settings: PlanSettings): string {
+  const graded = Object.fromEntries(Object.entries(settings).filter(([k]) => !AGENT_SETTINGS.has(k)));
+  return sha256(canonicalJson({ task: taskContent(task), settings: definingSettings(graded) })).slice(0, 16);
+}
+
+/** The task's fields with paths relative to its task set, so a moved checkout hashes the same. */
+function taskContent(task: Task): Record<string, unknown> {
   const base = dirname(task.sourceFile);
   const rel = (p: string): string => (isAbsolute(p) ? relative(base, p) || '.' : p);
   const { sourceFile: _sourceFile, ...rest } = task;
-  const defining = {
+  return {
     ...rest,
     repo: task.repo.kind === 'local' ? { ...task.repo, path: rel(task.repo.path) } : task.repo,
     heldOut: task.heldOut ? { ...task.heldOut, path: rel(task.heldOut.path) } : undefined,
   };
-  return sha256(canonicalJson({ task: defining, settings: definingSettings(settings) })).slice(0, 16);
 }
 
 /** Hash of the whole plan's definition: tasks (in order), agents, trials and settings. */
@@ -112,7 +142,7 @@ export function expandPlan(runId: string, tasks: readonly Task[], agents: readon
   checkPlanSize(tasks.length, agents.length, trials);
   const duplicate = agents.find((a, i) => agents.indexOf(a) !== i);
   if (duplicate !== undefined) throw new RangeError(`agent ${duplicate} is listed twice`);
-  const planned = tasks.map((t): PlannedTask => ({ id: t.id, version: t.version, hash: taskHash(t, settings) }));
+  const planned = tasks.map((t): PlannedTask => ({ id: t.id, version: t.version, hash: taskHash(t, settings), identity: taskIdentity(t, settings) }));
   const attempts: AttemptPlan[] = [];
   for (const task of planned) {
     for (const agent of agents) {
@@ -129,7 +159,9 @@ export function expandPlan(runId: string, tasks: readonly Task[], agents: readon
       }
     }
   }
-  return { configHash: configHash(planned, agents, trials, settings), tasks: planned, attempts };
+  // The config hash keeps the form it had before `identity` existed, so runs planned then still resume.
+  const hashed = planned.map(({ id, version, hash }) => ({ id, version, hash }));
+  return { configHash: configHash(hashed, agents, trials, settings), tasks: planned, attempts };
 }
 
 /** JSON with object keys sorted, so equal values always hash equally whatever built them. */

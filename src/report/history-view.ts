@@ -12,6 +12,7 @@ export function runInfoOfRow(r: RunRow): RunInfo {
   const { attempts: _attempts, ...recorded } = r.recorded;
   return {
     runId: r.runId,
+    ...(r.kind === 'validate' ? { kind: r.kind } : {}),
     taskSet: r.taskSet,
     createdAt: r.createdAt,
     finishedAt: r.finishedAt,

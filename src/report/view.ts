@@ -23,6 +23,8 @@ export const REPORT_SCHEMA_VERSION = 1;
 export type { TestCount };
 
 export interface RunInfo extends RunHeader {
+  /** `validate` for a `crucible validate` run (its tasks judged with nop and oracle, or attacks); absent for `crucible run`. */
+  kind?: 'validate';
   counts: Record<Verdict, number>;
   agents: string[];
   /** External agents' version, profile hash and model, by agent spec (absent where unknown, e.g. from the history index). */

@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Hono, type Context } from 'hono';
 import { readPlanFile, type PlannedTask } from '../engine/index.js';
 import {
@@ -19,7 +18,7 @@ import { HistoryError, type AttemptFilter, type EvaluationListItem, type History
 import { CAUSES, VERDICTS } from '../types/index.js';
 import { PathRefused, resolveInside, SAFE_ID } from './confine.js';
 import { APP_CSP, contentType, FILE_CSP } from './responses.js';
-import { RunViews } from './run-views.js';
+import { runFolderOf, RunViews } from './run-views.js';
 
 export interface AppOptions {
   /** The `.crucible` directory: every file served comes from inside it (or from webDir). */
@@ -72,8 +71,9 @@ function hostOf(header: string | undefined): string {
 /** The dashboard's HTTP app: a read-only JSON API over the history and run files, and the web app. */
 export function createApp(opts: AppOptions): Hono {
   const { history, stateDir, webDir } = opts;
-  const runsDir = join(stateDir, 'runs');
-  const views = new RunViews(history, runsDir);
+  const views = new RunViews(history, stateDir);
+  // A validate run's files are under `validate/`, every other run's under `runs/`.
+  const runFolder = (runId: string): string => `${runFolderOf(history.getRun(runId)?.kind)}/${runId}`;
   const comparisons = new WeakMap<RunView, WeakMap<RunView, CompareView>>();
   const app = new Hono();
 
@@ -159,7 +159,7 @@ export function createApp(opts: AppOptions): Hono {
     } catch {
       throw new BadRequest('malformed percent-encoding');
     }
-    const file = await resolveInside(stateDir, `runs/${runId}/${decoded}`);
+    const file = await resolveInside(stateDir, `${runFolder(runId)}/${decoded}`);
     if (file === null) return c.json({ error: 'no such file' }, 404);
     c.header('Content-Type', contentType(file));
     c.header('Content-Security-Policy', FILE_CSP);
@@ -171,7 +171,7 @@ export function createApp(opts: AppOptions): Hono {
     const detail = history.getAttempt(attemptId);
     if (!detail) return c.json({ error: 'no such attempt' }, 404);
     const attempt = { ...detail.attempt, checks: detail.checks };
-    const dir = await resolveInside(stateDir, `runs/${safeId(detail.runId, 'runId')}/attempts/${attemptId}`, 'dir').catch(() => null);
+    const dir = await resolveInside(stateDir, `${runFolder(safeId(detail.runId, 'runId'))}/attempts/${attemptId}`, 'dir').catch(() => null);
     const artifacts = dir
       ? await loadAttemptArtifacts(dir)
       : { diff: null, trajectory: null, commands: null, tests: null, heldOutTests: null, omitted: 'not found: the attempt directory is gone' };
@@ -181,7 +181,7 @@ export function createApp(opts: AppOptions): Hono {
 
   /** The run's planned tasks with their hashes, so a comparison can say which tasks changed between runs. */
   const plannedTasks = async (runId: string): Promise<readonly PlannedTask[] | undefined> => {
-    const dir = await resolveInside(stateDir, `runs/${runId}`, 'dir').catch(() => null);
+    const dir = await resolveInside(stateDir, runFolder(runId), 'dir').catch(() => null);
     return dir ? (await readPlanFile(dir, runId).catch(() => undefined))?.tasks : undefined;
   };
 

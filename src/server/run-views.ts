@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { attemptRowsOf, heldOutCards, REPORT_FILES, runInfoOfRow, statsOfRecordedRun, storedStats, type RunInfo, type RunView } from '../report/index.js';
-import type { HistoryReader } from '../store/index.js';
+import type { HistoryReader, HistoryRunKind } from '../store/index.js';
 import type { RunStats } from '../types/index.js';
 
 /** Attempts aggregated on the fly for a run whose stats were not stored; beyond this the page says so. */
@@ -18,7 +18,7 @@ export class RunViews {
 
   constructor(
     private readonly history: HistoryReader,
-    private readonly runsDir: string,
+    private readonly stateDir: string,
   ) {}
 
   get(runId: string): RunView | undefined {
@@ -27,17 +27,16 @@ export class RunViews {
     const key = `${detail.finishedAt ?? ''}|${detail.recorded.attempts}`;
     const hit = this.cache.get(runId);
     if (hit && hit.key === key) return hit.view;
-    const view = this.build(runId, detail.stats, runInfoOfRow(detail));
+    const view = this.build(runId, detail.stats, runInfoOfRow(detail), join(this.stateDir, runFolderOf(detail.kind), runId));
     this.cache.delete(runId);
     this.cache.set(runId, { key, view });
     if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
     return view;
   }
 
-  private build(runId: string, stored: unknown, run: RunInfo): RunView {
+  private build(runId: string, stored: unknown, run: RunInfo, dir: string): RunView {
     const rows = attemptRowsOf(this.history, runId, MAX_AGGREGATED_ATTEMPTS);
-    const stats = storedStats(stored) ?? this.summaryStats(runId) ?? (rows.length < MAX_AGGREGATED_ATTEMPTS ? statsOfRecordedRun(this.history, rows) : null);
-    const dir = join(this.runsDir, runId);
+    const stats = storedStats(stored) ?? summaryStats(dir) ?? (rows.length < MAX_AGGREGATED_ATTEMPTS ? statsOfRecordedRun(this.history, rows) : null);
     return {
       run,
       stats,
@@ -47,12 +46,18 @@ export class RunViews {
     };
   }
 
-  private summaryStats(runId: string): RunStats | null {
-    try {
-      const summary = JSON.parse(readFileSync(join(this.runsDir, runId, 'summary.json'), 'utf8')) as { stats?: unknown };
-      return storedStats(summary.stats);
-    } catch {
-      return null;
-    }
+}
+
+/** The state directory's folder a run of this kind lives in (engine's runsDirOf, for the server's path confinement). */
+export function runFolderOf(kind: HistoryRunKind | undefined): string {
+  return kind === 'validate' ? 'validate' : 'runs';
+}
+
+function summaryStats(dir: string): RunStats | null {
+  try {
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as { stats?: unknown };
+    return storedStats(summary.stats);
+  } catch {
+    return null;
   }
 }

@@ -9,6 +9,7 @@ export { parseSince } from './time.js';
 export type { Page, PageRequest, RunFilter, AttemptFilter, TrendQuery, Since } from './queries.js';
 export type {
   RunMeta,
+  HistoryRunKind,
   RunFinish,
   AttemptExtra,
   AttemptEntry,

@@ -3,6 +3,7 @@ import { HistoryError, HistoryVersionError } from './errors.js';
 import { withBusyRetry } from './retry.js';
 import { SCHEMA_V1 } from './schema-v1.js';
 import { SCHEMA_V2 } from './schema-v2.js';
+import { SCHEMA_V3 } from './schema-v3.js';
 
 interface Migration {
   version: number;
@@ -13,13 +14,14 @@ interface Migration {
 const MIGRATIONS: readonly Migration[] = [
   { version: 1, sql: SCHEMA_V1 },
   { version: 2, sql: SCHEMA_V2 },
+  { version: 3, sql: SCHEMA_V3 },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /**
- * The oldest schema a read-only opener can read. Every migration since only added tables, and their
- * readers tolerate the table being absent, so `crucible history` and the dashboard keep working on a
+ * The oldest schema a read-only opener can read. Every migration since only added tables or a
+ * column with a default, and their readers tolerate the table or column being absent, so `crucible history` and the dashboard keep working on a
  * file no run has upgraded yet. Raise this when a migration changes what existing readers query.
  */
 const OLDEST_READABLE_VERSION = 1;

@@ -2,7 +2,7 @@ import { whereOf, type SqlParams } from './attempt-filter.js';
 import type { Db } from './connection.js';
 import { paging, toPage, type Paging } from './page.js';
 import type { Page, PageRequest, RunFilter } from './queries.js';
-import type { RunDetail, RunRow, VerdictCounts } from './rows.js';
+import type { HistoryRunKind, RunDetail, RunRow, VerdictCounts } from './rows.js';
 import { parseSince } from './time.js';
 
 export interface RunReader {
@@ -20,6 +20,8 @@ interface RawRunRow {
   executed: number;
   stopped_early: number;
   config_hash: string | null;
+  /** Absent in a file older than schema v3, opened read-only. */
+  kind?: string;
   agents: string;
   counts: string | null;
   summary: string | null;
@@ -57,7 +59,12 @@ function runConditions(filter: RunFilter): { conditions: string[]; params: SqlPa
   return { conditions, params };
 }
 
-export function listRunsQuery(query: RunFilter & PageRequest): { sql: string; params: SqlParams; page: Paging } {
+/** Whether the runs table has v3's `kind` column: a read-only opener may hold an older file. */
+function hasKindColumn(db: Db): boolean {
+  return db.prepare("SELECT 1 FROM pragma_table_info('runs') WHERE name = 'kind'").get() !== undefined;
+}
+
+export function listRunsQuery(query: RunFilter & PageRequest, withKind = true): { sql: string; params: SqlParams; page: Paging } {
   const page = paging(query, 'runs');
   const { conditions, params } = runConditions(query);
   if (page.after) {
@@ -68,7 +75,7 @@ export function listRunsQuery(query: RunFilter & PageRequest): { sql: string; pa
   params.limit = page.limit + 1;
   params.offset = page.offset;
   const chosen = `SELECT r.run_id, r.task_set, r.created_at, r.finished_at, r.planned, r.executed,
-      r.stopped_early, r.config_hash, r.agents, r.counts, NULL AS summary
+      r.stopped_early, r.config_hash, ${withKind ? 'r.kind' : "'run' AS kind"}, r.agents, r.counts, NULL AS summary
     FROM runs r ${whereOf(conditions, params).sql}
     ORDER BY r.created_at DESC, r.run_id DESC LIMIT @limit OFFSET @offset`;
   return { sql: withRecordedCounts(chosen, 'c.created_at DESC, c.run_id DESC'), params, page };
@@ -77,6 +84,7 @@ export function listRunsQuery(query: RunFilter & PageRequest): { sql: string; pa
 function toRunRow(r: RawRunRow): RunRow {
   return {
     runId: r.run_id,
+    kind: (r.kind ?? 'run') as HistoryRunKind,
     taskSet: r.task_set,
     createdAt: r.created_at,
     finishedAt: r.finished_at,
@@ -91,11 +99,12 @@ function toRunRow(r: RawRunRow): RunRow {
 }
 
 export function createRunReader(db: Db): RunReader {
+  const withKind = hasKindColumn(db);
   const oneRun = db.prepare<[string], RawRunRow>(withRecordedCounts('SELECT * FROM runs WHERE run_id = ?', 'c.run_id'));
 
   return {
     listRuns(query) {
-      const { sql, params, page } = listRunsQuery(query);
+      const { sql, params, page } = listRunsQuery(query, withKind);
       const rows = db.prepare<[SqlParams], RawRunRow>(sql).all(params);
       return toPage(rows, page, 'runs', (r) => ({ key: r.created_at, id: r.run_id }), toRunRow);
     },

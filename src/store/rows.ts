@@ -4,8 +4,13 @@ import type { AttemptPlan, AttemptResult, Cause, CheckResult, RunHeader, StopRea
 
 export type VerdictCounts = Record<Verdict, number>;
 
+/** What a run was for: `crucible run` (and resume), or `crucible validate` (its directory is `<state>/validate/`). */
+export type HistoryRunKind = 'run' | 'validate';
+
 /** What the engine knows when a run starts. Recording it again updates these fields only. */
 export interface RunMeta {
+  /** Default `run`. */
+  kind?: HistoryRunKind;
   runId: string;
   taskSet: string;
   createdAt: string;
@@ -37,6 +42,7 @@ export interface AttemptEntry {
 }
 
 export interface RunRow extends RunHeader {
+  kind: HistoryRunKind;
   configHash: string | null;
   agents: string[];
   /** As finishRun recorded them; null while the run has not finished. */

@@ -13,10 +13,10 @@ export function createRunWriter(db: Db): RunWriter {
   // A resumed run records itself again: it is running once more, so its earlier finish (time,
   // counts, statistics) no longer describes it until finishRun writes the new one. Attempts stay.
   const upsert = db.prepare(`
-    INSERT INTO runs (run_id, task_set, created_at, planned, agents, config_hash)
-    VALUES (@runId, @taskSet, @createdAt, @planned, @agents, @configHash)
+    INSERT INTO runs (run_id, kind, task_set, created_at, planned, agents, config_hash)
+    VALUES (@runId, @kind, @taskSet, @createdAt, @planned, @agents, @configHash)
     ON CONFLICT (run_id) DO UPDATE SET
-      task_set = excluded.task_set, created_at = excluded.created_at, planned = excluded.planned,
+      kind = excluded.kind, task_set = excluded.task_set, created_at = excluded.created_at, planned = excluded.planned,
       agents = excluded.agents, config_hash = excluded.config_hash,
       finished_at = NULL, stopped_early = 0, counts = NULL, summary = NULL`);
   const finish = db.prepare(`
@@ -28,6 +28,7 @@ export function createRunWriter(db: Db): RunWriter {
     recordRun(meta) {
       const params = {
         runId: meta.runId,
+        kind: meta.kind ?? 'run',
         taskSet: meta.taskSet,
         createdAt: toStoredTimestamp(meta.createdAt, 'createdAt'),
         planned: meta.planned,

@@ -5,6 +5,8 @@ export interface Task {
   /** Absolute path of the task-set file this task came from. */
   sourceFile: string;
   repo: RepoSource;
+  /** `repo_key`: groups this task's results under that repository in the repo profile, whatever its source. */
+  repoKey?: string;
   instruction: string;
   /** Shell commands run in the workspace before the baseline commit (network allowed). */
   setup: string[];

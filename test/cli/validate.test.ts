@@ -86,6 +86,21 @@ describe('crucible validate', () => {
       expect(result.stdout).toMatch(/valid\s+js-sortby\s+fails 1\/1\s+passes 1\/1\s+-\s+ok/);
       expect(result.stdout).toMatch(/valid\s+py-roman-subtractive\s+fails 1\/1\s+passes 1\/1\s+4\/4\s+ok/);
       expect(result.stdout).toContain('all 2 tasks valid');
+
+      // Recorded in the history like any run, marked as a validation, with its evidence under validate/.
+      const runs = JSON.parse(crucible(['history', '--runs', '--json', '--out', out]).stdout) as Array<{ runId: string; kind: string; agents: string[] }>;
+      expect(runs.map((r) => [r.kind, r.agents])).toEqual([['validate', ['nop', 'oracle']]]);
+      const runId = runs[0]?.runId as string;
+      expect(crucible(['history', '--runs', '--out', out]).stdout).toMatch(new RegExp(`${runId}\\s+validate\\s`));
+      const shown = crucible(['show', runId, '--out', out]);
+      expect(shown.status, shown.stderr).toBe(0);
+      expect(shown.stdout).toMatch(new RegExp(`^validate run ${runId}`));
+      expect(shown.stdout).toMatch(/js-sortby/);
+      const attempts = JSON.parse(crucible(['history', '--run', runId, '--json', '--out', out]).stdout) as Array<{ attemptId: string }>;
+      expect(attempts).toHaveLength(4);
+      const attempt = crucible(['show', attempts[0]?.attemptId as string, '--out', out]);
+      expect(attempt.status, attempt.stderr).toBe(0);
+      expect(attempt.stdout).toMatch(new RegExp(`evidence in \\S*validate/${runId}/attempts/`));
     },
     attemptBudget(4),
   );

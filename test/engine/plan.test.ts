@@ -55,6 +55,23 @@ describe('expandPlan', () => {
     expect(expandPlan('r', tasks, ['a'], 1, { sandbox: 'bwrap', keepWorkspace: true }).configHash).toBe(base.configHash);
   });
 
+  it("keeps a task's identity across the agents' model access, while resume still sees the change", () => {
+    const recorded = expandPlan('r', tasks, ['openai:m'], 1, { sandbox: 'bwrap', models: { baseUrl: 'http://127.0.0.1:4000/v1', limits: { maxTurns: 5 } } });
+    const replayed = expandPlan('r', tasks, ['openai:m'], 1, { sandbox: 'bwrap', models: {} });
+    const profiled = expandPlan('r', tasks, ['openai:m'], 1, { sandbox: 'bwrap', profiles: { x: 'p1' }, agentTrials: { nop: 1 } });
+    const identities = (p: typeof recorded) => p.tasks.map((t) => t.identity);
+    expect(identities(replayed)).toEqual(identities(recorded));
+    expect(identities(profiled)).toEqual(identities(recorded));
+    // Resume is refused (config hash) and a forced resume reruns (attempt ids): as before identities existed.
+    expect(replayed.configHash).not.toBe(recorded.configHash);
+    expect(replayed.attempts[0]?.attemptId).not.toBe(recorded.attempts[0]?.attemptId);
+    // What the task is and how it is graded are in the identity.
+    expect(identities(expandPlan('r', tasks, ['openai:m'], 1, { sandbox: 'local', models: {} }))).not.toEqual(identities(recorded));
+    const edited = fakeTasks('/sets', 2);
+    (edited[0] as { instruction: string }).instruction = 'something else';
+    expect(identities(expandPlan('r', edited, ['openai:m'], 1, { sandbox: 'bwrap', models: {} }))[0]).not.toBe(identities(recorded)[0]);
+  });
+
   it('hashes paths relative to the task set, so a moved checkout keeps its ids', () => {
     const [here] = fakeTasks('/home/me/project', 1);
     const [there] = fakeTasks('/srv/ci/checkout', 1);
@@ -146,7 +163,15 @@ describe('compareRuns', () => {
     expect(c.pairs[0]).toMatchObject({ agentA: 'old', agentB: 'new', comparison: { verdict: 'B better', tasks: 7 } });
     expect(c.notes).toEqual([
       'the runs share no agent; comparing old (A) with new (B)',
-      'task t1 differs between the runs (content, version or settings): their deltas mix agent and task changes',
+      'task t1 differs between the runs (content, version or grading settings): their deltas mix agent and task changes',
     ]);
+  });
+
+  it('compares task identities when both plans have them, and the older hash otherwise', () => {
+    const cells = [cell('x', 't1', 1), cell('x', 't2', 1)];
+    const a = { runId: 'A', cells, tasks: [{ id: 't1', version: '1', hash: 'h1', identity: 'i1' }, { id: 't2', version: '1', hash: 'h3' }] };
+    const b = { runId: 'B', cells, tasks: [{ id: 't1', version: '1', hash: 'h2', identity: 'i1' }, { id: 't2', version: '1', hash: 'h4', identity: 'i2' }] };
+    expect(compareRuns(a, b).notes).toEqual([expect.stringMatching(/^task t2 differs between the runs/)]);
+    expect(compareRuns(a, { ...b, tasks: [{ id: 't1', version: '1', hash: 'h2', identity: 'i9' }] }).notes).toEqual([expect.stringMatching(/^task t1 differs/)]);
   });
 });

@@ -45,7 +45,7 @@ describe('executeRun', () => {
       const run = history.getRun(summary.runId);
       expect(run?.finishedAt).not.toBeNull();
       expect((run?.stats as { schemaVersion: number }).schemaVersion).toBe(1);
-      expect(history.listAttempts({ runId: summary.runId, limit: 3 }).items[0]?.repoKey).toBe(join(dir, 'repos', 'repo-0'));
+      expect(history.listAttempts({ runId: summary.runId, limit: 3 }).items[0]?.repoKey).toBe('dir:repo-0');
     } finally {
       history.close();
     }
@@ -61,7 +61,7 @@ describe('executeRun', () => {
     expect(good?.passRate).toMatchObject({ rate: 1, n: 18, tasks: 6, floor: 'wilson' });
     expect(good?.passRate?.low).toBeCloseTo(0.8241, 3);
     expect(stats.comparisons[0]).toMatchObject({ a: 'bad', b: 'good', verdict: 'B better', tasks: 6 });
-    expect(stats.repos.profiles.map((p) => p.repo)).toEqual([join(dir, 'repos', 'repo-0'), join(dir, 'repos', 'repo-1')]);
+    expect(stats.repos.profiles.map((p) => p.repo)).toEqual(['dir:repo-0', 'dir:repo-1']);
   });
 
   it('turns a runner that throws into a harness_error row without cancelling the others', async () => {

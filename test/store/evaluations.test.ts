@@ -88,8 +88,8 @@ describe('evaluations in the history', () => {
 });
 
 describe('migration from schema v1', () => {
-  it('the current schema is v2', () => {
-    expect(SCHEMA_VERSION).toBe(2);
+  it('the current schema is v3 (v3 added the runs kind column)', () => {
+    expect(SCHEMA_VERSION).toBe(3);
   });
 
   it('moves a v1 file forward keeping its runs and attempts, then stores evaluations', () => {
@@ -112,7 +112,7 @@ describe('migration from schema v1', () => {
     history.close();
 
     const check = new Database(path, { readonly: true });
-    expect(check.pragma('user_version', { simple: true })).toBe(2);
+    expect(check.pragma('user_version', { simple: true })).toBe(3);
     check.close();
   });
 
@@ -125,7 +125,8 @@ describe('migration from schema v1', () => {
       .run();
     writer.close();
     const reader = openHistory(path, { readonly: true });
-    expect(reader.getRun('run-v1')).toBeDefined();
+    expect(reader.getRun('run-v1')).toMatchObject({ runId: 'run-v1', kind: 'run' });
+    expect(reader.listRuns({ limit: 5 }).items.map((r) => [r.runId, r.kind])).toEqual([['run-v1', 'run']]);
     expect(reader.listEvaluations()).toEqual([]);
     reader.close();
   });

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import pc from 'picocolors';
-import { compareRuns, readPlanFile, runsDir, type CellDelta, type PlannedTask, type RunComparison } from '../../engine/index.js';
+import { compareRuns, readPlanFile, runsDirOf, type CellDelta, type PlannedTask, type RunComparison } from '../../engine/index.js';
+import type { HistoryRunKind } from '../../store/index.js';
 import { InputError } from '../../errors.js';
 import { pct, table } from '../format.js';
 import { points, verdictText } from '../format-stats.js';
@@ -19,8 +20,8 @@ export async function compareCommand(a: string, b: string, opts: CompareCommandO
     const runB = resolveRunId(reader, b, 'run-b');
     if (runA === runB) throw new InputError(`${a} and ${b} are the same run ${runA} (fix: pass two different runs)`);
     comparison = compareRuns(
-      { runId: runA, cells: reader.cells(runA), tasks: await plannedTasks(opts.out, runA) },
-      { runId: runB, cells: reader.cells(runB), tasks: await plannedTasks(opts.out, runB) },
+      { runId: runA, cells: reader.cells(runA), tasks: await plannedTasks(opts.out, runA, reader.getRun(runA)?.kind) },
+      { runId: runB, cells: reader.cells(runB), tasks: await plannedTasks(opts.out, runB, reader.getRun(runB)?.kind) },
     );
   } finally {
     reader.close();
@@ -30,9 +31,9 @@ export async function compareCommand(a: string, b: string, opts: CompareCommandO
 }
 
 /** The plan's task hashes say whether a task changed between the runs; a run without plan.json just lacks that note. */
-async function plannedTasks(stateDir: string, runId: string): Promise<PlannedTask[] | undefined> {
+async function plannedTasks(stateDir: string, runId: string, kind: HistoryRunKind | undefined): Promise<PlannedTask[] | undefined> {
   try {
-    return (await readPlanFile(join(runsDir(stateDir), runId), runId)).tasks;
+    return (await readPlanFile(join(runsDirOf(stateDir, kind), runId), runId)).tasks;
   } catch {
     return undefined;
   }

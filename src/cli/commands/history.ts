@@ -171,7 +171,7 @@ function attemptTable(rows: AttemptRow[], withRun: boolean): string {
   );
 }
 
-const RUN_CSV = ['runId', 'taskSet', 'createdAt', 'finishedAt', 'agents', 'planned', 'recorded', 'PASS', 'FAIL', 'ERROR', 'stoppedEarly', 'configHash'];
+const RUN_CSV = ['runId', 'taskSet', 'createdAt', 'finishedAt', 'agents', 'planned', 'recorded', 'PASS', 'FAIL', 'ERROR', 'stoppedEarly', 'configHash', 'kind'];
 
 function runCsvRow(r: RunRow): Cell[] {
   return [
@@ -187,14 +187,16 @@ function runCsvRow(r: RunRow): Cell[] {
     r.recorded.ERROR,
     r.stoppedEarly,
     r.configHash,
+    r.kind,
   ];
 }
 
 function runTable(rows: RunRow[]): string {
   return table(
-    ['run', 'created', 'task set', 'agents', 'done', 'pass', 'fail', 'error', 'status'],
+    ['run', 'kind', 'created', 'task set', 'agents', 'done', 'pass', 'fail', 'error', 'status'],
     rows.map((r) => [
       r.runId,
+      r.kind === 'validate' ? pc.cyan(r.kind) : pc.dim(r.kind),
       shortTime(r.createdAt),
       r.taskSet,
       r.agents.join(', '),

@@ -1,12 +1,13 @@
 import { join, relative } from 'node:path';
 import pc from 'picocolors';
 import { formatDefect } from '../../tasks/index.js';
-import { runsDir } from '../../engine/index.js';
+import { runsDirOf } from '../../engine/index.js';
 import { agentInfoText, attemptRowsOf, formatTrajectoryText, listItemOfRow, loadTrajectory, statsOfRecordedRun, storedStats } from '../../report/index.js';
 import type { AttemptDetail, HistoryReader } from '../../store/index.js';
 import type { AttemptResult, TestRunEvidence } from '../../types/index.js';
 import { colorVerdict, count, formatDuration, usd } from '../format.js';
 import { formatRunReport } from '../format-run.js';
+import { formatUsageTable } from '../model-run.js';
 import { asInputError, requireHistory, resolveIdOrFail } from '../history-reader.js';
 import { runStatus } from './history.js';
 
@@ -37,14 +38,14 @@ function showRun(reader: HistoryReader, runId: string, opts: ShowCommandOptions)
     return;
   }
   const header = [
-    `${pc.bold(`run ${run.runId}`)}  ${runStatus(run)}`,
+    `${pc.bold(`${run.kind === 'validate' ? 'validate run' : 'run'} ${run.runId}`)}  ${runStatus(run)}`,
     pc.dim(
       `task set ${run.taskSet} · agents ${run.agents.join(', ')} · created ${run.createdAt}${run.finishedAt ? ` · finished ${run.finishedAt}` : ''} · config ${run.configHash ?? '-'}`,
     ),
   ].join('\n');
   const report = formatRunReport({
     runId,
-    runDir: join(runsDir(opts.out), runId),
+    runDir: join(runsDirOf(opts.out, run.kind), runId),
     attempts: rows.map(listItemOfRow),
     planned: run.planned,
     executed: run.recorded.attempts,
@@ -52,12 +53,15 @@ function showRun(reader: HistoryReader, runId: string, opts: ShowCommandOptions)
     stats,
   });
   process.stdout.write(`${header}\n\n${report}\n`);
+  // The table `run` prints at its end, from the recorded attempts: only the metered ones are read in full.
+  const usage = formatUsageTable(rows.filter((r) => r.usage !== null).flatMap((r) => reader.getAttempt(r.attemptId)?.attempt ?? []));
+  if (usage) process.stdout.write(`\n${usage}\n`);
 }
 
 async function showAttempt(reader: HistoryReader, attemptId: string, opts: ShowCommandOptions): Promise<void> {
   const detail = asInputError(() => reader.getAttempt(attemptId));
   if (detail === undefined) return;
-  const dir = join(runsDir(opts.out), detail.runId, 'attempts', attemptId);
+  const dir = join(runsDirOf(opts.out, reader.getRun(detail.runId)?.kind), detail.runId, 'attempts', attemptId);
   if (opts.json) {
     process.stdout.write(`${JSON.stringify(detail.attempt, null, 2)}\n`);
     return;

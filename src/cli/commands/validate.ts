@@ -207,8 +207,8 @@ interface ValidationRun {
 
 /**
  * Both kinds of validation: one engine run of kind `validate` (preflight, checkpoint, lock; in
- * `<out>/validate/`), with the progress view on stderr and Ctrl-C stopping it. Validation measures
- * tasks, not agents: it stays out of the history's statistics.
+ * `<out>/validate/`), with the progress view on stderr and Ctrl-C stopping it. It is recorded in the
+ * history marked `validate`, so `history --runs`, `show` and the dashboard list it.
  */
 async function validationRun(v: ValidationRun): Promise<{ outcome: RunOutcome; results: AttemptResult[] }> {
   const results: AttemptResult[] = [];
@@ -235,7 +235,6 @@ async function validationRun(v: ValidationRun): Promise<{ outcome: RunOutcome; r
         concurrency: v.concurrency,
         signal: stop.signal,
         killSignal: stop.signal,
-        history: false,
         observer: {
           ...progress,
           onAttemptDone: (r) => {

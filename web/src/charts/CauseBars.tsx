@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import type { Cause, RunStats } from '../data/types.js';
+import { NameLegend, agentLabels } from './NameLegend.js';
 import { CAUSE_COLOURS } from './scale.js';
 
 const W = 460;
@@ -11,6 +12,7 @@ export function CauseBars({ stats }: { stats: RunStats }): ReactNode {
   const causes = (Object.keys(stats.agents[0]?.causes ?? {}) as Cause[]).filter((c) => stats.agents.some((a) => a.causes[c] > 0));
   const H = M.t + stats.agents.length * ROW + 6;
   const span = W - M.l - M.r;
+  const labels = agentLabels(stats.agents.map((a) => a.agent), 14);
   return (
     <figure className="chart">
       <svg data-chart="causes" width={W} height={H} viewBox={`0 0 ${W} ${H}`} role="img" aria-label="failure causes by agent">
@@ -20,7 +22,8 @@ export function CauseBars({ stats }: { stats: RunStats }): ReactNode {
           return (
             <g key={a.agent}>
               <text x={M.l - 8} y={y + ROW / 2 + 3} textAnchor="end" className="axis-label strong">
-                {a.agent.length > 14 ? `${a.agent.slice(0, 13)}…` : a.agent}
+                {labels.get(a.agent) ?? a.agent}
+                <title>{a.agent}</title>
               </text>
               {causes.map((c) => {
                 const n = a.causes[c];
@@ -49,6 +52,7 @@ export function CauseBars({ stats }: { stats: RunStats }): ReactNode {
           );
         })}
       </svg>
+      <NameLegend labels={labels} />
       <figcaption className="legend">
         {causes.map((c) => (
           <span key={c}>

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { count, duration, usd } from '../../../src/report/format.js';
 import type { AgentStats, Measured, RunStats } from '../data/types.js';
+import { NameLegend, agentLabels } from './NameLegend.js';
 import { linear, seriesColour, ticks } from './scale.js';
 
 const W = 460;
@@ -34,6 +35,7 @@ export function Distribution({ stats, metric }: { stats: RunStats; metric: Metri
   const H = M.t + rows.length * ROW + M.b;
   const x = linear([0, max], [M.l, W - M.r]);
   const fmt = FORMAT[metric];
+  const labels = agentLabels(stats.agents.map((a) => a.agent), 14);
   return (
     <figure className="chart">
       <svg data-chart={metric} width={W} height={H} viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${metric} per attempt by agent`}>
@@ -53,7 +55,8 @@ export function Distribution({ stats, metric }: { stats: RunStats; metric: Metri
           return (
             <g key={a.agent}>
               <text x={M.l - 8} y={cy + 4} textAnchor="end" className="axis-label strong">
-                {a.agent.length > 14 ? `${a.agent.slice(0, 13)}…` : a.agent}
+                {labels.get(a.agent) ?? a.agent}
+                <title>{a.agent}</title>
               </text>
               {s ? (
                 <>
@@ -72,6 +75,7 @@ export function Distribution({ stats, metric }: { stats: RunStats; metric: Metri
           );
         })}
       </svg>
+      <NameLegend labels={labels} />
       <figcaption className="muted">Line: min–max · bar: median–p95 · thick tick: median · dashed: mean.</figcaption>
     </figure>
   );

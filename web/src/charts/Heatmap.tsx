@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import type { RunStats } from '../data/types.js';
+import { NameLegend, agentLabels } from './NameLegend.js';
 import { rateFill } from './scale.js';
 
 const CELL_W = 120;
@@ -11,6 +12,7 @@ const MAX_ROWS = 200;
 /** Task × agent: colour = pass rate, label = passes / scored (harness errors apart). */
 export function Heatmap({ stats, onCell }: { stats: RunStats; onCell?: (taskId: string, agent: string) => void }): ReactNode {
   const agents = stats.agents.map((a) => a.agent);
+  const labels = agentLabels(agents, 18);
   const allTasks = [...new Set(stats.cells.map((c) => c.taskId))];
   const tasks = allTasks.slice(0, MAX_ROWS);
   const cells = new Map(stats.cells.map((c) => [`${c.taskId}\u0000${c.agent}`, c]));
@@ -21,7 +23,7 @@ export function Heatmap({ stats, onCell }: { stats: RunStats; onCell?: (taskId: 
       <svg data-chart="heatmap" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label="pass rate per task and agent">
         {agents.map((a, j) => (
           <text key={a} x={LABEL_W + j * CELL_W + CELL_W / 2} y={18} textAnchor="middle" className="axis-label strong">
-            {a.length > 18 ? `${a.slice(0, 17)}…` : a}
+            {labels.get(a) ?? a}
             <title>{a}</title>
           </text>
         ))}
@@ -59,6 +61,7 @@ export function Heatmap({ stats, onCell }: { stats: RunStats; onCell?: (taskId: 
           </g>
         ))}
       </svg>
+      <NameLegend labels={labels} />
       {allTasks.length > MAX_ROWS ? (
         <figcaption className="muted">
           First {MAX_ROWS} of {allTasks.length} tasks.

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { pct } from '../../../src/report/format.js';
 import type { TrendPointView } from '../data/types.js';
 import { RateAxis } from './RateAxis.js';
+import { NameLegend, agentLabels } from './NameLegend.js';
 import { linear, seriesColour } from './scale.js';
 
 const W = 900;
@@ -13,6 +14,7 @@ export function TrendChart({ points, seriesOf }: { points: TrendPointView[]; ser
   const buckets = [...new Map(points.map((p) => [p.bucket, p.at])).entries()].sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
   const index = new Map(buckets.map(([b], i) => [b, i]));
   const series = [...new Set(points.map(seriesOf))].sort();
+  const labels = agentLabels(series, 22);
   const x = linear([0, Math.max(1, buckets.length - 1)], [M.l + 10, W - M.r - 10]);
   const y = linear([0, 1], [H - M.b, M.t]);
   const labelEvery = Math.max(1, Math.ceil(buckets.length / 10));
@@ -50,12 +52,14 @@ export function TrendChart({ points, seriesOf }: { points: TrendPointView[]; ser
                 </circle>
               ))}
               <text x={W - M.r + 8} y={y(last.rate ?? 0) + 4} className="point-label" fill={colour}>
-                {s.length > 22 ? `${s.slice(0, 21)}…` : s}
+                {labels.get(s) ?? s}
+                <title>{s}</title>
               </text>
             </g>
           );
         })}
       </svg>
+      <NameLegend labels={labels} />
     </figure>
   );
 }

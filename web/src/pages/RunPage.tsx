@@ -110,6 +110,11 @@ export function RunReport({ view }: { view: RunView }): ReactNode {
       <header className="page-head">
         <p className="crumbs">
           {source.mode === 'api' ? <a href={href([])}>Runs</a> : 'Run'} / <code>{run.runId}</code>
+          {run.kind === 'validate' ? (
+            <span className="badge" data-testid="run-kind" title="crucible validate: the tasks judged with nop and oracle (or attacks), not agents measured">
+              validate
+            </span>
+          ) : null}
         </p>
         <h1>
           {run.counts.PASS} of {run.executed} attempts passed

@@ -111,6 +111,7 @@ export function RunsPage({ agent, since }: { agent: string; since: string }): Re
           <tr>
             <th aria-label="pick" />
             <th>run</th>
+            <th>kind</th>
             <th>created</th>
             <th>task set</th>
             <th>agents</th>
@@ -132,6 +133,9 @@ export function RunsPage({ agent, since }: { agent: string; since: string }): Re
                 </a>
                 {r.live ? <span className="badge live">running</span> : null}
                 {r.stoppedEarly ? <span className="badge warn-badge">stopped early</span> : null}
+              </td>
+              <td data-kind={r.kind ?? 'run'} className={r.kind === 'validate' ? undefined : 'muted'}>
+                {r.kind ?? 'run'}
               </td>
               <td className="nowrap">{when(r.createdAt)}</td>
               <td>
