@@ -1,4 +1,5 @@
 import { formatDefect } from '../tasks/index.js';
+import { usageAnomalyText } from '../format/index.js';
 import type { AgentStats, AttemptResult, Cause, CheckResult, RunStats, TestGroupOutcome, TestRunEvidence } from '../types/index.js';
 import { agentInfoText, duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from './format.js';
 import type { HeldOutCard, RunView } from './view.js';
@@ -201,6 +202,7 @@ function attemptDetail(a: AttemptResult): string {
   if (a.agentInfo) lines.push(`**Agent:** ${mdText(a.agent)} · ${mdText(agentInfoText(a.agentInfo))}`);
   if (a.harnessError) lines.push(`**Harness error** in ${a.harnessError.phase}: ${mdText(a.harnessError.message)}`);
   if (a.harnessError?.detail) lines.push(fenced(a.harnessError.detail));
+  if (a.agentResult?.usage?.anomalies) lines.push(`**Usage:** ${mdText(usageAnomalyText(a.agentResult.usage.anomalies))}`);
   for (const d of a.taskError?.defects ?? []) lines.push(`**Task error:** ${mdText(formatDefect(d))}`);
   const evidence = testLines(a);
   if (evidence.length > 0) lines.push(evidence.join('\n'));

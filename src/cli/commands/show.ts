@@ -3,6 +3,7 @@ import pc from 'picocolors';
 import { formatDefect } from '../../tasks/index.js';
 import { runsDir } from '../../engine/index.js';
 import { agentInfoText, attemptRowsOf, formatTrajectoryText, listItemOfRow, loadTrajectory, statsOfRecordedRun, storedStats } from '../../report/index.js';
+import { usageAnomalyText } from '../../format/index.js';
 import type { AttemptDetail, HistoryReader } from '../../store/index.js';
 import type { AttemptResult, TestRunEvidence } from '../../types/index.js';
 import { colorVerdict, count, formatDuration, usd } from '../format.js';
@@ -105,6 +106,7 @@ export function formatAttempt(detail: AttemptDetail, dir: string): string {
       parts.push(u.costUsd === undefined ? 'cost unknown (unpriced model)' : `cost ${usd(u.costUsd)}`);
     }
     out.push('', pc.bold('agent'), `  ${parts.join(' · ')}`);
+    if (r.usage?.anomalies) out.push(pc.yellow(`  ${usageAnomalyText(r.usage.anomalies)}`));
     if (r.error) out.push(`  error: ${r.error}`);
   }
 
