@@ -152,7 +152,7 @@ export function cutOutputDetail(text: string, budget: CutBudget): CutResult {
   const linesCut = keep.filter((k) => !k).length;
   const failureLinesCut = failures.filter((i) => !keep[i]).length;
   const clipped = lines.some((line, i) => keep[i] && line !== raw[i]);
-  const parts = [`${grouped(linesCut)} of ${grouped(lines.length)} lines cut`];
+  const parts = [linesCut > 0 ? `${grouped(linesCut)} of ${grouped(lines.length)} lines cut` : `all ${grouped(lines.length)} lines kept`];
   if (failures.length > 0) parts.push(`${grouped(failures.length - failureLinesCut)} failure line${failures.length - failureLinesCut === 1 ? '' : 's'} kept`);
   if (failureLinesCut > 0) parts.push(`${grouped(failureLinesCut)} failure line${failureLinesCut === 1 ? '' : 's'} cut`);
   if (clipped) parts.push('long lines shortened');
