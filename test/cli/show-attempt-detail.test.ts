@@ -1,7 +1,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { formatAttempt } from '../../src/cli/commands/show.js';
-import { renderMarkdown, runViewOf } from '../../src/report/index.js';
+import { renderJUnit, renderMarkdown, runViewOf } from '../../src/report/index.js';
 import type { AttemptDetail } from '../../src/store/index.js';
 import { attempt, summaryOf } from '../report/fixtures.js';
 
@@ -31,7 +31,7 @@ const setupFailed = attempt({
   },
 });
 
-describe('an attempt with a failed setup and contradictory usage', () => {
+describe('an attempt with a failed setup and contradictory usage, as show and the reports print it', () => {
   it('`show` prints the setup excerpt, the split of prepare and the usage contradiction', () => {
     const text = stripVTControlCharacters(formatAttempt({ attempt: setupFailed, checks: [] } as unknown as AttemptDetail, '/nowhere'));
     expect(text).toContain('  │ npm error notarget No matching version found for left-pad@99.0.0');
@@ -46,5 +46,10 @@ describe('an attempt with a failed setup and contradictory usage', () => {
     const md = renderMarkdown(runViewOf({ runDir: '/nowhere', summary: summaryOf([setupFailed]), attempts: [setupFailed] }), [setupFailed]);
     expect(md).toContain('````text\nnpm error code ETARGET\n[… 12 lines cut …]\nnpm error notarget No matching version found for left-pad@99.0.0 (see ```)\n````');
     expect(md).toContain('**Usage:** usage contradicts itself in 1 response');
+  });
+
+  it('the JUnit report carries the setup excerpt in the error body', () => {
+    const xml = renderJUnit('run', [setupFailed]);
+    expect(xml).toContain('npm error code ETARGET\n[… 12 lines cut …]\nnpm error notarget No matching version found for left-pad@99.0.0');
   });
 });
