@@ -5,9 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import type { CommandEvent } from '../evidence/index.js';
+import { setupOutputText, SETUP_OUTPUT_FILE, type CommandEvent } from '../evidence/index.js';
 import { InputError } from '../errors.js';
 import { detectBwrap, type SandboxKind } from '../sandbox/index.js';
 import { openCheckout, readAtCommit, resolveCommit, type Checkout } from './checkout.js';
@@ -66,7 +66,12 @@ export async function runCi(options: CiOptions): Promise<CiResult> {
       baselineTests: options.baselineTests ?? true,
     });
   } catch (error) {
-    if (error instanceof CiSetupError) throw new InputError(`${settings.source}: ${error.message} (fix: correct setup: or run it locally first)`);
+    if (error instanceof CiSetupError) {
+      // The one line names the reason; the output that shows it goes beside the reports.
+      const file = join(reportDir, SETUP_OUTPUT_FILE);
+      await writeFile(file, setupOutputText(error.failure));
+      throw new InputError(`${settings.source}: ${error.message} (fix: correct setup: or run it locally first; its output: ${relative(process.cwd(), file) || file})`);
+    }
     throw error;
   }
   const result = ciResult(

@@ -5,7 +5,7 @@
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runTests } from '../evidence/index.js';
+import { runTests, setupFailure, type SetupFailure } from '../evidence/index.js';
 import { createExecutor, type SandboxKind, type SandboxLayout } from '../sandbox/index.js';
 import type { ExecLimits } from '../sandbox/index.js';
 import type { Limits, TestCaseResult, TestRunEvidence } from '../types/index.js';
@@ -89,18 +89,20 @@ export async function runSetup(work: CiWork, settings: CiSettings): Promise<void
         timeoutMs: settings.limits.setupTimeoutMs,
         network: 'host',
       });
-      if (result.exitCode !== 0) {
-        const why = result.timedOut ? `timed out after ${settings.limits.setupTimeoutMs} ms` : `exit ${result.exitCode ?? result.signal}`;
-        const tail = `${result.stderr}${result.stdout}`.trim().split('\n').slice(-1)[0] ?? '';
-        throw new CiSetupError(`setup command \`${command}\` failed (${why}): ${tail}`);
-      }
+      if (result.exitCode !== 0) throw new CiSetupError(setupFailure(command, result, settings.limits.setupTimeoutMs));
     }
   } finally {
     await executor.close();
   }
 }
 
-/** The config's setup failed: the evaluation cannot start (exit 2 with the command and its last line). */
+/**
+ * The config's setup failed: the evaluation cannot start (exit 2 with the command and the line that
+ * says why); `failure.excerpt` is the output that shows the reason, for the report directory.
+ */
 export class CiSetupError extends Error {
   override readonly name = 'CiSetupError';
+  constructor(readonly failure: SetupFailure) {
+    super(failure.message);
+  }
 }

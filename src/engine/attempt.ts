@@ -1,7 +1,18 @@
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Agent, AgentPrepared } from '../agents/index.js';
-import { recordingExecutor, type CommandEvent, startFsGuard, ignoredManifest, type IgnoredManifest, scanWorkspace } from '../evidence/index.js';
+import {
+  recordingExecutor,
+  type CommandEvent,
+  startFsGuard,
+  ignoredManifest,
+  type IgnoredManifest,
+  scanWorkspace,
+  setupFailure,
+  setupOutputText,
+  SETUP_OUTPUT_FILE,
+  type SetupFailure,
+} from '../evidence/index.js';
 import { grade } from '../grading/index.js';
 import { createExecutor } from '../sandbox/index.js';
 import type { SandboxKind } from '../sandbox/executor.js';
@@ -13,6 +24,7 @@ import {
   type AttemptResult,
   type CheckResult,
   type DiffStats,
+  type PhaseTimings,
   type ResourceLimitName,
   type Task,
   type TestRunEvidence,
@@ -109,7 +121,14 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
   let heldOut: TestRunEvidence | undefined;
   let checks: CheckResult[] = [];
   try {
-    const prepared = await timed(timings, 'prepareMs', 'prepare', () => prepareWorkspace(task, paths, env));
+    const prepared = await timed(timings, 'prepareMs', 'prepare', () =>
+      prepareWorkspace(task, paths, env).catch((error: unknown) => {
+        // The parts that finished before setup failed still say where the time went.
+        if (error instanceof SetupCommandError) Object.assign(timings, error.timings);
+        throw error;
+      }),
+    );
+    Object.assign(timings, prepared.timings);
     baseline = prepared.baseline;
     const shared = env.taskBaselines?.get(task.id);
     if (shared) ({ run: baselineRun, heldOut: baselineHeldOut } = shared);
@@ -205,12 +224,14 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
     }
     const phase = error instanceof PhaseError ? error.phase : 'record';
     const message = error instanceof Error ? error.message : String(error);
+    const original = error instanceof PhaseError ? error.original : error;
+    const detail = original instanceof SetupCommandError ? { detail: original.failure.excerpt } : {};
     const result: AttemptResult = {
       ...base,
       verdict: 'ERROR',
       cause: 'harness_error',
       message: `${phase}: ${message}`,
-      harnessError: { phase, message },
+      harnessError: { phase, message, ...detail },
       baselineCommit: baseline?.commit,
       baselineTests: baselineRun?.evidence,
       agentResult,
@@ -251,9 +272,29 @@ export function attemptPaths(attemptDir: string): AttemptPaths {
   };
 }
 
+/** Where prepare's time went: the parts of PhaseTimings.prepareMs. */
+export type PrepareTimings = Required<Pick<PhaseTimings, 'copyMs' | 'baselineCommitMs'>> & Pick<PhaseTimings, 'setupMs'>;
+
 export interface Prepared {
   baseline: Baseline;
   ignored: IgnoredManifest;
+  timings: PrepareTimings;
+}
+
+/**
+ * A task's setup command failed. The message is one line (the command, how it ended, the line that
+ * says why); `failure.excerpt` is the output that shows the reason, also written to
+ * SETUP_OUTPUT_FILE in the attempt directory; `timings` are the parts of prepare that ran.
+ */
+export class SetupCommandError extends Error {
+  constructor(
+    readonly failure: SetupFailure,
+    readonly file: string,
+    readonly timings: Partial<PrepareTimings>,
+  ) {
+    super(failure.message);
+    this.name = 'SetupCommandError';
+  }
 }
 
 /**
@@ -262,11 +303,20 @@ export interface Prepared {
  */
 export async function prepareWorkspace(task: Task, paths: AttemptPaths, env: Pick<AttemptEnv, 'stateDir' | 'sandbox' | 'signal'>): Promise<Prepared> {
   const { attemptDir, workspace } = paths;
+  let started = performance.now();
+  const lap = (): number => {
+    const now = performance.now();
+    const ms = Math.round(now - started);
+    started = now;
+    return ms;
+  };
   // An attempt directory left by an interrupted run is not evidence of anything: start clean.
   await rm(attemptDir, { recursive: true, force: true });
   await Promise.all(['workspace', 'home', 'tmp'].map((d) => mkdir(join(attemptDir, d), { recursive: true })));
   await materializeRepo(task.repo, workspace, join(env.stateDir, 'cache'));
+  const copyMs = lap();
 
+  let setupMs: number | undefined;
   if (task.setup.length > 0) {
     const toolCache = join(env.stateDir, 'cache', 'tools');
     await mkdir(toolCache, { recursive: true });
@@ -283,14 +333,17 @@ export async function prepareWorkspace(task: Task, paths: AttemptPaths, env: Pic
           signal: env.signal,
         });
         if (result.exitCode !== 0) {
-          const why = result.timedOut ? `timed out after ${task.limits.setupTimeoutMs} ms` : `exit ${result.exitCode ?? result.signal}`;
-          const tail = `${result.stderr}${result.stdout}`.trim().split('\n').slice(-1)[0] ?? '';
-          throw new Error(`setup command \`${command}\` failed (${why}): ${tail}`);
+          // The reason is rarely the last line (npm ends with a note about its log): keep what shows it.
+          const failure = setupFailure(command, result, task.limits.setupTimeoutMs);
+          const file = join(attemptDir, SETUP_OUTPUT_FILE);
+          await writeFile(file, setupOutputText(failure));
+          throw new SetupCommandError(failure, file, { copyMs, setupMs: lap() });
         }
       }
     } finally {
       await executor.close();
     }
+    setupMs = lap();
   }
   const baseline = await commitBaseline(workspace, join(attemptDir, 'baseline.git'), join(attemptDir, 'store.git'));
   const ignored = await ignoredManifest(baseline, workspace);
@@ -298,7 +351,8 @@ export async function prepareWorkspace(task: Task, paths: AttemptPaths, env: Pic
   // The agent works on this very tree, whose stat data the baseline index holds (so git re-reads
   // only what the agent touched); every test run works on a copy of the pristine one.
   await copyTree(workspace, paths.pristine);
-  return { baseline, ignored };
+  const baselineCommitMs = lap();
+  return { baseline, ignored, timings: { copyMs, ...(setupMs !== undefined ? { setupMs } : {}), baselineCommitMs } };
 }
 
 /** Runs `work` with the workspace moved aside (a rename keeps every inode and mtime), then puts it back. */

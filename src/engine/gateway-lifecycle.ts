@@ -111,6 +111,35 @@ export function checkModelSpecs(specs: readonly ModelSpec[], opts: ModelRunOptio
   return { mode, ...(cassetteDir ? { cassetteDir } : {}), upstreams: upstreams as Record<string, UpstreamConfig>, pricing, limits, env };
 }
 
+/** The cassette of one attempt of a model agent: `<task>/<agent>/<trial>`, the same in every run. */
+export function cassetteKey(plan: Pick<AttemptPlan, 'taskId' | 'trial'>, agent: Pick<Agent, 'name'>): string {
+  return `${plan.taskId}/${agent.name}/${plan.trial}`;
+}
+
+/** How many missing recordings a message names before it counts the rest. */
+const MISSING_SHOWN = 3;
+
+/**
+ * With `--replay`, every planned attempt of a model agent needs its recording: checked for all of
+ * them before any attempt starts (and before any setup runs), so a run never fails one attempt at
+ * a time after paying for each one's setup. Throws an OptionError naming the directory, the first
+ * missing recordings, how many in all, and the fix.
+ */
+export function checkReplayCassettes(attempts: readonly AttemptPlan[], agentOf: (spec: string) => Agent, opts: ModelRunOptions | undefined): void {
+  if (opts?.mode !== 'replay' || opts.cassetteDir === undefined) return;
+  const dir = resolve(opts.cassetteDir);
+  const model = attempts.filter((a) => agentOf(a.agent).modelSpec !== undefined);
+  const missing = model.map((a) => cassetteKey(a, agentOf(a.agent))).filter((key) => !existsSync(cassettePath(dir, key)));
+  if (missing.length === 0) return;
+  const shown = missing.slice(0, MISSING_SHOWN).join(', ');
+  const more = missing.length > MISSING_SHOWN ? `, and ${missing.length - MISSING_SHOWN} more` : '';
+  throw new OptionError(
+    [{ field: 'models.cassetteDir', value: opts.cassetteDir }],
+    `no recording for ${missing.length} of the ${model.length} planned model attempt(s): ${shown}${more}`,
+    'record them first with --record into this directory (same tasks, agents and {trials}), or pass the directory that holds their recordings',
+  );
+}
+
 /** Checks the model agents (see checkModelSpecs) and starts the gateway; undefined when nothing needs it. */
 export async function startRunModels(agents: readonly Agent[], options: ModelRunOptions | undefined): Promise<RunModels | undefined> {
   const specs = agents.flatMap((a) => (a.modelSpec ? [a.modelSpec] : []));
@@ -135,7 +164,7 @@ export async function startRunModels(agents: readonly Agent[], options: ModelRun
     openAttempt(plan, agent, places) {
       const spec = agent.modelSpec;
       if (!spec) return undefined;
-      const cassette = `${plan.taskId}/${agent.name}/${plan.trial}`;
+      const cassette = cassetteKey(plan, agent);
       if (mode === 'replay' && !existsSync(cassettePath(cassetteDir as string, cassette))) {
         throw new Error(`no recording of ${cassette} in ${cassetteDir} (record one with --record)`);
       }

@@ -14,7 +14,7 @@ import type { SandboxKind } from '../sandbox/executor.js';
 import { baselineDefects, ensureGitCache, oracleDefect, repoDefect, RepoSourceError, taskWhere, type TaskWhere } from '../tasks/index.js';
 import type { Task, TaskDefect } from '../types/index.js';
 import { git, GitError } from '../workspace/index.js';
-import { ATTEMPT_SCRATCH_DIRS, attemptPaths, besideWorkspace, prepareWorkspace, type TaskBaselineRuns } from './attempt.js';
+import { ATTEMPT_SCRATCH_DIRS, attemptPaths, besideWorkspace, prepareWorkspace, SetupCommandError, type TaskBaselineRuns } from './attempt.js';
 import { runBaselineHeldOut, runBaselineTests } from './attempt-verify.js';
 import { ATTEMPT_JUNIT_FILES } from './run-files.js';
 import { sha256 } from './plan.js';
@@ -131,5 +131,7 @@ function slug(value: string): string {
 }
 
 function messageOf(error: unknown): string {
+  // A failed setup's output excerpt stays in the preflight directory; the warning says where.
+  if (error instanceof SetupCommandError) return `${error.message}; its output: ${relative(process.cwd(), error.file) || error.file}`;
   return error instanceof Error ? error.message : String(error);
 }

@@ -8,7 +8,7 @@ import { profileHash, type AgentProfile } from '../agents/external/index.js';
 import type { AttemptPlan, AttemptResult, Task, TaskDefect } from '../types/index.js';
 import { aggregateRun } from '../stats/index.js';
 import { runAttempt, type AttemptEnv } from './attempt.js';
-import { checkModelSpecs, startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
+import { checkModelSpecs, checkReplayCassettes, startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
 import { appendCheckpoint, attemptFile, checkpointEntry, readAttemptFile } from './checkpoint.js';
 import { runAttempts, type AttemptRunner, type LoopObserver } from './attempt-loop.js';
 import { openRunHistory, type RunHistory } from './history-sink.js';
@@ -223,6 +223,8 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   // exists: a run that cannot start stops here and leaves nothing behind.
   const modelSpecs = [...agents.values()].flatMap((a) => (a.modelSpec ? [a.modelSpec] : []));
   if (modelSpecs.length > 0) checkModelSpecs(modelSpecs, options.models ?? {});
+  // A replay needs every planned attempt's recording; a resume checks only what it will run, below.
+  if (!options.resume) checkReplayCassettes(plan.attempts, (spec) => agents.get(spec) as Agent, options.models);
   const prepared = new Map<string, AgentPrepared>();
   for (const [spec, agent] of agents) {
     if (agent.prepare)
@@ -307,6 +309,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
 
     const results = new Map<string, AttemptResult>(reconciled.reused);
     const toRun = plan.attempts.filter((a) => !results.has(a.attemptId));
+    if (previous) checkReplayCassettes(toRun, (spec) => agents.get(spec) as Agent, options.models);
     options.observer?.onStart?.({
       runId,
       runDir,

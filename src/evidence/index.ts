@@ -12,3 +12,4 @@ export { DEPENDENCY_PATHS, WHOLE_FILE_TEST_CONFIG } from './test-config.js';
 export { protectTests, type TamperFinding, type TestGuardEvidence } from './test-guard.js';
 export { classifyTests, classifyAsMissing, duplicateIds } from './test-outcome-groups.js';
 export { scanWorkspace } from './workspace-scan.js';
+export { setupFailure, setupOutputText, SETUP_OUTPUT_FILE, type SetupFailure } from './setup-failure.js';

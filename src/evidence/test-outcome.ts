@@ -3,6 +3,7 @@
  * Pure: run-tests.ts executes the command and hands the results here. The F2P/P2P rules live in
  * test-outcome-groups.ts and the id rule in junit-id.ts; both are re-exported for callers.
  */
+import { cutOutput } from '../format/index.js';
 import type { TestCaseResult, TestRunEvidence } from '../types/index.js';
 import { parseJUnit } from './junit.js';
 import { summaryFailures } from './runner-summary.js';
@@ -12,7 +13,10 @@ export { classifyTests, duplicateIds, listTestIds, type TestClassification, type
 export { junitTestId, testIdFromPytestNodeId } from './junit-id.js';
 export { parseJUnit, type JUnitParseResult } from './junit.js';
 
-/** How much of the end of the combined output the evidence keeps for the report. */
+/**
+ * How much of the combined output the evidence keeps for the report: its head, its tail and its
+ * failure lines wherever they are (format/output-cut.ts), each cut marked.
+ */
 export const OUTPUT_TAIL_CHARS = 4096;
 
 export interface TestRunInput {
@@ -71,7 +75,7 @@ export function evaluateTestRun(input: TestRunInput): { evidence: TestRunEvidenc
     consistent: exitCodeAgrees(input.exitCode, cases),
     failToPass: groups.failToPass,
     passToPass: groups.passToPass,
-    outputTail: tail(input.output, OUTPUT_TAIL_CHARS),
+    outputTail: cutOutput(input.output, { maxChars: OUTPUT_TAIL_CHARS }),
   };
   if (invalidReason !== undefined) evidence.invalidReason = invalidReason;
   const duplicates = duplicateIds(cases);
@@ -98,13 +102,4 @@ function exitCodeAgrees(exitCode: number | null, cases: readonly TestCaseResult[
   if (exitCode === null) return false;
   const anyFailed = cases.some((c) => c.status === 'failed');
   return (exitCode === 0) === !anyFailed;
-}
-
-/** The last `max` characters, never starting inside a surrogate pair, marked when cut. */
-function tail(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let start = text.length - max + 1;
-  const code = text.charCodeAt(start);
-  if (code >= 0xdc00 && code <= 0xdfff) start++;
-  return `…${text.slice(start)}`;
 }

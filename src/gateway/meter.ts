@@ -13,6 +13,9 @@ export interface MeteredResponse {
   latencyMs: number;
 }
 
+/** How many distinct usage contradictions a session keeps as examples. */
+const MAX_ANOMALY_EXAMPLES = 3;
+
 /** One session's running totals and its budget. */
 export class SessionMeter {
   private readonly tokens: TokenUsage = {
@@ -29,6 +32,8 @@ export class SessionMeter {
   private unmeteredResponses = 0;
   private budgetExceeded: BudgetLimit | undefined;
   private readonly misses: ReplayMiss[] = [];
+  private anomalousResponses = 0;
+  private readonly anomalyExamples: string[] = [];
   private looseMatches = 0;
 
   constructor(
@@ -84,6 +89,12 @@ export class SessionMeter {
       return;
     }
     for (const key of Object.keys(this.tokens) as Array<keyof TokenUsage>) this.tokens[key] += usage[key];
+    // Counts that contradict each other are kept as reported and said so, never quietly fixed.
+    const anomalies = response.reading.anomalies ?? [];
+    if (anomalies.length > 0) this.anomalousResponses++;
+    for (const anomaly of anomalies) {
+      if (this.anomalyExamples.length < MAX_ANOMALY_EXAMPLES && !this.anomalyExamples.includes(anomaly)) this.anomalyExamples.push(anomaly);
+    }
     const cost = this.priceFor([response.reading.model, response.requestModel, this.options.model], usage);
     if (cost === undefined) this.costKnown = false;
     else this.costUsd += cost;
@@ -104,6 +115,7 @@ export class SessionMeter {
       ...(this.costKnown ? { costUsd: round(this.costUsd) } : {}),
       latencyMs: Math.round(this.latencyMs),
       ...(this.budgetExceeded ? { budgetExceeded: this.budgetExceeded } : {}),
+      ...(this.anomalousResponses > 0 ? { anomalies: { responses: this.anomalousResponses, examples: [...this.anomalyExamples] } } : {}),
       unmeteredResponses: this.unmeteredResponses,
       replayMisses: [...this.misses],
       replayLooseMatches: this.looseMatches,

@@ -56,6 +56,7 @@ export function pricingFromTable(table: ReadonlyMap<string, ModelPrice>): Pricin
       const { cacheReadTokens, cacheWriteTokens } = usage;
       if (cacheReadTokens > 0 && price.cacheRead === undefined) return undefined;
       if (cacheWriteTokens > 0 && price.cacheWrite === undefined) return undefined;
+      // More cached than input tokens is a contradiction the usage reader flags on the attempt; priced as none uncached.
       const uncachedInput = Math.max(0, usage.inputTokens - cacheReadTokens - cacheWriteTokens);
       const micro =
         uncachedInput * price.input + usage.outputTokens * price.output + cacheReadTokens * (price.cacheRead ?? 0) + cacheWriteTokens * (price.cacheWrite ?? 0);

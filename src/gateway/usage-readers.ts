@@ -16,6 +16,13 @@ export interface TokenUsage {
 export interface UsageReading {
   model?: string;
   usage?: TokenUsage;
+  /**
+   * Where the provider's usage contradicts itself (more cached than prompt tokens, more reasoning
+   * than output tokens, a negative count, a total that is not input + output): each one sentence
+   * naming the fields and their values. The counts in `usage` are as reported (a negative one as
+   * 0); nothing is corrected silently, and the attempt says so.
+   */
+  anomalies?: string[];
 }
 
 /** Reads usage out of one response, fed either its whole JSON body or its SSE events in order. */
@@ -60,9 +67,50 @@ function field(value: unknown, ...path: string[]): unknown {
   return current;
 }
 
-function count(value: unknown, ...path: string[]): number | undefined {
-  const n = field(value, ...path);
-  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
+/**
+ * Reads the counts of one usage object and notes where they contradict themselves. A count that
+ * is missing or not a number is undefined; a negative one is noted and read as 0.
+ */
+class Counts {
+  readonly anomalies: string[] = [];
+  constructor(private readonly usage: unknown) {}
+
+  get(...path: string[]): number | undefined {
+    const n = field(this.usage, ...path);
+    if (typeof n !== 'number' || !Number.isFinite(n)) return undefined;
+    if (n < 0) {
+      this.anomalies.push(`${path.join('.')} is negative (${n})`);
+      return 0;
+    }
+    return n;
+  }
+
+  /** `part` (a field that is part of `whole`) must not exceed it. */
+  notAbove(part: [string, number | undefined], whole: [string, number | undefined]): void {
+    const [partName, partValue] = part;
+    const [wholeName, wholeValue] = whole;
+    if (partValue !== undefined && wholeValue !== undefined && partValue > wholeValue) {
+      this.anomalies.push(`${partName} (${partValue}) is more than ${wholeName} (${wholeValue})`);
+    }
+  }
+
+  /** A reported total must be the sum of its parts, when all are given. */
+  sums(total: [string, number | undefined], parts: Array<[string, number | undefined]>): void {
+    const [totalName, totalValue] = total;
+    if (totalValue === undefined || parts.some(([, v]) => v === undefined)) return;
+    const sum = parts.reduce((a, [, v]) => a + (v ?? 0), 0);
+    if (sum !== totalValue) this.anomalies.push(`${totalName} (${totalValue}) is not ${parts.map(([name]) => name).join(' + ')} (${sum})`);
+  }
+}
+
+/** One usage object read: the normalised counts (undefined when the required ones are missing) and any contradictions. */
+interface ReadUsage {
+  usage: TokenUsage | undefined;
+  anomalies: string[];
+}
+
+function reading(model: string | undefined, read: ReadUsage | undefined): UsageReading {
+  return { model, usage: read?.usage, ...(read && read.anomalies.length > 0 ? { anomalies: read.anomalies } : {}) };
 }
 
 function text(value: unknown, ...path: string[]): string | undefined {
@@ -71,45 +119,52 @@ function text(value: unknown, ...path: string[]): string | undefined {
 }
 
 /** Chat Completions: prompt_tokens already includes cached_tokens. */
-function fromChatUsage(usage: unknown): TokenUsage | undefined {
-  const input = count(usage, 'prompt_tokens');
-  const output = count(usage, 'completion_tokens');
+function fromChatUsage(usage: unknown): ReadUsage | undefined {
+  if (usage === undefined || usage === null) return undefined;
+  const c = new Counts(usage);
+  const input = c.get('prompt_tokens');
+  const output = c.get('completion_tokens');
+  const cached = c.get('prompt_tokens_details', 'cached_tokens');
+  const reasoning = c.get('completion_tokens_details', 'reasoning_tokens');
+  c.notAbove(['prompt_tokens_details.cached_tokens', cached], ['prompt_tokens', input]);
+  c.notAbove(['completion_tokens_details.reasoning_tokens', reasoning], ['completion_tokens', output]);
+  c.sums(['total_tokens', c.get('total_tokens')], [['prompt_tokens', input], ['completion_tokens', output]]);
   if (input === undefined || output === undefined) return undefined;
   return {
-    inputTokens: input,
-    outputTokens: output,
-    cacheReadTokens: count(usage, 'prompt_tokens_details', 'cached_tokens') ?? 0,
-    cacheWriteTokens: 0,
-    reasoningTokens: count(usage, 'completion_tokens_details', 'reasoning_tokens') ?? 0,
+    usage: { inputTokens: input, outputTokens: output, cacheReadTokens: cached ?? 0, cacheWriteTokens: 0, reasoningTokens: reasoning ?? 0 },
+    anomalies: c.anomalies,
   };
 }
 
-function fromResponsesUsage(usage: unknown): TokenUsage | undefined {
-  const input = count(usage, 'input_tokens');
-  const output = count(usage, 'output_tokens');
+function fromResponsesUsage(usage: unknown): ReadUsage | undefined {
+  if (usage === undefined || usage === null) return undefined;
+  const c = new Counts(usage);
+  const input = c.get('input_tokens');
+  const output = c.get('output_tokens');
+  const cached = c.get('input_tokens_details', 'cached_tokens');
+  const reasoning = c.get('output_tokens_details', 'reasoning_tokens');
+  c.notAbove(['input_tokens_details.cached_tokens', cached], ['input_tokens', input]);
+  c.notAbove(['output_tokens_details.reasoning_tokens', reasoning], ['output_tokens', output]);
+  c.sums(['total_tokens', c.get('total_tokens')], [['input_tokens', input], ['output_tokens', output]]);
   if (input === undefined || output === undefined) return undefined;
   return {
-    inputTokens: input,
-    outputTokens: output,
-    cacheReadTokens: count(usage, 'input_tokens_details', 'cached_tokens') ?? 0,
-    cacheWriteTokens: 0,
-    reasoningTokens: count(usage, 'output_tokens_details', 'reasoning_tokens') ?? 0,
+    usage: { inputTokens: input, outputTokens: output, cacheReadTokens: cached ?? 0, cacheWriteTokens: 0, reasoningTokens: reasoning ?? 0 },
+    anomalies: c.anomalies,
   };
 }
 
-/** Anthropic's input_tokens excludes cache reads and writes, so they are added back. */
-function fromAnthropicUsage(usage: unknown): TokenUsage | undefined {
-  const uncached = count(usage, 'input_tokens');
-  const output = count(usage, 'output_tokens');
+/** Anthropic's input_tokens excludes cache reads and writes, so they are added back; there is no total to check. */
+function fromAnthropicUsage(usage: unknown): ReadUsage | undefined {
+  if (usage === undefined || usage === null) return undefined;
+  const c = new Counts(usage);
+  const uncached = c.get('input_tokens');
+  const output = c.get('output_tokens');
+  const cacheRead = c.get('cache_read_input_tokens') ?? 0;
+  const cacheWrite = c.get('cache_creation_input_tokens') ?? 0;
   if (uncached === undefined || output === undefined) return undefined;
-  const cacheRead = count(usage, 'cache_read_input_tokens') ?? 0;
-  const cacheWrite = count(usage, 'cache_creation_input_tokens') ?? 0;
   return {
-    inputTokens: uncached + cacheRead + cacheWrite,
-    outputTokens: output,
-    cacheReadTokens: cacheRead,
-    cacheWriteTokens: cacheWrite,
-    reasoningTokens: 0,
+    usage: { inputTokens: uncached + cacheRead + cacheWrite, outputTokens: output, cacheReadTokens: cacheRead, cacheWriteTokens: cacheWrite, reasoningTokens: 0 },
+    anomalies: c.anomalies,
   };
 }
 
@@ -117,65 +172,81 @@ function fromAnthropicUsage(usage: unknown): TokenUsage | undefined {
  * Gemini's promptTokenCount already includes cachedContentTokenCount; thoughtsTokenCount is billed
  * as output but not counted in candidatesTokenCount, so it is added; tool-use prompt tokens are input.
  */
-function fromGeminiUsage(usage: unknown): TokenUsage | undefined {
-  const prompt = count(usage, 'promptTokenCount');
+function fromGeminiUsage(usage: unknown): ReadUsage | undefined {
+  if (usage === undefined || usage === null) return undefined;
+  const c = new Counts(usage);
+  const prompt = c.get('promptTokenCount');
   if (prompt === undefined) return undefined;
-  const thoughts = count(usage, 'thoughtsTokenCount') ?? 0;
+  const thoughts = c.get('thoughtsTokenCount') ?? 0;
+  const candidates = c.get('candidatesTokenCount') ?? 0;
+  const toolPrompt = c.get('toolUsePromptTokenCount') ?? 0;
+  const cached = c.get('cachedContentTokenCount');
+  c.notAbove(['cachedContentTokenCount', cached], ['promptTokenCount', prompt]);
+  c.sums(
+    ['totalTokenCount', c.get('totalTokenCount')],
+    [
+      ['promptTokenCount', prompt],
+      ['toolUsePromptTokenCount', toolPrompt],
+      ['candidatesTokenCount', candidates],
+      ['thoughtsTokenCount', thoughts],
+    ],
+  );
   return {
-    inputTokens: prompt + (count(usage, 'toolUsePromptTokenCount') ?? 0),
-    outputTokens: (count(usage, 'candidatesTokenCount') ?? 0) + thoughts,
-    cacheReadTokens: count(usage, 'cachedContentTokenCount') ?? 0,
-    cacheWriteTokens: 0,
-    reasoningTokens: thoughts,
+    usage: { inputTokens: prompt + toolPrompt, outputTokens: candidates + thoughts, cacheReadTokens: cached ?? 0, cacheWriteTokens: 0, reasoningTokens: thoughts },
+    anomalies: c.anomalies,
   };
 }
 
 class ChatCompletionsReader implements UsageReader {
-  private reading: UsageReading = {};
+  private model: string | undefined;
+  private read: ReadUsage | undefined;
 
   body(body: string): void {
     const json = parseObject(body);
-    this.reading = { model: text(json, 'model'), usage: fromChatUsage(field(json, 'usage')) };
+    this.model = text(json, 'model');
+    this.read = fromChatUsage(field(json, 'usage'));
   }
 
   event(event: SseEvent): void {
     if (event.data === '[DONE]') return;
     const chunk = parseObject(event.data);
     if (!chunk) return;
-    this.reading.model ??= text(chunk, 'model');
+    this.model ??= text(chunk, 'model');
     // Groq reports streaming usage under x_groq; everyone else in the final chunk's usage.
     const usage = fromChatUsage(field(chunk, 'usage')) ?? fromChatUsage(field(chunk, 'x_groq', 'usage'));
-    if (usage) this.reading.usage = usage;
+    if (usage) this.read = usage;
   }
 
   result(): UsageReading {
-    return this.reading;
+    return reading(this.model, this.read);
   }
 }
 
 const RESPONSES_FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
 class ResponsesReader implements UsageReader {
-  private reading: UsageReading = {};
+  private model: string | undefined;
+  private read: ReadUsage | undefined;
 
   body(body: string): void {
     const json = parseObject(body);
-    this.reading = { model: text(json, 'model'), usage: fromResponsesUsage(field(json, 'usage')) };
+    this.model = text(json, 'model');
+    this.read = fromResponsesUsage(field(json, 'usage'));
   }
 
   event(event: SseEvent): void {
     const data = parseObject(event.data);
     if (!data) return;
-    this.reading.model ??= text(data, 'response', 'model');
+    this.model ??= text(data, 'response', 'model');
     const type = text(data, 'type') ?? event.event;
     if (type !== undefined && RESPONSES_FINAL_EVENTS.has(type)) {
       const usage = fromResponsesUsage(field(data, 'response', 'usage'));
-      if (usage) this.reading.usage = usage;
+      if (usage) this.read = usage;
     }
   }
 
   result(): UsageReading {
-    return this.reading;
+    return reading(this.model, this.read);
   }
 }
 
@@ -213,7 +284,7 @@ class MessagesReader implements UsageReader {
   }
 
   result(): UsageReading {
-    return { model: this.model, usage: fromAnthropicUsage(this.usage) };
+    return reading(this.model, fromAnthropicUsage(this.usage));
   }
 }
 
@@ -223,7 +294,8 @@ class MessagesReader implements UsageReader {
  * last one that has usageMetadata wins.
  */
 class GeminiReader implements UsageReader {
-  private reading: UsageReading = {};
+  private model: string | undefined;
+  private read: ReadUsage | undefined;
 
   body(body: string): void {
     let value: unknown;
@@ -241,12 +313,12 @@ class GeminiReader implements UsageReader {
 
   private chunk(chunk: unknown): void {
     if (!isObject(chunk)) return;
-    this.reading.model ??= text(chunk, 'modelVersion');
+    this.model ??= text(chunk, 'modelVersion');
     const usage = fromGeminiUsage(field(chunk, 'usageMetadata'));
-    if (usage) this.reading.usage = usage;
+    if (usage) this.read = usage;
   }
 
   result(): UsageReading {
-    return this.reading;
+    return reading(this.model, this.read);
   }
 }

@@ -33,6 +33,7 @@ function details(a: AttemptResult): string {
   for (const f of failing.slice(0, 50)) lines.push(`test ${f.id}: ${f.reason}`);
   for (const c of a.checks.filter((c) => !c.passed)) lines.push(`check ${c.id} (${c.severity}): ${c.message}`);
   if (a.harnessError) lines.push(`harness error in ${a.harnessError.phase}: ${a.harnessError.message}`);
+  if (a.harnessError?.detail) lines.push(a.harnessError.detail);
   for (const d of a.taskError?.defects ?? []) lines.push(`task error: ${formatDefect(d)}`);
   lines.push(`attempt ${a.attemptId}`);
   return lines.join('\n');

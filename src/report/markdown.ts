@@ -1,4 +1,5 @@
 import { formatDefect } from '../tasks/index.js';
+import { usageAnomalyText } from '../format/index.js';
 import type { AgentStats, AttemptResult, Cause, CheckResult, RunStats, TestGroupOutcome, TestRunEvidence } from '../types/index.js';
 import { agentInfoText, duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from './format.js';
 import type { HeldOutCard, RunView } from './view.js';
@@ -200,6 +201,8 @@ function attemptDetail(a: AttemptResult): string {
   );
   if (a.agentInfo) lines.push(`**Agent:** ${mdText(a.agent)} · ${mdText(agentInfoText(a.agentInfo))}`);
   if (a.harnessError) lines.push(`**Harness error** in ${a.harnessError.phase}: ${mdText(a.harnessError.message)}`);
+  if (a.harnessError?.detail) lines.push(fenced(a.harnessError.detail));
+  if (a.agentResult?.usage?.anomalies) lines.push(`**Usage:** ${mdText(usageAnomalyText(a.agentResult.usage.anomalies))}`);
   for (const d of a.taskError?.defects ?? []) lines.push(`**Task error:** ${mdText(formatDefect(d))}`);
   const evidence = testLines(a);
   if (evidence.length > 0) lines.push(evidence.join('\n'));
@@ -238,4 +241,11 @@ function checksBlock(checks: readonly CheckResult[], fold: boolean): string {
 function evidenceText(evidence: Record<string, unknown>): string {
   const text = JSON.stringify(evidence);
   return text.length > EVIDENCE_CHARS ? `${text.slice(0, EVIDENCE_CHARS)}…` : text;
+}
+
+/** A code block whose fence is longer than any run of backticks in the text, so nothing in it can close it. */
+function fenced(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}text\n${text}\n${fence}`;
 }

@@ -1,5 +1,6 @@
 import type { TrajectoryEvent as BuiltinEvent } from '../agents/builtin/trajectory.js';
 import type { CommandView, TrajectoryEvent } from './view.js';
+import { cutOutput } from '../format/index.js';
 
 /*
  * Reads trajectory.jsonl and commands.jsonl for display. The built-in agent's lines follow the
@@ -84,9 +85,10 @@ function fromBuiltin(e: BuiltinEvent, index: number): TrajectoryEvent {
         role: 'tool',
         tool: e.name,
         title: oneLine(`${e.ok ? '←' : '✗'} ${e.name} ${inputText(e.input)}`),
-        detail: cut(
+        // Cut like any output: a head-only cut would drop the output's failure lines after a long input.
+        detail: cutOutput(
           `input: ${JSON.stringify(e.input, null, 2)}\n\noutput${e.outputChars > e.output.length ? ` (${e.outputChars} characters, abbreviated)` : ''}:\n${e.output}`,
-          MAX_DETAIL_CHARS,
+          { maxChars: MAX_DETAIL_CHARS },
         ),
         durationMs: e.ms,
       };

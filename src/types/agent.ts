@@ -19,6 +19,12 @@ export interface Usage {
   requests: number;
   /** Undefined when the model has no price in pricing.yaml: never a guess. */
   costUsd?: number;
+  /**
+   * Set when a provider's usage contradicted itself (more cached than prompt tokens, a negative
+   * count, a total that is not input + output): how many responses did, and the first distinct
+   * contradictions. The counts above are as reported (a negative one as 0), not corrected.
+   */
+  anomalies?: { responses: number; examples: string[] };
 }
 
 export interface AgentResult {

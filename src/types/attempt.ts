@@ -121,7 +121,7 @@ export interface TestRunEvidence {
   invalidReason?: string;
   failToPass: TestGroupOutcome;
   passToPass: TestGroupOutcome;
-  /** Tail of combined output, for the report; bounded. */
+  /** Combined output for the report, bounded: head, tail and failure lines kept, each cut marked (format/output-cut.ts). */
   outputTail: string;
   /**
    * Set when several test cases share an id (the report's names do not tell them apart): a listed
@@ -172,6 +172,11 @@ export interface CheckResult {
 
 export interface PhaseTimings {
   prepareMs: number;
+  /** Parts of prepareMs: the repo put into the workspace; the task's setup commands (when it has any); */
+  copyMs?: number;
+  setupMs?: number;
+  /** the baseline commit with what goes with it (ignored-file list, the workspace's repo, the pristine copy). */
+  baselineCommitMs?: number;
   /** The baseline test run, when it ran (part of neither prepareMs nor agentMs). */
   baselineMs?: number;
   agentMs: number;
@@ -242,5 +247,14 @@ export interface AttemptResult extends AttemptPlan {
   /** With cause `task_error`: what is wrong with the task, field by field. */
   taskError?: { defects: TaskDefect[] };
   /** Set when the harness, not the agent, failed; `phase` says where. */
-  harnessError?: { phase: 'prepare' | 'agent' | 'verify' | 'record'; message: string };
+  harnessError?: {
+    phase: 'prepare' | 'agent' | 'verify' | 'record';
+    message: string;
+    /**
+     * What one line cannot hold: for a failed setup command, its output cut to what shows the
+     * reason (head, tail, the error lines, every `npm error` line; each cut marked), also in
+     * `setup-output.txt` in the attempt directory.
+     */
+    detail?: string;
+  };
 }

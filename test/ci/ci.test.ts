@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crucible } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -172,11 +172,18 @@ describe('crucible ci', () => {
     expect(existsSync(join(dir, 'generated.txt'))).toBe(false);
 
     const config = join(tempDir(), 'ci.yaml');
-    writeFileSync(config, `${CONFIG}setup:\n  - echo broken >&2; exit 3\n`);
+    // The reason comes first, then a long log: the one line names the reason, the file keeps it with the head and tail.
+    const broken = 'echo "fatal: broken reason" >&2; seq 1 200; exit 3';
+    writeFileSync(config, `${CONFIG}setup:\n  - '${broken}'\n`);
     const failing = crucible(['ci', '--base', 'main', '--head', 'fix', '--out', out, '--config', config], { cwd: dir });
     expect(failing.status).toBe(2);
     expect(failing.stderr.trim().split('\n')).toHaveLength(1);
-    expect(failing.stderr).toMatch(/setup command `echo broken >&2; exit 3` failed \(exit 3\): broken/);
+    expect(failing.stderr).toContain(`setup command \`${broken}\` failed (exit 3): fatal: broken reason`);
+    const file = /its output: (\S+)\)/.exec(failing.stderr)?.[1] as string;
+    const excerpt = readFileSync(resolve(dir, file), 'utf8');
+    expect(excerpt).toContain('fatal: broken reason\n1\n2\n');
+    expect(excerpt).toMatch(/^\[… \d+ lines cut …\]$/m);
+    expect(excerpt).toContain('199\n200\n');
   });
 
   it('fails a change that breaks a test that passed at base as a regression', () => {

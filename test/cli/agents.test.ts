@@ -2,11 +2,22 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CassetteWriter, cassettePath } from '../../src/gateway/cassette.js';
 import { crucible } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
 const FIXTURE = resolve('test/fixtures/agents/agents.yaml');
+
+/**
+ * A cassette directory holding, for each key, the recording of a session without model requests:
+ * what the fixture agent (it only prints its arguments) leaves, and what --replay checks for before a run.
+ */
+function emptyRecordings(...keys: string[]): string {
+  const dir = tempDir();
+  for (const key of keys) new CassetteWriter(cassettePath(dir, key), key, () => []);
+  return dir;
+}
 
 /** An agents file whose one profile installs a tiny local package (an `npm pack` tarball). */
 function tarballAgents(): string {
@@ -79,7 +90,7 @@ describe('crucible agents', () => {
 
   it('check runs the bundled task and reports a problem line and the verdict when the agent does not pass', () => {
     // The fixture agent only prints its arguments: whatever the runner makes of it, it edits nothing.
-    const cassettes = tempDir();
+    const cassettes = emptyRecordings('js-slugify/fixture-agent/0');
     const out = crucible(['agents', 'check', 'fixture-agent', '--agents', FIXTURE, '--replay', cassettes, '--out', tempDir(), '--sandbox', 'local'], {
       attempts: 1,
       env: { OPENAI_API_KEY: undefined },
@@ -124,7 +135,7 @@ describe('crucible agents', () => {
         '--task',
         'js-slugify',
         '--replay',
-        tempDir(),
+        emptyRecordings('js-slugify/fixture-agent:other-model/0'),
         '--sandbox',
         'local',
         '--out',

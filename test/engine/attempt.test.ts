@@ -142,6 +142,10 @@ describe('runAttempt: the baseline test run', () => {
     expect(oracle.baselineTests?.failToPass.failing).toEqual([{ id: 'add', reason: 'failed' }]);
     expect(oracle.checks.find((c) => c.id === 'tests')?.evidence.neverPassed).toEqual({ items: ['broken'], count: 1 });
     expect(oracle.timings.baselineMs).toBeGreaterThan(0);
+    // Prepare's parts: the copy and the baseline commit (this task has no setup).
+    expect(oracle.timings).toMatchObject({ copyMs: expect.any(Number), baselineCommitMs: expect.any(Number) });
+    expect(oracle.timings.setupMs).toBeUndefined();
+    expect((oracle.timings.copyMs ?? 0) + (oracle.timings.baselineCommitMs ?? 0)).toBeLessThanOrEqual(oracle.timings.prepareMs + 1);
 
     // Without the baseline nobody can tell that `broken` never passed: it counts as a regression.
     const blind = await attempt(task, resolveAgent('oracle'), { baselineTests: false });

@@ -129,18 +129,22 @@ describe('buildTestEvidence', () => {
   });
 
   describe('output tail', () => {
-    it('keeps the last part of long output, marked as cut', () => {
-      const output = `${'early line\n'.repeat(2000)}the end`;
+    it('keeps the head, the tail and the failure lines of long output, within its budget, marked as cut', () => {
+      const output = ['TAP version 13', ...Array.from({ length: 2000 }, (_, i) => (i === 900 ? 'not ok 901 - rounds half to even' : `ok ${i + 1} - case`)), '# fail 1', 'the end'].join('\n');
       const { outputTail } = buildTestEvidence(run({ output }));
-      expect(outputTail).toHaveLength(OUTPUT_TAIL_CHARS);
-      expect(outputTail.startsWith('…')).toBe(true);
-      expect(outputTail.endsWith('the end')).toBe(true);
+      expect(outputTail.length).toBeLessThanOrEqual(OUTPUT_TAIL_CHARS);
+      expect(outputTail.startsWith('TAP version 13')).toBe(true);
+      expect(outputTail).toContain('ok 900 - case\nnot ok 901 - rounds half to even\nok 902 - case');
+      expect(outputTail).toContain('# fail 1\nthe end\n');
+      expect(outputTail.split('\n').at(-1)).toMatch(/^\[… [\d,]+ of 2,003 lines cut, 1 failure line kept …\]$/);
     });
 
-    it('never starts inside a surrogate pair', () => {
+    it('never splits a surrogate pair', () => {
       const output = '😀'.repeat(OUTPUT_TAIL_CHARS);
       const { outputTail } = buildTestEvidence(run({ output }));
-      expect(outputTail.slice(1)).toBe('😀'.repeat((OUTPUT_TAIL_CHARS - 2) / 2));
+      expect(outputTail.length).toBeLessThanOrEqual(OUTPUT_TAIL_CHARS);
+      expect(outputTail).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+      expect(outputTail.startsWith('😀')).toBe(true);
     });
   });
 });

@@ -33,6 +33,8 @@ export const SCENARIOS = {
   gated: 'gated',
   /** Streamed tool arguments cut in the middle of the file path, as real streams cut anywhere. */
   splitPath: 'split-path',
+  /** A chat completion whose usage contradicts itself: more cached than prompt tokens, a wrong total. */
+  contradictoryUsage: 'contradictory-usage',
 } as const;
 
 export const USAGE = {
@@ -75,6 +77,10 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       if (model === SCENARIOS.malformed) {
         res.writeHead(200, { 'content-type': 'application/json' });
         return void res.end('{"id":"chatcmpl-9","object":"chat.completion","choices":[{"index":0,');
+      }
+      if (model === SCENARIOS.contradictoryUsage) {
+        const usage = { ...chatUsage(), total_tokens: 999, prompt_tokens_details: { cached_tokens: USAGE.chat.prompt + 300 } };
+        return sendJson(res, 200, { ...chatCompletion(false, 1741569952, target), usage });
       }
       const waitForGate = model === SCENARIOS.gated ? () => gate : undefined;
       const stream = json?.['stream'] === true;

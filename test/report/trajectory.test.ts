@@ -38,6 +38,18 @@ describe('trajectory for the timeline', () => {
     expect(end).toMatchObject({ title: 'stopped: submitted after 6 turns, 9 tool calls', detail: 'Fixed the even case.' });
   });
 
+  it("keeps a tool's failure lines in the detail even after a long input", () => {
+    const content = Array.from({ length: 120 }, (_, i) => `line ${i} of a file the agent wrote`).join('\n');
+    const output = ['TAP version 13', ...Array.from({ length: 40 }, (_, i) => (i === 20 ? 'not ok 21 - median of an even list' : `ok ${i + 1} - case`))].join('\n');
+    const event = { type: 'tool', t: 1, at, turn: 1, id: 'w', name: 'bash', input: { command: 'cat > a.py', content }, ok: true, output, outputChars: output.length, ms: 3 };
+    const [tool] = parseTrajectory(JSON.stringify(event)).events;
+    expect(tool?.detail?.length).toBeLessThanOrEqual(4000);
+    expect(tool?.detail).toContain('not ok 21 - median of an even list');
+    // The long input line is shortened from both ends; the output stays whole.
+    expect(tool?.detail).toMatch(/ok 40 - case\n\[… all [\d,]+ lines kept, 1 failure line kept, long lines shortened …\]$/);
+    expect(tool?.detail).toMatch(/line 0 of a file.* \[… [\d,]+ characters cut …\] .*line 119 of a file the agent wrote/);
+  });
+
   it('reads other agents generically, skips torn lines and bounds the count', () => {
     const lines = ['{"role":"user","content":[{"type":"text","text":"hi"}]}', '{"kind":"exec","args":["ls"]}', '{"type":"turn","t":1', '42', ''];
     const parsed = parseTrajectory(lines.join('\n'));

@@ -4,7 +4,7 @@ import type { AgentResult, StopReason, Usage } from '../../types/index.js';
 import { classifyModelError, DEFAULT_RETRY, retryDelayMs, type RetryPolicy } from './model-errors.js';
 import { NUDGE } from './prompt.js';
 import { isToolName, runTool, TOOL_DEFINITIONS, type ToolEnv } from './tools.js';
-import { abbreviate, abbreviateInput, type TrajectoryWriter, type TurnUsage } from './trajectory.js';
+import { abbreviateInput, abbreviateOutput, type TrajectoryWriter, type TurnUsage } from './trajectory.js';
 
 /**
  * The built-in agent: ask the model, run the tools it calls (one at a time, in order), send the
@@ -160,7 +160,7 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
         name: call.toolName,
         input: abbreviateInput(call.input),
         ok: outcome.ok,
-        output: abbreviate(outcome.output),
+        output: abbreviateOutput(outcome.output),
         outputChars: outcome.output.length,
         ms,
       });

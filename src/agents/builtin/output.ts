@@ -1,6 +1,7 @@
 /**
- * Shaping tool output for the model. Two rules: long output is cut in the middle with a note of
- * the full size, and nothing that varies between runs of the same attempt (the attempt's absolute
+ * Shaping tool output for the model. Two rules: long output is cut to a budget (command and test
+ * output by format/output-cut.ts, which keeps the failure lines wherever they are; file content by
+ * truncateMiddle, with a note of the full size), and nothing that varies between runs of the same attempt (the attempt's absolute
  * paths, test durations) reaches the model — a request that differs from the recorded one cannot
  * be replayed from a cassette.
  */

@@ -1,5 +1,6 @@
 import { tool, type ToolSet } from 'ai';
 import { z } from 'zod';
+import { cutOutput } from '../../format/index.js';
 import { maskDurations, scrubPaths, truncateMiddle } from './output.js';
 import { confine, exec, firstLine, readText, SKIPPED_DIRS, ToolError, writeText, type WorkspaceAccess } from './workspace-files.js';
 
@@ -136,7 +137,7 @@ async function bash(env: ToolEnv, args: z.infer<typeof input.bash>): Promise<Too
   const status = result.timedOut
     ? `[timed out after ${Math.round(timeoutMs / 1000)}s and killed]`
     : `[exit code ${result.exitCode ?? `signal ${result.signal}`}]`;
-  const body = truncateMiddle(parts.join('\n'), MAX_OUTPUT_CHARS, 'narrow the command (grep, head, tail) to see the rest');
+  const body = cutOutput(parts.join('\n'), { maxChars: MAX_OUTPUT_CHARS, hint: 'narrow the command (grep, head, tail) to see the rest' });
   return { ok: true, output: `${body}${body.endsWith('\n') || body === '' ? '' : '\n'}${status}${result.truncated ? ' [output over 1 MiB was dropped]' : ''}` };
 }
 
@@ -223,5 +224,7 @@ async function runTests(env: ToolEnv, state: { testRuns: number }): Promise<Tool
   const result = await exec(env, ['sh', '-c', script], { timeoutMs, maxOutputBytes: 1024 * 1024 });
   const output = maskDurations(`${result.stdout}${result.stderr ? `\n${result.stderr}` : ''}`.trim());
   const status = result.timedOut ? `tests timed out after ${Math.round(timeoutMs / 1000)}s` : `tests exited with code ${result.exitCode ?? result.signal}`;
-  return { ok: true, isTest: true, output: `${truncateMiddle(output, MAX_OUTPUT_CHARS, 'the failures are usually at the end')}\n[${status}]` };
+  // Failure lines are kept wherever they are (TAP reports each as it happens, not at the end).
+  const shown = cutOutput(output, { maxChars: MAX_OUTPUT_CHARS, hint: 'run the failing tests alone with bash to see all their output' });
+  return { ok: true, isTest: true, output: `${shown}\n[${status}]` };
 }

@@ -1,4 +1,5 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
+import { cutOutput } from '../../format/index.js';
 import type { AgentResult, StopReason } from '../../types/index.js';
 
 /**
@@ -14,9 +15,9 @@ import type { AgentResult, StopReason } from '../../types/index.js';
  *   {"type":"nudge","t":900,"turn":2,"text":"…"}
  *   {"type":"end","t":4100,"stopReason":"submitted","turns":6,"toolCalls":9,"usage":{…},"timings":{…},"summary":"…"}
  *
- * Every line also has `at` (ISO time); `t` is milliseconds since the start. Tool `output` is what the model was sent, abbreviated to
- * TRAJECTORY_OUTPUT_CHARS with `outputChars` its full length; long string inputs (write_file
- * content) are abbreviated the same way. `usage` in `end` is the agent's own count; the attempt's
+ * Every line also has `at` (ISO time); `t` is milliseconds since the start. Tool `output` is what the model was sent, cut to
+ * TRAJECTORY_OUTPUT_CHARS keeping its failure lines (format/output-cut.ts), with `outputChars` its
+ * full length; long string inputs (write_file content) keep their head and tail. `usage` in `end` is the agent's own count; the attempt's
  * authoritative usage is the gateway's, in attempt.json.
  */
 export const TRAJECTORY_VERSION = 1;
@@ -116,6 +117,11 @@ export function abbreviate(text: string, max = TRAJECTORY_OUTPUT_CHARS): string 
   if (text.length <= max) return text;
   const head = Math.ceil(max * 0.75);
   return `${text.slice(0, head)}\n[… ${text.length - max} characters not kept …]\n${text.slice(text.length - (max - head))}`;
+}
+
+/** A tool's output for the record: cut like the output the model saw, its failure lines kept wherever they are. */
+export function abbreviateOutput(text: string, max = TRAJECTORY_OUTPUT_CHARS): string {
+  return cutOutput(text, { maxChars: max });
 }
 
 /** A tool input with long string fields abbreviated (write_file content, edit_file strings). */

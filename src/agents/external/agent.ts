@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { failureLine } from '../../format/index.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../../errors.js';
@@ -95,7 +96,8 @@ async function programVersion(profile: AgentProfile, program: ResolvedProgram, e
   }
   if (ran.exitCode !== 0) {
     const why = ran.timedOut ? `no answer within ${VERSION_TIMEOUT_MS / 1000} s` : `exit ${ran.exitCode ?? ran.signal}`;
-    const tail = ran.stderr.trim().split('\n').slice(-1)[0] ?? '';
+    // The line that says why (an `Error:` above a stack), not merely the last one.
+    const tail = failureLine(ran.stderr);
     throw new InputError(
       `agent ${profile.name}: version_command ${argv.join(' ')} failed (${why}${tail ? `: ${tail}` : ''}) (fix: correct version_command in ${profile.source})`,
     );

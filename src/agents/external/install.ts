@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { cutOutput } from '../../format/index.js';
 import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
@@ -168,7 +169,8 @@ function npm(args: string[], env: NodeJS.ProcessEnv, profile: AgentProfile): Pro
     );
     child.on('close', (code) => {
       if (code === 0) return resolvePromise();
-      const tail = output.trim().split('\n').slice(-TAIL_LINES).join(' | ');
+      // npm's reason is in its `npm error` lines, not in its last line (a note about its log).
+      const tail = cutOutput(output.trim(), { maxChars: 3000, maxLines: TAIL_LINES, headLines: 0, tailLines: 3 }).split('\n').join(' | ');
       reject(
         new InputError(
           `installing ${profile.name} (${profile.package ?? ''}): npm ${args[0]} exited ${String(code)}: ${tail} (fix: check the package spec and the network, then run \`crucible agents install ${profile.name}\`)`,

@@ -1,4 +1,5 @@
 import { access, constants, mkdir, writeFile } from 'node:fs/promises';
+import { cutOutput } from '../../format/index.js';
 import { dirname, join } from 'node:path';
 import type { AgentContext } from '../agent.js';
 import type { AgentResult } from '../../types/index.js';
@@ -134,9 +135,9 @@ function redactor(profile: AgentProfile, hostEnv: Readonly<Record<string, string
   return (text) => values.reduce((out, [name, value]) => out.split(value).join(`[${name} redacted]`), text);
 }
 
+/** The end of the program's output, and its error lines wherever they are (a stack's `Error:` line sits above its frames). */
 function tailOf(text: string): string {
-  const trimmed = text.trim();
-  return trimmed.length <= STDERR_TAIL_CHARS ? trimmed : `…${trimmed.slice(-STDERR_TAIL_CHARS)}`;
+  return cutOutput(text.trim(), { maxChars: STDERR_TAIL_CHARS, headLines: 0, tailLines: 5 });
 }
 
 async function isExecutable(path: string): Promise<boolean> {

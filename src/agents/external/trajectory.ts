@@ -1,4 +1,4 @@
-import { abbreviate, abbreviateInput, trajectoryWriter, TRAJECTORY_FILE, type TurnUsage } from '../builtin/trajectory.js';
+import { abbreviate, abbreviateInput, abbreviateOutput, trajectoryWriter, TRAJECTORY_FILE, type TurnUsage } from '../builtin/trajectory.js';
 import type { ModelTurn } from '../../gateway/index.js';
 import type { AgentResult } from '../../types/index.js';
 import type { ParsedOutput, ReportedTool } from './outputs/index.js';
@@ -92,7 +92,7 @@ function toolEvent(turn: number, tool: ReportedTool) {
     name: tool.name,
     input: abbreviateInput(tool.input),
     ok: tool.ok ?? true,
-    output: abbreviate(output),
+    output: abbreviateOutput(output),
     outputChars: output.length,
     // The agent's output says what a tool returned, not how long it took.
     ms: 0,

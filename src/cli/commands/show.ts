@@ -3,6 +3,7 @@ import pc from 'picocolors';
 import { formatDefect } from '../../tasks/index.js';
 import { runsDirOf } from '../../engine/index.js';
 import { agentInfoText, attemptRowsOf, formatTrajectoryText, listItemOfRow, loadTrajectory, statsOfRecordedRun, storedStats } from '../../report/index.js';
+import { usageAnomalyText } from '../../format/index.js';
 import type { AttemptDetail, HistoryReader } from '../../store/index.js';
 import type { AttemptResult, TestRunEvidence } from '../../types/index.js';
 import { colorVerdict, count, formatDuration, usd } from '../format.js';
@@ -82,6 +83,8 @@ export function formatAttempt(detail: AttemptDetail, dir: string): string {
   out.push(`${colorVerdict(a.verdict).trim()} ${a.cause}${a.score !== undefined ? ` · score ${a.score}` : ''}`);
   if (a.message) out.push(`  ${a.message}`);
   if (a.harnessError) out.push(pc.yellow(`harness error in ${a.harnessError.phase}: ${a.harnessError.message}`));
+  // A failed setup command's output, cut to what shows the reason (the whole excerpt is in setup-output.txt too).
+  if (a.harnessError?.detail) out.push(...a.harnessError.detail.split('\n').map((line) => `  ${pc.dim('│')} ${line}`));
   for (const d of a.taskError?.defects ?? []) out.push(pc.red(`task error: ${formatDefect(d)}`));
   if (a.resourceLimit) out.push(pc.yellow(`resource limit hit: ${a.resourceLimit}`));
 
@@ -90,7 +93,7 @@ export function formatAttempt(detail: AttemptDetail, dir: string): string {
   out.push(
     '',
     pc.bold('timings'),
-    `  prepare ${formatDuration(t.prepareMs)}${baseline} · agent ${formatDuration(t.agentMs)} · verify ${formatDuration(t.verifyMs)} · total ${formatDuration(t.totalMs)}`,
+    `  prepare ${formatDuration(t.prepareMs)}${prepareParts(t)}${baseline} · agent ${formatDuration(t.agentMs)} · verify ${formatDuration(t.verifyMs)} · total ${formatDuration(t.totalMs)}`,
   );
   out.push(`  ${a.startedAt} → ${a.finishedAt}`);
 
@@ -107,6 +110,7 @@ export function formatAttempt(detail: AttemptDetail, dir: string): string {
       parts.push(u.costUsd === undefined ? 'cost unknown (unpriced model)' : `cost ${usd(u.costUsd)}`);
     }
     out.push('', pc.bold('agent'), `  ${parts.join(' · ')}`);
+    if (r.usage?.anomalies) out.push(pc.yellow(`  ${usageAnomalyText(r.usage.anomalies)}`));
     if (r.error) out.push(`  error: ${r.error}`);
   }
 
@@ -140,6 +144,16 @@ export function formatAttempt(detail: AttemptDetail, dir: string): string {
   }
   out.push('', pc.dim(`evidence in ${relative(process.cwd(), dir) || dir}`));
   return out.join('\n');
+}
+
+/** ` (copy 0.2s · setup 41.0s · baseline commit 0.3s)`, from the parts recorded (older attempts have none). */
+function prepareParts(t: AttemptResult['timings']): string {
+  const parts = [
+    ['copy', t.copyMs],
+    ['setup', t.setupMs],
+    ['baseline commit', t.baselineCommitMs],
+  ].flatMap(([label, ms]) => (typeof ms === 'number' ? [`${label} ${formatDuration(ms)}`] : []));
+  return parts.length > 0 ? pc.dim(` (${parts.join(' · ')})`) : '';
 }
 
 function formatTests(t: TestRunEvidence): string[] {

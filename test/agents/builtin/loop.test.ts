@@ -195,6 +195,19 @@ describe('the built-in loop', () => {
     expect(result).toMatchObject({ stopReason: 'budget_exceeded', error: 'crucible gateway: token budget reached (5000 of 5000)' });
   });
 
+  it('shows the model the `not ok` lines of a long TAP run, wherever they are, and records them in the trajectory', async () => {
+    // 3,000 TAP results with one failure in the middle: far past the tool's 20,000-character budget.
+    const testCommand = `i=1; while [ $i -le 3000 ]; do if [ $i -eq 1234 ]; then echo "not ok $i - greeting says hello there"; else echo "ok $i - case number $i"; fi; i=$((i+1)); done; echo "# fail 1"; exit 1`;
+    const { model, events } = await runScripted(tempDir(), [[call('t1', 'run_tests', {})]], { testCommand });
+    const seen = String(toolResultsSeen(model, 2)['t1']?.value);
+    expect(seen.length).toBeLessThan(20_100);
+    expect(seen).toContain('ok 1233 - case number 1233\nnot ok 1234 - greeting says hello there\nok 1235 - case number 1235');
+    expect(seen).toMatch(/\[… [\d,]+ of 3,001 lines cut, 1 failure line kept; run the failing tests alone with bash to see all their output …\]\n\[tests exited with code 1\]$/);
+    expect(seen).not.toContain('at the end');
+    const tool = events.find((e) => e.type === 'tool' && e.id === 't1');
+    expect(tool && 'output' in tool ? tool.output : '').toContain('not ok 1234 - greeting says hello there');
+  });
+
   it('caps run_tests at --max-test-runs', async () => {
     const { result, model } = await runScripted(tempDir(), [[call('t1', 'run_tests', {})], [call('t2', 'run_tests', {})]], { maxTestRuns: 1 });
     expect(result.stopReason).toBe('submitted');
@@ -206,7 +219,7 @@ describe('the built-in loop', () => {
       [call('b1', 'bash', { command: 'head -c 50000 /dev/zero | tr "\\0" "x"' }), call('b2', 'bash', { command: 'sleep 5', timeout_seconds: 1 })],
     ]);
     const seen = toolResultsSeen(model, 2);
-    expect(seen['b1']?.value).toMatch(/\[… 30000 characters omitted; the full output was 50000 characters/);
+    expect(seen['b1']?.value).toMatch(/\[… 1 of 1 lines cut|characters cut/);
     expect(String(seen['b1']?.value).length).toBeLessThan(21_000);
     expect(seen['b2']?.value).toMatch(/timed out after 1s and killed/);
     const tool = events.find((e) => e.type === 'tool' && e.id === 'b1');
