@@ -82,6 +82,8 @@ console.log('| executor | start: first command ms | per `true` ms | `node -e 0` 
 console.log('|---|---:|---:|---:|---:|');
 for (const kind of kinds) {
   const r = row(kind);
-  console.log(`| ${kind} | ${r.start.toFixed(0)}${ratio(r.start, 'start')} | ${r.each.toFixed(1)}${ratio(r.each, 'each')} | ${r.node.toFixed(0)}${ratio(r.node, 'node')} | ${r.close.toFixed(0)} |`);
+  console.log(
+    `| ${kind} | ${r.start.toFixed(0)}${ratio(r.start, 'start')} | ${r.each.toFixed(1)}${ratio(r.each, 'each')} | ${r.node.toFixed(0)}${ratio(r.node, 'node')} | ${r.close.toFixed(0)} |`,
+  );
 }
 rmSync(scratch, { recursive: true, force: true });
