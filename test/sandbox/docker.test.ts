@@ -179,12 +179,20 @@ describe('docker executor', () => {
 
   it('runs concurrent commands in one container without one ending the other', async () => {
     const shared = executor();
-    const leftover = uniqueSleepArg();
-    const slow = sh(shared, 'sleep 2; echo slow done');
-    await sleep(300);
-    const quick = await sh(shared, `sleep ${leftover} >/dev/null 2>&1 & echo quick done`);
-    expect(quick).toMatchObject({ exitCode: 0, stdout: 'quick done\n' });
-    expect(processesWithArg(leftover)).toEqual([]);
+    await sh(shared, 'true');
+    const slow = sh(shared, 'sleep 3; echo slow done');
+    // Each quick command ends (and cleans up after itself) while other commands are still being
+    // entered into the container or running: none of theirs may be taken for its leftovers.
+    for (let round = 0; round < 4; round++) {
+      const leftover = uniqueSleepArg();
+      const [quick, entering] = await Promise.all([
+        sh(shared, `sleep ${leftover} >/dev/null 2>&1 & echo quick done`),
+        sh(shared, 'sleep 0.3; echo entering done'),
+      ]);
+      expect(quick).toMatchObject({ exitCode: 0, stdout: 'quick done\n' });
+      expect(entering).toMatchObject({ exitCode: 0, stdout: 'entering done\n', signal: null });
+      expect(processesWithArg(leftover)).toEqual([]);
+    }
     expect(await slow).toMatchObject({ exitCode: 0, stdout: 'slow done\n', signal: null });
   });
 
