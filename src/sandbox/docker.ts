@@ -3,12 +3,13 @@ import { existsSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
-import { PhaseContainer } from './docker-container.js';
+import { message, PhaseContainer } from './docker-container.js';
 import { runSupervised } from './docker-exec.js';
 import { containerResources, DOCKER_LIMITS, supportsStorageLimit } from './docker-limits.js';
 import { planBinds } from './docker-mounts.js';
 import { helperRuntime, helperScript, KEEPALIVE_PATH, SUPERVISOR_PATH } from './docker-runtime.js';
 import { buildChildEnv } from './env.js';
+import { SandboxSetupError } from './errors.js';
 import type { ExecRequest, ExecResult, Executor, Isolation, NetworkMode, SandboxLayout } from './executor.js';
 import type { ExecutorOptions } from './executor-options.js';
 import { assertRunnable } from './request-checks.js';
@@ -184,7 +185,13 @@ function isGone(error: unknown): boolean {
 }
 
 async function readImageEnv(client: Docker, image: string): Promise<Record<string, string>> {
-  const info = await client.getImage(image).inspect();
+  let info: Docker.ImageInspectInfo;
+  try {
+    info = await client.getImage(image).inspect();
+  } catch (error) {
+    // Images are resolved (and built) before the executor runs; a missing one is the harness's problem.
+    throw new SandboxSetupError(`docker cannot run image ${image}: ${message(error)}`);
+  }
   const env: Record<string, string> = {};
   for (const entry of info.Config?.Env ?? []) {
     const at = entry.indexOf('=');

@@ -200,6 +200,13 @@ describe('docker executor', () => {
     await expect(sh(executor(), 'true', { cwd: dirs.outside })).rejects.toBeInstanceOf(SandboxSetupError);
   });
 
+  it('reports an image the engine does not have as a setup error naming it', async () => {
+    const missing = `sha256:${'0'.repeat(64)}`;
+    const failure = sh(executor({ environment: { imageId: missing } }), 'true');
+    await expect(failure).rejects.toBeInstanceOf(SandboxSetupError);
+    await expect(failure).rejects.toThrow(/image sha256:0{64}: no such image/i);
+  });
+
   it('close() removes every container of the executor, and may be called twice', async () => {
     const before = new Set(await ownedContainers());
     const socketPath = join(dirs.root, 'gw-close.sock');
