@@ -74,6 +74,11 @@ export async function runSupervised(request: SupervisedExec): Promise<Supervised
   let containerKilled = false;
   let fallback: NodeJS.Timeout | undefined;
 
+  // The orders go first: a `kill` (an abort that came early) must follow them, not be read as them.
+  const orders = { argv: request.argv, env: request.env, cwd: request.cwd, stdin: request.stdin, graceMs, cpuSeconds: request.cpuSeconds };
+  stream.on('error', () => undefined);
+  stream.write(`${JSON.stringify(orders)}\n`);
+
   const sendKill = (): void => {
     if (killSent) return;
     killSent = true;
@@ -94,10 +99,6 @@ export async function runSupervised(request: SupervisedExec): Promise<Supervised
   const onAbort = (): void => sendKill();
   if (request.signal?.aborted) sendKill();
   else request.signal?.addEventListener('abort', onAbort, { once: true });
-
-  const orders = { argv: request.argv, env: request.env, cwd: request.cwd, stdin: request.stdin, graceMs, cpuSeconds: request.cpuSeconds };
-  stream.on('error', () => undefined);
-  stream.write(`${JSON.stringify(orders)}\n`);
 
   await new Promise<void>((resolve) => {
     let buffered: Buffer = Buffer.alloc(0);

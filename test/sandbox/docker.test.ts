@@ -196,6 +196,16 @@ describe('docker executor', () => {
     expect(await slow).toMatchObject({ exitCode: 0, stdout: 'slow done\n', signal: null });
   });
 
+  it('ends a command aborted before it started, and keeps the container for the next one', async () => {
+    const target = executor();
+    const before = (await sh(target, 'cat /etc/hostname')).stdout;
+    const controller = new AbortController();
+    controller.abort();
+    const aborted = await sh(target, 'sleep 30', { signal: controller.signal });
+    expect(aborted).toMatchObject({ exitCode: null, timedOut: false });
+    expect((await sh(target, 'cat /etc/hostname')).stdout).toBe(before);
+  });
+
   it('refuses a cwd the container does not show, as a setup error', async () => {
     await expect(sh(executor(), 'true', { cwd: dirs.outside })).rejects.toBeInstanceOf(SandboxSetupError);
   });
