@@ -70,7 +70,13 @@ process.stdin.on('end', () => (ordered ? void end() : finish({ setupError: 'no o
 process.stdin.on('error', () => undefined);
 
 function start(line = '') {
-  const orders = JSON.parse(line);
+  let orders;
+  try {
+    orders = JSON.parse(line);
+  } catch {
+    finish({ setupError: 'the supervisor got unreadable orders' });
+    return;
+  }
   const argv = Array.isArray(orders.argv) ? orders.argv.map(String) : [];
   const env = typeof orders.env === 'object' && orders.env !== null ? orders.env : {};
   const cwd = String(orders.cwd);

@@ -206,6 +206,18 @@ describe('docker executor', () => {
     expect((await sh(target, 'cat /etc/hostname')).stdout).toBe(before);
   });
 
+  it('still ends a command that killed its own supervisor, by removing the container', async () => {
+    const target = executor();
+    const before = (await sh(target, 'cat /etc/hostname')).stdout;
+    const stray = uniqueSleepArg();
+    const result = await sh(target, `kill -9 $PPID; sleep ${stray}`, { timeoutMs: 1000 });
+    expect(result).toMatchObject({ exitCode: null, signal: 'SIGKILL', timedOut: true });
+    expect(processesWithArg(stray)).toEqual([]);
+    const after = await sh(target, 'cat /etc/hostname');
+    expect(after.exitCode).toBe(0);
+    expect(after.stdout).not.toBe(before);
+  });
+
   it('refuses a cwd the container does not show, as a setup error', async () => {
     await expect(sh(executor(), 'true', { cwd: dirs.outside })).rejects.toBeInstanceOf(SandboxSetupError);
   });
