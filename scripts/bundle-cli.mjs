@@ -12,7 +12,8 @@
 // Everything else tsc wrote stays: dist/index.js and the .d.ts files are the library export.
 // A later tsc-only build (`npx tsc -p tsconfig.build.json`) writes the unbundled main.js back,
 // which then imports tsc's modules: never a stale bundle.
-// better-sqlite3 stays external (a native addon, loaded from node_modules).
+// better-sqlite3 stays external (a native addon, loaded from node_modules), and so does dockerode,
+// whose ssh2 dependency carries optional native addons (loaded only by the docker executor).
 import { rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +28,7 @@ const bundle = await rolldown({
   cwd: root,
   platform: 'node',
   tsconfig: join(root, 'tsconfig.build.json'),
-  external: [/^node:/, 'better-sqlite3'],
+  external: [/^node:/, 'better-sqlite3', 'dockerode'],
   logLevel: 'warn',
 });
 try {
