@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmod, copyFile, mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -270,5 +270,9 @@ describe('docker executor', () => {
       left = await ownedContainers(pid);
     }
     expect(left).toEqual([]);
+    // Its files directory is for the next Crucible process to sweep; this test cleans up itself.
+    for (const name of await readdir(tmpdir())) {
+      if (name.startsWith(`crucible-docker-${pid}-`)) await rm(join(tmpdir(), name), { recursive: true, force: true });
+    }
   });
 });
