@@ -53,10 +53,18 @@ export interface ResolveOptions extends DetectOptions {
 
 /**
  * The sandbox to use: what the user asked for, else bwrap. When bwrap is unusable, falls back to
- * local only if allowed, with a warning to show; otherwise throws SandboxUnavailableError.
+ * local only if allowed, with a warning to show; otherwise throws SandboxUnavailableError. Docker
+ * never falls back: whoever asks for it wants the task's image (or a container), not the host.
  */
 export async function resolveSandbox(requested: SandboxKind | undefined, options: ResolveOptions): Promise<{ kind: SandboxKind; warning?: string }> {
   if (requested === 'local') return { kind: 'local' };
+  if (requested === 'docker') {
+    // Loaded only when asked for: the engine client costs hundreds of ms to import.
+    const { detectDocker } = await import('../docker/index.js');
+    const docker = await detectDocker();
+    if (docker.ok) return { kind: 'docker' };
+    throw new SandboxUnavailableError(docker.reason, docker.fix, 'docker');
+  }
   const detection = await detectBwrap(options);
   if (detection.ok) return { kind: 'bwrap' };
   if (!options.allowFallback) throw new SandboxUnavailableError(detection.reason, detection.fix);

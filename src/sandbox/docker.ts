@@ -1,11 +1,228 @@
-import { SandboxUnavailableError } from './errors.js';
-import type { Executor, SandboxLayout } from './executor.js';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type Docker from 'dockerode';
+import { PhaseContainer } from './docker-container.js';
+import { runSupervised } from './docker-exec.js';
+import { containerResources, DOCKER_LIMITS, supportsStorageLimit } from './docker-limits.js';
+import { planBinds } from './docker-mounts.js';
+import { helperRuntime, helperScript, KEEPALIVE_PATH, SUPERVISOR_PATH } from './docker-runtime.js';
+import { buildChildEnv } from './env.js';
+import type { ExecRequest, ExecResult, Executor, Isolation, NetworkMode, SandboxLayout } from './executor.js';
 import type { ExecutorOptions } from './executor-options.js';
+import { assertRunnable } from './request-checks.js';
+import { rlimitExceeded } from './rlimits.js';
+
+export interface DockerExecutorOptions extends ExecutorOptions {
+  /** The engine to use; default: the shared client of DOCKER_HOST / the local socket. */
+  client?: Docker;
+}
+
+/** `none` and `gateway` both run without a network, but only `gateway`'s container has the bridge. */
+type ContainerKey = NetworkMode;
 
 /**
- * Runs each phase's commands in one container of the layout's image (or the host's toolchain
- * view), exec'ing into it per command. Contract stub: the implementation lands with issue 12.
+ * Runs a phase's commands in containers of the layout's image, or of the host's toolchain view
+ * (an empty image with the same allowlist as bwrap bound in read-only). One container per
+ * network mode, made at the first command that needs it and kept until `close()`: each command is
+ * an exec into it, supervised by docker-exec-init.ts. The container runs as the invoking user,
+ * with a read-only root, a private /tmp, no capabilities, no-new-privileges and the layout's
+ * limits; it dies with Crucible (docker-keepalive.ts), and containers a dead Crucible left are
+ * swept at the first command.
  */
-export function createDockerExecutor(_layout: SandboxLayout, _options: ExecutorOptions = {}): Executor {
-  throw new SandboxUnavailableError('the docker executor is not built yet', 'use --sandbox bwrap');
+export function createDockerExecutor(layout: SandboxLayout, options: DockerExecutorOptions = {}): Executor {
+  // The engine client is imported at the first command: it costs hundreds of ms to load, which
+  // every CLI start would pay otherwise.
+  let engine: Promise<Engine> | undefined;
+  const connect = (): Promise<Engine> => {
+    engine ??= import('../docker/index.js').then((docker) => ({ docker, client: options.client ?? docker.dockerClient() }));
+    return engine;
+  };
+  const isolation: Isolation = Object.freeze({ network: true, filesystem: true, hiding: true, limits: DOCKER_LIMITS });
+  const user = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+  const containers = new Map<ContainerKey, Promise<PhaseContainer>>();
+  let filesDir: Promise<string> | undefined;
+  let imageId: string | undefined;
+  let closed = false;
+  const resources = containerResources(layout.limits, layout.environment, false);
+
+  const files = (): Promise<string> => {
+    filesDir ??= (async () => {
+      await sweep(await connect());
+      const dir = await mkdtemp(join(tmpdir(), `${FILES_PREFIX}${process.pid}-`));
+      await writeFile(join(dir, 'exec-init.mjs'), await helperScript('docker-exec-init'));
+      await writeFile(join(dir, 'keepalive.mjs'), await helperScript('docker-keepalive'));
+      return dir;
+    })();
+    return filesDir;
+  };
+
+  const startContainer = async (network: NetworkMode): Promise<PhaseContainer> => {
+    const dir = await files();
+    const { docker, client } = await connect();
+    const image = layout.environment?.imageId ?? (await docker.ensureHostImage(client));
+    const hostView = layout.environment
+      ? undefined
+      : { path: baseEnv().PATH ?? '', pyenvRoot: process.env.PYENV_ROOT, execPath: process.execPath, userHome: homedir(), sandboxHome: layout.home };
+    const binds = await planBinds({ layout, network, hostView, filesDir: await mkdtemp(join(dir, `${network}-`)), user });
+    const runtime = helperRuntime();
+    const scripts = [
+      { source: join(dir, 'exec-init.mjs'), target: SUPERVISOR_PATH, readOnly: true },
+      { source: join(dir, 'keepalive.mjs'), target: KEEPALIVE_PATH, readOnly: true },
+    ];
+    const storage = layout.environment?.storageBytes !== undefined ? await storageSupported(client) : false;
+    const container = await PhaseContainer.start(client, {
+      image,
+      platform: layout.environment?.platform,
+      network,
+      binds: [...binds, ...scripts],
+      user: `${user.uid}:${user.gid}`,
+      resources: storage ? containerResources(layout.limits, layout.environment, true) : resources,
+      runtime,
+      gateway: network === 'gateway' ? layout.gateway : undefined,
+      labels: { [docker.CONTAINER_OWNER_LABEL]: docker.ownerLabelValue() },
+    });
+    imageId ??= container.imageId;
+    if (closed) {
+      // close() ran while this one was starting: it must not outlive the executor.
+      await container.remove();
+      throw new Error('docker executor: closed');
+    }
+    return container;
+  };
+
+  const containerFor = (network: NetworkMode): Promise<PhaseContainer> => {
+    let container = containers.get(network);
+    if (!container) {
+      container = startContainer(network);
+      containers.set(network, container);
+      // A failed start is not cached: the next command tries again.
+      container.catch(() => containers.get(network) === container && containers.delete(network));
+    }
+    return container;
+  };
+
+  const drop = async (network: NetworkMode, container: PhaseContainer): Promise<void> => {
+    if ((await containers.get(network)?.catch(() => undefined)) === container) containers.delete(network);
+    await container.remove();
+  };
+
+  /** The child's environment: the image's own variables for a task image, then the usual base. */
+  let imageEnv: Promise<Record<string, string>> | undefined;
+  const childEnv = async (request: ExecRequest): Promise<Record<string, string>> => {
+    if (!layout.environment) return buildChildEnv({ hostEnv: process.env, home: layout.home, tmpdir: '/tmp', requestEnv: request.env });
+    const imageRef = layout.environment.imageId;
+    imageEnv ??= connect().then(({ client }) => readImageEnv(client, imageRef));
+    const fromImage = await imageEnv;
+    const base = buildChildEnv({ hostEnv: { PATH: fromImage.PATH }, home: layout.home, tmpdir: '/tmp', requestEnv: request.env });
+    return { ...fromImage, ...base };
+  };
+
+  return {
+    kind: 'docker',
+    isolation,
+    containerImageId: () => imageId,
+    async close(): Promise<void> {
+      closed = true;
+      const all = [...containers.values()];
+      containers.clear();
+      await Promise.all(all.map((pending) => pending.then((container) => container.remove()).catch(() => undefined)));
+      const dir = await filesDir?.catch(() => undefined);
+      filesDir = undefined;
+      if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    },
+    async exec(request: ExecRequest): Promise<ExecResult> {
+      if (closed) throw new Error('docker executor: exec after close()');
+      await assertRunnable(request);
+      const env = await childEnv(request);
+      for (let attempt = 0; ; attempt++) {
+        const container = await containerFor(request.network);
+        let result;
+        try {
+          result = await runSupervised({
+            container,
+            node: helperRuntime().node,
+            user: `${user.uid}:${user.gid}`,
+            argv: request.argv,
+            env,
+            cwd: request.cwd,
+            stdin: request.stdin,
+            timeoutMs: request.timeoutMs,
+            signal: request.signal,
+            maxOutputBytes: request.maxOutputBytes,
+            killGraceMs: options.killGraceMs,
+            cpuSeconds: layout.limits?.cpuSeconds,
+          });
+        } catch (error) {
+          // The container is gone (a command killed its keep-alive, or it was removed): start anew once.
+          if (attempt === 0 && isGone(error)) {
+            await drop(request.network, container);
+            continue;
+          }
+          throw error;
+        }
+        const { lost, ...rest } = result;
+        if (lost) await drop(request.network, container);
+        const fileSize =
+          layout.limits?.fileSizeBytes !== undefined && !rest.limitExceeded ? rlimitExceeded(rest, { fileSizeBytes: layout.limits.fileSizeBytes }) : undefined;
+        return fileSize ? { ...rest, limitExceeded: fileSize } : rest;
+      }
+    },
+  };
+
+  function baseEnv(): Record<string, string> {
+    return buildChildEnv({ hostEnv: process.env, home: layout.home, tmpdir: '/tmp' });
+  }
+}
+
+const FILES_PREFIX = 'crucible-docker-';
+
+function isGone(error: unknown): boolean {
+  const status = (error as { statusCode?: number }).statusCode;
+  return status === 404 || status === 409;
+}
+
+async function readImageEnv(client: Docker, image: string): Promise<Record<string, string>> {
+  const info = await client.getImage(image).inspect();
+  const env: Record<string, string> = {};
+  for (const entry of info.Config?.Env ?? []) {
+    const at = entry.indexOf('=');
+    if (at > 0) env[entry.slice(0, at)] = entry.slice(at + 1);
+  }
+  return env;
+}
+
+let storageProbe: Promise<boolean> | undefined;
+
+async function storageSupported(client: Docker): Promise<boolean> {
+  storageProbe ??= client
+    .info()
+    .then((info: { Driver?: string; DriverStatus?: string[][] }) => supportsStorageLimit(info.Driver, info.DriverStatus))
+    .catch(() => false);
+  return storageProbe;
+}
+
+interface Engine {
+  docker: typeof import('../docker/index.js');
+  client: Docker;
+}
+
+let swept: Promise<void> | undefined;
+
+/**
+ * Once per process: removes the containers and files directories of Crucible processes that are
+ * gone. The keep-alive already takes a dead Crucible's containers down; this is the backup.
+ */
+function sweep({ docker, client }: Engine): Promise<void> {
+  swept ??= (async () => {
+    await docker.sweepContainers(client).catch(() => 0);
+    const names = await readdir(tmpdir()).catch(() => [] as string[]);
+    for (const name of names) {
+      const owner = new RegExp(`^${FILES_PREFIX}(\\d+)-`).exec(name)?.[1];
+      if (owner === undefined || owner === String(process.pid) || existsSync(`/proc/${owner}`)) continue;
+      await rm(join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined);
+    }
+  })();
+  return swept;
 }

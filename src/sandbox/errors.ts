@@ -5,8 +5,15 @@ export class SandboxUnavailableError extends Error {
   constructor(
     readonly reason: string,
     readonly fix: string,
+    /** The sandbox that is missing; the fallback offered depends on it. */
+    readonly sandbox: 'bwrap' | 'docker' = 'bwrap',
   ) {
-    super(`bubblewrap sandbox unavailable: ${reason}. Fix: ${fix}; or pass --sandbox local to run the agent unsandboxed.`);
+    super(
+      sandbox === 'docker'
+        ? // A docker task needs its image: running it on the host's toolchain would grade something else.
+          `docker sandbox unavailable: ${reason}. Fix: ${fix}; or pass --sandbox bwrap for tasks without an environment.`
+        : `bubblewrap sandbox unavailable: ${reason}. Fix: ${fix}; or pass --sandbox local to run the agent unsandboxed.`,
+    );
   }
 }
 

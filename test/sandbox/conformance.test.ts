@@ -16,7 +16,7 @@ import type { SandboxDirs } from './helpers.js';
  * real sandbox gives is asserted where `isolation` claims it, and where it does not, the test
  * checks the claim is honest (the property really is missing).
  */
-const KINDS: SandboxKind[] = ['local', 'bwrap'];
+const KINDS: SandboxKind[] = ['local', 'bwrap', 'docker'];
 /** Port the gateway appears on inside the sandbox; free there, whatever the host uses. */
 const GATEWAY_PORT = 18_431;
 
@@ -54,6 +54,7 @@ describe.each(KINDS)('%s executor', (kind) => {
   });
 
   afterAll(async () => {
+    await executor?.close();
     hostServer?.close();
     gatewayServer?.close();
     if (dirs) await rm(dirs.root, { recursive: true, force: true });

@@ -1,0 +1,176 @@
+import type { Duplex } from 'node:stream';
+import { BoundedOutput } from './bounded-output.js';
+import { SUPERVISOR_PATH } from './docker-runtime.js';
+import type { PhaseContainer } from './docker-container.js';
+import { SandboxSetupError } from './errors.js';
+import type { ExecLimitName, ExecResult } from './executor.js';
+import { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_OUTPUT_BYTES } from './spawn-bounded.js';
+import { signalName } from './signals.js';
+
+/** Must match docker-exec-init.ts. */
+const STATUS_MARK = Buffer.from('\u0000crucible-exec-status\u0000');
+/** The status line is short; this much of stderr's end is held back until the stream ends. */
+const HOLDBACK_BYTES = 4096;
+/** After `kill`, how long the supervisor has beyond the grace period before the container goes. */
+const KILL_SLACK_MS = 5000;
+const MAX_TIMER_MS = 2_147_483_647;
+
+export interface SupervisedExec {
+  container: PhaseContainer;
+  /** argv prefix running the bound node. */
+  node: string[];
+  user: string;
+  argv: string[];
+  env: Record<string, string>;
+  cwd: string;
+  stdin?: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  maxOutputBytes?: number;
+  killGraceMs?: number;
+  cpuSeconds?: number;
+}
+
+export interface SupervisedResult extends ExecResult {
+  /**
+   * True when the supervisor vanished without reporting (the command killed it, or the container
+   * died): what the command started can no longer be found, so the caller drops the container.
+   */
+  lost: boolean;
+}
+
+interface StatusReport {
+  exitCode?: number | null;
+  signal?: string | null;
+  limit?: string;
+  setupError?: string;
+}
+
+/**
+ * Runs one command in the phase's container through the supervisor: an exec of
+ * docker-exec-init.ts, given its orders on stdin, whose output is the command's plus a final
+ * status line on stderr. A timeout or an abort sends it `kill`; if it does not answer in time the
+ * container itself is removed, which ends everything in it.
+ */
+export async function runSupervised(request: SupervisedExec): Promise<SupervisedResult> {
+  const graceMs = request.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const exec = await request.container.container.exec({
+    Cmd: [...request.node, SUPERVISOR_PATH],
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    Tty: false,
+    User: request.user,
+    WorkingDir: '/',
+    Env: [],
+  });
+  const startedAt = performance.now();
+  const stream = (await exec.start({ hijack: true, stdin: true })) as Duplex;
+  const stdout = new BoundedOutput(request.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
+  const stderr = new BoundedOutput(request.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
+  let tail: Buffer = Buffer.alloc(0);
+  let timedOut = false;
+  let killSent = false;
+  let containerKilled = false;
+  let fallback: NodeJS.Timeout | undefined;
+
+  const sendKill = (): void => {
+    if (killSent) return;
+    killSent = true;
+    stream.write('kill\n', () => undefined);
+    fallback = setTimeout(() => {
+      containerKilled = true;
+      void request.container.remove();
+      stream.destroy();
+    }, graceMs + KILL_SLACK_MS);
+  };
+  const deadline = setTimeout(
+    () => {
+      timedOut = true;
+      sendKill();
+    },
+    Math.min(request.timeoutMs, MAX_TIMER_MS),
+  );
+  const onAbort = (): void => sendKill();
+  if (request.signal?.aborted) sendKill();
+  else request.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const orders = { argv: request.argv, env: request.env, cwd: request.cwd, stdin: request.stdin, graceMs, cpuSeconds: request.cpuSeconds };
+  stream.on('error', () => undefined);
+  stream.write(`${JSON.stringify(orders)}\n`);
+
+  await new Promise<void>((resolve) => {
+    let buffered: Buffer = Buffer.alloc(0);
+    stream.on('data', (chunk: Buffer) => {
+      buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+      // Docker's stream framing: [kind, 0, 0, 0, size (4 bytes, big-endian)] then the payload.
+      while (buffered.length >= 8) {
+        const size = buffered.readUInt32BE(4);
+        if (buffered.length < 8 + size) break;
+        const payload = buffered.subarray(8, 8 + size);
+        if (buffered[0] === 2) {
+          tail = Buffer.concat([tail, payload]);
+          if (tail.length > HOLDBACK_BYTES) {
+            stderr.append(tail.subarray(0, tail.length - HOLDBACK_BYTES));
+            tail = tail.subarray(tail.length - HOLDBACK_BYTES);
+          }
+        } else {
+          stdout.append(payload);
+        }
+        buffered = buffered.subarray(8 + size);
+      }
+    });
+    stream.once('end', resolve);
+    stream.once('close', resolve);
+  });
+  const durationMs = Math.round(performance.now() - startedAt);
+  clearTimeout(deadline);
+  clearTimeout(fallback);
+  request.signal?.removeEventListener('abort', onAbort);
+  stream.destroy();
+
+  const at = tail.lastIndexOf(STATUS_MARK);
+  const report = at >= 0 ? parseReport(tail.subarray(at + STATUS_MARK.length).toString('utf8')) : undefined;
+  stderr.append(at >= 0 && report ? tail.subarray(0, at) : tail);
+  if (report?.setupError !== undefined) throw new SandboxSetupError(`docker: ${report.setupError}`);
+
+  const base = { stdout: stdout.text(), stderr: stderr.text(), truncated: stdout.truncated || stderr.truncated, timedOut, durationMs };
+  if (report && !containerKilled) {
+    const limit = limitName(report.limit);
+    return {
+      ...base,
+      exitCode: typeof report.exitCode === 'number' ? report.exitCode : null,
+      signal: typeof report.signal === 'string' ? (signalName(report.signal) ?? null) : null,
+      ...(limit ? { limitExceeded: limit } : {}),
+      lost: false,
+    };
+  }
+  if (containerKilled || killSent) return { ...base, exitCode: null, signal: 'SIGKILL', lost: true };
+  const inspected = await exec.inspect().catch(() => undefined);
+  const code = inspected?.ExitCode ?? null;
+  if ((code === 126 || code === 127) && base.stdout === '' && /crucible|exec|OCI|no such file/i.test(base.stderr)) {
+    throw new SandboxSetupError(`docker could not start the command's supervisor: ${firstLine(base.stderr) || `exit ${code}`}`);
+  }
+  // The supervisor died without reporting: killed from inside (by the command, or the OOM killer).
+  return { ...base, exitCode: null, signal: code !== null && code > 128 ? (signalName(code - 128) ?? 'SIGKILL') : 'SIGKILL', lost: true };
+}
+
+function parseReport(text: string): StatusReport | undefined {
+  const line = text.split('\n')[0] ?? '';
+  try {
+    const parsed: unknown = JSON.parse(line);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as StatusReport) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const LIMIT_NAMES: readonly ExecLimitName[] = ['pids', 'memory', 'cpu_time', 'file_size'];
+
+function limitName(name: string | undefined): ExecLimitName | undefined {
+  return LIMIT_NAMES.find((known) => known === name);
+}
+
+function firstLine(text: string): string {
+  return text.trim().split('\n')[0] ?? '';
+}
