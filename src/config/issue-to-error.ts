@@ -74,6 +74,8 @@ function mixedForms(schema: z.ZodType, issue: Issue, path: FieldPath): { problem
   const shapes = unionForms(schema, path);
   const order = shapes.flat();
   const keys = [...new Set(rejected.flatMap((i) => (i?.code === 'unrecognized_keys' ? i.keys : [])))].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+  // A key no form knows is a typo, not a mix: the unknown-field message names its near match.
+  if (keys.some((k) => !order.includes(k))) return undefined;
   const forms = shapes.map((form) => `{ ${form.join(', ')} }`);
   return {
     problem: `${keys.join(', ')}: fields of different forms cannot be used together`,
