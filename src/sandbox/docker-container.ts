@@ -2,7 +2,7 @@ import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import type { DockerBind } from './docker-mounts.js';
 import type { ContainerResources } from './docker-limits.js';
-import { KEEPALIVE_PATH } from './docker-runtime.js';
+import { HELPER_ENV, KEEPALIVE_PATH } from './docker-runtime.js';
 import type { HelperRuntime } from './docker-runtime.js';
 import { SandboxSetupError } from './errors.js';
 import type { NetworkMode } from './executor.js';
@@ -48,6 +48,7 @@ export class PhaseContainer {
       Cmd: [],
       User: spec.user,
       WorkingDir: '/',
+      Env: HELPER_ENV,
       Labels: spec.labels,
       AttachStdin: true,
       AttachStdout: true,

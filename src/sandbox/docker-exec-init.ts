@@ -17,16 +17,16 @@
  *
  * What belongs to the command: its process group, its descendants by ppid, and whoever still
  * holds this exec's stdout or stderr; when no other command is running in the container, simply
- * every process but Crucible's own helpers (pid 1, the keep-alive, supervisors). A process that
- * leaves all of these (setsid, closes its stdio and is orphaned while another command runs) is not
- * found: it lives on in the phase's container until the executor closes it.
+ * every process but Crucible's own helpers (pid 1, the keep-alive, the processes `docker exec`
+ * started). A process that leaves all of these (setsid, closes its stdio and is orphaned while
+ * another command runs) is not found: it lives on in the phase's container until the executor
+ * closes it.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, readlinkSync, statSync, writeSync } from 'node:fs';
 
 const STATUS_MARK = '\u0000crucible-exec-status\u0000';
-/** Crucible's own processes in the container are recognized by these arguments. */
-const SUPERVISOR_ARG = '/.crucible/exec-init.mjs';
+/** The keep-alive, pid 1's child, is recognized by its script. */
 const KEEPALIVE_ARG = '/.crucible/keepalive.mjs';
 const WATCH_MS = 100;
 const POLL_MS = 20;
@@ -43,7 +43,7 @@ let ending = null;
 let finished = false;
 let graceMs = 1000;
 const stdioIds = ownStdioIds();
-const NO_PROCESS = { pid: 0, state: '', ppid: 0, pgrp: 0, startTime: '', supervisor: false, helper: false };
+const NO_PROCESS = { pid: 0, state: '', ppid: 0, pgrp: 0, startTime: '', keepalive: false };
 const baseline = { pids: 0, oom: 0, cpu: 0 };
 
 for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGPIPE']) process.on(name, () => undefined);
@@ -158,35 +158,39 @@ function finish(report = {}) {
   process.exit(0);
 }
 
-/** The processes that belong to this command now (see the header), helpers excluded. */
+/**
+ * The processes that belong to this command now (see the header), helpers excluded. Whatever was
+ * started by `docker exec` has parent 0 inside the container (its parent is outside), which no
+ * process of a command can fake: those are this supervisor, the other commands' supervisors and
+ * execs still being entered (runc's own process, before it becomes a supervisor).
+ */
 function members() {
   const all = processes();
-  const helpers = new Set(all.filter((entry) => entry.pid === 1 || entry.pid === process.pid || entry.helper).map((entry) => entry.pid));
-  const otherSupervisors = all.filter((entry) => entry.supervisor && entry.pid !== process.pid);
+  const byPid = new Map(all.map((entry) => [entry.pid, entry]));
+  const otherExecs = all.filter((entry) => entry.ppid === 0 && entry.pid !== 1 && entry.pid !== process.pid);
+  // The exec (or pid 1) a process descends from; 0 when the chain is broken.
+  const rootOf = (entry = NO_PROCESS) => {
+    let at = byPid.get(entry.pid);
+    for (let hops = 0; at !== undefined && at.ppid !== 0 && hops < 4096; hops++) at = byPid.get(at.ppid);
+    return at?.pid ?? 0;
+  };
+  const isHelper = (entry = NO_PROCESS) => entry.ppid === 0 || entry.pid === 1 || (entry.keepalive && entry.ppid === 1);
   const byParent = new Map();
   for (const entry of all) byParent.set(entry.ppid, [...(byParent.get(entry.ppid) ?? []), entry]);
   const found = new Map();
   const add = (entry = NO_PROCESS) => {
-    if (!entry || found.has(entry.pid) || helpers.has(entry.pid)) return;
+    if (found.has(entry.pid) || isHelper(entry)) return;
     found.set(entry.pid, entry);
     for (const kid of byParent.get(entry.pid) ?? []) add(kid);
   };
-  if (otherSupervisors.length === 0) {
-    for (const entry of all) add(entry);
-  } else {
-    for (const entry of all) {
-      if ((childPid > 0 && entry.pgrp === childPid) || entry.ppid === process.pid || holdsStdio(entry.pid)) add(entry);
-    }
+  for (const kid of byParent.get(process.pid) ?? []) add(kid);
+  for (const entry of all) {
+    // Alone in the container: everything that is not a helper is this command's leftovers.
+    if (otherExecs.length === 0 || (childPid > 0 && entry.pgrp === childPid) || holdsStdio(entry.pid)) add(entry);
   }
-  // Someone else's command must not be hit: skip whatever descends from another supervisor.
-  const isOthers = (entry = NO_PROCESS) => {
-    const byPid = new Map(all.map((e) => [e.pid, e]));
-    for (let at = byPid.get(entry.pid), hops = 0; at !== undefined && hops < 64; at = byPid.get(at.ppid), hops++) {
-      if (at.supervisor && at.pid !== process.pid) return true;
-    }
-    return false;
-  };
-  return [...found.values()].filter((entry) => !isOthers(entry));
+  // Someone else's command is never hit, whatever it shares with this one.
+  const others = new Set(otherExecs.map((entry) => entry.pid));
+  return [...found.values()].filter((entry) => !others.has(rootOf(entry)));
 }
 
 function processes() {
@@ -203,19 +207,24 @@ function readProcess(pid = 0) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\u0000');
-    const supervisor = args.includes(SUPERVISOR_ARG);
     return {
       pid,
       state: fields[0] ?? '',
       ppid: Number(fields[1]),
       pgrp: Number(fields[2]),
       startTime: fields[19] ?? '',
-      supervisor,
-      helper: supervisor || args.includes(KEEPALIVE_ARG),
+      keepalive: fields[1] === '1' && commandLine(pid).includes(KEEPALIVE_ARG),
     };
   } catch {
     return undefined;
+  }
+}
+
+function commandLine(pid = 0) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\u0000');
+  } catch {
+    return [];
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { BoundedOutput } from './bounded-output.js';
-import { SUPERVISOR_PATH } from './docker-runtime.js';
+import { HELPER_ENV, SUPERVISOR_PATH } from './docker-runtime.js';
 import type { PhaseContainer } from './docker-container.js';
 import { SandboxSetupError } from './errors.js';
 import type { ExecLimitName, ExecResult } from './executor.js';
@@ -62,7 +62,7 @@ export async function runSupervised(request: SupervisedExec): Promise<Supervised
     Tty: false,
     User: request.user,
     WorkingDir: '/',
-    Env: [],
+    Env: HELPER_ENV,
   });
   const startedAt = performance.now();
   const stream = (await exec.start({ hijack: true, stdin: true })) as Duplex;

@@ -8,8 +8,8 @@ import type { ContainerEnvironment, ExecLimitName, ExecLimits } from './executor
  * polls the container's usage (docker-exec-init.ts). File size is RLIMIT_FSIZE, which every exec
  * inherits from the container.
  */
-export const PIDS_ALLOWANCE = 48;
-export const MEMORY_ALLOWANCE_BYTES = 96 * 1024 * 1024;
+export const PIDS_ALLOWANCE = 24;
+export const MEMORY_ALLOWANCE_BYTES = 32 * 1024 * 1024;
 
 /** The part of HostConfig that carries the limits. */
 export interface ContainerResources {

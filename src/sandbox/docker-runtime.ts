@@ -18,6 +18,13 @@ export const KEEPALIVE_PATH = `${HELPER_DIR}/keepalive.mjs`;
 const INIT_PATH = `${HELPER_DIR}/init`;
 const NODE_PATH = `${HELPER_DIR}/node`;
 
+/**
+ * The helpers' threads and memory count against the container's pids and memory limits: one V8
+ * worker instead of one per core, and (HELPER_ENV) one libuv worker instead of four.
+ */
+const NODE_FLAGS = ['--v8-pool-size=1', '--max-old-space-size=64'];
+export const HELPER_ENV = ['UV_THREADPOOL_SIZE=1'];
+
 export interface HelperBind {
   source: string;
   target: string;
@@ -43,10 +50,10 @@ function discover(): HelperRuntime {
   const nodeBinary = realpathSync(process.execPath);
   const binds: HelperBind[] = [{ source: nodeBinary, target: NODE_PATH }];
   const linked = linkedLibraries(nodeBinary);
-  let node = [NODE_PATH];
+  let node = [NODE_PATH, ...NODE_FLAGS];
   if (linked) {
     for (const lib of [linked.loader, ...linked.libraries]) binds.push({ source: realpathSync(lib.path), target: `${LIB_DIR}/${lib.name}` });
-    node = [`${LIB_DIR}/${linked.loader.name}`, '--library-path', LIB_DIR, NODE_PATH];
+    node = [`${LIB_DIR}/${linked.loader.name}`, '--library-path', LIB_DIR, NODE_PATH, ...NODE_FLAGS];
   }
   const init = findOnPath('docker-init', `${process.env.PATH ?? ''}:/usr/libexec/docker:/usr/local/bin:/usr/bin:/usr/sbin`);
   if (init !== undefined) binds.push({ source: realpathSync(init), target: INIT_PATH });

@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { namespaceFix } from '../../src/sandbox/detect.js';
 import { detectBwrap, resolveSandbox, SandboxUnavailableError } from '../../src/sandbox/index.js';
 
@@ -67,6 +67,30 @@ describe('detectBwrap and resolveSandbox', () => {
       expect(message).not.toContain('\n');
       expect(message).toContain('sudo apt-get install -y bubblewrap');
       expect(message).toContain('--sandbox local');
+    }
+  });
+});
+
+describe('resolveSandbox for docker', () => {
+  it('resolves docker when the engine answers (this machine and CI run one)', async () => {
+    expect(await resolveSandbox('docker', { allowFallback: true })).toEqual({ kind: 'docker' });
+  });
+
+  it('names docker, the engine it tried and the fix when none answers, and never falls back', async () => {
+    vi.stubEnv('DOCKER_HOST', 'unix:///nonexistent/docker.sock');
+    // A fresh module graph: the engine client is made once per process, from DOCKER_HOST.
+    vi.resetModules();
+    try {
+      const fresh = await import('../../src/sandbox/index.js');
+      const failure = fresh.resolveSandbox('docker', { allowFallback: true });
+      await expect(failure).rejects.toBeInstanceOf(fresh.SandboxUnavailableError);
+      const message = await failure.catch((error: Error) => error.message);
+      expect(message).toMatch(/^docker sandbox unavailable: no Docker engine answers at unix:\/\/\/nonexistent\/docker\.sock\. Fix: install Docker/);
+      expect(message).not.toContain('bubblewrap');
+      expect(message).not.toContain('\n');
+    } finally {
+      vi.unstubAllEnvs();
+      vi.resetModules();
     }
   });
 });
