@@ -1,6 +1,5 @@
 import pc from 'picocolors';
 import { referenceAgentNames } from '../agents/index.js';
-import { detectDocker } from '../docker/index.js';
 import { InputError } from '../errors.js';
 import { resolveSandbox } from '../sandbox/index.js';
 import type { SandboxKind } from '../sandbox/executor.js';
@@ -45,6 +44,8 @@ export function startSandboxChoice(
  */
 export async function resolveRunSandbox(requested: SandboxKind | undefined, allowFallback: boolean): Promise<{ kind: SandboxKind; warning?: string }> {
   if (requested !== 'docker') return resolveSandbox(requested, { allowFallback });
+  // Loaded only when asked for: the engine client is slow to import.
+  const { detectDocker } = await import('../docker/index.js');
   const docker = await detectDocker();
   if (!docker.ok) throw new InputError(`--sandbox docker needs a Docker engine: ${docker.reason} (fix: ${docker.fix})`);
   return { kind: 'docker' };

@@ -2,7 +2,6 @@
  * The run's task environments: checked against the sandbox before anything is written, then
  * resolved to local images once per run (src/environment), before the preflight and every attempt.
  */
-import { detectDocker } from '../docker/index.js';
 import { resolveEnvironments, type ResolvedEnvironment } from '../environment/index.js';
 import { InputError } from '../errors.js';
 import type { SandboxKind } from '../sandbox/executor.js';
@@ -30,6 +29,8 @@ export async function checkEnvironmentSandbox(tasks: readonly Task[], sandbox: S
       `${w.file}: ${w.prefix}.environment: task ${first.id}${others > 0 ? ` (and ${others} more)` : ''} runs in a Docker image, which the ${sandbox} sandbox cannot run (fix: add --sandbox docker)`,
     );
   }
+  // Loaded only for docker runs: the engine client is slow to import.
+  const { detectDocker } = await import('../docker/index.js');
   const docker = await detectDocker();
   if (!docker.ok) {
     const needs = first ? `task ${first.id} (${where(first).file}) runs in a Docker image` : '--sandbox docker runs every command in a container';
