@@ -117,6 +117,9 @@ const FIELD_EXAMPLES: Record<string, string> = {
   file_size: 'write a size such as 512m or 2g',
   workspace_disk: 'write a size such as 512m or 2g',
   change_size: 'write a size such as 512m or 2g',
+  storage: 'write a size such as 512m or 2g',
+  image: 'write an image reference such as python:3.12-slim, or pin one with name@sha256:<digest>',
+  platform: 'write os/arch[/variant], e.g. linux/amd64 or linux/arm64/v8',
   id: 'use letters, digits, ".", "_" and "-", e.g. fix-parser-1',
   // An agent profile's name (the only `name` field of the task-set format).
   name: 'use lowercase letters, digits and "-", e.g. my-agent',

@@ -55,6 +55,8 @@ describe('the Dockerfile example under --sandbox docker', () => {
       const dir = exampleCopy();
       const first = crucible(['run', 'tasks.yaml', '--sandbox', 'docker', '--agent', 'oracle', '--agent', 'nop', '--json'], { cwd: dir, attempts: 2 });
       expect(first.stderr).toMatch(/environment: building env\/Dockerfile as crucible-env:[0-9a-f]{12}/);
+      // Once for the run (the preflight and both attempts share it), not per attempt.
+      expect(first.stderr.match(/environment: building/g)).toHaveLength(1);
       expect(first.status).toBe(1);
       const firstRun = runIdOf(first.stdout);
       const [oracle, nop] = attemptsOf(dir, firstRun);
