@@ -112,6 +112,26 @@ describe('the Dockerfile example under --sandbox docker', () => {
   );
 });
 
+describe('an image that is not there', () => {
+  it(
+    'is a task error naming the file, the field, the image and the fix, and no attempt runs',
+    () => {
+      const dir = exampleCopy();
+      const yaml = readFileSync(join(dir, 'tasks.yaml'), 'utf8').replace(/dockerfile: env\/Dockerfile/, 'image: crucible-test/absent:1');
+      writeFileSync(join(dir, 'tasks.yaml'), yaml);
+      const r = crucible(['run', 'tasks.yaml', '--sandbox', 'docker', '--agent', 'oracle', '--json'], { cwd: dir });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain(
+        'tasks.yaml: tasks[0].environment.image: image crucible-test/absent:1 is not on this machine and pull is never (fix: docker pull crucible-test/absent:1, or set environment.pull: missing)',
+      );
+      const [attempt] = attemptsOf(dir, runIdOf(r.stdout));
+      expect(attempt).toMatchObject({ verdict: 'ERROR', cause: 'task_error' });
+      expect(attempt?.timings.agentMs).toBe(0);
+    },
+    attemptBudget(1),
+  );
+});
+
 describe('held-out tests under docker', () => {
   it(
     'run after the agent container is gone: a process the agent left behind cannot plant tests in them',
