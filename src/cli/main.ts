@@ -32,11 +32,10 @@ program
   .option('--retry-errors', 'with --resume: also rerun the attempts that ended in a harness error (a full disk, a sandbox failure)')
   .option('-o, --out <dir>', "Crucible's state directory (runs, caches, history)", '.crucible')
   .addOption(
-    new Option('--sandbox <kind>', 'where agents and tests run: bwrap (default on Linux), local, or docker (containers; tasks with an environment need it)').choices([
-      'bwrap',
-      'local',
-      'docker',
-    ]),
+    new Option(
+      '--sandbox <kind>',
+      'where agents and tests run: bwrap (default on Linux), local, or docker (containers; tasks with an environment need it)',
+    ).choices(['bwrap', 'local', 'docker']),
   )
   .option(
     '--keep-workspace',
@@ -114,11 +113,10 @@ program
   .option('--agents <file>', "also check this file of agent profiles (the task set's agents: section is always checked)")
   .option('-o, --out <dir>', "Crucible's state directory (validation attempts go to <out>/validate)", '.crucible')
   .addOption(
-    new Option('--sandbox <kind>', 'where agents and tests run: bwrap (default on Linux), local, or docker (containers; tasks with an environment need it)').choices([
-      'bwrap',
-      'local',
-      'docker',
-    ]),
+    new Option(
+      '--sandbox <kind>',
+      'where agents and tests run: bwrap (default on Linux), local, or docker (containers; tasks with an environment need it)',
+    ).choices(['bwrap', 'local', 'docker']),
   )
   .option('--json', 'print the validity of each task as JSON on stdout')
   .option('--adversarial', 'run the attack catalogue on each task instead: which cheats get through (docs/redteam.md)')
@@ -268,11 +266,10 @@ program
   .option('--allow-version-mismatch', 'compare even when a task changed version since the baseline (reported in the verdict)')
   .option('-o, --out <dir>', "Crucible's state directory (runs; the gate's report goes to <out>/gates/<id>/)", '.crucible')
   .addOption(
-    new Option('--sandbox <kind>', 'where agents and tests run: bwrap (default on Linux), local, or docker (containers; tasks with an environment need it)').choices([
-      'bwrap',
-      'local',
-      'docker',
-    ]),
+    new Option(
+      '--sandbox <kind>',
+      'where agents and tests run: bwrap (default on Linux), local, or docker (containers; tasks with an environment need it)',
+    ).choices(['bwrap', 'local', 'docker']),
   )
   .option('-q, --quiet', 'no progress output')
   .option('--json', 'print gate.json on stdout')

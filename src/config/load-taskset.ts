@@ -244,7 +244,11 @@ function resolveEnvironment(e: NonNullable<TaskParsed['environment']>, existingP
   // The build sends the context alone: a Dockerfile outside it could not be part of what is hashed and sent.
   const inside = relative(context, dockerfile);
   if (inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
-    fail(['environment', 'dockerfile'], `${e.dockerfile} is outside the build context ${e.context ?? '.'}`, 'put the Dockerfile inside the context directory, or widen context');
+    fail(
+      ['environment', 'dockerfile'],
+      `${e.dockerfile} is outside the build context ${e.context ?? '.'}`,
+      'put the Dockerfile inside the context directory, or widen context',
+    );
   }
   return { dockerfile, context, buildArgs: e.build_args ?? {}, pull: 'never', ...common };
 }

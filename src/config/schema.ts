@@ -133,7 +133,7 @@ const environmentCommon = {
     .string()
     .regex(PLATFORM_PATTERN, 'expected os/arch[/variant], e.g. linux/amd64')
     .optional()
-    .describe('os/arch[/variant] of the image, e.g. linux/amd64 (default: the engine\'s own).'),
+    .describe("os/arch[/variant] of the image, e.g. linux/amd64 (default: the engine's own)."),
   cpus: z.number().positive().optional().describe('CPUs the container may use (docker --cpus), e.g. 2 or 0.5.'),
   memory: size.optional().describe("Memory of the container; also each command's memory limit (overrides limits.memory)."),
   pids: count.optional().describe('Processes and threads alive at once in the container; also overrides limits.pids.'),

@@ -285,7 +285,10 @@ export async function prepareWorkspace(
   if (task.setup.length > 0) {
     const toolCache = join(env.stateDir, 'cache', 'tools');
     await mkdir(toolCache, { recursive: true });
-    const executor = createExecutor(env.sandbox, sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, alsoWritable: [toolCache], environments: env.environments }));
+    const executor = createExecutor(
+      env.sandbox,
+      sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, alsoWritable: [toolCache], environments: env.environments }),
+    );
     try {
       for (const command of task.setup) {
         const result = await executor.exec({

@@ -54,7 +54,9 @@ export async function resolveRunEnvironments(
     if (result?.ok) resolved.set(task.id, result.environment);
     else if (result) {
       const w = where(task);
-      defects.set(task.id, [{ file: w.file, field: `${w.prefix}.environment.${result.failure.field}`, problem: result.failure.problem, fix: result.failure.fix }]);
+      defects.set(task.id, [
+        { file: w.file, field: `${w.prefix}.environment.${result.failure.field}`, problem: result.failure.problem, fix: result.failure.fix },
+      ]);
     }
   }
   return { resolved, defects };

@@ -223,8 +223,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     attempts: plan.attempts,
   });
   // A suite's tasks come from several files: each task's errors name its own.
-  const whereOf = (task: Task) =>
-    taskWhere(task, options.taskIndex?.get(task.id), options.taskSets?.has(task.id) ? task.sourceFile : options.taskSetFile);
+  const whereOf = (task: Task) => taskWhere(task, options.taskIndex?.get(task.id), options.taskSets?.has(task.id) ? task.sourceFile : options.taskSetFile);
   // A task that runs in an image cannot run without Docker: said before anything is written.
   await checkEnvironmentSandbox(options.tasks, options.settings.sandbox, whereOf);
   // Keys, then agent programs (installs, versions), once per run and before the run directory

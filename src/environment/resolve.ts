@@ -64,10 +64,13 @@ export async function resolveEnvironments(tasks: readonly Task[], options: Resol
     const key = env === undefined ? 'host' : JSON.stringify([env.image, env.dockerfile, env.context, env.buildArgs, env.platform, env.pull]);
     let pending = done.get(key);
     if (pending === undefined) {
-      pending = resolveOne(client, task, env, { engineVersion, hostImageId, progress }).catch(
-        (error: unknown): EnvironmentResolution =>
-          // An unreadable context file, an engine that failed mid-way: this task's problem, not the run's.
-          fail(env?.image !== undefined ? 'image' : 'dockerfile', firstLine(error), 'check the files of the build context and that dockerd is healthy (docker info)'),
+      pending = resolveOne(client, task, env, { engineVersion, hostImageId, progress }).catch((error: unknown): EnvironmentResolution =>
+        // An unreadable context file, an engine that failed mid-way: this task's problem, not the run's.
+        fail(
+          env?.image !== undefined ? 'image' : 'dockerfile',
+          firstLine(error),
+          'check the files of the build context and that dockerd is healthy (docker info)',
+        ),
       );
       done.set(key, pending);
     }
@@ -105,20 +108,33 @@ async function resolveImage(client: Docker, image: string, env: TaskEnvironment,
     try {
       await pullImage(client, image, env.platform, shared.progress);
     } catch (error) {
-      return fail('image', `pulling ${image} failed: ${firstLine(error)}`, 'check the reference and that its registry is reachable (docker pull shows the same error)');
+      return fail(
+        'image',
+        `pulling ${image} failed: ${firstLine(error)}`,
+        'check the reference and that its registry is reachable (docker pull shows the same error)',
+      );
     }
     facts = await inspectImage(client, image);
     if (!facts) return fail('image', `image ${image} is missing after a pull that reported success`, `docker pull ${image}`);
     how = 'pulled';
   }
   if (env.platform !== undefined && !samePlatform(facts.platform, env.platform)) {
-    return fail('platform', `image ${image} is ${facts.platform}, not ${env.platform}`, `use an image built for ${env.platform}, or change environment.platform`);
+    return fail(
+      'platform',
+      `image ${image} is ${facts.platform}, not ${env.platform}`,
+      `use an image built for ${env.platform}, or change environment.platform`,
+    );
   }
   return ok(facts, { source: 'image', reference: image, how }, shared);
 }
 
 async function resolveDockerfile(client: Docker, task: Task, env: TaskEnvironment, shared: Shared): Promise<EnvironmentResolution> {
-  const input = { context: env.context ?? dirname(env.dockerfile as string), dockerfile: env.dockerfile as string, buildArgs: env.buildArgs, ...(env.platform ? { platform: env.platform } : {}) };
+  const input = {
+    context: env.context ?? dirname(env.dockerfile as string),
+    dockerfile: env.dockerfile as string,
+    buildArgs: env.buildArgs,
+    ...(env.platform ? { platform: env.platform } : {}),
+  };
   const hashed = await hashContext(input);
   const tag = envTag(hashed.hash);
   const reference = referenceOf(task, env);
@@ -133,7 +149,11 @@ async function resolveDockerfile(client: Docker, task: Task, env: TaskEnvironmen
     await buildContext(client, input, hashed, shared.progress);
   } catch (error) {
     const tail = error instanceof BuildError && error.tail.length > 0 ? ` (last lines: ${error.tail.join(' | ')})` : '';
-    return fail('dockerfile', `building ${reference} failed: ${firstLine(error)}${tail}`, `fix the Dockerfile; docker build -f ${env.dockerfile} ${input.context} shows the whole log`);
+    return fail(
+      'dockerfile',
+      `building ${reference} failed: ${firstLine(error)}${tail}`,
+      `fix the Dockerfile; docker build -f ${env.dockerfile} ${input.context} shows the whole log`,
+    );
   }
   const built = await inspectImage(client, tag);
   if (!built) return fail('dockerfile', `the build of ${reference} reported success but ${tag} is missing`, 'check that dockerd is healthy (docker info)');

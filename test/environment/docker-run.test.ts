@@ -28,7 +28,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const ref of made) await client.getImage(ref).remove({ force: true }).catch(() => undefined);
+  for (const ref of made)
+    await client
+      .getImage(ref)
+      .remove({ force: true })
+      .catch(() => undefined);
 });
 
 /** examples/docker in a temp dir, with a nonce in the build context so its image is this test's own. */
@@ -41,7 +45,9 @@ function exampleCopy(): string {
 
 function attemptsOf(dir: string, runId: string): AttemptResult[] {
   const plan = JSON.parse(readFileSync(join(dir, '.crucible', 'runs', runId, 'plan.json'), 'utf8')) as { attempts: Array<{ attemptId: string }> };
-  return plan.attempts.map((a) => JSON.parse(readFileSync(join(dir, '.crucible', 'runs', runId, 'attempts', a.attemptId, 'attempt.json'), 'utf8')) as AttemptResult);
+  return plan.attempts.map(
+    (a) => JSON.parse(readFileSync(join(dir, '.crucible', 'runs', runId, 'attempts', a.attemptId, 'attempt.json'), 'utf8')) as AttemptResult,
+  );
 }
 
 function runIdOf(stdout: string): string {
@@ -105,7 +111,9 @@ describe('the Dockerfile example under --sandbox docker', () => {
         const r = crucible(['run', 'tasks.yaml', '--sandbox', sandbox, '--agent', 'oracle'], { cwd: dir });
         expect(r.status).toBe(2);
         expect(r.stderr.trim().split('\n')).toHaveLength(1);
-        expect(r.stderr).toContain(`tasks[0].environment: task py-deadline-overspent runs in a Docker image, which the ${sandbox} sandbox cannot run (fix: add --sandbox docker)`);
+        expect(r.stderr).toContain(
+          `tasks[0].environment: task py-deadline-overspent runs in a Docker image, which the ${sandbox} sandbox cannot run (fix: add --sandbox docker)`,
+        );
       }
     },
     attemptBudget(1),
@@ -185,7 +193,10 @@ describe('compare under docker', () => {
       const yaml = readFileSync(join(dir, 'tasks.yaml'), 'utf8').replace(/dockerfile: env\/Dockerfile/, `image: ${tag}`);
       writeFileSync(join(dir, 'tasks.yaml'), yaml);
       const build = async (marker: string): Promise<void> => {
-        const stream = await client.buildImage({ context: join(dir, 'env'), src: ['Dockerfile', 'vendor/durationkit/__init__.py'] }, { t: `${repo}:${name}`, labels: { 'test.marker': marker, [HOST_VIEW_LABEL]: '1' } });
+        const stream = await client.buildImage(
+          { context: join(dir, 'env'), src: ['Dockerfile', 'vendor/durationkit/__init__.py'] },
+          { t: `${repo}:${name}`, labels: { 'test.marker': marker, [HOST_VIEW_LABEL]: '1' } },
+        );
         await new Promise<void>((done, fail) => client.modem.followProgress(stream, (e: Error | null) => (e ? fail(e) : done())));
       };
       const runs: string[] = [];

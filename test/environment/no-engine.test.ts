@@ -13,7 +13,9 @@ describe('--sandbox docker without a Docker engine', () => {
     const r = crucible(['run', resolve('examples/docker/tasks.yaml'), '--sandbox', 'docker', '--agent', 'oracle', '--out', tempDir()], { env: NO_ENGINE });
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/--sandbox docker needs a Docker engine: no Docker engine answers at unix:\/\/\/nonexistent\/crucible-test-docker\.sock \(fix: install Docker/);
+    expect(r.stderr).toMatch(
+      /--sandbox docker needs a Docker engine: no Docker engine answers at unix:\/\/\/nonexistent\/crucible-test-docker\.sock \(fix: install Docker/,
+    );
   });
 
   it('says the same for validate', () => {

@@ -19,7 +19,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const ref of made) await client.getImage(ref).remove({ force: true }).catch(() => undefined);
+  for (const ref of made)
+    await client
+      .getImage(ref)
+      .remove({ force: true })
+      .catch(() => undefined);
 });
 
 function task(id: string, dir: string, environment: Task['environment']): Task {
@@ -110,7 +114,9 @@ describe('resolveEnvironments (real Docker engine)', { timeout: attemptBudget(1)
 
   it('turns a failing build into a failure with its last lines and the fix', async () => {
     const { dir, dockerfile } = context('FROM crucible/host:1\nCOPY not-there.txt /x\n');
-    const failure = failed((await resolveEnvironments([task('broken', dir, { dockerfile, context: join(dir, 'env'), buildArgs: {}, pull: 'never' })])).get('broken'));
+    const failure = failed(
+      (await resolveEnvironments([task('broken', dir, { dockerfile, context: join(dir, 'env'), buildArgs: {}, pull: 'never' })])).get('broken'),
+    );
     expect(failure.field).toBe('dockerfile');
     expect(failure.problem).toMatch(/building env\/Dockerfile failed: .*not-there\.txt/);
     expect(failure.fix).toMatch(/docker build -f/);
@@ -143,7 +149,9 @@ describe('resolveEnvironments (real Docker engine)', { timeout: attemptBudget(1)
 
   it('refuses an image of another platform than the task asks for', async () => {
     const dir = tempDir();
-    const failure = failed((await resolveEnvironments([task('arch', dir, { image: HOST_IMAGE, platform: 'linux/s390x', buildArgs: {}, pull: 'never' })])).get('arch'));
+    const failure = failed(
+      (await resolveEnvironments([task('arch', dir, { image: HOST_IMAGE, platform: 'linux/s390x', buildArgs: {}, pull: 'never' })])).get('arch'),
+    );
     expect(failure.field).toBe('platform');
     expect(failure.problem).toMatch(/is linux\/\w+, not linux\/s390x/);
   });

@@ -145,9 +145,15 @@ export function formatAttempt(detail: AttemptDetail, dir: string): string {
  * none: a local image or a tag may change), the platform, the limits in force and the engine.
  */
 export function formatEnvironment(e: EnvironmentProvenance): string[] {
-  const what = e.source === 'dockerfile' ? `Dockerfile ${e.reference}` : e.source === 'host' ? `${e.reference} (the host's toolchain, bound read-only)` : e.reference;
+  const what =
+    e.source === 'dockerfile' ? `Dockerfile ${e.reference}` : e.source === 'host' ? `${e.reference} (the host's toolchain, bound read-only)` : e.reference;
   const lines = [`  reference ${what}${e.contextHash ? pc.dim(` · context sha256:${e.contextHash.slice(0, 12)}`) : ''}`];
-  const ran = e.containerImageId === undefined ? '' : e.containerImageId === e.imageId ? pc.dim(' · containers ran it') : pc.yellow(` · containers ran ${e.containerImageId}`);
+  const ran =
+    e.containerImageId === undefined
+      ? ''
+      : e.containerImageId === e.imageId
+        ? pc.dim(' · containers ran it')
+        : pc.yellow(` · containers ran ${e.containerImageId}`);
   lines.push(`  image ${e.imageId}${ran}`);
   const digest = e.repoDigest ?? 'none (local image: mutable)';
   lines.push(`  digest ${digest}${e.repoDigest !== null ? pc.dim(e.immutable ? ' · pinned by the reference' : ' · the reference is a tag: mutable') : ''}`);
