@@ -31,7 +31,12 @@ program
   .option('--force', 'with --resume: accept a changed config, rerunning only attempts whose task, agent or settings changed')
   .option('--retry-errors', 'with --resume: also rerun the attempts that ended in a harness error (a full disk, a sandbox failure)')
   .option('-o, --out <dir>', "Crucible's state directory (runs, caches, history)", '.crucible')
-  .addOption(new Option('--sandbox <kind>', 'where agents and tests run (default: bwrap on Linux)').choices(['bwrap', 'local']))
+  .addOption(
+    new Option(
+      '--sandbox <kind>',
+      'where agents and tests run: bwrap (default on Linux), local, or docker (containers; tasks with an environment need it)',
+    ).choices(['bwrap', 'local', 'docker']),
+  )
   .option(
     '--keep-workspace',
     "keep each attempt's scratch trees after grading, for debugging: agent-workspace/ (what the agent left), workspace/ (the last verification copy), pristine/",
@@ -107,7 +112,12 @@ program
   .option('-j, --concurrency <n>', 'attempts in flight at once (default: min(cores, 4))')
   .option('--agents <file>', "also check this file of agent profiles (the task set's agents: section is always checked)")
   .option('-o, --out <dir>', "Crucible's state directory (validation attempts go to <out>/validate)", '.crucible')
-  .addOption(new Option('--sandbox <kind>', 'where agents and tests run (default: bwrap on Linux)').choices(['bwrap', 'local']))
+  .addOption(
+    new Option(
+      '--sandbox <kind>',
+      'where agents and tests run: bwrap (default on Linux), local, or docker (containers; tasks with an environment need it)',
+    ).choices(['bwrap', 'local', 'docker']),
+  )
   .option('--json', 'print the validity of each task as JSON on stdout')
   .option('--adversarial', 'run the attack catalogue on each task instead: which cheats get through (docs/redteam.md)')
   .option('--attack <name>', 'with --adversarial: only this attack (repeatable; resource attacks run only when named)', collect)
@@ -285,7 +295,12 @@ program
   .option('--max-regressed-tasks <n>', 'fail when more tasks than this went PASS→FAIL (default 0)')
   .option('--allow-version-mismatch', 'compare even when a task changed version since the baseline (reported in the verdict)')
   .option('-o, --out <dir>', "Crucible's state directory (runs; the gate's report goes to <out>/gates/<id>/)", '.crucible')
-  .addOption(new Option('--sandbox <kind>', 'where agents and tests run (default: bwrap on Linux)').choices(['bwrap', 'local']))
+  .addOption(
+    new Option(
+      '--sandbox <kind>',
+      'where agents and tests run: bwrap (default on Linux), local, or docker (containers; tasks with an environment need it)',
+    ).choices(['bwrap', 'local', 'docker']),
+  )
   .option('-q, --quiet', 'no progress output')
   .option('--json', 'print gate.json on stdout')
   .addHelpText(
@@ -383,7 +398,7 @@ Examples:
       .option('--agents <file>', 'also the profiles in this file')
       .option('--replay <dir>', 'answer model requests from the cassettes in <dir>, offline, without API keys')
       .option('-o, --out <dir>', "Crucible's state directory (the check's run is recorded there)", '.crucible')
-      .addOption(new Option('--sandbox <kind>', 'where the agent runs (default: bwrap on Linux)').choices(['bwrap', 'local']))
+      .addOption(new Option('--sandbox <kind>', 'where the agent runs: bwrap (default on Linux), local, or docker').choices(['bwrap', 'local', 'docker']))
       .addHelpText(
         'after',
         `

@@ -195,6 +195,9 @@ export function createProgress(options: ProgressOptions): Progress {
     onWarning(message) {
       log(`${c.yellow('warning')} ${message}`);
     },
+    onEnvironment(line) {
+      log(c.dim(line));
+    },
     onPreflight(info) {
       log(c.dim(`checking ${info.tasks} task${info.tasks === 1 ? '' : 's'} before any agent runs (repo, baseline tests, oracle patch)`));
     },

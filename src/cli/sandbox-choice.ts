@@ -1,5 +1,6 @@
 import pc from 'picocolors';
 import { referenceAgentNames } from '../agents/index.js';
+import { InputError } from '../errors.js';
 import { resolveSandbox } from '../sandbox/index.js';
 import type { SandboxKind } from '../sandbox/executor.js';
 
@@ -27,7 +28,7 @@ export function startSandboxChoice(
   purpose: 'grade' | 'attack' = 'grade',
 ): () => Promise<SandboxKind> {
   const trusted = purpose === 'grade' && agents.every((a) => referenceAgentNames().includes(a));
-  const check = resolveSandbox(requested, { allowFallback: trusted });
+  const check = resolveRunSandbox(requested, trusted);
   // Keeps an input error thrown before the await from leaving this promise unobserved; the await still throws.
   check.catch(() => undefined);
   return async () => {
@@ -35,4 +36,17 @@ export function startSandboxChoice(
     if (sandbox.warning) process.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
     return sandbox.kind;
   };
+}
+
+/**
+ * resolveSandbox, plus docker: asked for by name only (never a fallback), and refused in one line
+ * (exit 2) with detectDocker's fix when no engine answers.
+ */
+export async function resolveRunSandbox(requested: SandboxKind | undefined, allowFallback: boolean): Promise<{ kind: SandboxKind; warning?: string }> {
+  if (requested !== 'docker') return resolveSandbox(requested, { allowFallback });
+  // Loaded only when asked for: the engine client is slow to import.
+  const { detectDocker } = await import('../docker/index.js');
+  const docker = await detectDocker();
+  if (!docker.ok) throw new InputError(`--sandbox docker needs a Docker engine: ${docker.reason} (fix: ${docker.fix})`);
+  return { kind: 'docker' };
 }

@@ -74,6 +74,8 @@ function mixedForms(schema: z.ZodType, issue: Issue, path: FieldPath): { problem
   const shapes = unionForms(schema, path);
   const order = shapes.flat();
   const keys = [...new Set(rejected.flatMap((i) => (i?.code === 'unrecognized_keys' ? i.keys : [])))].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+  // A key no form knows is a typo, not a mix: the unknown-field message names its near match.
+  if (keys.some((k) => !order.includes(k))) return undefined;
   const forms = shapes.map((form) => `{ ${form.join(', ')} }`);
   return {
     problem: `${keys.join(', ')}: fields of different forms cannot be used together`,
@@ -115,6 +117,9 @@ const FIELD_EXAMPLES: Record<string, string> = {
   file_size: 'write a size such as 512m or 2g',
   workspace_disk: 'write a size such as 512m or 2g',
   change_size: 'write a size such as 512m or 2g',
+  storage: 'write a size such as 512m or 2g',
+  image: 'write an image reference such as python:3.12-slim, or pin one with name@sha256:<digest>',
+  platform: 'write os/arch[/variant], e.g. linux/amd64 or linux/arm64/v8',
   id: 'use letters, digits, ".", "_" and "-", e.g. fix-parser-1',
   // An agent profile's name (the only `name` field of the task-set format).
   name: 'use lowercase letters, digits and "-", e.g. my-agent',

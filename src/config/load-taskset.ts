@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, InputError } from '../errors.js';
-import type { PolicySpec, RepoSource, ResourceLimits, Task } from '../types/index.js';
+import type { PolicySpec, RepoSource, ResourceLimits, Task, TaskEnvironment } from '../types/index.js';
 import { toMs } from './duration.js';
 import { REPORTER_NAMES_IN_CONFIG, SIZE_PATTERN, taskSchema, taskSetSchema, type DefaultsParsed, type TaskParsed } from './schema.js';
 import { issueToError } from './issue-to-error.js';
@@ -182,6 +182,11 @@ function resolveTask(t: TaskParsed, where: Where): Task {
     : undefined;
 
   const limits = t.limits ?? {};
+  const environment = t.environment === undefined ? undefined : resolveEnvironment(t.environment, existingPath, fail);
+  const resources = resolveResourceLimits(limits);
+  // The container's memory and pids are the limits its commands meet: one number, not two that disagree.
+  if (environment?.memoryBytes !== undefined) resources.memoryBytes = environment.memoryBytes;
+  if (environment?.pids !== undefined) resources.pids = environment.pids;
   return {
     id: t.id,
     version: String(t.version ?? '1'),
@@ -211,14 +216,42 @@ function resolveTask(t: TaskParsed, where: Where): Task {
       agentTimeoutMs: toMs(limits.agent_timeout) ?? DEFAULT_LIMITS.agentTimeoutMs,
       testTimeoutMs: toMs(limits.test_timeout) ?? DEFAULT_LIMITS.testTimeoutMs,
       setupTimeoutMs: toMs(limits.setup_timeout) ?? DEFAULT_LIMITS.setupTimeoutMs,
-      resources: resolveResourceLimits(limits),
+      resources,
     },
+    ...(environment ? { environment } : {}),
     metadata: {
       category: t.metadata?.category,
       difficulty: t.metadata?.difficulty,
       tags: t.metadata?.tags ?? [],
     },
   };
+}
+
+type ExistingPath = (field: FieldPath, rel: string, kind: 'file' | 'dir') => string;
+type Fail = (field: FieldPath, problem: string, fix: string) => never;
+
+/** `environment:` with its paths checked and made absolute, sizes in bytes, the pull policy's default. */
+function resolveEnvironment(e: NonNullable<TaskParsed['environment']>, existingPath: ExistingPath, fail: Fail): TaskEnvironment {
+  const common = {
+    ...(e.platform !== undefined ? { platform: e.platform } : {}),
+    ...(e.cpus !== undefined ? { cpus: e.cpus } : {}),
+    ...(e.memory !== undefined ? { memoryBytes: toBytes(e.memory) as number } : {}),
+    ...(e.pids !== undefined ? { pids: e.pids } : {}),
+    ...(e.storage !== undefined ? { storageBytes: toBytes(e.storage) as number } : {}),
+  };
+  if ('image' in e) return { image: e.image, buildArgs: {}, pull: e.pull ?? 'never', ...common };
+  const dockerfile = existingPath(['environment', 'dockerfile'], e.dockerfile, 'file');
+  const context = e.context === undefined ? dirname(dockerfile) : existingPath(['environment', 'context'], e.context, 'dir');
+  // The build sends the context alone: a Dockerfile outside it could not be part of what is hashed and sent.
+  const inside = relative(context, dockerfile);
+  if (inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
+    fail(
+      ['environment', 'dockerfile'],
+      `${e.dockerfile} is outside the build context ${e.context ?? '.'}`,
+      'put the Dockerfile inside the context directory, or widen context',
+    );
+  }
+  return { dockerfile, context, buildArgs: e.build_args ?? {}, pull: 'never', ...common };
 }
 
 export function resolvePolicy(p: TaskParsed['policy']): PolicySpec {
@@ -276,8 +309,10 @@ export function toBytes(value: number | string | undefined): number | undefined 
 function mergeDefaults(defaults: DefaultsParsed, task: unknown): unknown {
   if (!isPlainObject(task)) return task;
   const merged = deepMerge(defaults as Record<string, unknown>, task);
-  // A repo is one source or another; merging `path` into `git` would make neither.
+  // A repo is one source or another; merging `path` into `git` would make neither. An environment
+  // likewise: a task's image merged with the defaults' Dockerfile would be neither.
   if ('repo' in task) merged.repo = task.repo;
+  if ('environment' in task) merged.environment = task.environment;
   // Held-out settings without a path (`held_out: { required: false }`) complete the tasks that name
   // their own held-out tests; they do not give held-out tests to tasks that have none.
   if (!('held_out' in task) && defaults.held_out?.path === undefined) delete merged.held_out;

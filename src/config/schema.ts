@@ -118,6 +118,52 @@ export const limitsSchema = z.strictObject({
   change_size: size.optional().describe('Total size of the files the agent adds or changes (default 64m).'),
 });
 
+/**
+ * A Docker image reference: `[registry[:port]/]name[:tag][@sha256:<64 hex>]`, names in lowercase
+ * as Docker requires. Only a `@sha256:` digest pins content; a tag may move.
+ */
+export const IMAGE_REFERENCE_PATTERN =
+  /^(?:[A-Za-z0-9.-]+(?::\d+)?\/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
+
+const PLATFORM_PATTERN = /^[a-z0-9]+\/[a-z0-9_]+(?:\/[a-z0-9]+)?$/;
+
+/** What both forms of `environment:` share: the platform, the container's limits, the pull policy. */
+const environmentCommon = {
+  platform: z
+    .string()
+    .regex(PLATFORM_PATTERN, 'expected os/arch[/variant], e.g. linux/amd64')
+    .optional()
+    .describe("os/arch[/variant] of the image, e.g. linux/amd64 (default: the engine's own)."),
+  cpus: z.number().positive().optional().describe('CPUs the container may use (docker --cpus), e.g. 2 or 0.5.'),
+  memory: size.optional().describe("Memory of the container; also each command's memory limit (overrides limits.memory)."),
+  pids: count.optional().describe('Processes and threads alive at once in the container; also overrides limits.pids.'),
+  storage: size.optional().describe("Size of the container's writable layer, where the storage driver supports a limit."),
+};
+
+export const environmentSchema = z
+  .union([
+    z.strictObject({
+      image: z
+        .string()
+        .regex(IMAGE_REFERENCE_PATTERN, 'expected an image reference like python:3.12-slim or name@sha256:<64 hex digits>')
+        .describe('An image reference, looked up locally; pin content with @sha256:<digest>.'),
+      pull: z
+        .enum(['never', 'missing'])
+        .optional()
+        .describe('never (default, offline-friendly: a missing image is an error naming the fix) or missing (pull it when absent).'),
+      ...environmentCommon,
+    }),
+    z.strictObject({
+      dockerfile: relativePath.describe('A Dockerfile, relative to the task-set file; built locally once per content hash of its context.'),
+      context: relativePath.optional().describe("The build context directory, relative to the task-set file (default: the Dockerfile's directory)."),
+      build_args: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'build argument names are letters, digits and _'), z.string()).optional(),
+      ...environmentCommon,
+    }),
+  ])
+  .describe(
+    "The image the task's setup, agent commands, tests and held-out tests run in (needs --sandbox docker): exactly one of image or dockerfile. See docs/environments.md.",
+  );
+
 export const metadataSchema = z.strictObject({
   category: z.string().optional(),
   difficulty: z.string().optional(),
@@ -151,6 +197,7 @@ export const taskSchema = z
     oracle: oracleSchema.optional(),
     policy: policySchema.optional(),
     limits: limitsSchema.optional(),
+    environment: environmentSchema.optional(),
     metadata: metadataSchema.optional(),
   })
   .refine((t) => (t.instruction === undefined) !== (t.instruction_file === undefined), {
@@ -158,7 +205,7 @@ export const taskSchema = z
     path: ['instruction'],
   });
 
-/** Everything a task may set except its identity; merged under each task (task wins, deeply). */
+/** Everything a task may set except its identity; merged under each task (task wins, deeply; `repo` and `environment` wholesale). */
 export const defaultsSchema = z.strictObject({
   repo: repoSchema.optional(),
   setup: z.array(z.string().min(1)).optional(),
@@ -166,6 +213,8 @@ export const defaultsSchema = z.strictObject({
   held_out: heldOutSchema.partial().optional(),
   policy: policySchema.optional(),
   limits: limitsSchema.optional(),
+  /** Replaced wholesale by a task's own `environment`, never merged field by field. */
+  environment: environmentSchema.optional(),
   metadata: metadataSchema.optional(),
 });
 

@@ -95,7 +95,15 @@ async function runTestsOnTree(
     await mkdir(dir, { recursive: true });
   }
   const layout: SandboxLayout = {
-    ...sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, baselineGitDir: baseline.gitDir, alsoWritable: [resultsDir] }),
+    ...sandboxLayout({
+      task,
+      stateDir: env.stateDir,
+      workspace,
+      attemptDir,
+      baselineGitDir: baseline.gitDir,
+      alsoWritable: [resultsDir],
+      environments: env.environments,
+    }),
     home,
     tmp,
     limits: execLimits(task),

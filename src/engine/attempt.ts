@@ -45,6 +45,7 @@ import { baselineDefects, taskWhere } from '../tasks/index.js';
 import { TaskDefectError, taskErrorMessage } from './task-error.js';
 import { writeJsonAtomic } from './run-files.js';
 import { sandboxLayout } from './sandbox-layout.js';
+import { provenanceOf, type ResolvedEnvironment } from '../environment/index.js';
 
 export interface AttemptEnv {
   runDir: string;
@@ -70,6 +71,11 @@ export interface AttemptEnv {
   taskBaselines?: ReadonlyMap<string, TaskBaselineRuns>;
   /** What each agent's prepare step returned (by spec), once per run: recorded and mounted in every attempt. */
   prepared?: ReadonlyMap<string, AgentPrepared>;
+  /**
+   * docker runs: each task's environment resolved to a local image once per run, by task id. Setup,
+   * the agent, the tests and the held-out tests all run in it; each attempt records its provenance.
+   */
+  environments?: ReadonlyMap<string, ResolvedEnvironment>;
 }
 
 /** A task's test runs at the baseline: its tests and, when it has them, its held-out tests. */
@@ -102,11 +108,15 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
   const paths = attemptPaths(attemptDir);
   const timings: AttemptResult['timings'] = { prepareMs: 0, agentMs: 0, verifyMs: 0, totalMs: 0 };
   const agentInfo = env.prepared?.get(agent.name)?.info;
+  const resolved = env.environments?.get(task.id);
+  // The agent phase adds the image id its containers reported: the object is shared by every record below.
+  const environment = resolved ? provenanceOf(resolved, task) : undefined;
   const base = {
     ...plan,
     schemaVersion: ATTEMPT_SCHEMA_VERSION,
     sandbox: env.sandbox,
     ...(agentInfo ? { agentInfo } : {}),
+    ...(environment ? { environment } : {}),
     checks: [],
     timings,
     startedAt: startedAt.toISOString(),
@@ -147,6 +157,7 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
     }
     const agentRun = await timed(timings, 'agentMs', 'agent', () => runAgent(agent, task, paths, prepared.baseline, env, plan));
     agentResult = agentRun.result;
+    if (environment && agentRun.containerImageId !== undefined) environment.containerImageId = agentRun.containerImageId;
     const verified = await timed(timings, 'verifyMs', 'verify', () =>
       verifyAttempt({
         task,
@@ -301,7 +312,11 @@ export class SetupCommandError extends Error {
  * The repo and its setup in the workspace, committed as the baseline and then moved aside as the
  * pristine tree that every later copy (the agent's, each test run's) is made from.
  */
-export async function prepareWorkspace(task: Task, paths: AttemptPaths, env: Pick<AttemptEnv, 'stateDir' | 'sandbox' | 'signal'>): Promise<Prepared> {
+export async function prepareWorkspace(
+  task: Task,
+  paths: AttemptPaths,
+  env: Pick<AttemptEnv, 'stateDir' | 'sandbox' | 'signal' | 'environments'>,
+): Promise<Prepared> {
   const { attemptDir, workspace } = paths;
   let started = performance.now();
   const lap = (): number => {
@@ -320,7 +335,10 @@ export async function prepareWorkspace(task: Task, paths: AttemptPaths, env: Pic
   if (task.setup.length > 0) {
     const toolCache = join(env.stateDir, 'cache', 'tools');
     await mkdir(toolCache, { recursive: true });
-    const executor = createExecutor(env.sandbox, sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, alsoWritable: [toolCache] }));
+    const executor = createExecutor(
+      env.sandbox,
+      sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, alsoWritable: [toolCache], environments: env.environments }),
+    );
     try {
       for (const command of task.setup) {
         const result = await executor.exec({
@@ -375,11 +393,13 @@ interface AgentRun {
   /** The first sandbox limit one of the agent's commands hit, if any. */
   limitHit?: ResourceLimitName;
   fsGuard: Awaited<ReturnType<typeof startFsGuard>>;
+  /** docker: the image id the agent's containers reported. */
+  containerImageId?: string;
 }
 
 async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv, plan: AttemptPlan): Promise<AgentRun> {
   const { attemptDir, workspace } = paths;
-  const base = sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, baselineGitDir: baseline.gitDir });
+  const base = sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, baselineGitDir: baseline.gitDir, environments: env.environments });
   // A model agent's traffic goes through a gateway session; its metering becomes the attempt's usage.
   const agentDirs = env.prepared?.get(agent.name)?.readOnly ?? [];
   const models = env.models?.openAttempt(plan, agent, { workspace, home: base.home, attemptDir, agentDirs });
@@ -443,7 +463,15 @@ async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline:
     }
     const commands = [...executor.events()];
     const limitHit = commands.find((c) => c.limitExceeded !== undefined)?.limitExceeded;
-    return { result: models ? models.finish(result) : result, commands, enforcesFs, fsGuard, ...(limitHit ? { limitHit } : {}) };
+    const containerImageId = executor.containerImageId?.();
+    return {
+      result: models ? models.finish(result) : result,
+      commands,
+      enforcesFs,
+      fsGuard,
+      ...(limitHit ? { limitHit } : {}),
+      ...(containerImageId !== undefined ? { containerImageId } : {}),
+    };
   } finally {
     clearTimeout(timer);
     watchdog.stop();

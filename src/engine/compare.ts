@@ -15,6 +15,23 @@ export interface RunCells {
   cells: readonly CellCounts[];
   /** The run's planned tasks with their config hashes (from plan.json), when known. */
   tasks?: readonly PlannedTask[];
+  /** docker runs: the images each task's attempts ran on, by task id (from their provenance). */
+  environments?: ReadonlyMap<string, TaskImages>;
+}
+
+/** The images one task's attempts ran on in one run. */
+export interface TaskImages {
+  /** The references as configured (an image tag, a Dockerfile), sorted. */
+  references: string[];
+  /** Local image ids, sorted. */
+  imageIds: string[];
+}
+
+/** A task both runs ran on different images: a rebuilt Dockerfile, or one tag that named two images. */
+export interface EnvironmentChange {
+  taskId: string;
+  a: TaskImages;
+  b: TaskImages;
 }
 
 export type CellChange = 'worse' | 'better' | 'same' | 'only in A' | 'only in B' | 'unscored';
@@ -50,6 +67,8 @@ export interface RunComparison {
   improvements: CellDelta[];
   pairs: AgentRunComparison[];
   notes: string[];
+  /** Tasks whose images differ between the runs (absent when none do, or neither run used docker). */
+  environmentChanges?: EnvironmentChange[];
 }
 
 /**
@@ -91,6 +110,12 @@ export function compareRuns(a: RunCells, b: RunCells, opts: { seed?: number; con
       );
     }
   }
+  const environmentChanges = imageChanges(a.environments, b.environments);
+  for (const change of environmentChanges) {
+    notes.push(
+      `task ${change.taskId} ran on different images (A ${imagesText(change.a)}, B ${imagesText(change.b)}): its deltas mix agent and environment changes`,
+    );
+  }
   return {
     runA: a.runId,
     runB: b.runId,
@@ -99,6 +124,7 @@ export function compareRuns(a: RunCells, b: RunCells, opts: { seed?: number; con
     improvements: cells.filter((c) => c.change === 'better'),
     pairs,
     notes,
+    ...(environmentChanges.length > 0 ? { environmentChanges } : {}),
   };
 }
 
@@ -116,6 +142,24 @@ function changedTasks(a: readonly PlannedTask[], b: readonly PlannedTask[]): str
       return t.identity !== undefined && other.identity !== undefined ? t.identity !== other.identity : t.hash !== other.hash;
     })
     .map((t) => t.id);
+}
+
+/**
+ * Tasks both runs ran whose image ids differ. The reference alone proves nothing: a tag (or a
+ * Dockerfile with a mutable base) names whatever image it was built or pulled as that day.
+ */
+function imageChanges(a: RunCells['environments'], b: RunCells['environments']): EnvironmentChange[] {
+  if (a === undefined || b === undefined) return [];
+  const changes: EnvironmentChange[] = [];
+  for (const [taskId, inA] of [...a].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) {
+    const inB = b.get(taskId);
+    if (inB !== undefined && inA.imageIds.join('\n') !== inB.imageIds.join('\n')) changes.push({ taskId, a: inA, b: inB });
+  }
+  return changes;
+}
+
+function imagesText(images: TaskImages): string {
+  return `${images.imageIds.map((id) => id.replace(/^sha256:/, '').slice(0, 12)).join(', ')} from ${images.references.join(', ')}`;
 }
 
 function delta(a: CellCounts | null, b: CellCounts | null): CellDelta {

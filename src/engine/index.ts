@@ -42,7 +42,16 @@ export {
   type ResumeRecord,
 } from './run-files.js';
 export { readCheckpoint, CHECKPOINT_FILE, type CheckpointEntry } from './checkpoint.js';
-export { compareRuns, type RunComparison, type CellDelta, type CellCounts, type AgentRunComparison, type RunCells } from './compare.js';
+export {
+  compareRuns,
+  type RunComparison,
+  type CellDelta,
+  type CellCounts,
+  type AgentRunComparison,
+  type RunCells,
+  type TaskImages,
+  type EnvironmentChange,
+} from './compare.js';
 export {
   runTaskTests,
   listTests,

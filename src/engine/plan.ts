@@ -93,6 +93,14 @@ function taskContent(task: Task): Record<string, unknown> {
     ...rest,
     repo: task.repo.kind === 'local' ? { ...task.repo, path: rel(task.repo.path) } : task.repo,
     heldOut: task.heldOut ? { ...task.heldOut, path: rel(task.heldOut.path) } : undefined,
+    // The environment as configured; a rebuilt image under the same reference shows in each attempt's provenance instead.
+    environment: task.environment
+      ? {
+          ...task.environment,
+          ...(task.environment.dockerfile ? { dockerfile: rel(task.environment.dockerfile) } : {}),
+          ...(task.environment.context ? { context: rel(task.environment.context) } : {}),
+        }
+      : undefined,
   };
 }
 

@@ -11,6 +11,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { SandboxKind } from '../sandbox/executor.js';
+import type { ResolvedEnvironment } from '../environment/index.js';
 import { baselineDefects, ensureGitCache, oracleDefect, repoDefect, RepoSourceError, taskWhere, type TaskWhere } from '../tasks/index.js';
 import type { Task, TaskDefect } from '../types/index.js';
 import { git, GitError } from '../workspace/index.js';
@@ -33,6 +34,8 @@ export interface PreflightOptions {
   signal?: AbortSignal;
   /** How a task's fields are named in messages (its file and `tasks[i]`); default by id. */
   where?: (task: Task) => TaskWhere;
+  /** docker runs: the tasks' resolved environments; setup and baseline tests run in them. */
+  environments?: ReadonlyMap<string, ResolvedEnvironment>;
 }
 
 export interface TaskPreflight {
@@ -75,7 +78,12 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
     }
   }
   const paths = attemptPaths(join(options.dir, slug(task.id)));
-  const env = { stateDir: options.stateDir, sandbox: options.sandbox, ...(options.signal ? { signal: options.signal } : {}) };
+  const env = {
+    stateDir: options.stateDir,
+    sandbox: options.sandbox,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.environments ? { environments: options.environments } : {}),
+  };
   try {
     const prepared = await prepareWorkspace(task, paths, env);
     const testEnv = { ...env, runDir: options.dir };

@@ -23,6 +23,7 @@ import { slimAttempt } from './slim.js';
 import { StateFaultWatch, withStateDirFaults } from './state-faults.js';
 import { taskErrorAttempt } from './task-error.js';
 import { buildSummary, type RunSummaryFile } from './summary.js';
+import { checkEnvironmentSandbox, resolveRunEnvironments, type RunEnvironments } from './environments.js';
 
 /** Per-attempt settings a run passes to every attempt (sandbox kind, grading options). */
 export type AttemptSettings = Omit<AttemptEnv, 'runDir' | 'stateDir' | 'signal' | 'models'>;
@@ -55,6 +56,8 @@ export interface RunObserver extends LoopObserver {
   onPreflight?(info: { tasks: number }): void;
   /** The preflight found a task broken: its attempts are recorded as `task_error` and never run. */
   onTaskError?(taskId: string, defects: readonly TaskDefect[]): void;
+  /** docker runs: one line of resolving the tasks' images (found, pulled, built or cached, and the build's output). */
+  onEnvironment?(line: string): void;
 }
 
 export interface RunOptions {
@@ -219,6 +222,10 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     ],
     attempts: plan.attempts,
   });
+  // A suite's tasks come from several files: each task's errors name its own.
+  const whereOf = (task: Task) => taskWhere(task, options.taskIndex?.get(task.id), options.taskSets?.has(task.id) ? task.sourceFile : options.taskSetFile);
+  // A task that runs in an image cannot run without Docker: said before anything is written.
+  await checkEnvironmentSandbox(options.tasks, options.settings.sandbox, whereOf);
   // Keys, then agent programs (installs, versions), once per run and before the run directory
   // exists: a run that cannot start stops here and leaves nothing behind.
   const modelSpecs = [...agents.values()].flatMap((a) => (a.modelSpec ? [a.modelSpec] : []));
@@ -244,7 +251,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     // The run directory appears with its plan.json or not at all, so a crash here never leaves a run that cannot resume.
     await createRunDir(runDir, fresh);
   }
-  const preflight = async (toRun: readonly AttemptPlan[], concurrency: number): Promise<TaskPreflight[]> => {
+  const preflight = async (toRun: readonly AttemptPlan[], concurrency: number, environments: RunEnvironments): Promise<TaskPreflight[]> => {
     const ids = new Set(toRun.map((a) => a.taskId));
     const pending = options.tasks.filter((t) => ids.has(t.id));
     if (pending.length === 0) return [];
@@ -256,8 +263,8 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       oracle: kind === 'validate' || options.agents.includes('oracle'),
       concurrency,
       ...(options.signal ? { signal: options.signal } : {}),
-      // A suite's tasks come from several files: each task's errors name its own.
-      where: (task) => taskWhere(task, options.taskIndex?.get(task.id), options.taskSets?.has(task.id) ? task.sourceFile : options.taskSetFile),
+      where: whereOf,
+      ...(environments.resolved.size > 0 ? { environments: environments.resolved } : {}),
     });
   };
   const release = await acquireRunLock(runDir, runId);
@@ -341,9 +348,20 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       return true;
     };
 
+    // docker: each pending task's image, found, pulled or built once for the whole run, before any
+    // preflight or attempt runs in it. One that cannot be had is a task error, like a broken repo.
+    const pendingTasks = new Set(toRun.map((a) => a.taskId));
+    const environments = await resolveRunEnvironments(
+      options.tasks.filter((t) => pendingTasks.has(t.id)),
+      options.settings.sandbox,
+      whereOf,
+      (line) => options.observer?.onEnvironment?.(line),
+    );
     // Broken tasks are found once, before any agent: their attempts become task errors and never run.
-    const checked = (options.preflight ?? options.runAttempt === undefined) ? await preflight(toRun, concurrency) : [];
-    const broken = new Map(checked.filter((c) => c.defects.length > 0).map((c) => [c.taskId, c.defects]));
+    const checkable = toRun.filter((a) => !environments.defects.has(a.taskId));
+    const checked = (options.preflight ?? options.runAttempt === undefined) ? await preflight(checkable, concurrency, environments) : [];
+    const broken = new Map([...environments.defects, ...checked.filter((c) => c.defects.length > 0).map((c) => [c.taskId, c.defects] as const)]);
+    for (const [taskId, defects] of environments.defects) options.observer?.onTaskError?.(taskId, defects);
     // Each task's baseline test runs, taken once here, serve all its attempts.
     const taskBaselines = new Map(checked.flatMap((c) => (c.baseline ? [[c.taskId, c.baseline] as const] : [])));
     for (const c of checked) {
@@ -361,7 +379,15 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       attempts: toRun.filter((a) => !broken.has(a.taskId)),
       concurrency,
       runner: options.runAttempt ?? runAttempt,
-      env: { ...options.settings, runDir, stateDir, models: runModels, taskBaselines, prepared },
+      env: {
+        ...options.settings,
+        runDir,
+        stateDir,
+        models: runModels,
+        taskBaselines,
+        prepared,
+        ...(environments.resolved.size > 0 ? { environments: environments.resolved } : {}),
+      },
       task: (id) => tasks.get(id) as Task,
       agent: (spec) => agents.get(spec) as Agent,
       failFast: options.failFast,

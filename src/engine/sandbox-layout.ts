@@ -1,6 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import type { SandboxLayout } from '../sandbox/executor.js';
 import type { Task } from '../types/index.js';
+import { containerEnvironmentOf, type ResolvedEnvironment } from '../environment/index.js';
 
 export interface LayoutInput {
   task: Task;
@@ -12,6 +13,8 @@ export interface LayoutInput {
   baselineGitDir?: string;
   /** Extra writable directories for this phase (a results dir for tests, a tool cache for setup). */
   alsoWritable?: string[];
+  /** The run's resolved environments by task id (docker runs): the task's image goes into the layout. */
+  environments?: ReadonlyMap<string, ResolvedEnvironment>;
 }
 
 /**
@@ -31,5 +34,10 @@ export function sandboxLayout(input: LayoutInput): SandboxLayout {
     readOnly: input.baselineGitDir ? [join(input.baselineGitDir, 'objects')] : [],
     home: join(input.attemptDir, 'home'),
     tmp: join(input.attemptDir, 'tmp'),
+    ...withContainer(containerEnvironmentOf(input.environments?.get(input.task.id), input.task)),
   };
+}
+
+function withContainer(environment: SandboxLayout['environment']): Pick<SandboxLayout, 'environment'> {
+  return environment ? { environment } : {};
 }

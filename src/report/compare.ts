@@ -1,5 +1,7 @@
 import type { RunStats } from '../types/index.js';
-import { compareRuns as compareRunCells, type PlannedTask } from '../engine/index.js';
+import { compareRuns as compareRunCells, type PlannedTask, type TaskImages } from '../engine/index.js';
+import type { HistoryReader } from '../store/index.js';
+import { attemptRowsOf } from './history-view.js';
 import { wilson } from '../stats/index.js';
 import type { AgentRate, CompareView, RunView, TrendPointView, TrendView } from './view.js';
 
@@ -15,10 +17,15 @@ const cellsOf = (v: RunView) => (v.stats?.cells ?? []).map((c) => ({ agent: c.ag
  * Two runs side by side, compared by the engine exactly as `crucible compare` does (cell deltas and
  * a paired verdict per agent over the tasks both runs scored), with each run's own pass rates.
  */
-export function compareRuns(a: RunView, b: RunView, tasks: { a?: readonly PlannedTask[]; b?: readonly PlannedTask[] } = {}): CompareView {
+export function compareRuns(
+  a: RunView,
+  b: RunView,
+  tasks: { a?: readonly PlannedTask[]; b?: readonly PlannedTask[] } = {},
+  environments: { a?: ReadonlyMap<string, TaskImages>; b?: ReadonlyMap<string, TaskImages> } = {},
+): CompareView {
   const comparison = compareRunCells(
-    { runId: a.run.runId, cells: cellsOf(a), ...(tasks.a ? { tasks: tasks.a } : {}) },
-    { runId: b.run.runId, cells: cellsOf(b), ...(tasks.b ? { tasks: tasks.b } : {}) },
+    { runId: a.run.runId, cells: cellsOf(a), ...(tasks.a ? { tasks: tasks.a } : {}), ...(environments.a ? { environments: environments.a } : {}) },
+    { runId: b.run.runId, cells: cellsOf(b), ...(tasks.b ? { tasks: tasks.b } : {}), ...(environments.b ? { environments: environments.b } : {}) },
   );
   const agents = [...new Set([...(a.stats?.agents ?? []), ...(b.stats?.agents ?? [])].map((x) => x.agent))].sort();
   return { a: a.run, b: b.run, comparison, rates: agents.map((agent) => ({ agent, a: rateOf(a.stats, agent), b: rateOf(b.stats, agent) })) };
@@ -33,4 +40,22 @@ export function trendView(bucket: 'day' | 'run', points: ReadonlyArray<Omit<Tren
       return { ...p, rate: w?.rate ?? null, low: w?.low ?? null, high: w?.high ?? null };
     }),
   };
+}
+
+/**
+ * The images each task's attempts ran on in a run, from the provenance in the history's attempt
+ * documents (docker attempts only; other sandboxes record none).
+ */
+export function environmentsOfRun(reader: HistoryReader, runId: string): Map<string, TaskImages> {
+  const found = new Map<string, { references: Set<string>; imageIds: Set<string> }>();
+  for (const row of attemptRowsOf(reader, runId)) {
+    if (row.sandbox !== 'docker') continue;
+    const environment = reader.getAttempt(row.attemptId)?.attempt.environment;
+    if (environment === undefined) continue;
+    const entry = found.get(row.taskId) ?? { references: new Set<string>(), imageIds: new Set<string>() };
+    entry.references.add(environment.reference);
+    entry.imageIds.add(environment.imageId);
+    found.set(row.taskId, entry);
+  }
+  return new Map([...found].map(([taskId, e]) => [taskId, { references: [...e.references].sort(), imageIds: [...e.imageIds].sort() }]));
 }

@@ -243,7 +243,7 @@ const CORPUS: BadInput[] = [
     argv: ['run', 'tasks.yaml', '--agent', 'nop', '--sandbox', 'local', '--out', 'tasks.yaml/state'],
     says: /--out tasks\.yaml\/state/,
   },
-  { name: '--sandbox docker', argv: run('--sandbox', 'docker') },
+  { name: '--sandbox podman', argv: run('--sandbox', 'podman'), says: /podman/ },
   { name: '--force without --resume', argv: run('--force'), says: /--force only applies with --resume/ },
   { name: '--retry-errors without --resume', argv: run('--retry-errors'), says: /--retry-errors only applies with --resume/ },
   { name: '--resume unknown run', argv: run('--resume', 'nosuchrun'), says: /nosuchrun/ },

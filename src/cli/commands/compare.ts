@@ -6,6 +6,7 @@ import { InputError } from '../../errors.js';
 import { pct, table } from '../format.js';
 import { points, verdictText } from '../format-stats.js';
 import { requireHistory, resolveRunId } from '../history-reader.js';
+import { environmentsOfRun } from '../../report/compare.js';
 
 export interface CompareCommandOptions {
   json?: boolean;
@@ -20,8 +21,8 @@ export async function compareCommand(a: string, b: string, opts: CompareCommandO
     const runB = resolveRunId(reader, b, 'run-b');
     if (runA === runB) throw new InputError(`${a} and ${b} are the same run ${runA} (fix: pass two different runs)`);
     comparison = compareRuns(
-      { runId: runA, cells: reader.cells(runA), tasks: await plannedTasks(opts.out, runA, reader.getRun(runA)?.kind) },
-      { runId: runB, cells: reader.cells(runB), tasks: await plannedTasks(opts.out, runB, reader.getRun(runB)?.kind) },
+      { runId: runA, cells: reader.cells(runA), tasks: await plannedTasks(opts.out, runA, reader.getRun(runA)?.kind), environments: environmentsOfRun(reader, runA) },
+      { runId: runB, cells: reader.cells(runB), tasks: await plannedTasks(opts.out, runB, reader.getRun(runB)?.kind), environments: environmentsOfRun(reader, runB) },
     );
   } finally {
     reader.close();

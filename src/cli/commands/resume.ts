@@ -6,7 +6,7 @@ import { defaultConcurrency, findRunDir, readPlanFile, type AttemptSettings } fr
 import { withFlagNames } from '../option-flags.js';
 import type { ModelRunOptions } from '../../engine/gateway-lifecycle.js';
 import { InputError } from '../../errors.js';
-import { resolveSandbox } from '../../sandbox/index.js';
+import { resolveRunSandbox } from '../sandbox-choice.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
 import type { Task } from '../../types/index.js';
 import { wholeNumber } from '../args.js';
@@ -47,7 +47,7 @@ export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOpti
   const settings = plan.settings as AttemptSettings;
   const kind = settings.sandbox as SandboxKind;
   const trusted = plan.agents.every((a) => referenceAgentNames().includes(a));
-  const sandbox = await resolveSandbox(kind, { allowFallback: trusted });
+  const sandbox = await resolveRunSandbox(kind, trusted);
   if (sandbox.warning) process.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
 
   await runAndReport(

@@ -5,7 +5,7 @@ import { runsDirOf } from '../../engine/index.js';
 import { agentInfoText, attemptRowsOf, formatTrajectoryText, listItemOfRow, loadTrajectory, statsOfRecordedRun, storedStats } from '../../report/index.js';
 import { usageAnomalyText } from '../../format/index.js';
 import type { AttemptDetail, HistoryReader } from '../../store/index.js';
-import type { AttemptResult, TestRunEvidence } from '../../types/index.js';
+import type { AttemptResult, EnvironmentProvenance, TestRunEvidence } from '../../types/index.js';
 import { colorVerdict, count, formatDuration, usd } from '../format.js';
 import { formatRunReport } from '../format-run.js';
 import { formatUsageTable } from '../model-run.js';
@@ -97,6 +97,8 @@ export function formatAttempt(detail: AttemptDetail, dir: string): string {
   );
   out.push(`  ${a.startedAt} → ${a.finishedAt}`);
 
+  if (a.environment) out.push('', pc.bold('environment'), ...formatEnvironment(a.environment));
+
   const r = a.agentResult;
   if (r) {
     const parts = [`stop ${r.stopReason}`];
@@ -154,6 +156,45 @@ function prepareParts(t: AttemptResult['timings']): string {
     ['baseline commit', t.baselineCommitMs],
   ].flatMap(([label, ms]) => (typeof ms === 'number' ? [`${label} ${formatDuration(ms)}`] : []));
   return parts.length > 0 ? pc.dim(` (${parts.join(' · ')})`) : '';
+}
+
+/**
+ * Where the attempt's commands ran: the reference as configured, the image, its digest (or plainly
+ * none: a local image or a tag may change), the platform, the limits in force and the engine.
+ */
+export function formatEnvironment(e: EnvironmentProvenance): string[] {
+  const what =
+    e.source === 'dockerfile' ? `Dockerfile ${e.reference}` : e.source === 'host' ? `${e.reference} (the host's toolchain, bound read-only)` : e.reference;
+  const lines = [`  reference ${what}${e.contextHash ? pc.dim(` · context sha256:${e.contextHash.slice(0, 12)}`) : ''}`];
+  const ran =
+    e.containerImageId === undefined
+      ? ''
+      : e.containerImageId === e.imageId
+        ? pc.dim(' · containers ran it')
+        : pc.yellow(` · containers ran ${e.containerImageId}`);
+  lines.push(`  image ${e.imageId}${ran}`);
+  const digest = e.repoDigest ?? 'none (local image: mutable)';
+  lines.push(`  digest ${digest}${e.repoDigest !== null ? pc.dim(e.immutable ? ' · pinned by the reference' : ' · the reference is a tag: mutable') : ''}`);
+  const l = e.limits;
+  const limits = [
+    l.cpus !== undefined ? `cpus ${l.cpus}` : undefined,
+    l.memoryBytes !== undefined ? `memory ${bytes(l.memoryBytes)}` : undefined,
+    l.pids !== undefined ? `pids ${l.pids}` : undefined,
+    l.storageBytes !== undefined ? `storage ${bytes(l.storageBytes)}` : undefined,
+  ].filter((x) => x !== undefined);
+  lines.push(`  platform ${e.platform} · limits ${limits.join(', ') || 'none'} · engine Docker ${e.engineVersion}`);
+  return lines;
+}
+
+function bytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${units[unit]}`;
 }
 
 function formatTests(t: TestRunEvidence): string[] {
