@@ -70,7 +70,9 @@ export async function runCi(options: CiOptions): Promise<CiResult> {
       // The one line names the reason; the output that shows it goes beside the reports.
       const file = join(reportDir, SETUP_OUTPUT_FILE);
       await writeFile(file, setupOutputText(error.failure));
-      throw new InputError(`${settings.source}: ${error.message} (fix: correct setup: or run it locally first; its output: ${relative(process.cwd(), file) || file})`);
+      throw new InputError(
+        `${settings.source}: ${error.message} (fix: correct setup: or run it locally first; its output: ${relative(process.cwd(), file) || file})`,
+      );
     }
     throw error;
   }
@@ -123,6 +125,13 @@ async function loadSettings(checkout: Checkout, base: string, head: string | und
  */
 async function chooseCiSandbox(requested: SandboxKind | undefined, warn: (m: string) => void): Promise<SandboxKind> {
   if (requested === 'local') return 'local';
+  if (requested === 'docker') {
+    // Loaded only when asked for: the engine client is slow to import.
+    const { detectDocker } = await import('../docker/index.js');
+    const docker = await detectDocker();
+    if (!docker.ok) throw new InputError(`--sandbox docker needs a Docker engine: ${docker.reason} (fix: ${docker.fix})`);
+    return 'docker';
+  }
   const detection = await detectBwrap();
   if (detection.ok) return 'bwrap';
   if (requested === 'bwrap') throw new InputError(`--sandbox bwrap: ${detection.reason} (fix: ${detection.fix})`);

@@ -79,7 +79,13 @@ program
   .option('--fail-to-pass <id>', 'a test id that must pass at head (repeatable; overrides tests.fail_to_pass)', collect)
   .option('--commands <file>', 'a command log (commands.jsonl) for the unsafe_commands check')
   .option('--no-baseline-tests', 'do not run the tests at base (then every failing test counts as a regression)')
-  .addOption(new Option('--sandbox <kind>', 'where setup and tests run (default: bwrap when available)').choices(['bwrap', 'local']))
+  .addOption(
+    new Option('--sandbox <kind>', 'where setup and tests run (default: bwrap when available; docker: containers of the host view)').choices([
+      'bwrap',
+      'local',
+      'docker',
+    ]),
+  )
   .option('--allow-failure', 'report a FAIL but exit 0')
   .option('-o, --out <dir>', "Crucible's state directory (reports go to <out>/ci/<id>/)", '.crucible')
   .option('--json', 'print ci.json on stdout; the summary goes to stderr')
@@ -135,7 +141,13 @@ program
   .option('--at <side>', 'baseline (the repo after setup, default) or oracle (with the oracle patch applied)')
   .option('--suggest', 'run both sides and print fail_to_pass (fails at the baseline, passes with the oracle) and pass_to_pass (passes on both) as YAML')
   .option('-o, --out <dir>', "Crucible's state directory (caches; the scratch copy goes to <out>/tests/ and is removed)", '.crucible')
-  .addOption(new Option('--sandbox <kind>', 'where setup and the tests run (default: bwrap on Linux)').choices(['bwrap', 'local']))
+  .addOption(
+    new Option('--sandbox <kind>', 'where setup and the tests run (default: bwrap on Linux; a task with an environment needs docker)').choices([
+      'bwrap',
+      'local',
+      'docker',
+    ]),
+  )
   .option('--json', 'print the runs (every id, its outcome and case count) and the suggestion as JSON')
   .addHelpText(
     'after',

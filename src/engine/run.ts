@@ -309,7 +309,15 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     const planFile = previous ? planFileOf(previous, reconciled) : (fresh as RunPlanFile);
     const { createdAt } = planFile;
     if (previous) await writeJsonAtomic(join(runDir, 'plan.json'), planFile);
-    history?.recordRun({ runId, kind, taskSet: planFile.taskSet, createdAt, planned: plan.attempts.length, agents: options.agents, configHash: plan.configHash });
+    history?.recordRun({
+      runId,
+      kind,
+      taskSet: planFile.taskSet,
+      createdAt,
+      planned: plan.attempts.length,
+      agents: options.agents,
+      configHash: plan.configHash,
+    });
     const dropped = [...reconciled.superseded, ...reconciled.retried];
     if (dropped.length > 0) history?.deleteAttempts(runId, dropped);
     flushHistory();

@@ -17,6 +17,7 @@ import { formatDefect, oracleDefect, taskWhere, type TaskWhere } from '../tasks/
 import type { Task, TestCaseResult, TestRunEvidence } from '../types/index.js';
 import { git, GitError } from '../workspace/index.js';
 import { attemptPaths, besideWorkspace, prepareWorkspace } from './attempt.js';
+import { checkEnvironmentSandbox, resolveRunEnvironments } from './environments.js';
 import { runBaselineTests, runTaskTestsOnTree, type TestRun } from './attempt-verify.js';
 
 export type TestSide = 'baseline' | 'oracle';
@@ -60,10 +61,22 @@ export async function runTaskTests(task: Task, options: TaskTestsOptions): Promi
       `${where.file}: ${where.prefix}: task ${task.id} has no oracle patch to run the tests with (fix: add oracle.patch, or run at the baseline)`,
     );
   }
+  // A task with an environment runs in its image, as in a run: docker only, resolved (built) first.
+  await checkEnvironmentSandbox([task], options.sandbox, () => where);
+  const resolved = await resolveRunEnvironments([task], options.sandbox, () => where, options.onProgress ?? ((): void => undefined));
+  const defect = resolved.defects.get(task.id)?.[0];
+  if (defect) throw new InputError(`${defect.file}: ${defect.field}: ${defect.problem} (fix: ${defect.fix})`);
+  const environments = resolved.resolved.size > 0 ? { environments: resolved.resolved } : {};
   const scratchRoot = join(options.stateDir, 'tests');
   await mkdir(scratchRoot, { recursive: true });
   const paths = attemptPaths(await mkdtemp(join(scratchRoot, 'run-')));
-  const env = { runDir: paths.attemptDir, stateDir: options.stateDir, sandbox: options.sandbox, ...(options.signal ? { signal: options.signal } : {}) };
+  const env = {
+    runDir: paths.attemptDir,
+    stateDir: options.stateDir,
+    sandbox: options.sandbox,
+    ...environments,
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
   const say = options.onProgress ?? ((): void => undefined);
   try {
     const setup = task.setup.length > 0 ? `, ${task.setup.length} setup command${task.setup.length === 1 ? '' : 's'}` : '';

@@ -37,6 +37,7 @@ export function containerEnvironmentOf(resolved: ResolvedEnvironment | undefined
   const env = task.environment;
   return {
     imageId: resolved.imageId,
+    ...(resolved.hostView ? { hostView: true } : {}),
     ...(env?.platform !== undefined ? { platform: env.platform } : {}),
     ...(env?.cpus !== undefined ? { cpus: env.cpus } : {}),
     ...(env?.storageBytes !== undefined ? { storageBytes: env.storageBytes } : {}),

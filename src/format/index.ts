@@ -1,5 +1,14 @@
 /** Formatting shared by the terminal, the reports and the web app: pure, no Node APIs. */
 export { count, pct, usd } from './numbers.js';
 export { cutLabels, distinctLabels } from './labels.js';
-export { cutOutput, cutOutputDetail, failureExcerpt, failureLine, isFailureLine, FAILURE_EXCERPT_BUDGET, type CutBudget, type CutResult } from './output-cut.js';
+export {
+  cutOutput,
+  cutOutputDetail,
+  failureExcerpt,
+  failureLine,
+  isFailureLine,
+  FAILURE_EXCERPT_BUDGET,
+  type CutBudget,
+  type CutResult,
+} from './output-cut.js';
 export { usageAnomalyText } from './usage.js';

@@ -128,7 +128,13 @@ function fromChatUsage(usage: unknown): ReadUsage | undefined {
   const reasoning = c.get('completion_tokens_details', 'reasoning_tokens');
   c.notAbove(['prompt_tokens_details.cached_tokens', cached], ['prompt_tokens', input]);
   c.notAbove(['completion_tokens_details.reasoning_tokens', reasoning], ['completion_tokens', output]);
-  c.sums(['total_tokens', c.get('total_tokens')], [['prompt_tokens', input], ['completion_tokens', output]]);
+  c.sums(
+    ['total_tokens', c.get('total_tokens')],
+    [
+      ['prompt_tokens', input],
+      ['completion_tokens', output],
+    ],
+  );
   if (input === undefined || output === undefined) return undefined;
   return {
     usage: { inputTokens: input, outputTokens: output, cacheReadTokens: cached ?? 0, cacheWriteTokens: 0, reasoningTokens: reasoning ?? 0 },
@@ -145,7 +151,13 @@ function fromResponsesUsage(usage: unknown): ReadUsage | undefined {
   const reasoning = c.get('output_tokens_details', 'reasoning_tokens');
   c.notAbove(['input_tokens_details.cached_tokens', cached], ['input_tokens', input]);
   c.notAbove(['output_tokens_details.reasoning_tokens', reasoning], ['output_tokens', output]);
-  c.sums(['total_tokens', c.get('total_tokens')], [['input_tokens', input], ['output_tokens', output]]);
+  c.sums(
+    ['total_tokens', c.get('total_tokens')],
+    [
+      ['input_tokens', input],
+      ['output_tokens', output],
+    ],
+  );
   if (input === undefined || output === undefined) return undefined;
   return {
     usage: { inputTokens: input, outputTokens: output, cacheReadTokens: cached ?? 0, cacheWriteTokens: 0, reasoningTokens: reasoning ?? 0 },
@@ -163,7 +175,13 @@ function fromAnthropicUsage(usage: unknown): ReadUsage | undefined {
   const cacheWrite = c.get('cache_creation_input_tokens') ?? 0;
   if (uncached === undefined || output === undefined) return undefined;
   return {
-    usage: { inputTokens: uncached + cacheRead + cacheWrite, outputTokens: output, cacheReadTokens: cacheRead, cacheWriteTokens: cacheWrite, reasoningTokens: 0 },
+    usage: {
+      inputTokens: uncached + cacheRead + cacheWrite,
+      outputTokens: output,
+      cacheReadTokens: cacheRead,
+      cacheWriteTokens: cacheWrite,
+      reasoningTokens: 0,
+    },
     anomalies: c.anomalies,
   };
 }
@@ -192,7 +210,13 @@ function fromGeminiUsage(usage: unknown): ReadUsage | undefined {
     ],
   );
   return {
-    usage: { inputTokens: prompt + toolPrompt, outputTokens: candidates + thoughts, cacheReadTokens: cached ?? 0, cacheWriteTokens: 0, reasoningTokens: thoughts },
+    usage: {
+      inputTokens: prompt + toolPrompt,
+      outputTokens: candidates + thoughts,
+      cacheReadTokens: cached ?? 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: thoughts,
+    },
     anomalies: c.anomalies,
   };
 }

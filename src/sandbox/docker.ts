@@ -63,9 +63,10 @@ export function createDockerExecutor(layout: SandboxLayout, options: DockerExecu
     const dir = await files();
     const { docker, client } = await connect();
     const image = layout.environment?.imageId ?? (await docker.ensureHostImage(client));
-    const hostView = layout.environment
-      ? undefined
-      : { path: baseEnv().PATH ?? '', pyenvRoot: process.env.PYENV_ROOT, execPath: process.execPath, userHome: homedir(), sandboxHome: layout.home };
+    const hostView =
+      layout.environment && layout.environment.hostView !== true
+        ? undefined
+        : { path: baseEnv().PATH ?? '', pyenvRoot: process.env.PYENV_ROOT, execPath: process.execPath, userHome: homedir(), sandboxHome: layout.home };
     const binds = await planBinds({ layout, network, hostView, filesDir: await mkdtemp(join(dir, `${network}-`)), user });
     const runtime = helperRuntime();
     const scripts = [
@@ -116,7 +117,8 @@ export function createDockerExecutor(layout: SandboxLayout, options: DockerExecu
     const imageRef = layout.environment.imageId;
     imageEnv ??= connect().then(({ client }) => readImageEnv(client, imageRef));
     const fromImage = await imageEnv;
-    const base = buildChildEnv({ hostEnv: { PATH: fromImage.PATH }, home: layout.home, tmpdir: '/tmp', requestEnv: request.env });
+    const hostEnv = layout.environment.hostView === true ? process.env : { PATH: fromImage.PATH };
+    const base = buildChildEnv({ hostEnv, home: layout.home, tmpdir: '/tmp', requestEnv: request.env });
     return { ...fromImage, ...base };
   };
 

@@ -76,6 +76,11 @@ export type SandboxKind = 'local' | 'bwrap' | 'docker';
 export interface ContainerEnvironment {
   /** Local image id (`sha256:…`) to run; resolved and built by src/environment, never pulled here. */
   imageId: string;
+  /**
+   * The image is built on the host view (HOST_IMAGE): its containers get the host's toolchain
+   * bound in read-only and the host's PATH, with the image's own variables on top.
+   */
+  hostView?: boolean;
   /** `os/arch[/variant]`, when the task pins one. */
   platform?: string;
   /** CPU share of the container (docker `NanoCpus` / 1e9). */

@@ -45,7 +45,6 @@ export class RunViews {
       reports: Object.values(REPORT_FILES).filter((f) => existsSync(join(dir, f))),
     };
   }
-
 }
 
 /** The state directory's folder a run of this kind lives in (engine's runsDirOf, for the server's path confinement). */

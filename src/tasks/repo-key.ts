@@ -113,7 +113,10 @@ function tomlName(text: string, table: string): string | undefined {
  * `ssh://git@github.com/x/y/` all become `github.com/x/y`. Anything else is kept as given.
  */
 export function normalizeRemote(url: string): string {
-  const trimmed = url.trim().replace(/\/+$/, '').replace(/\.git$/, '');
+  const trimmed = url
+    .trim()
+    .replace(/\/+$/, '')
+    .replace(/\.git$/, '');
   const scp = trimmed.match(/^[^@/:]+@([^:/]+):(.+)$/);
   if (scp) return `${(scp[1] as string).toLowerCase()}/${scp[2]}`;
   const web = trimmed.match(/^(?:https?|ssh|git):\/\/(?:[^@/]+@)?([^/:]+)(?::\d+)?\/(.+)$/);

@@ -44,7 +44,9 @@ describe('an attempt with a failed setup and contradictory usage, as show and th
 
   it('report.md shows the excerpt in a code block no line of it can close, and the contradiction', () => {
     const md = renderMarkdown(runViewOf({ runDir: '/nowhere', summary: summaryOf([setupFailed]), attempts: [setupFailed] }), [setupFailed]);
-    expect(md).toContain('````text\nnpm error code ETARGET\n[… 12 lines cut …]\nnpm error notarget No matching version found for left-pad@99.0.0 (see ```)\n````');
+    expect(md).toContain(
+      '````text\nnpm error code ETARGET\n[… 12 lines cut …]\nnpm error notarget No matching version found for left-pad@99.0.0 (see ```)\n````',
+    );
     expect(md).toContain('**Usage:** usage contradicts itself in 1 response');
   });
 

@@ -47,12 +47,25 @@ describe('dashboard: validate runs, in Chromium', () => {
     renameSync(join(state, 'runs', VALIDATE_ID), join(state, 'validate', VALIDATE_ID));
     const history = openHistory(join(state, 'history.db'));
     const s = summaryOf(checks, VALIDATE_ID);
-    history.recordRun({ runId: VALIDATE_ID, kind: 'validate', taskSet: 'examples/tasks.yaml', createdAt: '2026-11-30T12:00:00.000Z', planned: 2, agents: ['nop', 'oracle'] });
-    history.recordAttempts(VALIDATE_ID, checks.map((a) => ({ attempt: a })));
+    history.recordRun({
+      runId: VALIDATE_ID,
+      kind: 'validate',
+      taskSet: 'examples/tasks.yaml',
+      createdAt: '2026-11-30T12:00:00.000Z',
+      planned: 2,
+      agents: ['nop', 'oracle'],
+    });
+    history.recordAttempts(
+      VALIDATE_ID,
+      checks.map((a) => ({ attempt: a })),
+    );
     history.finishRun(VALIDATE_ID, { finishedAt: s.finishedAt, executed: 2, stoppedEarly: false, counts: s.counts });
     history.close();
 
-    const child = spawn(process.execPath, [CLI, 'view', '--port', '0', '--out', state], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [CLI, 'view', '--port', '0', '--out', state], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     view = child;
     url = await new Promise<string>((done, fail) => {
       let out = '';

@@ -24,7 +24,8 @@ describe('agent names in the HTML report', () => {
 
   beforeAll(async () => {
     // A missing browser fails the suite rather than skipping it: a skipped browser test proves nothing.
-    if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install it (sudo apt-get install -y chromium, as .ci/run does) or set CRUCIBLE_CHROMIUM`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(`no Chromium at ${CHROMIUM}: install it (sudo apt-get install -y chromium, as .ci/run does) or set CRUCIBLE_CHROMIUM`);
     if (!existsSync(join(webAssetsDir(), 'assets/app.js'))) throw new Error('the web app is not built: run `npm run build:web` first');
     state = mkdtempSync(join(tmpdir(), 'crucible-names-'));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
@@ -57,9 +58,14 @@ describe('agent names in the HTML report', () => {
       expect(text, name).toContain(PLUS);
       expect(text, name).toContain(FLASH);
       // What is drawn (titles aside) names the two differently.
-      const drawn = await figure
-        .locator(`svg[data-chart="${name}"] text`)
-        .evaluateAll((nodes) => nodes.map((n) => [...n.childNodes].filter((c) => c.nodeName !== 'title').map((c) => c.textContent).join('')));
+      const drawn = await figure.locator(`svg[data-chart="${name}"] text`).evaluateAll((nodes) =>
+        nodes.map((n) =>
+          [...n.childNodes]
+            .filter((c) => c.nodeName !== 'title')
+            .map((c) => c.textContent)
+            .join(''),
+        ),
+      );
       const labels = drawn.filter((t) => t.includes('qwen') || t.includes('…'));
       expect(new Set(labels).size, `${name}: ${labels.join(' | ')}`).toBe(2);
     }

@@ -169,9 +169,25 @@ describe('compareRuns', () => {
 
   it('compares task identities when both plans have them, and the older hash otherwise', () => {
     const cells = [cell('x', 't1', 1), cell('x', 't2', 1)];
-    const a = { runId: 'A', cells, tasks: [{ id: 't1', version: '1', hash: 'h1', identity: 'i1' }, { id: 't2', version: '1', hash: 'h3' }] };
-    const b = { runId: 'B', cells, tasks: [{ id: 't1', version: '1', hash: 'h2', identity: 'i1' }, { id: 't2', version: '1', hash: 'h4', identity: 'i2' }] };
+    const a = {
+      runId: 'A',
+      cells,
+      tasks: [
+        { id: 't1', version: '1', hash: 'h1', identity: 'i1' },
+        { id: 't2', version: '1', hash: 'h3' },
+      ],
+    };
+    const b = {
+      runId: 'B',
+      cells,
+      tasks: [
+        { id: 't1', version: '1', hash: 'h2', identity: 'i1' },
+        { id: 't2', version: '1', hash: 'h4', identity: 'i2' },
+      ],
+    };
     expect(compareRuns(a, b).notes).toEqual([expect.stringMatching(/^task t2 differs between the runs/)]);
-    expect(compareRuns(a, { ...b, tasks: [{ id: 't1', version: '1', hash: 'h2', identity: 'i9' }] }).notes).toEqual([expect.stringMatching(/^task t1 differs/)]);
+    expect(compareRuns(a, { ...b, tasks: [{ id: 't1', version: '1', hash: 'h2', identity: 'i9' }] }).notes).toEqual([
+      expect.stringMatching(/^task t1 differs/),
+    ]);
   });
 });

@@ -130,7 +130,12 @@ describe('buildTestEvidence', () => {
 
   describe('output tail', () => {
     it('keeps the head, the tail and the failure lines of long output, within its budget, marked as cut', () => {
-      const output = ['TAP version 13', ...Array.from({ length: 2000 }, (_, i) => (i === 900 ? 'not ok 901 - rounds half to even' : `ok ${i + 1} - case`)), '# fail 1', 'the end'].join('\n');
+      const output = [
+        'TAP version 13',
+        ...Array.from({ length: 2000 }, (_, i) => (i === 900 ? 'not ok 901 - rounds half to even' : `ok ${i + 1} - case`)),
+        '# fail 1',
+        'the end',
+      ].join('\n');
       const { outputTail } = buildTestEvidence(run({ output }));
       expect(outputTail.length).toBeLessThanOrEqual(OUTPUT_TAIL_CHARS);
       expect(outputTail.startsWith('TAP version 13')).toBe(true);

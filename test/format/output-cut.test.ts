@@ -176,7 +176,7 @@ describe('failureExcerpt and failureLine', () => {
     'npm error code ETARGET',
     'npm error notarget No matching version found for crucible-no-such-package-zz@99.0.0.',
     'npm error notarget In most cases you or one of your dependencies are requesting',
-    'npm error notarget a package version that doesn\'t exist.',
+    "npm error notarget a package version that doesn't exist.",
     ...range(80, (i) => `npm verbose cleanup line ${i}`),
     'npm error A complete log of this run can be found in: /home/u/.npm/_logs/2026-debug-0.log',
   ].join('\n');
@@ -192,7 +192,7 @@ describe('failureExcerpt and failureLine', () => {
     expect(excerpt).toMatch(/^\[… [\d,]+ lines cut …\]$/m);
   });
 
-  it('picks the first real error line for the one-line message, not npm\'s note about its log', () => {
+  it("picks the first real error line for the one-line message, not npm's note about its log", () => {
     expect(failureLine(npmLog)).toBe('npm error code ETARGET');
     expect(failureLine('building\ndone\nexit status 3\n')).toBe('exit status 3');
     expect(failureLine('')).toBe('');

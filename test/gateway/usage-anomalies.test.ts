@@ -32,7 +32,9 @@ describe('usage that contradicts itself', () => {
     expect(messages.usage).toMatchObject({ inputTokens: 4, outputTokens: 7 });
     expect(messages.anomalies).toEqual(['input_tokens is negative (-3)']);
 
-    const gemini = read('gemini', { usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 10, thoughtsTokenCount: 5, totalTokenCount: 110, cachedContentTokenCount: 200 } });
+    const gemini = read('gemini', {
+      usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 10, thoughtsTokenCount: 5, totalTokenCount: 110, cachedContentTokenCount: 200 },
+    });
     expect(gemini.anomalies).toEqual([
       'cachedContentTokenCount (200) is more than promptTokenCount (100)',
       'totalTokenCount (110) is not promptTokenCount + toolUsePromptTokenCount + candidatesTokenCount + thoughtsTokenCount (115)',
@@ -40,11 +42,14 @@ describe('usage that contradicts itself', () => {
   });
 
   it('is not flagged when the counts agree, totals and thoughts included', () => {
-    expect(read('chat', { usage: { prompt_tokens: 1000, completion_tokens: 50, total_tokens: 1050, prompt_tokens_details: { cached_tokens: 1000 } } }).anomalies).toBeUndefined();
+    expect(
+      read('chat', { usage: { prompt_tokens: 1000, completion_tokens: 50, total_tokens: 1050, prompt_tokens_details: { cached_tokens: 1000 } } }).anomalies,
+    ).toBeUndefined();
     expect(read('responses', { usage: { input_tokens: 10, output_tokens: 5 } }).anomalies).toBeUndefined();
     expect(
-      read('gemini', { usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 10, thoughtsTokenCount: 5, toolUsePromptTokenCount: 3, totalTokenCount: 118 } })
-        .anomalies,
+      read('gemini', {
+        usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 10, thoughtsTokenCount: 5, toolUsePromptTokenCount: 3, totalTokenCount: 118 },
+      }).anomalies,
     ).toBeUndefined();
   });
 

@@ -40,8 +40,22 @@ describe('trajectory for the timeline', () => {
 
   it("keeps a tool's failure lines in the detail even after a long input", () => {
     const content = Array.from({ length: 120 }, (_, i) => `line ${i} of a file the agent wrote`).join('\n');
-    const output = ['TAP version 13', ...Array.from({ length: 40 }, (_, i) => (i === 20 ? 'not ok 21 - median of an even list' : `ok ${i + 1} - case`))].join('\n');
-    const event = { type: 'tool', t: 1, at, turn: 1, id: 'w', name: 'bash', input: { command: 'cat > a.py', content }, ok: true, output, outputChars: output.length, ms: 3 };
+    const output = ['TAP version 13', ...Array.from({ length: 40 }, (_, i) => (i === 20 ? 'not ok 21 - median of an even list' : `ok ${i + 1} - case`))].join(
+      '\n',
+    );
+    const event = {
+      type: 'tool',
+      t: 1,
+      at,
+      turn: 1,
+      id: 'w',
+      name: 'bash',
+      input: { command: 'cat > a.py', content },
+      ok: true,
+      output,
+      outputChars: output.length,
+      ms: 3,
+    };
     const [tool] = parseTrajectory(JSON.stringify(event)).events;
     expect(tool?.detail?.length).toBeLessThanOrEqual(4000);
     expect(tool?.detail).toContain('not ok 21 - median of an even list');

@@ -65,7 +65,7 @@ describe('repo keys: what the repository is, never where a copy sits', () => {
     expect(repoKey(local(b))).toBe('npm:slugify');
     const py = dirWith({ 'pyproject.toml': '[build-system]\nname = "not-this"\n\n[project]\nname = "stats-lib"\nversion = "1"\n' });
     expect(repoKey(local(py))).toBe('python:stats-lib');
-    const poetry = dirWith({ 'pyproject.toml': '[tool.poetry]\nname = \'poetic\'\n' });
+    const poetry = dirWith({ 'pyproject.toml': "[tool.poetry]\nname = 'poetic'\n" });
     expect(repoKey(local(poetry))).toBe('python:poetic');
   });
 
@@ -80,7 +80,10 @@ describe('repo keys: what the repository is, never where a copy sits', () => {
     const file = join(dir, 'tasks.yaml');
     const task = (id: string, path: string, key?: string): string =>
       `  - id: ${id}\n    repo: { path: ${path} }\n${key ? `    repo_key: ${key}\n` : ''}    instruction: fix it\n    tests: { command: npm test, fail_to_pass: [t] }\n`;
-    writeFileSync(file, `tasks:\n${task('one', 'copy-a', 'github.com/acme/widgets')}${task('two', 'copy-b', 'github.com/acme/widgets')}${task('three', 'copy-b')}`);
+    writeFileSync(
+      file,
+      `tasks:\n${task('one', 'copy-a', 'github.com/acme/widgets')}${task('two', 'copy-b', 'github.com/acme/widgets')}${task('three', 'copy-b')}`,
+    );
     const tasks = loadTaskSet(file).tasks;
     expect(tasks.map(taskRepoKey)).toEqual(['github.com/acme/widgets', 'github.com/acme/widgets', 'dir:copy-b']);
     expect(() => {
@@ -114,7 +117,11 @@ describe('the repo profile', () => {
 
   it('groups copies of one package as one repo', () => {
     const pkg = JSON.stringify({ name: 'widgets' });
-    const tasks = [taskOf('t1', dirWith({ 'package.json': pkg })), taskOf('t2', dirWith({ 'package.json': pkg })), taskOf('t3', dirWith({ 'setup.py': '' }, 'other'))];
+    const tasks = [
+      taskOf('t1', dirWith({ 'package.json': pkg })),
+      taskOf('t2', dirWith({ 'package.json': pkg })),
+      taskOf('t3', dirWith({ 'setup.py': '' }, 'other')),
+    ];
     const stats = aggregateRun(attempts, { taskRepo: taskRepoKeys(tasks) });
     expect(stats.repos.profiles.map((p) => [p.repo, p.tasks])).toEqual([
       ['dir:other', 1],

@@ -21,8 +21,18 @@ export async function compareCommand(a: string, b: string, opts: CompareCommandO
     const runB = resolveRunId(reader, b, 'run-b');
     if (runA === runB) throw new InputError(`${a} and ${b} are the same run ${runA} (fix: pass two different runs)`);
     comparison = compareRuns(
-      { runId: runA, cells: reader.cells(runA), tasks: await plannedTasks(opts.out, runA, reader.getRun(runA)?.kind), environments: environmentsOfRun(reader, runA) },
-      { runId: runB, cells: reader.cells(runB), tasks: await plannedTasks(opts.out, runB, reader.getRun(runB)?.kind), environments: environmentsOfRun(reader, runB) },
+      {
+        runId: runA,
+        cells: reader.cells(runA),
+        tasks: await plannedTasks(opts.out, runA, reader.getRun(runA)?.kind),
+        environments: environmentsOfRun(reader, runA),
+      },
+      {
+        runId: runB,
+        cells: reader.cells(runB),
+        tasks: await plannedTasks(opts.out, runB, reader.getRun(runB)?.kind),
+        environments: environmentsOfRun(reader, runB),
+      },
     );
   } finally {
     reader.close();

@@ -202,7 +202,9 @@ describe('the built-in loop', () => {
     const seen = String(toolResultsSeen(model, 2)['t1']?.value);
     expect(seen.length).toBeLessThan(20_100);
     expect(seen).toContain('ok 1233 - case number 1233\nnot ok 1234 - greeting says hello there\nok 1235 - case number 1235');
-    expect(seen).toMatch(/\[… [\d,]+ of 3,001 lines cut, 1 failure line kept; run the failing tests alone with bash to see all their output …\]\n\[tests exited with code 1\]$/);
+    expect(seen).toMatch(
+      /\[… [\d,]+ of 3,001 lines cut, 1 failure line kept; run the failing tests alone with bash to see all their output …\]\n\[tests exited with code 1\]$/,
+    );
     expect(seen).not.toContain('at the end');
     const tool = events.find((e) => e.type === 'tool' && e.id === 't1');
     expect(tool && 'output' in tool ? tool.output : '').toContain('not ok 1234 - greeting says hello there');

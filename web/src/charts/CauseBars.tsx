@@ -12,7 +12,10 @@ export function CauseBars({ stats }: { stats: RunStats }): ReactNode {
   const causes = (Object.keys(stats.agents[0]?.causes ?? {}) as Cause[]).filter((c) => stats.agents.some((a) => a.causes[c] > 0));
   const H = M.t + stats.agents.length * ROW + 6;
   const span = W - M.l - M.r;
-  const labels = agentLabels(stats.agents.map((a) => a.agent), 14);
+  const labels = agentLabels(
+    stats.agents.map((a) => a.agent),
+    14,
+  );
   return (
     <figure className="chart">
       <svg data-chart="causes" width={W} height={H} viewBox={`0 0 ${W} ${H}`} role="img" aria-label="failure causes by agent">

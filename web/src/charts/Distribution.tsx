@@ -35,7 +35,10 @@ export function Distribution({ stats, metric }: { stats: RunStats; metric: Metri
   const H = M.t + rows.length * ROW + M.b;
   const x = linear([0, max], [M.l, W - M.r]);
   const fmt = FORMAT[metric];
-  const labels = agentLabels(stats.agents.map((a) => a.agent), 14);
+  const labels = agentLabels(
+    stats.agents.map((a) => a.agent),
+    14,
+  );
   return (
     <figure className="chart">
       <svg data-chart={metric} width={W} height={H} viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${metric} per attempt by agent`}>
