@@ -14,7 +14,13 @@ export const heldOutCheck: Check = {
     const run = input.heldOut;
     const required = input.task.heldOut.required;
     if (!run) return fail('held-out tests did not run', { required });
-    const group = run.passToPass;
+    // Two groups, one requirement: the cases that passed at the baseline are required by id (the
+    // fail-to-pass group of this run), every other case reported must pass too (pass-to-pass).
+    const group = {
+      passed: run.failToPass.passed + run.passToPass.passed,
+      total: run.failToPass.total + run.passToPass.total,
+      failing: [...run.failToPass.failing, ...run.passToPass.failing],
+    };
     const evidence = {
       required,
       passed: group.passed,

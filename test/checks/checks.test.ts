@@ -122,6 +122,14 @@ describe('held_out', () => {
     expect(check('held_out', { task: taskFor({ heldOut: heldOutSpec(true) }), heldOut: run({ parsed: 0, invalidReason: 'no report' }) }).passed).toBe(false);
   });
 
+  it('trips when a case required by id (it passed at the baseline) fails or goes missing after the agent', () => {
+    const regressed = run({ failToPass: group(['h1'], [{ id: 'h2', reason: 'failed' }]), passToPass: group(['h3']) });
+    const result = check('held_out', { task: taskFor({ heldOut: heldOutSpec(true) }), heldOut: regressed });
+    expect(result).toMatchObject({ passed: false, severity: 'error', message: 'held_out 2/3: h2 (failed)' });
+    const gone = run({ failToPass: group([], [{ id: 'h1', reason: 'missing' }]), passToPass: group([]) });
+    expect(check('held_out', { task: taskFor({ heldOut: heldOutSpec(true) }), heldOut: gone }).passed).toBe(false);
+  });
+
   it('does not trip when they pass, or when the task has none', () => {
     const ok = check('held_out', { task: taskFor({ heldOut: heldOutSpec(true) }), heldOut: run({ failToPass: group([]), passToPass: group(['h1', 'h2']) }) });
     expect(ok).toMatchObject({ passed: true, message: 'held_out 2/2' });
