@@ -105,6 +105,8 @@ describe('crucible task new', () => {
       );
       expect(result.status, result.stderr).toBe(0);
       expect(result.stdout).toContain('added task fix-add');
+      // F2P is the new test; P2P (all_others) is the two older ones, passing on both sides.
+      expect(result.stdout).toMatch(/fail_to_pass {2}add\n {2}pass_to_pass {2}all_others \(2 test ids\)/);
       expect(result.stdout).toMatch(/valid\s+fix-add\s+fails 1\/1\s+passes 1\/1/);
 
       // The existing file is untouched byte for byte; the task follows it.
