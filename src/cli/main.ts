@@ -378,6 +378,12 @@ importCommand.addCommand(
     .requiredOption('-o, --out <dir>', 'directory to write the task set into (tasks.yaml, oracle/, held-out/)')
     .option('--ids <list>', 'only these instance ids, comma-separated')
     .option('--repos <dir>', 'local git mirrors named <owner>__<name> (default: clone https://github.com/<repo>.git)')
+    .addOption(
+      new Option('--environment <kind>', "image: SWE-bench's published instance image (pull: missing); none: the host toolchain (bwrap, local)")
+        .choices(['image', 'none'])
+        .default('image'),
+    )
+    .option('--dockerfile <file>', 'run every task in an image built from this Dockerfile instead (copied to <out>/env/)')
     .option('--force', 'write into an output directory that is not empty')
     .action(async (file: string, opts) => (await import('./commands/import.js')).importSweBenchCommand(file, opts)),
 );

@@ -3,7 +3,7 @@
  * Each format has its own module; `output.ts` holds what they share (safe paths, the output
  * directory, writing the task set).
  */
-export { importSweBench, type SweBenchImportOptions } from './swe-bench.js';
+export { importSweBench, type SweBenchEnvironment, type SweBenchImportOptions } from './swe-bench.js';
 // harbor: the Harbor / Terminal-Bench importer exports go here (./harbor.js).
 export {
   pathInside,

@@ -1,10 +1,13 @@
-import { importSweBench, type ImportResult } from '../../importers/index.js';
+import { InputError } from '../../errors.js';
+import { importSweBench, type ImportResult, type SweBenchEnvironment } from '../../importers/index.js';
 
 export interface SweBenchCommandOptions {
   out: string;
   ids?: string;
   repos?: string;
   force?: boolean;
+  environment?: 'image' | 'none';
+  dockerfile?: string;
 }
 
 /** `crucible import swe-bench <instances> -o DIR`. */
@@ -19,8 +22,17 @@ export async function importSweBenchCommand(file: string, opts: SweBenchCommandO
     force: opts.force === true,
     ...(ids === undefined ? {} : { ids }),
     ...(opts.repos === undefined ? {} : { repos: opts.repos }),
+    environment: sweBenchEnvironment(opts),
   });
   printImportResult(result);
+}
+
+function sweBenchEnvironment(opts: SweBenchCommandOptions): SweBenchEnvironment {
+  if (opts.dockerfile !== undefined) {
+    if (opts.environment === 'none') throw new InputError('--dockerfile and --environment none contradict each other (fix: drop one)');
+    return { kind: 'dockerfile', file: opts.dockerfile };
+  }
+  return { kind: opts.environment ?? 'image' };
 }
 
 // harbor: `importHarborCommand` (crucible import harbor <task-dir...> -o DIR) goes here, printing with printImportResult.
