@@ -125,6 +125,20 @@ describe('crucible import swe-bench refuses bad input with one line and exit 2',
     );
   });
 
+  it('an instance of a repo with its own test runner: skipped with a note, refused when --ids names it', () => {
+    const django = { ...good(), instance_id: 'django__django-1', FAIL_TO_PASS: JSON.stringify(['test_and (expressions.tests.CombinableTests)']) };
+    const file = instancesFile([JSON.stringify(good()), JSON.stringify(django)]);
+    const out = join(tempDir(), 'o');
+    const skipped = crucible(['import', 'swe-bench', file, '-o', out]);
+    expect(skipped.status).toBe(0);
+    expect(skipped.stdout).toContain('wrote 1 task to');
+    expect(skipped.stdout).toContain('note: skipped django__django-1: test id "test_and (expressions.tests.CombinableTests)" is not a pytest node id');
+    expectOneLineError(
+      crucible(['import', 'swe-bench', file, '--ids', 'django__django-1', '-o', join(tempDir(), 'o')]),
+      /:2: django__django-1: .* \(fix: leave it out of --ids\)/,
+    );
+  });
+
   it('an existing output directory unless --force, and a symlink planted in it even then', () => {
     const out = tempDir();
     writeFileSync(join(out, 'keep.txt'), 'x');
