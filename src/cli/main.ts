@@ -416,6 +416,37 @@ program
   )
   .action(async (which: string | undefined, opts) => (await import('./commands/schema.js')).schemaCommand(which, opts));
 
+const importCommand = program
+  .command('import')
+  .description('Turn a published benchmark format into a Crucible task set: swe-bench, harbor.')
+  .addHelpText(
+    'after',
+    `
+Examples:
+  crucible import swe-bench swe-bench-verified.jsonl --ids psf__requests-2317 -o swe
+  crucible validate swe/tasks.yaml --sandbox docker
+  examples/swe-bench/make-repo.sh /tmp/mirrors   # the bundled sample, offline:
+  crucible import swe-bench examples/swe-bench/instances.jsonl --repos /tmp/mirrors --environment none -o sample
+  crucible validate sample/tasks.yaml`,
+  );
+// .command() (not addCommand) so the subcommand inherits exitOverride: a usage error exits 2, not 1.
+importCommand
+  .command('swe-bench')
+  .description('One task per SWE-bench instance (JSON Lines or a JSON array): problem statement, gold patch as oracle, test patch applied only at evaluation.')
+  .argument('<instances>', 'instances file: .jsonl (one instance per line) or .json (an array)')
+  .requiredOption('-o, --out <dir>', 'directory to write the task set into (tasks.yaml, instructions/, oracle/)')
+  .option('--ids <list>', 'only these instance ids, comma-separated')
+  .option('--repos <dir>', 'local git mirrors named <owner>__<name> (default: clone https://github.com/<repo>.git)')
+  .addOption(
+    new Option('--environment <kind>', "image: SWE-bench's published instance image (pull: missing); none: the host toolchain (bwrap, local)")
+      .choices(['image', 'none'])
+      .default('image'),
+  )
+  .option('--dockerfile <file>', 'run every task in an image built from this Dockerfile instead (copied to <out>/env/)')
+  .option('--force', 'write into an output directory that is not empty')
+  .action(async (file: string, opts) => (await import('./commands/import.js')).importSweBenchCommand(file, opts));
+// harbor: `crucible import harbor` goes here, as importCommand.command('harbor')… (wired by the Harbor importer).
+
 program
   .command('agents')
   .description('List, install and check the external agents (CLI agents with a profile): claude-code, codex, …')
