@@ -123,6 +123,8 @@ function countsOf(summary: string): Map<string, number> {
 const TOTAL_OF: Record<Outcome, string> = { PASSED: 'passed', FAILED: 'failed', ERROR: 'errors', XFAIL: 'xfailed', XPASS: 'xpassed', SKIPPED: 'skipped' };
 
 function checkTotals(totals: ReadonlyMap<string, number>, seen: ReadonlyMap<Outcome, number>): void {
+  // pytest's default `-r fE` prints the section with failures only.
+  if ((totals.get('passed') ?? 0) > 0 && !seen.has('PASSED')) throw new ReportFormatError('pytest passed tests but its summary lists no PASSED test (fix: run pytest with -rA)');
   for (const [outcome, total] of Object.entries(TOTAL_OF) as [Outcome, string][]) {
     const claimed = totals.get(total) ?? 0;
     const read = seen.get(outcome) ?? 0;
