@@ -126,8 +126,8 @@ async function runTestsOnTree(
   }).finally(() => executor.close());
   // The report is read: the directory it was written to goes, so no later phase finds it.
   await rm(resultsDir, { recursive: true, force: true });
-  if (junitXml === undefined) return { evidence };
-  await writeFile(join(attemptDir, spec.reportName), junitXml);
+  // Only JUnit is kept as a file; a stream format's cases are the evidence, and its text is in the output tail.
+  if (junitXml !== undefined) await writeFile(join(attemptDir, spec.reportName), junitXml);
   return { evidence, ...(cases ? { cases } : {}) };
 }
 
