@@ -99,7 +99,9 @@ function checkCounts(suite: Suite, event: Record<string, unknown>, where: string
   for (const key of ['passed', 'failed', 'ignored'] as const) {
     const claimed = event[key];
     if (typeof claimed === 'number' && claimed !== suite.counts[key]) {
-      throw new ReportFormatError(`${where}: the suite reports ${claimed} ${key} but ${suite.counts[key]} test(s) ${key === 'passed' ? 'passed' : key === 'failed' ? 'failed' : 'were ignored'}`);
+      throw new ReportFormatError(
+        `${where}: the suite reports ${claimed} ${key} but ${suite.counts[key]} test(s) ${key === 'passed' ? 'passed' : key === 'failed' ? 'failed' : 'were ignored'}`,
+      );
     }
   }
   if (suite.testCount !== undefined && suite.testCount !== suite.seen.size) {

@@ -41,7 +41,9 @@ function readOutput(text: string): TestCaseResult[] {
   const closingAt = lines.findIndex((l, i) => i > (start ?? -1) && CLOSING.test(l));
   if (closingAt === -1) {
     throw new ReportFormatError(
-      start === undefined ? "no pytest summary in the output (fix: run pytest with -rA)" : "pytest's output ends before its closing summary line: the run was cut short",
+      start === undefined
+        ? 'no pytest summary in the output (fix: run pytest with -rA)'
+        : "pytest's output ends before its closing summary line: the run was cut short",
     );
   }
   const totals = countsOf(CLOSING.exec(lines[closingAt] ?? '')?.[1] ?? '');
@@ -124,7 +126,8 @@ const TOTAL_OF: Record<Outcome, string> = { PASSED: 'passed', FAILED: 'failed', 
 
 function checkTotals(totals: ReadonlyMap<string, number>, seen: ReadonlyMap<Outcome, number>): void {
   // pytest's default `-r fE` prints the section with failures only.
-  if ((totals.get('passed') ?? 0) > 0 && !seen.has('PASSED')) throw new ReportFormatError('pytest passed tests but its summary lists no PASSED test (fix: run pytest with -rA)');
+  if ((totals.get('passed') ?? 0) > 0 && !seen.has('PASSED'))
+    throw new ReportFormatError('pytest passed tests but its summary lists no PASSED test (fix: run pytest with -rA)');
   for (const [outcome, total] of Object.entries(TOTAL_OF) as [Outcome, string][]) {
     const claimed = totals.get(total) ?? 0;
     const read = seen.get(outcome) ?? 0;

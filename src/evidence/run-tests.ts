@@ -69,7 +69,8 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
     report = await readReport(streamReport, label);
   } else {
     const reportPath = req.junit ? await insideWithoutLinks(req.workspace, req.junit) : defaultReport;
-    report = reportPath === undefined ? { problem: `the report path ${req.junit ?? ''} goes through a symlink or a file` } : await readReport(reportPath, label);
+    report =
+      reportPath === undefined ? { problem: `the report path ${req.junit ?? ''} goes through a symlink or a file` } : await readReport(reportPath, label);
   }
   const text = typeof report === 'string' ? report : undefined;
   const junitXml = format === 'junit' ? text : undefined;

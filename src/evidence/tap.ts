@@ -26,6 +26,8 @@ import { caseOf, firstLine, linesOf, parseGuarded, ReportFormatError, type Repor
 export const TAP_SEPARATOR = ' > ';
 /** Beyond this many, numbers that did not run are one `[did not run] #a..#b` case rather than one each. */
 const MAX_DID_NOT_RUN_CASES = 100;
+/** No runner nests this deep; a stream that does is built to make ids and paths quadratic. */
+const MAX_DEPTH = 64;
 
 interface Group {
   name: string;
@@ -111,6 +113,8 @@ function readTap(text: string): TestCaseResult[] {
     }
     if (indent % 4 !== 0) continue;
     const depth = indent / 4;
+    if (depth > MAX_DEPTH && /^(?:not ok|ok|1\.\.|#\s*Subtest)/.test(content))
+      throw new ReportFormatError(`${where}: subtests nested deeper than ${MAX_DEPTH} levels`);
     if (VERSION.test(content) || PRAGMA.test(content)) {
       segment.sawTap = true;
       continue;
@@ -224,7 +228,11 @@ function splitDirective(raw: string): { description: string; directive?: Point['
     } else if (ch === '#') break;
     else description += ch;
   }
-  description = description.trim().replace(/^-\s*/, '').replace(/[\t\r\n]/g, ' ').trim();
+  description = description
+    .trim()
+    .replace(/^-\s*/, '')
+    .replace(/[\t\r\n]/g, ' ')
+    .trim();
   const directive = /^#\s*(skip\S*|todo\b)\s*(.*)$/i.exec(raw.slice(i).trim());
   if (!directive) return { description };
   const kind = (directive[1] ?? '').toLowerCase().startsWith('skip') ? 'skip' : 'todo';
@@ -276,7 +284,9 @@ function cutCases(segment: Segment, top: Level, prefix: string[]): TestCaseResul
   const out: TestCaseResult[] = [];
   if (segment.bail !== undefined) out.push(caseOf(id('[bail out]'), 'failed', `Bail out!${segment.bail ? ` ${segment.bail}` : ''}`));
   else if (top.plan === undefined) {
-    out.push(caseOf(id('[no plan]'), 'failed', `the TAP stream ended without a plan ${ran === 0 ? 'before any test' : `after test ${ran}`}: the run was cut short`));
+    out.push(
+      caseOf(id('[no plan]'), 'failed', `the TAP stream ended without a plan ${ran === 0 ? 'before any test' : `after test ${ran}`}: the run was cut short`),
+    );
   }
   if (top.plan !== undefined && ran < top.plan.count) {
     const message = `did not run: the stream ended ${ran === 0 ? 'before the first test' : `at test ${ran}`}`;
@@ -294,7 +304,8 @@ function pointName(point: Point): string {
 
 function pointStatus(point: Point): { status: TestStatus; message?: string } {
   if (point.directive?.kind === 'skip') return { status: 'skipped', message: point.directive.reason || 'skipped' };
-  if (point.directive?.kind === 'todo') return point.ok ? { status: 'passed' } : { status: 'skipped', message: `todo${point.directive.reason ? `: ${point.directive.reason}` : ''}` };
+  if (point.directive?.kind === 'todo')
+    return point.ok ? { status: 'passed' } : { status: 'skipped', message: `todo${point.directive.reason ? `: ${point.directive.reason}` : ''}` };
   return point.ok ? { status: 'passed' } : { status: 'failed', message: firstLine(point.message) ?? (point.description || 'not ok') };
 }
 

@@ -8,7 +8,16 @@ const brief = (cases: TestCaseResult[]): string[] => cases.map((c) => `${c.statu
 const lines = (...events: object[]): string => `${events.map((e) => JSON.stringify(e)).join('\n')}\n`;
 
 function evaluate(format: TestFormat, text: string, exitCode: number, failToPass: string[]) {
-  return evaluateTestRun({ command: 't', exitCode, timedOut: false, durationMs: 1, output: text, junitXml: text, format, spec: { failToPass, passToPass: 'all_others' } }).evidence;
+  return evaluateTestRun({
+    command: 't',
+    exitCode,
+    timedOut: false,
+    durationMs: 1,
+    output: text,
+    junitXml: text,
+    format,
+    spec: { failToPass, passToPass: 'all_others' },
+  }).evidence;
 }
 
 // Recorded in test2json's documented shape (`go doc test2json`): Go is not installed here.
@@ -64,12 +73,21 @@ describe('go test -json', () => {
   });
 
   it('a package failing outside its tests (TestMain, os.Exit) is a failed [package failed] case', () => {
-    const text = lines({ Action: 'run', Package: 'p', Test: 'TestA' }, { Action: 'pass', Package: 'p', Test: 'TestA' }, { Action: 'output', Package: 'p', Output: 'exit status 3\n' }, { Action: 'fail', Package: 'p' });
+    const text = lines(
+      { Action: 'run', Package: 'p', Test: 'TestA' },
+      { Action: 'pass', Package: 'p', Test: 'TestA' },
+      { Action: 'output', Package: 'p', Output: 'exit status 3\n' },
+      { Action: 'fail', Package: 'p' },
+    );
     expect(brief(parseGoTestJson(text).cases)).toEqual(['passed p::TestA', 'failed p::[package failed]']);
   });
 
   it.each([
-    ['a test that ends without starting', lines({ Action: 'pass', Package: 'p', Test: 'TestForged' }, { Action: 'pass', Package: 'p' }), /ended \(pass\) without having started/],
+    [
+      'a test that ends without starting',
+      lines({ Action: 'pass', Package: 'p', Test: 'TestForged' }, { Action: 'pass', Package: 'p' }),
+      /ended \(pass\) without having started/,
+    ],
     ['a package that ends twice', lines({ Action: 'pass', Package: 'p' }, { Action: 'pass', Package: 'p' }), /after it ended|ended twice/],
     ['a broken JSON line', '{"Action":"run","Package":"p","Test":"TestA"}\n{"Action": pass\n', /line 2: not a JSON event/],
     ['no events at all', 'go: cannot find main module\n', /no go test -json events/],
@@ -128,9 +146,36 @@ describe('cargo libtest JSON', () => {
   });
 
   it.each([
-    ['suite counts that disagree with the tests seen', lines({ type: 'suite', event: 'started', test_count: 1 }, { type: 'test', event: 'started', name: 'a' }, { type: 'test', event: 'failed', name: 'a' }, { type: 'suite', event: 'ok', passed: 1, failed: 0, ignored: 0 }), /reports 1 passed but 0/],
-    ['a test_count that disagrees', lines({ type: 'suite', event: 'started', test_count: 5 }, { type: 'test', event: 'started', name: 'a' }, { type: 'test', event: 'ok', name: 'a' }, { type: 'suite', event: 'ok', passed: 1, failed: 0, ignored: 0 }), /announced 5/],
-    ['a test that ends twice', lines({ type: 'suite', event: 'started' }, { type: 'test', event: 'started', name: 'a' }, { type: 'test', event: 'failed', name: 'a' }, { type: 'test', event: 'ok', name: 'a' }), /ended twice/],
+    [
+      'suite counts that disagree with the tests seen',
+      lines(
+        { type: 'suite', event: 'started', test_count: 1 },
+        { type: 'test', event: 'started', name: 'a' },
+        { type: 'test', event: 'failed', name: 'a' },
+        { type: 'suite', event: 'ok', passed: 1, failed: 0, ignored: 0 },
+      ),
+      /reports 1 passed but 0/,
+    ],
+    [
+      'a test_count that disagrees',
+      lines(
+        { type: 'suite', event: 'started', test_count: 5 },
+        { type: 'test', event: 'started', name: 'a' },
+        { type: 'test', event: 'ok', name: 'a' },
+        { type: 'suite', event: 'ok', passed: 1, failed: 0, ignored: 0 },
+      ),
+      /announced 5/,
+    ],
+    [
+      'a test that ends twice',
+      lines(
+        { type: 'suite', event: 'started' },
+        { type: 'test', event: 'started', name: 'a' },
+        { type: 'test', event: 'failed', name: 'a' },
+        { type: 'test', event: 'ok', name: 'a' },
+      ),
+      /ended twice/,
+    ],
     ['a test outside a suite', lines({ type: 'test', event: 'ok', name: 'a' }), /outside a suite/],
     ['no suite at all', 'error: could not compile `calc`\n', /no libtest JSON suite/],
   ])('unusable: %s', (_name, text, error) => {

@@ -23,9 +23,15 @@ function taskSet(): string {
     `import test from 'node:test';\nimport assert from 'node:assert';\nimport { slugify } from '../src/slug.mjs';\ntest('${name}', async (t) => {\n${body}});\n`;
   writeFileSync(
     join(repo, 'test', 'slug.test.mjs'),
-    testFile('slugify', "  await t.test('joins words', () => assert.equal(slugify('a b'), 'a-b'));\n  await t.test('strips punctuation', () => assert.equal(slugify('a b!'), 'a-b'));\n"),
+    testFile(
+      'slugify',
+      "  await t.test('joins words', () => assert.equal(slugify('a b'), 'a-b'));\n  await t.test('strips punctuation', () => assert.equal(slugify('a b!'), 'a-b'));\n",
+    ),
   );
-  writeFileSync(join(dir, 'hidden', 'test', 'hidden.test.mjs'), testFile('hidden', "  await t.test('strips a question mark', () => assert.equal(slugify('X y?'), 'x-y'));\n"));
+  writeFileSync(
+    join(dir, 'hidden', 'test', 'hidden.test.mjs'),
+    testFile('hidden', "  await t.test('strips a question mark', () => assert.equal(slugify('X y?'), 'x-y'));\n"),
+  );
   // The oracle: the diff a git repo of the fix gives.
   const scratch = join(dir, 'scratch');
   mkdirSync(join(scratch, 'src'), { recursive: true });

@@ -18,7 +18,16 @@ function ok(text: string): TestCaseResult[] {
 }
 
 function evaluate(text: string, exitCode: number, failToPass: string[], passToPass: string[] | 'all_others' = 'all_others') {
-  return evaluateTestRun({ command: 't', exitCode, timedOut: false, durationMs: 1, output: text, junitXml: text, format: 'tap', spec: { failToPass, passToPass } }).evidence;
+  return evaluateTestRun({
+    command: 't',
+    exitCode,
+    timedOut: false,
+    durationMs: 1,
+    output: text,
+    junitXml: text,
+    format: 'tap',
+    spec: { failToPass, passToPass },
+  }).evidence;
 }
 
 describe('TAP from node --test --test-reporter=tap (a real producer)', () => {
@@ -61,7 +70,10 @@ describe('TAP from node --test --test-reporter=tap (a real producer)', () => {
 
   it('a process.exit(0) in the middle of a run is not a pass: the plan is missing, the exit code disagrees', () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'b.test.mjs'), "import test from 'node:test';\ntest('first', () => {});\ntest('second', () => { process.exit(0); });\ntest('third', () => {});\n");
+    writeFileSync(
+      join(dir, 'b.test.mjs'),
+      "import test from 'node:test';\ntest('first', () => {});\ntest('second', () => { process.exit(0); });\ntest('third', () => {});\n",
+    );
     const run = spawnSync(process.execPath, ['--test', '--test-reporter=tap', 'b.test.mjs'], { cwd: dir, encoding: 'utf8' });
     const evidence = evaluate(run.stdout, run.status ?? 1, ['third']);
     expect(evidence.failToPass.passed).toBe(0);
@@ -172,6 +184,10 @@ describe('TAP streams that cannot be honest are unusable, not passing', () => {
   it('YAML diagnostics cannot smuggle test points', () => {
     const text = 'not ok 1 - real\n  ---\n  message: boom\n  stack: |-\nok 2 - smuggled\n  ...\n1..1\n';
     expect(brief(ok(text))).toEqual(['failed real']);
+  });
+
+  it('subtests nested absurdly deep are refused rather than walked', () => {
+    expect(parseTap(`${' '.repeat(4 * 100_000)}ok 1 - deep\n`).error).toMatch(/nested deeper than 64 levels/);
   });
 
   it('a huge plan cut short stays bounded', () => {

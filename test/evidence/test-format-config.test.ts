@@ -11,7 +11,10 @@ function load(tests: string, heldOut = ''): ReturnType<typeof loadTaskSet> {
   mkdirSync(join(dir, 'repo'));
   mkdirSync(join(dir, 'hidden'));
   const file = join(dir, 'tasks.yaml');
-  writeFileSync(file, `tasks:\n  - id: t\n    repo: { path: repo }\n    instruction: fix it\n    tests: ${tests}\n${heldOut ? `    held_out: ${heldOut}\n` : ''}`);
+  writeFileSync(
+    file,
+    `tasks:\n  - id: t\n    repo: { path: repo }\n    instruction: fix it\n    tests: ${tests}\n${heldOut ? `    held_out: ${heldOut}\n` : ''}`,
+  );
   return loadTaskSet(file);
 }
 
