@@ -361,6 +361,28 @@ program
   )
   .action(async (which: string | undefined, opts) => (await import('./commands/schema.js')).schemaCommand(which, opts));
 
+const importCommand = program
+  .command('import')
+  .description('Turn a published benchmark format into a Crucible task set: swe-bench, harbor.')
+  .addHelpText(
+    'after',
+    `
+Examples:
+  crucible import swe-bench examples/swe-bench/instances.jsonl --repos examples/swe-bench/repos -o imported
+  crucible validate imported/tasks.yaml`,
+  );
+importCommand.addCommand(
+  new Command('swe-bench')
+    .description('One task per SWE-bench instance (JSON Lines or a JSON array): problem statement, gold patch as oracle, test patch held out.')
+    .argument('<instances>', 'instances file: .jsonl (one instance per line) or .json (an array)')
+    .requiredOption('-o, --out <dir>', 'directory to write the task set into (tasks.yaml, oracle/, held-out/)')
+    .option('--ids <list>', 'only these instance ids, comma-separated')
+    .option('--repos <dir>', 'local git mirrors named <owner>__<name> (default: clone https://github.com/<repo>.git)')
+    .option('--force', 'write into an output directory that is not empty')
+    .action(async (file: string, opts) => (await import('./commands/import.js')).importSweBenchCommand(file, opts)),
+);
+// harbor: `crucible import harbor` goes here, as importCommand.addCommand(new Command('harbor')…) (wired by the Harbor importer).
+
 program
   .command('agents')
   .description('List, install and check the external agents (CLI agents with a profile): claude-code, codex, …')

@@ -1,0 +1,17 @@
+/**
+ * Importers: published benchmark formats turned into Crucible task sets (`crucible import <format>`).
+ * Each format has its own module; `output.ts` holds what they share (safe paths, the output
+ * directory, writing the task set).
+ */
+export { importSweBench, type SweBenchImportOptions } from './swe-bench.js';
+// harbor: the Harbor / Terminal-Bench importer exports go here (./harbor.js).
+export {
+  pathInside,
+  prepareOutputDir,
+  replaceDirInside,
+  safeRelativePath,
+  unsafePathProblem,
+  writeFileInside,
+  writeTaskSet,
+  type ImportResult,
+} from './output.js';
