@@ -369,7 +369,9 @@ const importCommand = program
     `
 Examples:
   crucible import swe-bench examples/swe-bench/instances.jsonl --repos examples/swe-bench/repos -o imported
-  crucible validate imported/tasks.yaml`,
+  crucible validate imported/tasks.yaml
+  crucible import harbor examples/harbor/hello-file -o imported-harbor
+  crucible validate imported-harbor/tasks.yaml --sandbox docker`,
   );
 importCommand.addCommand(
   new Command('swe-bench')
@@ -381,7 +383,16 @@ importCommand.addCommand(
     .option('--force', 'write into an output directory that is not empty')
     .action(async (file: string, opts) => (await import('./commands/import.js')).importSweBenchCommand(file, opts)),
 );
-// harbor: `crucible import harbor` goes here, as importCommand.addCommand(new Command('harbor')…) (wired by the Harbor importer).
+importCommand.addCommand(
+  new Command('harbor')
+    .description(
+      "One task per Harbor task directory (task.toml, instruction.md, environment/, solution/solve.sh, tests/test.sh) or Terminal-Bench's task.yaml layout: the oracle as a script, the tests as a reward verifier.",
+    )
+    .argument('<task-dir...>', 'task directories')
+    .requiredOption('-o, --out <dir>', 'directory to write the task set into (tasks.yaml and one directory per task)')
+    .option('--force', 'write into an output directory that is not empty')
+    .action(async (dirs: string[], opts) => (await import('./commands/import.js')).importHarborCommand(dirs, opts)),
+);
 
 program
   .command('agents')

@@ -1,4 +1,4 @@
-import { importSweBench, type ImportResult } from '../../importers/index.js';
+import { importHarbor, importSweBench, type ImportResult } from '../../importers/index.js';
 
 export interface SweBenchCommandOptions {
   out: string;
@@ -23,7 +23,10 @@ export async function importSweBenchCommand(file: string, opts: SweBenchCommandO
   printImportResult(result);
 }
 
-// harbor: `importHarborCommand` (crucible import harbor <task-dir...> -o DIR) goes here, printing with printImportResult.
+/** `crucible import harbor <task-dir...> -o DIR` (Harbor, or Terminal-Bench's task.yaml layout). */
+export async function importHarborCommand(dirs: string[], opts: { out: string; force?: boolean }): Promise<void> {
+  printImportResult(await importHarbor({ dirs, out: opts.out, force: opts.force === true }));
+}
 
 /** The summary every importer prints: what was written, anything to know, how to check it. */
 export function printImportResult(result: ImportResult): void {
