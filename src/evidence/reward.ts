@@ -4,7 +4,8 @@
  * created just before the run inside the results directory, which no agent phase can reach: a
  * reward written anywhere else (the workspace, HOME, /tmp, /logs/verifier of the agent's
  * container) is never read. The run becomes evidence of one test, REWARD_TEST_ID, which passes on
- * a reward of exactly 1; anything that is not a number in [0, 1] makes the run unusable.
+ * a reward of exactly 1 and fails on any other or on none; a file that is not a number in [0, 1]
+ * (or a symlink, or a timeout) makes the run unusable, which never passes either.
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
@@ -24,7 +25,8 @@ const MAX_REWARD_BYTES = 4096;
 /** A plain decimal: no sign, exponent, hex, NaN or Infinity. */
 const DECIMAL = /^\d+(?:\.\d+)?$/;
 
-export type RewardReading = { reward: number } | { problem: string };
+/** A reward; none written (a verifier that writes nothing on failure: a FAIL, not an unusable run); or why it is unreadable. */
+export type RewardReading = { reward: number } | { absent: true } | { problem: string };
 
 /** `reward.txt`'s text: one decimal number in [0, 1], surrounding whitespace allowed, nothing else. */
 export function parseRewardText(text: string): RewardReading {
@@ -61,7 +63,7 @@ export async function readReward(dir: string): Promise<RewardReading> {
     if (typeof text === 'object') return text;
     return name === 'reward.txt' ? parseRewardText(text) : parseRewardJson(text);
   }
-  return { problem: 'the verifier wrote no reward (reward.txt or reward.json in $CRUCIBLE_REWARD_DIR)' };
+  return { absent: true };
 }
 
 async function readSmallFile(path: string): Promise<string | { problem: string } | undefined> {
@@ -116,6 +118,7 @@ export async function runRewardVerifier(req: RewardRunRequest): Promise<{ eviden
         : undefined;
   const reward = 'reward' in reading ? reading.reward : undefined;
   const passed = problem === undefined && reward === 1;
+  const note = reward === undefined ? 'the verifier wrote no reward' : `reward ${reward}`;
   const evidence: TestRunEvidence = {
     command: req.command,
     exitCode: result.exitCode,
@@ -132,9 +135,9 @@ export async function runRewardVerifier(req: RewardRunRequest): Promise<{ eviden
     passToPass: { passed: 0, total: 0, failing: [] },
     outputTail: cutOutput(output, { maxChars: OUTPUT_TAIL_CHARS }),
     ...(problem !== undefined ? { invalidReason: problem } : {}),
-    ...(reward !== undefined ? { reward } : {}),
+    ...(reward !== undefined && problem === undefined ? { reward } : {}),
     ...(result.limitExceeded ? { limitExceeded: result.limitExceeded } : {}),
   };
   if (problem !== undefined) return { evidence };
-  return { evidence, cases: [{ id: REWARD_TEST_ID, status: passed ? 'passed' : 'failed', message: `reward ${reward}` }] };
+  return { evidence, cases: [{ id: REWARD_TEST_ID, status: passed ? 'passed' : 'failed', message: note }] };
 }
