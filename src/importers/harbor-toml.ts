@@ -41,8 +41,8 @@ class Parser {
         this.skipSpaces();
         const keys = this.keyPath();
         this.expect(']');
-        this.endOfLine();
         table = this.openTable(root, keys, true);
+        this.endOfLine();
         continue;
       }
       this.keyValue(table);

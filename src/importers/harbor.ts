@@ -103,14 +103,14 @@ async function readHarbor(abs: string, dir: string, id: string): Promise<TaskSou
     throw new InputError(`${join(dir, 'task.toml')}: ${error.message} (fix: make it valid TOML)`);
   }
   const config = harborConfig(toml, join(dir, 'task.toml'));
-  const environment = (await isDir(abs, 'environment')) ? await readTree(abs, 'environment', dir) : new Map<string, Buffer>();
+  const environment = (await hasDir(abs, 'environment', dir)) ? await readTree(abs, 'environment', dir) : new Map<string, Buffer>();
   if (!environment.has('Dockerfile') && config.image === undefined)
     throw new InputError(`${dir}: no environment/Dockerfile and no [environment] docker_image in task.toml (fix: add one of them)`);
-  if (!(await isDir(abs, 'tests'))) throw new InputError(`${dir}: no tests/ directory (fix: add tests/test.sh, the verifier that writes the reward)`);
+  if (!(await hasDir(abs, 'tests', dir))) throw new InputError(`${dir}: no tests/ directory (fix: add tests/test.sh, the verifier that writes the reward)`);
   const tests = await readTree(abs, 'tests', dir);
   if (!tests.has('test.sh')) throw new InputError(`${join(dir, 'tests')}: no test.sh (fix: add the verifier script tests/test.sh)`);
   let solution: TaskSource['solution'];
-  if (await isDir(abs, 'solution')) {
+  if (await hasDir(abs, 'solution', dir)) {
     const files = await readTree(abs, 'solution', dir);
     const script = files.get('solve.sh');
     if (script) solution = { script: script.toString('utf8'), files };
@@ -146,7 +146,7 @@ async function readTerminalBench(abs: string, dir: string, id: string): Promise<
     if (await isDir(abs, name)) for (const [rel, bytes] of await readTree(abs, name, dir)) environment.set(`${name}/${rel}`, bytes);
     else environment.set(name, (await readBytes(abs, name, dir)) as Buffer);
   }
-  const tests = (await isDir(abs, 'tests')) ? await readTree(abs, 'tests', dir) : new Map<string, Buffer>();
+  const tests = (await hasDir(abs, 'tests', dir)) ? await readTree(abs, 'tests', dir) : new Map<string, Buffer>();
   const runTests = (await readBytes(abs, 'run-tests.sh', dir))?.toString('utf8');
   if (runTests === undefined && tests.size === 0) throw new InputError(`${dir}: no run-tests.sh and no tests/ (fix: add the tests that decide the task)`);
   const script = (await readBytes(abs, 'solution.sh', dir))?.toString('utf8');
@@ -343,6 +343,13 @@ function taskId(name: string, dir: string): string {
 
 async function isDir(abs: string, rel: string): Promise<boolean> {
   const stat = await lstat(join(abs, rel)).catch(() => undefined);
+  return stat?.isDirectory() === true;
+}
+
+/** Whether the task has the directory `rel`; a symlink in its place is refused, never followed or skipped. */
+async function hasDir(abs: string, rel: string, dir: string): Promise<boolean> {
+  const stat = await lstat(join(abs, rel)).catch(() => undefined);
+  if (stat?.isSymbolicLink()) throw new InputError(`${join(dir, rel)}: is a symlink, which is never followed (fix: replace it with the directory itself)`);
   return stat?.isDirectory() === true;
 }
 
