@@ -124,12 +124,15 @@ async function readTerminalBench(abs: string, dir: string, id: string): Promise<
   try {
     yaml = parseYaml(yamlText);
   } catch (error) {
-    throw new InputError(`${join(dir, 'task.yaml')}: not valid YAML: ${(error instanceof Error ? error.message : String(error)).split('\n')[0] ?? ''} (fix: make it valid YAML)`);
+    throw new InputError(
+      `${join(dir, 'task.yaml')}: not valid YAML: ${(error instanceof Error ? error.message : String(error)).split('\n')[0] ?? ''} (fix: make it valid YAML)`,
+    );
   }
   const where = join(dir, 'task.yaml');
   if (!isRecord(yaml)) throw new InputError(`${where}: expected a mapping with an instruction (fix: see Terminal-Bench's task.yaml format)`);
   const instruction = yaml.instruction ?? yaml.descriptions;
-  if (typeof instruction !== 'string' || instruction.trim() === '') throw new InputError(`${where}: instruction: missing or not text (fix: add instruction: |, the task prompt)`);
+  if (typeof instruction !== 'string' || instruction.trim() === '')
+    throw new InputError(`${where}: instruction: missing or not text (fix: add instruction: |, the task prompt)`);
   const config: Config = {
     ...timeouts(yaml.max_agent_timeout_sec, yaml.max_test_timeout_sec, where, ['max_agent_timeout_sec', 'max_test_timeout_sec']),
     verifierEnv: {},
@@ -195,7 +198,8 @@ function harborConfig(toml: TomlTable, where: string): Config {
   const env = section('environment');
   const ignored: string[] = [];
   for (const key of Object.keys(toml)) if (!['version', 'metadata', 'agent', 'verifier', 'environment', 'solution', 'source'].includes(key)) ignored.push(key);
-  for (const key of Object.keys(env)) if (!['cpus', 'memory_mb', 'memory', 'storage_mb', 'storage', 'docker_image'].includes(key)) ignored.push(`environment.${key}`);
+  for (const key of Object.keys(env))
+    if (!['cpus', 'memory_mb', 'memory', 'storage_mb', 'storage', 'docker_image'].includes(key)) ignored.push(`environment.${key}`);
   for (const key of Object.keys(verifier)) if (!['timeout_sec', 'env'].includes(key)) ignored.push(`verifier.${key}`);
   for (const key of Object.keys(agent)) if (key !== 'timeout_sec') ignored.push(`agent.${key}`);
   if (toml.solution !== undefined) ignored.push('solution');
@@ -214,7 +218,8 @@ function harborConfig(toml: TomlTable, where: string): Config {
   const memory = memoryMb !== undefined ? `${memoryMb}m` : sizeText(env.memory, where, 'environment.memory');
   const storage = storageMb !== undefined ? `${storageMb}m` : sizeText(env.storage, where, 'environment.storage');
   const image = env.docker_image;
-  if (image !== undefined && typeof image !== 'string') throw new InputError(`${where}: environment.docker_image is not a string (fix: docker_image = "name:tag")`);
+  if (image !== undefined && typeof image !== 'string')
+    throw new InputError(`${where}: environment.docker_image is not a string (fix: docker_image = "name:tag")`);
   return {
     ...timeouts(agent.timeout_sec, verifier.timeout_sec, where, ['agent.timeout_sec', 'verifier.timeout_sec']),
     verifierEnv,
@@ -235,14 +240,16 @@ function timeouts(agent: unknown, verifier: unknown, where: string, names: [stri
 
 function optionalNumber(value: unknown, where: string, name: string): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new InputError(`${where}: ${name}: expected a positive number, got ${JSON.stringify(value)} (fix: e.g. ${name.split('.').pop() ?? name} = 600)`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+    throw new InputError(`${where}: ${name}: expected a positive number, got ${JSON.stringify(value)} (fix: e.g. ${name.split('.').pop() ?? name} = 600)`);
   return value;
 }
 
 /** Harbor's older `memory = "2G"` spelling, as a Crucible size. */
 function sizeText(value: TomlValue | undefined, where: string, name: string): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !/^\d+(?:\.\d+)?\s*[kmgKMG]?i?[bB]?$/.test(value.trim())) throw new InputError(`${where}: ${name}: expected a size like "2G", got ${JSON.stringify(value)} (fix: use ${name}_mb = 2048)`);
+  if (typeof value !== 'string' || !/^\d+(?:\.\d+)?\s*[kmgKMG]?i?[bB]?$/.test(value.trim()))
+    throw new InputError(`${where}: ${name}: expected a size like "2G", got ${JSON.stringify(value)} (fix: use ${name}_mb = 2048)`);
   return value.trim().toLowerCase();
 }
 
@@ -254,7 +261,8 @@ function metadataOf(meta: Record<string, unknown>, where: string): Config['metad
     return value;
   };
   const tags = meta.tags;
-  if (tags !== undefined && !(Array.isArray(tags) && tags.every((t) => typeof t === 'string'))) throw new InputError(`${where}: tags: expected a list of strings (fix: tags = ["a", "b"])`);
+  if (tags !== undefined && !(Array.isArray(tags) && tags.every((t) => typeof t === 'string')))
+    throw new InputError(`${where}: tags: expected a list of strings (fix: tags = ["a", "b"])`);
   const difficulty = text('difficulty');
   const category = text('category');
   return { ...(difficulty ? { difficulty } : {}), ...(category ? { category } : {}), tags: (tags as string[] | undefined) ?? [] };
@@ -282,8 +290,7 @@ async function writeTask(root: string, t: TaskSource): Promise<ImportedTask> {
   if (t.layout === 'harbor' && /(^|[\s"'=(])\/tests\//m.test(t.tests.get('test.sh')?.toString('utf8') ?? ''))
     notes.push(`${t.id}: tests/test.sh names /tests/…; the verifier's files are at tests/ in the workspace ($TEST_DIR)`);
 
-  const env: Record<string, unknown> =
-    t.environment.has('Dockerfile') ? { dockerfile: `${base}/environment/Dockerfile` } : { image: t.config.image as string };
+  const env: Record<string, unknown> = t.environment.has('Dockerfile') ? { dockerfile: `${base}/environment/Dockerfile` } : { image: t.config.image as string };
   if (t.environment.has('Dockerfile') && t.config.image !== undefined) notes.push(`${t.id}: environment.docker_image ignored: the Dockerfile is built instead`);
   if (t.config.cpus !== undefined) env.cpus = t.config.cpus;
   if (t.config.memory !== undefined) env.memory = t.config.memory;

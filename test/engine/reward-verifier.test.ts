@@ -11,6 +11,7 @@ import type { Agent } from '../../src/agents/index.js';
 import { resolveAgent } from '../../src/agents/index.js';
 import { loadTaskSet } from '../../src/config/index.js';
 import { runAttempt, type AttemptEnv } from '../../src/engine/attempt.js';
+import { runTaskTests } from '../../src/engine/task-tests.js';
 import type { AttemptResult, Task } from '../../src/types/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -104,7 +105,10 @@ describe('reward verifier (tests.kind: reward) and oracle script', () => {
       expect(nop.tests?.reward).toBe(0);
 
       const seen = { output: '' };
-      const half = await attempt(task, shellAgent('half', `echo A > a.txt; ls -a; cat tests/test.sh 2>&1; grep -r ${VERIFIER_CANARY} / 2>/dev/null | head -1; true`, seen));
+      const half = await attempt(
+        task,
+        shellAgent('half', `echo A > a.txt; ls -a; cat tests/test.sh 2>&1; grep -r ${VERIFIER_CANARY} / 2>/dev/null | head -1; true`, seen),
+      );
       expect(half).toMatchObject({ verdict: 'FAIL', cause: 'tests_failed', tests: { reward: 0.5, failToPass: { passed: 0, total: 1 } } });
       expect(seen.output).not.toContain(VERIFIER_CANARY);
       expect(seen.output).toContain('No such file');
@@ -138,5 +142,18 @@ describe('reward verifier (tests.kind: reward) and oracle script', () => {
       expect(broken.message).toMatch(/oracle script failed \(exit 3\): boom/);
     },
     attemptBudget(1),
+  );
+
+  it(
+    'crucible tests runs the verifier at the baseline and with the oracle script: one id, reward',
+    async () => {
+      const task = fixture();
+      const sides = await runTaskTests(task, { stateDir: tempDir(), sandbox: 'bwrap', sides: ['baseline', 'oracle'] });
+      expect(sides.map((s) => [s.at, s.tests, s.evidence.reward])).toEqual([
+        ['baseline', [{ id: 'reward', outcome: 'failed', cases: 1 }], 0],
+        ['oracle', [{ id: 'reward', outcome: 'passed', cases: 1 }], 1],
+      ]);
+    },
+    attemptBudget(2),
   );
 });

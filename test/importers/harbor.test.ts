@@ -54,7 +54,8 @@ describe('crucible import harbor', () => {
   it("reads Terminal-Bench's task.yaml layout; the tests and solution stay out of the image's build context", async () => {
     const dir = join(tempDir(), 'tb task');
     write(dir, {
-      'task.yaml': 'instruction: |\n  Write ok.txt.\ndifficulty: medium\ncategory: system\ntags: [tb]\nmax_agent_timeout_sec: 300\nmax_test_timeout_sec: 30\nparser_name: pytest\n',
+      'task.yaml':
+        'instruction: |\n  Write ok.txt.\ndifficulty: medium\ncategory: system\ntags: [tb]\nmax_agent_timeout_sec: 300\nmax_test_timeout_sec: 30\nparser_name: pytest\n',
       Dockerfile: 'FROM crucible/host:1\nCOPY data.txt /opt/data.txt\n',
       'data.txt': 'x\n',
       'solution.sh': 'touch ok.txt\n',
@@ -74,9 +75,12 @@ describe('crucible import harbor', () => {
       metadata: { difficulty: 'medium', category: 'system', tags: ['tb', 'terminal-bench'] },
       oracle: { script: 'touch ok.txt\n' },
     });
-    expect(task?.tests.command).toBe('if TEST_DIR="$PWD/tests" bash tests/run-tests.sh; then echo 1 > "$CRUCIBLE_REWARD"; else echo 0 > "$CRUCIBLE_REWARD"; fi');
+    expect(task?.tests.command).toBe(
+      'if TEST_DIR="$PWD/tests" bash tests/run-tests.sh; then echo 1 > "$CRUCIBLE_REWARD"; else echo 0 > "$CRUCIBLE_REWARD"; fi',
+    );
     expect(existsSync(join(out, 'tb-task/environment/data.txt'))).toBe(true);
-    for (const hidden of ['tests', 'solution.sh', 'run-tests.sh', 'task.yaml']) expect(existsSync(join(out, 'tb-task/environment', hidden)), hidden).toBe(false);
+    for (const hidden of ['tests', 'solution.sh', 'run-tests.sh', 'task.yaml'])
+      expect(existsSync(join(out, 'tb-task/environment', hidden)), hidden).toBe(false);
     expect(existsSync(join(out, 'tb-task/verifier/tests/test_outputs.py'))).toBe(true);
   });
 
