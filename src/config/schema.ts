@@ -49,7 +49,12 @@ export const testsSchema = z.strictObject({
  */
 export const rewardTestsSchema = z.strictObject({
   kind: z.literal('reward').describe('A verifier that writes a reward in [0, 1] to $CRUCIBLE_REWARD; PASS on exactly 1 (docs/tasks.md).'),
-  command: z.string().min(1).describe('Shell command run in a fresh copy after the agent; writes the reward to $CRUCIBLE_REWARD (or reward.txt / reward.json in $CRUCIBLE_REWARD_DIR).'),
+  command: z
+    .string()
+    .min(1)
+    .describe(
+      'Shell command run in a fresh copy after the agent; writes the reward to $CRUCIBLE_REWARD (or reward.txt / reward.json in $CRUCIBLE_REWARD_DIR).',
+    ),
   files: relativePath
     .optional()
     .describe('Directory (relative to the task-set file) laid over the workspace only for the verifier run: the agent never sees it.'),
@@ -213,7 +218,7 @@ export const taskSchema = z
     instruction: z.string().min(1).optional(),
     instruction_file: relativePath.optional(),
     setup: z.array(z.string().min(1)).optional(),
-    tests: z.union([testsSchema, rewardTestsSchema]),
+    tests: z.discriminatedUnion('kind', [testsSchema, rewardTestsSchema]),
     held_out: heldOutSchema.optional(),
     oracle: oracleSchema.optional(),
     policy: policySchema.optional(),
