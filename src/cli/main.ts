@@ -427,7 +427,9 @@ Examples:
   crucible validate swe/tasks.yaml --sandbox docker
   examples/swe-bench/make-repo.sh /tmp/mirrors   # the bundled sample, offline:
   crucible import swe-bench examples/swe-bench/instances.jsonl --repos /tmp/mirrors --environment none -o sample
-  crucible validate sample/tasks.yaml`,
+  crucible validate sample/tasks.yaml
+  crucible import harbor examples/harbor/hello-file -o imported-harbor
+  crucible validate imported-harbor/tasks.yaml --sandbox docker`,
   );
 // .command() (not addCommand) so the subcommand inherits exitOverride: a usage error exits 2, not 1.
 importCommand
@@ -445,7 +447,15 @@ importCommand
   .option('--dockerfile <file>', 'run every task in an image built from this Dockerfile instead (copied to <out>/env/)')
   .option('--force', 'write into an output directory that is not empty')
   .action(async (file: string, opts) => (await import('./commands/import.js')).importSweBenchCommand(file, opts));
-// harbor: `crucible import harbor` goes here, as importCommand.command('harbor')… (wired by the Harbor importer).
+importCommand
+  .command('harbor')
+  .description(
+    "One task per Harbor task directory (task.toml, instruction.md, environment/, solution/solve.sh, tests/test.sh) or Terminal-Bench's task.yaml layout: the oracle as a script, the tests as a reward verifier.",
+  )
+  .argument('<task-dir...>', 'task directories')
+  .requiredOption('-o, --out <dir>', 'directory to write the task set into (tasks.yaml and one directory per task)')
+  .option('--force', 'write into an output directory that is not empty')
+  .action(async (dirs: string[], opts) => (await import('./commands/import.js')).importHarborCommand(dirs, opts));
 
 program
   .command('agents')

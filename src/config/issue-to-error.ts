@@ -41,12 +41,21 @@ export function issueToError(source: YamlSource, schema: z.ZodType, issues: read
       );
     }
     // Only fields of another form, but not all it needs: that form's missing field is the problem.
-    const lacking = other?.find((k) => !source.has([...full, k]));
+    const required = other ? (requiredForms(schema, inner)[forms.indexOf(other)] ?? other) : [];
+    const lacking = required.find((k) => !source.has([...full, k]));
     if (other && lacking !== undefined) {
       return new ConfigError(
         { file: source.file, ...source.position(full), field: formatFieldPath([...full, lacking]) },
         'required field is missing',
         `add it (${oneForm})`,
+      );
+    }
+    // A field of another form, on a value a discriminator (`kind`) gave this form: not a typo.
+    if (other) {
+      return new ConfigError(
+        { file: source.file, ...source.position(full, key), field: formatFieldPath([...full, key]) },
+        `"${key}" belongs to another form of this field`,
+        oneForm,
       );
     }
     const known = knownKeys(schema, inner);
@@ -217,6 +226,18 @@ function knownKeys(schema: z.ZodType, path: FieldPath): string[] {
 
 /** The key sets of the object forms a union accepts at `path` (repo: [path], [git, commit]). */
 function unionForms(schema: z.ZodType, path: FieldPath): string[][] {
+  return unionOptions(schema, path).map((option) => knownKeys(option, []));
+}
+
+/** The keys each form of the union at `path` cannot do without (neither optional nor defaulted). */
+function requiredForms(schema: z.ZodType, path: FieldPath): string[][] {
+  return unionOptions(schema, path).map((option) => {
+    const shape = (option as { _zod?: { def?: { shape?: Record<string, { _zod?: { def?: { type?: string } } }> } } })._zod?.def?.shape ?? {};
+    return Object.keys(shape).filter((key) => !['optional', 'default'].includes(String(shape[key]?._zod?.def?.type)));
+  });
+}
+
+function unionOptions(schema: z.ZodType, path: FieldPath): z.ZodType[] {
   let node: unknown = schema;
   for (const part of [...path, null]) {
     for (;;) {
@@ -224,7 +245,7 @@ function unionForms(schema: z.ZodType, path: FieldPath): string[][] {
       if (!def) return [];
       if (['optional', 'default', 'nullable', 'readonly'].includes(String(def.type))) node = def.innerType;
       else if (def.type === 'pipe') node = def.in;
-      else if (part === null && def.type === 'union') return (def.options as z.ZodType[]).map((option) => knownKeys(option, []));
+      else if (part === null && def.type === 'union') return def.options as z.ZodType[];
       else if (part === null) return [];
       else if (def.type === 'array') {
         node = def.element;

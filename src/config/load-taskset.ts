@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, InputError } from '../errors.js';
-import type { PolicySpec, RepoSource, ResourceLimits, Task, TaskEnvironment, TestFormat, TestReportSource } from '../types/index.js';
+import { REWARD_TEST_ID, type OracleSpec, type PolicySpec, type RepoSource, type ResourceLimits, type Task, type TaskEnvironment, type TestFormat, type TestReportSource } from '../types/index.js';
 import { toMs } from './duration.js';
 import { REPORTER_NAMES_IN_CONFIG, SIZE_PATTERN, taskSchema, taskSetSchema, type DefaultsParsed, type TaskParsed } from './schema.js';
 import { issueToError } from './issue-to-error.js';
@@ -175,11 +175,11 @@ function resolveTask(t: TaskParsed, where: Where): Task {
 
   const instruction = t.instruction ?? readFileSync(existingPath(['instruction_file'], t.instruction_file ?? '', 'file'), 'utf8');
 
-  const oraclePatch = t.oracle
-    ? t.oracle.patch.includes('\n')
-      ? t.oracle.patch
-      : readFileSync(existingPath(['oracle', 'patch'], t.oracle.patch, 'file'), 'utf8')
-    : undefined;
+  // Inline text or a file path, told apart by a line break (a path never has one).
+  const inlineOrFile = (field: 'patch' | 'script', value: string): string =>
+    value.includes('\n') ? value : readFileSync(existingPath(['oracle', field], value, 'file'), 'utf8');
+  const oracle: OracleSpec | undefined =
+    t.oracle === undefined ? undefined : 'patch' in t.oracle ? { patch: inlineOrFile('patch', t.oracle.patch) } : { script: inlineOrFile('script', t.oracle.script) };
 
   // `junit:` names JUnit's file and `report:` says where a stream format is read: each only with its format.
   const reportFields = (field: FieldPath, spec: { format?: TestFormat; report?: TestReportSource; junit?: string }): { format?: TestFormat; report?: TestReportSource } => {
@@ -207,14 +207,24 @@ function resolveTask(t: TaskParsed, where: Where): Task {
     ...(t.repo_key !== undefined ? { repoKey: t.repo_key } : {}),
     instruction,
     setup: t.setup ?? [],
-    tests: {
-      command: t.tests.command,
-      ...reportFields(['tests'], t.tests),
-      junit: t.tests.junit,
-      failToPass: t.tests.fail_to_pass,
-      passToPass: t.tests.pass_to_pass,
-      testPaths: t.tests.test_paths ?? DEFAULT_TEST_PATHS,
-    },
+    tests:
+      t.tests.kind === 'reward'
+        ? {
+            command: t.tests.command,
+            // One test, the reward: the rest of grading (F2P, validate, preflight) works on it unchanged.
+            failToPass: [REWARD_TEST_ID],
+            passToPass: [],
+            testPaths: DEFAULT_TEST_PATHS,
+            reward: t.tests.files === undefined ? {} : { files: existingPath(['tests', 'files'], t.tests.files, 'dir') },
+          }
+        : {
+            command: t.tests.command,
+            ...reportFields(['tests'], t.tests),
+            junit: t.tests.junit,
+            failToPass: t.tests.fail_to_pass,
+            passToPass: t.tests.pass_to_pass,
+            testPaths: t.tests.test_paths ?? DEFAULT_TEST_PATHS,
+          },
     heldOut: t.held_out
       ? {
           path: existingPath(['held_out', 'path'], t.held_out.path, 'dir'),
@@ -224,7 +234,7 @@ function resolveTask(t: TaskParsed, where: Where): Task {
           required: t.held_out.required,
         }
       : undefined,
-    oracle: oraclePatch === undefined ? undefined : { patch: oraclePatch },
+    oracle,
     policy: resolvePolicy(t.policy),
     limits: {
       agentTimeoutMs: toMs(limits.agent_timeout) ?? DEFAULT_LIMITS.agentTimeoutMs,
@@ -327,6 +337,8 @@ function mergeDefaults(defaults: DefaultsParsed, task: unknown): unknown {
   // likewise: a task's image merged with the defaults' Dockerfile would be neither.
   if ('repo' in task) merged.repo = task.repo;
   if ('environment' in task) merged.environment = task.environment;
+  // A reward verifier is not a JUnit test command: the defaults' JUnit settings do not apply to it.
+  if (isPlainObject(task.tests) && task.tests.kind === 'reward') merged.tests = task.tests;
   // Held-out settings without a path (`held_out: { required: false }`) complete the tasks that name
   // their own held-out tests; they do not give held-out tests to tasks that have none.
   if (!('held_out' in task) && defaults.held_out?.path === undefined) delete merged.held_out;

@@ -40,6 +40,7 @@ const testReport = z
   .describe('Stream formats only: read the report from stdout (default) or from the file $CRUCIBLE_REPORT names, which code under test cannot print into.');
 
 export const testsSchema = z.strictObject({
+  kind: z.literal('junit').optional().describe('junit (the default): test cases from the report `format` names (JUnit unless set); see also kind: reward.'),
   command: z.string().min(1).describe('Shell command that runs the tests; runs in the sandbox without network.'),
   format: testFormat,
   report: testReport,
@@ -52,6 +53,23 @@ export const testsSchema = z.strictObject({
     .default('all_others')
     .describe('Test ids that pass before and must still pass, or all_others.'),
   test_paths: z.array(z.string().min(1)).optional().describe('Globs of the files that define the tests; changes to them are tampering.'),
+});
+
+/**
+ * A verifier whose result is one number, the reward, in a file it writes (Harbor's tests/test.sh).
+ * Its files are held out like held-out tests; the reward file lies where the agent cannot write.
+ */
+export const rewardTestsSchema = z.strictObject({
+  kind: z.literal('reward').describe('A verifier that writes a reward in [0, 1] to $CRUCIBLE_REWARD; PASS on exactly 1 (docs/tasks.md).'),
+  command: z
+    .string()
+    .min(1)
+    .describe(
+      'Shell command run in a fresh copy after the agent; writes the reward to $CRUCIBLE_REWARD (or reward.txt / reward.json in $CRUCIBLE_REWARD_DIR).',
+    ),
+  files: relativePath
+    .optional()
+    .describe('Directory (relative to the task-set file) laid over the workspace only for the verifier run: the agent never sees it.'),
 });
 
 export const heldOutSchema = z.strictObject({
@@ -184,9 +202,17 @@ export const metadataSchema = z.strictObject({
   tags: z.array(z.string()).optional(),
 });
 
-export const oracleSchema = z.strictObject({
-  patch: z.string().min(1).describe('A unified diff: a path relative to the task-set file, or the diff itself inline.'),
-});
+export const oracleSchema = z.union([
+  z.strictObject({
+    patch: z.string().min(1).describe('A unified diff: a path relative to the task-set file, or the diff itself inline.'),
+  }),
+  z.strictObject({
+    script: z
+      .string()
+      .min(1)
+      .describe("A bash script run in the sandbox, in the workspace, like an agent's command: a path relative to the task-set file, or the script inline."),
+  }),
+]);
 
 export const taskSchema = z
   .strictObject({
@@ -206,7 +232,7 @@ export const taskSchema = z
     instruction: z.string().min(1).optional(),
     instruction_file: relativePath.optional(),
     setup: z.array(z.string().min(1)).optional(),
-    tests: testsSchema,
+    tests: z.discriminatedUnion('kind', [testsSchema, rewardTestsSchema]),
     held_out: heldOutSchema.optional(),
     oracle: oracleSchema.optional(),
     policy: policySchema.optional(),

@@ -24,10 +24,11 @@ import {
   runTests,
   classifyAsMissing,
   protectTests,
+  runRewardVerifier,
   scanWorkspace,
 } from '../evidence/index.js';
 import { createExecutor, type SandboxLayout } from '../sandbox/index.js';
-import type { CheckResult, DiffStats, NotGraded, ResourceLimitName, Task, TestCaseResult, TestFormat, TestReportSource, TestRunEvidence } from '../types/index.js';
+import type { CheckResult, DiffStats, NotGraded, ResourceLimitName, RewardSpec, Task, TestCaseResult, TestFormat, TestReportSource, TestRunEvidence } from '../types/index.js';
 import { materializeTree, overlayDirectory, type Baseline } from '../workspace/index.js';
 import type { AttemptEnv } from './attempt.js';
 import { ATTEMPT_JUNIT_FILES } from './run-files.js';
@@ -61,6 +62,8 @@ interface TestRunSpec {
   reportName: string;
   /** The tree holds the agent's change: one that cannot be checked out is an unusable run, the agent's. */
   agentTree?: boolean;
+  /** `tests.kind: reward` (carried over from task.tests): run the reward verifier instead of reading JUnit. */
+  reward?: RewardSpec;
 }
 
 /** Per-command limits of the sandbox, from the task's resource limits. */
@@ -85,6 +88,9 @@ async function runTestsOnTree(
   const { attemptDir, workspace, resultsDir } = paths;
   const home = join(attemptDir, 'test-home');
   const tmp = join(attemptDir, 'test-tmp');
+  // The verifier's files join the tree only for its own run, as held-out tests do: whatever the
+  // agent put at their paths gives way to them.
+  if (spec.reward?.files !== undefined) tree = await overlayDirectory(baseline, tree, spec.reward.files);
   try {
     await materializeTree({ pristine: paths.pristine, dest: workspace, baseline, tree, consume: lastUse });
   } catch (error) {
@@ -111,6 +117,18 @@ async function runTestsOnTree(
     limits: execLimits(task),
   };
   const executor = createExecutor(env.sandbox, layout);
+  if (spec.reward) {
+    const run = await runRewardVerifier({
+      executor,
+      workspace,
+      command: spec.command,
+      resultsDir,
+      timeoutMs: task.limits.testTimeoutMs,
+      ...(env.signal ? { signal: env.signal } : {}),
+    }).finally(() => executor.close());
+    await rm(resultsDir, { recursive: true, force: true });
+    return run;
+  }
   const { evidence, junitXml, cases } = await runTests({
     executor,
     workspace,

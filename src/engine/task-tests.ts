@@ -16,9 +16,12 @@ import type { SandboxKind } from '../sandbox/executor.js';
 import { formatDefect, oracleDefect, taskWhere, type TaskWhere } from '../tasks/index.js';
 import type { Task, TestCaseResult, TestRunEvidence } from '../types/index.js';
 import { git, GitError } from '../workspace/index.js';
-import { attemptPaths, besideWorkspace, prepareWorkspace } from './attempt.js';
+import { attemptPaths, besideWorkspace, prepareWorkspace, type AttemptEnv } from './attempt.js';
+import { createExecutor } from '../sandbox/index.js';
+import type { Baseline } from '../workspace/index.js';
+import { sandboxLayout } from './sandbox-layout.js';
 import { checkEnvironmentSandbox, resolveRunEnvironments } from './environments.js';
-import { runBaselineTests, runTaskTestsOnTree, type TestRun } from './attempt-verify.js';
+import { execLimits, runBaselineTests, runTaskTestsOnTree, type AttemptPaths, type TestRun } from './attempt-verify.js';
 
 export type TestSide = 'baseline' | 'oracle';
 
@@ -58,7 +61,7 @@ export async function runTaskTests(task: Task, options: TaskTestsOptions): Promi
   const where = options.where ?? taskWhere(task);
   if (options.sides.includes('oracle') && !task.oracle) {
     throw new InputError(
-      `${where.file}: ${where.prefix}: task ${task.id} has no oracle patch to run the tests with (fix: add oracle.patch, or run at the baseline)`,
+      `${where.file}: ${where.prefix}: task ${task.id} has no oracle to run the tests with (fix: add oracle.patch or oracle.script, or run at the baseline)`,
     );
   }
   // A task with an environment runs in its image, as in a run: docker only, resolved (built) first.
@@ -93,8 +96,8 @@ export async function runTaskTests(task: Task, options: TaskTestsOptions): Promi
         say(`running the tests at the baseline: ${task.tests.command}`);
         run = await besideWorkspace(paths, () => runBaselineTests(task, paths, prepared.baseline, env));
       } else {
-        say('applying the oracle patch');
-        const tree = await oracleTree(task, paths.workspace, prepared.baseline, where);
+        say(task.oracle?.script !== undefined ? 'running the oracle script' : 'applying the oracle patch');
+        const tree = await oracleTree(task, paths, prepared.baseline, where, env);
         say(`running the tests with the oracle applied: ${task.tests.command}`);
         run = await besideWorkspace(paths, () => runTaskTestsOnTree(task, paths, prepared.baseline, env, tree));
       }
@@ -115,24 +118,66 @@ export async function runTaskTests(task: Task, options: TaskTestsOptions): Promi
  */
 async function oracleTree(
   task: Task,
-  workspace: string,
+  paths: AttemptPaths,
   baseline: Awaited<ReturnType<typeof prepareWorkspace>>['baseline'],
   where: TaskWhere,
+  env: AttemptEnv,
 ): Promise<string> {
-  const patch = task.oracle?.patch ?? '';
-  try {
-    await git({ cwd: workspace }, ['apply', '--whitespace=nowarn', '-'], { stdin: patch });
-  } catch (error) {
-    if (!(error instanceof GitError)) throw error;
-    throw new InputError(formatDefect(oracleDefect(where, error.stderr.trim().split('\n')[0] || 'git apply failed')));
+  const workspace = paths.workspace;
+  if (task.oracle?.script !== undefined) {
+    const why = await runOracleScript(task, paths, baseline, env, task.oracle.script);
+    if (why !== undefined) throw new InputError(formatDefect(oracleDefect(where, why, 'script')));
+  } else {
+    try {
+      await git({ cwd: workspace }, ['apply', '--whitespace=nowarn', '-'], { stdin: task.oracle?.patch ?? '' });
+    } catch (error) {
+      if (!(error instanceof GitError)) throw error;
+      throw new InputError(formatDefect(oracleDefect(where, error.stderr.trim().split('\n')[0] || 'git apply failed')));
+    }
   }
   const limits = task.limits.resources;
   const capture = await captureChange({ baseline, workTree: workspace, nestedGit: [], maxFiles: limits.changeFiles, maxBytes: limits.changeBytes });
   if (!capture.ok)
-    throw new InputError(`${where.file}: ${where.prefix}.oracle.patch: the change is past a limit: ${capture.detail} (fix: raise limits.${capture.exceeded})`);
+    throw new InputError(`${where.file}: ${where.prefix}.oracle: the change is past a limit: ${capture.detail} (fix: raise limits.${capture.exceeded})`);
   const reportPaths = task.tests.junit === undefined ? [] : [task.tests.junit];
   const guarded = await protectTests({ baseline, tree: capture.tree, testPaths: task.tests.testPaths, reportPaths });
   return guarded.tree;
+}
+
+/**
+ * The oracle script in the sandbox the run would use, in the prepared workspace, as the oracle
+ * agent runs it (bash, the agent's timeout, no network). Undefined when it exited 0, else why not.
+ */
+async function runOracleScript(task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv, script: string): Promise<string | undefined> {
+  const home = join(paths.attemptDir, 'home');
+  const tmp = join(paths.attemptDir, 'tmp');
+  for (const dir of [home, tmp]) await mkdir(dir, { recursive: true });
+  const layout = {
+    ...sandboxLayout({
+      task,
+      stateDir: env.stateDir,
+      workspace: paths.workspace,
+      attemptDir: paths.attemptDir,
+      baselineGitDir: baseline.gitDir,
+      ...(env.environments ? { environments: env.environments } : {}),
+    }),
+    limits: execLimits(task),
+  };
+  const executor = createExecutor(env.sandbox, layout);
+  try {
+    const ran = await executor.exec({
+      argv: ['bash', '-c', script, 'oracle-script'],
+      cwd: paths.workspace,
+      timeoutMs: task.limits.agentTimeoutMs,
+      network: 'none',
+      ...(env.signal ? { signal: env.signal } : {}),
+    });
+    if (ran.timedOut) return `timed out after ${task.limits.agentTimeoutMs} ms`;
+    if (ran.exitCode === 0) return undefined;
+    return `exit ${ran.exitCode ?? ran.signal ?? 'unknown'}${ran.stderr.trim() ? `: ${ran.stderr.trim().split('\n').pop() ?? ''}` : ''}`;
+  } finally {
+    await executor.close();
+  }
 }
 
 /** Distinct ids in report order, each with its outcome over all its cases and how many there were. */

@@ -4,7 +4,8 @@
  * directory, writing the task set).
  */
 export { importSweBench, type SweBenchEnvironment, type SweBenchImportOptions } from './swe-bench.js';
-// harbor: the Harbor / Terminal-Bench importer exports go here (./harbor.js).
+export { importHarbor, rewriteRewardPath, type HarborImportOptions } from './harbor.js';
+export { parseToml, TomlError, type TomlTable, type TomlValue } from './harbor-toml.js';
 export {
   pathInside,
   prepareOutputDir,

@@ -219,6 +219,7 @@ function testLines(a: AttemptResult): string[] {
   };
   const run = (prefix: string, t: TestRunEvidence): void => {
     if (t.invalidReason) out.push(`- ${prefix}test run invalid: ${mdText(t.invalidReason)}`);
+    if (t.reward !== undefined) out.push(`- ${prefix}reward ${t.reward}${t.reward === 1 ? '' : ' (PASS needs 1)'}`);
     group(`${prefix}fail-to-pass`, t.failToPass);
     group(`${prefix}pass-to-pass`, t.passToPass);
   };

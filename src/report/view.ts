@@ -53,6 +53,8 @@ export interface AttemptListItem extends AttemptOutcome {
   failToPass: TestCount | null;
   passToPass: TestCount | null;
   heldOut: TestCount | null;
+  /** `tests.kind: reward`: the verifier's reward in [0, 1] (PASS needs exactly 1); absent for JUnit tests and history rows. */
+  reward?: number;
   filesChanged: number | null;
   /** input + output tokens; null when the agent reported no usage. */
   tokens: number | null;
@@ -200,6 +202,7 @@ export function listItemOf(a: AttemptResult): AttemptListItem {
     failToPass: a.tests ? testCount(a.tests.failToPass) : null,
     passToPass: a.tests ? testCount(a.tests.passToPass) : null,
     heldOut: heldOutCount(a),
+    ...(a.tests?.reward !== undefined ? { reward: a.tests.reward } : {}),
     filesChanged: a.diff?.filesChanged ?? null,
     tokens: usage ? usage.inputTokens + usage.outputTokens : null,
     costUsd: usage?.costUsd ?? null,

@@ -74,8 +74,16 @@ export function baselineDefects(
   return defects;
 }
 
-/** The oracle's patch does not apply to the repo after its setup. */
-export function oracleDefect(where: TaskWhere, why: string): TaskDefect {
+/** The oracle's patch does not apply to the repo after its setup, or its script fails there. */
+export function oracleDefect(where: TaskWhere, why: string, kind: 'patch' | 'script' = 'patch'): TaskDefect {
+  if (kind === 'script') {
+    return {
+      file: where.file,
+      field: `${where.prefix}.oracle.script`,
+      problem: `fails in the repo after setup (${why})`,
+      fix: 'run the script in a checkout of the repo after setup and fix what fails (it runs without network)',
+    };
+  }
   return {
     file: where.file,
     field: `${where.prefix}.oracle.patch`,

@@ -130,6 +130,11 @@ export interface TestRunEvidence {
   duplicates?: DuplicateIds;
   /** Set when the test command hit a sandbox limit (the agent's code under test did). */
   limitExceeded?: import('./task.js').ResourceLimitName;
+  /**
+   * `tests.kind: reward`: the reward the verifier wrote, in [0, 1] (absent when it wrote none or an
+   * unreadable one: `invalidReason` says which). Only exactly 1 passes; a partial reward is kept here.
+   */
+  reward?: number;
 }
 
 export type FileChangeKind = 'added' | 'modified' | 'deleted' | 'renamed';

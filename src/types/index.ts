@@ -6,5 +6,6 @@ export type * from './check.js';
 export type * from './stats.js';
 export { ATTEMPT_SCHEMA_VERSION, CAUSES, UNSCORED_CAUSES, VERDICTS } from './attempt.js';
 export { CHECK_IDS, SECRET_PRESETS } from './check.js';
+export { REWARD_TEST_ID } from './task.js';
 export { RUN_SCHEMA_VERSION, attemptOutcome, toSummaryRow } from './run.js';
 export { RUN_STATS_SCHEMA_VERSION, UNASSIGNED_REPO } from './stats.js';

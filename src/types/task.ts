@@ -12,7 +12,7 @@ export interface Task {
   setup: string[];
   tests: TestSpec;
   heldOut?: HeldOutSpec;
-  oracle?: { patch: string };
+  oracle?: OracleSpec;
   policy: PolicySpec;
   limits: Limits;
   /** The image the task's commands run in (docker only); absent: the host's toolchain. */
@@ -63,7 +63,24 @@ export interface TestSpec {
   passToPass: string[] | 'all_others';
   /** Glob patterns (workspace-relative) of files that define the tests; guarded against tampering. */
   testPaths: string[];
+  /** Set for `kind: reward`: then failToPass is [REWARD_TEST_ID], passToPass [], junit absent. */
+  reward?: RewardSpec;
 }
+
+/** A known-good fix: a patch applied with git, or a bash script run in the workspace (its change captured like an agent's). */
+export type OracleSpec = { patch: string; script?: undefined } | { script: string; patch?: undefined };
+
+/**
+ * `tests.kind: reward`: the command writes one number in [0, 1] to `$CRUCIBLE_REWARD`. The run is
+ * graded as one test, REWARD_TEST_ID, that passes on a reward of exactly 1.
+ */
+export interface RewardSpec {
+  /** Absolute path of a directory laid over the workspace for the verifier's runs only; absent: none. */
+  files?: string;
+}
+
+/** The one test id a reward verifier's run reports. */
+export const REWARD_TEST_ID = 'reward';
 
 export interface HeldOutSpec {
   /** Absolute path of a directory whose contents are copied into the workspace after the agent stops. */

@@ -118,7 +118,7 @@ describe('loadTaskSet', () => {
   it('loads the bundled examples', () => {
     const { tasks } = loadTaskSet('examples/tasks.yaml');
     expect(tasks.length).toBeGreaterThanOrEqual(6);
-    expect(tasks.every((t) => t.oracle?.patch.startsWith('diff --git'))).toBe(true);
+    expect(tasks.every((t) => t.oracle?.patch?.startsWith('diff --git'))).toBe(true);
     expect(tasks.some((t) => t.heldOut)).toBe(true);
     expect(tasks.some((t) => t.setup.length > 0)).toBe(true);
   });

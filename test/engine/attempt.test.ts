@@ -185,7 +185,7 @@ describe('runAttempt: the baseline test run', () => {
 
   it("an oracle patch that does not apply is the task's error, not the oracle's crash", async () => {
     const task = fixture();
-    const a = await attempt({ ...task, oracle: { patch: task.oracle?.patch.replace('a - b', 'a * b') ?? '' } }, resolveAgent('oracle'), {
+    const a = await attempt({ ...task, oracle: { patch: task.oracle?.patch?.replace('a - b', 'a * b') ?? '' } }, resolveAgent('oracle'), {
       baselineTests: false,
     });
     expect(a).toMatchObject({ verdict: 'ERROR', cause: 'task_error' });

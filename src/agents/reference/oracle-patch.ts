@@ -1,9 +1,15 @@
 import type { AgentContext } from '../agent.js';
 
-/** Applies the task's oracle patch through the executor; undefined when applied, else why not. */
+/**
+ * Applies the task's oracle through the executor, like any agent's command: a patch with `git
+ * apply`, a script with bash in the workspace (its change is captured afterwards like an agent's).
+ * Undefined when it worked, else why not.
+ */
 export async function applyOraclePatch(ctx: AgentContext): Promise<string | undefined> {
-  const patch = ctx.task.oracle?.patch;
-  if (!patch) return `task ${ctx.task.id} has no oracle patch (add oracle.patch to the task)`;
+  const oracle = ctx.task.oracle;
+  if (oracle?.script !== undefined) return runOracleScript(ctx, oracle.script);
+  const patch = oracle?.patch;
+  if (!patch) return `task ${ctx.task.id} has no oracle (add oracle.patch or oracle.script to the task)`;
   const applied = await ctx.executor.exec({
     argv: ['git', 'apply', '--whitespace=nowarn', '-'],
     cwd: ctx.workspace,
@@ -16,7 +22,27 @@ export async function applyOraclePatch(ctx: AgentContext): Promise<string | unde
   return undefined;
 }
 
-/** Files the oracle patch changes (its `+++ b/…` paths). */
+/**
+ * The script gets the agent's whole time budget and no network: an oracle that needs a download
+ * would make the task depend on the internet at grading time (put installs in setup or the image).
+ */
+async function runOracleScript(ctx: AgentContext, script: string): Promise<string | undefined> {
+  const ran = await ctx.executor.exec({
+    argv: ['bash', '-c', script, 'oracle-script'],
+    cwd: ctx.workspace,
+    timeoutMs: ctx.limits.timeoutMs,
+    network: 'none',
+    signal: ctx.signal,
+  });
+  if (ran.timedOut) return `oracle script timed out after ${ctx.limits.timeoutMs} ms`;
+  if (ran.exitCode !== 0) {
+    const last = ran.stderr.trim().split('\n').pop() ?? '';
+    return `oracle script failed (exit ${ran.exitCode ?? ran.signal ?? 'unknown'})${last ? `: ${last}` : ''}`;
+  }
+  return undefined;
+}
+
+/** Files the oracle patch changes (its `+++ b/…` paths); none for a script, which says nothing ahead. */
 export function oraclePatchFiles(ctx: AgentContext): string[] {
   const patch = ctx.task.oracle?.patch ?? '';
   return [...patch.matchAll(/^\+\+\+ b\/(.+?)\t?$/gm)].map((m) => m[1] as string);

@@ -1,5 +1,5 @@
 import { InputError } from '../../errors.js';
-import { importSweBench, type ImportResult, type SweBenchEnvironment } from '../../importers/index.js';
+import { importHarbor, importSweBench, type ImportResult, type SweBenchEnvironment } from '../../importers/index.js';
 
 export interface SweBenchCommandOptions {
   out: string;
@@ -35,7 +35,10 @@ function sweBenchEnvironment(opts: SweBenchCommandOptions): SweBenchEnvironment 
   return { kind: opts.environment ?? 'image' };
 }
 
-// harbor: `importHarborCommand` (crucible import harbor <task-dir...> -o DIR) goes here, printing with printImportResult.
+/** `crucible import harbor <task-dir...> -o DIR` (Harbor, or Terminal-Bench's task.yaml layout). */
+export async function importHarborCommand(dirs: string[], opts: { out: string; force?: boolean }): Promise<void> {
+  printImportResult(await importHarbor({ dirs, out: opts.out, force: opts.force === true }));
+}
 
 /** The summary every importer prints: what was written, anything to know, how to check it. */
 export function printImportResult(result: ImportResult): void {

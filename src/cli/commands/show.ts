@@ -202,6 +202,7 @@ function formatTests(t: TestRunEvidence): string[] {
     `  F2P ${t.failToPass.passed}/${t.failToPass.total} · P2P ${t.passToPass.passed}/${t.passToPass.total} · ${t.parsed} parsed · exit ${t.exitCode ?? 'signal'}${t.timedOut ? ' (timed out)' : ''} · ${formatDuration(t.durationMs)}${t.consistent ? '' : pc.yellow(' · report and exit code disagree')}`,
   ];
   if (t.invalidReason) lines.push(pc.yellow(`  invalid: ${t.invalidReason}`));
+  if (t.reward !== undefined) lines.push(`  reward ${t.reward}${t.reward === 1 ? '' : pc.dim(' (PASS needs 1)')}`);
   const failing = [...t.failToPass.failing.map((f) => ({ ...f, group: 'F2P' })), ...t.passToPass.failing.map((f) => ({ ...f, group: 'P2P' }))];
   for (const f of failing.slice(0, 20)) lines.push(`  ${pc.red('✗')} ${f.group} ${f.id} ${pc.dim(`(${f.reason})`)}`);
   if (failing.length > 20) lines.push(pc.dim(`  … ${failing.length - 20} more failing`));

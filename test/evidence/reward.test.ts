@@ -1,0 +1,44 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseRewardJson, parseRewardText, readReward } from '../../src/evidence/index.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+
+describe('reward files are read strictly', () => {
+  it('takes a plain decimal in [0, 1] from reward.txt and nothing else', () => {
+    expect(parseRewardText('1\n')).toEqual({ reward: 1 });
+    expect(parseRewardText(' 0.5 ')).toEqual({ reward: 0.5 });
+    expect(parseRewardText('1.0')).toEqual({ reward: 1 });
+    expect(parseRewardText('0')).toEqual({ reward: 0 });
+    for (const bad of ['', '1.5', '2', '-0', '-1', '1e0', '0x1', 'NaN', 'Infinity', 'true', '1 1', '.5', '1.', 'pass'])
+      expect(parseRewardText(bad), bad).toHaveProperty('problem');
+  });
+
+  it('takes the "reward" number of reward.json', () => {
+    expect(parseRewardJson('{"reward": 1, "tests": 3}')).toEqual({ reward: 1 });
+    expect(parseRewardJson('{"reward": 0.25}')).toEqual({ reward: 0.25 });
+    for (const bad of ['1', '{"reward": "1"}', '{"reward": 1.5}', '{"score": 1}', '[1]', 'not json', '{"reward": -0.1}'])
+      expect(parseRewardJson(bad), bad).toHaveProperty('problem');
+  });
+
+  it('prefers reward.txt, never follows a symlink, and tells none from unreadable', async () => {
+    const dir = tempDir();
+    expect(await readReward(dir)).toEqual({ absent: true });
+    writeFileSync(join(dir, 'reward.json'), '{"reward": 0.5}');
+    expect(await readReward(dir)).toEqual({ reward: 0.5 });
+    writeFileSync(join(dir, 'reward.txt'), '1');
+    expect(await readReward(dir)).toEqual({ reward: 1 });
+
+    const linked = tempDir();
+    const elsewhere = join(tempDir(), 'forged.txt');
+    writeFileSync(elsewhere, '1');
+    symlinkSync(elsewhere, join(linked, 'reward.txt'));
+    expect(await readReward(linked)).toHaveProperty('problem');
+
+    const directory = tempDir();
+    mkdirSync(join(directory, 'reward.txt'));
+    expect(await readReward(directory)).toHaveProperty('problem');
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * `crucible import harbor`: the bundled Harbor sample and a Terminal-Bench-layout task become task
+ * sets that load; bad input is one line and exit 2; nothing is read through a symlink.
+ */
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadTaskSet } from '../../src/config/index.js';
+import { importHarbor } from '../../src/importers/index.js';
+import { InputError } from '../../src/errors.js';
+import { crucible } from '../helpers/cli.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+const SAMPLE = resolve('examples/harbor/hello-file');
+
+function sampleCopy(): string {
+  const dir = join(tempDir(), 'hello-file');
+  cpSync(SAMPLE, dir, { recursive: true });
+  return dir;
+}
+
+function write(root: string, files: Record<string, string>): void {
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+}
+
+describe('crucible import harbor', () => {
+  it('maps a Harbor task: instruction, timeouts, resources, metadata, Dockerfile, oracle script, reward verifier', async () => {
+    const out = join(tempDir(), 'out');
+    const result = await importHarbor({ dirs: [SAMPLE], out });
+    expect(result.taskIds).toEqual(['hello-file']);
+    expect(result.notes).toEqual(['hello-file: environment.build_timeout_sec is not imported']);
+    const task = loadTaskSet(result.taskSetFile).tasks[0];
+    expect(task).toMatchObject({
+      id: 'hello-file',
+      instruction: readFileSync(join(SAMPLE, 'instruction.md'), 'utf8'),
+      limits: { agentTimeoutMs: 120_000, testTimeoutMs: 60_000, resources: { memoryBytes: 1024 * 1024 * 1024 } },
+      environment: { dockerfile: join(out, 'hello-file/environment/Dockerfile'), cpus: 1 },
+      metadata: { difficulty: 'easy', category: 'file-operations', tags: ['sample', 'shell', 'harbor'] },
+      oracle: { script: readFileSync(join(SAMPLE, 'solution/solve.sh'), 'utf8') },
+      tests: { command: 'TEST_DIR="$PWD/tests" bash tests/test.sh', failToPass: ['reward'], reward: { files: join(out, 'hello-file/verifier') } },
+    });
+    // Harbor's hard-coded reward directory becomes the one Crucible reads, under every sandbox.
+    const testSh = readFileSync(join(out, 'hello-file/verifier/tests/test.sh'), 'utf8');
+    expect(testSh).not.toContain('/logs/verifier');
+    expect(testSh).toContain('${CRUCIBLE_REWARD_DIR}/reward.txt');
+    // The verifier's files are outside the workspace the agent starts from.
+    expect(existsSync(join(out, 'hello-file/workspace/tests'))).toBe(false);
+  });
+
+  it("reads Terminal-Bench's task.yaml layout; the tests and solution stay out of the image's build context", async () => {
+    const dir = join(tempDir(), 'tb task');
+    write(dir, {
+      'task.yaml':
+        'instruction: |\n  Write ok.txt.\ndifficulty: medium\ncategory: system\ntags: [tb]\nmax_agent_timeout_sec: 300\nmax_test_timeout_sec: 30\nparser_name: pytest\n',
+      Dockerfile: 'FROM crucible/host:1\nCOPY data.txt /opt/data.txt\n',
+      'data.txt': 'x\n',
+      'solution.sh': 'touch ok.txt\n',
+      'run-tests.sh': 'test -f ok.txt\n',
+      'tests/test_outputs.py': 'def test_ok(): pass\n',
+      'docker-compose.yaml': 'services: {}\n',
+    });
+    const out = join(tempDir(), 'out');
+    const result = await importHarbor({ dirs: [dir], out });
+    expect(result.taskIds).toEqual(['tb-task']);
+    expect(result.notes).toEqual(['tb-task: docker-compose.yaml (the Dockerfile is built alone) is not imported']);
+    const task = loadTaskSet(result.taskSetFile).tasks[0];
+    expect(task).toMatchObject({
+      id: 'tb-task',
+      instruction: 'Write ok.txt.\n',
+      limits: { agentTimeoutMs: 300_000, testTimeoutMs: 30_000 },
+      metadata: { difficulty: 'medium', category: 'system', tags: ['tb', 'terminal-bench'] },
+      oracle: { script: 'touch ok.txt\n' },
+    });
+    expect(task?.tests.command).toBe(
+      'if TEST_DIR="$PWD/tests" bash tests/run-tests.sh; then echo 1 > "$CRUCIBLE_REWARD"; else echo 0 > "$CRUCIBLE_REWARD"; fi',
+    );
+    expect(existsSync(join(out, 'tb-task/environment/data.txt'))).toBe(true);
+    for (const hidden of ['tests', 'solution.sh', 'run-tests.sh', 'task.yaml'])
+      expect(existsSync(join(out, 'tb-task/environment', hidden)), hidden).toBe(false);
+    expect(existsSync(join(out, 'tb-task/verifier/tests/test_outputs.py'))).toBe(true);
+  });
+
+  it('bad input is one line naming the file and the fix, exit 2, and nothing is written', () => {
+    const noInstruction = sampleCopy();
+    rmSync(join(noInstruction, 'instruction.md'));
+    const badToml = sampleCopy();
+    writeFileSync(join(badToml, 'task.toml'), '[agent]\ntimeout_sec = 1\n[agent]\n');
+    const badTimeout = sampleCopy();
+    writeFileSync(join(badTimeout, 'task.toml'), '[agent]\ntimeout_sec = "soon"\n');
+    const cases: Array<[string, RegExp]> = [
+      [noInstruction, /hello-file: no instruction\.md \(fix: add instruction\.md/],
+      [badToml, /task\.toml: line 3: table \[agent\] is defined twice \(fix: make it valid TOML\)/],
+      [badTimeout, /task\.toml: agent\.timeout_sec: expected a positive number, got "soon"/],
+      [tempDir(), /neither task\.toml \(Harbor\) nor task\.yaml \(Terminal-Bench\) found/],
+    ];
+    for (const [dir, message] of cases) {
+      const out = join(tempDir(), 'out');
+      const r = crucible(['import', 'harbor', dir, '-o', out]);
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(message);
+      expect(existsSync(out)).toBe(false);
+    }
+  });
+
+  it('never follows a symlink out of the task directory', async () => {
+    const secret = join(tempDir(), 'secret.txt');
+    writeFileSync(secret, 'not for the task set');
+    const linkedFile = sampleCopy();
+    symlinkSync(secret, join(linkedFile, 'tests', 'data.txt'));
+    const linkedDir = sampleCopy();
+    rmSync(join(linkedDir, 'solution'), { recursive: true });
+    symlinkSync(dirname(secret), join(linkedDir, 'solution'));
+    const linkedInstruction = sampleCopy();
+    rmSync(join(linkedInstruction, 'instruction.md'));
+    symlinkSync(secret, join(linkedInstruction, 'instruction.md'));
+    for (const dir of [linkedFile, linkedDir, linkedInstruction]) {
+      const out = join(tempDir(), 'out');
+      await expect(importHarbor({ dirs: [dir], out })).rejects.toThrow(InputError);
+      await expect(importHarbor({ dirs: [dir], out })).rejects.toThrow(/symlink/);
+      expect(existsSync(out)).toBe(false);
+    }
+  });
+
+  it('keeps the scripts executable and refuses a non-empty output directory without --force', async () => {
+    const out = join(tempDir(), 'out');
+    await importHarbor({ dirs: [SAMPLE], out });
+    chmodSync(join(out, 'tasks.yaml'), 0o644);
+    await expect(importHarbor({ dirs: [SAMPLE], out })).rejects.toThrow(/exists and is not empty/);
+    await importHarbor({ dirs: [SAMPLE], out, force: true });
+    expect(loadTaskSet(join(out, 'tasks.yaml')).tasks).toHaveLength(1);
+  });
+});
