@@ -30,7 +30,7 @@ import {
   type TestRunEvidence,
 } from '../types/index.js';
 import { addWorkspaceRepo, commitBaseline, copyTree, listTree, setupOutputs, type Baseline } from '../workspace/index.js';
-import { copyPrepared, ensurePrepared, preparedKey } from './prepared-cache.js';
+import { copyPrepared, ensurePrepared, mentionsPath, pathBound, preparedKey } from './prepared-cache.js';
 import type { RunModels } from './gateway-lifecycle.js';
 import {
   AgentChangeError,
@@ -354,18 +354,20 @@ export async function prepareWorkspace(
       await runSetup(task, paths, env, copyMs, lap);
       return setupOutputs(source, workspace);
     };
-    if (env.prepareCache === false) outputs = await build();
+    const root = join(env.stateDir, 'cache', 'prepared');
+    const imageId = env.environments?.get(task.id)?.imageId;
+    const key = preparedKey({ source: source.digest, setup: task.setup, sandbox: env.sandbox, ...(imageId ? { imageId } : {}) });
+    if (env.prepareCache === false || pathBound(root, key)) outputs = await build();
     else {
-      const imageId = env.environments?.get(task.id)?.imageId;
-      const key = preparedKey({ source: source.digest, setup: task.setup, sandbox: env.sandbox, ...(imageId ? { imageId } : {}) });
       const entry = await ensurePrepared(
-        join(env.stateDir, 'cache', 'prepared'),
+        root,
         key,
         // Setup runs in this attempt's workspace (its sandbox, its paths); the cache gets a copy made before anything else runs there.
         async (tree) => {
           const made = await build();
+          if (await mentionsPath(workspace, made)) return { outputs: made, relocatable: false };
           await copyTree(workspace, tree);
-          return made;
+          return { outputs: made, relocatable: true };
         },
         env.signal,
       );
@@ -374,7 +376,7 @@ export async function prepareWorkspace(
         await copyPrepared(entry, workspace);
       }
       outputs = entry.outputs;
-      env.onPrepared?.({ taskId: task.id, key, reused: entry.reused });
+      if (entry.stored) env.onPrepared?.({ taskId: task.id, key, reused: entry.reused });
     }
     setupMs = lap();
   }

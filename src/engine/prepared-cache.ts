@@ -7,6 +7,9 @@
  * so the next attempt runs setup again and reports its own failure.
  */
 import { createHash } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,29 +37,46 @@ export interface PreparedEntry {
   outputs: string[];
   /** Whether the tree was there already (or another builder made it meanwhile). */
   reused: boolean;
+  /** False when the build found the tree bound to its own path: nothing was stored, setup runs in every attempt. */
+  stored: boolean;
+}
+
+/** What a build made: setup's outputs, and whether they may be copied elsewhere (no absolute path of the build in them). */
+export interface Built {
+  outputs: string[];
+  relocatable: boolean;
+}
+
+/** The marker a build leaves for a key whose tree cannot move: later attempts run setup themselves without waiting. */
+export function pathBound(root: string, key: string): boolean {
+  return existsSync(join(root, `${key}.path-bound`));
 }
 
 /**
  * The cache entry for `key`: reused when present, else built by `build`, which must leave the
  * prepared tree at the directory it is given (absent until then) and return setup's outputs.
  */
-export async function ensurePrepared(root: string, key: string, build: (tree: string) => Promise<string[]>, signal?: AbortSignal): Promise<PreparedEntry> {
+export async function ensurePrepared(root: string, key: string, build: (tree: string) => Promise<Built>, signal?: AbortSignal): Promise<PreparedEntry> {
   const dir = join(root, key);
   const existing = await readEntry(dir);
-  if (existing) return { ...existing, reused: true };
+  if (existing) return { ...existing, reused: true, stored: true };
   await mkdir(root, { recursive: true });
   const release = await acquire(join(root, `${key}.lock`), signal);
   try {
     const built = await readEntry(dir);
-    if (built) return { ...built, reused: true };
+    if (built) return { ...built, reused: true, stored: true };
     await removeDeadStaging(root, key);
     const staging = join(root, `.tmp-${key}-${process.pid}-${Math.random().toString(36).slice(2)}`);
     try {
       await mkdir(staging);
-      const outputs = await build(join(staging, 'tree'));
+      const { outputs, relocatable } = await build(join(staging, 'tree'));
+      if (!relocatable) {
+        await writeFile(join(root, `${key}.path-bound`), '');
+        return { tree: join(staging, 'tree'), outputs, reused: false, stored: false };
+      }
       await writeFile(join(staging, 'outputs.json'), `${JSON.stringify(outputs)}\n`);
       await rename(staging, dir);
-      return { tree: join(dir, 'tree'), outputs, reused: false };
+      return { tree: join(dir, 'tree'), outputs, reused: false, stored: true };
     } finally {
       await rm(staging, { recursive: true, force: true });
     }
@@ -65,7 +85,7 @@ export async function ensurePrepared(root: string, key: string, build: (tree: st
   }
 }
 
-async function readEntry(dir: string): Promise<Omit<PreparedEntry, 'reused'> | undefined> {
+async function readEntry(dir: string): Promise<Omit<PreparedEntry, 'reused' | 'stored'> | undefined> {
   const text = await readFile(join(dir, 'outputs.json'), 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   const outputs = JSON.parse(text) as unknown;
@@ -111,6 +131,24 @@ async function removeDeadStaging(root: string, key: string): Promise<void> {
   for (const name of await readdir(root)) {
     const pid = Number(new RegExp(`^\\.tmp-${key}-(\\d+)-`).exec(name)?.[1] ?? NaN);
     if (Number.isInteger(pid) && (pid === process.pid || !alive(pid))) await rm(join(root, name), { recursive: true, force: true });
+  }
+}
+
+/**
+ * Whether any of setup's outputs under `dir` holds `dir`'s absolute path (a virtualenv's script
+ * shebangs, an editable install's `.pth`): such a tree works only where it was built, so it is
+ * not shared. Literal bytes, binary files included.
+ */
+export async function mentionsPath(dir: string, outputs: readonly string[]): Promise<boolean> {
+  if (outputs.length === 0) return false;
+  try {
+    await promisify(execFile)('grep', ['-rqsF', '--', dir, ...outputs], { cwd: dir, maxBuffer: 1024 * 1024 });
+    return true;
+  } catch (error) {
+    // grep exits 1 when nothing matched, 2 when some file could not be read (and nothing matched).
+    const code = (error as { code?: unknown }).code;
+    if (code === 1 || code === 2) return false;
+    throw error;
   }
 }
 

@@ -167,6 +167,17 @@ describe('prepare once, attempt many: the prepared-tree cache', () => {
     expect(cacheEntries(stateDir)).toEqual([]);
   });
 
+  it('does not share a tree that setup bound to its own path (a virtualenv shebang): each attempt runs setup', async () => {
+    const stateDir = tempDir();
+    const { task, counter } = fixture(tempDir());
+    const bound: Task = { ...task, setup: [...task.setup, 'mkdir -p .venv/bin && printf "#!$PWD/.venv/bin/python\\n" > .venv/bin/tool'] };
+    const notices: PreparedNotice[] = [];
+    for (let i = 0; i < 2; i++) expect((await attempt(bound, fixAdd, stateDir, collect(notices))).verdict).toBe('PASS');
+    expect(counter(stateDir)).toBe(2);
+    expect(notices).toEqual([]);
+    expect(cacheEntries(stateDir).filter((e) => !e.endsWith('.path-bound'))).toEqual([]);
+  });
+
   it('with prepareCache off, runs setup in every attempt and caches nothing', async () => {
     const stateDir = tempDir();
     const { task, counter } = fixture(tempDir());
