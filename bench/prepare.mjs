@@ -78,7 +78,9 @@ try {
   const after = run(tasks, runs, []);
   const built = (after.stderr.match(/built prepared tree/g) ?? []).length;
   const reused = (after.stderr.match(/reused prepared tree/g) ?? []).length;
-  const files = Number(spawnSync('sh', ['-c', `find ${join(state, 'cache', 'prepared')} -path '*/node_modules/*' -type f | wc -l`], { encoding: 'utf8' }).stdout.trim());
+  const files = Number(
+    spawnSync('sh', ['-c', `find ${join(state, 'cache', 'prepared')} -path '*/node_modules/*' -type f | wc -l`], { encoding: 'utf8' }).stdout.trim(),
+  );
 
   const row = (name, xs, part) => {
     const prepare = xs.map((a) => a.timings.prepareMs);
@@ -93,7 +95,9 @@ try {
   console.log(row('after: prepared tree reused', after.attempts, 'setupMs'));
   console.log('');
   console.log(`after: prepared tree built ${built}× (in the preflight), reused ${reused}×`);
-  console.log(`ratio (before / after, mean per-attempt prepare): ${(mean(before.map((a) => a.timings.prepareMs)) / mean(after.attempts.map((a) => a.timings.prepareMs))).toFixed(1)}x`);
+  console.log(
+    `ratio (before / after, mean per-attempt prepare): ${(mean(before.map((a) => a.timings.prepareMs)) / mean(after.attempts.map((a) => a.timings.prepareMs))).toFixed(1)}x`,
+  );
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
