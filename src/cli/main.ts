@@ -41,6 +41,7 @@ program
     '--keep-workspace',
     "keep each attempt's scratch trees after grading, for debugging: agent-workspace/ (what the agent left), workspace/ (the last verification copy), pristine/",
   )
+  .option('--no-prepare-cache', "run each task's setup in every attempt instead of building its prepared tree once (in <out>/cache/prepared/) and copying it")
   .option(
     '--no-baseline-tests',
     'attempts the preflight could not give a baseline run to skip their own (failing pass-to-pass tests then count as regressions); the preflight still runs the tests once per task',

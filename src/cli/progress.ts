@@ -198,6 +198,10 @@ export function createProgress(options: ProgressOptions): Progress {
     onEnvironment(line) {
       log(c.dim(line));
     },
+    onPrepared(info) {
+      const how = info.reused ? 'reused prepared tree' : 'built prepared tree (setup ran)';
+      log(c.dim(`${info.taskId}: ${how} ${info.key.slice(0, 12)}`));
+    },
     onPreflight(info) {
       log(c.dim(`checking ${info.tasks} task${info.tasks === 1 ? '' : 's'} before any agent runs (repo, baseline tests, oracle patch)`));
     },

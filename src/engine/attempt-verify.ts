@@ -29,7 +29,7 @@ import {
 } from '../evidence/index.js';
 import { createExecutor, type SandboxLayout } from '../sandbox/index.js';
 import type { CheckResult, DiffStats, NotGraded, ResourceLimitName, RewardSpec, Task, TestCaseResult, TestFormat, TestReportSource, TestRunEvidence } from '../types/index.js';
-import { materializeTree, overlayDirectory, type Baseline } from '../workspace/index.js';
+import { materializeTree, overlayDirectory, withoutSetupOutputs, type Baseline } from '../workspace/index.js';
 import type { AttemptEnv } from './attempt.js';
 import { ATTEMPT_JUNIT_FILES } from './run-files.js';
 import { sandboxLayout } from './sandbox-layout.js';
@@ -239,11 +239,13 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
   );
   if (!capture.ok) return { kind: 'resource', limit: capture.exceeded, message: capture.detail };
   const reportPaths = [task.tests.junit, task.heldOut?.junit].filter((p): p is string => p !== undefined);
-  const graded = await protectTests({ baseline, tree: capture.tree, testPaths: task.tests.testPaths, reportPaths });
+  // What setup produced is the environment: nothing the agent did to it is part of its change.
+  const captured = await withoutSetupOutputs(baseline, capture.tree);
+  const graded = await protectTests({ baseline, tree: captured, testPaths: task.tests.testPaths, reportPaths });
 
   const patchFile = join(paths.attemptDir, 'diff.patch');
   // One byte over the scan limit: a patch cut there is one the secrets scan knows is incomplete.
-  const diff = await collectDiff({ gitDir: baseline.store, from: baseline.tree, to: capture.tree, patchFile, maxPatchBytes: MAX_PATCH_BYTES + 1 });
+  const diff = await collectDiff({ gitDir: baseline.store, from: baseline.tree, to: captured, patchFile, maxPatchBytes: MAX_PATCH_BYTES + 1 });
   const newTests = graded.evidence.findings.filter((f) => f.kind === 'added').map((f) => f.path);
   const skipped = notGraded(input.ignored, await ignoredManifest(baseline, paths.agentWorkspace), { dependencies: graded.dependencies, newTests });
   const tampering = graded.evidence;
@@ -275,7 +277,7 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
     );
     heldOut = checkHeldOutCount(run, input.baselineHeldOut);
   }
-  const addedLines = await readAddedLines(patchFile, diff, { gitDir: baseline.store, tree: capture.tree });
+  const addedLines = await readAddedLines(patchFile, diff, { gitDir: baseline.store, tree: captured });
   const checks = runChecks({
     task,
     policy: effectivePolicy(task),

@@ -29,7 +29,8 @@ import {
   type Task,
   type TestRunEvidence,
 } from '../types/index.js';
-import { addWorkspaceRepo, commitBaseline, copyTree, type Baseline } from '../workspace/index.js';
+import { addWorkspaceRepo, commitBaseline, copyTree, listTree, setupOutputs, type Baseline } from '../workspace/index.js';
+import { copyPrepared, ensurePrepared, mentionsPath, pathBound, preparedKey } from './prepared-cache.js';
 import type { RunModels } from './gateway-lifecycle.js';
 import {
   AgentChangeError,
@@ -76,6 +77,20 @@ export interface AttemptEnv {
    * the agent, the tests and the held-out tests all run in it; each attempt records its provenance.
    */
   environments?: ReadonlyMap<string, ResolvedEnvironment>;
+  /**
+   * Reuse a task's prepared tree (repo + setup output) across attempts, from
+   * `<state>/cache/prepared/<hash>/` (default true; `--no-prepare-cache` turns it off).
+   */
+  prepareCache?: boolean;
+  /** Told, per attempt or preflight of a task with setup, whether its prepared tree was built or reused. */
+  onPrepared?: (info: PreparedNotice) => void;
+}
+
+/** Whether a task's prepared tree was built (setup ran) or reused from the cache. */
+export interface PreparedNotice {
+  taskId: string;
+  key: string;
+  reused: boolean;
 }
 
 /** A task's test runs at the baseline: its tests and, when it has them, its held-out tests. */
@@ -315,7 +330,7 @@ export class SetupCommandError extends Error {
 export async function prepareWorkspace(
   task: Task,
   paths: AttemptPaths,
-  env: Pick<AttemptEnv, 'stateDir' | 'sandbox' | 'signal' | 'environments'>,
+  env: Pick<AttemptEnv, 'stateDir' | 'sandbox' | 'signal' | 'environments' | 'prepareCache' | 'onPrepared'>,
 ): Promise<Prepared> {
   const { attemptDir, workspace } = paths;
   let started = performance.now();
@@ -332,38 +347,40 @@ export async function prepareWorkspace(
   const copyMs = lap();
 
   let setupMs: number | undefined;
+  let outputs: string[] = [];
   if (task.setup.length > 0) {
-    const toolCache = join(env.stateDir, 'cache', 'tools');
-    await mkdir(toolCache, { recursive: true });
-    const executor = createExecutor(
-      env.sandbox,
-      sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, alsoWritable: [toolCache], environments: env.environments }),
-    );
-    try {
-      for (const command of task.setup) {
-        const result = await executor.exec({
-          argv: ['sh', '-c', command],
-          cwd: workspace,
-          // Package managers reuse one cache across attempts instead of downloading every time.
-          env: { npm_config_cache: join(toolCache, 'npm'), PIP_CACHE_DIR: join(toolCache, 'pip'), XDG_CACHE_HOME: toolCache, CI: 'true' },
-          timeoutMs: task.limits.setupTimeoutMs,
-          network: 'host',
-          signal: env.signal,
-        });
-        if (result.exitCode !== 0) {
-          // The reason is rarely the last line (npm ends with a note about its log): keep what shows it.
-          const failure = setupFailure(command, result, task.limits.setupTimeoutMs);
-          const file = join(attemptDir, SETUP_OUTPUT_FILE);
-          await writeFile(file, setupOutputText(failure));
-          throw new SetupCommandError(failure, file, { copyMs, setupMs: lap() });
-        }
+    const source = await listTree(workspace);
+    const build = async (): Promise<string[]> => {
+      await runSetup(task, paths, env, copyMs, lap);
+      return setupOutputs(source, workspace);
+    };
+    const root = join(env.stateDir, 'cache', 'prepared');
+    const imageId = env.environments?.get(task.id)?.imageId;
+    const key = preparedKey({ source: source.digest, setup: task.setup, sandbox: env.sandbox, ...(imageId ? { imageId } : {}) });
+    if (env.prepareCache === false || pathBound(root, key)) outputs = await build();
+    else {
+      const entry = await ensurePrepared(
+        root,
+        key,
+        // Setup runs in this attempt's workspace (its sandbox, its paths); the cache gets a copy made before anything else runs there.
+        async (tree) => {
+          const made = await build();
+          if (await mentionsPath(workspace, made)) return { outputs: made, relocatable: false };
+          await copyTree(workspace, tree);
+          return { outputs: made, relocatable: true };
+        },
+        env.signal,
+      );
+      if (entry.reused) {
+        await rm(workspace, { recursive: true, force: true });
+        await copyPrepared(entry, workspace);
       }
-    } finally {
-      await executor.close();
+      outputs = entry.outputs;
+      if (entry.stored) env.onPrepared?.({ taskId: task.id, key, reused: entry.reused });
     }
     setupMs = lap();
   }
-  const baseline = await commitBaseline(workspace, join(attemptDir, 'baseline.git'), join(attemptDir, 'store.git'));
+  const baseline = await commitBaseline(workspace, join(attemptDir, 'baseline.git'), join(attemptDir, 'store.git'), outputs);
   const ignored = await ignoredManifest(baseline, workspace);
   await addWorkspaceRepo(workspace, baseline);
   // The agent works on this very tree, whose stat data the baseline index holds (so git re-reads
@@ -371,6 +388,45 @@ export async function prepareWorkspace(
   await copyTree(workspace, paths.pristine);
   const baselineCommitMs = lap();
   return { baseline, ignored, timings: { copyMs, ...(setupMs !== undefined ? { setupMs } : {}), baselineCommitMs } };
+}
+
+/** The task's setup commands, in the workspace, in the sandbox; the first that fails throws SetupCommandError. */
+async function runSetup(
+  task: Task,
+  paths: AttemptPaths,
+  env: Pick<AttemptEnv, 'stateDir' | 'sandbox' | 'signal' | 'environments'>,
+  copyMs: number,
+  lap: () => number,
+): Promise<void> {
+  const { attemptDir, workspace } = paths;
+  const toolCache = join(env.stateDir, 'cache', 'tools');
+  await mkdir(toolCache, { recursive: true });
+  const executor = createExecutor(
+    env.sandbox,
+    sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, alsoWritable: [toolCache], environments: env.environments }),
+  );
+  try {
+    for (const command of task.setup) {
+      const result = await executor.exec({
+        argv: ['sh', '-c', command],
+        cwd: workspace,
+        // Package managers reuse one cache across attempts instead of downloading every time.
+        env: { npm_config_cache: join(toolCache, 'npm'), PIP_CACHE_DIR: join(toolCache, 'pip'), XDG_CACHE_HOME: toolCache, CI: 'true' },
+        timeoutMs: task.limits.setupTimeoutMs,
+        network: 'host',
+        signal: env.signal,
+      });
+      if (result.exitCode !== 0) {
+        // The reason is rarely the last line (npm ends with a note about its log): keep what shows it.
+        const failure = setupFailure(command, result, task.limits.setupTimeoutMs);
+        const file = join(attemptDir, SETUP_OUTPUT_FILE);
+        await writeFile(file, setupOutputText(failure));
+        throw new SetupCommandError(failure, file, { copyMs, setupMs: lap() });
+      }
+    }
+  } finally {
+    await executor.close();
+  }
 }
 
 /** Runs `work` with the workspace moved aside (a rename keeps every inode and mtime), then puts it back. */

@@ -11,7 +11,7 @@ import type { AttemptPlan, Task } from '../types/index.js';
 export type PlanSettings = Readonly<Record<string, unknown>>;
 
 /** Settings that only change what is kept or shown, not what an attempt measures. */
-export const NON_DEFINING_SETTINGS: ReadonlySet<string> = new Set(['keepWorkspace']);
+export const NON_DEFINING_SETTINGS: ReadonlySet<string> = new Set(['keepWorkspace', 'prepareCache']);
 
 /**
  * Settings about the agents and the plan's shape, not the task: the model agents' access (base

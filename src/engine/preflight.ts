@@ -15,7 +15,7 @@ import type { ResolvedEnvironment } from '../environment/index.js';
 import { baselineDefects, ensureGitCache, oracleDefect, repoDefect, RepoSourceError, taskWhere, type TaskWhere } from '../tasks/index.js';
 import type { Task, TaskDefect } from '../types/index.js';
 import { git, GitError } from '../workspace/index.js';
-import { ATTEMPT_SCRATCH_DIRS, attemptPaths, besideWorkspace, prepareWorkspace, SetupCommandError, type TaskBaselineRuns } from './attempt.js';
+import { ATTEMPT_SCRATCH_DIRS, attemptPaths, besideWorkspace, prepareWorkspace, SetupCommandError, type AttemptEnv, type TaskBaselineRuns } from './attempt.js';
 import { runBaselineHeldOut, runBaselineTests } from './attempt-verify.js';
 import { ATTEMPT_JUNIT_FILES } from './run-files.js';
 import { sha256 } from './plan.js';
@@ -36,6 +36,9 @@ export interface PreflightOptions {
   where?: (task: Task) => TaskWhere;
   /** docker runs: the tasks' resolved environments; setup and baseline tests run in them. */
   environments?: ReadonlyMap<string, ResolvedEnvironment>;
+  /** Reuse (or build once) each task's prepared tree; default true. */
+  prepareCache?: boolean;
+  onPrepared?: AttemptEnv['onPrepared'];
 }
 
 export interface TaskPreflight {
@@ -83,6 +86,8 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
     sandbox: options.sandbox,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.environments ? { environments: options.environments } : {}),
+    ...(options.prepareCache === false ? { prepareCache: false } : {}),
+    ...(options.onPrepared ? { onPrepared: options.onPrepared } : {}),
   };
   try {
     const prepared = await prepareWorkspace(task, paths, env);

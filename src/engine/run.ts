@@ -7,7 +7,7 @@ import { InputError, OptionError } from '../errors.js';
 import { profileHash, type AgentProfile } from '../agents/external/index.js';
 import type { AttemptPlan, AttemptResult, Task, TaskDefect } from '../types/index.js';
 import { aggregateRun } from '../stats/index.js';
-import { runAttempt, type AttemptEnv } from './attempt.js';
+import { runAttempt, type AttemptEnv, type PreparedNotice } from './attempt.js';
 import { checkModelSpecs, checkReplayCassettes, startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
 import { appendCheckpoint, attemptFile, checkpointEntry, readAttemptFile } from './checkpoint.js';
 import { runAttempts, type AttemptRunner, type LoopObserver } from './attempt-loop.js';
@@ -26,7 +26,7 @@ import { buildSummary, type RunSummaryFile } from './summary.js';
 import { checkEnvironmentSandbox, resolveRunEnvironments, type RunEnvironments } from './environments.js';
 
 /** Per-attempt settings a run passes to every attempt (sandbox kind, grading options). */
-export type AttemptSettings = Omit<AttemptEnv, 'runDir' | 'stateDir' | 'signal' | 'models'>;
+export type AttemptSettings = Omit<AttemptEnv, 'runDir' | 'stateDir' | 'signal' | 'models' | 'onPrepared'>;
 
 export type { AttemptRunner, RunEnd } from './attempt-loop.js';
 export type { RunSummaryFile } from './summary.js';
@@ -58,6 +58,8 @@ export interface RunObserver extends LoopObserver {
   onTaskError?(taskId: string, defects: readonly TaskDefect[]): void;
   /** docker runs: one line of resolving the tasks' images (found, pulled, built or cached, and the build's output). */
   onEnvironment?(line: string): void;
+  /** A task's prepared tree (repo + setup output) was built, or reused from the cache, for an attempt or the preflight. */
+  onPrepared?(info: PreparedNotice): void;
 }
 
 export interface RunOptions {
@@ -265,6 +267,8 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       ...(options.signal ? { signal: options.signal } : {}),
       where: whereOf,
       ...(environments.resolved.size > 0 ? { environments: environments.resolved } : {}),
+      ...(options.settings.prepareCache === false ? { prepareCache: false } : {}),
+      onPrepared: (info) => options.observer?.onPrepared?.(info),
     });
   };
   const release = await acquireRunLock(runDir, runId);
@@ -394,6 +398,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
         models: runModels,
         taskBaselines,
         prepared,
+        onPrepared: (info) => options.observer?.onPrepared?.(info),
         ...(environments.resolved.size > 0 ? { environments: environments.resolved } : {}),
       },
       task: (id) => tasks.get(id) as Task,

@@ -1,6 +1,7 @@
-import { copyFile, mkdir, stat, utimes, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { git } from './git.js';
+import { git, type GitTarget } from './git.js';
+import { excludeLines } from './setup-outputs.js';
 
 /**
  * Files that running code leaves behind in repos that do not ignore them. Without this, running
@@ -30,6 +31,11 @@ export interface Baseline {
   commit: string;
   /** The commit's tree: the change that changes nothing. */
   tree: string;
+  /**
+   * What the task's setup produced (top-most new paths): the environment, never part of the
+   * baseline commit or of any tree graded against it; every test run takes them from the pristine tree.
+   */
+  setupOutputs: readonly string[];
 }
 
 /**
@@ -37,8 +43,8 @@ export interface Baseline {
  * of exactly these files, which every later copy (made with `cp -a`) shares, so git never
  * re-hashes an unchanged file.
  */
-export async function commitBaseline(dir: string, gitDir: string, store: string): Promise<Baseline> {
-  const exclude = `${[...RUNTIME_DEBRIS, `${NESTED_GIT_NAME}/`, NESTED_GIT_NAME].join('\n')}\n`;
+export async function commitBaseline(dir: string, gitDir: string, store: string, setupOutputs: readonly string[] = []): Promise<Baseline> {
+  const exclude = `${[...RUNTIME_DEBRIS, `${NESTED_GIT_NAME}/`, NESTED_GIT_NAME, ...excludeLines(setupOutputs)].join('\n')}\n`;
   for (const repo of [gitDir, store]) {
     await git({}, ['init', '--quiet', '--bare', '--initial-branch=main', repo]);
     await mkdir(join(repo, 'info'), { recursive: true });
@@ -46,11 +52,39 @@ export async function commitBaseline(dir: string, gitDir: string, store: string)
   }
   const target = { gitDir, workTree: dir };
   await git(target, ['add', '--all']);
+  // The repo's own .gitignore outranks info/exclude (a `!node_modules` in it would win): drop them by name too.
+  await dropPaths(target, setupOutputs);
   await git(target, ['commit', '--quiet', '--no-verify', '--allow-empty', '-m', 'crucible baseline']);
   const [commit = '', tree = ''] = (await git(target, ['rev-parse', 'HEAD', 'HEAD^{tree}'])).trim().split('\n');
   await mkdir(join(store, 'objects', 'info'), { recursive: true });
   await writeFile(join(store, 'objects', 'info', 'alternates'), `${join(gitDir, 'objects')}\n`);
-  return { gitDir, store, commit, tree };
+  return { gitDir, store, commit, tree, setupOutputs };
+}
+
+/** Removes `paths` (files, or directories with all they hold) from the index of `target`, by their literal names. */
+async function dropPaths(target: GitTarget, paths: readonly string[]): Promise<void> {
+  if (paths.length === 0) return;
+  await git(target, ['--literal-pathspecs', 'rm', '-r', '-q', '--cached', '--ignore-unmatch', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+    stdin: `${paths.join('\0')}\0`,
+  });
+}
+
+/**
+ * `tree` without anything at the setup outputs' paths, as a new tree in the store: whatever an
+ * agent made of them (edited, deleted, replaced by a symlink, un-ignored with its own .gitignore)
+ * is no part of its change, and every test run gets them as setup left them, from the pristine tree.
+ */
+export async function withoutSetupOutputs(baseline: Baseline, tree: string): Promise<string> {
+  if (baseline.setupOutputs.length === 0 || tree === baseline.tree) return tree;
+  const indexFile = join(baseline.store, `outputs-${process.pid}-${Math.random().toString(36).slice(2)}.index`);
+  const target: GitTarget = { gitDir: baseline.store, indexFile };
+  try {
+    await git(target, ['read-tree', tree]);
+    await dropPaths(target, baseline.setupOutputs);
+    return (await git(target, ['write-tree'])).trim();
+  } finally {
+    await rm(indexFile, { force: true });
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 /** The attempt's workspace as git sees it: git plumbing, the baseline commit, tree edits and materialising trees. */
 export { git, gitBytes, gitToFile, extractCommit, GitError, GIT_ENV, type GitTarget, type ToFileResult } from './git.js';
-export { commitBaseline, addWorkspaceRepo, copyIndex, NESTED_GIT_NAME, RUNTIME_DEBRIS, type Baseline } from './baseline.js';
+export { commitBaseline, addWorkspaceRepo, copyIndex, withoutSetupOutputs, NESTED_GIT_NAME, RUNTIME_DEBRIS, type Baseline } from './baseline.js';
 export { copyTree, materializeTree, type MaterializeInput } from './materialize.js';
 export { editTree, overlayDirectory, entry, removal, type IndexUpdate } from './tree-edit.js';
+export { listTree, setupOutputs, excludeLines, type TreeListing } from './setup-outputs.js';

@@ -35,6 +35,8 @@ export interface RunCommandOptions extends ModelCliOptions, ReporterCliOptions {
   out: string;
   sandbox?: SandboxKind;
   keepWorkspace?: boolean;
+  /** False with `--no-prepare-cache`. */
+  prepareCache?: boolean;
   /** False with `--no-baseline-tests`. */
   baselineTests?: boolean;
   json?: boolean;
@@ -87,7 +89,12 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
       ...(agentTrials ? { agentTrials } : {}),
       ...(taskSets.size > 0 ? { taskSets } : {}),
       stateDir: opts.out,
-      settings: { sandbox, keepWorkspace: opts.keepWorkspace, ...(opts.baselineTests === false ? { baselineTests: false } : {}) },
+      settings: {
+        sandbox,
+        keepWorkspace: opts.keepWorkspace,
+        ...(opts.prepareCache === false ? { prepareCache: false } : {}),
+        ...(opts.baselineTests === false ? { baselineTests: false } : {}),
+      },
       concurrency,
       failFast: opts.failFast,
       resume,
