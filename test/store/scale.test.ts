@@ -45,6 +45,10 @@ const tmp = tempDir('scale');
 const dbPath = join(tmp.dir, 'history.db');
 let history: History;
 
+// Writing 100 000 rows is fixed work; on a loaded 2-core machine it has taken over a minute, so the
+// hook's limit only guards against a hang, not a slow machine.
+const FILL_TIMEOUT_MS = 15 * 60_000;
+
 beforeAll(() => {
   const writer = openHistory(dbPath);
   writer.recordRun(runMeta('big', { planned: TOTAL, agents: AGENTS }));
@@ -54,7 +58,7 @@ beforeAll(() => {
   // Closing runs PRAGMA optimize, so the plans checked below are the ones a real history gets.
   writer.close();
   history = openHistory(dbPath);
-});
+}, FILL_TIMEOUT_MS);
 afterAll(() => {
   history.close();
   tmp.cleanup();
