@@ -2,7 +2,17 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, InputError } from '../errors.js';
-import { REWARD_TEST_ID, type OracleSpec, type PolicySpec, type RepoSource, type ResourceLimits, type Task, type TaskEnvironment, type TestFormat, type TestReportSource } from '../types/index.js';
+import {
+  REWARD_TEST_ID,
+  type OracleSpec,
+  type PolicySpec,
+  type RepoSource,
+  type ResourceLimits,
+  type Task,
+  type TaskEnvironment,
+  type TestFormat,
+  type TestReportSource,
+} from '../types/index.js';
 import { toMs } from './duration.js';
 import { REPORTER_NAMES_IN_CONFIG, SIZE_PATTERN, taskSchema, taskSetSchema, type DefaultsParsed, type TaskParsed } from './schema.js';
 import { issueToError } from './issue-to-error.js';
@@ -179,16 +189,31 @@ function resolveTask(t: TaskParsed, where: Where): Task {
   const inlineOrFile = (field: 'patch' | 'script', value: string): string =>
     value.includes('\n') ? value : readFileSync(existingPath(['oracle', field], value, 'file'), 'utf8');
   const oracle: OracleSpec | undefined =
-    t.oracle === undefined ? undefined : 'patch' in t.oracle ? { patch: inlineOrFile('patch', t.oracle.patch) } : { script: inlineOrFile('script', t.oracle.script) };
+    t.oracle === undefined
+      ? undefined
+      : 'patch' in t.oracle
+        ? { patch: inlineOrFile('patch', t.oracle.patch) }
+        : { script: inlineOrFile('script', t.oracle.script) };
 
   // `junit:` names JUnit's file and `report:` says where a stream format is read: each only with its format.
-  const reportFields = (field: FieldPath, spec: { format?: TestFormat; report?: TestReportSource; junit?: string }): { format?: TestFormat; report?: TestReportSource } => {
+  const reportFields = (
+    field: FieldPath,
+    spec: { format?: TestFormat; report?: TestReportSource; junit?: string },
+  ): { format?: TestFormat; report?: TestReportSource } => {
     const format = spec.format ?? 'junit';
     if (format === 'junit' && spec.report !== undefined) {
-      fail([...field, 'report'], `report: ${spec.report} is for the stream formats, not junit`, 'drop report:, or set format: to tap, go-json, cargo-json or pytest');
+      fail(
+        [...field, 'report'],
+        `report: ${spec.report} is for the stream formats, not junit`,
+        'drop report:, or set format: to tap, go-json, cargo-json or pytest',
+      );
     }
     if (format !== 'junit' && spec.junit !== undefined) {
-      fail([...field, 'junit'], `junit: is a JUnit report's path, but format is ${format}`, `drop junit:, and set report: file to read the ${format} report from $CRUCIBLE_REPORT`);
+      fail(
+        [...field, 'junit'],
+        `junit: is a JUnit report's path, but format is ${format}`,
+        `drop junit:, and set report: file to read the ${format} report from $CRUCIBLE_REPORT`,
+      );
     }
     return { ...(spec.format !== undefined ? { format: spec.format } : {}), ...(spec.report !== undefined ? { report: spec.report } : {}) };
   };

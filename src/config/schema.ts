@@ -33,7 +33,9 @@ export const repoSchema = z.union([
 const testFormat = z
   .enum(['junit', 'tap', 'go-json', 'cargo-json', 'pytest'])
   .optional()
-  .describe('The report the command gives: junit (default, a file), or a stream: tap, go-json (go test -json), cargo-json (libtest JSON), pytest (pytest -rA output).');
+  .describe(
+    'The report the command gives: junit (default, a file), or a stream: tap, go-json (go test -json), cargo-json (libtest JSON), pytest (pytest -rA output).',
+  );
 const testReport = z
   .enum(['stdout', 'file'])
   .optional()

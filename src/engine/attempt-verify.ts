@@ -28,7 +28,18 @@ import {
   scanWorkspace,
 } from '../evidence/index.js';
 import { createExecutor, type SandboxLayout } from '../sandbox/index.js';
-import type { CheckResult, DiffStats, NotGraded, ResourceLimitName, RewardSpec, Task, TestCaseResult, TestFormat, TestReportSource, TestRunEvidence } from '../types/index.js';
+import type {
+  CheckResult,
+  DiffStats,
+  NotGraded,
+  ResourceLimitName,
+  RewardSpec,
+  Task,
+  TestCaseResult,
+  TestFormat,
+  TestReportSource,
+  TestRunEvidence,
+} from '../types/index.js';
 import { materializeTree, overlayDirectory, withoutSetupOutputs, type Baseline } from '../workspace/index.js';
 import type { AttemptEnv } from './attempt.js';
 import { ATTEMPT_JUNIT_FILES } from './run-files.js';
@@ -272,7 +283,16 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
       baseline,
       env,
       tree,
-      { command: spec.command, junit: spec.junit, format: spec.format, report: spec.report, failToPass: required, passToPass: 'all_others', reportName: ATTEMPT_JUNIT_FILES.heldOut, agentTree: true },
+      {
+        command: spec.command,
+        junit: spec.junit,
+        format: spec.format,
+        report: spec.report,
+        failToPass: required,
+        passToPass: 'all_others',
+        reportName: ATTEMPT_JUNIT_FILES.heldOut,
+        agentTree: true,
+      },
       true,
     );
     heldOut = checkHeldOutCount(run, input.baselineHeldOut);
