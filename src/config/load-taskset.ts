@@ -8,6 +8,7 @@ import { REPORTER_NAMES_IN_CONFIG, SIZE_PATTERN, taskSchema, taskSetSchema, type
 import { issueToError } from './issue-to-error.js';
 import { parseProfiles, type LoadedProfile } from '../agents/external/index.js';
 import { formatFieldPath, YamlSource, type FieldPath } from './yaml-source.js';
+import { npmPackageRef, resolveNpmFields } from './npm-fields.js';
 
 export interface TaskSet {
   /** Absolute path of the file. */
@@ -171,14 +172,19 @@ function resolveTask(t: TaskParsed, where: Where): Task {
   const repo: RepoSource =
     'path' in t.repo
       ? { kind: 'local', path: existingPath(['repo', 'path'], t.repo.path, 'dir') }
-      : { kind: 'git', url: resolveGitUrl(t.repo.git, dir), commit: t.repo.commit };
+      : 'git' in t.repo
+        ? { kind: 'git', url: resolveGitUrl(t.repo.git, dir), commit: t.repo.commit }
+        : { kind: 'npm', package: npmPackageRef(t.repo.npm, t.repo.integrity, t.repo.registry) };
+  const npm = resolveNpmFields(t, repo, fail);
 
   const instruction = t.instruction ?? readFileSync(existingPath(['instruction_file'], t.instruction_file ?? '', 'file'), 'utf8');
 
   const oraclePatch = t.oracle
-    ? t.oracle.patch.includes('\n')
-      ? t.oracle.patch
-      : readFileSync(existingPath(['oracle', 'patch'], t.oracle.patch, 'file'), 'utf8')
+    ? !('patch' in t.oracle)
+      ? ''
+      : t.oracle.patch.includes('\n')
+        ? t.oracle.patch
+        : readFileSync(existingPath(['oracle', 'patch'], t.oracle.patch, 'file'), 'utf8')
     : undefined;
 
   const limits = t.limits ?? {};
@@ -200,8 +206,9 @@ function resolveTask(t: TaskParsed, where: Where): Task {
       junit: t.tests.junit,
       failToPass: t.tests.fail_to_pass,
       passToPass: t.tests.pass_to_pass,
-      testPaths: t.tests.test_paths ?? DEFAULT_TEST_PATHS,
+      testPaths: [...(t.tests.test_paths ?? DEFAULT_TEST_PATHS), ...npm.testPaths],
     },
+    ...(npm.testsFrom ? { testsFrom: npm.testsFrom } : {}),
     heldOut: t.held_out
       ? {
           path: existingPath(['held_out', 'path'], t.held_out.path, 'dir'),
@@ -210,7 +217,7 @@ function resolveTask(t: TaskParsed, where: Where): Task {
           required: t.held_out.required,
         }
       : undefined,
-    oracle: oraclePatch === undefined ? undefined : { patch: oraclePatch },
+    oracle: oraclePatch === undefined ? undefined : { patch: oraclePatch, ...(npm.oracle ? { fromNpm: npm.oracle } : {}) },
     policy: resolvePolicy(t.policy),
     limits: {
       agentTimeoutMs: toMs(limits.agent_timeout) ?? DEFAULT_LIMITS.agentTimeoutMs,

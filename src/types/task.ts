@@ -12,7 +12,14 @@ export interface Task {
   setup: string[];
   tests: TestSpec;
   heldOut?: HeldOutSpec;
-  oracle?: { patch: string };
+  /** `tests_from`: files of a later npm version laid over the repo before setup, as the task's tests. */
+  testsFrom?: NpmFiles;
+  /**
+   * `patch` is the diff as `git apply` takes it. With `fromNpm` it starts empty and is filled in the
+   * first time the task's workspace is prepared (src/tasks/npm-source.ts): the diff of those paths
+   * between the repo's npm version and the later one.
+   */
+  oracle?: { patch: string; fromNpm?: NpmFiles };
   policy: PolicySpec;
   limits: Limits;
   /** The image the task's commands run in (docker only); absent: the host's toolchain. */
@@ -39,7 +46,23 @@ export interface TaskEnvironment {
   pull: 'never' | 'missing';
 }
 
-export type RepoSource = { kind: 'local'; path: string } | { kind: 'git'; url: string; commit: string };
+export type RepoSource = { kind: 'local'; path: string } | { kind: 'git'; url: string; commit: string } | { kind: 'npm'; package: NpmPackageRef };
+
+/** One exact version of an npm package and the registry it comes from. */
+export interface NpmPackageRef {
+  name: string;
+  version: string;
+  /** The registry's base URL, no trailing slash. */
+  registry: string;
+  /** An SRI `sha512-…` the registry's `dist.integrity` must equal, when the task pins one. */
+  integrity?: string;
+}
+
+/** Some paths (files or directories) of an npm package version. */
+export interface NpmFiles {
+  package: NpmPackageRef;
+  paths: string[];
+}
 
 export interface TestSpec {
   /** Shell command run with `sh -c` in the workspace, inside the sandbox, without network. */
