@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, InputError } from '../errors.js';
-import type { PolicySpec, RepoSource, ResourceLimits, Task, TaskEnvironment } from '../types/index.js';
+import type { PolicySpec, RepoSource, ResourceLimits, Task, TaskEnvironment, TestFormat, TestReportSource } from '../types/index.js';
 import { toMs } from './duration.js';
 import { REPORTER_NAMES_IN_CONFIG, SIZE_PATTERN, taskSchema, taskSetSchema, type DefaultsParsed, type TaskParsed } from './schema.js';
 import { issueToError } from './issue-to-error.js';
@@ -187,6 +187,18 @@ function resolveTask(t: TaskParsed, where: Where): Task {
         : readFileSync(existingPath(['oracle', 'patch'], t.oracle.patch, 'file'), 'utf8')
     : undefined;
 
+  // `junit:` names JUnit's file and `report:` says where a stream format is read: each only with its format.
+  const reportFields = (field: FieldPath, spec: { format?: TestFormat; report?: TestReportSource; junit?: string }): { format?: TestFormat; report?: TestReportSource } => {
+    const format = spec.format ?? 'junit';
+    if (format === 'junit' && spec.report !== undefined) {
+      fail([...field, 'report'], `report: ${spec.report} is for the stream formats, not junit`, 'drop report:, or set format: to tap, go-json, cargo-json or pytest');
+    }
+    if (format !== 'junit' && spec.junit !== undefined) {
+      fail([...field, 'junit'], `junit: is a JUnit report's path, but format is ${format}`, `drop junit:, and set report: file to read the ${format} report from $CRUCIBLE_REPORT`);
+    }
+    return { ...(spec.format !== undefined ? { format: spec.format } : {}), ...(spec.report !== undefined ? { report: spec.report } : {}) };
+  };
+
   const limits = t.limits ?? {};
   const environment = t.environment === undefined ? undefined : resolveEnvironment(t.environment, existingPath, fail);
   const resources = resolveResourceLimits(limits);
@@ -203,6 +215,7 @@ function resolveTask(t: TaskParsed, where: Where): Task {
     setup: t.setup ?? [],
     tests: {
       command: t.tests.command,
+      ...reportFields(['tests'], t.tests),
       junit: t.tests.junit,
       failToPass: t.tests.fail_to_pass,
       passToPass: t.tests.pass_to_pass,
@@ -213,6 +226,7 @@ function resolveTask(t: TaskParsed, where: Where): Task {
       ? {
           path: existingPath(['held_out', 'path'], t.held_out.path, 'dir'),
           command: t.held_out.command,
+          ...reportFields(['held_out'], t.held_out),
           junit: t.held_out.junit,
           required: t.held_out.required,
         }

@@ -53,8 +53,20 @@ export const repoSchema = z.union([
   }),
 ]);
 
+/** `tests.format` / `tests.report` (and held_out's): which report the command gives and where (docs/tasks.md#other-report-formats). */
+const testFormat = z
+  .enum(['junit', 'tap', 'go-json', 'cargo-json', 'pytest'])
+  .optional()
+  .describe('The report the command gives: junit (default, a file), or a stream: tap, go-json (go test -json), cargo-json (libtest JSON), pytest (pytest -rA output).');
+const testReport = z
+  .enum(['stdout', 'file'])
+  .optional()
+  .describe('Stream formats only: read the report from stdout (default) or from the file $CRUCIBLE_REPORT names, which code under test cannot print into.');
+
 export const testsSchema = z.strictObject({
   command: z.string().min(1).describe('Shell command that runs the tests; runs in the sandbox without network.'),
+  format: testFormat,
+  report: testReport,
   junit: relativePath
     .optional()
     .describe('Where the command writes JUnit XML, relative to the workspace. Omit it and write to $CRUCIBLE_JUNIT, a path the agent cannot reach.'),
@@ -69,6 +81,8 @@ export const testsSchema = z.strictObject({
 export const heldOutSchema = z.strictObject({
   path: relativePath.describe('Directory (relative to the task-set file) copied into the workspace after the agent stops.'),
   command: z.string().min(1),
+  format: testFormat,
+  report: testReport,
   junit: relativePath.optional(),
   required: z
     .boolean()

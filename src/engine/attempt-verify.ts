@@ -27,7 +27,7 @@ import {
   scanWorkspace,
 } from '../evidence/index.js';
 import { createExecutor, type SandboxLayout } from '../sandbox/index.js';
-import type { CheckResult, DiffStats, NotGraded, ResourceLimitName, Task, TestCaseResult, TestRunEvidence } from '../types/index.js';
+import type { CheckResult, DiffStats, NotGraded, ResourceLimitName, Task, TestCaseResult, TestFormat, TestReportSource, TestRunEvidence } from '../types/index.js';
 import { materializeTree, overlayDirectory, type Baseline } from '../workspace/index.js';
 import type { AttemptEnv } from './attempt.js';
 import { ATTEMPT_JUNIT_FILES } from './run-files.js';
@@ -54,6 +54,8 @@ export interface TestRun {
 interface TestRunSpec {
   command: string;
   junit?: string;
+  format?: TestFormat;
+  report?: TestReportSource;
   failToPass: string[];
   passToPass: string[] | 'all_others';
   reportName: string;
@@ -114,6 +116,8 @@ async function runTestsOnTree(
     workspace,
     command: spec.command,
     junit: spec.junit,
+    ...(spec.format !== undefined ? { format: spec.format } : {}),
+    ...(spec.report !== undefined ? { report: spec.report } : {}),
     resultsDir,
     failToPass: spec.failToPass,
     passToPass: spec.passToPass,
@@ -122,8 +126,8 @@ async function runTestsOnTree(
   }).finally(() => executor.close());
   // The report is read: the directory it was written to goes, so no later phase finds it.
   await rm(resultsDir, { recursive: true, force: true });
-  if (junitXml === undefined) return { evidence };
-  await writeFile(join(attemptDir, spec.reportName), junitXml);
+  // Only JUnit is kept as a file; a stream format's cases are the evidence, and its text is in the output tail.
+  if (junitXml !== undefined) await writeFile(join(attemptDir, spec.reportName), junitXml);
   return { evidence, ...(cases ? { cases } : {}) };
 }
 
@@ -149,6 +153,8 @@ export async function runBaselineHeldOut(task: Task, paths: AttemptPaths, baseli
   return runTestsOnTree(task, paths, baseline, env, tree, {
     command: spec.command,
     junit: spec.junit,
+    ...(spec.format !== undefined ? { format: spec.format } : {}),
+    ...(spec.report !== undefined ? { report: spec.report } : {}),
     failToPass: [],
     passToPass: 'all_others',
     reportName: ATTEMPT_JUNIT_FILES.baselineHeldOut,
@@ -246,7 +252,7 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
       baseline,
       env,
       tree,
-      { command: spec.command, junit: spec.junit, failToPass: required, passToPass: 'all_others', reportName: ATTEMPT_JUNIT_FILES.heldOut, agentTree: true },
+      { command: spec.command, junit: spec.junit, format: spec.format, report: spec.report, failToPass: required, passToPass: 'all_others', reportName: ATTEMPT_JUNIT_FILES.heldOut, agentTree: true },
       true,
     );
     heldOut = checkHeldOutCount(run, input.baselineHeldOut);

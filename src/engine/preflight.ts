@@ -90,7 +90,8 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
     const reportFile = relative(process.cwd(), join(paths.attemptDir, ATTEMPT_JUNIT_FILES.baseline)) || ATTEMPT_JUNIT_FILES.baseline;
     const { run, heldOut, defects } = await besideWorkspace(paths, async () => {
       const run = await runBaselineTests(task, paths, prepared.baseline, testEnv);
-      const defects = baselineDefects(task, where, run.evidence, run.cases?.map((c) => c.id) ?? [], reportFile);
+      // Only a JUnit report is kept as a file to look the ids up in.
+      const defects = baselineDefects(task, where, run.evidence, run.cases?.map((c) => c.id) ?? [], (task.tests.format ?? 'junit') === 'junit' ? reportFile : undefined);
       const usable = defects.length === 0 && run.evidence.invalidReason === undefined;
       return { run, heldOut: usable ? await runBaselineHeldOut(task, paths, prepared.baseline, testEnv) : undefined, defects };
     });

@@ -6,6 +6,7 @@ export { collectDiff } from './diff.js';
 export { startFsGuard, finishFsGuard, type FsGuard, type FsGuardEvidence } from './fs-guard.js';
 export { globToRegExp, matcher, firstMatch } from './glob.js';
 export { parseJUnit } from './junit.js';
+export { parseReport, reportInstruction, reportLabel, REPORT_SOURCES, TEST_FORMATS } from './report-format.js';
 export { ignoredManifest, notGraded, type IgnoredManifest } from './not-graded.js';
 export { runTests } from './run-tests.js';
 export { DEPENDENCY_PATHS, WHOLE_FILE_TEST_CONFIG } from './test-config.js';

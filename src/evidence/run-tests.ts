@@ -3,8 +3,9 @@ import { constants } from 'node:fs';
 import { lstat, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Executor } from '../sandbox/executor.js';
-import type { TestCaseResult, TestRunEvidence } from '../types/index.js';
+import type { TestCaseResult, TestFormat, TestReportSource, TestRunEvidence } from '../types/index.js';
 import { MAX_JUNIT_CHARS } from './junit.js';
+import { reportIsFile, reportLabel } from './report-format.js';
 import { evaluateTestRun } from './test-outcome.js';
 
 export interface TestRunRequest {
@@ -13,6 +14,10 @@ export interface TestRunRequest {
   command: string;
   /** Workspace-relative JUnit path the command writes, or undefined to use `$CRUCIBLE_JUNIT`. */
   junit?: string;
+  /** The report's format; undefined means `junit`. */
+  format?: TestFormat;
+  /** Stream formats: read stdout (default) or the file `$CRUCIBLE_REPORT` names. */
+  report?: TestReportSource;
   /**
    * A fresh directory outside the workspace, writable in the sandbox, where `$CRUCIBLE_JUNIT`
    * points. The report's name in it is random, so nothing can be put there in advance.
@@ -24,14 +29,25 @@ export interface TestRunRequest {
   signal?: AbortSignal;
 }
 
+/** stdout kept for a report read from it: a stream format's whole report, within the parser's limit. */
+export const MAX_STDOUT_REPORT_BYTES = 16 * 1024 * 1024;
+
 /**
- * Runs a test command in the sandbox, without network, and turns its JUnit report into evidence.
+ * Runs a test command in the sandbox, without network, and turns its report into evidence.
  * A report already at a workspace report path is deleted first, so only this run counts; the
  * path is reached without following a symlink anywhere on the way.
+ *
+ * JUnit is read from `$CRUCIBLE_JUNIT` (or `junit`). A stream format (TAP, go test -json, libtest
+ * JSON, pytest's output) is read from stdout, or with `report: file` from `$CRUCIBLE_REPORT`, a
+ * random path outside the workspace like `$CRUCIBLE_JUNIT`. `junitXml` comes back only for JUnit:
+ * callers keep it as the attempt's JUnit file.
  */
 export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRunEvidence; junitXml?: string; cases?: TestCaseResult[] }> {
   const defaultReport = join(req.resultsDir, `${randomBytes(12).toString('hex')}.xml`);
-  if (req.junit) {
+  const streamReport = join(req.resultsDir, `${randomBytes(12).toString('hex')}.report`);
+  const format = req.format ?? 'junit';
+  const fromFile = reportIsFile(req);
+  if (req.junit && format === 'junit') {
     const stale = await insideWithoutLinks(req.workspace, req.junit);
     if (stale) await unlink(stale).catch(() => undefined);
   }
@@ -39,22 +55,32 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
   const result = await req.executor.exec({
     argv: ['sh', '-c', req.command],
     cwd: req.workspace,
-    env: { CRUCIBLE_JUNIT: defaultReport, CI: 'true' },
+    env: { CRUCIBLE_JUNIT: defaultReport, ...(format !== 'junit' && fromFile ? { CRUCIBLE_REPORT: streamReport } : {}), CI: 'true' },
     timeoutMs: req.timeoutMs,
-    maxOutputBytes: 1024 * 1024,
+    maxOutputBytes: fromFile ? 1024 * 1024 : MAX_STDOUT_REPORT_BYTES,
     network: 'none',
     signal: req.signal,
   });
-  const reportPath = req.junit ? await insideWithoutLinks(req.workspace, req.junit) : defaultReport;
-  const report = reportPath === undefined ? { problem: `the report path ${req.junit ?? ''} goes through a symlink or a file` } : await readReport(reportPath);
-  const junitXml = typeof report === 'string' ? report : undefined;
+  const label = reportLabel(format);
+  let report: string | { problem: string } | undefined;
+  if (!fromFile) {
+    report = result.truncated ? { problem: `stdout went over ${MAX_STDOUT_REPORT_BYTES} bytes: the ${label} on it was cut` } : result.stdout;
+  } else if (format !== 'junit') {
+    report = await readReport(streamReport, label);
+  } else {
+    const reportPath = req.junit ? await insideWithoutLinks(req.workspace, req.junit) : defaultReport;
+    report = reportPath === undefined ? { problem: `the report path ${req.junit ?? ''} goes through a symlink or a file` } : await readReport(reportPath, label);
+  }
+  const text = typeof report === 'string' ? report : undefined;
+  const junitXml = format === 'junit' ? text : undefined;
   const { evidence, cases } = evaluateTestRun({
     command: req.command,
     exitCode: result.exitCode,
     timedOut: result.timedOut,
     durationMs: result.durationMs,
     output: `${result.stdout}${result.stderr ? `\n${result.stderr}` : ''}`,
-    junitXml,
+    junitXml: text,
+    format,
     ...(typeof report === 'object' ? { reportProblem: report.problem } : {}),
     spec: { failToPass: req.failToPass, passToPass: req.passToPass },
   });
@@ -78,7 +104,7 @@ export async function insideWithoutLinks(root: string, rel: string): Promise<str
 }
 
 /** The report's text; undefined when there is none; a problem when it is there but not readable as one. */
-async function readReport(path: string): Promise<string | { problem: string } | undefined> {
+async function readReport(path: string, label: string): Promise<string | { problem: string } | undefined> {
   let handle;
   try {
     // Never follow a symlink the agent may have planted where the report goes.
@@ -88,9 +114,9 @@ async function readReport(path: string): Promise<string | { problem: string } | 
   }
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) return { problem: 'the JUnit report path is not a regular file' };
+    if (!stat.isFile()) return { problem: `the ${label} path is not a regular file` };
     // Bytes bound characters from above, so this is the parser's own limit, checked before reading.
-    if (stat.size > MAX_JUNIT_CHARS) return { problem: `JUnit report too large (${stat.size} bytes; limit ${MAX_JUNIT_CHARS})` };
+    if (stat.size > MAX_JUNIT_CHARS) return { problem: `${label} too large (${stat.size} bytes; limit ${MAX_JUNIT_CHARS})` };
     return await handle.readFile('utf8');
   } finally {
     await handle.close();

@@ -4,8 +4,8 @@
  * test-outcome-groups.ts and the id rule in junit-id.ts; both are re-exported for callers.
  */
 import { cutOutput } from '../format/index.js';
-import type { TestCaseResult, TestRunEvidence } from '../types/index.js';
-import { parseJUnit } from './junit.js';
+import type { TestCaseResult, TestFormat, TestRunEvidence } from '../types/index.js';
+import { parseReport, reportLabel } from './report-format.js';
 import { summaryFailures } from './runner-summary.js';
 import { classifyAsMissing, classifyTests, duplicateIds, type TestSelection } from './test-outcome-groups.js';
 
@@ -27,8 +27,13 @@ export interface TestRunInput {
   durationMs: number;
   /** Combined stdout and stderr. */
   output: string;
-  /** The JUnit report's text; `undefined` when the command wrote none. */
+  /**
+   * The report's text in `format` (JUnit XML by default, or the TAP, go, cargo or pytest stream);
+   * `undefined` when the command wrote none.
+   */
   junitXml: string | undefined;
+  /** Undefined means `junit`. */
+  format?: TestFormat;
   /** Why there is no report text although a file was there (e.g. it was too large to read). */
   reportProblem?: string;
   spec: TestSelection;
@@ -56,9 +61,9 @@ export function buildTestEvidence(input: TestRunInput): TestRunEvidence {
 
 /** buildTestEvidence, also handing back the parsed cases (undefined when there was no readable report). */
 export function evaluateTestRun(input: TestRunInput): { evidence: TestRunEvidence; cases?: TestCaseResult[] } {
-  const report = input.junitXml === undefined ? undefined : parseJUnit(input.junitXml);
+  const report = input.junitXml === undefined ? undefined : parseReport(input.format, input.junitXml);
   const cases = report?.cases ?? [];
-  const invalidReason = whyInvalid(input, report?.error, cases.length) ?? summaryContradiction(input.output, cases);
+  const invalidReason = whyInvalid(input, report?.error, cases.length) ?? summaryContradiction(input, cases);
   const groups =
     invalidReason === undefined
       ? classifyTests(cases, input.spec)
@@ -84,18 +89,19 @@ export function evaluateTestRun(input: TestRunInput): { evidence: TestRunEvidenc
 }
 
 function whyInvalid(input: TestRunInput, parseError: string | undefined, parsed: number): string | undefined {
+  const label = reportLabel(input.format);
   if (input.timedOut) return `test command timed out after ${Math.round(input.durationMs)} ms`;
   if (input.exitCode === null) return 'test command ended without an exit code (killed by a signal)';
-  if (input.junitXml === undefined) return input.reportProblem ?? 'test command wrote no JUnit report';
-  if (parseError !== undefined) return `JUnit report unreadable: ${parseError}`;
-  if (parsed === 0) return 'JUnit report contains no test cases';
+  if (input.junitXml === undefined) return input.reportProblem ?? `test command wrote no ${label}`;
+  if (parseError !== undefined) return `${label} unreadable: ${parseError}`;
+  if (parsed === 0) return `${label} contains no test cases`;
   return undefined;
 }
 
-function summaryContradiction(output: string, cases: readonly TestCaseResult[]): string | undefined {
-  const failed = summaryFailures(output);
+function summaryContradiction(input: TestRunInput, cases: readonly TestCaseResult[]): string | undefined {
+  const failed = summaryFailures(input.output);
   if (failed === undefined || failed === 0 || cases.some((c) => c.status === 'failed')) return undefined;
-  return `the runner's own summary reports ${failed} failure(s) but the JUnit report has none: the report was changed after the runner wrote it`;
+  return `the runner's own summary reports ${failed} failure(s) but the ${reportLabel(input.format)} has none: the report was changed after the runner wrote it`;
 }
 
 function exitCodeAgrees(exitCode: number | null, cases: readonly TestCaseResult[]): boolean {

@@ -1,3 +1,4 @@
+import { reportInstruction } from '../evidence/report-format.js';
 import type { Task, TaskDefect, TestRunEvidence } from '../types/index.js';
 import { nearestId } from './near-match.js';
 
@@ -32,13 +33,12 @@ export function baselineDefects(
 ): TaskDefect[] {
   const field = (path: string): string => `${where.prefix}.${path}`;
   if (run.invalidReason !== undefined) {
-    const target = task.tests.junit === undefined ? 'the file $CRUCIBLE_JUNIT names' : task.tests.junit;
     return [
       {
         file: where.file,
         field: field('tests.command'),
         problem: `the test command gives no usable report at the baseline, before any agent ran (${run.invalidReason})`,
-        fix: `run it in the repo and check it writes JUnit XML to ${target}`,
+        fix: `run it in the repo and ${reportInstruction(task.tests).replace('$CRUCIBLE_JUNIT', 'the file $CRUCIBLE_JUNIT names')}`,
       },
     ];
   }

@@ -64,9 +64,19 @@ export interface NpmFiles {
   paths: string[];
 }
 
+/** The report a test command gives: a JUnit XML file, or a stream read by src/evidence/report-format.ts. */
+export type TestFormat = 'junit' | 'tap' | 'go-json' | 'cargo-json' | 'pytest';
+
+/** Where a stream format's report is read: the command's stdout, or the file `$CRUCIBLE_REPORT` names. */
+export type TestReportSource = 'stdout' | 'file';
+
 export interface TestSpec {
   /** Shell command run with `sh -c` in the workspace, inside the sandbox, without network. */
   command: string;
+  /** Undefined means `junit`. */
+  format?: TestFormat;
+  /** Stream formats only; undefined means `stdout`. */
+  report?: TestReportSource;
   /**
    * Where the command writes JUnit XML, relative to the workspace. Undefined means the command
    * writes to `$CRUCIBLE_JUNIT`, a path outside the workspace that the agent cannot pre-fill.
@@ -82,6 +92,8 @@ export interface HeldOutSpec {
   /** Absolute path of a directory whose contents are copied into the workspace after the agent stops. */
   path: string;
   command: string;
+  format?: TestFormat;
+  report?: TestReportSource;
   junit?: string;
   /** When true, held-out failures change the verdict; otherwise they are reported apart. */
   required: boolean;

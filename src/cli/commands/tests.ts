@@ -3,6 +3,7 @@ import pc from 'picocolors';
 import { stringify } from 'yaml';
 import { runTaskTests, suggestTestIds, type ListedTest, type TaskTestSide, type TestSide } from '../../engine/index.js';
 import { InputError } from '../../errors.js';
+import { reportInstruction } from '../../evidence/index.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
 import { loadRunInput } from '../../suite/index.js';
 import { selectTasks, taskWhere } from '../../tasks/index.js';
@@ -99,7 +100,7 @@ export async function testsCommand(tasksetPath: string, opts: TestsCommandOption
     const tail = run.evidence.outputTail.trimEnd().split('\n').slice(-OUTPUT_LINES).join('\n');
     process.stderr.write(
       `${pc.red('error')} ${where.file}: ${where.prefix}.tests.command: the run ${sideName(run.at)} gives no usable report (${run.evidence.invalidReason ?? ''}) ` +
-        `(fix: run it in the repo and check it writes JUnit XML to ${task.tests.junit ?? '$CRUCIBLE_JUNIT'})\n${tail ? `${pc.dim(tail)}\n` : ''}`,
+        `(fix: run it in the repo and ${reportInstruction(task.tests)})\n${tail ? `${pc.dim(tail)}\n` : ''}`,
     );
   }
   process.exitCode = unusable.length > 0 ? 1 : 0;
