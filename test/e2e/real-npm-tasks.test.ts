@@ -18,7 +18,7 @@ describe('examples/real against the npm registry', () => {
     () => {
       const state = tmp();
       const result = crucible(['validate', 'examples/real/tasks.yaml', '--task', TASK, '--out', state], { attempts: ATTEMPTS });
-      expect(result.stderr + result.stdout).toMatch(new RegExp(`${TASK}.*valid`));
+      expect(result.stdout + result.stderr).toMatch(new RegExp(`^valid\\s+${TASK}\\s+fails 1/1\\s+passes 3/3`, 'm'));
       expect(result.status).toBe(0);
       const cached = readdirSync(join(state, 'cache', 'npm'), { recursive: true }).map(String);
       expect(cached.filter((f) => f.endsWith('.tgz')).sort()).toEqual([
