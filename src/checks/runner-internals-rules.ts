@@ -20,7 +20,7 @@ export const RUNNER_INTERNALS_RULES: readonly RunnerInternalsRule[] = [
     id: 'test-report',
     description: "the harness's report variable or a runner's JUnit report option",
     regex:
-      /CRUCIBLE_JUNIT|--junit(?:xml|-xml|-prefix|-family)?\b|\bjunitxml\b|\bjunit_family\b|\boption\.xmlpath\b|test-reporter-destination|\boutputFile\.junit\b|\bJEST_JUNIT_OUTPUT\w*|\bMOCHA_FILE\b/,
+      /CRUCIBLE_(?:JUNIT|REPORT|REWARD(?:_DIR)?)\b|--junit(?:xml|-xml|-prefix|-family)?\b|\bjunitxml\b|\bjunit_family\b|\boption\.xmlpath\b|test-reporter-destination|\boutputFile\.junit\b|\bJEST_JUNIT_OUTPUT\w*|\bMOCHA_FILE\b/,
   },
   {
     id: 'pytest-internals',

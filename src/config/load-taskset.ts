@@ -18,6 +18,7 @@ import { REPORTER_NAMES_IN_CONFIG, SIZE_PATTERN, taskSchema, taskSetSchema, type
 import { issueToError } from './issue-to-error.js';
 import { parseProfiles, type LoadedProfile } from '../agents/external/index.js';
 import { formatFieldPath, YamlSource, type FieldPath } from './yaml-source.js';
+import { npmPackageRef, resolveNpmFields } from './npm-fields.js';
 
 export interface TaskSet {
   /** Absolute path of the file. */
@@ -181,19 +182,25 @@ function resolveTask(t: TaskParsed, where: Where): Task {
   const repo: RepoSource =
     'path' in t.repo
       ? { kind: 'local', path: existingPath(['repo', 'path'], t.repo.path, 'dir') }
-      : { kind: 'git', url: resolveGitUrl(t.repo.git, dir), commit: t.repo.commit };
+      : 'git' in t.repo
+        ? { kind: 'git', url: resolveGitUrl(t.repo.git, dir), commit: t.repo.commit }
+        : { kind: 'npm', package: npmPackageRef(t.repo.npm, t.repo.integrity, t.repo.registry) };
+  const npm = resolveNpmFields(t, repo, fail);
 
   const instruction = t.instruction ?? readFileSync(existingPath(['instruction_file'], t.instruction_file ?? '', 'file'), 'utf8');
 
   // Inline text or a file path, told apart by a line break (a path never has one).
   const inlineOrFile = (field: 'patch' | 'script', value: string): string =>
     value.includes('\n') ? value : readFileSync(existingPath(['oracle', field], value, 'file'), 'utf8');
+  // An npm oracle (`from_npm`) starts empty: the diff is computed when the workspace is first prepared.
   const oracle: OracleSpec | undefined =
     t.oracle === undefined
       ? undefined
       : 'patch' in t.oracle
         ? { patch: inlineOrFile('patch', t.oracle.patch) }
-        : { script: inlineOrFile('script', t.oracle.script) };
+        : 'script' in t.oracle
+          ? { script: inlineOrFile('script', t.oracle.script) }
+          : { patch: '', ...(npm.oracle ? { fromNpm: npm.oracle } : {}) };
 
   // `junit:` names JUnit's file and `report:` says where a stream format is read: each only with its format.
   const reportFields = (
@@ -248,8 +255,9 @@ function resolveTask(t: TaskParsed, where: Where): Task {
             junit: t.tests.junit,
             failToPass: t.tests.fail_to_pass,
             passToPass: t.tests.pass_to_pass,
-            testPaths: t.tests.test_paths ?? DEFAULT_TEST_PATHS,
+            testPaths: [...(t.tests.test_paths ?? DEFAULT_TEST_PATHS), ...npm.testPaths],
           },
+    ...(npm.testsFrom ? { testsFrom: npm.testsFrom } : {}),
     heldOut: t.held_out
       ? {
           path: existingPath(['held_out', 'path'], t.held_out.path, 'dir'),

@@ -21,11 +21,35 @@ const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'ids may contain let
 
 const severity = z.enum(['info', 'warning', 'error', 'critical']);
 
+// npm sources (src/tasks/npm-source.ts): exact versions only, so every attempt starts from the same bytes.
+const npmSpec = z
+  .string()
+  .regex(/^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*@\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/, 'expected name@exact.version, e.g. qs@6.12.2')
+  .describe('An npm package at an exact version: name@1.2.3.');
+const integrity = z
+  .string()
+  .regex(/^sha512-[A-Za-z0-9+/]{86}==$/, 'expected an SRI sha512 hash, sha512-… as `npm view NAME@VERSION dist.integrity` prints it')
+  .describe("The tarball's SRI sha512 (npm view NAME@VERSION dist.integrity); the registry's answer must match it.");
+const registry = z
+  .string()
+  .regex(/^https?:\/\/\S+$/, 'expected an http(s) URL')
+  .describe('The npm registry to fetch from; default $npm_config_registry, else https://registry.npmjs.org.');
+const packagePaths = z.array(relativePath).min(1).describe('Files or directories of the package, relative to its root (no .., not absolute).');
+
+export const testsFromSchema = z
+  .strictObject({ npm: npmSpec, integrity: integrity.optional(), paths: packagePaths })
+  .describe("Files of a later version laid over the repo before setup: the task's tests, in the baseline the agent sees.");
+
 export const repoSchema = z.union([
   z.strictObject({ path: relativePath.describe('A directory, relative to the task-set file.') }),
   z.strictObject({
     git: z.string().min(1).describe('Any git URL, file:// included. Cloned once into .crucible/cache.'),
     commit: z.string().min(4).describe('The commit (or tag) every attempt starts from.'),
+  }),
+  z.strictObject({
+    npm: npmSpec,
+    integrity: integrity.optional(),
+    registry: registry.optional(),
   }),
 ]);
 
@@ -214,6 +238,9 @@ export const oracleSchema = z.union([
       .min(1)
       .describe("A bash script run in the sandbox, in the workspace, like an agent's command: a path relative to the task-set file, or the script inline."),
   }),
+  z
+    .strictObject({ from_npm: npmSpec, integrity: integrity.optional(), paths: packagePaths })
+    .describe("The fix as a later npm version has it: these paths' diff between repo.npm's version and this one (repo must be npm)."),
 ]);
 
 export const taskSchema = z
@@ -235,6 +262,7 @@ export const taskSchema = z
     instruction_file: relativePath.optional(),
     setup: z.array(z.string().min(1)).optional(),
     tests: z.discriminatedUnion('kind', [testsSchema, rewardTestsSchema]),
+    tests_from: testsFromSchema.optional(),
     held_out: heldOutSchema.optional(),
     oracle: oracleSchema.optional(),
     policy: policySchema.optional(),

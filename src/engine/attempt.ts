@@ -16,7 +16,7 @@ import {
 import { grade } from '../grading/index.js';
 import { createExecutor } from '../sandbox/index.js';
 import type { SandboxKind } from '../sandbox/executor.js';
-import { materializeRepo } from '../tasks/index.js';
+import { materializeRepo, prepareNpmParts } from '../tasks/index.js';
 import {
   ATTEMPT_SCHEMA_VERSION,
   type AgentResult,
@@ -344,6 +344,7 @@ export async function prepareWorkspace(
   await rm(attemptDir, { recursive: true, force: true });
   await Promise.all(['workspace', 'home', 'tmp'].map((d) => mkdir(join(attemptDir, d), { recursive: true })));
   await materializeRepo(task.repo, workspace, join(env.stateDir, 'cache'));
+  await prepareNpmParts(task, workspace, join(env.stateDir, 'cache'));
   const copyMs = lap();
 
   let setupMs: number | undefined;

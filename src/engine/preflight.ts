@@ -12,7 +12,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { SandboxKind } from '../sandbox/executor.js';
 import type { ResolvedEnvironment } from '../environment/index.js';
-import { baselineDefects, ensureGitCache, oracleDefect, repoDefect, RepoSourceError, taskWhere, type TaskWhere } from '../tasks/index.js';
+import { baselineDefects, ensureGitCache, NpmSourceError, oracleDefect, repoDefect, RepoSourceError, taskWhere, type TaskWhere } from '../tasks/index.js';
 import type { Task, TaskDefect } from '../types/index.js';
 import { git, GitError } from '../workspace/index.js';
 import { ATTEMPT_SCRATCH_DIRS, attemptPaths, besideWorkspace, prepareWorkspace, SetupCommandError, type AttemptEnv, type TaskBaselineRuns } from './attempt.js';
@@ -114,6 +114,8 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
     if (defects.length > 0 || run.evidence.invalidReason !== undefined) return { taskId: task.id, defects };
     return { taskId: task.id, defects, baseline: { run, ...(heldOut ? { heldOut } : {}) } };
   } catch (error) {
+    // An npm source that cannot be fetched or trusted is the task's defect, named by its field.
+    if (error instanceof NpmSourceError) return { taskId: task.id, defects: [repoDefect(where, error.field, error.problem, error.fix)] };
     // A full or read-only state directory stops the run (the engine names it); anything else
     // leaves the task unchecked and its attempts meet the problem themselves.
     if (stateDirFaultOf(error, options)) throw error;

@@ -15,3 +15,4 @@ export { protectTests, type TamperFinding, type TestGuardEvidence } from './test
 export { classifyTests, classifyAsMissing, duplicateIds } from './test-outcome-groups.js';
 export { scanWorkspace } from './workspace-scan.js';
 export { setupFailure, setupOutputText, SETUP_OUTPUT_FILE, type SetupFailure } from './setup-failure.js';
+export { isRunMarkerId } from './report-common.js';

@@ -56,3 +56,15 @@ export function caseOf(id: string, status: TestCaseResult['status'], message?: s
   if (durationMs !== undefined && Number.isFinite(durationMs) && durationMs >= 0) result.durationMs = Math.round(durationMs * 1000) / 1000;
   return result;
 }
+
+/**
+ * The cases a stream parser adds for a run that was cut short (`[no plan]`, `[did not run] #3`,
+ * `[bail out]`, go's `pkg::[build failed]`, cargo's `[suite 2 did not finish]`): not tests of the
+ * task, evidence that the run ended early. They fail the run they appear in like any case.
+ */
+const RUN_MARKER =
+  /(?:^|::| > )\[(?:no plan|bail out|build failed|package failed|setup failed|did not finish|suite \d+ did not finish|did not run\] #\d+(?:\.\.#\d+)?)\]?$/;
+
+export function isRunMarkerId(id: string): boolean {
+  return RUN_MARKER.test(id);
+}

@@ -1,5 +1,6 @@
 import type { AttemptResult, Cause, DuplicateIds, ResourceLimitName, Task, TaskDefect, TestRunEvidence } from '../types/index.js';
 import { describeFailing } from '../checks/describe.js';
+import { isRunMarkerId } from '../evidence/index.js';
 
 export type ValidityStatus = 'valid' | 'invalid' | 'flaky';
 
@@ -63,8 +64,10 @@ export function judgeTaskValidity(
     else if (nop.tests) {
       const alreadyPassing = failToPassAlreadyPassing(task.tests.failToPass, nop.tests);
       if (alreadyPassing.length > 0) problems.push(`nop: fail-to-pass already pass without a fix: ${alreadyPassing.join(', ')}`);
-      if (nop.tests.passToPass.failing.length > 0)
-        problems.push(`nop: pass-to-pass failing without any change: ${describeFailing(nop.tests.passToPass.failing)}`);
+      // A bug that crashes the test run leaves run markers ([no plan], …) behind: the fail-to-pass
+      // tests' doing, not pass-to-pass tests nop broke.
+      const broken = nop.tests.passToPass.failing.filter((f) => !isRunMarkerId(f.id));
+      if (broken.length > 0) problems.push(`nop: pass-to-pass failing without any change: ${describeFailing(broken)}`);
     }
   }
 

@@ -2,5 +2,6 @@
 export { selectTasks, type TaskSelection } from './select.js';
 export { repoKey, taskRepoKey, taskRepoKeys } from './repo-key.js';
 export { materializeRepo, ensureGitCache, RepoSourceError } from './repo-source.js';
+export { npmTarball, prepareNpmParts, NpmSourceError } from './npm-source.js';
 export { baselineDefects, oracleDefect, repoDefect, formatDefect, taskWhere, type TaskWhere } from './defects.js';
 export { editDistance, nearestId } from './near-match.js';

@@ -10,6 +10,7 @@ import { GIT_ENV } from '../workspace/index.js';
  * one project group together; see keyOfLocalDir for the order of evidence.
  */
 export function repoKey(source: RepoSource): string {
+  if (source.kind === 'npm') return `npm:${source.package.name}`; // as a local copy's package.json would name it
   return source.kind === 'local' ? keyOfLocalDir(source.path) : normalizeRemote(source.url);
 }
 

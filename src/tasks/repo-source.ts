@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { InputError } from '../errors.js';
 import type { RepoSource } from '../types/index.js';
 import { extractCommit, git, GitError } from '../workspace/git.js';
+import { materializeNpm } from './npm-source.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -18,10 +19,12 @@ const SKIPPED_ENTRIES = new Set(['.git', '.crucible']);
  * Local directories are copied with `cp -a --reflink=auto`, which clones blocks on filesystems
  * that can and copies elsewhere; hard links are never used, since the agent could then write
  * through them into the source. Git sources come from a shared bare clone via `git archive`,
- * not a worktree, because a worktree's .git file points back into the shared cache.
+ * not a worktree, because a worktree's .git file points back into the shared cache. npm sources
+ * are unpacked from their verified, cached tarball (npm-source.ts).
  */
 export async function materializeRepo(source: RepoSource, dest: string, cacheDir: string): Promise<void> {
   if (source.kind === 'local') return copyTree(source.path, dest);
+  if (source.kind === 'npm') return materializeNpm(source.package, dest, cacheDir);
   const mirror = await ensureGitCache(source.url, source.commit, cacheDir);
   await extractCommit(mirror, source.commit, dest);
 }

@@ -12,6 +12,13 @@ export interface Task {
   setup: string[];
   tests: TestSpec;
   heldOut?: HeldOutSpec;
+  /** `tests_from`: files of a later npm version laid over the repo before setup, as the task's tests. */
+  testsFrom?: NpmFiles;
+  /**
+   * A patch (`git apply` form) or a script. With `fromNpm` the patch starts empty and is filled in the
+   * first time the task's workspace is prepared (src/tasks/npm-source.ts): the diff of those paths
+   * between the repo's npm version and the later one.
+   */
   oracle?: OracleSpec;
   policy: PolicySpec;
   limits: Limits;
@@ -39,7 +46,23 @@ export interface TaskEnvironment {
   pull: 'never' | 'missing';
 }
 
-export type RepoSource = { kind: 'local'; path: string } | { kind: 'git'; url: string; commit: string };
+export type RepoSource = { kind: 'local'; path: string } | { kind: 'git'; url: string; commit: string } | { kind: 'npm'; package: NpmPackageRef };
+
+/** One exact version of an npm package and the registry it comes from. */
+export interface NpmPackageRef {
+  name: string;
+  version: string;
+  /** The registry's base URL, no trailing slash. */
+  registry: string;
+  /** An SRI `sha512-…` the registry's `dist.integrity` must equal, when the task pins one. */
+  integrity?: string;
+}
+
+/** Some paths (files or directories) of an npm package version. */
+export interface NpmFiles {
+  package: NpmPackageRef;
+  paths: string[];
+}
 
 /** The report a test command gives: a JUnit XML file, or a stream read by src/evidence/report-format.ts. */
 export type TestFormat = 'junit' | 'tap' | 'go-json' | 'cargo-json' | 'pytest';
@@ -68,7 +91,7 @@ export interface TestSpec {
 }
 
 /** A known-good fix: a patch applied with git, or a bash script run in the workspace (its change captured like an agent's). */
-export type OracleSpec = { patch: string; script?: undefined } | { script: string; patch?: undefined };
+export type OracleSpec = { patch: string; fromNpm?: NpmFiles; script?: undefined } | { script: string; patch?: undefined; fromNpm?: undefined };
 
 /**
  * `tests.kind: reward`: the command writes one number in [0, 1] to `$CRUCIBLE_REWARD`. The run is

@@ -201,3 +201,22 @@ describe('TAP streams that cannot be honest are unusable, not passing', () => {
     expect(evaluate('1..0\n', 0, ['a']).invalidReason).toBe('TAP stream contains no test cases');
   });
 });
+
+describe('run markers', () => {
+  it('names the cases a cut-short stream adds, and no real test', async () => {
+    const { isRunMarkerId } = await import('../../src/evidence/index.js');
+    for (const id of [
+      '[no plan]',
+      '[bail out]',
+      '[did not run] #3',
+      '[did not run] #4..#9',
+      'pkg/x::[build failed]',
+      'pkg::[did not finish]',
+      '[suite 2 did not finish]',
+      't/a.t > [no plan]',
+    ]) {
+      expect(isRunMarkerId(id), id).toBe(true);
+    }
+    for (const id of ['no plan', '[no plan] extra', 'parses [bail out] lines', 'a::b', '[did not run] #x']) expect(isRunMarkerId(id), id).toBe(false);
+  });
+});
