@@ -220,7 +220,7 @@ async function runTests(env: ToolEnv, state: { testRuns: number }): Promise<Tool
   state.testRuns++;
   // The report variables (JUnit, stream report, reward) point at throwaway files in the agent's own
   // TMPDIR: the agent sees the output, the grader runs its own.
-  const script = `CRUCIBLE_JUNIT="\${TMPDIR:-/tmp}/crucible-agent-junit.xml"; CRUCIBLE_REPORT="\${TMPDIR:-/tmp}/crucible-agent-report"; CRUCIBLE_REWARD_DIR="\${TMPDIR:-/tmp}/crucible-agent-reward"; CRUCIBLE_REWARD="\$CRUCIBLE_REWARD_DIR/reward.txt"; mkdir -p "\$CRUCIBLE_REWARD_DIR"; export CRUCIBLE_JUNIT CRUCIBLE_REPORT CRUCIBLE_REWARD_DIR CRUCIBLE_REWARD; ${env.testCommand}`;
+  const script = `CRUCIBLE_JUNIT="\${TMPDIR:-/tmp}/crucible-agent-junit.xml"; CRUCIBLE_REPORT="\${TMPDIR:-/tmp}/crucible-agent-report"; CRUCIBLE_REWARD_DIR="\${TMPDIR:-/tmp}/crucible-agent-reward"; CRUCIBLE_REWARD="$CRUCIBLE_REWARD_DIR/reward.txt"; mkdir -p "$CRUCIBLE_REWARD_DIR"; export CRUCIBLE_JUNIT CRUCIBLE_REPORT CRUCIBLE_REWARD_DIR CRUCIBLE_REWARD; ${env.testCommand}`;
   const timeoutMs = Math.max(1000, Math.min(env.testTimeoutMs, env.remainingMs()));
   const result = await exec(env, ['sh', '-c', script], { timeoutMs, maxOutputBytes: 1024 * 1024 });
   const output = maskDurations(`${result.stdout}${result.stderr ? `\n${result.stderr}` : ''}`.trim());
