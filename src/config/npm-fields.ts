@@ -1,3 +1,4 @@
+import { InputError } from '../errors.js';
 import type { NpmFiles, NpmPackageRef, RepoSource } from '../types/index.js';
 import type { FieldPath } from './yaml-source.js';
 import type { TaskParsed } from './schema.js';
@@ -8,12 +9,31 @@ export const DEFAULT_NPM_REGISTRY = 'https://registry.npmjs.org';
 export function npmPackageRef(spec: string, integrity: string | undefined, registry: string | undefined): NpmPackageRef {
   const at = spec.lastIndexOf('@');
   const base = registry ?? process.env.npm_config_registry ?? DEFAULT_NPM_REGISTRY;
+  refuseCredentials(base, registry !== undefined ? 'repo.registry' : 'npm_config_registry');
   return {
     name: spec.slice(0, at),
     version: spec.slice(at + 1),
     registry: base.replace(/\/+$/, ''),
     ...(integrity !== undefined ? { integrity } : {}),
   };
+}
+
+/**
+ * The registry URL is written into plan.json, the task hash and error messages: one that carries
+ * `user:password@` would put a secret in all of them.
+ */
+function refuseCredentials(url: string, where: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InputError(`${where}: ${url.replace(/\/\/[^/@]*@/, '//<redacted>@')} is not a URL (fix: give the registry as https://host/path)`);
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new InputError(
+      `${where}: the registry URL carries credentials, which would be written into plan.json and reports (fix: drop user:password@ from the URL; public packages need none)`,
+    );
+  }
 }
 
 type Fail = (field: FieldPath, problem: string, fix: string) => never;

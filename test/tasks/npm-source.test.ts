@@ -272,3 +272,16 @@ describe('npm fields of a task set', () => {
     );
   });
 });
+
+describe('registry credentials', () => {
+  it('refuses a registry URL with user:password@ in one line that does not repeat the secret', async () => {
+    const { npmPackageRef } = await import('../../src/config/npm-fields.js');
+    expect(() => npmPackageRef('qs@6.12.2', undefined, 'https://me:hunter2@registry.example/')).toThrow(/repo\.registry: the registry URL carries credentials/);
+    try {
+      npmPackageRef('qs@6.12.2', undefined, 'https://me:hunter2@registry.example/');
+    } catch (error) {
+      expect(String(error)).not.toContain('hunter2');
+    }
+    expect(npmPackageRef('qs@6.12.2', undefined, 'https://registry.example/').registry).toBe('https://registry.example');
+  });
+});
