@@ -99,7 +99,7 @@ const CORPUS: BadInput[] = [
     name: 'repo with path and git',
     files: taskFile(tasks(task().replace('{ path: repo }', '{ path: repo, git: https://example.com/x.git, commit: abcdef }'))),
     argv: validate(),
-    says: /tasks\[0\]\.repo: path, git, commit: fields of different forms cannot be used together \(fix: use one form: \{ path \} or \{ git, commit \}\)/,
+    says: /tasks\[0\]\.repo: path, git, commit: fields of different forms cannot be used together \(fix: use one form: \{ path \} or \{ git, commit \} or \{ npm, integrity, registry \}\)/,
   },
   {
     name: 'repo with path and git, no commit',

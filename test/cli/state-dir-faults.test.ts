@@ -79,7 +79,8 @@ describe('a full disk', () => {
 
     mountTmpfs(join(dir, 'full'), '16m');
     writeFileSync(join(dir, 'fill-once'), '2');
-    const stopped = run('--agent', 'oracle', '--agent', 'nop', '--concurrency', '1', '--out', 'full');
+    // Setup must run per attempt (no prepared-tree reuse) for the disk to fill at the second run.
+    const stopped = run('--agent', 'oracle', '--agent', 'nop', '--concurrency', '1', '--out', 'full', '--no-prepare-cache');
     expect(stopped.status, stopped.stderr).toBe(75);
     const [runId = ''] = readdirSync(join(dir, 'full', 'runs'));
     const line = expectOneLine(stopped);
