@@ -2,8 +2,10 @@
 // Per-attempt prepare time of a task whose setup installs a large node_modules, before and after the
 // prepared-tree cache, side by side in one state directory (one npm cache, warmed first):
 //   before:  crucible run … --no-prepare-cache   (setup runs in every attempt)
-//   after:   crucible run …                       (setup runs once, in the preflight; attempts copy the tree)
+//   after:   crucible run …                       (setup runs once, in the first run's preflight; attempts copy the tree)
+// The two sides alternate, one single-attempt run each, so load on the machine falls on both alike.
 // Usage: npm run build && node bench/prepare.mjs [--runs 5] [--package tape@5.7.5] [--sandbox bwrap|local]
+//        node bench/prepare.mjs --taskset examples/real/tasks.yaml --task qs-depth-remainder --runs 3
 // The setup is `npm install` of a pinned package from the npm registry (tape@5.7.5: 126 packages,
 // about 4,300 files). Prepare time is each attempt's timings.prepareMs (copy, setup or the prepared
 // tree's copy, baseline commit and pristine copy), read from attempt.json.
@@ -23,6 +25,9 @@ const option = (name, fallback) => {
 const runs = Number(option('runs', '5'));
 const pkg = option('package', 'tape@5.7.5');
 const sandbox = option('sandbox', 'bwrap');
+// --taskset FILE --task ID measures a task of your own (e.g. examples/real/tasks.yaml) instead.
+const taskset = option('taskset', undefined);
+const taskId = option('task', undefined);
 const scratch = mkdtempSync(join(tmpdir(), 'crucible-bench-prepare-'));
 const state = join(scratch, 'state');
 
@@ -55,7 +60,25 @@ function writeTask() {
 function run(tasks, trials, extra) {
   const out = spawnSync(
     process.execPath,
-    [cli, 'run', tasks, '--agent', 'nop', '--runs', String(trials), '-j', '1', '--no-baseline-tests', '--sandbox', sandbox, '--out', state, '--json', ...extra],
+    [
+      cli,
+      'run',
+      tasks,
+      ...(taskId ? ['--task', taskId] : []),
+      '--agent',
+      'nop',
+      '--runs',
+      String(trials),
+      '-j',
+      '1',
+      '--no-baseline-tests',
+      '--sandbox',
+      sandbox,
+      '--out',
+      state,
+      '--json',
+      ...extra,
+    ],
     { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
   );
   const summary = JSON.parse(out.stdout);
@@ -70,14 +93,23 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const s = (ms) => `${(ms / 1000).toFixed(2)}s`;
 
 try {
-  const tasks = writeTask();
+  const tasks = taskset ? resolve(taskset) : writeTask();
   // Warm the npm cache (the tool cache every attempt shares), so both sides install from it.
   run(tasks, 1, ['--no-prepare-cache']);
-  const before = run(tasks, runs, ['--no-prepare-cache']).attempts;
   rmSync(join(state, 'cache', 'prepared'), { recursive: true, force: true });
-  const after = run(tasks, runs, []);
-  const built = (after.stderr.match(/built prepared tree/g) ?? []).length;
-  const reused = (after.stderr.match(/reused prepared tree/g) ?? []).length;
+  // The sides alternate, one attempt each, so a change in the machine's load falls on both alike.
+  const before = [];
+  const afterAttempts = [];
+  let afterStderr = '';
+  for (let i = 0; i < runs; i++) {
+    before.push(...run(tasks, 1, ['--no-prepare-cache']).attempts);
+    const next = run(tasks, 1, []);
+    afterAttempts.push(...next.attempts);
+    afterStderr += next.stderr;
+  }
+  const after = { attempts: afterAttempts };
+  const built = (afterStderr.match(/built prepared tree/g) ?? []).length;
+  const reused = (afterStderr.match(/reused prepared tree/g) ?? []).length;
   const files = Number(
     spawnSync('sh', ['-c', `find ${join(state, 'cache', 'prepared')} -path '*/node_modules/*' -type f | wc -l`], { encoding: 'utf8' }).stdout.trim(),
   );
@@ -87,7 +119,11 @@ try {
     const parts = ['copyMs', part, 'baselineCommitMs'].map((k) => s(mean(xs.map((a) => a.timings[k] ?? 0)))).join(' · ');
     return `| ${name} | ${xs.length} | ${s(mean(prepare))} | ${s(median(prepare))} | ${parts} |`;
   };
-  console.log(`task: setup = npm install ${pkg} (${files} files in node_modules), sandbox ${sandbox}, ${runs} attempts per side`);
+  console.log(
+    taskset
+      ? `task: ${taskId ?? '(every task)'} of ${taskset} (${files} files in node_modules), sandbox ${sandbox}, ${runs} attempts per side`
+      : `task: setup = npm install ${pkg} (${files} files in node_modules), sandbox ${sandbox}, ${runs} attempts per side`,
+  );
   console.log('');
   console.log('| per attempt | attempts | prepare (mean) | prepare (median) | parts (mean): repo copy · setup or tree copy · baseline commit |');
   console.log('|---|---|---|---|---|');

@@ -7,14 +7,20 @@ import { NESTED_GIT_NAME, git, type Baseline } from '../workspace/index.js';
 export type IgnoredManifest = Map<string, string>;
 
 const LISTED = 50;
+const STAT_BATCH = 64;
 
 export async function ignoredManifest(baseline: Baseline, workTree: string): Promise<IgnoredManifest> {
   const out = await git({ gitDir: baseline.store, workTree }, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard']);
   const manifest: IgnoredManifest = new Map();
-  for (const path of out.split('\0')) {
-    if (!path || path.split('/').includes(NESTED_GIT_NAME)) continue;
-    const info = await lstat(join(workTree, path)).catch(() => undefined);
-    if (info) manifest.set(path, `${info.isSymbolicLink() ? 'l' : 'f'}:${info.size}:${info.mtimeMs}`);
+  const paths = out.split('\0').filter((path) => path && !path.split('/').includes(NESTED_GIT_NAME));
+  // A prepared node_modules has thousands of ignored files: stat them in batches, not one by one.
+  for (let i = 0; i < paths.length; i += STAT_BATCH) {
+    const batch = paths.slice(i, i + STAT_BATCH);
+    const infos = await Promise.all(batch.map((path) => lstat(join(workTree, path)).catch(() => undefined)));
+    batch.forEach((path, j) => {
+      const info = infos[j];
+      if (info) manifest.set(path, `${info.isSymbolicLink() ? 'l' : 'f'}:${info.size}:${info.mtimeMs}`);
+    });
   }
   return manifest;
 }
