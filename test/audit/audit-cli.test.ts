@@ -91,6 +91,20 @@ describe('crucible audit', () => {
     attemptBudget(2),
   );
 
+  it('refuses bad options before any attempt, one line with the fix, exit 2', () => {
+    const out = tempDir();
+    const registry = join(tempDir(), 'registry.yaml');
+    writeFileSync(registry, 'registry: one\nversion: 1.0.0\nfamilies:\n  - id: slug\n    version: 1.0.0\n    tasks: [js-slugify]\n');
+    const runs = crucible(['audit', 'examples/tasks.yaml', '--runs', '0', '--out', out]);
+    expect([runs.status, runs.stderr.trim()]).toEqual([2, 'error --runs 0: expected a whole number ≥ 1 (fix: e.g. --runs 3)']);
+    const outside = crucible(['audit', 'examples/tasks.yaml', '--registry', registry, '--task', 'py-median', '--out', out]);
+    expect([outside.status, outside.stderr.trim()]).toEqual([
+      2,
+      `error --task py-median: in no family of ${registry} (fix: add it to a family's tasks, or leave it out)`,
+    ]);
+    expect(existsSync(join(out, 'validate'))).toBe(false);
+  });
+
   it('routes a .zip argument to the pack importer and surfaces its failure as one message, before any attempt', () => {
     const out = tempDir();
     const archive = join(tempDir(), 'bench.crucible.zip');
