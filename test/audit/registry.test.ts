@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTRACT, loadRegistry } from '../../src/audit/index.js';
+import { DEFAULT_CONTRACT, defaultRegistry, findRegistry, loadRegistry } from '../../src/audit/index.js';
 import { loadTaskSet } from '../../src/config/index.js';
 import { ConfigError } from '../../src/errors.js';
 import { crucible } from '../helpers/cli.js';
@@ -52,6 +52,16 @@ describe('benchmark registry', () => {
     // PASS only ever comes with `passed`; must_pass not given: no check is required.
     expect(registry.families[0]?.contract.oracle).toEqual({ verdict: 'PASS', cause: 'passed', mustPass: [], mustFail: [] });
     expect(registry.unregistered).toEqual(['js-slugify', 'js-sortby', 'js-csv-quoting', 'ts-lru-recency', 'py-roman-subtractive']);
+  });
+
+  it('without a registry: one family named after the task set, every task under the default contract', () => {
+    const registry = defaultRegistry('My Tasks', tasks);
+    expect(registry).toMatchObject({ name: 'my-tasks', version: '0.0.0', unregistered: [] });
+    expect(registry.families).toEqual([{ id: 'my-tasks', version: '0.0.0', taskIds: tasks.map((t) => t.id), contract: DEFAULT_CONTRACT }]);
+    expect(Object.keys(DEFAULT_CONTRACT)).toEqual(['oracle', 'nop']);
+    // registry.yaml beside the task set is found; none beside a task set elsewhere.
+    expect(findRegistry('examples/tasks.yaml')).toBe(join(process.cwd(), 'examples', 'registry.yaml'));
+    expect(findRegistry(join(tempDir(), 'tasks.yaml'))).toBeUndefined();
   });
 
   it.each([
