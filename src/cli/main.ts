@@ -523,6 +523,32 @@ Examples:
       .action(async (agent: string, opts) => (await import('./commands/agents.js')).agentsCheckCommand(agent, opts)),
   );
 
+program
+  .command('audit')
+  .description("Run the reference agents on a benchmark and report where they depart from its registry's contracts, and unstable tasks.")
+  .argument('<pack|taskset>', 'a pack (*.zip, verified and imported into a scratch directory) or a task-set / suite YAML file')
+  .option('--registry <file>', 'the registry: task families, versions and contracts (default: registry.yaml next to the task set, else the default contract)')
+  .option('-n, --runs <n>', 'trials per task and reference agent', '3')
+  .option('-t, --task <id>', 'only this task (repeatable; it must be in a family)', collect)
+  .option('-j, --concurrency <n>', 'attempts in flight at once (default: min(cores, 4))')
+  .option('-o, --out <dir>', "Crucible's state directory (attempts go to <out>/validate/<id>, the report to <out>/audit/<id>)", '.crucible')
+  .addOption(new Option('--sandbox <kind>', 'where agents and tests run: bwrap (default on Linux), local, or docker').choices(['bwrap', 'local', 'docker']))
+  .option('--json', 'print the audit report as JSON on stdout')
+  .addHelpText(
+    'after',
+    `
+Without a registry every task gets the default contract: oracle PASS with every check passing, nop
+FAIL (no_changes) with tests and no_changes failing. See docs/audit.md for the registry format.
+
+Exit codes: 0 every task conforms, 1 a departure from a contract or trials that disagree, 2 bad input
+(a registry or task-set error, naming the file, field and fix), 75 disk full, 130 interrupted.
+
+Examples:
+  crucible audit examples/tasks.yaml --registry examples/registry.yaml --runs 3
+  crucible audit bench.crucible.zip --registry registry.yaml --json`,
+  )
+  .action(async (input: string, opts) => (await import('./commands/audit.js')).auditCommand(input, opts));
+
 // `crucible history | head` closes the pipe early: that is the reader being done, not an error.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {

@@ -190,7 +190,7 @@ async function adversarialCommand(tasksetPath: string, opts: ValidateCommandOpti
   process.exitCode = aborted ? 130 : outcome.taskErrors.length > 0 ? 2 : secure ? 0 : 1;
 }
 
-interface ValidationRun {
+export interface ValidationRun {
   taskSet: RunInput;
   tasks: Task[];
   selection: TaskSelection;
@@ -206,11 +206,11 @@ interface ValidationRun {
 }
 
 /**
- * Both kinds of validation: one engine run of kind `validate` (preflight, checkpoint, lock; in
+ * Both kinds of validation, and `crucible audit`: one engine run of kind `validate` (preflight, checkpoint, lock; in
  * `<out>/validate/`), with the progress view on stderr and Ctrl-C stopping it. It is recorded in the
  * history marked `validate`, so `history --runs`, `show` and the dashboard list it.
  */
-async function validationRun(v: ValidationRun): Promise<{ outcome: RunOutcome; results: AttemptResult[] }> {
+export async function validationRun(v: ValidationRun): Promise<{ outcome: RunOutcome; results: AttemptResult[] }> {
   const results: AttemptResult[] = [];
   const progress = createProgress({ stream: process.stderr });
   const stop = new AbortController();
