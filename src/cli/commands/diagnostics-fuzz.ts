@@ -1,7 +1,5 @@
 import { relative } from 'node:path';
-import { writeDiagnosticReport } from '../../diagnostics/output.js';
-import { runFuzz } from '../../diagnostics/fuzz.js';
-import { fuzzMarkdown } from '../../diagnostics/fuzz-report.js';
+import { fuzzMarkdown, runFuzz, writeDiagnosticReport } from '../../diagnostics/index.js';
 import { wholeNumberOption } from './whole-number-option.js';
 
 export interface FuzzCommandOptions {

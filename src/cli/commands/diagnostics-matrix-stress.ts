@@ -1,7 +1,5 @@
 import { relative } from 'node:path';
-import { runMatrixStress } from '../../diagnostics/matrix-stress.js';
-import { matrixStressMarkdown } from '../../diagnostics/matrix-stress-report.js';
-import { writeDiagnosticReport } from '../../diagnostics/output.js';
+import { matrixStressMarkdown, runMatrixStress, writeDiagnosticReport } from '../../diagnostics/index.js';
 import { newRunId } from '../../engine/index.js';
 import { wholeNumberOption } from './whole-number-option.js';
 
