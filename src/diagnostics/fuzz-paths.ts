@@ -13,18 +13,16 @@ interface Target {
   /** The path's segments, and which one the pattern's literal part is (the one tricks disguise). */
   segments: string[];
   key: number;
-  /** Whether the pattern matches at any depth (`**\/…`), so a nested copy still matches. */
-  anyDepth: boolean;
   /** Where the pattern's `**` lets any directories be inserted and still match; none for exact patterns. */
   growAt?: number;
 }
 
 const FORBIDDEN: Array<(r: Rng) => Target> = [
-  (r) => ({ pattern: '.github/**', segments: ['.github', 'workflows', `${r.name()}.yml`], key: 0, anyDepth: false, growAt: 1 }),
-  (r) => ({ pattern: 'secrets/**', segments: ['secrets', r.name(), `${r.name()}.json`], key: 0, anyDepth: false, growAt: 1 }),
-  (r) => ({ pattern: '**/.env', segments: [r.name(), '.env'], key: 1, anyDepth: true, growAt: 0 }),
-  () => ({ pattern: 'config/prod.yaml', segments: ['config', 'prod.yaml'], key: 0, anyDepth: false }),
-  (r) => ({ pattern: 'infra/*.tf', segments: ['infra', `${r.name()}.tf`], key: 0, anyDepth: false }),
+  (r) => ({ pattern: '.github/**', segments: ['.github', 'workflows', `${r.name()}.yml`], key: 0, growAt: 1 }),
+  (r) => ({ pattern: 'secrets/**', segments: ['secrets', r.name(), `${r.name()}.json`], key: 0, growAt: 1 }),
+  (r) => ({ pattern: '**/.env', segments: [r.name(), '.env'], key: 1, growAt: 0 }),
+  () => ({ pattern: 'config/prod.yaml', segments: ['config', 'prod.yaml'], key: 0 }),
+  (r) => ({ pattern: 'infra/*.tf', segments: ['infra', `${r.name()}.tf`], key: 0 }),
 ];
 
 const join = (segments: readonly string[]): string => segments.join('/');
@@ -101,10 +99,10 @@ export const PATH_TRICKS: Record<string, Trick> = {
   homoglyph: (r) => forbidden(r, (t) => ({ path: disguise(t, homoglyph) }), 'by-design', `Cyrillic lookalike letter: ${OTHER_FILE}`),
 };
 
-const ALLOWED: Array<(r: Rng) => { pattern: string; inside: string[]; anyDepth: boolean }> = [
-  (r) => ({ pattern: 'src/**', inside: ['src', r.name(), `${r.name()}.ts`], anyDepth: true }),
-  (r) => ({ pattern: 'lib/*.js', inside: ['lib', `${r.name()}.js`], anyDepth: false }),
-  (r) => ({ pattern: 'pkg/{api,core}/**', inside: ['pkg', r.pick(['api', 'core']), `${r.name()}.go`], anyDepth: true }),
+const ALLOWED: Array<(r: Rng) => { pattern: string; inside: string[] }> = [
+  (r) => ({ pattern: 'src/**', inside: ['src', r.name(), `${r.name()}.ts`] }),
+  (r) => ({ pattern: 'lib/*.js', inside: ['lib', `${r.name()}.js`] }),
+  (r) => ({ pattern: 'pkg/{api,core}/**', inside: ['pkg', r.pick(['api', 'core']), `${r.name()}.go`] }),
 ];
 
 function scoped(r: Rng, build: (inside: string[], r: Rng) => { path: string; oldPath?: string }, cls: 'hostile' | 'benign', note?: string): ReturnType<Trick> {
