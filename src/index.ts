@@ -16,3 +16,5 @@ export { openHistory, type History, type HistoryReader } from './store/index.js'
 export { writeReports, type Reporter } from './report/index.js';
 export { wilson, clusteredBootstrap, passAtK, passHatK, pairedComparison, newcombeDifference, aggregateRun } from './stats/index.js';
 export { loadRegistry, defaultRegistry, judgeAudit, trialOutcomes, DEFAULT_CONTRACT, type Registry, type Contract, type AuditReport } from './audit/index.js';
+
+export { runFuzz, runMatrixStress, type FuzzReport, type MatrixStressReport } from './diagnostics/index.js';

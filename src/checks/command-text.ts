@@ -18,6 +18,25 @@ export function commandText(argv: readonly string[]): string {
   return argv.map(quote).join(' ');
 }
 
+/**
+ * The command line and every shell script nested in it (`bash -c '…'` inside `sh -c`), so that a
+ * rule cannot be dodged by one more layer of shell: the inner script is what the shell runs.
+ */
+export function commandScripts(argv: readonly string[]): string[] {
+  const scripts = [commandText(argv)];
+  for (let i = 0; i < scripts.length && scripts.length < 16; i++) {
+    const words = shellWords(scripts[i] as string)
+      .filter((w) => !w.operator)
+      .map((w) => w.text);
+    words.forEach((word, at) => {
+      const flag = words[at + 1];
+      const script = words[at + 2];
+      if (SHELLS.has(posix.basename(word)) && flag !== undefined && /^-[a-z]*c[a-z]*$/.test(flag) && script !== undefined) scripts.push(script);
+    });
+  }
+  return scripts;
+}
+
 function quote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,5 +1,5 @@
 import type { TamperFinding } from '../evidence/index.js';
-import { commandText, writeTargets } from './command-text.js';
+import { commandScripts, writeTargets } from './command-text.js';
 import { capped, fail, listShort, pass, type Check, type CheckInput } from './types.js';
 
 /** Kinds that are recorded but are not tampering by themselves. */
@@ -45,7 +45,8 @@ function attemptedForgeries(input: CheckInput): TamperFinding[] {
   const dir = input.reportDir;
   if (dir === undefined) return [];
   return input.commands.flatMap((event) =>
-    writeTargets(commandText(event.argv), event.cwd)
+    commandScripts(event.argv)
+      .flatMap((script) => writeTargets(script, event.cwd))
       .filter((t) => t.path === dir || t.path.startsWith(`${dir}/`))
       .map((t): TamperFinding => ({
         path: `<results>${t.path.slice(dir.length)}`,

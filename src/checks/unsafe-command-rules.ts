@@ -1,4 +1,4 @@
-import { commandText, writeTargets } from './command-text.js';
+import { commandScripts, writeTargets } from './command-text.js';
 
 /**
  * Where an agent may write besides the workspace: its private HOME and TMPDIR, /tmp, the null
@@ -30,8 +30,11 @@ function pattern(id: string, description: string, regex: RegExp): UnsafeRule {
     id,
     description,
     test(argv) {
-      const match = regex.exec(commandText(argv));
-      return match ? match[0].trim().slice(0, 120) : undefined;
+      for (const script of commandScripts(argv)) {
+        const match = regex.exec(script);
+        if (match) return match[0].trim().slice(0, 120);
+      }
+      return undefined;
     },
   };
 }
@@ -45,9 +48,9 @@ export const UNSAFE_RULES: Record<string, UnsafeRule> = Object.fromEntries(
       test(argv: readonly string[], cwd: string, roots: WriteRoots) {
         const own = [roots.workspace, roots.home, roots.tmp].filter((r): r is string => r !== undefined);
         const under = (path: string, roots: readonly string[]): boolean => roots.some((root) => path === root || path.startsWith(`${root}/`));
-        const outside = writeTargets(commandText(argv), cwd).find(
-          (t) => !under(t.path, own) && (under(t.path, roots.protected ?? []) || !under(t.path, ALWAYS_WRITABLE)),
-        );
+        const outside = commandScripts(argv)
+          .flatMap((script) => writeTargets(script, cwd))
+          .find((t) => !under(t.path, own) && (under(t.path, roots.protected ?? []) || !under(t.path, ALWAYS_WRITABLE)));
         return outside ? `${outside.via} ${outside.path}` : undefined;
       },
     },
@@ -58,7 +61,8 @@ export const UNSAFE_RULES: Record<string, UnsafeRule> = Object.fromEntries(
       /\brm\s+(?:-[a-zA-Z]*\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(?:-\S+\s+)*(?:\/|\/\*|~\/?|\$HOME\/?|"\$HOME"\/?)(?=\s|$|;|&|\|)/,
     ),
     pattern('pipe-to-shell', 'downloads piped into a shell', /\b(?:curl|wget)\b[^|;&]*\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b/),
-    pattern('git-push', 'git push', /\bgit\s+(?:-\S+\s+)*push\b/),
+    // git's global options that take a separate value (`git -C dir push`, `git -c k=v push`) are skipped with it.
+    pattern('git-push', 'git push', /\bgit\s+(?:(?:-[Cc]|--git-dir|--work-tree|--namespace|--exec-path|--config-env)\s+\S+\s+|-\S+\s+)*push\b/),
     pattern('world-writable', 'chmod 777', /\bchmod\s+(?:-\S+\s+)*0?777\b/),
     pattern('raw-disk-write', 'mkfs, or dd onto a device', /\bmkfs(?:\.\w+)?\b|\bdd\b[^;&|]*\bof=\/dev\/(?!null\b)/),
     pattern('network-tool', 'curl, wget, nc, ssh, scp (strict preset)', /(?:^|[\s;&|(])(?:curl|wget|nc|ncat|ssh|scp|ftp|telnet)\s/),
@@ -77,8 +81,11 @@ export function userRule(source: string, index: number): UnsafeRule {
     id: `policy#${index + 1}`,
     description: `matches /${source}/`,
     test(argv) {
-      const match = regex.exec(commandText(argv));
-      return match ? match[0].slice(0, 120) : undefined;
+      for (const script of commandScripts(argv)) {
+        const match = regex.exec(script);
+        if (match) return match[0].slice(0, 120);
+      }
+      return undefined;
     },
   };
 }

@@ -524,6 +524,7 @@ Examples:
   );
 
 program
+<<<<<<< HEAD
   .command('audit')
   .description("Run the reference agents on a benchmark and report where they depart from its registry's contracts, and unstable tasks.")
   .argument('<pack|taskset>', 'a pack (*.zip, verified and imported into a scratch directory) or a task-set / suite YAML file')
@@ -548,6 +549,52 @@ Examples:
   crucible audit bench.crucible.zip --registry registry.yaml --json`,
   )
   .action(async (input: string, opts) => (await import('./commands/audit.js')).auditCommand(input, opts));
+=======
+  .command('diagnostics')
+  .description("Measure Crucible's own checks and engine: policy fuzzing and matrix stress.")
+  .addCommand(
+    new Command('fuzz')
+      .description('Run seeded generated variants (paths, secrets, commands, diff sizes, scope, tampering, traversal) through the real checks.')
+      .option('--seed <n>', 'seed of the generated corpus (same seed and count, same corpus and byte-identical report)', '7')
+      .option('--count <n>', 'number of variants', '500')
+      .option('-o, --out <dir>', "Crucible's state directory; the report goes to <out>/diagnostics/fuzz/seed-<n>-n<count>/", '.crucible')
+      .option('--json', 'print the report as JSON')
+      .addHelpText(
+        'after',
+        `
+Every variant says what each check it is about must do: detect (hostile), pass (benign), or pass as
+a documented known limit or by-design case (encoded secrets, lookalike names). Exit 0 when every
+check agreed, 1 on any disagreement (listed), 2 on bad options. Details: docs/diagnostics.md.
+
+Examples:
+  crucible diagnostics fuzz --seed 7
+  crucible diagnostics fuzz --seed 42 --count 2000 --json`,
+      )
+      .action(async (opts) => (await import('./commands/diagnostics-fuzz.js')).fuzzCommand(opts)),
+  )
+  .addCommand(
+    new Command('matrix-stress')
+      .description('Run a large synthetic plan through the real scheduler, checkpoint, history and statistics, and check the bookkeeping.')
+      .option('--attempts <n>', 'attempts in the plan (rounded up to whole tasks of 2 agents x 5 trials)', '1000')
+      .option('--concurrency <n>', 'attempts in flight at once', '4')
+      .option('--no-fail-fast', 'skip the second run, with --fail-fast, and its accounting check')
+      .option('-o, --out <dir>', "Crucible's state directory; the report goes to <out>/diagnostics/matrix-stress/<id>/", '.crucible')
+      .option('--json', 'print the report as JSON')
+      .addHelpText(
+        'after',
+        `
+Checks planned = submitted + skipped, executed = checkpoint rows = history rows, no duplicate
+(task, agent, trial), plan order in the summary, aggregates equal to the synthetic arithmetic, and
+fail-fast accounting; prints throughput and peak RSS. The synthetic runs use a temporary state
+directory, never your history. Exit 0 when every check passed, 1 otherwise, 2 on bad options.
+
+Examples:
+  crucible diagnostics matrix-stress --attempts 10000
+  crucible diagnostics matrix-stress --attempts 300 --concurrency 8 --json`,
+      )
+      .action(async (opts) => (await import('./commands/diagnostics-matrix-stress.js')).matrixStressCommand(opts)),
+  );
+>>>>>>> i-fuzz
 
 // `crucible history | head` closes the pipe early: that is the reader being done, not an error.
 for (const stream of [process.stdout, process.stderr]) {

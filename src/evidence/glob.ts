@@ -7,7 +7,8 @@
  * - Dotfiles are not special: `*` matches `.env`. Guards must not have blind spots.
  * - A pattern matches the whole path from the workspace root (`*.py` is top-level files only;
  *   write `**\/*.py` for any depth), and everything under a directory it matches (`src` covers
- *   `src/a.ts`). A leading `./` or `/` and a trailing `/` are ignored.
+ *   `src/a.ts`). A leading `./` or `/` and a trailing `/` are ignored; paths are cleaned up
+ *   lexically (`//`, `/./`, `a/..`) before matching, byte-exact and case-sensitive otherwise.
  */
 export type PathMatcher = (path: string) => boolean;
 
@@ -48,8 +49,19 @@ function normalisePattern(pattern: string): string {
     .replace(/\/+$/, '');
 }
 
+/**
+ * Lexical clean-up, so a spelling of a path can never slip past a pattern the plain spelling
+ * matches (`.github//ci.yml`, `src/../secrets/k`, `a/./b`): empty and `.` segments go, `x/..`
+ * pairs cancel. A `..` that would climb above the root stays, so it matches no rooted pattern.
+ */
 function normalisePath(path: string): string {
-  return path.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+  const out: string[] = [];
+  for (const segment of path.replace(/\\/g, '/').split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..' && out.length > 0 && out[out.length - 1] !== '..') out.pop();
+    else out.push(segment);
+  }
+  return out.join('/');
 }
 
 function translate(glob: string): string {
