@@ -524,7 +524,6 @@ Examples:
   );
 
 program
-<<<<<<< HEAD
   .command('audit')
   .description("Run the reference agents on a benchmark and report where they depart from its registry's contracts, and unstable tasks.")
   .argument('<pack|taskset>', 'a pack (*.zip, verified and imported into a scratch directory) or a task-set / suite YAML file')
@@ -549,7 +548,8 @@ Examples:
   crucible audit bench.crucible.zip --registry registry.yaml --json`,
   )
   .action(async (input: string, opts) => (await import('./commands/audit.js')).auditCommand(input, opts));
-=======
+
+program
   .command('diagnostics')
   .description("Measure Crucible's own checks and engine: policy fuzzing and matrix stress.")
   .addCommand(
@@ -594,7 +594,6 @@ Examples:
       )
       .action(async (opts) => (await import('./commands/diagnostics-matrix-stress.js')).matrixStressCommand(opts)),
   );
->>>>>>> i-fuzz
 
 // `crucible history | head` closes the pipe early: that is the reader being done, not an error.
 for (const stream of [process.stdout, process.stderr]) {
