@@ -50,7 +50,7 @@ export async function buildRunManifest(input: RunManifestInput): Promise<RunMani
     const dir = join(input.runDir, 'attempts', attemptId);
     const manifest = join(dir, MANIFEST_FILE);
     if (await isFile(manifest)) attempts.push({ attemptId, manifest: await sha256File(manifest) });
-    else attempts.push({ attemptId, manifest: null, artifacts: await walkArtifacts(dir, { skip: [...scratch, MANIFEST_FILE] }) });
+    else attempts.push({ attemptId, manifest: null, artifacts: await walkArtifacts(dir, { skip: [...scratch, MANIFEST_FILE] }).catch(() => []) });
   }
   const pricing = input.models
     ? await Promise.all(
