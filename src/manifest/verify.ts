@@ -82,7 +82,14 @@ export async function verifyRunDir(runDir: string): Promise<VerifyReport> {
     checked += compareEntries(`${where}/`, a.artifacts, await walkArtifacts(dir, { skip: [...a.scratch, MANIFEST_FILE] }), problems);
   }
   for (const name of await attemptDirNames(runDir)) {
-    if (!recorded.has(name)) problems.push({ file: `attempts/${name}`, kind: 'unexpected', detail: 'not in the run manifest' });
+    if (recorded.has(name)) continue;
+    // An attempt cut off by an interrupt leaves a directory without attempt.json until a resume reruns it.
+    const unfinished = !(await exists(join(runDir, 'attempts', name, 'attempt.json')));
+    problems.push({
+      file: `attempts/${name}`,
+      kind: 'unexpected',
+      detail: unfinished ? 'not in the run manifest: an attempt that did not finish (a resume runs it)' : 'not in the run manifest',
+    });
   }
   return report(manifest.runId, recorded.size);
 }

@@ -82,6 +82,7 @@ describe('verifyRunDir on a run whose attempt has no manifest of its own', () =>
       'attempts/ghost unexpected',
       'summary.json missing',
     ]);
+    expect(report.problems.find((p) => p.file === 'attempts/ghost')?.detail).toContain('did not finish');
   });
 
   it('sees a file replaced by a symlink to the same content as changed', async () => {
