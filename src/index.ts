@@ -18,3 +18,5 @@ export { wilson, clusteredBootstrap, passAtK, passHatK, pairedComparison, newcom
 export { loadRegistry, defaultRegistry, judgeAudit, trialOutcomes, DEFAULT_CONTRACT, type Registry, type Contract, type AuditReport } from './audit/index.js';
 
 export { runFuzz, runMatrixStress, type FuzzReport, type MatrixStressReport } from './diagnostics/index.js';
+
+export { verifyRunDir, redactArgv, redactText, canonicalJson, type AttemptManifest, type RunManifest, type VerifyReport } from './manifest/index.js';

@@ -44,7 +44,8 @@ import {
 } from './attempt-verify.js';
 import { baselineDefects, taskWhere } from '../tasks/index.js';
 import { TaskDefectError, taskErrorMessage } from './task-error.js';
-import { writeJsonAtomic } from './run-files.js';
+import { writeFileAtomic } from './run-files.js';
+import { attemptJsonText, writeAttemptManifest, type ManifestSubject } from '../manifest/index.js';
 import { sandboxLayout } from './sandbox-layout.js';
 import { provenanceOf, type ResolvedEnvironment } from '../environment/index.js';
 
@@ -136,6 +137,7 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
     timings,
     startedAt: startedAt.toISOString(),
   } satisfies Partial<AttemptResult>;
+  const subject: ManifestSubject = { task, agent };
 
   let baseline: Baseline | undefined;
   let baselineRun: TestRun | undefined;
@@ -199,6 +201,7 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
         { ...base, ...early, verdict: 'FAIL', cause: 'resource_exceeded', resourceLimit: verified.limit, message, score: 0, finishedAt: '' },
         startedAt,
         env,
+        subject,
       );
     }
     if (verified.kind === 'unverifiable') {
@@ -207,6 +210,7 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
         { ...base, ...early, verdict: 'FAIL', cause: 'tests_failed', message: `verify: ${verified.message}`, score: 0, finishedAt: '' },
         startedAt,
         env,
+        subject,
       );
     }
     ({ diff, tests, heldOut, checks } = verified);
@@ -226,12 +230,13 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
         },
         startedAt,
         env,
+        subject,
       );
     }
     const resourceLimit = agentResult.limit ?? agentRun.limitHit ?? tests.limitExceeded ?? heldOut?.limitExceeded;
     const verdict = grade({ checks, agentResult, ...(resourceLimit ? { resourceLimit } : {}) });
     const limitNote = verdict.cause === 'resource_exceeded' && resourceLimit ? { resourceLimit } : {};
-    return await record(attemptDir, { ...base, ...evidence, ...verdict, ...limitNote, finishedAt: '' }, startedAt, env);
+    return await record(attemptDir, { ...base, ...evidence, ...verdict, ...limitNote, finishedAt: '' }, startedAt, env, subject);
   } catch (error) {
     if (error instanceof PhaseError && error.original instanceof TaskDefectError) {
       const { defects } = error.original;
@@ -246,7 +251,7 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
         checks,
         finishedAt: '',
       };
-      return record(attemptDir, result, startedAt, env).catch(() => finish(result, startedAt));
+      return record(attemptDir, result, startedAt, env, subject).catch(() => finish(result, startedAt));
     }
     const phase = error instanceof PhaseError ? error.phase : 'record';
     const message = error instanceof Error ? error.message : String(error);
@@ -267,7 +272,7 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
       checks,
       finishedAt: '',
     };
-    return record(attemptDir, result, startedAt, env).catch(() => finish(result, startedAt));
+    return record(attemptDir, result, startedAt, env, subject).catch(() => finish(result, startedAt));
   }
 }
 
@@ -612,13 +617,18 @@ export const ATTEMPT_SCRATCH_DIRS = [
   'results',
 ];
 
-/** Writes attempt.json atomically (a crash leaves the old file or none, never half of one). */
-async function record(attemptDir: string, result: AttemptResult, startedAt: Date, env: AttemptEnv): Promise<AttemptResult> {
+/**
+ * Writes attempt.json atomically (a crash leaves the old file or none, never half of one), after
+ * the attempt's manifest, which commits to its bytes: an attempt.json on disk always has one.
+ */
+async function record(attemptDir: string, result: AttemptResult, startedAt: Date, env: AttemptEnv, subject: ManifestSubject): Promise<AttemptResult> {
   finish(result, startedAt);
   await mkdir(attemptDir, { recursive: true });
   if (!env.keepWorkspace) {
     await Promise.all(ATTEMPT_SCRATCH_DIRS.map((d) => rm(join(attemptDir, d), { recursive: true, force: true })));
   }
-  await writeJsonAtomic(join(attemptDir, 'attempt.json'), result);
+  const json = attemptJsonText(result);
+  await writeAttemptManifest({ attemptDir, result, attemptJson: json, ...subject, scratch: ATTEMPT_SCRATCH_DIRS });
+  await writeFileAtomic(join(attemptDir, 'attempt.json'), json);
   return result;
 }

@@ -7,7 +7,8 @@ import { InputError, OptionError } from '../errors.js';
 import { profileHash, type AgentProfile } from '../agents/external/index.js';
 import type { AttemptPlan, AttemptResult, Task, TaskDefect } from '../types/index.js';
 import { aggregateRun } from '../stats/index.js';
-import { runAttempt, type AttemptEnv, type PreparedNotice } from './attempt.js';
+import { ATTEMPT_SCRATCH_DIRS, runAttempt, type AttemptEnv, type PreparedNotice } from './attempt.js';
+import { writeRunManifest } from '../manifest/index.js';
 import { checkModelSpecs, checkReplayCassettes, startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
 import { appendCheckpoint, attemptFile, checkpointEntry, readAttemptFile } from './checkpoint.js';
 import { runAttempts, type AttemptRunner, type LoopObserver } from './attempt-loop.js';
@@ -434,6 +435,18 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       stats,
     });
     await writeJsonAtomic(join(runDir, 'summary.json'), summary);
+    // Last of the run's evidence: it commits to summary.json, plan.json, the checkpoint and each attempt's manifest.
+    await writeRunManifest({
+      runDir,
+      runId,
+      tasks: options.tasks,
+      agents: options.agents,
+      profiles: usedProfiles,
+      sandbox: options.settings.sandbox,
+      ...(modelSpecs.length > 0 ? { models: options.models ?? {} } : {}),
+      attemptIds: attempts.map((a) => a.attemptId),
+      scratch: ATTEMPT_SCRATCH_DIRS,
+    });
     history?.finishRun(runId, {
       finishedAt: summary.finishedAt,
       executed: summary.executed,

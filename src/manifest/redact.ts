@@ -1,0 +1,95 @@
+/**
+ * Credentials out of text and argv before anything reaches a manifest. Values are replaced by
+ * REDACTED; names stay, so a reader still sees that a token was passed and where. Unknown forms
+ * pass through: these rules catch the usual ways a secret rides in a command line or URL, the
+ * manifest itself never holds environment values or command output.
+ */
+export const REDACTED = '[redacted]';
+
+const CREDENTIAL_WORDS = /token|secret|passw|pwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|cookie|session[_-]?id|signature/i;
+/** `auth` only as a word of the name: AUTH, GH_AUTH, auth-token, but not AUTHOR. */
+const AUTH_WORD = /(^|[_-])auth(orization)?([_-]|$)/i;
+
+/** Whether a variable, flag or parameter name looks like it holds a credential. */
+export function isCredentialName(name: string): boolean {
+  return CREDENTIAL_WORDS.test(name) || AUTH_WORD.test(name);
+}
+
+/** Query parameters that carry credentials under short names the word list does not catch. */
+const CREDENTIAL_PARAMS = new Set(['key', 'sig', 'code', 'pass', 'auth']);
+
+/** Programs whose `-p` takes a password (`-pSECRET` or `-p SECRET`). */
+const PASSWORD_P_PROGRAMS = new Set(['mysql', 'mysqldump', 'mysqladmin', 'mariadb', 'mariadb-dump', 'sshpass']);
+
+/** Flags whose value is `user:password` (curl, wget). */
+const USER_PASSWORD_FLAGS = new Set(['-u', '--user', '--proxy-user']);
+
+/** Redacts the credential forms inside one piece of text (a shell command, a URL, a header). */
+export function redactText(text: string): string {
+  return (
+    text
+      // Authorization: Bearer X / Basic X / token X (a header in a command line or a file).
+      .replace(
+        /\b((?:proxy-)?authorization)(\s*[:=]\s*)(?:(bearer|basic|token|digest)\s+)?("?)[^\s"',;]+/gi,
+        (_m, name: string, sep: string, scheme?: string, q?: string) => `${name}${sep}${scheme ? `${scheme} ` : ''}${q ?? ''}${REDACTED}`,
+      )
+      .replace(/\bbearer\s+(?!\[redacted\])[A-Za-z0-9._~+/=-]{8,}/gi, `Bearer ${REDACTED}`)
+      // scheme://user:pass@host and scheme://token@host: the whole userinfo goes.
+      .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/\s@"']+@/gi, (_m, scheme: string) => `${scheme}${REDACTED}@`)
+      // ?token=X&api_key=Y
+      .replace(/([?&])([^=&\s#"']+)=([^&\s#"']*)/g, (m, lead: string, name: string) =>
+        isCredentialName(name) || CREDENTIAL_PARAMS.has(name.toLowerCase()) ? `${lead}${name}=${REDACTED}` : m,
+      )
+      // NAME=value as an environment assignment (`env TOKEN=x cmd`, `export API_KEY=x`) or in a config line.
+      .replace(/(^|[\s;&|(`'"])([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|'[^']*'|[^\s;&|)`'"]*)/g, (m, lead: string, name: string, value: string) =>
+        isCredentialName(name) && !value.startsWith(REDACTED) ? `${lead}${name}=${REDACTED}` : m,
+      )
+      // --api-key=X, --token X inside a command string.
+      .replace(/(^|\s)(--?[A-Za-z0-9][A-Za-z0-9_-]*)(=|\s+)("[^"]*"|'[^']*'|[^\s;&|]+)/g, (m, lead: string, flag: string, sep: string, value: string) =>
+        isCredentialName(flag.replace(/^-+/, '')) && !value.startsWith('-') ? `${lead}${flag}${sep}${REDACTED}` : m,
+      )
+      // mysql -pSECRET / mysql -p SECRET inside a command string.
+      .replace(
+        /(\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|sshpass)\b[^;&|\n]*?\s-p)(\s*)([^\s;&|]+)/g,
+        (_m, head: string, space: string) => `${head}${space}${REDACTED}`,
+      )
+  );
+}
+
+/**
+ * Redacts an argv: the value after (or glued to) a credential-like flag, `-p` of the programs that
+ * take a password there, the password of `-u user:password`, and every credential form inside each
+ * argument (redactText). The argv keeps its length, so a reader can still line it up.
+ */
+export function redactArgv(argv: readonly string[]): string[] {
+  const program = (argv[0] ?? '').split('/').pop() ?? '';
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const glued = /^(--?[A-Za-z0-9][A-Za-z0-9_-]*)=(.*)$/s.exec(arg);
+    if (glued && isCredentialName((glued[1] as string).replace(/^-+/, ''))) {
+      out.push(`${glued[1] as string}=${REDACTED}`);
+      continue;
+    }
+    const next = argv[i + 1];
+    const isFlag = /^--?[A-Za-z]/.test(arg);
+    if (isFlag && next !== undefined && !next.startsWith('-')) {
+      if (USER_PASSWORD_FLAGS.has(arg) && next.includes(':')) {
+        out.push(arg, `${next.slice(0, next.indexOf(':'))}:${REDACTED}`);
+        i++;
+        continue;
+      }
+      if (isCredentialName(arg.replace(/^-+/, '')) || (arg === '-p' && PASSWORD_P_PROGRAMS.has(program))) {
+        out.push(arg, REDACTED);
+        i++;
+        continue;
+      }
+    }
+    if (PASSWORD_P_PROGRAMS.has(program) && /^-p.+/.test(arg)) {
+      out.push(`-p${REDACTED}`);
+      continue;
+    }
+    out.push(redactText(arg));
+  }
+  return out;
+}
