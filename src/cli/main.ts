@@ -593,6 +593,7 @@ Examples:
   crucible diagnostics matrix-stress --attempts 300 --concurrency 8 --json`,
       )
       .action(async (opts) => (await import('./commands/diagnostics-matrix-stress.js')).matrixStressCommand(opts)),
+  );
 
 program
   .command('manifest')
