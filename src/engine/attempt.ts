@@ -13,7 +13,8 @@ import {
   SETUP_OUTPUT_FILE,
   type SetupFailure,
 } from '../evidence/index.js';
-import { grade } from '../grading/index.js';
+import { grade, resourceLimitOf } from '../grading/index.js';
+import { writeTrace } from '../trace/record.js';
 import { createExecutor } from '../sandbox/index.js';
 import type { SandboxKind } from '../sandbox/executor.js';
 import { materializeRepo, prepareNpmParts } from '../tasks/index.js';
@@ -41,6 +42,7 @@ import {
   verifyAttempt,
   type AttemptPaths,
   type TestRun,
+  type VerifiedEvidence,
 } from './attempt-verify.js';
 import { baselineDefects, taskWhere } from '../tasks/index.js';
 import { TaskDefectError, taskErrorMessage } from './task-error.js';
@@ -226,12 +228,13 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
         },
         startedAt,
         env,
+        verified.evidence,
       );
     }
-    const resourceLimit = agentResult.limit ?? agentRun.limitHit ?? tests.limitExceeded ?? heldOut?.limitExceeded;
+    const resourceLimit = resourceLimitOf(agentResult.limit, agentRun.commands, tests, heldOut);
     const verdict = grade({ checks, agentResult, ...(resourceLimit ? { resourceLimit } : {}) });
     const limitNote = verdict.cause === 'resource_exceeded' && resourceLimit ? { resourceLimit } : {};
-    return await record(attemptDir, { ...base, ...evidence, ...verdict, ...limitNote, finishedAt: '' }, startedAt, env);
+    return await record(attemptDir, { ...base, ...evidence, ...verdict, ...limitNote, finishedAt: '' }, startedAt, env, verified.evidence);
   } catch (error) {
     if (error instanceof PhaseError && error.original instanceof TaskDefectError) {
       const { defects } = error.original;
@@ -613,12 +616,14 @@ export const ATTEMPT_SCRATCH_DIRS = [
 ];
 
 /** Writes attempt.json atomically (a crash leaves the old file or none, never half of one). */
-async function record(attemptDir: string, result: AttemptResult, startedAt: Date, env: AttemptEnv): Promise<AttemptResult> {
+async function record(attemptDir: string, result: AttemptResult, startedAt: Date, env: AttemptEnv, evidence?: VerifiedEvidence): Promise<AttemptResult> {
   finish(result, startedAt);
   await mkdir(attemptDir, { recursive: true });
   if (!env.keepWorkspace) {
     await Promise.all(ATTEMPT_SCRATCH_DIRS.map((d) => rm(join(attemptDir, d), { recursive: true, force: true })));
   }
+  // trace.jsonl: the hash-chained evidence an offline replay re-grades (src/trace/).
+  await writeTrace(attemptDir, result, evidence);
   await writeJsonAtomic(join(attemptDir, 'attempt.json'), result);
   return result;
 }
