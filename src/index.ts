@@ -15,3 +15,13 @@ export { startGateway, loadPricing, type Gateway, type GatewayOptions } from './
 export { openHistory, type History, type HistoryReader } from './store/index.js';
 export { writeReports, type Reporter } from './report/index.js';
 export { wilson, clusteredBootstrap, passAtK, passHatK, pairedComparison, newcombeDifference, aggregateRun } from './stats/index.js';
+export {
+  verifyChain,
+  replayAttemptDir,
+  replayEvents,
+  runMetamorphic,
+  sealTrace,
+  TRACE_FILE,
+  type AttemptReplay,
+  type MetamorphicReport,
+} from './trace/index.js';

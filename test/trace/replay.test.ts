@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { detectContent, runChecks, type CheckInput } from '../../src/checks/index.js';
+import { grade } from '../../src/grading/index.js';
+import { replayEvents, sealTrace, traceEvents, verifyChain } from '../../src/trace/index.js';
+import type { AttemptResult } from '../../src/types/index.js';
+import { input as checkInput, taskFor } from '../checks/helpers.js';
+
+const KEY = 'AKIA' + 'Q3EGRTZ7ZXJ4UQ6P';
+const LITERAL = 'correct-horse-battery-staple';
+const RUNNER_LINE = 'process.exitCode = 0;';
+
+const task = taskFor({ policy: { secrets: { paths: [], literals: [LITERAL], presets: ['cloud-keys'] } } });
+
+/** The lines themselves, as the checks read them before detection was split out. */
+function withLines(over: Omit<Partial<CheckInput>, 'task'> = {}): CheckInput {
+  return checkInput({
+    task,
+    addedLines: {
+      files: [
+        {
+          path: 'src/a.js',
+          binary: false,
+          lines: [
+            { line: 1, text: `const key = "${KEY}";` },
+            { line: 2, text: `const pass = "${LITERAL}";` },
+            { line: 3, text: RUNNER_LINE },
+          ],
+        },
+      ],
+      complete: true,
+    },
+    ...over,
+  });
+}
+
+/** A live CheckInput as verifyAttempt builds it: detection over the added lines, the checks judging its findings. */
+function live(over: Omit<Partial<CheckInput>, 'task'> = {}): CheckInput {
+  const base = withLines(over);
+  const { addedLines, ...rest } = base;
+  return { ...rest, content: over.content ?? detectContent(addedLines, base.policy.secrets.literals) };
+}
+
+function recorded(input: CheckInput): { result: AttemptResult; text: string } {
+  const checks = runChecks(input);
+  const agentResult = { stopReason: 'completed' as const };
+  const verdict = grade({ checks, agentResult });
+  const result = {
+    attemptId: 't.oracle.0',
+    runId: 'r',
+    taskId: 't',
+    taskVersion: 'v',
+    agent: 'oracle',
+    trial: 0,
+    index: 0,
+    sandbox: 'bwrap',
+    agentResult,
+    diff: input.diff,
+    tests: input.tests,
+    checks,
+    ...verdict,
+  } as unknown as AttemptResult;
+  const events = traceEvents(result, input.commands, { checkInput: input, blobs: {} });
+  return { result, text: sealTrace({ attemptId: result.attemptId, runId: result.runId }, events) };
+}
+
+describe('trace replay', () => {
+  it('detection then judging gives what the checks gave on the lines themselves', () => {
+    const split = runChecks(live());
+    const whole = runChecks(withLines());
+    expect(split).toEqual(whole);
+    const secrets = split.find((c) => c.id === 'secrets');
+    expect(secrets?.passed).toBe(false);
+    expect(secrets?.message).toContain('aws-access-key-id in src/a.js:1');
+    expect(secrets?.message).toContain('literal#1 in src/a.js:2');
+    expect(split.find((c) => c.id === 'runner_internals')?.passed).toBe(false);
+  });
+
+  it('re-grades a trace to the recorded checks and verdict, with no content in it', () => {
+    const { result, text } = recorded(live());
+    expect(result.verdict).toBe('FAIL');
+    expect(result.cause).toBe('tampered');
+    for (const secret of [KEY, LITERAL, RUNNER_LINE]) expect(text).not.toContain(secret);
+    const chain = verifyChain(text);
+    expect(chain.ok).toBe(true);
+    if (!chain.ok) return;
+    const replay = replayEvents('t.oracle.0', chain.events);
+    expect(replay.problem).toBeUndefined();
+    expect(replay.match).toBe(true);
+    expect(replay.replayed).toEqual({ verdict: 'FAIL', cause: 'tampered' });
+    expect(replay.checks.filter((c) => !c.match)).toEqual([]);
+    expect(replay.checks.map((c) => c.id)).toEqual(result.checks.map((c) => c.id));
+  });
+
+  it('a recorded verdict the evidence does not support is a mismatch', () => {
+    const clean = live({ content: { files: [{ path: 'src/a.js', binary: false }], complete: true, findings: [] } });
+    const { result } = recorded(clean);
+    expect(result.checks.filter((c) => !c.passed).map((c) => `${c.id}: ${c.message}`)).toEqual([]);
+    expect(result.verdict).toBe('PASS');
+    const forged = { ...result, verdict: 'FAIL', cause: 'tests_failed' } as AttemptResult;
+    const text = sealTrace({ attemptId: 't.oracle.0', runId: 'r' }, traceEvents(forged, clean.commands, { checkInput: clean, blobs: {} }));
+    const chain = verifyChain(text);
+    if (!chain.ok) throw new Error(chain.reason);
+    const replay = replayEvents('t.oracle.0', chain.events);
+    expect(replay.match).toBe(false);
+    expect(replay.problem).toMatch(/verdict PASS passed, recorded FAIL tests_failed/);
+  });
+});
