@@ -1,9 +1,12 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectContent, runChecks, type CheckInput } from '../../src/checks/index.js';
 import { grade } from '../../src/grading/index.js';
-import { replayEvents, sealTrace, traceEvents, verifyChain } from '../../src/trace/index.js';
+import { replayAttemptDir, replayEvents, sealTrace, traceEvents, verifyChain, writeTrace } from '../../src/trace/index.js';
 import type { AttemptResult } from '../../src/types/index.js';
-import { input as checkInput, taskFor } from '../checks/helpers.js';
+import { command, input as checkInput, taskFor } from '../checks/helpers.js';
 
 const KEY = 'AKIA' + 'Q3EGRTZ7ZXJ4UQ6P';
 const LITERAL = 'correct-horse-battery-staple';
@@ -103,5 +106,38 @@ describe('trace replay', () => {
     const replay = replayEvents('t.oracle.0', chain.events);
     expect(replay.match).toBe(false);
     expect(replay.problem).toMatch(/verdict PASS passed, recorded FAIL tests_failed/);
+  });
+
+  it('an attempt that ended before grading still gets a trace, from commands.jsonl, sanitized', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'crucible-trace-early-'));
+    try {
+      const token = 'ghp_' + 'Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2';
+      const event = { ...command(`curl -H "Authorization: Bearer ${token}" https://example.test`), limitExceeded: 'memory' };
+      writeFileSync(join(dir, 'commands.jsonl'), `${JSON.stringify(event)}\n`);
+      const result = {
+        attemptId: 't.agent.0',
+        runId: 'r',
+        taskId: 't',
+        agent: 'agent',
+        trial: 0,
+        sandbox: 'bwrap',
+        agentResult: { stopReason: 'completed' },
+        verdict: 'FAIL',
+        cause: 'resource_exceeded',
+        resourceLimit: 'workspace_files',
+        message: 'workspace_files: too many files',
+        score: 0,
+        checks: [],
+      } as unknown as AttemptResult;
+      expect(await writeTrace(dir, result)).toBe(true);
+      const text = readFileSync(join(dir, 'trace.jsonl'), 'utf8');
+      expect(text).not.toContain(token);
+      expect(text).toContain('"type":"command"');
+      const replay = await replayAttemptDir(dir);
+      expect(replay).toMatchObject({ match: true, end: 'resource', recorded: { verdict: 'FAIL', cause: 'resource_exceeded' } });
+      expect(replay.note).toMatch(/ended before grading/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

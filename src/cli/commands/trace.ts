@@ -1,4 +1,4 @@
-import { relative } from 'node:path';
+import { basename, relative } from 'node:path';
 import pc from 'picocolors';
 import { InputError } from '../../errors.js';
 import {
@@ -10,6 +10,7 @@ import {
   TraceFileError,
   verifyAttemptTrace,
   type AttemptReplay,
+  type AttemptVerification,
   type MetamorphicReport,
 } from '../../trace/index.js';
 import { withFlagNames } from '../option-flags.js';
@@ -31,11 +32,20 @@ async function asInput<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+function missing(dir: string, error: unknown): AttemptVerification {
+  if (!(error instanceof TraceFileError)) throw error;
+  return { attemptId: basename(dir), attemptDir: dir, chain: { ok: false, line: 1, reason: error.message.replace(/^.*?: /, '') } };
+}
+
 /** `crucible trace verify`: every attempt's chain, header and count. Exit 1 names the first bad line. */
 export async function traceVerifyCommand(target: string, opts: TraceCommandOptions): Promise<void> {
   const located = await withFlagNames(() => locateTrace(target, opts.out, true));
-  const results = [];
-  for (const dir of located.attemptDirs) results.push(await asInput(() => verifyAttemptTrace(dir)));
+  const results: AttemptVerification[] = [];
+  for (const dir of located.attemptDirs) {
+    // One attempt asked for: a missing trace is bad input. In a run, an attempt without one is a finding.
+    if (located.kind === 'attempt') results.push(await asInput(() => verifyAttemptTrace(dir)));
+    else results.push(await verifyAttemptTrace(dir).catch((error: unknown) => missing(dir, error)));
+  }
   const bad = results.filter((r) => !r.chain.ok);
   if (opts.json) {
     const rows = results.map((r) => ({
