@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectContent, runChecks, type CheckInput } from '../../src/checks/index.js';
 import { grade } from '../../src/grading/index.js';
-import { replayAttemptDir, replayEvents, sealTrace, traceEvents, verifyChain, writeTrace } from '../../src/trace/index.js';
+import { replayAttemptDir, replayEvents, runMetamorphic, sealTrace, traceEvents, verifyChain, writeTrace } from '../../src/trace/index.js';
 import type { AttemptResult } from '../../src/types/index.js';
-import { command, input as checkInput, taskFor } from '../checks/helpers.js';
+import { command, diffOf, input as checkInput, taskFor } from '../checks/helpers.js';
 
 const KEY = 'AKIA' + 'Q3EGRTZ7ZXJ4UQ6P';
 const LITERAL = 'correct-horse-battery-staple';
@@ -139,5 +139,35 @@ describe('trace replay', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('metamorphic: reordering commands and changed files keeps the verdict; the must-change ones change it', () => {
+    const clean = live({
+      diff: diffOf([{ path: 'src/a.js' }, { path: 'src/b.js' }]),
+      commands: [command('npm test'), command('ls src')],
+      content: {
+        files: [
+          { path: 'src/a.js', binary: false },
+          { path: 'src/b.js', binary: false },
+        ],
+        complete: true,
+        findings: [],
+      },
+    });
+    const { result, text } = recorded(clean);
+    expect(result.verdict).toBe('PASS');
+    const report = runMetamorphic(text);
+    expect(report.problem).toBeUndefined();
+    const byId = Object.fromEntries(report.results.map((r) => [r.id, r.seen ?? `skipped: ${r.skipped ?? ''}`]));
+    expect(byId).toMatchObject({
+      'reorder-commands': 'same',
+      'reorder-file-changes': 'same',
+      'rename-unrelated-file': 'same',
+      'touch-test-file': 'changed',
+      'drop-fail-to-pass': 'changed',
+      'edit-without-rehash': 'rejected',
+      truncate: 'rejected',
+    });
+    expect(report.results.filter((r) => r.agree === false)).toEqual([]);
   });
 });
