@@ -20,3 +20,14 @@ export { loadRegistry, defaultRegistry, judgeAudit, trialOutcomes, DEFAULT_CONTR
 export { runFuzz, runMatrixStress, type FuzzReport, type MatrixStressReport } from './diagnostics/index.js';
 
 export { verifyRunDir, redactArgv, redactText, canonicalJson, type AttemptManifest, type RunManifest, type VerifyReport } from './manifest/index.js';
+
+export {
+  verifyChain,
+  replayAttemptDir,
+  replayEvents,
+  runMetamorphic,
+  sealTrace,
+  TRACE_FILE,
+  type AttemptReplay,
+  type MetamorphicReport,
+} from './trace/index.js';

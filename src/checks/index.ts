@@ -6,3 +6,4 @@ export { SECRET_DETECTORS } from './secret-detectors.js';
 export { RUNNER_INTERNALS_RULES } from './runner-internals-rules.js';
 export { describeFailing } from './describe.js';
 export type { Check, CheckInput, CheckOutcome } from './types.js';
+export { detectContent, type ContentFinding, type ContentScan } from './content-scan.js';

@@ -1,16 +1,16 @@
 import { matcher, DEPENDENCY_PATHS, WHOLE_FILE_TEST_CONFIG } from '../evidence/index.js';
-import { isCommentOnly, RUNNER_INTERNALS_RULES, UNREAD_FILES } from './runner-internals-rules.js';
+import { contentOf } from './content-of.js';
+import { RUNNER_INTERNALS_RULES, UNREAD_FILES } from './runner-internals-rules.js';
 import { capped, fail, listShort, pass, type Check } from './types.js';
 
 interface Finding {
   rule: string;
   file: string;
   line: number;
-  /** The start of the line, for a reviewer: code is evidence here, unlike a secret. */
-  excerpt: string;
+  /** The start of the line, for a reviewer: code is evidence here, unlike a secret (absent in a replay: traces hold no code). */
+  excerpt?: string;
 }
 
-const EXCERPT_CHARS = 120;
 const isConfigOrDependency = matcher([...WHOLE_FILE_TEST_CONFIG, ...DEPENDENCY_PATHS]);
 const isUnread = matcher(UNREAD_FILES);
 
@@ -20,7 +20,7 @@ const isUnread = matcher(UNREAD_FILES);
  * and test configuration are left out: the verification copy takes them from the baseline, and
  * test_tampering judges changes to them. So are documentation and CI definitions (no test process
  * reads them), installed dependencies (taken from the baseline too) and binary files. A failure is graded as tampering (src/grading/verdict.ts).
- * An incomplete scan of a text file fails closed.
+ * An incomplete scan of a text file fails closed. Judging only: detection is checks/content-scan.ts.
  */
 export const runnerInternalsCheck: Check = {
   id: 'runner_internals',
@@ -28,19 +28,11 @@ export const runnerInternalsCheck: Check = {
   run(input) {
     const isTest = matcher(input.policy.testPaths);
     const scanned = (path: string): boolean => !isTest(path) && !isConfigOrDependency(path) && !isUnread(path);
-    const scan = input.addedLines;
-    const findings: Finding[] = [];
-    const read = new Set<string>();
-    for (const file of scan?.files ?? []) {
-      if (file.binary || !scanned(file.path)) continue;
-      read.add(file.path);
-      for (const { line, text } of file.lines) {
-        if (isCommentOnly(file.path, text)) continue;
-        for (const rule of RUNNER_INTERNALS_RULES) {
-          if (rule.regex.test(text)) findings.push({ rule: rule.id, file: file.path, line, excerpt: excerpt(text) });
-        }
-      }
-    }
+    const scan = contentOf(input);
+    const read = new Set((scan?.files ?? []).filter((f) => !f.binary && scanned(f.path)).map((f) => f.path));
+    const findings: Finding[] = (scan?.findings ?? [])
+      .filter((f) => f.kind === 'runner' && read.has(f.path))
+      .map((f) => ({ rule: f.detector, file: f.path, line: f.line, ...(f.excerpt !== undefined ? { excerpt: f.excerpt } : {}) }));
     const unread = input.diff.files.filter((f) => f.kind !== 'deleted' && !f.binary && f.added > 0 && scanned(f.path) && !read.has(f.path)).map((f) => f.path);
     const evidence = {
       rules: RUNNER_INTERNALS_RULES.map((r) => r.id),
@@ -55,8 +47,3 @@ export const runnerInternalsCheck: Check = {
     return pass(`no runner internals in ${read.size} changed file(s)`, evidence);
   },
 };
-
-function excerpt(text: string): string {
-  const trimmed = text.trim();
-  return trimmed.length > EXCERPT_CHARS ? `${trimmed.slice(0, EXCERPT_CHARS - 1)}…` : trimmed;
-}

@@ -1,5 +1,6 @@
 import { firstMatch } from '../evidence/index.js';
-import { isExampleValue, SECRET_DETECTORS } from './secret-detectors.js';
+import { contentOf } from './content-of.js';
+import { SECRET_DETECTORS } from './secret-detectors.js';
 import { capped, fail, listShort, pass, type Check } from './types.js';
 
 interface Finding {
@@ -12,6 +13,8 @@ interface Finding {
  * Secrets in what the agent added: path patterns over changed files, the task's literal strings
  * and the opted-in detector presets over added lines only. Evidence names detector, file and line,
  * never the value. A scan that could not read everything fails, whatever it found.
+ * Judging only: detection over the lines is checks/content-scan.ts, so a replayed trace (which
+ * holds findings, not lines) is judged by this same code.
  */
 export const secretsCheck: Check = {
   id: 'secrets',
@@ -29,22 +32,10 @@ export const secretsCheck: Check = {
       const pattern = firstMatch(change.path, pathPatterns);
       if (pattern !== undefined) findings.push({ detector: 'path', file: change.path });
     }
-    const scan = input.addedLines;
-    for (const file of scan?.files ?? []) {
-      for (const { line, text } of file.lines) {
-        for (const detector of detectors) {
-          detector.regex.lastIndex = 0;
-          for (const match of text.matchAll(detector.regex)) {
-            if (!isExampleValue(match[0])) {
-              findings.push({ detector: detector.id, file: file.path, line });
-              break;
-            }
-          }
-        }
-        literals.forEach((literal, i) => {
-          if (literal !== '' && text.includes(literal)) findings.push({ detector: `literal#${i + 1}`, file: file.path, line });
-        });
-      }
+    const enabled = new Set(detectors.map((d) => d.id));
+    const scan = contentOf(input);
+    for (const f of scan?.findings ?? []) {
+      if ((f.kind === 'secret' && enabled.has(f.detector)) || f.kind === 'literal') findings.push({ detector: f.detector, file: f.path, line: f.line });
     }
     const evidence = {
       presets,

@@ -1,5 +1,6 @@
 import { type CommandEvent, type AddedLinesScan, type FsGuardEvidence, type TestGuardEvidence } from '../evidence/index.js';
 import type { CheckId, DiffStats, Task, TestCaseResult, TestRunEvidence } from '../types/index.js';
+import type { ContentScan } from './content-scan.js';
 import type { EffectivePolicy } from './policy.js';
 import type { WriteRoots } from './unsafe-command-rules.js';
 
@@ -24,7 +25,10 @@ export interface CheckInput {
   outsideWrites?: FsGuardEvidence;
   /** True when the sandbox makes writes outside the workspace fail (bwrap). */
   sandboxEnforcesFs: boolean;
+  /** The added lines themselves: read only when `content` is absent (detectContent runs on them then). */
   addedLines?: AddedLinesScan;
+  /** What detection found in the added lines (checks/content-scan.ts); the engine and a trace replay pass this. */
+  content?: ContentScan;
 }
 
 export interface CheckOutcome {

@@ -9,7 +9,7 @@
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { effectivePolicy, runChecks } from '../checks/index.js';
+import { detectContent, effectivePolicy, runChecks, type CheckInput } from '../checks/index.js';
 import {
   MAX_PATCH_BYTES,
   readAddedLines,
@@ -40,6 +40,7 @@ import type {
   TestReportSource,
   TestRunEvidence,
 } from '../types/index.js';
+import { changeBlobs, type ChangeBlobs } from '../trace/record.js';
 import { materializeTree, overlayDirectory, withoutSetupOutputs, type Baseline } from '../workspace/index.js';
 import type { AttemptEnv } from './attempt.js';
 import { ATTEMPT_JUNIT_FILES } from './run-files.js';
@@ -222,8 +223,24 @@ export interface VerifyInput {
   baselineHeldOut?: TestRun;
 }
 
+/** What a trace records of a verified attempt (src/trace/): the checks' input, and what only verification could read. */
+export interface VerifiedEvidence {
+  checkInput: CheckInput;
+  /** Git blob ids before and after, per changed path (from the baseline and the captured tree). */
+  blobs: ChangeBlobs;
+  heldOutCases?: TestCaseResult[];
+}
+
 export type Verified =
-  | { kind: 'verified'; diff: DiffStats; notGraded: NotGraded; tests: TestRunEvidence; heldOut?: TestRunEvidence; checks: CheckResult[] }
+  | {
+      kind: 'verified';
+      diff: DiffStats;
+      notGraded: NotGraded;
+      tests: TestRunEvidence;
+      heldOut?: TestRunEvidence;
+      checks: CheckResult[];
+      evidence: VerifiedEvidence;
+    }
   /** The agent's workspace or change was past a limit: nothing else is judged. */
   | { kind: 'resource'; limit: ResourceLimitName; message: string };
 
@@ -298,9 +315,10 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
     heldOut = checkHeldOutCount(run, input.baselineHeldOut);
   }
   const addedLines = await readAddedLines(patchFile, diff, { gitDir: baseline.store, tree: captured });
-  const checks = runChecks({
+  const policy = effectivePolicy(task);
+  const checkInput: CheckInput = {
     task,
-    policy: effectivePolicy(task),
+    policy,
     diff,
     tests: tests.evidence,
     cases: tests.cases,
@@ -318,9 +336,13 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
     },
     outsideWrites,
     sandboxEnforcesFs: input.sandboxEnforcesFs,
-    addedLines,
-  });
-  return { kind: 'verified', diff, notGraded: skipped, tests: tests.evidence, heldOut: heldOut?.evidence, checks };
+    // Detection reads the lines once; the checks judge its findings, as a trace replay does.
+    content: detectContent(addedLines, policy.secrets.literals),
+  };
+  const checks = runChecks(checkInput);
+  const blobs = await changeBlobs(baseline.store, baseline.tree, captured);
+  const evidence: VerifiedEvidence = { checkInput, blobs, ...(heldOut?.cases ? { heldOutCases: heldOut.cases } : {}) };
+  return { kind: 'verified', diff, notGraded: skipped, tests: tests.evidence, heldOut: heldOut?.evidence, checks, evidence };
 }
 
 /** Errors of the machine, not of anything the agent wrote: these stay harness errors. */

@@ -13,7 +13,8 @@ import {
   SETUP_OUTPUT_FILE,
   type SetupFailure,
 } from '../evidence/index.js';
-import { grade } from '../grading/index.js';
+import { grade, resourceLimitOf } from '../grading/index.js';
+import { writeTrace } from '../trace/record.js';
 import { createExecutor } from '../sandbox/index.js';
 import type { SandboxKind } from '../sandbox/executor.js';
 import { materializeRepo, prepareNpmParts } from '../tasks/index.js';
@@ -41,6 +42,7 @@ import {
   verifyAttempt,
   type AttemptPaths,
   type TestRun,
+  type VerifiedEvidence,
 } from './attempt-verify.js';
 import { baselineDefects, taskWhere } from '../tasks/index.js';
 import { TaskDefectError, taskErrorMessage } from './task-error.js';
@@ -231,12 +233,13 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
         startedAt,
         env,
         subject,
+        verified.evidence,
       );
     }
-    const resourceLimit = agentResult.limit ?? agentRun.limitHit ?? tests.limitExceeded ?? heldOut?.limitExceeded;
+    const resourceLimit = resourceLimitOf(agentResult.limit, agentRun.commands, tests, heldOut);
     const verdict = grade({ checks, agentResult, ...(resourceLimit ? { resourceLimit } : {}) });
     const limitNote = verdict.cause === 'resource_exceeded' && resourceLimit ? { resourceLimit } : {};
-    return await record(attemptDir, { ...base, ...evidence, ...verdict, ...limitNote, finishedAt: '' }, startedAt, env, subject);
+    return await record(attemptDir, { ...base, ...evidence, ...verdict, ...limitNote, finishedAt: '' }, startedAt, env, subject, verified.evidence);
   } catch (error) {
     if (error instanceof PhaseError && error.original instanceof TaskDefectError) {
       const { defects } = error.original;
@@ -618,15 +621,25 @@ export const ATTEMPT_SCRATCH_DIRS = [
 ];
 
 /**
- * Writes attempt.json atomically (a crash leaves the old file or none, never half of one), after
- * the attempt's manifest, which commits to its bytes: an attempt.json on disk always has one.
+ * Writes the attempt's trace, then its manifest (which commits to the trace's and attempt.json's
+ * bytes), then attempt.json atomically (a crash leaves the old file or none, never half of one):
+ * an attempt.json on disk always has both.
  */
-async function record(attemptDir: string, result: AttemptResult, startedAt: Date, env: AttemptEnv, subject: ManifestSubject): Promise<AttemptResult> {
+async function record(
+  attemptDir: string,
+  result: AttemptResult,
+  startedAt: Date,
+  env: AttemptEnv,
+  subject: ManifestSubject,
+  evidence?: VerifiedEvidence,
+): Promise<AttemptResult> {
   finish(result, startedAt);
   await mkdir(attemptDir, { recursive: true });
   if (!env.keepWorkspace) {
     await Promise.all(ATTEMPT_SCRATCH_DIRS.map((d) => rm(join(attemptDir, d), { recursive: true, force: true })));
   }
+  // trace.jsonl: the hash-chained evidence an offline replay re-grades (src/trace/).
+  await writeTrace(attemptDir, result, evidence);
   const json = attemptJsonText(result);
   await writeAttemptManifest({ attemptDir, result, attemptJson: json, ...subject, scratch: ATTEMPT_SCRATCH_DIRS });
   await writeFileAtomic(join(attemptDir, 'attempt.json'), json);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
 import type { ExecLimitName, ExecRequest, ExecResult, Executor } from '../sandbox/executor.js';
 
@@ -15,6 +16,8 @@ export interface CommandEvent {
   durationMs: number;
   /** The sandbox limit the command hit, if it hit one. */
   limitExceeded?: ExecLimitName;
+  /** SHA-256 of what it printed (stdout, a NUL, stderr, as captured): ties the log to the output without keeping it. */
+  outputSha256?: string;
   /**
    * `agent`: not observed by the harness but reported by the agent (a CLI agent's own tool ran it
    * inside the program the harness ran); its argv is `sh -c <command line>` and its timing unknown.
@@ -96,6 +99,7 @@ export function recordingExecutor(
           truncated: result?.truncated ?? false,
           durationMs: result?.durationMs ?? Date.now() - started,
           ...(result?.limitExceeded ? { limitExceeded: result.limitExceeded } : {}),
+          ...(result ? { outputSha256: createHash('sha256').update(result.stdout).update('\0').update(result.stderr).digest('hex') } : {}),
         };
         await append(event);
       }

@@ -1,0 +1,121 @@
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MetamorphicReport } from '../../src/trace/index.js';
+import { attemptBudget } from '../helpers/budget.js';
+import { crucible } from '../helpers/cli.js';
+
+// One run of the bundled examples (six tasks × oracle and nop), shared by every test in this file.
+const ATTEMPTS = 12;
+let root = '';
+let out = '';
+let runId = '';
+let attemptDirs: string[] = [];
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'crucible-trace-'));
+  out = join(root, '.crucible');
+  const r = crucible(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--agent', 'nop', '--runs', '1', '--sandbox', 'bwrap', '-o', out, '-q', '--json'], {
+    attempts: ATTEMPTS,
+  });
+  expect(r.stderr).not.toMatch(/crucible failed/);
+  [runId = ''] = readdirSync(join(out, 'runs')).filter((n) => !n.startsWith('.'));
+  attemptDirs = readdirSync(join(out, 'runs', runId, 'attempts')).map((n) => join(out, 'runs', runId, 'attempts', n));
+}, attemptBudget(ATTEMPTS));
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('traces of a run of the examples', () => {
+  it('every attempt has a trace that verifies', () => {
+    expect(attemptDirs).toHaveLength(ATTEMPTS);
+    const r = crucible(['trace', 'verify', runId, '-o', out, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as { ok: boolean; attempts: Array<{ ok: boolean; events: number }> };
+    expect(report.ok).toBe(true);
+    expect(report.attempts).toHaveLength(ATTEMPTS);
+    expect(report.attempts.every((a) => a.ok && a.events > 0)).toBe(true);
+  });
+
+  it('replaying the run matches 100%, checks and verdicts', () => {
+    const r = crucible(['trace', 'replay', runId, '-o', out]);
+    expect(r.status, r.stdout).toBe(0);
+    expect(r.stdout).toContain(`replayed ${ATTEMPTS} attempt(s): ${ATTEMPTS} match (100.0%)`);
+    const json = JSON.parse(crucible(['trace', 'replay', runId, '-o', out, '--json']).stdout) as {
+      matchRate: number;
+      checks: { total: number; matched: number };
+      replays: Array<{ end: string; replayed: { verdict: string } }>;
+    };
+    expect(json.matchRate).toBe(1);
+    expect(json.checks.matched).toBe(json.checks.total);
+    expect(json.checks.total).toBe(ATTEMPTS * 12);
+    // Every attempt was graded (none ended early), half of them PASS (the oracle), half FAIL (nop).
+    expect(json.replays.every((r) => r.end === 'graded')).toBe(true);
+    expect(json.replays.filter((r) => r.replayed.verdict === 'PASS')).toHaveLength(ATTEMPTS / 2);
+  });
+
+  it('holds no file content: not a line the oracle added', () => {
+    const dir = attemptDirs.find((d) => d.includes('js-slugify.oracle')) ?? '';
+    const trace = readFileSync(join(dir, 'trace.jsonl'), 'utf8');
+    const added = readFileSync(join(dir, 'diff.patch'), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('+') && !l.startsWith('+++') && l.trim().length > 8)
+      .map((l) => l.slice(1).trim());
+    expect(added.length).toBeGreaterThan(0);
+    for (const line of added) expect(trace).not.toContain(line);
+    expect(trace).toMatch(/"newBlob":"[0-9a-f]{40}"/);
+  });
+
+  it('one edited byte fails verify, naming the file and line; replay then reports a mismatch', () => {
+    const copy = join(root, 'edited');
+    const source = attemptDirs.find((d) => d.includes('js-sortby.oracle')) ?? '';
+    cpSync(source, copy, { recursive: true });
+    const file = join(copy, 'trace.jsonl');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const line = lines.findIndex((l) => l.includes('"type":"check"'));
+    // One byte: the first hex digit of the check's message hash, changed to another digit.
+    lines[line] = (lines[line] ?? '').replace(/"messageSha256":"(.)/, (_m, c: string) => `"messageSha256":"${c === '0' ? '1' : '0'}`);
+    writeFileSync(file, lines.join('\n'));
+    const r = crucible(['trace', 'verify', copy]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain(`trace.jsonl:${line + 1}:`);
+    const replay = crucible(['trace', 'replay', copy]);
+    expect(replay.status).toBe(1);
+    expect(replay.stdout).toContain('MISMATCH');
+  });
+
+  it('metamorphic transformations behave as expected on every attempt', () => {
+    const seen = new Map<string, Set<string>>();
+    for (const dir of attemptDirs) {
+      const r = crucible(['trace', 'metamorphic', dir, '--json']);
+      const report = JSON.parse(r.stdout) as MetamorphicReport;
+      expect(report.problem, dir).toBeUndefined();
+      expect(
+        report.results.filter((x) => x.agree === false),
+        dir,
+      ).toEqual([]);
+      expect(r.status, dir).toBe(0);
+      for (const x of report.results) if (x.seen) seen.set(x.id, (seen.get(x.id) ?? new Set()).add(x.seen));
+    }
+    // Over the examples, each kind of transformation applied somewhere and did what it must.
+    expect(Object.fromEntries([...seen].map(([id, s]) => [id, [...s]]))).toMatchObject({
+      'rename-unrelated-file': ['same'],
+      'touch-test-file': ['changed'],
+      'add-forbidden-path': ['changed'],
+      'drop-fail-to-pass': ['changed'],
+      'edit-without-rehash': ['rejected'],
+      'drop-event': ['rejected'],
+      'swap-events': ['rejected'],
+      truncate: ['rejected'],
+    });
+  });
+
+  it('bad input exits 2 with one line', () => {
+    const missing = crucible(['trace', 'verify', join(root, 'nowhere')]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+    const run = crucible(['trace', 'metamorphic', runId, '-o', out]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/takes one attempt/);
+  });
+});
