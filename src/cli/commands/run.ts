@@ -8,6 +8,7 @@ import { formatDefect, selectTasks } from '../../tasks/index.js';
 import { withFlagNames } from '../option-flags.js';
 import { startSandboxChoice } from '../sandbox-choice.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
+import type { GuardMode } from '../../types/index.js';
 import { wholeNumber, writableStateDir } from '../args.js';
 // The leaf, not report/index.js: that loads every report writer, which a run without reports never needs.
 import { listItemOf } from '../../report/view.js';
@@ -39,6 +40,8 @@ export interface RunCommandOptions extends ModelCliOptions, ReporterCliOptions {
   prepareCache?: boolean;
   /** False with `--no-baseline-tests`. */
   baselineTests?: boolean;
+  /** `--guard audit|enforce`: the online guard (commander checks the choice). */
+  guard?: GuardMode;
   json?: boolean;
   quiet?: boolean;
 }
@@ -94,6 +97,8 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
         keepWorkspace: opts.keepWorkspace,
         ...(opts.prepareCache === false ? { prepareCache: false } : {}),
         ...(opts.baselineTests === false ? { baselineTests: false } : {}),
+        // In plan.json's settings, so `resume` guards the rest of the run the same way.
+        ...(opts.guard ? { guard: opts.guard } : {}),
       },
       concurrency,
       failFast: opts.failFast,
