@@ -9,3 +9,4 @@ export { pathRules, escapes } from './path-rules.js';
 export { redactArgv, redactText } from './redact.js';
 export { INCIDENT_FILE, type IncidentBundle } from './incident.js';
 export { GUARD_MODES, type GuardAction, type GuardFinding, type GuardMode, type GuardRule, type GuardSummary } from './types.js';
+export { guardCounts, guardLine, type GuardAgentCounts } from './counts.js';

@@ -15,6 +15,7 @@ import { listItemOf } from '../../report/view.js';
 import type { ModelCliOptions } from '../model-options.js';
 import { formatUsageTable, modelRunOptions } from '../model-run.js';
 import { formatRunReport } from '../format-run.js';
+import { guardCounts } from '../../guard/counts.js';
 import { createProgress } from '../progress.js';
 import { reporterOptions, writeRunReports, type ReporterCliOptions } from '../report-options.js';
 import type { ReporterName } from '../../report/reporter.js';
@@ -149,6 +150,7 @@ export async function runAndReport(
     failedFast: summary.failedFast,
     reused: summary.reused,
     agentInfo: Object.fromEntries(attempts.flatMap((a) => (a.agentInfo ? [[a.agent, a.agentInfo] as const] : []))),
+    guard: guardCounts(attempts),
   });
   (output.json ? process.stderr : process.stdout).write(`\n${report}\n`);
   const usage = formatUsageTable(attempts);
