@@ -65,6 +65,9 @@ export async function startGuard(input: GuardInput): Promise<GuardSession> {
     resolveStopped = resolveStop;
   });
 
+  // Host paths never reach the incident bundle.
+  const sanitize = (text: string): string => text.split(input.workspace).join('<workspace>').split(input.attemptDir).join('<attempt>');
+
   const record = (finding: Omit<GuardFinding, 'action' | 'at'>, fsViolation: boolean): GuardFinding => {
     const enforcing = mode === 'enforce' && finding.blocking;
     const action: GuardFinding['action'] = !enforcing ? 'audit_only' : fsViolation ? 'stopped' : 'blocked';
@@ -111,7 +114,7 @@ export async function startGuard(input: GuardInput): Promise<GuardSession> {
             rule: v.rule,
             ...(v.check ? { check: v.check } : {}),
             ...(v.rule === 'file_count' ? {} : { path: event.path }),
-            detail: v.detail,
+            detail: sanitize(v.detail),
             blocking: v.blocking,
             detectionMs: Date.now() - event.changedAtMs,
           },
@@ -133,8 +136,6 @@ export async function startGuard(input: GuardInput): Promise<GuardSession> {
   });
   resolveReady(watcher);
   const watchMode = watcher.mode;
-
-  const sanitize = (text: string): string => text.split(input.workspace).join('<workspace>').split(input.attemptDir).join('<attempt>');
 
   return {
     mode,
