@@ -8,7 +8,7 @@ import { effectivePolicy } from '../checks/index.js';
 import type { WriteRoots } from '../checks/unsafe-command-rules.js';
 import type { Executor } from '../sandbox/executor.js';
 import type { Task } from '../types/index.js';
-import { git, GitError, type GitTarget } from '../workspace/index.js';
+import { git, type GitTarget } from '../workspace/index.js';
 import { commandRules, guardExecutor } from './command-guard.js';
 import { writeIncident } from './incident.js';
 import { pathRules, type PathVerdict } from './path-rules.js';
@@ -94,7 +94,10 @@ export async function startGuard(input: GuardInput): Promise<GuardSession> {
     queue = [];
     if (batch.length === 0) return;
     const { initial } = await ready;
-    const ignored = await ignoredPaths(input.ignoreTarget, [...new Set(batch.map((e) => e.path))]);
+    // Git is asked only about paths a rule could judge (all of them when changed files are counted).
+    const counting = policy.limits.filesChanged !== undefined;
+    const asked = batch.filter((e) => counting || rules.judge(e, initial.has(e.path)).length > 0).map((e) => e.path);
+    const ignored = await ignoredPaths(input.ignoreTarget, [...new Set(asked)]);
     for (const event of batch) {
       if (ignored.has(event.path) && event.entry !== 'symlink') continue;
       const existed = initial.has(event.path);
@@ -125,7 +128,11 @@ export async function startGuard(input: GuardInput): Promise<GuardSession> {
   };
   const onEvent = (event: TreeEvent): void => {
     queue.push(event);
-    if (queue.length === 1) draining = draining.then(() => new Promise<void>((r) => setImmediate(r))).then(drain, () => undefined);
+    if (queue.length === 1)
+      draining = draining
+        .then(() => new Promise<void>((r) => setImmediate(r)))
+        .then(drain)
+        .catch(() => undefined);
   };
 
   const watcher = await watchTree(input.workspace, {
@@ -215,9 +222,8 @@ async function ignoredPaths(target: GitTarget | undefined, paths: readonly strin
   try {
     const out = await git(target, ['check-ignore', '-z', '--stdin'], { stdin: `${paths.join('\0')}\0` });
     return new Set(out.split('\0').filter((p) => p !== ''));
-  } catch (error) {
+  } catch {
     // Exit 1 means "none ignored"; any other failure leaves every path judged (never a blind spot).
-    if (error instanceof GitError) return new Set();
-    throw error;
+    return new Set();
   }
 }

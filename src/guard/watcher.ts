@@ -199,15 +199,18 @@ export async function watchTree(rootDir: string, options: TreeWatchOptions): Pro
   };
 
   const startPolling = (): void => {
-    let busy = false;
-    pollTimer = setInterval(() => {
-      if (busy || closed) return;
-      busy = true;
-      void readDir('', true, true).finally(() => {
-        busy = false;
-      });
-    }, options.pollIntervalMs ?? DEFAULT_POLL_MS);
-    pollTimer.unref();
+    const interval = options.pollIntervalMs ?? DEFAULT_POLL_MS;
+    // A big tree takes long to read: the pause after a pass grows with it, so polling never takes
+    // more than about a fifth of a core from the agent it watches.
+    const next = (delay: number): void => {
+      pollTimer = setTimeout(() => {
+        if (closed) return;
+        const started = Date.now();
+        void readDir('', true, true).finally(() => next(Math.max(interval, 4 * (Date.now() - started))));
+      }, delay);
+      pollTimer.unref();
+    };
+    next(interval);
   };
 
   seen.set('', { kind: 'dir', mtimeMs: 0, size: 0 });
@@ -227,7 +230,7 @@ export async function watchTree(rootDir: string, options: TreeWatchOptions): Pro
       // One last full read: a change whose event is still queued is not lost.
       await readDir('', true, true);
       closed = true;
-      clearInterval(pollTimer);
+      clearTimeout(pollTimer);
       for (const w of watchers.values()) w.close();
       watchers.clear();
     },
