@@ -2,8 +2,11 @@
  * A filesystem event judged by the post-hoc checks' own path rules, as it happens: the same globs
  * (evidence/glob.ts), the same effective policy (checks/policy.ts), the same test configuration
  * list (evidence/test-config.ts) and the same secret path patterns (checks/secret-detectors.ts).
- * Whether a finding is `blocking` follows the severity the task gives the check that would judge
- * it afterwards, so `enforce` stops only what grading would fail anyway.
+ * Whether a finding is `blocking` (what `enforce` stops the agent for) follows the severity the
+ * task gives the check that would judge it afterwards, so `enforce` stops only what grading would
+ * fail anyway; and only for what no later step can undo: a forbidden path or a test touched is
+ * the finding, while an out-of-scope scratch file or a file count may be gone by the end, and
+ * those checks judge the final change.
  */
 import { isAbsolute, posix } from 'node:path';
 import { firstMatch, matcher, WHOLE_FILE_TEST_CONFIG } from '../evidence/index.js';
@@ -46,7 +49,8 @@ export function pathRules(policy: EffectivePolicy): PathRules {
     judge(event, existedAtStart) {
       const { path } = event;
       const out: PathVerdict[] = [];
-      if (event.entry === 'dir') return out;
+      // A directory is judged by its files; a file that came and went is no change at all.
+      if (event.entry === 'dir' || (event.kind === 'delete' && !existedAtStart)) return out;
       const forbidden = firstMatch(path, policy.forbiddenPaths);
       if (forbidden !== undefined) out.push({ rule: 'forbidden_path', check: 'forbidden_paths', detail: forbidden, blocking: blocking('forbidden_paths') });
       // New test files are set aside before verification, not tampering; new test configuration is.
@@ -59,7 +63,7 @@ export function pathRules(policy: EffectivePolicy): PathRules {
         });
       }
       if (policy.allowedPaths.length > 0 && !inScope(path) && !isTest(path)) {
-        out.push({ rule: 'out_of_scope', check: 'scope', detail: `outside ${policy.allowedPaths.join(', ')}`, blocking: blocking('scope') });
+        out.push({ rule: 'out_of_scope', check: 'scope', detail: `outside ${policy.allowedPaths.join(', ')}`, blocking: false });
       }
       if (event.kind === 'write') {
         const enabled = firstMatch(path, enabledSecretPaths);
@@ -79,7 +83,7 @@ export function pathRules(policy: EffectivePolicy): PathRules {
         rule: 'file_count',
         check: 'diff_size',
         detail: `${count} files changed, more than ${max} (policy.max_files_changed)`,
-        blocking: blocking('diff_size'),
+        blocking: false,
       };
     },
   };

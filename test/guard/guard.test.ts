@@ -157,6 +157,15 @@ describe('the filesystem guard', () => {
     expect(findings.some((f) => f.includes('tests/test_new.py'))).toBe(false);
   });
 
+  it('enforce: an out-of-scope write is recorded, not stopped for (scope judges the final change, where a scratch file may be gone)', async () => {
+    const { controller, guard, executor, sh, incident } = await setUp('enforce', { allowedPaths: ['src/**'] });
+    await sh('echo y > notes.md');
+    await executor.close();
+    await guard.finish();
+    expect(controller.signal.aborted).toBe(false);
+    expect(incident().findings.map((f) => [f.rule, f.path, f.action])).toEqual([['out_of_scope', 'notes.md', 'audit_only']]);
+  });
+
   it('judges nothing that the baseline’s .gitignore ignores (read from the baseline tree, not the workspace)', async () => {
     const attemptDir = tempDir();
     const pristine = join(attemptDir, 'pristine');
@@ -169,7 +178,7 @@ describe('the filesystem guard', () => {
     const controller = new AbortController();
     const guard = await startGuard({
       mode: 'enforce',
-      task: taskWith({ allowedPaths: ['src/**'] }),
+      task: taskWith({ forbiddenPaths: ['build/**', 'docs/**'] }),
       workspace,
       attemptDir,
       writeRoots: { workspace },
@@ -179,11 +188,12 @@ describe('the filesystem guard', () => {
     // The agent un-ignores build/ in its own copy: the baseline's rules still apply.
     mkdirSync(join(workspace, 'build'));
     writeFileSync(join(workspace, 'build/out.js'), 'o');
-    writeFileSync(join(workspace, 'notes.md'), 'n');
+    mkdirSync(join(workspace, 'docs'));
+    writeFileSync(join(workspace, 'docs/notes.md'), 'n');
     const stoppedBy = await guard.stopped;
-    expect(stoppedBy.path).toBe('notes.md');
+    expect(stoppedBy.path).toBe('docs/notes.md');
     await guard.finish();
     const bundle = JSON.parse(readFileSync(join(attemptDir, 'incident.json'), 'utf8')) as IncidentBundle;
-    expect(bundle.findings.map((f) => f.path)).toEqual(['notes.md']);
+    expect(bundle.findings.map((f) => f.path)).toEqual(['docs/notes.md']);
   });
 });
