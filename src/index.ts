@@ -31,3 +31,5 @@ export {
   type AttemptReplay,
   type MetamorphicReport,
 } from './trace/index.js';
+
+export { startGuard, watchTree, guardCounts, GUARD_MODES, type GuardSession, type GuardFinding, type IncidentBundle } from './guard/index.js';

@@ -1,7 +1,7 @@
 import { InputError } from '../errors.js';
 import type { Agent } from './agent.js';
 import { createModelAgent } from './builtin/agent.js';
-import { deleteTestsAgent, fakeJunitAgent, outsideWriteAgent, scopeCreepAgent, secretLeakAgent, skipTestsAgent, tamperAgent } from './reference/misbehaving.js';
+import { deleteTestsAgent, fakeJunitAgent, forbiddenWriteAgent, outsideWriteAgent, scopeCreepAgent, secretLeakAgent, skipTestsAgent, tamperAgent } from './reference/misbehaving.js';
 import { nopAgent } from './reference/nop.js';
 import { oracleAgent } from './reference/oracle.js';
 import { ATTACKS } from './reference/attacks/catalogue.js';
@@ -24,6 +24,8 @@ const REFERENCE_AGENTS: Record<string, Agent> = {
   'outside-write': outsideWriteAgent,
   'scope-creep': scopeCreepAgent,
   'secret-leak': secretLeakAgent,
+  // Writes a forbidden path, pauses, writes more: what `--guard enforce` stops mid-run (docs/guard.md).
+  'forbidden-write': forbiddenWriteAgent,
   // The attack catalogue's agents (src/agents/reference/attacks/, docs/redteam.md), by name.
   ...Object.fromEntries(ATTACKS.map((a) => [a.name, a.agent])),
 };

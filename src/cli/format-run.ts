@@ -5,6 +5,7 @@ import type { VerdictCounts } from '../store/index.js';
 import { agentInfoText, type AttemptListItem } from '../report/index.js';
 import { ATTEMPT_COLUMNS, attemptCells, table as tableOf } from './format.js';
 import { formatStats } from './format-stats.js';
+import { guardLine, type GuardAgentCounts } from '../guard/counts.js';
 
 /** More rows than this and the table shows only attempts that did not pass. */
 export const MAX_TABLE_ROWS = 60;
@@ -22,6 +23,8 @@ export interface RunReportInput {
   reused?: number;
   /** External agents' version, profile hash and model, by agent spec. */
   agentInfo?: Readonly<Record<string, AgentInfo>>;
+  /** `--guard` runs: the online guard's counts per agent. */
+  guard?: readonly GuardAgentCounts[];
 }
 
 /** The end-of-run report: the attempts, the statistics, the totals and what to do next. */
@@ -31,6 +34,7 @@ export function formatRunReport(r: RunReportInput): string {
   if (r.stats) parts.push(formatStats(r.stats));
   const infos = Object.entries(r.agentInfo ?? {});
   if (infos.length > 0) parts.push(infos.map(([agent, info]) => `${pc.bold(agent)}  ${pc.dim(agentInfoText(info))}`).join('\n'));
+  if (r.guard && r.guard.length > 0) parts.push(r.guard.map((c) => `${pc.bold(c.agent)}  guard ${c.mode}: ${guardLine(c)}`).join('\n'));
   const { PASS, FAIL, ERROR } = r.counts;
   const reused = r.reused ? pc.dim(` (${r.reused} reused)`) : '';
   const totals = [

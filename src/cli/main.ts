@@ -46,6 +46,12 @@ program
     '--no-baseline-tests',
     'attempts the preflight could not give a baseline run to skip their own (failing pass-to-pass tests then count as regressions); the preflight still runs the tests once per task',
   )
+  .addOption(
+    new Option(
+      '--guard <mode>',
+      "watch each agent while it runs (workspace writes, commands) with the checks' own rules: audit records incidents; enforce also refuses unsafe commands and stops an agent that writes where the policy forbids (docs/guard.md)",
+    ).choices(['audit', 'enforce']),
+  )
   .option('-q, --quiet', 'no progress output; only the final report')
   .option('--json', 'print the run summary (with statistics) as JSON on stdout; the report goes to stderr')
   .addHelpText(

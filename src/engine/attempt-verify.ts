@@ -27,6 +27,7 @@ import {
   runRewardVerifier,
   scanWorkspace,
 } from '../evidence/index.js';
+import type { WriteRoots } from '../checks/unsafe-command-rules.js';
 import { createExecutor, type SandboxLayout } from '../sandbox/index.js';
 import type {
   CheckResult,
@@ -328,12 +329,7 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
     tampering,
     commands: input.commands,
     reportDir: paths.resultsDir,
-    writeRoots: {
-      workspace: paths.workspace,
-      home: join(paths.attemptDir, 'home'),
-      tmp: join(paths.attemptDir, 'tmp'),
-      protected: [resolve(env.stateDir), paths.attemptDir, dirname(task.sourceFile), ...(task.repo.kind === 'local' ? [task.repo.path] : [])],
-    },
+    writeRoots: attemptWriteRoots(task, paths, env.stateDir),
     outsideWrites,
     sandboxEnforcesFs: input.sandboxEnforcesFs,
     // Detection reads the lines once; the checks judge its findings, as a trace replay does.
@@ -343,6 +339,20 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
   const blobs = await changeBlobs(baseline.store, baseline.tree, captured);
   const evidence: VerifiedEvidence = { checkInput, blobs, ...(heldOut?.cases ? { heldOutCases: heldOut.cases } : {}) };
   return { kind: 'verified', diff, notGraded: skipped, tests: tests.evidence, heldOut: heldOut?.evidence, checks, evidence };
+}
+
+/** Where an attempt's agent may write, as the unsafe-command rules read it (the online guard uses the same). */
+export function attemptWriteRoots(
+  task: Pick<Task, 'sourceFile' | 'repo'>,
+  paths: Pick<AttemptPaths, 'workspace' | 'attemptDir'>,
+  stateDir: string,
+): WriteRoots {
+  return {
+    workspace: paths.workspace,
+    home: join(paths.attemptDir, 'home'),
+    tmp: join(paths.attemptDir, 'tmp'),
+    protected: [resolve(stateDir), paths.attemptDir, dirname(task.sourceFile), ...(task.repo.kind === 'local' ? [task.repo.path] : [])],
+  };
 }
 
 /** Errors of the machine, not of anything the agent wrote: these stay harness errors. */

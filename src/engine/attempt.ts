@@ -25,6 +25,8 @@ import {
   type AttemptResult,
   type CheckResult,
   type DiffStats,
+  type GuardMode,
+  type GuardSummary,
   type PhaseTimings,
   type ResourceLimitName,
   type Task,
@@ -33,8 +35,10 @@ import {
 import { addWorkspaceRepo, commitBaseline, copyTree, listTree, setupOutputs, type Baseline } from '../workspace/index.js';
 import { copyPrepared, ensurePrepared, mentionsPath, pathBound, preparedKey } from './prepared-cache.js';
 import type { RunModels } from './gateway-lifecycle.js';
+import { startGuard, type GuardSession } from '../guard/index.js';
 import {
   AgentChangeError,
+  attemptWriteRoots,
   execLimits,
   neverRanReason,
   runBaselineHeldOut,
@@ -87,6 +91,8 @@ export interface AttemptEnv {
   prepareCache?: boolean;
   /** Told, per attempt or preflight of a task with setup, whether its prepared tree was built or reused. */
   onPrepared?: (info: PreparedNotice) => void;
+  /** `--guard`: watch the agent's workspace and commands while it runs (src/guard/); absent: no watcher at all. */
+  guard?: GuardMode;
 }
 
 /** Whether a task's prepared tree was built (setup ran) or reused from the cache. */
@@ -176,6 +182,8 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
     }
     const agentRun = await timed(timings, 'agentMs', 'agent', () => runAgent(agent, task, paths, prepared.baseline, env, plan));
     agentResult = agentRun.result;
+    // Like `environment`, the guard's summary goes on the shared base so every record below has it.
+    if (agentRun.guarded.summary) Object.assign(base, { guard: agentRun.guarded.summary });
     if (environment && agentRun.containerImageId !== undefined) environment.containerImageId = agentRun.containerImageId;
     const verified = await timed(timings, 'verifyMs', 'verify', () =>
       verifyAttempt({
@@ -460,6 +468,8 @@ interface AgentRun {
   fsGuard: Awaited<ReturnType<typeof startFsGuard>>;
   /** docker: the image id the agent's containers reported. */
   containerImageId?: string;
+  /** With `--guard`: what the online guard saw and did, once the phase is over. */
+  guarded: { summary?: GuardSummary };
 }
 
 async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv, plan: AttemptPlan): Promise<AgentRun> {
@@ -478,7 +488,10 @@ async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline:
     limits: execLimits(task),
   };
   const controller = new AbortController();
-  const executor = recordingExecutor(createExecutor(env.sandbox, layout), join(attemptDir, 'commands.jsonl'), controller.signal);
+  const guard = env.guard ? await startAttemptGuard(env.guard, task, paths, baseline, env, controller) : undefined;
+  const guarded: AgentRun['guarded'] = {};
+  const sandboxed = createExecutor(env.sandbox, layout);
+  const executor = recordingExecutor(guard ? guard.executor(sandboxed) : sandboxed, join(attemptDir, 'commands.jsonl'), controller.signal);
   const enforcesFs = executor.isolation.filesystem;
   // Without a sandbox that stops them, outside writes can only be looked for afterwards.
   const fsGuard = await startFsGuard({
@@ -510,12 +523,23 @@ async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline:
         limits: { timeoutMs },
         signal: controller.signal,
         ...(models ? { model: models.access } : {}),
-        reportCommands: (commands) => executor.report(commands, workspace),
+        reportCommands: (commands) => {
+          guard?.reported(commands, workspace);
+          executor.report(commands, workspace);
+        },
       })
       .catch((error: unknown): AgentResult => ({ stopReason: 'error', error: error instanceof Error ? error.message : String(error) }));
-    const raced = await Promise.race([run, timeout, watchdog.exceeded]);
+    const raced = await Promise.race([run, timeout, watchdog.exceeded, ...(guard ? [guard.stopped] : [])]);
     let result: AgentResult;
-    if (typeof raced === 'object' && 'limit' in raced && !('stopReason' in raced)) {
+    if (typeof raced === 'object' && 'rule' in raced) {
+      // enforce stopped the agent on a filesystem violation; the checks judge what it left.
+      const late = await Promise.race([run, delay(TIMEOUT_REPORT_GRACE_MS)]);
+      result = {
+        ...(late ?? {}),
+        stopReason: 'error',
+        error: `stopped by the online guard (enforce): ${raced.rule} ${raced.path ?? ''} (${raced.detail}), detected in ${raced.detectionMs} ms`,
+      };
+    } else if (typeof raced === 'object' && 'limit' in raced && !('stopReason' in raced)) {
       const late = await Promise.race([run, delay(TIMEOUT_REPORT_GRACE_MS)]);
       result = { ...(late ?? {}), stopReason: 'resource_exceeded', limit: raced.limit, error: raced.message };
     } else if (raced === 'timeout') {
@@ -534,6 +558,7 @@ async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline:
       commands,
       enforcesFs,
       fsGuard,
+      guarded,
       ...(limitHit ? { limitHit } : {}),
       ...(containerImageId !== undefined ? { containerImageId } : {}),
     };
@@ -544,6 +569,8 @@ async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline:
     controller.abort();
     // Nothing the agent left running survives its phase (docker: its container goes).
     await executor.close();
+    // The guard reads the tree once more now that nothing runs, and writes its incident bundle.
+    if (guard) guarded.summary = await guard.finish();
     // From here on the workspace is evidence: moved aside, read only through git. Without a
     // sandbox an agent can delete the workspace itself; then it left nothing.
     await rename(workspace, paths.agentWorkspace).catch(async (error: unknown) => {
@@ -551,6 +578,27 @@ async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline:
       await mkdir(paths.agentWorkspace, { recursive: true });
     });
   }
+}
+
+/** The online guard over this attempt's workspace and commands, judged by the post-hoc checks' rules. */
+function startAttemptGuard(
+  mode: GuardMode,
+  task: Task,
+  paths: AttemptPaths,
+  baseline: Baseline,
+  env: AttemptEnv,
+  controller: AbortController,
+): Promise<GuardSession> {
+  return startGuard({
+    mode,
+    task,
+    workspace: paths.workspace,
+    attemptDir: paths.attemptDir,
+    writeRoots: attemptWriteRoots(task, paths, env.stateDir),
+    // Which paths git ignores, by the baseline's rules (the pristine tree), not the agent's edits.
+    ignoreTarget: { gitDir: baseline.gitDir, workTree: paths.pristine },
+    controller,
+  });
 }
 
 /** How often the workspace is measured while the agent works. */

@@ -47,6 +47,8 @@ export const ATTEMPT_DIR_ENTRIES: ReadonlySet<string> = new Set([
   'gateway.jsonl',
   'cassette.json',
   'usage.json',
+  // The online guard's incident bundle (src/guard/), written when the agent phase ends.
+  'incident.json',
 ]);
 
 const MAX_ENTRIES = 50_000;

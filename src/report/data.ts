@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { aggregateRun, taskSetsOfIds } from '../stats/index.js';
 import { slimAttempt } from '../engine/slim.js';
+import { guardCounts } from '../guard/counts.js';
 import type { AttemptResult, RunStats, RunSummary } from '../types/index.js';
 import { DEFAULT_ARTIFACT_LIMITS, emptyArtifacts, loadAttemptArtifacts, type ArtifactLimits } from './artifacts.js';
 import { heldOutCards, listItemOf, REPORT_SCHEMA_VERSION, type AttemptView, type ReportData, type RunInfo, type RunView } from './view.js';
@@ -54,12 +55,14 @@ export function runInfoOf(summary: RunSummary, attempts: readonly Pick<AttemptRe
 
 export function runViewOf(input: ReportInput, reports: string[] = []): RunView {
   const items = input.attempts.map(listItemOf);
+  const guard = guardCounts(input.attempts);
   return {
     run: runInfoOf(input.summary, input.attempts),
     stats: input.stats ?? (input.attempts.length > 0 ? recompute(input) : null),
     heldOut: heldOutCards(items),
     attemptsTotal: input.attempts.length,
     reports,
+    ...(guard.length > 0 ? { guard } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import { usageAnomalyText } from '../format/index.js';
 import type { AgentStats, AttemptResult, Cause, CheckResult, RunStats, TestGroupOutcome, TestRunEvidence } from '../types/index.js';
 import { agentInfoText, duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from './format.js';
 import type { HeldOutCard, RunView } from './view.js';
+import type { GuardAgentCounts } from '../guard/counts.js';
 
 export interface MarkdownOptions {
   /** Include each passing attempt's checks (folded); false for the terser GitHub step summary. */
@@ -59,9 +60,28 @@ export function renderMarkdown(view: RunView, attempts: readonly AttemptResult[]
       )}`,
     );
   if (view.heldOut.length > 0) out.push(heldOutSection(view.heldOut));
+  if (view.guard && view.guard.length > 0) out.push(guardSection(view.guard));
   if (stats && stats.notes.length > 0) out.push(`## Notes\n\n${stats.notes.map((n) => `- ${mdText(n)}`).join('\n')}`);
   out.push(attemptsSection(attempts, opts));
   return `${out.join('\n\n')}\n`;
+}
+
+/** `--guard` runs: what the online guard saw per agent; each attempt's incident.json has the details. */
+function guardSection(counts: readonly GuardAgentCounts[]): string {
+  const rows = counts.map((c) => [
+    `**${mdText(c.agent)}**`,
+    c.mode,
+    `${c.incidents} of ${c.attempts}`,
+    String(c.findings),
+    String(c.stopped),
+    String(c.blocked),
+    String(c.auditOnly),
+    c.detectionMs ? `${c.detectionMs.min}–${c.detectionMs.max} ms` : '–',
+  ]);
+  return `## Online guard\n\nFindings while the agents ran (\`--guard\`); the post-hoc checks judged every attempt as usual. Details: \`incident.json\` in each attempt directory.\n\n${table(
+    ['agent', 'mode', 'attempts with incidents', 'findings', 'stopped', 'blocked commands', 'audit-only', 'time to detection'],
+    rows,
+  )}`;
 }
 
 function passK(a: AgentStats, kind: 'passAtK' | 'passHatK'): string {

@@ -1,4 +1,5 @@
 import type { RunComparison } from '../engine/compare.js';
+import type { GuardAgentCounts } from '../guard/counts.js';
 import type { AttemptRow } from '../store/index.js';
 import {
   attemptOutcome,
@@ -83,6 +84,8 @@ export interface RunView {
   attemptsTotal: number;
   /** Reports written next to the run, as names relative to the run directory. */
   reports: string[];
+  /** Runs with `--guard`: per agent, incidents, blocked commands, stopped and audit-only findings. */
+  guard?: GuardAgentCounts[];
 }
 
 export interface Page<T> {

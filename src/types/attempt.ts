@@ -249,6 +249,8 @@ export interface AttemptResult extends AttemptPlan {
   environment?: EnvironmentProvenance;
   startedAt: string;
   finishedAt: string;
+  /** Set when the run had `--guard`: what the online guard saw and did (the details are in incident.json). */
+  guard?: GuardSummary;
   /** With cause `task_error`: what is wrong with the task, field by field. */
   taskError?: { defects: TaskDefect[] };
   /** Set when the harness, not the agent, failed; `phase` says where. */
@@ -262,4 +264,26 @@ export interface AttemptResult extends AttemptPlan {
      */
     detail?: string;
   };
+}
+
+/** `audit` records and lets everything run; `enforce` refuses unsafe commands and stops the agent on a filesystem violation. */
+export type GuardMode = 'audit' | 'enforce';
+
+/** The online guard's line in attempt.json (src/guard/, docs/guard.md). */
+export interface GuardSummary {
+  mode: GuardMode;
+  /** How the workspace was watched. */
+  watcher: 'inotify' | 'poll';
+  /** Findings of every kind (the full list is in incident.json). */
+  incidents: number;
+  /** Commands refused before they ran (enforce). */
+  blocked: number;
+  /** Whether enforce stopped the agent on a filesystem finding. */
+  stopped: boolean;
+  /** Findings recorded and let run (audit, or nothing a post-hoc check would fail). */
+  auditOnly: number;
+  /** Fastest and slowest time-to-detection over the findings, in ms. */
+  detectionMs?: { min: number; max: number };
+  /** `incident.json`, relative to the attempt directory, when there were findings. */
+  incidentFile?: string;
 }

@@ -8,12 +8,14 @@ import { formatDefect, selectTasks } from '../../tasks/index.js';
 import { withFlagNames } from '../option-flags.js';
 import { startSandboxChoice } from '../sandbox-choice.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
+import type { GuardMode } from '../../types/index.js';
 import { wholeNumber, writableStateDir } from '../args.js';
 // The leaf, not report/index.js: that loads every report writer, which a run without reports never needs.
 import { listItemOf } from '../../report/view.js';
 import type { ModelCliOptions } from '../model-options.js';
 import { formatUsageTable, modelRunOptions } from '../model-run.js';
 import { formatRunReport } from '../format-run.js';
+import { guardCounts } from '../../guard/counts.js';
 import { createProgress } from '../progress.js';
 import { reporterOptions, writeRunReports, type ReporterCliOptions } from '../report-options.js';
 import type { ReporterName } from '../../report/reporter.js';
@@ -39,6 +41,8 @@ export interface RunCommandOptions extends ModelCliOptions, ReporterCliOptions {
   prepareCache?: boolean;
   /** False with `--no-baseline-tests`. */
   baselineTests?: boolean;
+  /** `--guard audit|enforce`: the online guard (commander checks the choice). */
+  guard?: GuardMode;
   json?: boolean;
   quiet?: boolean;
 }
@@ -94,6 +98,8 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
         keepWorkspace: opts.keepWorkspace,
         ...(opts.prepareCache === false ? { prepareCache: false } : {}),
         ...(opts.baselineTests === false ? { baselineTests: false } : {}),
+        // In plan.json's settings, so `resume` guards the rest of the run the same way.
+        ...(opts.guard ? { guard: opts.guard } : {}),
       },
       concurrency,
       failFast: opts.failFast,
@@ -144,6 +150,7 @@ export async function runAndReport(
     failedFast: summary.failedFast,
     reused: summary.reused,
     agentInfo: Object.fromEntries(attempts.flatMap((a) => (a.agentInfo ? [[a.agent, a.agentInfo] as const] : []))),
+    guard: guardCounts(attempts),
   });
   (output.json ? process.stderr : process.stdout).write(`\n${report}\n`);
   const usage = formatUsageTable(attempts);
