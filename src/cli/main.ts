@@ -535,7 +535,10 @@ program
       .description('Pack a task set, its repos and the files it names into a normalized zip (same input, same bytes).')
       .argument('<taskset>', 'task-set YAML file')
       .requiredOption('-o, --out <file>', 'the pack to write, e.g. bench.crucible.zip')
-      .addHelpText('after', `\nRepos go under repos/ (a local git repo as its files at the task's commit), other files under files/,\nthe task set is rewritten to those paths as tasks.yaml. npm sources and remote git repos cannot be packed.\n${packExit}`)
+      .addHelpText(
+        'after',
+        `\nRepos go under repos/ (a local git repo as its files at the task's commit), other files under files/,\nthe task set is rewritten to those paths as tasks.yaml. npm sources and remote git repos cannot be packed.\n${packExit}`,
+      )
       .action(async (taskset: string, opts) => (await import('./commands/pack.js')).packCreateCommand(taskset, opts)),
   )
   .addCommand(
@@ -573,7 +576,10 @@ program
       .requiredOption('--index <file>', 'index YAML/JSON: packs: [{name, version, path, sha256, signatures}]')
       .option('--trust <file>', 'trust policy YAML; enforced before anything is written')
       .option('-o, --out <dir>', 'a new directory to import into (default ./NAME-VERSION)')
-      .addHelpText('after', `${packExit}\n\nExample:\n  crucible run "$(crucible pack install examples@1.0.0 --index packs/index.yaml --trust trust.yaml)" --agent oracle`)
+      .addHelpText(
+        'after',
+        `${packExit}\n\nExample:\n  crucible run "$(crucible pack install examples@1.0.0 --index packs/index.yaml --trust trust.yaml)" --agent oracle`,
+      )
       .action(async (spec: string, opts) => (await import('./commands/pack.js')).packInstallCommand(spec, opts)),
   );
 

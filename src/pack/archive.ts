@@ -90,20 +90,26 @@ function readEntries(archive: string, zip: yauzl.ZipFile, limits: PackLimits): P
       if (name === undefined) return fail(`entry ${shown}: name is not UTF-8 (rejected)`);
       const bad = badPackPath(name);
       if (bad !== undefined) return fail(`entry ${shown}: ${bad} (rejected: a pack path is relative and stays inside the pack)`);
-      if (raw.extraFields.some((f) => f.id === UNICODE_PATH_EXTRA)) return fail(`entry ${shown}: has a second (Unicode path) name (rejected: one entry, one name)`);
+      if (raw.extraFields.some((f) => f.id === UNICODE_PATH_EXTRA))
+        return fail(`entry ${shown}: has a second (Unicode path) name (rejected: one entry, one name)`);
       if (exact.has(name)) return fail(`entry ${shown}: duplicate name (rejected)`);
       const key = foldedName(name);
       const other = folded.get(key);
-      if (other !== undefined) return fail(`entry ${shown}: same name as ${JSON.stringify(other)} on a case-insensitive or Unicode-normalizing filesystem (rejected)`);
+      if (other !== undefined)
+        return fail(`entry ${shown}: same name as ${JSON.stringify(other)} on a case-insensitive or Unicode-normalizing filesystem (rejected)`);
       exact.add(name);
       folded.set(key, name);
       if (raw.isEncrypted()) return fail(`entry ${shown}: encrypted (rejected)`);
-      if (raw.compressionMethod !== 0 && raw.compressionMethod !== 8) return fail(`entry ${shown}: compression method ${raw.compressionMethod} (only stored and deflate are read)`);
+      if (raw.compressionMethod !== 0 && raw.compressionMethod !== 8)
+        return fail(`entry ${shown}: compression method ${raw.compressionMethod} (only stored and deflate are read)`);
       const type = entryType(raw);
       if (typeof type !== 'string') return fail(`entry ${shown}: ${type.problem} (rejected: packs hold regular files and relative symlinks only)`);
-      if (raw.uncompressedSize > limits.maxEntryBytes) return fail(`entry ${shown}: ${raw.uncompressedSize} bytes uncompressed, over the ${limits.maxEntryBytes}-byte limit per file (zip bomb?)`);
+      if (raw.uncompressedSize > limits.maxEntryBytes)
+        return fail(`entry ${shown}: ${raw.uncompressedSize} bytes uncompressed, over the ${limits.maxEntryBytes}-byte limit per file (zip bomb?)`);
       if (raw.uncompressedSize > limits.ratioFloorBytes && raw.uncompressedSize > limits.maxRatio * Math.max(1, raw.compressedSize)) {
-        return fail(`entry ${shown}: compression ratio ${Math.round(raw.uncompressedSize / Math.max(1, raw.compressedSize))}:1, over the ${limits.maxRatio}:1 limit (zip bomb?)`);
+        return fail(
+          `entry ${shown}: compression ratio ${Math.round(raw.uncompressedSize / Math.max(1, raw.compressedSize))}:1, over the ${limits.maxRatio}:1 limit (zip bomb?)`,
+        );
       }
       total += raw.uncompressedSize;
       if (total > limits.maxTotalBytes) return fail(`entries total over ${limits.maxTotalBytes} bytes uncompressed, the limit for a pack (zip bomb?)`);
@@ -135,12 +141,17 @@ function entryType(raw: yauzl.Entry): ArchiveEntry['type'] | { problem: string }
 /** Entries whose data ranges overlap share bytes: the classic way to make a small zip decompress huge. */
 function overlap(entries: ArchiveEntry[]): string | undefined {
   const ranges = entries
-    .map((e) => ({ name: e.name, start: e.raw.relativeOffsetOfLocalHeader, end: e.raw.relativeOffsetOfLocalHeader + 30 + e.raw.fileNameLength + e.raw.compressedSize }))
+    .map((e) => ({
+      name: e.name,
+      start: e.raw.relativeOffsetOfLocalHeader,
+      end: e.raw.relativeOffsetOfLocalHeader + 30 + e.raw.fileNameLength + e.raw.compressedSize,
+    }))
     .sort((a, b) => a.start - b.start);
   for (let i = 1; i < ranges.length; i++) {
     const prev = ranges[i - 1];
     const next = ranges[i];
-    if (prev && next && next.start < prev.end) return `entry ${JSON.stringify(next.name)} overlaps ${JSON.stringify(prev.name)} in the archive (rejected: zip bomb)`;
+    if (prev && next && next.start < prev.end)
+      return `entry ${JSON.stringify(next.name)} overlaps ${JSON.stringify(prev.name)} in the archive (rejected: zip bomb)`;
   }
   return undefined;
 }

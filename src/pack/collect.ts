@@ -30,7 +30,10 @@ export function collectDir(dir: string, prefix: string, out: Map<string, PackFil
       if (stat.isDirectory()) walk(path, rel === '' ? name : `${rel}/${name}`, false);
       else if (stat.isSymbolicLink()) out.set(packPath, { type: 'symlink', data: Buffer.from(readlinkSync(path), 'utf8') });
       else if (stat.isFile()) out.set(packPath, { type: stat.mode & 0o111 ? 'exec' : 'file', data: readFileSync(path) });
-      else throw new InputError(`${path}: not a regular file, directory or symlink (a device, FIFO or socket cannot be packed) (fix: remove it from the directory)`);
+      else
+        throw new InputError(
+          `${path}: not a regular file, directory or symlink (a device, FIFO or socket cannot be packed) (fix: remove it from the directory)`,
+        );
     }
   };
   walk(dir, '', true);
@@ -40,7 +43,13 @@ export function collectDir(dir: string, prefix: string, out: Map<string, PackFil
  * A local git repository's files at `commit`, as `crucible run` would check them out: extracted
  * with `git archive` into a temp directory and collected from there. Returns the full commit id.
  */
-export async function collectGitCommit(repoDir: string, commit: string, prefixFor: (sha: string) => string, out: Map<string, PackFile>, field: string): Promise<string> {
+export async function collectGitCommit(
+  repoDir: string,
+  commit: string,
+  prefixFor: (sha: string) => string,
+  out: Map<string, PackFile>,
+  field: string,
+): Promise<string> {
   const run = (args: string[]): string => {
     try {
       return execFileSync('git', ['-C', repoDir, ...args], { env: { ...process.env, ...GIT_ENV }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();

@@ -37,7 +37,11 @@ export async function createPack(tasksetPath: string, output: string): Promise<C
   const dir = dirname(file);
   const raw = YamlSource.parse(tasksetPath, readFileSync(file, 'utf8')).toJS() as Obj;
   if (raw.agents !== undefined) {
-    throw new ConfigError({ file: tasksetPath, field: 'agents' }, 'a pack may not declare agent profiles (they could replace an agent\'s command)', 'move them to a separate --agents file');
+    throw new ConfigError(
+      { file: tasksetPath, field: 'agents' },
+      "a pack may not declare agent profiles (they could replace an agent's command)",
+      'move them to a separate --agents file',
+    );
   }
   delete raw.$schema;
 
@@ -58,7 +62,10 @@ export async function createPack(tasksetPath: string, output: string): Promise<C
     if (known !== undefined) return known;
     const rel = relative(dir, abs);
     const inside = rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
-    const packPath = inside && badPackPath(rel.split(sep).join('/')) === undefined ? `files/${rel.split(sep).join('/')}` : `files/external/${++external}-${safeSegment(basename(abs))}`;
+    const packPath =
+      inside && badPackPath(rel.split(sep).join('/')) === undefined
+        ? `files/${rel.split(sep).join('/')}`
+        : `files/external/${++external}-${safeSegment(basename(abs))}`;
     paths.set(abs, packPath);
     if (kind === 'dir') collectDir(abs, packPath, files, { repo: false });
     else if (existsSync(abs)) files.set(packPath, { type: 'file', data: readFileSync(abs) });
@@ -68,7 +75,10 @@ export async function createPack(tasksetPath: string, output: string): Promise<C
 
   const rewrite = async (item: Obj, at: string): Promise<void> => {
     const network = networkFields(item)[0];
-    if (network !== undefined) throw new InputError(`${tasksetPath}: ${at}.${network}: fetched from the network when the task runs, so it cannot be packed (fix: use a local path: or git: repo with the files the task needs)`);
+    if (network !== undefined)
+      throw new InputError(
+        `${tasksetPath}: ${at}.${network}: fetched from the network when the task runs, so it cannot be packed (fix: use a local path: or git: repo with the files the task needs)`,
+      );
     const repo = repoOf(item);
     if (repo?.kind === 'path') {
       const abs = resolve(dir, repo.path);
@@ -82,13 +92,21 @@ export async function createPack(tasksetPath: string, output: string): Promise<C
     } else if (repo?.kind === 'git') {
       const local = localGitPath(repo.url, dir);
       if (local === undefined) {
-        throw new InputError(`${tasksetPath}: ${at}.repo.git: ${repo.url} is a remote repository; a pack holds local sources only (fix: clone it and point repo.git at the clone)`);
+        throw new InputError(
+          `${tasksetPath}: ${at}.repo.git: ${repo.url} is a remote repository; a pack holds local sources only (fix: clone it and point repo.git at the clone)`,
+        );
       }
       const key = `git:${local}\0${repo.commit}`;
       let packDir = repoDirs.get(key);
       if (packDir === undefined) {
         let chosen = '';
-        await collectGitCommit(local, repo.commit, (sha) => (chosen = repoName(`${basename(local).replace(/\.git$/, '')}-${sha.slice(0, 12)}`)), files, `${tasksetPath}: ${at}.repo.git`);
+        await collectGitCommit(
+          local,
+          repo.commit,
+          (sha) => (chosen = repoName(`${basename(local).replace(/\.git$/, '')}-${sha.slice(0, 12)}`)),
+          files,
+          `${tasksetPath}: ${at}.repo.git`,
+        );
         packDir = chosen;
         repoDirs.set(key, packDir);
       }
@@ -110,12 +128,14 @@ export async function createPack(tasksetPath: string, output: string): Promise<C
   files.set(PACK_TASKSET, { type: 'file', data: Buffer.from(stringify(raw, { lineWidth: 0 }), 'utf8') });
   const links = new Map([...files].filter(([, f]) => f.type === 'symlink').map(([p, f]) => [p, f.data.toString('utf8')]));
   for (const [path, target] of links) {
-    if (resolveInPack(path, target, links) === undefined) throw new InputError(`${path}: symlink to ${target} leads outside what is packed (fix: replace it with the file, or make it relative inside the repo)`);
+    if (resolveInPack(path, target, links) === undefined)
+      throw new InputError(`${path}: symlink to ${target} leads outside what is packed (fix: replace it with the file, or make it relative inside the repo)`);
   }
   const folded = new Map<string, string>();
   for (const path of files.keys()) {
     const other = folded.get(foldedName(path));
-    if (other !== undefined) throw new InputError(`${path} and ${other} differ only in case or Unicode form; a pack must extract the same everywhere (fix: rename one)`);
+    if (other !== undefined)
+      throw new InputError(`${path} and ${other} differ only in case or Unicode form; a pack must extract the same everywhere (fix: rename one)`);
     folded.set(foldedName(path), path);
   }
 

@@ -32,7 +32,8 @@ export async function extractPack(inspected: Inspected, dest: string): Promise<s
       } finally {
         await handle.close();
       }
-      if (hash.digest('hex') !== file.sha256) throw new PackVerificationError(`${file.path}: SHA-256 changed while extracting (the archive was modified during import)`);
+      if (hash.digest('hex') !== file.sha256)
+        throw new PackVerificationError(`${file.path}: SHA-256 changed while extracting (the archive was modified during import)`);
     }
     // Symlinks last, after every directory exists: no file is ever written through one.
     for (const [path, linkTarget] of inspected.links) {

@@ -80,7 +80,11 @@ export async function importPack(archive: string, dest: string, options: PackVer
 }
 
 /** Finds NAME[@VERSION] in a local index, checks the archive's digest, verifies (with trust) and imports. */
-export async function installPack(spec: string, indexFile: string, options: { trust?: TrustPolicy; dest?: string; limits?: Partial<PackLimits> } = {}): Promise<ImportedPack & { name: string; version: string }> {
+export async function installPack(
+  spec: string,
+  indexFile: string,
+  options: { trust?: TrustPolicy; dest?: string; limits?: Partial<PackLimits> } = {},
+): Promise<ImportedPack & { name: string; version: string }> {
   const entry = findInIndex(loadIndex(indexFile), spec, indexFile);
   const dest = options.dest ?? `${entry.name}-${entry.version}`;
   const imported = await importPack(entry.archive, dest, {

@@ -7,7 +7,10 @@ import { InputError } from '../errors.js';
  * another key with the same id.
  */
 export function keyId(publicKey: KeyObject): string {
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 export interface GeneratedKey {
@@ -33,7 +36,8 @@ export function parsePublicKey(pem: string, where: string): KeyObject {
   } catch {
     throw new InputError(`${where}: not a PEM public key (fix: paste the .pub.pem that crucible keys generate wrote)`);
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new InputError(`${where}: a ${key.asymmetricKeyType ?? 'unknown'} key, expected Ed25519 (fix: use crucible keys generate)`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new InputError(`${where}: a ${key.asymmetricKeyType ?? 'unknown'} key, expected Ed25519 (fix: use crucible keys generate)`);
   return key;
 }
 
@@ -44,7 +48,8 @@ export function parsePrivateKey(pem: string, where: string): KeyObject {
   } catch {
     throw new InputError(`${where}: not a PEM private key (fix: pass the .key.pem that crucible keys generate wrote)`);
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new InputError(`${where}: a ${key.asymmetricKeyType ?? 'unknown'} key, expected Ed25519 (fix: use crucible keys generate)`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new InputError(`${where}: a ${key.asymmetricKeyType ?? 'unknown'} key, expected Ed25519 (fix: use crucible keys generate)`);
   return key;
 }
 

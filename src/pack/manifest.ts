@@ -41,9 +41,7 @@ export function compareNames(a: string, b: string): number {
 
 /** The one serialization of a manifest: fixed key order, sorted files, two-space indent, final newline. */
 export function serializeManifest(manifest: PackManifest): Buffer {
-  const files = [...manifest.files]
-    .sort((a, b) => compareNames(a.path, b.path))
-    .map((f) => ({ path: f.path, type: f.type, size: f.size, sha256: f.sha256 }));
+  const files = [...manifest.files].sort((a, b) => compareNames(a.path, b.path)).map((f) => ({ path: f.path, type: f.type, size: f.size, sha256: f.sha256 }));
   const ordered = { format: manifest.format, version: manifest.version, taskset: manifest.taskset, files };
   return Buffer.from(`${JSON.stringify(ordered, null, 2)}\n`, 'utf8');
 }
@@ -54,17 +52,25 @@ export function parseManifest(bytes: Buffer, where: string): PackManifest {
   try {
     raw = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch (error) {
-    throw new InputError(`${where}: ${MANIFEST_NAME} is not valid UTF-8 JSON (${(error as Error).message.split('\n')[0]}) (fix: recreate the pack with crucible pack create)`);
+    throw new InputError(
+      `${where}: ${MANIFEST_NAME} is not valid UTF-8 JSON (${(error as Error).message.split('\n')[0]}) (fix: recreate the pack with crucible pack create)`,
+    );
   }
   const parsed = manifestSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const field = issue?.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') || '(top level)';
+    const field =
+      issue?.path
+        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+        .join('')
+        .replace(/^\./, '') || '(top level)';
     throw new InputError(`${where}: ${MANIFEST_NAME} ${field}: ${issue?.message ?? 'invalid'} (fix: recreate the pack with crucible pack create)`);
   }
   // One serialization only: two byte forms of one manifest would give one pack two root digests.
   if (!serializeManifest(parsed.data).equals(bytes)) {
-    throw new InputError(`${where}: ${MANIFEST_NAME} is not in canonical form (sorted files, fixed key order) (fix: recreate the pack with crucible pack create)`);
+    throw new InputError(
+      `${where}: ${MANIFEST_NAME} is not in canonical form (sorted files, fixed key order) (fix: recreate the pack with crucible pack create)`,
+    );
   }
   return parsed.data;
 }

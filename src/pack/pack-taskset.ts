@@ -25,7 +25,8 @@ export function checkPackTaskSet(where: string, tasksetPath: string, text: strin
   const raw = source.toJS() as unknown;
   const top = taskSetSchema.safeParse(raw);
   if (!top.success) throw issueToError(source, taskSetSchema, top.error.issues, []);
-  if (top.data.agents !== undefined) throw new ConfigError({ file: where, field: 'agents' }, 'a pack may not declare agent profiles', 'remove agents: from the task set before packing');
+  if (top.data.agents !== undefined)
+    throw new ConfigError({ file: where, field: 'agents' }, 'a pack may not declare agent profiles', 'remove agents: from the task set before packing');
   const base = posix.dirname(tasksetPath) === '.' ? '' : `${posix.dirname(tasksetPath)}/`;
   const defaults = (top.data.defaults ?? {}) as DefaultsParsed;
   top.data.tasks.forEach((rawTask, index) => {
@@ -35,15 +36,20 @@ export function checkPackTaskSet(where: string, tasksetPath: string, text: strin
     const task = merged as Record<string, unknown>;
     const at = (field: string): string => `${where}: tasks[${index}].${field}`;
     const network = networkFields(task)[0];
-    if (network !== undefined) throw new InputError(`${at(network)}: fetched from the network when the task runs; a pack holds only local sources (fix: repack from a local copy)`);
+    if (network !== undefined)
+      throw new InputError(`${at(network)}: fetched from the network when the task runs; a pack holds only local sources (fix: repack from a local copy)`);
     const repo = repoOf(task);
-    if (repo?.kind !== 'path') throw new InputError(`${at('repo')}: a packed task's repo must be a path: under repos/ (fix: recreate the pack with crucible pack create)`);
+    if (repo?.kind !== 'path')
+      throw new InputError(`${at('repo')}: a packed task's repo must be a path: under repos/ (fix: recreate the pack with crucible pack create)`);
     const check = (field: string, value: string, kind: 'file' | 'dir'): void => {
       const resolved = posix.normalize(`${base}${value}`);
       const bad = badPackPath(resolved);
-      if (bad !== undefined || value.startsWith('/')) throw new InputError(`${at(field)}: ${JSON.stringify(value)} is not a path inside the pack (${bad ?? 'an absolute path'})`);
+      if (bad !== undefined || value.startsWith('/'))
+        throw new InputError(`${at(field)}: ${JSON.stringify(value)} is not a path inside the pack (${bad ?? 'an absolute path'})`);
       if (kind === 'file' ? !tree.hasFile(resolved) : !tree.hasDir(resolved)) {
-        throw new InputError(`${at(field)}: ${JSON.stringify(value)} is not a ${kind === 'file' ? 'file' : 'directory'} of the pack (fix: recreate the pack with crucible pack create)`);
+        throw new InputError(
+          `${at(field)}: ${JSON.stringify(value)} is not a ${kind === 'file' ? 'file' : 'directory'} of the pack (fix: recreate the pack with crucible pack create)`,
+        );
       }
     };
     check('repo.path', repo.path, 'dir');

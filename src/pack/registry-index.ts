@@ -10,7 +10,10 @@ import { badPackPath } from './names.js';
  * index file) and with which archive SHA-256 and signature files.
  */
 const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/;
-const relativeInside = z.string().min(1).refine((p) => badPackPath(p.replace(/^\.\//, '')) === undefined, { message: 'expected a relative path inside the index directory (no .., not absolute)' });
+const relativeInside = z
+  .string()
+  .min(1)
+  .refine((p) => badPackPath(p.replace(/^\.\//, '')) === undefined, { message: 'expected a relative path inside the index directory (no .., not absolute)' });
 
 const indexEntrySchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'expected a lowercase name: letters, digits, ".", "_" and "-"'),
@@ -43,7 +46,11 @@ export function loadIndex(file: string): IndexEntry[] {
   const parsed = indexSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const field = issue?.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') || '(top level)';
+    const field =
+      issue?.path
+        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+        .join('')
+        .replace(/^\./, '') || '(top level)';
     const problem = issue?.code === 'unrecognized_keys' ? `unknown field "${issue.keys[0]}"` : (issue?.message ?? 'invalid');
     throw new InputError(`${file}: ${field}: ${problem} (fix: an index is packs: [{name, version, path, sha256, signatures?}])`);
   }
@@ -63,7 +70,8 @@ export function findInIndex(entries: readonly IndexEntry[], spec: string, indexF
   const name = at > 0 ? spec.slice(0, at) : spec;
   const version = at > 0 ? spec.slice(at + 1) : undefined;
   const named = entries.filter((e) => e.name === name);
-  if (named.length === 0) throw new InputError(`${indexFile}: no pack named ${name} (fix: one of ${[...new Set(entries.map((e) => e.name))].join(', ') || 'none listed'})`);
+  if (named.length === 0)
+    throw new InputError(`${indexFile}: no pack named ${name} (fix: one of ${[...new Set(entries.map((e) => e.name))].join(', ') || 'none listed'})`);
   if (version !== undefined) {
     const hit = named.find((e) => e.version === version);
     if (hit === undefined) throw new InputError(`${indexFile}: ${name} has no version ${version} (fix: one of ${named.map((e) => e.version).join(', ')})`);

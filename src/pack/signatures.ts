@@ -36,7 +36,11 @@ export function readSignatureFile(file: string): SignatureFile {
   const parsed = signatureFileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const field = issue?.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') || '(top level)';
+    const field =
+      issue?.path
+        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+        .join('')
+        .replace(/^\./, '') || '(top level)';
     throw new InputError(`${file}: ${field}: ${issue?.message ?? 'invalid'} (fix: pass the .sig.json that crucible pack sign wrote)`);
   }
   return parsed.data;
@@ -59,7 +63,11 @@ export function addSignature(sigFile: string, rootDigest: string, privatePem: st
   };
   const existing = existsSync(sigFile) ? readSignatureFile(sigFile).signatures : [];
   const kept = existing.filter((s) => s.key_id !== id && s.root_digest === rootDigest);
-  const file: SignatureFile = { format: 'crucible-pack-signatures', version: 1, signatures: [...kept, signature].sort((a, b) => a.key_id.localeCompare(b.key_id)) };
+  const file: SignatureFile = {
+    format: 'crucible-pack-signatures',
+    version: 1,
+    signatures: [...kept, signature].sort((a, b) => a.key_id.localeCompare(b.key_id)),
+  };
   writeFileSync(sigFile, `${JSON.stringify(file, null, 2)}\n`);
   return signature;
 }

@@ -28,24 +28,35 @@ export function loadTrustPolicy(file: string): TrustPolicy & { publicKeys: Recor
     raw = parse(readFileSync(file, 'utf8'), { uniqueKeys: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(`${file}: ${code ? `cannot read (${code})` : `invalid YAML (${(error as Error).message.split('\n')[0]})`} (fix: check the trust policy file)`);
+    throw new InputError(
+      `${file}: ${code ? `cannot read (${code})` : `invalid YAML (${(error as Error).message.split('\n')[0]})`} (fix: check the trust policy file)`,
+    );
   }
   const parsed = trustFileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const field = issue?.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') || '(top level)';
+    const field =
+      issue?.path
+        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+        .join('')
+        .replace(/^\./, '') || '(top level)';
     const unknown = issue?.code === 'unrecognized_keys' ? `unknown field "${issue.keys[0]}"` : (issue?.message ?? 'invalid');
     throw new InputError(`${file}: ${field}: ${unknown} (fix: a trust policy is trusted_keys: [{id, public_key, name?}] and required: N)`);
   }
   const publicKeys: Record<string, string> = {};
   parsed.data.trusted_keys.forEach((k, i) => {
     const key = parsePublicKey(k.public_key, `${file}: trusted_keys[${i}].public_key`);
-    if (keyId(key) !== k.id) throw new InputError(`${file}: trusted_keys[${i}].id: ${k.id} is not this public key's id, ${keyId(key)} (fix: copy the id crucible keys generate printed for it)`);
+    if (keyId(key) !== k.id)
+      throw new InputError(
+        `${file}: trusted_keys[${i}].id: ${k.id} is not this public key's id, ${keyId(key)} (fix: copy the id crucible keys generate printed for it)`,
+      );
     publicKeys[k.id] = k.public_key;
   });
   const ids = Object.keys(publicKeys);
   if (parsed.data.required > ids.length) {
-    throw new InputError(`${file}: required: ${parsed.data.required} signatures, but only ${ids.length} trusted keys are listed (fix: lower required or add keys)`);
+    throw new InputError(
+      `${file}: required: ${parsed.data.required} signatures, but only ${ids.length} trusted keys are listed (fix: lower required or add keys)`,
+    );
   }
   return { trustedKeys: ids, required: parsed.data.required, publicKeys };
 }
@@ -87,7 +98,9 @@ export function enforceTrust(archive: string, rootDigest: string, signatures: re
     ]
       .filter(Boolean)
       .join('; ');
-    throw new PackVerificationError(`${archive}: ${good.size} valid trusted signature(s), the trust policy requires ${policy.required}${why ? ` (${why})` : ''}`);
+    throw new PackVerificationError(
+      `${archive}: ${good.size} valid trusted signature(s), the trust policy requires ${policy.required}${why ? ` (${why})` : ''}`,
+    );
   }
   return [...good].sort();
 }

@@ -34,7 +34,9 @@ export async function inspectPack(archivePath: string, options: PackVerifyOption
   const archive = await openArchive(archivePath, limits);
   try {
     if (options.archiveDigest !== undefined && options.archiveDigest !== archive.archiveDigest) {
-      throw new PackVerificationError(`${archivePath}: archive SHA-256 is ${archive.archiveDigest}, the index says ${options.archiveDigest} (the file was changed or replaced)`);
+      throw new PackVerificationError(
+        `${archivePath}: archive SHA-256 is ${archive.archiveDigest}, the index says ${options.archiveDigest} (the file was changed or replaced)`,
+      );
     }
     const byName = new Map(archive.entries.map((e) => [e.name, e]));
     const manifestEntry = byName.get(MANIFEST_NAME);
@@ -49,12 +51,14 @@ export async function inspectPack(archivePath: string, options: PackVerifyOption
       const entry = byName.get(file.path);
       if (file.path === MANIFEST_NAME) throw new InputError(`${archivePath}: ${MANIFEST_NAME} lists itself`);
       if (entry === undefined) throw new PackVerificationError(`${archivePath}: ${file.path} is in ${MANIFEST_NAME} but missing from the archive`);
-      if (entry.type !== file.type) throw new PackVerificationError(`${archivePath}: ${file.path} is a ${entry.type} in the archive, a ${file.type} in ${MANIFEST_NAME}`);
+      if (entry.type !== file.type)
+        throw new PackVerificationError(`${archivePath}: ${file.path} is a ${entry.type} in the archive, a ${file.type} in ${MANIFEST_NAME}`);
       if (entry.size !== file.size) throw new PackVerificationError(`${archivePath}: ${file.path} is ${entry.size} bytes, ${MANIFEST_NAME} says ${file.size}`);
       entries.set(file.path, entry);
     }
     for (const entry of archive.entries) {
-      if (entry.name !== MANIFEST_NAME && !entries.has(entry.name)) throw new PackVerificationError(`${archivePath}: ${entry.name} is in the archive but not in ${MANIFEST_NAME}`);
+      if (entry.name !== MANIFEST_NAME && !entries.has(entry.name))
+        throw new PackVerificationError(`${archivePath}: ${entry.name} is in the archive but not in ${MANIFEST_NAME}`);
     }
 
     const links = new Map<string, string>();
@@ -70,11 +74,13 @@ export async function inspectPack(archivePath: string, options: PackVerifyOption
       }
     }
     for (const [path, target] of links) {
-      if (resolveInPack(path, target, links) === undefined) throw new InputError(`${archivePath}: symlink ${path} -> ${target} points outside the pack (rejected)`);
+      if (resolveInPack(path, target, links) === undefined)
+        throw new InputError(`${archivePath}: symlink ${path} -> ${target} points outside the pack (rejected)`);
     }
 
     const tasksetEntry = entries.get(manifest.taskset);
-    if (tasksetEntry === undefined || tasksetEntry.type === 'symlink') throw new InputError(`${archivePath}: ${MANIFEST_NAME} taskset: ${manifest.taskset} is not a regular file of the pack`);
+    if (tasksetEntry === undefined || tasksetEntry.type === 'symlink')
+      throw new InputError(`${archivePath}: ${MANIFEST_NAME} taskset: ${manifest.taskset} is not a regular file of the pack`);
     const text = (await readEntry(archivePath, archive.zip, tasksetEntry, MAX_TASKSET_IN_PACK_BYTES)).toString('utf8');
     const dirs = new Set<string>();
     for (const path of entries.keys()) {
@@ -86,7 +92,8 @@ export async function inspectPack(archivePath: string, options: PackVerifyOption
       hasDir: (p) => dirs.has(p),
     });
 
-    const signedBy = options.trust === undefined ? [] : enforceTrust(archivePath, rootDigest, loadSignatures(archivePath, options.signatureFiles), options.trust);
+    const signedBy =
+      options.trust === undefined ? [] : enforceTrust(archivePath, rootDigest, loadSignatures(archivePath, options.signatureFiles), options.trust);
     return { archive, manifest, rootDigest, entries, links, signedBy };
   } catch (error) {
     archive.close();

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { createPack, verifyPack } from '../../src/pack/index.js';
+import { addSignature, createPack, generateKey, importPack, PackVerificationError, verifyPack } from '../../src/pack/index.js';
 import { sha256 } from '../../src/pack/manifest.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { crucible } from '../helpers/cli.js';
@@ -14,7 +14,10 @@ const EXAMPLES = resolve('examples');
 
 /** Two of the bundled examples, copied with the repos and oracles they name into `dir`. */
 function examplesSubset(dir: string, ids = ['js-slugify', 'js-sortby']): string {
-  const set = parse(readFileSync(join(EXAMPLES, 'tasks.yaml'), 'utf8')) as { defaults: unknown; tasks: Array<{ id: string; repo: { path: string }; oracle: { patch: string } }> };
+  const set = parse(readFileSync(join(EXAMPLES, 'tasks.yaml'), 'utf8')) as {
+    defaults: unknown;
+    tasks: Array<{ id: string; repo: { path: string }; oracle: { patch: string } }>;
+  };
   const tasks = set.tasks.filter((t) => ids.includes(t.id));
   for (const t of tasks) {
     cpSync(join(EXAMPLES, t.repo.path), join(dir, t.repo.path), { recursive: true });
@@ -25,7 +28,11 @@ function examplesSubset(dir: string, ids = ['js-slugify', 'js-sortby']): string 
 }
 
 function gitRepo(dir: string): { first: string } {
-  const git = (...args: string[]): string => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+  const git = (...args: string[]): string =>
+    execFileSync('git', ['-C', dir, ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+    }).trim();
   mkdirSync(join(dir, 'bin'), { recursive: true });
   execFileSync('git', ['init', '-q', dir]);
   writeFileSync(join(dir, 'a.txt'), 'first\n');
@@ -53,7 +60,9 @@ describe('pack create', () => {
     await createPack(join(elsewhere, 'tasks.yaml'), join(out, 'c.zip'));
     expect(sha256(readFileSync(join(out, 'c.zip')))).toBe(sha256(readFileSync(join(out, 'a.zip'))));
 
-    const listing = execFileSync('unzip', ['-Z1', join(out, 'a.zip')], { encoding: 'utf8' }).trim().split('\n');
+    const listing = execFileSync('unzip', ['-Z1', join(out, 'a.zip')], { encoding: 'utf8' })
+      .trim()
+      .split('\n');
     expect(listing).toEqual([...listing].sort());
     expect(listing).toContain('repos/js-slugify/src/slugify.mjs');
     expect(listing).toContain('files/oracles/js-slugify.patch');
@@ -71,7 +80,10 @@ describe('pack create', () => {
     const src = tempDir();
     const repo = join(src, 'upstream');
     const { first } = gitRepo(repo);
-    writeFileSync(join(src, 'tasks.yaml'), `tasks:\n  - id: g\n    repo: { git: upstream, commit: ${first.slice(0, 8)} }\n    instruction: x\n    tests: { command: "true", fail_to_pass: [a] }\n`);
+    writeFileSync(
+      join(src, 'tasks.yaml'),
+      `tasks:\n  - id: g\n    repo: { git: upstream, commit: ${first.slice(0, 8)} }\n    instruction: x\n    tests: { command: "true", fail_to_pass: [a] }\n`,
+    );
     const out = tempDir();
     await createPack(join(src, 'tasks.yaml'), join(out, 'g.zip'));
     const result = crucible(['pack', 'import', join(out, 'g.zip'), join(out, 'g')]);
@@ -87,7 +99,10 @@ describe('pack create', () => {
     const src = tempDir();
     const tests = 'tests: { command: "true", fail_to_pass: [a] }';
     writeFileSync(join(src, 'npm.yaml'), `tasks:\n  - id: n\n    repo: { npm: qs@6.12.2 }\n    instruction: x\n    ${tests}\n`);
-    writeFileSync(join(src, 'remote.yaml'), `tasks:\n  - id: r\n    repo: { git: "https://example.com/x.git", commit: abcdef }\n    instruction: x\n    ${tests}\n`);
+    writeFileSync(
+      join(src, 'remote.yaml'),
+      `tasks:\n  - id: r\n    repo: { git: "https://example.com/x.git", commit: abcdef }\n    instruction: x\n    ${tests}\n`,
+    );
     const npm = crucible(['pack', 'create', join(src, 'npm.yaml'), '-o', join(src, 'n.zip')]);
     expect(npm.stderr).toMatch(/tasks\[0\]\.repo\.npm: fetched from the network when the task runs, so it cannot be packed \(fix:/);
     expect(npm.status).toBe(2);
@@ -158,9 +173,9 @@ describe('signatures, trust and the index', () => {
     const r1 = crucible(['pack', 'verify', zip, '--trust', unknown]);
     expect(r1.stderr).toMatch(/trust\.yaml: \(top level\): unknown field "allow_unsigned" \(fix: a trust policy is/);
     expect(r1.status).toBe(2);
-    writeFileSync(unknown, readFileSync(unknown, 'utf8').replace('allow_unsigned: true\n', '').replace(k.id, '0'.repeat(32)));
+    writeFileSync(unknown, readFileSync(unknown, 'utf8').replace('allow_unsigned: true\n', '').replace(k.id, 'f'.repeat(32)));
     const r2 = crucible(['pack', 'verify', zip, '--trust', unknown]);
-    expect(r2.stderr).toMatch(/trusted_keys\[0\]\.id: 0{32} is not this public key's id/);
+    expect(r2.stderr).toMatch(/trusted_keys\[0\]\.id: f{32} is not this public key's id/);
     expect(r2.status).toBe(2);
   });
 
@@ -201,4 +216,42 @@ describe('signatures, trust and the index', () => {
     },
     attemptBudget(2),
   );
+
+  it('a policy of key ids alone accepts a signature only with the key whose id it is', async () => {
+    const work = tempDir();
+    const zip = join(work, 'p.zip');
+    const { rootDigest } = await createPack(examplesSubset(tempDir(), ['js-slugify']), zip);
+    const trusted = generateKey();
+    const forger = generateKey();
+    const sigFile = `${zip}.sig.json`;
+    addSignature(sigFile, rootDigest, trusted.privatePem, 'trusted.key.pem');
+    const policy = { trustedKeys: [trusted.id], required: 1 };
+    expect((await verifyPack(zip, { trust: policy })).signedBy).toEqual([trusted.id]);
+
+    // A forger signs with their own key but claims the trusted id: the embedded key's id gives it away.
+    const forged = join(work, 'forged.sig.json');
+    addSignature(forged, rootDigest, forger.privatePem, 'forger.key.pem');
+    const file = JSON.parse(readFileSync(forged, 'utf8')) as { signatures: Array<{ key_id: string }> };
+    (file.signatures[0] as { key_id: string }).key_id = trusted.id;
+    writeFileSync(forged, JSON.stringify(file));
+    await expect(verifyPack(zip, { trust: policy, signatureFiles: [forged] })).rejects.toThrow(PackVerificationError);
+  });
+});
+
+describe('symlinks', () => {
+  it('packs a relative symlink inside a repo and imports it as a symlink; refuses one that leads out', async () => {
+    const src = tempDir();
+    const taskset = examplesSubset(src, ['js-slugify']);
+    symlinkSync('../package.json', join(src, 'repos/js-slugify/src/pkg.json'));
+    const out = tempDir();
+    await createPack(taskset, join(out, 'p.zip'));
+    const imported = await importPack(join(out, 'p.zip'), join(out, 'x'));
+    const link = join(imported.dir, 'repos/js-slugify/src/pkg.json');
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(link)).toBe('../package.json');
+
+    symlinkSync('/etc/passwd', join(src, 'repos/js-slugify/passwd'));
+    await expect(createPack(taskset, join(out, 'q.zip'))).rejects.toThrow(/repos\/js-slugify\/passwd: symlink to \/etc\/passwd leads outside what is packed/);
+    expect(existsSync(join(out, 'q.zip'))).toBe(false);
+  });
 });

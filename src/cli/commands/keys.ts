@@ -13,9 +13,15 @@ export function keysGenerateCommand(opts: { out: string }): void {
     writeFileSync(privateFile, key.privatePem, { mode: 0o600, flag: 'wx' });
     writeFileSync(publicFile, key.publicPem, { mode: 0o644, flag: 'wx' });
   } catch (error) {
-    throw new InputError(`-o ${opts.out}: cannot write the key files (${(error as NodeJS.ErrnoException).code ?? 'error'}) (fix: pick a directory you can write)`);
+    throw new InputError(
+      `-o ${opts.out}: cannot write the key files (${(error as NodeJS.ErrnoException).code ?? 'error'}) (fix: pick a directory you can write)`,
+    );
   }
   process.stderr.write(`private key: ${privateFile} (keep it secret; mode 0600)\npublic key:  ${publicFile}\n`);
-  const indented = key.publicPem.trimEnd().split('\n').map((line) => `      ${line}`).join('\n');
+  const indented = key.publicPem
+    .trimEnd()
+    .split('\n')
+    .map((line) => `      ${line}`)
+    .join('\n');
   process.stdout.write(`key id ${key.id}\n# trust policy entry:\ntrusted_keys:\n  - id: ${key.id}\n    public_key: |\n${indented}\nrequired: 1\n`);
 }

@@ -57,7 +57,9 @@ export async function packSignCommand(archive: string, opts: { key: string; out?
   try {
     pem = readFileSync(opts.key, 'utf8');
   } catch (error) {
-    throw new InputError(`--key ${opts.key}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'}) (fix: pass the .key.pem crucible keys generate wrote)`);
+    throw new InputError(
+      `--key ${opts.key}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'}) (fix: pass the .key.pem crucible keys generate wrote)`,
+    );
   }
   // Only a pack that verifies is signed: a signature vouches for what verify checks.
   const verified = await verifyPack(archive);
@@ -70,6 +72,8 @@ export async function packSignCommand(archive: string, opts: { key: string; out?
 export async function packInstallCommand(spec: string, opts: { index: string; trust?: string; out?: string }): Promise<void> {
   const trust: TrustPolicy | undefined = opts.trust !== undefined ? loadTrustPolicy(opts.trust) : undefined;
   const installed = await installPack(spec, opts.index, { ...(trust ? { trust } : {}), ...(opts.out !== undefined ? { dest: opts.out } : {}) });
-  process.stderr.write(`installed ${installed.name}@${installed.version} into ${installed.dir}: ${describe(installed)}\nrun it: crucible run ${installed.tasksetPath} --agent oracle\n`);
+  process.stderr.write(
+    `installed ${installed.name}@${installed.version} into ${installed.dir}: ${describe(installed)}\nrun it: crucible run ${installed.tasksetPath} --agent oracle\n`,
+  );
   process.stdout.write(`${installed.tasksetPath}\n`);
 }
