@@ -112,7 +112,19 @@ export async function createPack(tasksetPath: string, output: string): Promise<C
       }
       item.repo = { path: packDir };
     }
-    for (const ref of fileReferences(item)) ref.set(mapPath(resolve(dir, ref.value), ref.kind, `${at}.${ref.field}`));
+    // A Dockerfile is built with its context: pack the whole context, the Dockerfile at its place in it.
+    const env = item.environment as Obj | undefined;
+    if (env && typeof env.dockerfile === 'string') {
+      const dockerfile = resolve(dir, env.dockerfile);
+      const context = typeof env.context === 'string' ? resolve(dir, env.context) : dirname(dockerfile);
+      const contextPack = mapPath(context, 'dir', `${at}.environment.context`);
+      env.dockerfile = `${contextPack}/${relative(context, dockerfile).split(sep).join('/')}`;
+      if (typeof env.context === 'string') env.context = contextPack;
+    }
+    for (const ref of fileReferences(item)) {
+      if (ref.field.startsWith('environment.')) continue;
+      ref.set(mapPath(resolve(dir, ref.value), ref.kind, `${at}.${ref.field}`));
+    }
   };
 
   if (raw.defaults && typeof raw.defaults === 'object') await rewrite(raw.defaults as Obj, 'defaults');

@@ -5,6 +5,7 @@ import { parse, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { addSignature, createPack, generateKey, importPack, PackVerificationError, verifyPack } from '../../src/pack/index.js';
 import { sha256 } from '../../src/pack/manifest.js';
+import { loadTaskSet } from '../../src/config/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { crucible } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -93,6 +94,23 @@ describe('pack create', () => {
     expect(statSync(join(dir, 'bin', 'run.sh')).mode & 0o777).toBe(0o755);
     expect(statSync(join(dir, 'a.txt')).mode & 0o111).toBe(0);
     expect(existsSync(join(dir, '.git'))).toBe(false);
+  });
+
+  it('packs a Dockerfile with its whole build context, and the imported task set loads', async () => {
+    const src = tempDir();
+    const taskset = examplesSubset(src, ['js-slugify']);
+    mkdirSync(join(src, 'env'));
+    writeFileSync(join(src, 'env', 'Dockerfile'), 'FROM scratch\nCOPY req.txt /\n');
+    writeFileSync(join(src, 'env', 'req.txt'), 'x\n');
+    const set = parse(readFileSync(taskset, 'utf8')) as { tasks: Array<Record<string, unknown>> };
+    (set.tasks[0] as Record<string, unknown>).environment = { dockerfile: 'env/Dockerfile' };
+    writeFileSync(taskset, stringify(set));
+    const out = tempDir();
+    await createPack(taskset, join(out, 'p.zip'));
+    const imported = await importPack(join(out, 'p.zip'), join(out, 'x'));
+    expect(readFileSync(join(imported.dir, 'files/env/req.txt'), 'utf8')).toBe('x\n');
+    const loaded = loadTaskSet(imported.tasksetPath);
+    expect(loaded.tasks[0]?.environment).toMatchObject({ dockerfile: join(imported.dir, 'files/env/Dockerfile'), context: join(imported.dir, 'files/env') });
   });
 
   it('refuses repos that cannot be packed, naming the field and the fix', () => {
