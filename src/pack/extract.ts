@@ -3,7 +3,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, syml
 import { open } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
-import { entryStream } from './archive.js';
+import { entryStream, type ArchiveEntry } from './archive.js';
 import { PackVerificationError } from './errors.js';
 import type { Inspected } from './verify.js';
 
@@ -25,7 +25,7 @@ export async function extractPack(inspected: Inspected, dest: string): Promise<s
       const handle = await open(out, 'wx', file.type === 'exec' ? 0o755 : 0o644);
       const hash = createHash('sha256');
       try {
-        for await (const chunk of await entryStream(inspected.archive.zip, inspected.entries.get(file.path) as never)) {
+        for await (const chunk of await entryStream(inspected.archive.zip, inspected.entries.get(file.path) as ArchiveEntry)) {
           hash.update(chunk as Buffer);
           await handle.write(chunk as Buffer);
         }

@@ -50,6 +50,7 @@ export async function inspectPack(archivePath: string, options: PackVerifyOption
     for (const file of manifest.files) {
       const entry = byName.get(file.path);
       if (file.path === MANIFEST_NAME) throw new InputError(`${archivePath}: ${MANIFEST_NAME} lists itself`);
+      if (entries.has(file.path)) throw new InputError(`${archivePath}: ${MANIFEST_NAME} lists ${file.path} twice`);
       if (entry === undefined) throw new PackVerificationError(`${archivePath}: ${file.path} is in ${MANIFEST_NAME} but missing from the archive`);
       if (entry.type !== file.type)
         throw new PackVerificationError(`${archivePath}: ${file.path} is a ${entry.type} in the archive, a ${file.type} in ${MANIFEST_NAME}`);

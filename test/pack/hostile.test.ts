@@ -155,6 +155,17 @@ const cases: Case[] = [
     message: /symlink repos\/r\/l -> \.\.\/up\/\.\.\/x points outside the pack/,
     exit: 2,
   },
+  {
+    name: 'a manifest that lists a file twice',
+    zip: () => {
+      const listed = { path: 'repos/r/README.md', type: 'file' as const, size: 6, sha256: sha256(Buffer.from('hello\n')) };
+      const tasks = { path: 'tasks.yaml', type: 'file' as const, size: Buffer.byteLength(TASKS), sha256: sha256(Buffer.from(TASKS)) };
+      const manifest = serializeManifest({ format: 'crucible-pack', version: 1, taskset: 'tasks.yaml', files: [listed, listed, tasks] });
+      return rawZip(entries(baseFiles(), [], manifest));
+    },
+    message: /pack\.json lists repos\/r\/README\.md twice/,
+    exit: 2,
+  },
   { name: 'no pack.json', zip: () => rawZip(entries(baseFiles()).slice(1)), message: /no pack\.json/, exit: 2 },
   {
     name: 'a pack.json schema error',
