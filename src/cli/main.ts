@@ -691,6 +691,77 @@ does not verify or replay as recorded), 2 bad input.`,
     .action(async (target: string, opts) => (await import('./commands/trace.js')).traceMetamorphicCommand(target, opts));
 }
 
+const packExit = `
+Exit codes: 0 OK, 1 verification failed (a file's hash, the manifest, the archive digest or the
+signatures do not check out: the pack is not what it claims), 2 bad input (a malformed or hostile
+archive: unsafe paths, symlinks out, devices, duplicates, zip bombs, schema errors; bad arguments).`;
+program
+  .command('pack')
+  .description('Benchmark packs: one verifiable zip holding a task set and its repos (docs/packs.md).')
+  .addCommand(
+    new Command('create')
+      .description('Pack a task set, its repos and the files it names into a normalized zip (same input, same bytes).')
+      .argument('<taskset>', 'task-set YAML file')
+      .requiredOption('-o, --out <file>', 'the pack to write, e.g. bench.crucible.zip')
+      .addHelpText(
+        'after',
+        `\nRepos go under repos/ (a local git repo as its files at the task's commit), other files under files/,\nthe task set is rewritten to those paths as tasks.yaml. npm sources and remote git repos cannot be packed.\n${packExit}`,
+      )
+      .action(async (taskset: string, opts) => (await import('./commands/pack.js')).packCreateCommand(taskset, opts)),
+  )
+  .addCommand(
+    new Command('verify')
+      .description('Check a pack without extracting it: paths, modes, sizes, hashes, the task set, and signatures under --trust.')
+      .argument('<zip>', 'the pack')
+      .option('--trust <file>', 'trust policy YAML (trusted_keys, required); the pack must carry enough trusted signatures')
+      .option('--signatures <file>', 'signature file to read (repeatable; default <zip>.sig.json)', collect)
+      .addHelpText('after', packExit)
+      .action(async (zip: string, opts) => (await import('./commands/pack.js')).packVerifyCommand(zip, opts)),
+  )
+  .addCommand(
+    new Command('import')
+      .description('Verify a pack, then extract it into a new directory; prints the task set to run. Nothing is run from it.')
+      .argument('<zip>', 'the pack')
+      .argument('<dest>', 'a directory that does not exist yet')
+      .option('--trust <file>', 'trust policy YAML; enforced before anything is written')
+      .option('--signatures <file>', 'signature file to read (repeatable; default <zip>.sig.json)', collect)
+      .addHelpText('after', packExit)
+      .action(async (zip: string, dest: string, opts) => (await import('./commands/pack.js')).packImportCommand(zip, dest, opts)),
+  )
+  .addCommand(
+    new Command('sign')
+      .description("Sign a verified pack's root digest with an Ed25519 key, into a detached <zip>.sig.json (signatures accumulate).")
+      .argument('<zip>', 'the pack')
+      .requiredOption('--key <file>', 'private key PEM from crucible keys generate')
+      .option('-o, --out <file>', 'signature file (default <zip>.sig.json)')
+      .addHelpText('after', packExit)
+      .action(async (zip: string, opts) => (await import('./commands/pack.js')).packSignCommand(zip, opts)),
+  )
+  .addCommand(
+    new Command('install')
+      .description('Find NAME[@VERSION] in a local index, check its archive digest, verify (and trust), import; prints the task set to run.')
+      .argument('<spec>', 'NAME@VERSION, or NAME for the highest version')
+      .requiredOption('--index <file>', 'index YAML/JSON: packs: [{name, version, path, sha256, signatures}]')
+      .option('--trust <file>', 'trust policy YAML; enforced before anything is written')
+      .option('-o, --out <dir>', 'a new directory to import into (default ./NAME-VERSION)')
+      .addHelpText(
+        'after',
+        `${packExit}\n\nExample:\n  crucible run "$(crucible pack install examples@1.0.0 --index packs/index.yaml --trust trust.yaml)" --agent oracle`,
+      )
+      .action(async (spec: string, opts) => (await import('./commands/pack.js')).packInstallCommand(spec, opts)),
+  );
+
+program
+  .command('keys')
+  .description('Signing keys for benchmark packs (Ed25519).')
+  .addCommand(
+    new Command('generate')
+      .description('Write a new Ed25519 key pair: <id>.key.pem (mode 0600) and <id>.pub.pem; prints the id and a trust-policy entry.')
+      .option('-o, --out <dir>', 'directory for the key files', '.')
+      .addHelpText('after', '\nExit codes: 0 written, 2 the directory cannot be written.')
+      .action(async (opts) => (await import('./commands/keys.js')).keysGenerateCommand(opts)),
+  );
+
 // `crucible history | head` closes the pipe early: that is the reader being done, not an error.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {

@@ -363,7 +363,7 @@ export function toBytes(value: number | string | undefined): number | undefined 
 }
 
 /** Task fields win; nested objects merge key by key; arrays are replaced, never concatenated. */
-function mergeDefaults(defaults: DefaultsParsed, task: unknown): unknown {
+export function mergeDefaults(defaults: DefaultsParsed, task: unknown): unknown {
   if (!isPlainObject(task)) return task;
   const merged = deepMerge(defaults as Record<string, unknown>, task);
   // A repo is one source or another; merging `path` into `git` would make neither. An environment
