@@ -523,6 +523,78 @@ Examples:
       .action(async (agent: string, opts) => (await import('./commands/agents.js')).agentsCheckCommand(agent, opts)),
   );
 
+const diagnostics = program
+  .command('diagnostics')
+  .description("Measure Crucible's own grader: mutation audit, check ablation, policy fuzzing, matrix stress.")
+  .addHelpText(
+    'after',
+    `
+Each diagnostic writes report.json and report.md under <out>/diagnostics/<kind>/<id>/ and shows in
+\`crucible view\`. What each measures, and what it does not: docs/diagnostics.md.
+
+Examples:
+  crucible diagnostics mutations
+  crucible diagnostics mutations --disable-check secrets
+  crucible diagnostics ablation
+  crucible diagnostics fuzz --seed 7 --count 500
+  crucible diagnostics matrix-stress --attempts 10000 --concurrency 8`,
+  );
+/** fuzz and matrix-stress are written beside this branch; a computed path keeps each branch compiling alone. */
+const diagnosticsModule = async <T>(name: 'diagnostics-fuzz' | 'diagnostics-matrix-stress'): Promise<T> => (await import(`./commands/${name}.js`)) as T;
+const auditOptions = (command: Command): Command =>
+  command
+    .option('--catalog <file>', 'a catalogue YAML file instead of the shipped one (docs/diagnostics.md#the-catalogue-format)')
+    .addOption(new Option('--sandbox <kind>', "where the fixtures' tests run (default: bwrap when available)").choices(['bwrap', 'local']))
+    .option('--concurrency <n>', 'entries evaluated at once', '2')
+    .option('-o, --out <dir>', "Crucible's state directory (reports go to <out>/diagnostics/<kind>/<id>/)", '.crucible')
+    .option('--json', 'print report.json on stdout; the summary goes to stderr');
+auditOptions(
+  diagnostics
+    .command('mutations')
+    .description(
+      'Apply a catalogue of known tampering and policy violations (and safe changes) to fixture repos, without any agent, and check that the checks catch each one and nothing else.',
+    )
+    .option('--disable-check <id>', 'judge without this check, as if it did not exist (repeatable)', collect),
+)
+  .addHelpText(
+    'after',
+    `
+Every entry runs the real test guard, diff, secret scan, test run (sandboxed) and checks once.
+Exit codes: 0 every expected detection made and no false alarm, 1 a miss, a false alarm on a safe
+entry or an unexpected detection, 2 bad input (a bad catalogue file names file, line and field).`,
+  )
+  .action(async (opts) => (await import('./commands/diagnostics.js')).mutationsCommand(opts));
+auditOptions(
+  diagnostics
+    .command('ablation')
+    .description('Run the catalogue once and judge it again with each check removed: what each check alone detects, and what another check covers.'),
+)
+  .addHelpText(
+    'after',
+    `
+Exit codes: 0 the control (every check) is valid and contributions are reported, 1 the control has
+a miss or a false alarm (no contribution is claimed), 2 bad input.`,
+  )
+  .action(async (opts) => (await import('./commands/diagnostics.js')).ablationCommand(opts));
+diagnostics
+  .command('fuzz')
+  .description('Run deterministic generated variants (paths, secrets, commands, diff size, scope, tampering, traversal) through the checks.')
+  .option('--seed <n>', 'the seed: the same seed gives the same corpus and report')
+  .option('--count <n>', 'how many variants')
+  .option('-o, --out <dir>', "Crucible's state directory (reports go to <out>/diagnostics/fuzz/<id>/)", '.crucible')
+  .option('--json', 'print the report JSON on stdout')
+  .action(async (opts) => (await diagnosticsModule<{ fuzzCommand(opts: unknown): Promise<void> }>('diagnostics-fuzz')).fuzzCommand(opts));
+diagnostics
+  .command('matrix-stress')
+  .description('Stress the real scheduler, checkpoint, history and aggregation with a synthetic agent, and check their bookkeeping.')
+  .option('--attempts <n>', 'attempts to plan')
+  .option('--concurrency <n>', 'attempts at once')
+  .option('-o, --out <dir>', "Crucible's state directory (reports go to <out>/diagnostics/matrix-stress/<id>/)", '.crucible')
+  .option('--json', 'print the report JSON on stdout')
+  .action(async (opts) =>
+    (await diagnosticsModule<{ matrixStressCommand(opts: unknown): Promise<void> }>('diagnostics-matrix-stress')).matrixStressCommand(opts),
+  );
+
 // `crucible history | head` closes the pipe early: that is the reader being done, not an error.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
