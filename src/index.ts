@@ -15,3 +15,4 @@ export { startGateway, loadPricing, type Gateway, type GatewayOptions } from './
 export { openHistory, type History, type HistoryReader } from './store/index.js';
 export { writeReports, type Reporter } from './report/index.js';
 export { wilson, clusteredBootstrap, passAtK, passHatK, pairedComparison, newcombeDifference, aggregateRun } from './stats/index.js';
+export { runMutations, runAblation, shippedCatalog, listDiagnostics, type Judgement, type Ablation } from './diagnostics/index.js';
