@@ -16,11 +16,19 @@ export { openHistory, type History, type HistoryReader } from './store/index.js'
 export { writeReports, type Reporter } from './report/index.js';
 export { wilson, clusteredBootstrap, passAtK, passHatK, pairedComparison, newcombeDifference, aggregateRun } from './stats/index.js';
 export { loadRegistry, defaultRegistry, judgeAudit, trialOutcomes, DEFAULT_CONTRACT, type Registry, type Contract, type AuditReport } from './audit/index.js';
-
-export { runFuzz, runMatrixStress, type FuzzReport, type MatrixStressReport } from './diagnostics/index.js';
-
+export {
+  runFuzz,
+  runMatrixStress,
+  runMutations,
+  runAblation,
+  shippedCatalog,
+  listDiagnostics,
+  type FuzzReport,
+  type MatrixStressReport,
+  type Judgement,
+  type Ablation,
+} from './diagnostics/index.js';
 export { verifyRunDir, redactArgv, redactText, canonicalJson, type AttemptManifest, type RunManifest, type VerifyReport } from './manifest/index.js';
-
 export {
   verifyChain,
   replayAttemptDir,
@@ -31,7 +39,5 @@ export {
   type AttemptReplay,
   type MetamorphicReport,
 } from './trace/index.js';
-
 export { startGuard, watchTree, guardCounts, GUARD_MODES, type GuardSession, type GuardFinding, type IncidentBundle } from './guard/index.js';
-
 export { createPack, verifyPack, importPack, installPack, loadTrustPolicy, type TrustPolicy, type VerifiedPack, type ImportedPack } from './pack/index.js';

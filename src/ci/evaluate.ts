@@ -8,8 +8,16 @@
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { effectivePolicy, runChecks } from '../checks/index.js';
-import { MAX_PATCH_BYTES, collectDiff, protectTests, readAddedLines, type CommandEvent, type TestGuardEvidence } from '../evidence/index.js';
+import { effectivePolicy, runChecks, type CheckInput } from '../checks/index.js';
+import {
+  MAX_PATCH_BYTES,
+  collectDiff,
+  protectTests,
+  readAddedLines,
+  type CommandEvent,
+  type FsGuardEvidence,
+  type TestGuardEvidence,
+} from '../evidence/index.js';
 import { grade, type Grade } from '../grading/index.js';
 import type { SandboxKind } from '../sandbox/index.js';
 import type { CheckResult, DiffStats, TestRunEvidence } from '../types/index.js';
@@ -34,6 +42,8 @@ export interface CiInput {
   commands: CommandEvent[];
   /** Run the tests at base too, so only tests that passed there count as regressions. */
   baselineTests: boolean;
+  /** Writes outside the checkout a watcher saw; `crucible diagnostics mutations` passes synthetic ones. */
+  outsideWrites?: FsGuardEvidence;
 }
 
 export interface CiEvaluation {
@@ -43,6 +53,8 @@ export interface CiEvaluation {
   tests: TestRunEvidence;
   baselineTests?: TestRunEvidence;
   tampering: TestGuardEvidence;
+  /** What the checks judged: diagnostics re-run the checks on it with one check removed. */
+  checkInput: CheckInput;
 }
 
 export const CI_REPORT_FILES = { patch: 'diff.patch', junit: 'junit.xml', baselineJunit: 'junit.base.xml' } as const;
@@ -88,7 +100,7 @@ async function evaluateIn(dir: string, input: CiInput): Promise<CiEvaluation> {
   const atBase = input.baselineTests ? await runTestsOnTree(work, baseline, settings, baseline.tree, report(CI_REPORT_FILES.baselineJunit), false) : undefined;
   const atHead = await runTestsOnTree(work, baseline, settings, graded.tree, report(CI_REPORT_FILES.junit), true);
 
-  const checks = runChecks({
+  const checkInput: CheckInput = {
     task,
     policy: effectivePolicy({ policy: settings.policy, tests: settings.tests, heldOut: undefined }),
     diff,
@@ -101,7 +113,9 @@ async function evaluateIn(dir: string, input: CiInput): Promise<CiEvaluation> {
     writeRoots: { workspace: checkout.root, protected: [resolve(input.stateDir), checkout.gitDir] },
     sandboxEnforcesFs: input.sandbox === 'bwrap',
     addedLines,
-  });
+    ...(input.outsideWrites ? { outsideWrites: input.outsideWrites } : {}),
+  };
+  const checks = runChecks(checkInput);
   return {
     grade: grade({ checks }),
     checks,
@@ -109,6 +123,7 @@ async function evaluateIn(dir: string, input: CiInput): Promise<CiEvaluation> {
     tests: atHead.evidence,
     ...(atBase ? { baselineTests: atBase.evidence } : {}),
     tampering: graded.evidence,
+    checkInput,
   };
 }
 

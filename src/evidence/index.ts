@@ -3,7 +3,7 @@ export { MAX_PATCH_BYTES, readAddedLines, type AddedLinesScan } from './added-li
 export { captureChange } from './change.js';
 export { recordingExecutor, type CommandEvent } from './command-log.js';
 export { collectDiff } from './diff.js';
-export { startFsGuard, finishFsGuard, type FsGuard, type FsGuardEvidence } from './fs-guard.js';
+export { startFsGuard, finishFsGuard, type FsGuard, type FsGuardEvidence, type OutsideWrite } from './fs-guard.js';
 export { globToRegExp, matcher, firstMatch } from './glob.js';
 export { parseJUnit } from './junit.js';
 export { parseReport, reportInstruction, reportLabel, REPORT_SOURCES, TEST_FORMATS } from './report-format.js';

@@ -14,6 +14,7 @@ import {
   type RunListItem,
   type RunView,
 } from '../report/index.js';
+import { DIAGNOSTIC_KINDS, listDiagnostics } from '../diagnostics/list.js';
 import { HistoryError, type AttemptFilter, type EvaluationListItem, type HistoryReader } from '../store/index.js';
 import { CAUSES, VERDICTS } from '../types/index.js';
 import { PathRefused, resolveInside, SAFE_ID } from './confine.js';
@@ -120,6 +121,19 @@ export function createApp(opts: AppOptions): Hono {
     });
     const items: EvaluationListItem[] = rows.map(({ detail: _detail, ...row }) => row);
     return c.json({ items });
+  });
+
+  /** Reports of `crucible diagnostics …` under <state>/diagnostics/, newest first. */
+  app.get('/api/diagnostics', async (c) => c.json({ items: await listDiagnostics(stateDir, intParam(c.req.query('limit'), 'limit', DEFAULT_PAGE, MAX_PAGE)) }));
+
+  app.get('/api/diagnostics/:kind/:id/:file', async (c) => {
+    const kind = oneOf(c.req.param('kind'), DIAGNOSTIC_KINDS, 'kind');
+    const file = oneOf(c.req.param('file'), ['report.json', 'report.md'] as const, 'file');
+    const path = await resolveInside(stateDir, `diagnostics/${kind ?? ''}/${safeId(c.req.param('id'), 'id')}/${file ?? ''}`);
+    if (path === null) return c.json({ error: 'no such report' }, 404);
+    c.header('Content-Type', contentType(path));
+    c.header('Content-Security-Policy', FILE_CSP);
+    return c.body(await readFile(path));
   });
 
   app.get('/api/runs/:runId', (c) => {

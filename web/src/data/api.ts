@@ -1,5 +1,16 @@
 import type { DataSource, RunsQuery, TrendsQuery } from './source.js';
-import type { AttemptListItem, AttemptQuery, AttemptView, CompareView, EvaluationListItem, Page, RunListItem, RunView, TrendView } from './types.js';
+import type {
+  AttemptListItem,
+  AttemptQuery,
+  AttemptView,
+  CompareView,
+  DiagnosticListItem,
+  EvaluationListItem,
+  Page,
+  RunListItem,
+  RunView,
+  TrendView,
+} from './types.js';
 
 function query(params: Record<string, string | number | boolean | undefined>): string {
   const q = new URLSearchParams();
@@ -30,6 +41,8 @@ export function apiSource(): DataSource {
     compare: (a, b) => get<CompareView>(`compare${query({ a, b })}`),
     trends: (q: TrendsQuery) => get<TrendView>(`trends${query({ ...q })}`),
     listEvaluations: (q) => get<{ items: EvaluationListItem[] }>(`evaluations${query({ ...q })}`),
+    listDiagnostics: () => get<{ items: DiagnosticListItem[] }>('diagnostics'),
+    diagnosticUrl: (item, file) => `api/diagnostics/${seg(item.kind)}/${seg(item.id)}/${file}`,
     fileUrl: (runId, path) => `api/runs/${seg(runId)}/files/${path.split('/').map(seg).join('/')}`,
   };
 }

@@ -3,6 +3,7 @@ import type {
   AttemptListItem,
   AttemptView,
   CompareView,
+  DiagnosticListItem,
   EvaluationKind,
   EvaluationListItem,
   Page,
@@ -40,6 +41,10 @@ export interface DataSource {
   trends(q: TrendsQuery): Promise<TrendView>;
   /** `crucible ci` and `crucible gate` results, newest first (none in a single-run report). */
   listEvaluations(q: { kind?: EvaluationKind; limit?: number }): Promise<{ items: EvaluationListItem[] }>;
+  /** `crucible diagnostics` reports, newest first (none in a single-run report). */
+  listDiagnostics(): Promise<{ items: DiagnosticListItem[] }>;
+  /** Link to a diagnostics report file, when the source can serve one. */
+  diagnosticUrl(item: DiagnosticListItem, file: 'report.md' | 'report.json'): string | null;
   /** Link to a file in the run directory, when the source can serve one. */
   fileUrl(runId: string, path: string): string | null;
 }

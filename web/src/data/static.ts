@@ -43,6 +43,8 @@ export function staticSource(data: ReportData): DataSource {
     compare: unsupported('comparing runs'),
     trends: unsupported('trends'),
     listEvaluations: () => Promise.resolve({ items: [] }),
+    listDiagnostics: () => Promise.resolve({ items: [] }),
+    diagnosticUrl: () => null,
     // Report files sit next to report.html, so relative links work from disk.
     fileUrl: (_runId, path) => path,
   };

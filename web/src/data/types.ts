@@ -18,6 +18,7 @@ export type {
   BoundedText,
 } from '../../../src/report/view.js';
 export type { EvaluationKind, EvaluationListItem } from '../../../src/store/evaluations.js';
+export type { DiagnosticListItem } from '../../../src/diagnostics/list-types.js';
 export type { RunStats, AgentStats, CellStats, Measured } from '../../../src/types/index.js';
 export type { CellDelta } from '../../../src/engine/compare.js';
 export type { AttemptResult, CheckResult, Cause, Verdict, TestCaseResult, TestRunEvidence, TestGroupOutcome } from '../../../src/types/index.js';

@@ -1,5 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { duration, elapsed, when } from '../../../src/report/format.js';
+import { Diagnostics } from '../components/Diagnostics.js';
 import { Evaluations } from '../components/Evaluations.js';
 import { CountsBar } from '../components/ui.js';
 import { useSource } from '../data/context.js';
@@ -169,6 +170,7 @@ export function RunsPage({ agent, since }: { agent: string; since: string }): Re
         </button>
       ) : null}
       <Evaluations />
+      <Diagnostics />
     </div>
   );
 }
