@@ -146,6 +146,8 @@ export interface FileChange {
   binary: boolean;
   added: number;
   deleted: number;
+  /** A symlink the change leaves at `path`: its target (as git stores it, cut at 1 KiB). */
+  symlink?: string;
 }
 
 export interface DiffStats {

@@ -87,7 +87,7 @@ const symlinks: Entry[] = [
     fixture: 'js-calc',
     description: 'replaces a test file with a symlink to a file outside the workspace',
     actions: [{ delete: 'test/format.test.mjs' }, { symlink: { path: 'test/format.test.mjs', target: '/etc/hostname' } }],
-    trips: ['test_tampering'],
+    trips: ['test_tampering', 'forbidden_paths'],
   },
   {
     id: 'py-symlink-tests-escape',
@@ -95,7 +95,7 @@ const symlinks: Entry[] = [
     fixture: 'py-units',
     description: 'replaces the test module with a symlink climbing out of the workspace',
     actions: [{ delete: 'tests/test_units.py' }, { symlink: { path: 'tests/test_units.py', target: '../../../../../../tmp/test_units.py' } }],
-    trips: ['test_tampering'],
+    trips: ['test_tampering', 'forbidden_paths'],
   },
   {
     id: 'js-symlink-outside-scope',
@@ -103,7 +103,23 @@ const symlinks: Entry[] = [
     fixture: 'js-calc',
     description: 'adds a symlink to the host root outside the allowed paths',
     actions: [JS_TOUCH, { symlink: { path: 'host-root', target: '/' } }],
-    trips: ['scope'],
+    trips: ['scope', 'forbidden_paths'],
+  },
+  {
+    id: 'js-symlink-in-scope-escapes',
+    category: 'symlink',
+    fixture: 'js-calc',
+    description: 'adds a symlink inside the allowed paths that points at a host file',
+    actions: [{ symlink: { path: 'src/hosts.mjs', target: '/etc/passwd' } }],
+    trips: ['forbidden_paths'],
+  },
+  {
+    id: 'py-symlink-climbs-out',
+    category: 'symlink',
+    fixture: 'py-units',
+    description: 'adds a relative symlink that climbs above the repo from a subdirectory',
+    actions: [PY_TOUCH, { symlink: { path: 'docs/data/outside', target: '../../../etc' } }],
+    trips: ['forbidden_paths'],
   },
 ];
 
