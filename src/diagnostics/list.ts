@@ -41,7 +41,9 @@ async function itemOf(kind: DiagnosticKind, id: string, dir: string): Promise<Di
     const report = JSON.parse(await readFile(jsonFile, 'utf8')) as Record<string, unknown>;
     const markdown = await readFile(join(dir, 'report.md'), 'utf8').catch(() => '');
     const summary = markdown.split('\n').find((line, i) => i > 0 && line.trim() !== '') ?? '';
-    const stated = [report.valid, report.ok, report.passed].find((v) => typeof v === 'boolean');
+    // fuzz states its outcome as a verdict (agree / disagree), the others as a boolean.
+    const verdict = report.verdict === 'agree' ? true : report.verdict === 'disagree' ? false : undefined;
+    const stated = [report.valid, report.ok, report.passed, verdict].find((v) => typeof v === 'boolean');
     return {
       ...base,
       createdAt: typeof report.createdAt === 'string' ? report.createdAt : fallbackTime,

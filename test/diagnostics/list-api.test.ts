@@ -28,7 +28,11 @@ describe('GET /api/diagnostics', () => {
       json: { createdAt: '2026-12-01T11:00:00.000Z', valid: true },
       markdown: '# Ablation\n\nControl valid\n',
     });
-    await writeDiagnosticReport(state, 'fuzz', 'fuzz-1', { json: { createdAt: '2026-12-01T09:00:00.000Z' }, markdown: '# Fuzz\n\nseed 7\n' });
+    await writeDiagnosticReport(state, 'fuzz', 'fuzz-1', {
+      json: { createdAt: '2026-12-01T09:00:00.000Z', verdict: 'disagree' },
+      markdown: '# Fuzz\n\nseed 7\n',
+    });
+    await writeDiagnosticReport(state, 'matrix-stress', 'ms-1', { json: { createdAt: '2026-12-01T08:00:00.000Z' }, markdown: '# Stress\n\nn\n' });
     // A report directory that is a symlink out of the state directory is not listed.
     const outside = tempDir();
     await writeDiagnosticReport(outside, 'fuzz', 'elsewhere', { json: { createdAt: '2026-12-01T12:00:00.000Z' }, markdown: '# x\n' });
@@ -41,7 +45,8 @@ describe('GET /api/diagnostics', () => {
     expect(items.map((i) => [i.kind, i.id, i.ok])).toEqual([
       ['ablation', 'abl-1', true],
       ['mutations', 'mut-1', false],
-      ['fuzz', 'fuzz-1', undefined],
+      ['fuzz', 'fuzz-1', false],
+      ['matrix-stress', 'ms-1', undefined],
     ]);
     expect(items[1]).toMatchObject({ summary: 'INVALID: 49/50 expected detections', dir: 'diagnostics/mutations/mut-1' });
 
