@@ -15,3 +15,4 @@ export { startGateway, loadPricing, type Gateway, type GatewayOptions } from './
 export { openHistory, type History, type HistoryReader } from './store/index.js';
 export { writeReports, type Reporter } from './report/index.js';
 export { wilson, clusteredBootstrap, passAtK, passHatK, pairedComparison, newcombeDifference, aggregateRun } from './stats/index.js';
+export { openQueueRunner, startWorker, parseQueueUrl, type QueueRunner, type WorkerHandle, type QueueAddress } from './distributed/index.js';
