@@ -20,8 +20,10 @@ export const QUEUE_PASSWORD_ENV = 'CRUCIBLE_QUEUE_PASSWORD';
  * InputError naming the flag and the fix otherwise.
  */
 export function parseQueueUrl(flag: string, text: string): QueueAddress {
+  // A password typed into the URL is not echoed back.
+  const shown = text.replace(/^([a-z][\w+.-]*:\/\/)[^/@]*@/i, '$1***@');
   const fail = (problem: string, fix = `e.g. ${flag} redis://127.0.0.1:6379/0`): never => {
-    throw new InputError(`${flag} ${text}: ${problem} (fix: ${fix})`);
+    throw new InputError(`${flag} ${shown}: ${problem} (fix: ${fix})`);
   };
   let url: URL;
   try {
