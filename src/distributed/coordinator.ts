@@ -219,9 +219,10 @@ function usedProfiles(agents: readonly string[], profiles: ReadonlyMap<string, A
   return [...new Set(agents.map((a) => a.split(':')[0] as string))].flatMap((name) => profiles.get(name) ?? []);
 }
 
-/** Model options as a worker can use them: no environment, the cassette directory relative to the shipped tree. */
+/** Model options as a worker can use them: no environment, no local pricing file, the cassette directory relative to the shipped tree. */
 function modelsForWorkers(models: ModelRunOptions, base: string): Omit<ModelRunOptions, 'env'> {
-  const { env: _env, ...rest } = models;
+  // A pricing file is a path on this machine: workers price with the bundled table (docs/distributed.md).
+  const { env: _env, pricingFile: _pricing, ...rest } = models;
   if (rest.cassetteDir === undefined) return rest;
   return { ...rest, cassetteDir: relative(base, resolve(rest.cassetteDir)).split(sep).join('/') };
 }
