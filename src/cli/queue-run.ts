@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { RunOptions, RunOutcome } from '../engine/index.js';
+import { newRunId, type RunOptions, type RunOutcome } from '../engine/index.js';
 import type { ReporterName } from '../report/reporter.js';
 import { runAndReport } from './commands/run.js';
 
@@ -21,8 +21,11 @@ export async function runAndReportOn(
   const { openQueueRunner, parseQueueUrl, checkQueueReachable } = await import('../distributed/index.js');
   const address = parseQueueUrl('--queue', queue);
   await checkQueueReachable('--queue', address);
+  // The run id is fixed here so the run's queue exists, with its task set shipped, before the run starts.
+  const runId = options.resume?.runId ?? options.runId ?? newRunId();
   const queued = await openQueueRunner({
     address,
+    runId,
     taskSetPath: options.taskSetPath ?? resolve(options.taskSetFile),
     stateDir: options.stateDir,
     agents: options.agents,
@@ -33,7 +36,7 @@ export async function runAndReportOn(
   let completed = false;
   try {
     // The preflight still runs here, once per task: a broken task never reaches a worker.
-    const outcome = await runAndReport({ ...options, runAttempt: queued.runner, preflight: true, queue: address.url }, output);
+    const outcome = await runAndReport({ ...options, runId, runAttempt: queued.runner, preflight: true, queue: address.url }, output);
     completed = outcome.summary.ended === 'completed';
     return outcome;
   } finally {

@@ -5,6 +5,7 @@ import type { AgentProfile } from '../agents/external/index.js';
 import type { AttemptEnv } from '../engine/attempt.js';
 import type { AttemptRunner } from '../engine/index.js';
 import type { ModelRunOptions } from '../engine/gateway-lifecycle.js';
+import { InputError } from '../errors.js';
 import { ATTEMPT_SCHEMA_VERSION, type AttemptPlan, type AttemptResult } from '../types/index.js';
 import { downloadAttemptDir } from './artifacts.js';
 import { ATTEMPT_JOB, type AttemptJobData, type AttemptJobResult } from './job.js';
@@ -14,6 +15,8 @@ import { bullConnection, redisOptions, type QueueAddress } from './url.js';
 
 export interface QueueRunnerOptions {
   address: QueueAddress;
+  /** The run whose attempts this runner queues (its queue is `run.<runId>`). */
+  runId: string;
   /** The task-set (or suite) file the run loads; it and what it references ship to workers. */
   taskSetPath: string;
   /** The coordinator's state directory, left out of what ships. */
@@ -49,7 +52,7 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
   const connection = bullConnection(options.address);
   const redis = new Redis(redisOptions(options.address));
   redis.on('error', () => undefined); // ioredis reconnects; commands wait (maxRetriesPerRequest: null).
-  let session: Promise<Session> | undefined;
+  let registered: Promise<void> | undefined;
   const waiters = new Map<string, Set<() => void>>();
   const wake = (jobId: string): void => {
     for (const w of waiters.get(jobId) ?? []) w();
@@ -75,13 +78,20 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
     events.on('error', () => undefined);
     events.on('completed', ({ jobId }) => wake(jobId));
     events.on('failed', ({ jobId }) => wake(jobId));
-    await redis.sadd(RUNS_KEY, runId);
     const models = options.models ? modelsForWorkers(options.models, shipped.base) : undefined;
     return { runId, queue, events, inputs: shipped.ref, ...(models ? { models } : {}) };
   };
 
+  // The task set ships before the run starts: a tree that cannot ship stops here, in one line.
+  const session = open(options.runId);
+  const opened = await session.catch((error: unknown) => error);
+  if (opened instanceof Error) {
+    clearInterval(poll);
+    redis.disconnect();
+    throw new InputError(`--queue: the task set could not be shipped to the workers: ${opened.message} (fix: see docs/distributed.md, "Inputs")`);
+  }
+
   const runner: AttemptRunner = async (plan, _task, _agent, env) => {
-    session ??= open(plan.runId);
     const s = await session;
     if (s.runId !== plan.runId) throw new Error(`one queue runner serves one run (${s.runId}), not ${plan.runId}`);
     return runOnQueue(s, plan, env);
@@ -113,6 +123,9 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
         removeOnFail: false,
       });
     };
+    // Workers learn of the run when its first job is queued, not before (a run that fails to start leaves nothing).
+    registered ??= redis.sadd(RUNS_KEY, s.runId).then(() => undefined);
+    await registered;
     // A finished job this coordinator already took is a deliberate rerun (--retry-errors, changed
     // evidence): it runs again. One it never took finished while the coordinator was away: read back.
     const state = await s.queue.getJobState(jobId);
@@ -182,7 +195,7 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
     runner,
     close: async (completed) => {
       clearInterval(poll);
-      const s = await session?.catch(() => undefined);
+      const s = await session.catch(() => undefined);
       if (s) {
         if (completed) {
           await s.queue.obliterate({ force: true }).catch(() => undefined);
