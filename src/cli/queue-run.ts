@@ -34,12 +34,16 @@ export async function runAndReportOn(
     onWarning: (message) => process.stderr.write(`warning ${message}\n`),
   });
   let completed = false;
+  // Beside runAndReport's own handler (which stops scheduling and starts the grace period).
+  const onSigint = (): void => void queued.drain().catch(() => undefined);
+  process.once('SIGINT', onSigint);
   try {
     // The preflight still runs here, once per task: a broken task never reaches a worker.
     const outcome = await runAndReport({ ...options, runId, runAttempt: queued.runner, preflight: true, queue: address.url }, output);
     completed = outcome.summary.ended === 'completed';
     return outcome;
   } finally {
+    process.off('SIGINT', onSigint);
     await queued.close(completed);
   }
 }

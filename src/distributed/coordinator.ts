@@ -34,6 +34,11 @@ export interface QueueRunnerOptions {
 /** An AttemptRunner whose attempts run on workers, and what to do with the queue when the run ends. */
 export interface QueueRunner {
   runner: AttemptRunner;
+  /**
+   * Ctrl-C: withdraws the queued jobs no worker has taken, so only the running ones finish (within
+   * the run's grace period); the withdrawn attempts run on `resume`.
+   */
+  drain(): Promise<void>;
   /** Closes the connections; after a completed run, also removes the run's queue and bookkeeping. */
   close(completed: boolean): Promise<void>;
 }
@@ -53,6 +58,10 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
   const redis = new Redis(redisOptions(options.address));
   redis.on('error', () => undefined); // ioredis reconnects; commands wait (maxRetriesPerRequest: null).
   let registered: Promise<void> | undefined;
+  /** Jobs being waited for, and those a drain withdrew (their attempts wait for the run's end, then are discarded). */
+  const inFlight = new Set<string>();
+  const withdrawn = new Set<string>();
+  let draining = false;
   const waiters = new Map<string, Set<() => void>>();
   const wake = (jobId: string): void => {
     for (const w of waiters.get(jobId) ?? []) w();
@@ -94,7 +103,12 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
   const runner: AttemptRunner = async (plan, _task, _agent, env) => {
     const s = await session;
     if (s.runId !== plan.runId) throw new Error(`one queue runner serves one run (${s.runId}), not ${plan.runId}`);
-    return runOnQueue(s, plan, env);
+    inFlight.add(plan.attemptId);
+    try {
+      return await runOnQueue(s, plan, env);
+    } finally {
+      inFlight.delete(plan.attemptId);
+    }
   };
 
   const runOnQueue = async (s: Session, plan: AttemptPlan, env: AttemptEnv): Promise<AttemptResult> => {
@@ -148,8 +162,8 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
         const tries = job.attemptsMade;
         return harnessFailure(plan, String(env.sandbox), startedAt, `worker: ${job.failedReason} (after ${tries} ${tries === 1 ? 'try' : 'tries'})`);
       }
-      // Gone (a Redis that lost its data): add it again; the id keeps it one job.
-      if (current === 'unknown') await add();
+      // Gone (a Redis that lost its data): add it again; the id keeps it one job. Withdrawn by a drain: stays gone.
+      if (current === 'unknown' && !withdrawn.has(jobId) && !draining) await add();
       await waitFor(jobId, env.signal);
     }
   };
@@ -193,6 +207,21 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
 
   return {
     runner,
+    drain: async () => {
+      draining = true;
+      const s = await session;
+      for (const jobId of inFlight) {
+        const job = await s.queue.getJob(jobId);
+        const state = job ? await job.getState() : 'unknown';
+        if (!job || !(state === 'waiting' || state === 'delayed' || state === 'prioritized')) continue;
+        // A worker may take it meanwhile: then removing fails (it is locked) and it runs to the end.
+        const removed = await job.remove().then(
+          () => true,
+          () => false,
+        );
+        if (removed) withdrawn.add(jobId);
+      }
+    },
     close: async (completed) => {
       clearInterval(poll);
       const s = await session.catch(() => undefined);

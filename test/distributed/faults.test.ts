@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,7 +119,8 @@ describe('distributed runs survive faults', () => {
         expect(resumed.status, resumed.stderr).toBe(0);
         expect(attempts(runDir).map((a) => a.verdict)).toEqual(['PASS', 'PASS']);
         expect(checkpointIds(runDir)).toHaveLength(2);
-        // Read back, not rerun: each attempt started once on the worker.
+        // Read back, not rerun: each attempt started once on the worker (its whole output, once it stopped).
+        await kill(worker, 'SIGTERM');
         expect(worker.output().match(/started s\d\./g)).toHaveLength(2);
       } finally {
         await kill(worker, 'SIGTERM');
@@ -170,5 +172,34 @@ describe('distributed runs survive faults', () => {
       }
     },
     attemptBudget(4),
+  );
+  it(
+    'Ctrl-C on the coordinator: the running attempt finishes and is recorded, queued jobs are withdrawn, and resume runs them',
+    async () => {
+      const root = tempDir();
+      const tasks = slowTaskSet(join(root, 'set'), 3);
+      const worker = startWorker(redis.url, join(root, 'w'));
+      try {
+        await worker.waitFor(/taking jobs from/);
+        const out = join(root, 'c');
+        const coordinator = startCli(['run', tasks, '--agent', 'oracle', '--queue', redis.url, '--out', out, '-q']);
+        const [, first] = await worker.waitFor(started());
+        coordinator.child.kill('SIGINT');
+        expect(await coordinator.exited, coordinator.output()).toBe(130);
+        const { runId, runDir } = runDirOf(out);
+        expect(checkpointIds(runDir)).toEqual([first]);
+        // Withdrawn, not left for the worker: of the run's three jobs only the one that ran is still in Redis.
+        const jobs = spawnSync('redis-cli', ['-p', String(redis.port), '--scan', '--pattern', `crucible:run.${runId}:s[0-9].*`], { encoding: 'utf8' }).stdout;
+        expect(jobs.trim().split('\n').sort()).toEqual([`crucible:run.${runId}:${first}`]);
+        const resumed = crucible(['resume', runId, '--out', out, '-q'], { attempts: 2 });
+        expect(resumed.status, resumed.stderr).toBe(0);
+        expect(checkpointIds(runDir)).toHaveLength(3);
+        await kill(worker, 'SIGTERM');
+        expect(worker.output().match(/started /g)).toHaveLength(3);
+      } finally {
+        await kill(worker, 'SIGTERM');
+      }
+    },
+    attemptBudget(5),
   );
 });

@@ -8,7 +8,7 @@ export interface Proc {
   output(): string;
   /** Resolves when a line matching `pattern` has been printed (or rejects when the process exits first). */
   waitFor(pattern: RegExp): Promise<RegExpMatchArray>;
-  /** Resolves with the exit code (or the signal's name). */
+  /** Resolves with the exit code (or the signal's name) once the process is gone and its output read. */
   exited: Promise<number | string>;
 }
 
@@ -23,7 +23,8 @@ export function startCli(args: string[], env: Record<string, string | undefined>
   };
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
-  const exited = new Promise<number | string>((resolveExit) => child.once('exit', (code, signal) => resolveExit(code ?? signal ?? 'unknown')));
+  // 'close', not 'exit': it comes after the output pipes are drained, so output() is then complete.
+  const exited = new Promise<number | string>((resolveExit) => child.once('close', (code, signal) => resolveExit(code ?? signal ?? 'unknown')));
   return {
     child,
     output: () => text,
