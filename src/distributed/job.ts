@@ -45,6 +45,11 @@ export function checkJobData(data: unknown): AttemptJobData {
   for (const key of ['attemptId', 'runId', 'taskId', 'agent'] as const) {
     if (typeof plan?.[key] !== 'string') throw new Error(`job data has no plan.${key}`);
   }
+  // Both become directory names on the worker: a name from Redis never reaches outside its directory.
+  for (const key of ['attemptId', 'runId'] as const) {
+    const name = plan?.[key] as string;
+    if (!/^[\w.-]{1,200}$/.test(name) || /^\.+$/.test(name)) throw new Error(`job data has an unsafe plan.${key}: ${JSON.stringify(name).slice(0, 80)}`);
+  }
   if (typeof d.inputs?.manifest !== 'string' || typeof d.inputs.taskSet !== 'string') throw new Error('job data has no inputs');
   if (!Array.isArray(d.agents)) throw new Error('job data has no agents');
   return d as AttemptJobData;

@@ -168,7 +168,7 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
     if (stopping) return;
     const runs = new Set(await redis.smembers(RUNS_KEY));
     if (stopping) return;
-    for (const runId of runs) if (!workers.has(runId) && /^[\w.-]+$/.test(runId)) serve(runId);
+    for (const runId of runs) if (!workers.has(runId) && /^[\w.-]{1,200}$/.test(runId) && !/^\.+$/.test(runId)) serve(runId);
     for (const runId of [...workers.keys()]) if (!runs.has(runId)) await retire(runId);
   };
 

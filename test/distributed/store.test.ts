@@ -7,6 +7,7 @@ import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { downloadAttemptDir } from '../../src/distributed/artifacts.js';
 import { putBlob, sha256Hex } from '../../src/distributed/blobs.js';
+import { checkJobData } from '../../src/distributed/job.js';
 import { blobKey } from '../../src/distributed/keys.js';
 import { materializeTree, packTree, storeTree, type TreeEntry } from '../../src/distributed/tree.js';
 import { parseQueueUrl } from '../../src/distributed/url.js';
@@ -81,6 +82,23 @@ describe('the content-addressed store', () => {
     expect(existsSync(join(runDir, 'attempts', 'mine'))).toBe(false);
     const escaping = [{ path: '../../x', sha256: sha256Hex('x'), size: 1 }];
     await expect(downloadAttemptDir(redis, runDir, { attemptId: 'mine', runId: 'r1' }, escaping)).rejects.toThrow(/unsafe path/);
+  });
+});
+
+describe('job data from Redis', () => {
+  const job = (plan: Record<string, unknown>): unknown => ({
+    version: 1,
+    plan: { attemptId: 'a.oracle.0.x', runId: 'r1', taskId: 't', agent: 'oracle', ...plan },
+    inputs: { manifest: sha256Hex('m'), taskSet: 'tasks.yaml' },
+    agents: ['oracle'],
+    settings: {},
+  });
+  it.each([{ runId: '../../etc' }, { attemptId: '..' }, { attemptId: 'a/b' }, { runId: '' }])('refuses a plan whose names would leave the worker directory: %o', (plan) => {
+    expect(() => checkJobData(job(plan))).toThrow(/unsafe plan\./);
+  });
+  it('accepts an ordinary attempt, and refuses another version naming the fix', () => {
+    expect(checkJobData(job({})).plan.attemptId).toBe('a.oracle.0.x');
+    expect(() => checkJobData({ version: 2 })).toThrow(/same Crucible version/);
   });
 });
 
