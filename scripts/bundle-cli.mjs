@@ -13,7 +13,8 @@
 // A later tsc-only build (`npx tsc -p tsconfig.build.json`) writes the unbundled main.js back,
 // which then imports tsc's modules: never a stale bundle.
 // better-sqlite3 stays external (a native addon, loaded from node_modules), and so does dockerode
-// (its ssh2 and gRPC dependencies load optional native code and files relative to themselves).
+// (its ssh2 and gRPC dependencies load optional native code and files relative to themselves), and
+// bullmq and ioredis (only `run --queue` and `worker` load them; kept as their authors ship them).
 import { rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +29,7 @@ const bundle = await rolldown({
   cwd: root,
   platform: 'node',
   tsconfig: join(root, 'tsconfig.build.json'),
-  external: [/^node:/, 'better-sqlite3', 'dockerode'],
+  external: [/^node:/, 'better-sqlite3', 'dockerode', 'bullmq', 'ioredis'],
   logLevel: 'warn',
 });
 try {

@@ -41,3 +41,5 @@ export {
 } from './trace/index.js';
 export { startGuard, watchTree, guardCounts, GUARD_MODES, type GuardSession, type GuardFinding, type IncidentBundle } from './guard/index.js';
 export { createPack, verifyPack, importPack, installPack, loadTrustPolicy, type TrustPolicy, type VerifiedPack, type ImportedPack } from './pack/index.js';
+
+export { openQueueRunner, startWorker, parseQueueUrl, type QueueRunner, type WorkerHandle, type QueueAddress } from './distributed/index.js';

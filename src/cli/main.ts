@@ -54,6 +54,10 @@ program
   )
   .option('-q, --quiet', 'no progress output; only the final report')
   .option('--json', 'print the run summary (with statistics) as JSON on stdout; the report goes to stderr')
+  .option(
+    '--queue <url>',
+    'run the attempts on workers (`crucible worker`) through this Redis, e.g. redis://127.0.0.1:6379/0; -j is then the jobs queued at once (default 64); docs/distributed.md',
+  )
   .addHelpText(
     'after',
     `
@@ -242,6 +246,7 @@ program
   .option('-o, --out <dir>', "Crucible's state directory the run is in", '.crucible')
   .option('-q, --quiet', 'no progress output; only the final report')
   .option('--json', 'print the run summary as JSON on stdout')
+  .option('--queue <url>', "a distributed run's queue, when its Redis moved (default: the URL plan.json recorded)")
   .addHelpText(
     'after',
     `
@@ -810,6 +815,39 @@ Examples:
       )
       .action(async (opts) => (await import('./commands/diagnostics-matrix-stress.js')).matrixStressCommand(opts)),
   );
+
+program
+  .command('worker')
+  .description('Run attempts for distributed runs (`crucible run --queue`) from a Redis queue, until stopped.')
+  .requiredOption('--queue <url>', 'the Redis the coordinators use, e.g. redis://127.0.0.1:6379/0 (a password goes in CRUCIBLE_QUEUE_PASSWORD)')
+  .option('-j, --concurrency <n>', 'attempts this worker runs at once (default 1)')
+  .addOption(
+    new Option('--sandbox <kind>', 'where agents and tests run on this machine: bwrap (default on Linux), local, or docker').choices([
+      'bwrap',
+      'local',
+      'docker',
+    ]),
+  )
+  .option('-o, --out <dir>', "this worker's state directory (shipped task sets, scratch attempts, caches)", '.crucible')
+  .option('--lock-ms <ms>', "a job's lock: a killed worker's job goes to another worker after about this long (default 30000)")
+  .addHelpText(
+    'after',
+    `
+The worker serves every run registered on the queue: it fetches the run's task set from Redis
+(every file checked against its SHA-256), runs each attempt with the same engine as a local run,
+and sends the attempt's files back by hash. Model keys are read from this machine's environment
+by the worker's own gateway; nothing from the environment is written to Redis.
+
+Ctrl-C or SIGTERM stops taking jobs and finishes the running attempts; a second one aborts them
+(their jobs run again elsewhere once their lock expires).
+
+Exit codes: 0 stopped, 2 bad input (a bad --queue URL, no Redis answering, no sandbox).
+
+Examples:
+  crucible worker --queue redis://127.0.0.1:6379
+  crucible worker --queue redis://queue.internal:6379/2 --concurrency 4 --sandbox docker`,
+  )
+  .action(async (opts) => (await import('./commands/worker.js')).workerCommand(opts));
 
 // `crucible history | head` closes the pipe early: that is the reader being done, not an error.
 for (const stream of [process.stdout, process.stderr]) {

@@ -44,6 +44,8 @@ export interface RunPlanFile {
   taskSets?: Record<string, string>;
   /** Fewer attempts than `trials` for some agents (a suite's per-agent `runs:`, validate's one `nop`). */
   agentTrials?: Record<string, number>;
+  /** A distributed run's queue URL (no credentials); `resume` reattaches to it. Absent for a local run. */
+  queue?: string;
   tasks: PlannedTask[];
   configHash: string;
   resumes: ResumeRecord[];

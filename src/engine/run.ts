@@ -124,6 +124,8 @@ export interface RunOptions {
   only?: (taskId: string, agent: string) => boolean;
   /** What the run is for, recorded in plan.json; a `validate` run lives in `<stateDir>/validate/`. */
   kind?: RunKind;
+  /** The queue URL of a distributed run (`--queue`), recorded in plan.json so `resume` reattaches; `runAttempt` runs the attempts on it. */
+  queue?: string;
 }
 
 export type RunKind = 'run' | 'validate';
@@ -207,6 +209,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     selection: options.selection ?? previous?.selection ?? {},
     ...(options.taskSets && options.taskSets.size > 0 ? { taskSets: Object.fromEntries(options.taskSets) } : {}),
     ...(agentTrials ? { agentTrials: { ...agentTrials } } : {}),
+    ...(options.queue !== undefined ? { queue: options.queue } : {}),
     tasks: plan.tasks,
     configHash: plan.configHash,
     resumes: [

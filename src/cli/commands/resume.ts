@@ -10,7 +10,7 @@ import { resolveRunSandbox } from '../sandbox-choice.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
 import type { Task } from '../../types/index.js';
 import { wholeNumber } from '../args.js';
-import { runAndReport } from './run.js';
+import { QUEUE_CONCURRENCY, runAndReportOn } from '../queue-run.js';
 
 export interface ResumeCommandOptions {
   out: string;
@@ -20,13 +20,17 @@ export interface ResumeCommandOptions {
   retryErrors?: boolean;
   json?: boolean;
   quiet?: boolean;
+  /** `--queue`: another URL for the run's queue (the server moved); default the one plan.json recorded. */
+  queue?: string;
 }
 
 /** Continues a run from its plan.json: same task set, tasks, agents, runs and settings. */
 export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOptions): Promise<void> {
-  const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
   const { runId, runDir } = await withFlagNames(() => findRunDir(opts.out, runIdPrefix));
   const plan = await readPlanFile(runDir, runId);
+  // A distributed run reattaches to its queue: jobs the workers finished meanwhile are read back.
+  const queue = opts.queue ?? plan.queue;
+  const concurrency = wholeNumber('--concurrency', opts.concurrency, queue === undefined ? defaultConcurrency() : QUEUE_CONCURRENCY);
   if (!existsSync(plan.taskSetPath)) {
     throw new InputError(
       `run ${runId}: its task set ${plan.taskSetPath} is gone (fix: restore it, or run \`crucible run <taskset> --resume ${runId} --force\` with its new path)`,
@@ -50,7 +54,8 @@ export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOpti
   const sandbox = await resolveRunSandbox(kind, trusted);
   if (sandbox.warning) process.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
 
-  await runAndReport(
+  await runAndReportOn(
+    queue,
     {
       taskSetFile: plan.taskSet,
       taskSetPath: plan.taskSetPath,

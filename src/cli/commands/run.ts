@@ -19,6 +19,7 @@ import { guardCounts } from '../../guard/counts.js';
 import { createProgress } from '../progress.js';
 import { reporterOptions, writeRunReports, type ReporterCliOptions } from '../report-options.js';
 import type { ReporterName } from '../../report/reporter.js';
+import { QUEUE_CONCURRENCY, runAndReportOn } from '../queue-run.js';
 
 export interface RunCommandOptions extends ModelCliOptions, ReporterCliOptions {
   agent?: string[];
@@ -45,6 +46,8 @@ export interface RunCommandOptions extends ModelCliOptions, ReporterCliOptions {
   guard?: GuardMode;
   json?: boolean;
   quiet?: boolean;
+  /** `--queue redis://…`: run the attempts on workers (docs/distributed.md). */
+  queue?: string;
 }
 
 /** `crucible run <taskset|suite>`: a suite (docs/suites.md) runs all its task sets as one run. */
@@ -60,7 +63,9 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
   const runs = opts.runs === undefined ? undefined : wholeNumber('--runs', opts.runs, 1, 1, MAX_PLANNED_ATTEMPTS);
   const { agents, trials, agentTrials } = resolveRunAgents(input, { agents: flagAgents, ...(runs === undefined ? {} : { runs }) });
   const models = modelRunOptions(opts, agents, profiles);
-  const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
+  // Checked before anything loads: a bad URL is one line naming the flag.
+  const queue = opts.queue === undefined ? undefined : (await import('../../distributed/url.js')).parseQueueUrl('--queue', opts.queue).url;
+  const concurrency = wholeNumber('--concurrency', opts.concurrency, queue === undefined ? defaultConcurrency() : QUEUE_CONCURRENCY);
   if (opts.force && !opts.resume) throw new InputError('--force only applies with --resume (fix: add --resume <run-id>, or drop --force)');
   if (opts.retryErrors && !opts.resume) throw new InputError('--retry-errors only applies with --resume (fix: add --resume <run-id>, or drop --retry-errors)');
   // The sandbox check starts bwrap; it runs while the task set loads.
@@ -80,7 +85,8 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
   const sandbox = await sandboxChoice();
   const taskSets = new Map(tasks.flatMap((t) => (input.taskSets.has(t.id) ? [[t.id, input.taskSets.get(t.id) as string] as const] : [])));
 
-  await runAndReport(
+  await runAndReportOn(
+    queue,
     {
       taskSetFile: displayPath(input.file),
       taskSetPath: input.file,

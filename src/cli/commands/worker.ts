@@ -1,0 +1,58 @@
+import pc from 'picocolors';
+import type { SandboxKind } from '../../sandbox/executor.js';
+import { resolveSandbox } from '../../sandbox/index.js';
+import { checkQueueReachable, parseQueueUrl, startWorker } from '../../distributed/index.js';
+import { wholeNumber, writableStateDir } from '../args.js';
+
+export interface WorkerCommandOptions {
+  queue: string;
+  concurrency?: string;
+  sandbox?: SandboxKind;
+  out: string;
+  /** `--lock-ms`: how soon a killed worker's job goes to another worker. */
+  lockMs?: string;
+}
+
+/**
+ * `crucible worker --queue redis://…`: runs attempts for every run on the queue until stopped.
+ * SIGINT/SIGTERM stop taking jobs and finish the running ones; a second signal aborts them (their
+ * jobs go back to the queue when the lock expires and run elsewhere).
+ */
+export async function workerCommand(opts: WorkerCommandOptions): Promise<void> {
+  const address = parseQueueUrl('--queue', opts.queue);
+  const concurrency = wholeNumber('--concurrency', opts.concurrency, 1, 1, 256);
+  const lockMs = wholeNumber('--lock-ms', opts.lockMs, 30_000, 1_000, 3_600_000);
+  writableStateDir('--out', opts.out);
+  const sandbox = await workerSandbox(opts.sandbox);
+  await checkQueueReachable('--queue', address);
+  const log = (line: string): void => {
+    process.stderr.write(`${pc.dim(new Date().toISOString().slice(11, 19))} ${line}\n`);
+  };
+  const worker = await startWorker({ address, concurrency, sandbox, stateDir: opts.out, lockMs, log });
+  let signals = 0;
+  const onSignal = (): void => {
+    signals++;
+    if (signals === 1) log('stopping: no new jobs; finishing the running attempts (signal again to abort them)');
+    else log('aborting the running attempts; their jobs go back to the queue');
+    void worker.stop(signals > 1);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  await worker.stopped;
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  log('worker stopped');
+}
+
+/**
+ * The worker's sandbox. bwrap or local must be there now (one line, exit 2, otherwise). Docker is
+ * only warned about: a worker outlives a Docker restart, and each job that finds no engine fails
+ * as a harness error, retried by the queue and recorded as such, never as the agent's failure.
+ */
+async function workerSandbox(requested: SandboxKind | undefined): Promise<SandboxKind> {
+  if (requested !== 'docker') return (await resolveSandbox(requested, { allowFallback: false })).kind;
+  const { detectDocker } = await import('../../docker/index.js');
+  const docker = await detectDocker();
+  if (!docker.ok) process.stderr.write(`${pc.yellow('warning')} --sandbox docker: ${docker.reason} (fix: ${docker.fix}); jobs fail as harness errors until it answers\n`);
+  return 'docker';
+}

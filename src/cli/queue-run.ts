@@ -1,0 +1,49 @@
+import { resolve } from 'node:path';
+import { newRunId, type RunOptions, type RunOutcome } from '../engine/index.js';
+import type { ReporterName } from '../report/reporter.js';
+import { runAndReport } from './commands/run.js';
+
+/** Default `--concurrency` with `--queue`: attempts queued at once, which workers on many machines share. */
+export const QUEUE_CONCURRENCY = 64;
+
+/**
+ * runAndReport, with the attempts run by workers when `queue` is given (a URL already checked by
+ * parseQueueUrl): the run is the same local run in every other respect (plan, preflight,
+ * checkpoint, history, reports). The queue is cleaned up when the run completes; an interrupted
+ * run keeps it, so `crucible resume` finds the jobs the workers finished meanwhile.
+ */
+export async function runAndReportOn(
+  queue: string | undefined,
+  options: Omit<RunOptions, 'observer' | 'signal' | 'killSignal'>,
+  output: { json?: boolean; quiet?: boolean; reporters?: ReporterName[] },
+): Promise<RunOutcome> {
+  if (queue === undefined) return runAndReport(options, output);
+  const { openQueueRunner, parseQueueUrl, checkQueueReachable } = await import('../distributed/index.js');
+  const address = parseQueueUrl('--queue', queue);
+  await checkQueueReachable('--queue', address);
+  // The run id is fixed here so the run's queue exists, with its task set shipped, before the run starts.
+  const runId = options.resume?.runId ?? options.runId ?? newRunId();
+  const queued = await openQueueRunner({
+    address,
+    runId,
+    taskSetPath: options.taskSetPath ?? resolve(options.taskSetFile),
+    stateDir: options.stateDir,
+    agents: options.agents,
+    ...(options.profiles ? { profiles: options.profiles } : {}),
+    ...(options.models ? { models: options.models } : {}),
+    onWarning: (message) => process.stderr.write(`warning ${message}\n`),
+  });
+  let completed = false;
+  // Beside runAndReport's own handler (which stops scheduling and starts the grace period).
+  const onSigint = (): void => void queued.drain().catch(() => undefined);
+  process.once('SIGINT', onSigint);
+  try {
+    // The preflight still runs here, once per task: a broken task never reaches a worker.
+    const outcome = await runAndReport({ ...options, runId, runAttempt: queued.runner, preflight: true, queue: address.url }, output);
+    completed = outcome.summary.ended === 'completed';
+    return outcome;
+  } finally {
+    process.off('SIGINT', onSigint);
+    await queued.close(completed);
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * Every name Crucible uses in Redis, in one place. BullMQ queues live under the `crucible` prefix,
+ * one queue per run (`run.<runId>`), so concurrent runs never see each other's jobs.
+ */
+export const PREFIX = 'crucible';
+
+/** The set of run ids whose queues workers should serve; a coordinator adds its run, removes it when done. */
+export const RUNS_KEY = `${PREFIX}:runs`;
+
+export function queueName(runId: string): string {
+  return `run.${runId}`;
+}
+
+/** A content-addressed blob: its key is the SHA-256 of its bytes. */
+export function blobKey(sha256: string): string {
+  return `${PREFIX}:blob:${sha256}`;
+}
+
+/** attemptId → 1 for every job result this run's coordinator has taken into its run directory. */
+export function takenKey(runId: string): string {
+  return `${PREFIX}:taken:${runId}`;
+}
+
+/** How long blobs live (inputs are refreshed whenever a coordinator ships them again). */
+export const BLOB_TTL_SECONDS = 7 * 24 * 3600;

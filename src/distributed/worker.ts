@@ -1,0 +1,229 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import { resolveAgent, type Agent, type AgentPrepared } from '../agents/index.js';
+import { runAttempt } from '../engine/attempt.js';
+import { startRunModels, type RunModels } from '../engine/gateway-lifecycle.js';
+import type { SandboxKind } from '../sandbox/executor.js';
+import { uploadAttemptDir } from './artifacts.js';
+import { InputCache } from './inputs.js';
+import { checkJobData, type AttemptJobData, type AttemptJobResult } from './job.js';
+import { PREFIX, queueName, RUNS_KEY } from './keys.js';
+import { safePath } from './tree.js';
+import { bullConnection, redisOptions, type QueueAddress } from './url.js';
+
+export interface WorkerOptions {
+  address: QueueAddress;
+  /** Attempts this process runs at once, over all runs. */
+  concurrency: number;
+  sandbox: SandboxKind;
+  /** The worker's own state directory: shipped inputs, attempt scratch space, caches. */
+  stateDir: string;
+  /** How long a job's lock lasts without renewal: a killed worker's job goes to another worker after about this long. */
+  lockMs?: number;
+  /** One line per thing the worker does. */
+  log: (line: string) => void;
+}
+
+export interface WorkerHandle {
+  /** Stops taking jobs; running attempts finish and are delivered. `force` aborts them instead (they run again elsewhere). */
+  stop(force?: boolean): Promise<void>;
+  /** Settles when the worker has stopped. */
+  stopped: Promise<void>;
+}
+
+/** How often the worker looks for runs that started or ended. */
+const DISCOVER_MS = 1_000;
+
+/**
+ * A worker process: serves the queue of every run registered on the Redis server, running each
+ * job's attempt with the same engine code as a local run (runAttempt), in its own sandbox and
+ * state directory, on a task set fetched from the content-addressed store and verified. A harness
+ * error (the sandbox missing, inputs that would not load) fails the try, so BullMQ retries it with
+ * backoff, possibly on another worker; the last try delivers its record as it is.
+ */
+export async function startWorker(options: WorkerOptions): Promise<WorkerHandle> {
+  const connection = bullConnection(options.address);
+  const redis = new Redis(redisOptions(options.address));
+  redis.on('error', () => undefined);
+  const stateDir = resolve(options.stateDir);
+  const workDir = join(stateDir, 'worker');
+  const inputs = new InputCache(redis, join(workDir, 'inputs'));
+  const me = `${hostname()}:${process.pid}`;
+  const workers = new Map<string, Worker<AttemptJobData, AttemptJobResult>>();
+  const models = new Map<string, Promise<RunModels | undefined>>();
+  const prepared = new Map<string, Promise<AgentPrepared>>();
+  const kill = new AbortController();
+  const slots = new Slots(options.concurrency);
+  let stopping = false;
+
+  const process1 = async (job: Job<AttemptJobData, AttemptJobResult>): Promise<AttemptJobResult> => {
+    const release = await slots.acquire();
+    try {
+      return await runJob(job);
+    } finally {
+      release();
+    }
+  };
+
+  const runJob = async (job: Job<AttemptJobData, AttemptJobResult>): Promise<AttemptJobResult> => {
+    const data = checkJobData(job.data);
+    const { plan } = data;
+    const tries = job.opts.attempts ?? 1;
+    const tryNo = job.attemptsMade + 1;
+    options.log(`started ${plan.attemptId} (task ${plan.taskId}, agent ${plan.agent}, run ${plan.runId}, try ${tryNo}/${tries})`);
+    const input = await inputs.load(data.inputs);
+    const task = input.tasks.find((t) => t.id === plan.taskId);
+    if (task === undefined) throw new Error(`task ${plan.taskId} is not in the shipped task set`);
+    const profiles = new Map((data.profiles ?? []).map((p) => [p.name, p]));
+    const agent = resolveAgent(plan.agent, profiles);
+    const runModels = await modelsOf(data, profiles, input.file);
+    const agentPrepared = agent.prepare ? await preparedOf(plan.runId, plan.agent, agent) : undefined;
+    const runDir = join(workDir, 'runs', plan.runId);
+    const attemptDir = join(runDir, 'attempts', plan.attemptId);
+    await mkdir(join(runDir, 'attempts'), { recursive: true });
+    try {
+      const result = await runAttempt(plan, task, agent, {
+        runDir,
+        stateDir,
+        sandbox: options.sandbox,
+        ...data.settings,
+        ...(data.baseline ? { taskBaselines: new Map([[task.id, data.baseline]]) } : {}),
+        signal: kill.signal,
+        ...(runModels ? { models: runModels } : {}),
+        ...(agentPrepared ? { prepared: new Map([[plan.agent, agentPrepared]]) } : {}),
+      });
+      if (kill.signal.aborted) throw new Error('the worker was stopped mid-attempt');
+      if (result.cause === 'harness_error' && tryNo < tries) {
+        options.log(`harness error on ${plan.attemptId} (${result.message}); the queue retries it`);
+        throw new Error(result.message ?? 'harness error');
+      }
+      const files = await uploadAttemptDir(redis, attemptDir);
+      options.log(`finished ${plan.attemptId}: ${result.verdict}${result.cause ? ` (${result.cause})` : ''}`);
+      return { version: 1, files, worker: me };
+    } finally {
+      await rm(attemptDir, { recursive: true, force: true });
+    }
+  };
+
+  /** The run's model agents get one gateway on this worker, with this worker's keys. */
+  const modelsOf = (data: AttemptJobData, profiles: ReadonlyMap<string, NonNullable<AttemptJobData['profiles']>[number]>, taskSetFile: string): Promise<RunModels | undefined> => {
+    let pending = models.get(data.plan.runId);
+    if (pending === undefined) {
+      const agents: Agent[] = data.agents.map((spec) => resolveAgent(spec, profiles));
+      const root = resolve(taskSetFile, ...data.inputs.taskSet.split('/').map(() => '..'));
+      const m = data.models;
+      const options = m ? { ...m, ...(m.cassetteDir !== undefined ? { cassetteDir: safePath(root, m.cassetteDir) } : {}) } : undefined;
+      pending = startRunModels(agents, options);
+      models.set(data.plan.runId, pending);
+      pending.catch(() => models.delete(data.plan.runId));
+    }
+    return pending;
+  };
+
+  const preparedOf = (runId: string, spec: string, agent: Agent): Promise<AgentPrepared> => {
+    const key = `${runId}\0${spec}`;
+    let pending = prepared.get(key);
+    if (pending === undefined) {
+      pending = (agent.prepare as NonNullable<Agent['prepare']>)({ stateDir, sandbox: options.sandbox });
+      prepared.set(key, pending);
+      pending.catch(() => prepared.delete(key));
+    }
+    return pending;
+  };
+
+  const serve = (runId: string): void => {
+    const worker = new Worker<AttemptJobData, AttemptJobResult>(queueName(runId), process1, {
+      connection,
+      prefix: PREFIX,
+      concurrency: options.concurrency,
+      lockDuration: options.lockMs ?? 30_000,
+      stalledInterval: options.lockMs ?? 30_000,
+      // A job whose worker died twice is given up on (recorded as a harness error), not retried forever.
+      maxStalledCount: 2,
+      drainDelay: 1,
+    });
+    worker.on('error', () => undefined);
+    worker.on('failed', (job, error) => {
+      if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) options.log(`gave up on ${job.id}: ${error.message}`);
+    });
+    workers.set(runId, worker);
+    options.log(`serving run ${runId}`);
+  };
+
+  const retire = async (runId: string): Promise<void> => {
+    const worker = workers.get(runId);
+    workers.delete(runId);
+    await worker?.close();
+    const m = models.get(runId);
+    models.delete(runId);
+    await (await m?.catch(() => undefined))?.close();
+    await rm(join(workDir, 'runs', runId), { recursive: true, force: true });
+    options.log(`run ${runId} is done`);
+  };
+
+  const discover = async (): Promise<void> => {
+    if (stopping) return;
+    const runs = new Set(await redis.smembers(RUNS_KEY));
+    if (stopping) return;
+    for (const runId of runs) if (!workers.has(runId) && /^[\w.-]{1,200}$/.test(runId) && !/^\.+$/.test(runId)) serve(runId);
+    for (const runId of [...workers.keys()]) if (!runs.has(runId)) await retire(runId);
+  };
+
+  let discovering = false;
+  const timer = setInterval(() => {
+    if (discovering) return;
+    discovering = true;
+    discover()
+      .catch(() => undefined)
+      .finally(() => {
+        discovering = false;
+      });
+  }, DISCOVER_MS);
+  await redis.ping();
+  await discover();
+  options.log(`worker ${me}: taking jobs from ${options.address.url} (concurrency ${options.concurrency}, sandbox ${options.sandbox}, state ${stateDir})`);
+
+  let resolveStopped: () => void = () => undefined;
+  const stopped = new Promise<void>((r) => (resolveStopped = r));
+  let closing: Promise<void> | undefined;
+  return {
+    stopped,
+    stop: async (force = false) => {
+      stopping = true;
+      clearInterval(timer);
+      if (force) kill.abort();
+      closing ??= (async () => {
+        await Promise.all([...workers.values()].map((w) => w.close()));
+        for (const m of models.values()) await (await m.catch(() => undefined))?.close();
+        await redis.quit().catch(() => redis.disconnect());
+        resolveStopped();
+      })();
+      if (force) await Promise.all([...workers.values()].map((w) => w.close(true)));
+      await closing;
+    },
+  };
+}
+
+/** A counting semaphore: a worker serving several runs still runs at most `n` attempts at once. */
+class Slots {
+  private free: number;
+  private readonly queue: Array<() => void> = [];
+  constructor(n: number) {
+    this.free = n;
+  }
+  async acquire(): Promise<() => void> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((r) => this.queue.push(r));
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.queue.shift();
+      if (next) next();
+      else this.free++;
+    };
+  }
+}

@@ -1,0 +1,205 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attemptBudget } from '../helpers/budget.js';
+import { crucible } from '../helpers/cli.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { useTempDirs } from '../helpers/tmp.js';
+import { kill, startCli, startWorker, type Proc } from './processes.js';
+
+const tempDir = useTempDirs();
+let redis: TestRedis;
+
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis.stop();
+});
+
+/**
+ * `count` tasks whose test takes a few seconds once fixed (the oracle's change): an oracle attempt
+ * is still verifying a while after its worker announces it, so "mid-attempt" is a printed line away.
+ */
+function slowTaskSet(dir: string, count: number): string {
+  const repo = join(dir, 'repo');
+  mkdirSync(repo, { recursive: true });
+  writeFileSync(join(repo, 'value.txt'), 'wrong\n');
+  writeFileSync(
+    join(repo, 'check.sh'),
+    [
+      'if grep -q right value.txt; then sleep 4; f=""; else f="<failure message=\\"value is wrong\\"/>"; fi',
+      'printf \'<testsuite name="s" tests="2"><testcase classname="check" name="fixed">%s</testcase><testcase classname="check" name="kept"/></testsuite>\' "$f" > "$CRUCIBLE_JUNIT"',
+      '[ -z "$f" ]',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(join(dir, 'fix.patch'), ['--- a/value.txt', '+++ b/value.txt', '@@ -1 +1 @@', '-wrong', '+right', ''].join('\n'));
+  const tasks = Array.from({ length: count }, (_, i) =>
+    [
+      `  - id: s${i + 1}`,
+      '    repo: { path: repo }',
+      `    instruction: make value.txt say right (${i + 1})`,
+      '    tests: { command: sh check.sh, fail_to_pass: [check::fixed], pass_to_pass: all_others }',
+      '    oracle: { patch: fix.patch }',
+    ].join('\n'),
+  );
+  const file = join(dir, 'tasks.yaml');
+  writeFileSync(file, `defaults:\n  limits: { agent_timeout: 1m, test_timeout: 1m }\ntasks:\n${tasks.join('\n')}\n`);
+  return file;
+}
+
+function runDirOf(out: string): { runId: string; runDir: string } {
+  const runId = readdirSync(join(out, 'runs')).find((n) => !n.startsWith('.')) as string;
+  return { runId, runDir: join(out, 'runs', runId) };
+}
+
+function attempts(runDir: string): Array<{ attemptId: string; verdict: string; cause: string; message?: string }> {
+  const dir = join(runDir, 'attempts');
+  return readdirSync(dir)
+    .filter((n) => !n.startsWith('.'))
+    .map((id) => JSON.parse(readFileSync(join(dir, id, 'attempt.json'), 'utf8')) as { attemptId: string; verdict: string; cause: string; message?: string });
+}
+
+function checkpointIds(runDir: string): string[] {
+  return readFileSync(join(runDir, 'checkpoint.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { attemptId: string }).attemptId);
+}
+
+const started = (id = '\\S+'): RegExp => new RegExp(`started (${id}) `);
+
+describe('distributed runs survive faults', () => {
+  it(
+    'a worker killed mid-attempt: its job goes to another worker once the lock expires, and the result is accepted once',
+    async () => {
+      const root = tempDir();
+      const tasks = slowTaskSet(join(root, 'set'), 1);
+      const first = startWorker(redis.url, join(root, 'w1'), ['--lock-ms', '2000']);
+      let second: Proc | undefined;
+      try {
+        await first.waitFor(/taking jobs from/);
+        const coordinator = startCli(['run', tasks, '--agent', 'oracle', '--queue', redis.url, '--out', join(root, 'c'), '-q']);
+        const [, attemptId] = await first.waitFor(started());
+        await kill(first);
+        second = startWorker(redis.url, join(root, 'w2'), ['--lock-ms', '2000']);
+        await second.waitFor(started(attemptId));
+        expect(await coordinator.exited, coordinator.output()).toBe(0);
+        const { runDir } = runDirOf(join(root, 'c'));
+        expect(attempts(runDir).map((a) => [a.attemptId, a.verdict])).toEqual([[attemptId, 'PASS']]);
+        expect(checkpointIds(runDir)).toEqual([attemptId]);
+        expect(second.output()).toMatch(new RegExp(`finished ${attemptId}: PASS`));
+      } finally {
+        await kill(first);
+        if (second) await kill(second, 'SIGTERM');
+      }
+    },
+    attemptBudget(3),
+  );
+
+  it(
+    'a coordinator killed mid-run: the workers finish, and `crucible resume` reads the finished jobs back instead of running them again',
+    async () => {
+      const root = tempDir();
+      const tasks = slowTaskSet(join(root, 'set'), 2);
+      const worker = startWorker(redis.url, join(root, 'w'), ['--concurrency', '2']);
+      try {
+        await worker.waitFor(/taking jobs from/);
+        const out = join(root, 'c');
+        const coordinator = startCli(['run', tasks, '--agent', 'oracle', '--queue', redis.url, '--out', out, '-q']);
+        await worker.waitFor(/started s1\./);
+        await worker.waitFor(/started s2\./);
+        await kill(coordinator);
+        await worker.waitFor(/finished s1\.\S+: PASS/);
+        await worker.waitFor(/finished s2\.\S+: PASS/);
+        const { runId, runDir } = runDirOf(out);
+        const resumed = crucible(['resume', runId, '--out', out, '-q'], { attempts: 2 });
+        expect(resumed.status, resumed.stderr).toBe(0);
+        expect(attempts(runDir).map((a) => a.verdict)).toEqual(['PASS', 'PASS']);
+        expect(checkpointIds(runDir)).toHaveLength(2);
+        // Read back, not rerun: each attempt started once on the worker (its whole output, once it stopped).
+        await kill(worker, 'SIGTERM');
+        expect(worker.output().match(/started s\d\./g)).toHaveLength(2);
+      } finally {
+        await kill(worker, 'SIGTERM');
+      }
+    },
+    attemptBudget(6),
+  );
+
+  it(
+    'Redis restarted mid-run (append-only persistence): the coordinator and the worker reconnect and the run completes',
+    async () => {
+      const root = tempDir();
+      const tasks = slowTaskSet(join(root, 'set'), 2);
+      const worker = startWorker(redis.url, join(root, 'w'), ['--lock-ms', '10000']);
+      try {
+        await worker.waitFor(/taking jobs from/);
+        const coordinator = startCli(['run', tasks, '--agent', 'oracle', '--queue', redis.url, '--out', join(root, 'c'), '-q']);
+        await worker.waitFor(/started s1\./);
+        await redis.restart();
+        expect(await coordinator.exited, coordinator.output()).toBe(0);
+        const { runDir } = runDirOf(join(root, 'c'));
+        expect(attempts(runDir).map((a) => a.verdict)).toEqual(['PASS', 'PASS']);
+        expect(checkpointIds(runDir)).toHaveLength(2);
+      } finally {
+        await kill(worker, 'SIGTERM');
+      }
+    },
+    attemptBudget(4),
+  );
+
+  it(
+    "a worker whose sandbox is missing (docker, no engine): the job is retried, then recorded as a harness error with the cause, never the agent's failure",
+    async () => {
+      const root = tempDir();
+      const worker = startWorker(redis.url, join(root, 'w'), ['--sandbox', 'docker'], { DOCKER_HOST: `unix://${join(root, 'no-docker.sock')}` });
+      try {
+        await worker.waitFor(/taking jobs from/);
+        expect(worker.output()).toMatch(/warning --sandbox docker: no Docker engine answers/);
+        const out = join(root, 'c');
+        const coordinator = startCli(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--task', 'js-slugify', '--queue', redis.url, '--out', out, '-q']);
+        expect(await coordinator.exited, coordinator.output()).toBe(1);
+        const [attempt] = attempts(runDirOf(out).runDir);
+        expect(attempt).toMatchObject({ verdict: 'ERROR', cause: 'harness_error' });
+        expect(attempt?.message).toMatch(/no-docker\.sock/);
+        expect(worker.output()).toMatch(/try 3\/3/);
+        expect(worker.output().match(/harness error on/g)).toHaveLength(2);
+      } finally {
+        await kill(worker, 'SIGTERM');
+      }
+    },
+    attemptBudget(4),
+  );
+  it(
+    'Ctrl-C on the coordinator: the running attempt finishes and is recorded, queued jobs are withdrawn, and resume runs them',
+    async () => {
+      const root = tempDir();
+      const tasks = slowTaskSet(join(root, 'set'), 3);
+      const worker = startWorker(redis.url, join(root, 'w'));
+      try {
+        await worker.waitFor(/taking jobs from/);
+        const out = join(root, 'c');
+        const coordinator = startCli(['run', tasks, '--agent', 'oracle', '--queue', redis.url, '--out', out, '-q']);
+        const [, first] = await worker.waitFor(started());
+        coordinator.child.kill('SIGINT');
+        expect(await coordinator.exited, coordinator.output()).toBe(130);
+        const { runId, runDir } = runDirOf(out);
+        expect(checkpointIds(runDir)).toEqual([first]);
+        // Withdrawn, not left for the worker: of the run's three jobs only the one that ran is still in Redis.
+        const jobs = spawnSync('redis-cli', ['-p', String(redis.port), '--scan', '--pattern', `crucible:run.${runId}:s[0-9].*`], { encoding: 'utf8' }).stdout;
+        expect(jobs.trim().split('\n').sort()).toEqual([`crucible:run.${runId}:${first}`]);
+        const resumed = crucible(['resume', runId, '--out', out, '-q'], { attempts: 2 });
+        expect(resumed.status, resumed.stderr).toBe(0);
+        expect(checkpointIds(runDir)).toHaveLength(3);
+        await kill(worker, 'SIGTERM');
+        expect(worker.output().match(/started /g)).toHaveLength(3);
+      } finally {
+        await kill(worker, 'SIGTERM');
+      }
+    },
+    attemptBudget(5),
+  );
+});

@@ -1,0 +1,61 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { CLI } from '../helpers/cli.js';
+
+/** A CLI process the test can watch line by line and kill. */
+export interface Proc {
+  child: ChildProcess;
+  /** stdout + stderr so far. */
+  output(): string;
+  /** Resolves when a line matching `pattern` has been printed (or rejects when the process exits first). */
+  waitFor(pattern: RegExp): Promise<RegExpMatchArray>;
+  /** Resolves with the exit code (or the signal's name) once the process is gone and its output read. */
+  exited: Promise<number | string>;
+}
+
+/** Runs the built CLI (`dist/`) as a child process, as a user would in another terminal. */
+export function startCli(args: string[], env: Record<string, string | undefined> = {}): Proc {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, NO_COLOR: '1', CI: 'true', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer): void => {
+    text += chunk.toString('utf8');
+    for (const l of listeners) l();
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  // 'close', not 'exit': it comes after the output pipes are drained, so output() is then complete.
+  const exited = new Promise<number | string>((resolveExit) => child.once('close', (code, signal) => resolveExit(code ?? signal ?? 'unknown')));
+  return {
+    child,
+    output: () => text,
+    exited,
+    waitFor: (pattern) =>
+      new Promise((resolveWait, reject) => {
+        const check = (): boolean => {
+          const m = text.match(pattern);
+          if (m) {
+            listeners.delete(check);
+            resolveWait(m);
+          }
+          return m !== null;
+        };
+        if (check()) return;
+        listeners.add(check);
+        void exited.then((code) => {
+          if (!check()) reject(new Error(`process exited (${code}) before printing ${pattern}:\n${text.slice(-2000)}`));
+        });
+      }),
+  };
+}
+
+/** `crucible worker` on the queue with its own state directory. */
+export function startWorker(url: string, out: string, extra: string[] = [], env: Record<string, string | undefined> = {}): Proc {
+  return startCli(['worker', '--queue', url, '--out', out, ...extra], env);
+}
+
+/** Kills a process and waits for it to be gone. */
+export async function kill(proc: Proc, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  proc.child.kill(signal);
+  await proc.exited;
+}
