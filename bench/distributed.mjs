@@ -34,8 +34,10 @@ function taskSet() {
       'printf \'<testsuite name="s" tests="1"><testcase classname="check" name="fixed">%s</testcase></testsuite>\' "$f" > "$CRUCIBLE_JUNIT"\n[ -z "$f" ]\n',
   );
   writeFileSync(join(dir, 'set', 'fix.patch'), '--- a/value.txt\n+++ b/value.txt\n@@ -1 +1 @@\n-wrong\n+right\n');
-  const tasks = Array.from({ length: TASKS }, (_, i) =>
-    `  - id: t${i + 1}\n    repo: { path: repo }\n    instruction: fix it\n    tests: { command: sh check.sh, fail_to_pass: [check::fixed] }\n    oracle: { patch: fix.patch }`,
+  const tasks = Array.from(
+    { length: TASKS },
+    (_, i) =>
+      `  - id: t${i + 1}\n    repo: { path: repo }\n    instruction: fix it\n    tests: { command: sh check.sh, fail_to_pass: [check::fixed] }\n    oracle: { patch: fix.patch }`,
   );
   const file = join(dir, 'set', 'tasks.yaml');
   writeFileSync(file, `tasks:\n${tasks.join('\n')}\n`);
@@ -63,7 +65,8 @@ const file = taskSet();
 const port = await freePort();
 const url = `redis://127.0.0.1:${port}/0`;
 const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir], { stdio: 'ignore' });
-for (let i = 0; i < 100 && spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() !== 'PONG'; i++) await new Promise((r) => setTimeout(r, 50));
+for (let i = 0; i < 100 && spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() !== 'PONG'; i++)
+  await new Promise((r) => setTimeout(r, 50));
 
 const base = ['run', file, '--agent', 'oracle', '--runs', String(RUNS), '-q'];
 const rows = [];

@@ -1,7 +1,16 @@
 import { InputError } from '../errors.js';
 import type { Agent } from './agent.js';
 import { createModelAgent } from './builtin/agent.js';
-import { deleteTestsAgent, fakeJunitAgent, forbiddenWriteAgent, outsideWriteAgent, scopeCreepAgent, secretLeakAgent, skipTestsAgent, tamperAgent } from './reference/misbehaving.js';
+import {
+  deleteTestsAgent,
+  fakeJunitAgent,
+  forbiddenWriteAgent,
+  outsideWriteAgent,
+  scopeCreepAgent,
+  secretLeakAgent,
+  skipTestsAgent,
+  tamperAgent,
+} from './reference/misbehaving.js';
 import { nopAgent } from './reference/nop.js';
 import { oracleAgent } from './reference/oracle.js';
 import { ATTACKS } from './reference/attacks/catalogue.js';

@@ -74,4 +74,3 @@ export async function downloadAttemptDir(redis: Redis, runDir: string, expect: {
     throw error;
   }
 }
-

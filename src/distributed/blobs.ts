@@ -22,8 +22,7 @@ export async function putBlobs(redis: Redis, blobs: ReadonlyMap<string, Buffer>)
     const batch = shas.slice(i, i + 256);
     const exists = await redis.pipeline(batch.map((sha) => ['expire', blobKey(sha), String(BLOB_TTL_SECONDS)])).exec();
     const missing = batch.filter((_, j) => exists?.[j]?.[1] !== 1);
-    if (missing.length > 0)
-      await redis.pipeline(missing.map((sha) => ['set', blobKey(sha), blobs.get(sha) as Buffer, 'EX', String(BLOB_TTL_SECONDS)])).exec();
+    if (missing.length > 0) await redis.pipeline(missing.map((sha) => ['set', blobKey(sha), blobs.get(sha) as Buffer, 'EX', String(BLOB_TTL_SECONDS)])).exec();
   }
 }
 

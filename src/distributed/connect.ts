@@ -15,7 +15,9 @@ export async function checkQueueReachable(flag: string, address: QueueAddress, t
     await redis.ping();
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    throw new InputError(`${flag} ${address.url}: no Redis answers (${why.split('\n')[0]}) (fix: start redis-server there, or check the host, port and CRUCIBLE_QUEUE_PASSWORD)`);
+    throw new InputError(
+      `${flag} ${address.url}: no Redis answers (${why.split('\n')[0]}) (fix: start redis-server there, or check the host, port and CRUCIBLE_QUEUE_PASSWORD)`,
+    );
   } finally {
     redis.disconnect();
   }

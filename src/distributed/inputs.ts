@@ -105,7 +105,8 @@ export class InputCache {
     // A task set with absolute paths would reach past the shipped tree into this machine's disk.
     for (const task of input.tasks) {
       for (const path of referencedPaths(task)) {
-        if (!inside(root, path)) throw new Error(`task ${task.id} references ${path}, outside the shipped task set (fix: use paths relative to the task-set file)`);
+        if (!inside(root, path))
+          throw new Error(`task ${task.id} references ${path}, outside the shipped task set (fix: use paths relative to the task-set file)`);
       }
     }
     return input;

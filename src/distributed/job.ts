@@ -40,7 +40,8 @@ export interface AttemptJobResult {
 /** Checks a job's data before a worker acts on it; throws naming what is wrong. */
 export function checkJobData(data: unknown): AttemptJobData {
   const d = data as Partial<AttemptJobData> | undefined;
-  if (d?.version !== 1) throw new Error(`job data of version ${String(d?.version)}; this worker reads version 1 (fix: run the same Crucible version on coordinator and workers)`);
+  if (d?.version !== 1)
+    throw new Error(`job data of version ${String(d?.version)}; this worker reads version 1 (fix: run the same Crucible version on coordinator and workers)`);
   const plan = d.plan as Partial<AttemptPlan> | undefined;
   for (const key of ['attemptId', 'runId', 'taskId', 'agent'] as const) {
     if (typeof plan?.[key] !== 'string') throw new Error(`job data has no plan.${key}`);

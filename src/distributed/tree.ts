@@ -7,7 +7,10 @@ import { getBlob, isSha256, putBlobs, sha256Hex } from './blobs.js';
  * A directory tree as a per-file manifest of content hashes. Entries are files (hash, executable
  * bit), directories and relative symlinks that stay inside the tree; nothing else is representable.
  */
-export type TreeEntry = { path: string; type: 'file'; sha256: string; size: number; exec: boolean } | { path: string; type: 'dir' } | { path: string; type: 'symlink'; target: string };
+export type TreeEntry =
+  | { path: string; type: 'file'; sha256: string; size: number; exec: boolean }
+  | { path: string; type: 'dir' }
+  | { path: string; type: 'symlink'; target: string };
 
 export interface TreeManifest {
   version: 1;
@@ -26,7 +29,11 @@ export interface PackedTree {
  * `base`. `skip` leaves out directories (by absolute path); devices, sockets and FIFOs are refused,
  * symlinks that point outside `base` too, so what ships is exactly what a worker can recreate.
  */
-export async function packTree(base: string, roots: readonly string[], options: { skip?: (abs: string) => boolean; maxBytes?: number } = {}): Promise<PackedTree> {
+export async function packTree(
+  base: string,
+  roots: readonly string[],
+  options: { skip?: (abs: string) => boolean; maxBytes?: number } = {},
+): Promise<PackedTree> {
   const entries = new Map<string, TreeEntry>();
   const blobs = new Map<string, Buffer>();
   let bytes = 0;
@@ -57,7 +64,9 @@ export async function packTree(base: string, roots: readonly string[], options: 
   };
   for (const root of roots) {
     // The directories leading to a root, so the worker's tree has them even when they hold nothing else.
-    const parts = relative(base, root).split(sep).filter((p) => p !== '');
+    const parts = relative(base, root)
+      .split(sep)
+      .filter((p) => p !== '');
     for (let i = 1; i < parts.length; i++) {
       const rel = parts.slice(0, i).join('/');
       if (!entries.has(rel)) entries.set(rel, { path: rel, type: 'dir' });

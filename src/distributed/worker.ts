@@ -109,7 +109,11 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
   };
 
   /** The run's model agents get one gateway on this worker, with this worker's keys. */
-  const modelsOf = (data: AttemptJobData, profiles: ReadonlyMap<string, NonNullable<AttemptJobData['profiles']>[number]>, taskSetFile: string): Promise<RunModels | undefined> => {
+  const modelsOf = (
+    data: AttemptJobData,
+    profiles: ReadonlyMap<string, NonNullable<AttemptJobData['profiles']>[number]>,
+    taskSetFile: string,
+  ): Promise<RunModels | undefined> => {
     let pending = models.get(data.plan.runId);
     if (pending === undefined) {
       const agents: Agent[] = data.agents.map((spec) => resolveAgent(spec, profiles));

@@ -24,7 +24,14 @@ function outcomes(out: string): Array<Record<string, unknown>> {
   const [runId] = readdirSync(runs);
   const dir = join(runs, runId as string, 'attempts');
   return readdirSync(dir)
-    .map((id) => JSON.parse(readFileSync(join(dir, id, 'attempt.json'), 'utf8')) as Record<string, unknown> & { tests?: Record<string, unknown>; diff?: unknown; checks: Array<{ id: string; passed: boolean }> })
+    .map(
+      (id) =>
+        JSON.parse(readFileSync(join(dir, id, 'attempt.json'), 'utf8')) as Record<string, unknown> & {
+          tests?: Record<string, unknown>;
+          diff?: unknown;
+          checks: Array<{ id: string; passed: boolean }>;
+        },
+    )
     .map((a) => ({
       task: a.taskId,
       agent: a.agent,
@@ -48,7 +55,21 @@ describe('crucible run --queue with two workers', () => {
       const workers: Proc[] = [startWorker(redis.url, join(root, 'w1')), startWorker(redis.url, join(root, 'w2'))];
       try {
         await Promise.all(workers.map((w) => w.waitFor(/taking jobs from/)));
-        const args = ['run', 'examples/tasks.yaml', '--agent', 'oracle', '--agent', 'nop', '--runs', '1', '--task', 'js-slugify', '--task', 'js-sortby', '--json'];
+        const args = [
+          'run',
+          'examples/tasks.yaml',
+          '--agent',
+          'oracle',
+          '--agent',
+          'nop',
+          '--runs',
+          '1',
+          '--task',
+          'js-slugify',
+          '--task',
+          'js-sortby',
+          '--json',
+        ];
         const coordinator = startCli([...args, '--queue', redis.url, '--out', join(root, 'c')]);
         const code = await coordinator.exited;
         expect(code, coordinator.output()).toBe(1); // nop fails: exit 1, as locally
@@ -64,7 +85,10 @@ describe('crucible run --queue with two workers', () => {
         // Each checkpoint line's hash is that of the attempt.json the coordinator wrote from the worker's verified files.
         const runs = join(root, 'c', 'runs');
         const runDir = join(runs, readdirSync(runs)[0] as string);
-        const lines = readFileSync(join(runDir, 'checkpoint.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { attemptId: string; sha256: string });
+        const lines = readFileSync(join(runDir, 'checkpoint.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { attemptId: string; sha256: string });
         expect(lines).toHaveLength(4);
         for (const line of lines) {
           const dir = join(runDir, 'attempts', line.attemptId);

@@ -53,7 +53,13 @@ describe('the content-addressed store', () => {
     await expect(packTree(src, [src])).rejects.toThrow(/symlink out of the shipped tree/);
   });
 
-  const file = async (path: string, text = 'x'): Promise<TreeEntry> => ({ path, type: 'file', sha256: await putBlob(redis, Buffer.from(text)), size: text.length, exec: false });
+  const file = async (path: string, text = 'x'): Promise<TreeEntry> => ({
+    path,
+    type: 'file',
+    sha256: await putBlob(redis, Buffer.from(text)),
+    size: text.length,
+    exec: false,
+  });
 
   it.each([
     ['a parent segment', async () => [await file('../escape')]],
@@ -93,9 +99,12 @@ describe('job data from Redis', () => {
     agents: ['oracle'],
     settings: {},
   });
-  it.each([{ runId: '../../etc' }, { attemptId: '..' }, { attemptId: 'a/b' }, { runId: '' }])('refuses a plan whose names would leave the worker directory: %o', (plan) => {
-    expect(() => checkJobData(job(plan))).toThrow(/unsafe plan\./);
-  });
+  it.each([{ runId: '../../etc' }, { attemptId: '..' }, { attemptId: 'a/b' }, { runId: '' }])(
+    'refuses a plan whose names would leave the worker directory: %o',
+    (plan) => {
+      expect(() => checkJobData(job(plan))).toThrow(/unsafe plan\./);
+    },
+  );
   it('accepts an ordinary attempt, and refuses another version naming the fix', () => {
     expect(checkJobData(job({})).plan.attemptId).toBe('a.oracle.0.x');
     expect(() => checkJobData({ version: 2 })).toThrow(/same Crucible version/);

@@ -53,6 +53,7 @@ async function workerSandbox(requested: SandboxKind | undefined): Promise<Sandbo
   if (requested !== 'docker') return (await resolveSandbox(requested, { allowFallback: false })).kind;
   const { detectDocker } = await import('../../docker/index.js');
   const docker = await detectDocker();
-  if (!docker.ok) process.stderr.write(`${pc.yellow('warning')} --sandbox docker: ${docker.reason} (fix: ${docker.fix}); jobs fail as harness errors until it answers\n`);
+  if (!docker.ok)
+    process.stderr.write(`${pc.yellow('warning')} --sandbox docker: ${docker.reason} (fix: ${docker.fix}); jobs fail as harness errors until it answers\n`);
   return 'docker';
 }
