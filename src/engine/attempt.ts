@@ -687,7 +687,7 @@ async function record(
     await Promise.all(ATTEMPT_SCRATCH_DIRS.map((d) => rm(join(attemptDir, d), { recursive: true, force: true })));
   }
   // trace.jsonl: the hash-chained evidence an offline replay re-grades (src/trace/).
-  await writeTrace(attemptDir, result, evidence);
+  await writeTrace(attemptDir, result, evidence, { stateDir: env.stateDir, tasksetDir: dirname(subject.task.sourceFile) });
   const json = attemptJsonText(result);
   await writeAttemptManifest({ attemptDir, result, attemptJson: json, ...subject, scratch: ATTEMPT_SCRATCH_DIRS });
   await writeFileAtomic(join(attemptDir, 'attempt.json'), json);

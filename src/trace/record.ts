@@ -8,6 +8,7 @@ import { sha256 } from './canonical.js';
 import { sealTrace } from './chain.js';
 import { TRACE_FILE, type TestRunName, type TraceEnd, type TraceEvent } from './events.js';
 import { sanitizeArgv } from './sanitize.js';
+import { hostPathMapper, mapStrings, type HostDirs } from './host-paths.js';
 
 /** Git blob ids of each changed path, before (`old`) and after (`new`); a side that does not exist has none. */
 export type ChangeBlobs = Record<string, { old?: string; new?: string }>;
@@ -36,12 +37,18 @@ export const LITERAL_PLACEHOLDER = '<literal>';
  * then the checks and the verdict recorded. Written under a temporary name and renamed, so the
  * file is whole or absent. Never throws: an attempt is recorded even when its trace cannot be.
  */
-export async function writeTrace(attemptDir: string, result: AttemptResult, evidence?: VerifiedEvidence): Promise<boolean> {
+export async function writeTrace(
+  attemptDir: string,
+  result: AttemptResult,
+  evidence?: VerifiedEvidence,
+  hostDirs: Omit<HostDirs, 'attemptDir'> = {},
+): Promise<boolean> {
   const file = join(attemptDir, TRACE_FILE);
   const temp = `${file}.${process.pid}.tmp`;
   try {
     const commands = evidence ? evidence.checkInput.commands : await readCommandLog(join(attemptDir, 'commands.jsonl'));
-    const text = sealTrace({ attemptId: result.attemptId, runId: result.runId }, traceEvents(result, commands, evidence));
+    const events = mapStrings(traceEvents(result, commands, evidence), hostPathMapper({ attemptDir, ...hostDirs }));
+    const text = sealTrace({ attemptId: result.attemptId, runId: result.runId }, events);
     await writeFile(temp, text, { flag: 'w', mode: 0o644 });
     await rename(temp, file);
     return true;

@@ -66,6 +66,15 @@ describe('traces of a run of the examples', () => {
     expect(trace).toMatch(/"newBlob":"[0-9a-f]{40}"/);
   });
 
+  it('names no host path: the state directory and the checkout appear only as stand-in roots', () => {
+    for (const dir of attemptDirs) {
+      const trace = readFileSync(join(dir, 'trace.jsonl'), 'utf8');
+      expect(trace).not.toContain(root);
+      expect(trace).not.toContain(process.cwd());
+      expect(trace).toContain('/crucible/attempt/');
+    }
+  });
+
   it('one edited byte fails verify, naming the file and line; replay then reports a mismatch', () => {
     const copy = join(root, 'edited');
     const source = attemptDirs.find((d) => d.includes('js-sortby.oracle')) ?? '';
