@@ -544,6 +544,10 @@ program
   .option('-j, --concurrency <n>', 'attempts in flight at once (default: min(cores, 4))')
   .option('-o, --out <dir>', "Crucible's state directory (attempts go to <out>/validate/<id>, the report to <out>/audit/<id>)", '.crucible')
   .addOption(new Option('--sandbox <kind>', 'where agents and tests run: bwrap (default on Linux), local, or docker').choices(['bwrap', 'local', 'docker']))
+  .option(
+    '--trust <file>',
+    'with a pack: a trust policy (trusted keys, signatures required); an unsigned or untrusted pack is refused before anything is written',
+  )
   .option('--json', 'print the audit report as JSON on stdout')
   .addHelpText(
     'after',

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { stringify } from 'yaml';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AuditReport } from '../../src/audit/index.js';
@@ -110,10 +111,27 @@ describe('crucible audit', () => {
     const archive = join(tempDir(), 'bench.crucible.zip');
     writeFileSync(archive, 'not a zip archive');
     const result = crucible(['audit', archive, '--out', out]);
-    expect(result.status).not.toBe(0);
-    expect(result.status).not.toBeNull();
+    expect(result.status).toBe(2);
     expect(result.stderr).toContain(`cannot import pack ${archive}: `);
     expect(existsSync(join(out, 'validate'))).toBe(false);
     expect(existsSync(join(out, 'audit'))).toBe(false);
+  });
+
+  it('with --trust, refuses a pack without the signatures the policy requires (exit 1) before any attempt', () => {
+    const work = tempDir();
+    const out = join(work, '.crucible');
+    const archive = join(work, 'bench.crucible.zip');
+    expect(crucible(['pack', 'create', 'examples/tasks.yaml', '-o', archive]).status).toBe(0);
+    const generated = crucible(['keys', 'generate', '-o', join(work, 'keys')]);
+    expect(generated.status, generated.stderr).toBe(0);
+    const pub = readdirSync(join(work, 'keys')).find((f) => f.endsWith('.pub.pem')) ?? '';
+    const id = pub.replace(/\.pub\.pem$/, '');
+    const trust = join(work, 'trust.yaml');
+    writeFileSync(trust, stringify({ trusted_keys: [{ id, public_key: readFileSync(join(work, 'keys', pub), 'utf8') }], required: 1 }));
+    const result = crucible(['audit', archive, '--trust', trust, '--out', out]);
+    expect(result.status, result.stderr).toBe(1);
+    expect(result.stderr).toContain(`cannot import pack ${archive}: `);
+    expect(result.stderr).toMatch(/the trust policy requires 1/);
+    expect(existsSync(join(out, 'validate'))).toBe(false);
   });
 });

@@ -19,7 +19,7 @@ import {
 } from '../../audit/index.js';
 import { InputError } from '../../errors.js';
 import { defaultConcurrency, MAX_PLANNED_ATTEMPTS } from '../../engine/index.js';
-import { importPack, type ImportedPack } from '../../pack/index.js';
+import { importPack, loadTrustPolicy, PackVerificationError, type ImportedPack } from '../../pack/index.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
 import { loadRunInput } from '../../suite/index.js';
 import { selectTasks } from '../../tasks/index.js';
@@ -38,6 +38,8 @@ export interface AuditCommandOptions {
   out: string;
   sandbox?: SandboxKind;
   json?: boolean;
+  /** A trust policy (docs/packs.md): a pack must carry the signatures it asks for. */
+  trust?: string;
 }
 
 /** A pack is named by its archive; anything else is a task set or a suite. */
@@ -59,19 +61,21 @@ export async function auditCommand(input: string, opts: AuditCommandOptions): Pr
   if (!isPackArgument(input)) return audit(input, undefined, opts, runs, concurrency);
   const scratch = await mkdtemp(join(tmpdir(), 'crucible-audit-'));
   try {
-    const pack = await openPack(input, join(scratch, 'pack'));
+    const pack = await openPack(input, join(scratch, 'pack'), opts.trust);
     await audit(pack.tasksetPath, { archive: input, pack }, opts, runs, concurrency);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
 }
 
-async function openPack(archive: string, dest: string): Promise<ImportedPack> {
+async function openPack(archive: string, dest: string, trustFile: string | undefined): Promise<ImportedPack> {
+  const trust = trustFile !== undefined ? loadTrustPolicy(trustFile) : undefined;
   try {
-    return await importPack(archive, dest);
+    return await importPack(archive, dest, trust ? { trust } : {});
   } catch (error) {
     // Which input failed matters more than where: the message names the archive in both cases.
     const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof PackVerificationError) throw new PackVerificationError(`cannot import pack ${archive}: ${message}`);
     if (error instanceof InputError) throw new InputError(`cannot import pack ${archive}: ${message}`);
     throw new Error(`cannot import pack ${archive}: ${message}`, { cause: error });
   }
