@@ -83,7 +83,7 @@ describe('pack create', () => {
     const { first } = gitRepo(repo);
     writeFileSync(
       join(src, 'tasks.yaml'),
-      `tasks:\n  - id: g\n    repo: { git: upstream, commit: ${first.slice(0, 8)} }\n    instruction: x\n    tests: { command: "true", fail_to_pass: [a] }\n`,
+      `tasks:\n  - id: g\n    repo: { git: upstream, commit: "${first.slice(0, 8)}" }\n    instruction: x\n    tests: { command: "true", fail_to_pass: [a] }\n`,
     );
     const out = tempDir();
     await createPack(join(src, 'tasks.yaml'), join(out, 'g.zip'));
