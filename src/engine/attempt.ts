@@ -15,6 +15,7 @@ import {
 } from '../evidence/index.js';
 import { grade, resourceLimitOf } from '../grading/index.js';
 import { writeTrace } from '../trace/record.js';
+import { TRACE_FILE } from '../trace/index.js';
 import { createExecutor } from '../sandbox/index.js';
 import type { SandboxKind } from '../sandbox/executor.js';
 import { materializeRepo, prepareNpmParts } from '../tasks/index.js';
@@ -51,7 +52,7 @@ import {
 import { baselineDefects, taskWhere } from '../tasks/index.js';
 import { TaskDefectError, taskErrorMessage } from './task-error.js';
 import { writeFileAtomic } from './run-files.js';
-import { attemptJsonText, writeAttemptManifest, type ManifestSubject } from '../manifest/index.js';
+import { attemptJsonText, MANIFEST_FILE, writeAttemptManifest, type ManifestSubject } from '../manifest/index.js';
 import { sandboxLayout } from './sandbox-layout.js';
 import { provenanceOf, type ResolvedEnvironment } from '../environment/index.js';
 
@@ -689,7 +690,16 @@ async function record(
   // trace.jsonl: the hash-chained evidence an offline replay re-grades (src/trace/).
   await writeTrace(attemptDir, result, evidence, { stateDir: env.stateDir, tasksetDir: dirname(subject.task.sourceFile) });
   const json = attemptJsonText(result);
-  await writeAttemptManifest({ attemptDir, result, attemptJson: json, ...subject, scratch: ATTEMPT_SCRATCH_DIRS });
-  await writeFileAtomic(join(attemptDir, 'attempt.json'), json);
+  const file = join(attemptDir, 'attempt.json');
+  try {
+    await writeAttemptManifest({ attemptDir, result, attemptJson: json, ...subject, scratch: ATTEMPT_SCRATCH_DIRS });
+    await writeFileAtomic(file, json);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+    // On a full disk the record comes first: the trace and the manifest make room for it, and
+    // `manifest verify` then names the attempt as one without a manifest, which is the truth.
+    await Promise.all([TRACE_FILE, MANIFEST_FILE].map((name) => rm(join(attemptDir, name), { force: true })));
+    await writeFileAtomic(file, json);
+  }
   return result;
 }

@@ -59,7 +59,14 @@ export function runsDir(stateDir: string): string {
 /** Writes to a temporary file and renames it over the target: readers see the old file or the new one. */
 export async function writeFileAtomic(file: string, text: string): Promise<void> {
   const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, text);
+  try {
+    await writeFile(tmp, text);
+  } catch (error) {
+    // A write that fails after the open (a disk that fills mid-file) carries no path: name the file.
+    await rm(tmp, { force: true }).catch(() => undefined);
+    if (error instanceof Error && (error as NodeJS.ErrnoException).path === undefined) Object.assign(error, { path: file });
+    throw error;
+  }
   await rename(tmp, file);
 }
 
