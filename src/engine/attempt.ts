@@ -672,7 +672,7 @@ export const ATTEMPT_SCRATCH_DIRS = [
 /**
  * Writes the attempt's trace, then its manifest (which commits to the trace's and attempt.json's
  * bytes), then attempt.json atomically (a crash leaves the old file or none, never half of one):
- * an attempt.json on disk always has both.
+ * an attempt.json on disk has both, unless a full disk left room for the record alone.
  */
 async function record(
   attemptDir: string,
