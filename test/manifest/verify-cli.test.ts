@@ -19,11 +19,15 @@ describe('execution manifests of a run of the bundled examples (oracle, bwrap)',
   let attemptIds: string[];
 
   const verify = (...extra: string[]) => crucible(['manifest', 'verify', runId, '--out', out, ...extra]);
-  /** Flips one byte of a file (same length), runs verify, puts the byte back. */
+  /**
+   * Flips one byte of a file (same length), runs verify, puts the byte back. The byte is a decimal
+   * digit inside the first SHA-256 value when there is one, so a JSON file stays valid JSON (a
+   * middle byte could land on a quote or brace, and verify would then rightly say "not valid JSON").
+   */
   const withOneByteChanged = (file: string): ReturnType<typeof verify> => {
     const original = readFileSync(file);
     const edited = Buffer.from(original);
-    const at = Math.floor(edited.length / 2);
+    const at = digitInFirstHash(original.toString('latin1')) ?? Math.floor(edited.length / 2);
     edited[at] = (edited[at] as number) ^ 0x01;
     writeFileSync(file, edited);
     try {
@@ -116,6 +120,16 @@ describe('execution manifests of a run of the bundled examples (oracle, bwrap)',
     const manifest = withOneByteChanged(join(runDir, 'attempts', id, 'manifest.json'));
     expect(manifest.status).toBe(1);
     expect(manifest.stdout).toContain(`attempts/${id}/manifest.json: changed`);
+    const manifestPath = join(runDir, 'attempts', id, 'manifest.json');
+    const manifestBytes = readFileSync(manifestPath);
+    writeFileSync(manifestPath, manifestBytes.subarray(0, manifestBytes.length - 3));
+    try {
+      const cut = verify();
+      expect(cut.status).toBe(1);
+      expect(cut.stdout).toContain(`attempts/${id}/manifest.json: schema`);
+    } finally {
+      writeFileSync(manifestPath, manifestBytes);
+    }
     const plan = withOneByteChanged(join(runDir, 'plan.json'));
     expect(plan.status).toBe(1);
     expect(plan.stdout).toContain('plan.json: changed');
@@ -156,4 +170,12 @@ function sortedDeep(value: unknown): unknown {
         .map((k) => [k, sortedDeep((value as Record<string, unknown>)[k])]),
     );
   return value;
+}
+
+/** Offset of the first decimal digit inside the first `"sha256": "<hex>"` value, if any. */
+function digitInFirstHash(text: string): number | undefined {
+  const match = /"sha256":\s*"([0-9a-f]{64})"/.exec(text);
+  if (!match) return undefined;
+  const digit = match[1]?.search(/[0-9]/) ?? -1;
+  return digit < 0 ? undefined : match.index + match[0].indexOf(match[1] ?? '') + digit;
 }
