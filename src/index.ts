@@ -28,7 +28,8 @@ export {
   type Judgement,
   type Ablation,
 } from './diagnostics/index.js';
-export { verifyRunDir, redactArgv, redactText, canonicalJson, type AttemptManifest, type RunManifest, type VerifyReport } from './manifest/index.js';
+export { verifyRunDir, canonicalJson, type AttemptManifest, type RunManifest, type VerifyReport } from './manifest/index.js';
+export { redactArgv, redactText } from './redact/index.js';
 export {
   verifyChain,
   replayAttemptDir,

@@ -12,7 +12,7 @@ import { git, type GitTarget } from '../workspace/index.js';
 import { commandRules, guardExecutor } from './command-guard.js';
 import { writeIncident } from './incident.js';
 import { pathRules, type PathVerdict } from './path-rules.js';
-import { redactArgv } from './redact.js';
+import { redactArgv } from '../redact/index.js';
 import type { GuardFinding, GuardMode, GuardSummary } from './types.js';
 import { watchTree, type TreeEvent, type TreeWatcher } from './watcher.js';
 

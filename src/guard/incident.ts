@@ -1,7 +1,7 @@
 /**
  * The incident bundle: `incident.json` in the attempt directory when the guard found anything.
  * Sanitized by construction: paths are workspace-relative, commands have credential-like values
- * redacted (redact.ts), no environment values; the evidence it points to is linked by relative path.
+ * redacted (src/redact), no environment values; the evidence it points to is linked by relative path.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -4,7 +4,6 @@
  * SHA-256 of every artifact kept, in canonical JSON; and their verification, which runs nothing.
  */
 export { canonicalize, canonicalJson, sha256Hex } from './canonical.js';
-export { isCredentialName, redactArgv, redactText, REDACTED } from './redact.js';
 export { walkArtifacts, sha256File, type ArtifactEntry, type WalkOptions } from './artifacts.js';
 export { crucibleFacts, hostFacts, type CrucibleFacts, type HostFacts } from './host.js';
 export { taskFacts, type TaskFacts } from './task-facts.js';

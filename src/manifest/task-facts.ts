@@ -2,11 +2,11 @@ import { readFile } from 'node:fs/promises';
 import type { NpmPackageRef, PolicySpec, Task } from '../types/index.js';
 import { listTree } from '../workspace/index.js';
 import { canonicalJson, sha256Hex } from './canonical.js';
-import { redactText } from './redact.js';
+import { redactText } from '../redact/index.js';
 
 /**
  * A task as a manifest records it: where it came from and the hashes of what decides its grade.
- * Commands and URLs are redacted (redact.ts); secret literals of the policy are counted, never
+ * Commands and URLs are redacted (src/redact); secret literals of the policy are counted, never
  * written, and no file content is copied.
  */
 export interface TaskFacts {

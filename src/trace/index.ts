@@ -6,7 +6,6 @@
 export { TRACE_FILE, TRACE_EVENT_TYPES, TRACE_VERSION, type TraceHeader, type TraceEvent, type ChainedEvent, type TraceEnd } from './events.js';
 export { sealTrace, verifyChain, genesis, eventHash, type ChainCheck } from './chain.js';
 export { canonical, sha256 } from './canonical.js';
-export { sanitizeArgv, redactText, REDACTED } from './sanitize.js';
 export { writeTrace, traceEvents, changeBlobs, type ChangeBlobs } from './record.js';
 export { rebuild, TraceShapeError, type RebuiltAttempt } from './rebuild.js';
 export {

@@ -7,7 +7,7 @@ import { git } from '../workspace/index.js';
 import { sha256 } from './canonical.js';
 import { sealTrace } from './chain.js';
 import { TRACE_FILE, type TestRunName, type TraceEnd, type TraceEvent } from './events.js';
-import { sanitizeArgv } from './sanitize.js';
+import { redactArgv } from '../redact/index.js';
 import { hostPathMapper, mapStrings, type HostDirs } from './host-paths.js';
 
 /** Git blob ids of each changed path, before (`old`) and after (`new`); a side that does not exist has none. */
@@ -93,7 +93,7 @@ export function traceEvents(result: AttemptResult, commands: readonly CommandEve
   }
   commands.forEach((c, index) => {
     const { at: _at, argv, ...rest } = c;
-    events.push({ type: 'command', data: { ...rest, argv: sanitizeArgv(argv), index } });
+    events.push({ type: 'command', data: { ...rest, argv: redactArgv(argv), index } });
   });
   const diff: DiffStats | undefined = input?.diff ?? result.diff;
   if (diff) {

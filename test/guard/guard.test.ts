@@ -91,7 +91,7 @@ describe('the command guard', () => {
     const text = readFileSync(join(attemptDir, 'incident.json'), 'utf8');
     expect(text).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
     expect(text).not.toContain('hunter2secret');
-    expect(text).toContain('[redacted]');
+    expect(text).toContain('[REDACTED]');
     expect(text).not.toContain(attemptDir);
     expect(incident().findings[0]?.rule).toBe('unsafe_command');
   });
