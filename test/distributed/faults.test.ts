@@ -174,7 +174,7 @@ describe('distributed runs survive faults', () => {
     attemptBudget(4),
   );
   it(
-    'Ctrl-C on the coordinator: the running attempt finishes and is recorded, queued jobs are withdrawn, and resume runs them',
+    'Ctrl-C on the coordinator: the running attempt finishes and is recorded, queued jobs are withdrawn, and run --resume (no --queue) runs them on the workers',
     async () => {
       const root = tempDir();
       const tasks = slowTaskSet(join(root, 'set'), 3);
@@ -191,7 +191,8 @@ describe('distributed runs survive faults', () => {
         // Withdrawn, not left for the worker: of the run's three jobs only the one that ran is still in Redis.
         const jobs = spawnSync('redis-cli', ['-p', String(redis.port), '--scan', '--pattern', `crucible:run.${runId}:s[0-9].*`], { encoding: 'utf8' }).stdout;
         expect(jobs.trim().split('\n').sort()).toEqual([`crucible:run.${runId}:${first}`]);
-        const resumed = crucible(['resume', runId, '--out', out, '-q'], { attempts: 2 });
+        // The queue comes from plan.json, as with `crucible resume`: the worker runs the rest.
+        const resumed = crucible(['run', tasks, '--agent', 'oracle', '--resume', runId, '--out', out, '-q'], { attempts: 2 });
         expect(resumed.status, resumed.stderr).toBe(0);
         expect(checkpointIds(runDir)).toHaveLength(3);
         await kill(worker, 'SIGTERM');

@@ -2,7 +2,16 @@ import { relative } from 'node:path';
 import pc from 'picocolors';
 import { loadAgentCatalog, referenceAgentNames } from '../../agents/registry.js';
 import { loadRunInput, resolveRunAgents } from '../../suite/index.js';
-import { checkPlanSize, defaultConcurrency, executeRun, findRunDir, MAX_PLANNED_ATTEMPTS, type RunOptions, type RunOutcome } from '../../engine/index.js';
+import {
+  checkPlanSize,
+  defaultConcurrency,
+  executeRun,
+  findRunDir,
+  MAX_PLANNED_ATTEMPTS,
+  readPlanFile,
+  type RunOptions,
+  type RunOutcome,
+} from '../../engine/index.js';
 import { InputError } from '../../errors.js';
 import { formatDefect, selectTasks } from '../../tasks/index.js';
 import { withFlagNames } from '../option-flags.js';
@@ -64,23 +73,20 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
   const { agents, trials, agentTrials } = resolveRunAgents(input, { agents: flagAgents, ...(runs === undefined ? {} : { runs }) });
   const models = modelRunOptions(opts, agents, profiles);
   // Checked before anything loads: a bad URL is one line naming the flag.
-  const queue = opts.queue === undefined ? undefined : (await import('../../distributed/url.js')).parseQueueUrl('--queue', opts.queue).url;
-  const concurrency = wholeNumber('--concurrency', opts.concurrency, queue === undefined ? defaultConcurrency() : QUEUE_CONCURRENCY);
+  const queueFlag = opts.queue === undefined ? undefined : (await import('../../distributed/url.js')).parseQueueUrl('--queue', opts.queue).url;
   if (opts.force && !opts.resume) throw new InputError('--force only applies with --resume (fix: add --resume <run-id>, or drop --force)');
   if (opts.retryErrors && !opts.resume) throw new InputError('--retry-errors only applies with --resume (fix: add --resume <run-id>, or drop --retry-errors)');
+  const resumed = opts.resume === undefined ? undefined : await withFlagNames(() => findRunDir(opts.out, opts.resume as string));
+  // A distributed run resumes on its queue, as `crucible resume` does: the one plan.json recorded unless --queue moves it.
+  const queue = queueFlag ?? (resumed ? (await readPlanFile(resumed.runDir, resumed.runId)).queue : undefined);
+  const concurrency = wholeNumber('--concurrency', opts.concurrency, queue === undefined ? defaultConcurrency() : QUEUE_CONCURRENCY);
   // The sandbox check starts bwrap; it runs while the task set loads.
   const sandboxChoice = startSandboxChoice(opts.sandbox, agents);
   const selection = { taskIds: opts.task, tags: opts.tag, categories: opts.category, difficulties: opts.difficulty };
   const tasks = withFlagNames(() => selectTasks(input.tasks, selection, tasksetPath));
   withFlagNames(() => checkPlanSize(tasks.length, agents.length, trials));
   writableStateDir('--out', opts.out);
-  const resume = opts.resume
-    ? {
-        runId: (await withFlagNames(() => findRunDir(opts.out, opts.resume as string))).runId,
-        force: opts.force === true,
-        retryErrors: opts.retryErrors === true,
-      }
-    : undefined;
+  const resume = resumed ? { runId: resumed.runId, force: opts.force === true, retryErrors: opts.retryErrors === true } : undefined;
 
   const sandbox = await sandboxChoice();
   const taskSets = new Map(tasks.flatMap((t) => (input.taskSets.has(t.id) ? [[t.id, input.taskSets.get(t.id) as string] as const] : [])));
