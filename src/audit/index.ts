@@ -2,6 +2,7 @@
 export { DEFAULT_CONTRACT, contractConflict, type AgentContract, type Contract } from './contract.js';
 export { loadRegistry, defaultRegistry, findRegistry, REGISTRY_FILE, type Family, type Registry } from './registry.js';
 export { registrySchema, SEMVER } from './schema.js';
+export { registryJsonSchema, REGISTRY_SCHEMA_ID } from './json-schema.js';
 export {
   judgeAudit,
   trialOutcomes,

@@ -15,6 +15,7 @@ export { DEFAULT_PACK_LIMITS, type PackLimits } from './limits.js';
 export { loadIndex, findInIndex, type IndexEntry } from './registry-index.js';
 export { addSignature, readSignatureFile, signaturePathFor, type PackSignature } from './signatures.js';
 export { loadTrustPolicy } from './trust.js';
+export { trustJsonSchema, packIndexJsonSchema, TRUST_SCHEMA_ID, PACK_INDEX_SCHEMA_ID } from './json-schema.js';
 
 /** Who must have signed a pack for it to be trusted. */
 export interface TrustPolicy {

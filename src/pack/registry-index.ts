@@ -24,7 +24,10 @@ const indexEntrySchema = z.strictObject({
   description: z.string().optional(),
 });
 
-const indexSchema = z.strictObject({ packs: z.array(indexEntrySchema) });
+export const indexSchema = z.strictObject({
+  $schema: z.string().optional().describe('The JSON Schema this file follows (for editors); not read.'),
+  packs: z.array(indexEntrySchema).describe('One entry per pack release.'),
+});
 
 export interface IndexEntry {
   name: string;

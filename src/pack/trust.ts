@@ -8,7 +8,8 @@ import type { PackSignature } from './signatures.js';
 import type { TrustPolicy } from './index.js';
 
 /** The trust policy file: which public keys count and how many of them must have signed. */
-const trustFileSchema = z.strictObject({
+export const trustFileSchema = z.strictObject({
+  $schema: z.string().optional().describe('The JSON Schema this file follows (for editors); not read.'),
   trusted_keys: z
     .array(
       z.strictObject({
@@ -18,7 +19,7 @@ const trustFileSchema = z.strictObject({
       }),
     )
     .min(1, 'list at least one trusted key'),
-  required: z.number().int().positive().default(1),
+  required: z.number().int().positive().default(1).describe('How many distinct trusted keys must have signed a pack.'),
 });
 
 /** Reads and checks a trust policy YAML; every problem names the file, the field and the fix. */

@@ -5,7 +5,11 @@ import { ciJsonSchema } from '../../ci/index.js';
 import { InputError } from '../../errors.js';
 import { suiteJsonSchema } from '../../suite/index.js';
 
-/** `crucible schema [taskset|agents|suite|ci|baseline]`: the task-set format, the `--agents FILE` format, the suite format, crucible.ci.yaml's, or a baseline file's. */
+/**
+ * `crucible schema [taskset|agents|suite|ci|baseline|registry|trust|pack-index]`: the task-set format,
+ * the `--agents FILE` format, the suite format, crucible.ci.yaml's, a baseline file's, registry.yaml's,
+ * a pack trust policy's or a pack index's. The last three load lazily: `schema` alone stays light.
+ */
 export async function schemaCommand(which: string | undefined, opts: { out?: string }): Promise<void> {
   const kind = which ?? 'taskset';
   const schemas: Record<string, () => Record<string, unknown>> = {
@@ -14,9 +18,12 @@ export async function schemaCommand(which: string | undefined, opts: { out?: str
     suite: suiteJsonSchema,
     ci: ciJsonSchema,
     baseline: baselineJsonSchema,
+    registry: (await import('../../audit/json-schema.js')).registryJsonSchema,
+    trust: (await import('../../pack/json-schema.js')).trustJsonSchema,
+    'pack-index': (await import('../../pack/json-schema.js')).packIndexJsonSchema,
   };
   const make = schemas[kind];
-  if (!make) throw new InputError(`schema ${kind}: unknown schema (fix: use taskset, agents, suite, ci or baseline)`);
+  if (!make) throw new InputError(`schema ${kind}: unknown schema (fix: use taskset, agents, suite, ci, baseline, registry, trust or pack-index)`);
   const text = `${JSON.stringify(make(), null, 2)}\n`;
   if (!opts.out) {
     process.stdout.write(text);
