@@ -1,4 +1,5 @@
 import { RUN_SCHEMA_VERSION, toSummaryRow, type AttemptResult, type RunStats, type RunSummary } from '../types/index.js';
+import { guardCounts } from '../guard/counts.js';
 import type { FailedFast, RunEnd } from './attempt-loop.js';
 
 /** `summary.json`: the stable RunSummary plus what this engine adds. */
@@ -29,6 +30,7 @@ export interface SummaryInput {
 export function buildSummary(input: SummaryInput): RunSummaryFile {
   const { attempts } = input;
   const complete = attempts.length === input.planned;
+  const guard = guardCounts(attempts);
   return {
     schemaVersion: RUN_SCHEMA_VERSION,
     runId: input.runId,
@@ -43,6 +45,8 @@ export function buildSummary(input: SummaryInput): RunSummaryFile {
       FAIL: attempts.filter((a) => a.verdict === 'FAIL').length,
       ERROR: attempts.filter((a) => a.verdict === 'ERROR').length,
     },
+    // Only a run with --guard has it: its attempts carry the guard's summary.
+    ...(guard.length > 0 ? { guard } : {}),
     attempts: attempts.map(toSummaryRow),
     configHash: input.configHash,
     // A stop that came after the last attempt finished stopped nothing.

@@ -1,27 +1,10 @@
 /**
- * Per agent, what the online guard saw over a run's attempts: the counts the reports show
- * (terminal, Markdown, report.json). Pure: reads the `guard` summary of each attempt record.
+ * Per agent, what the online guard saw over a run's attempts: the counts summary.json and the reports
+ * carry (terminal, Markdown, HTML, report.json). Pure: reads the `guard` summary of each attempt record.
  */
-import type { AttemptResult, GuardMode } from '../types/index.js';
+import type { AttemptResult, GuardAgentCounts } from '../types/index.js';
 
-export interface GuardAgentCounts {
-  agent: string;
-  mode: GuardMode;
-  /** Attempts the guard watched. */
-  attempts: number;
-  /** Attempts with at least one finding (an incident.json). */
-  incidents: number;
-  /** Findings over all attempts. */
-  findings: number;
-  /** Commands refused before they ran. */
-  blocked: number;
-  /** Attempts whose agent enforce stopped. */
-  stopped: number;
-  /** Findings recorded and let run. */
-  auditOnly: number;
-  /** Fastest and slowest time-to-detection over the findings, in ms. */
-  detectionMs?: { min: number; max: number };
-}
+export type { GuardAgentCounts } from '../types/index.js';
 
 export function guardCounts(attempts: readonly Pick<AttemptResult, 'agent' | 'guard'>[]): GuardAgentCounts[] {
   const byAgent = new Map<string, GuardAgentCounts>();

@@ -1,6 +1,6 @@
 /* Formatting shared by the Markdown writer and the web app (pure, no Node APIs). */
 import { pct } from '../format/index.js';
-import type { AgentInfo } from '../types/index.js';
+import type { AgentInfo, GuardAgentCounts } from '../types/index.js';
 
 // Numbers and dollars have one formatter for the terminal, the reports and the web app.
 export { count, pct, usd } from '../format/index.js';
@@ -86,4 +86,9 @@ export function overfittingCell(a: { overfitting?: { passes: number; failedHeldO
 /** An external agent's identity in one line: `2.1.332 · profile claude-code@1a2b3c4d · model m`. */
 export function agentInfoText(info: AgentInfo): string {
   return [info.version ?? 'version unknown', `profile ${info.profile}@${info.profileHash.slice(0, 8)}`, `model ${info.model}`].join(' · ');
+}
+
+/** The online guard's fastest–slowest time to detection for an agent, as every report prints it. */
+export function detectionRange(c: Pick<GuardAgentCounts, 'detectionMs'>): string {
+  return c.detectionMs ? `${c.detectionMs.min}–${c.detectionMs.max} ms` : '–';
 }

@@ -14,3 +14,4 @@ export { formatTrajectoryText, parseTrajectory, type ParsedTrajectory } from './
 export { agentInfoText } from './format.js';
 export * from './view.js';
 export { runInfoOfRow, runListItemOf, storedStats, attemptRowsOf, statsOfRecordedRun, taskRepoOfRows } from './history-view.js';
+export { guardOfRecordedRun } from './run-guard.js';

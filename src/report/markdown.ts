@@ -1,7 +1,7 @@
 import { formatDefect } from '../tasks/index.js';
 import { usageAnomalyText } from '../format/index.js';
 import type { AgentStats, AttemptResult, Cause, CheckResult, RunStats, TestGroupOutcome, TestRunEvidence } from '../types/index.js';
-import { agentInfoText, duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from './format.js';
+import { agentInfoText, detectionRange, duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from './format.js';
 import type { HeldOutCard, RunView } from './view.js';
 import type { GuardAgentCounts } from '../guard/counts.js';
 
@@ -76,7 +76,7 @@ function guardSection(counts: readonly GuardAgentCounts[]): string {
     String(c.stopped),
     String(c.blocked),
     String(c.auditOnly),
-    c.detectionMs ? `${c.detectionMs.min}–${c.detectionMs.max} ms` : '–',
+    detectionRange(c),
   ]);
   return `## Online guard\n\nFindings while the agents ran (\`--guard\`); the post-hoc checks judged every attempt as usual. Details: \`incident.json\` in each attempt directory.\n\n${table(
     ['agent', 'mode', 'attempts with incidents', 'findings', 'stopped', 'blocked commands', 'audit-only', 'time to detection'],

@@ -1,5 +1,4 @@
 import type { RunComparison } from '../engine/compare.js';
-import type { GuardAgentCounts } from '../guard/counts.js';
 import type { AttemptRow } from '../store/index.js';
 import {
   attemptOutcome,
@@ -7,6 +6,7 @@ import {
   type AttemptOutcome,
   type AttemptResult,
   type Cause,
+  type GuardAgentCounts,
   type RunHeader,
   type RunStats,
   type TestCaseResult,

@@ -1,6 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { attemptRowsOf, heldOutCards, REPORT_FILES, runInfoOfRow, statsOfRecordedRun, storedStats, type RunInfo, type RunView } from '../report/index.js';
+import {
+  attemptRowsOf,
+  guardOfRecordedRun,
+  heldOutCards,
+  REPORT_FILES,
+  runInfoOfRow,
+  statsOfRecordedRun,
+  storedStats,
+  type RunInfo,
+  type RunView,
+} from '../report/index.js';
 import type { HistoryReader, HistoryRunKind } from '../store/index.js';
 import type { RunStats } from '../types/index.js';
 
@@ -37,12 +47,15 @@ export class RunViews {
   private build(runId: string, stored: unknown, run: RunInfo, dir: string): RunView {
     const rows = attemptRowsOf(this.history, runId, MAX_AGGREGATED_ATTEMPTS);
     const stats = storedStats(stored) ?? summaryStats(dir) ?? (rows.length < MAX_AGGREGATED_ATTEMPTS ? statsOfRecordedRun(this.history, rows) : null);
+    // A live guarded run past the cap shows no counts rather than counts of part of it.
+    const guard = guardOfRecordedRun(dir, this.history, rows.length < MAX_AGGREGATED_ATTEMPTS ? rows : []);
     return {
       run,
       stats,
       heldOut: heldOutCards(rows.map((r) => ({ agent: r.agent, heldOut: r.heldOut, cause: r.cause }))),
       attemptsTotal: this.history.countAttempts({ runId }),
       reports: Object.values(REPORT_FILES).filter((f) => existsSync(join(dir, f))),
+      ...(guard ? { guard } : {}),
     };
   }
 }

@@ -1,4 +1,4 @@
-import type { AttemptResult, Verdict } from './attempt.js';
+import type { AttemptResult, GuardMode, Verdict } from './attempt.js';
 
 export const RUN_SCHEMA_VERSION = 1;
 
@@ -19,7 +19,32 @@ export interface RunSummary extends RunHeader {
   schemaVersion: typeof RUN_SCHEMA_VERSION;
   finishedAt: string;
   counts: Record<Verdict, number>;
+  /** Runs with `--guard` only: what the online guard saw, per agent (absent for a run without it). */
+  guard?: GuardAgentCounts[];
   attempts: AttemptSummaryRow[];
+}
+
+/**
+ * Per agent, what the online guard saw over a run's attempts (src/guard/counts.ts computes it):
+ * summary.json, `show --json` and every report carry the same counts.
+ */
+export interface GuardAgentCounts {
+  agent: string;
+  mode: GuardMode;
+  /** Attempts the guard watched. */
+  attempts: number;
+  /** Attempts with at least one finding (an incident.json). */
+  incidents: number;
+  /** Findings over all attempts. */
+  findings: number;
+  /** Commands refused before they ran. */
+  blocked: number;
+  /** Attempts whose agent enforce stopped. */
+  stopped: number;
+  /** Findings recorded and let run. */
+  auditOnly: number;
+  /** Fastest and slowest time-to-detection over the findings, in ms. */
+  detectionMs?: { min: number; max: number };
 }
 
 /** Who ran what and how it ended: the part of an attempt every list of attempts shows. */

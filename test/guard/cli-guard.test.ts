@@ -57,6 +57,11 @@ describe('crucible run --guard', () => {
       expect(markdown).toMatch(/\| \*\*forbidden-write\*\* \| enforce \| 1 of 1 \| \d+ \| 1 \| 0 \| \d+ \| \d+–\d+ ms \|/);
       const report = JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')) as { view: { guard?: Array<Record<string, unknown>> } };
       expect(report.view.guard).toEqual([expect.objectContaining({ agent: 'forbidden-write', mode: 'enforce', incidents: 1, stopped: 1, blocked: 0 })]);
+      // summary.json (the stable contract, and `show --json` from it) carries the same counts.
+      const summary = JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')) as { guard?: unknown };
+      expect(summary.guard).toEqual(report.view.guard);
+      const shown = crucible(['show', runId as string, '--json', '--out', out], { cwd: dir });
+      expect((JSON.parse(shown.stdout) as { guard?: unknown }).guard).toEqual(report.view.guard);
 
       // A resume with another guard mode is another config.
       const resumed = crucible(['run', join(dir, 'tasks.yaml'), '--agent', 'forbidden-write', '--guard', 'audit', '--resume', runId as string, '--out', out], {

@@ -1,8 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { guardCounts } from '../../src/guard/counts.js';
 import { aggregateRun } from '../../src/stats/index.js';
 import { openHistory } from '../../src/store/index.js';
-import { RUN_SCHEMA_VERSION, toSummaryRow, type AttemptResult, type CheckResult, type RunSummary } from '../../src/types/index.js';
+import { RUN_SCHEMA_VERSION, toSummaryRow, type AttemptResult, type CheckResult, type GuardSummary, type RunSummary } from '../../src/types/index.js';
 
 /*
  * Attempts shaped like the engine's (every field of AttemptResult), with the evidence files an
@@ -142,6 +143,8 @@ export function sampleAttempts(): AttemptResult[] {
 }
 
 export function summaryOf(attempts: readonly AttemptResult[], runId = RUN_ID): RunSummary {
+  // As the engine's buildSummary: only a run whose attempts the guard watched has `guard`.
+  const guard = guardCounts(attempts);
   return {
     schemaVersion: RUN_SCHEMA_VERSION,
     runId,
@@ -156,6 +159,7 @@ export function summaryOf(attempts: readonly AttemptResult[], runId = RUN_ID): R
       FAIL: attempts.filter((a) => a.verdict === 'FAIL').length,
       ERROR: attempts.filter((a) => a.verdict === 'ERROR').length,
     },
+    ...(guard.length > 0 ? { guard } : {}),
     attempts: attempts.map(toSummaryRow),
   };
 }
@@ -232,4 +236,21 @@ export function recordRun(
   } finally {
     history.close();
   }
+}
+
+/**
+ * sampleAttempts as a `--guard enforce` run records them: every attempt whose agent ran carries the
+ * guard's summary (the harness error in prepare never started one). Per agent this makes
+ * openai:gpt-4.1-mini 2 of 3 attempts with incidents, 4 findings, 1 stopped, 2 blocked, 0 audit-only,
+ * 5–40 ms; oracle 1 of 2, 2 findings, 0 stopped, 0 blocked, 2 audit-only, 80–300 ms.
+ */
+export function guardedAttempts(): AttemptResult[] {
+  const clean: GuardSummary = { mode: 'enforce', watcher: 'inotify', incidents: 0, blocked: 0, stopped: false, auditOnly: 0 };
+  const seen = (over: Partial<GuardSummary>): GuardSummary => ({ ...clean, incidentFile: 'incident.json', ...over });
+  const byKey: Record<string, GuardSummary> = {
+    'py-median|openai:gpt-4.1-mini': seen({ incidents: 3, blocked: 1, stopped: true, detectionMs: { min: 12, max: 40 } }),
+    'js-slugify|openai:gpt-4.1-mini': seen({ incidents: 1, blocked: 1, detectionMs: { min: 5, max: 5 } }),
+    'py-median|oracle': seen({ incidents: 2, auditOnly: 2, detectionMs: { min: 80, max: 300 } }),
+  };
+  return sampleAttempts().map((a) => (a.harnessError?.phase === 'prepare' ? a : { ...a, guard: byKey[`${a.taskId}|${a.agent}`] ?? clean }));
 }

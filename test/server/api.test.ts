@@ -5,7 +5,7 @@ import type { AttemptView, CompareView, Page, RunListItem, RunView, TrendView } 
 import { createApp } from '../../src/server/index.js';
 import { openHistory, type HistoryReader } from '../../src/store/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { RUN_ID, recordRun, sampleAttempts, writeRunDir } from '../report/fixtures.js';
+import { guardedAttempts, RUN_ID, recordRun, sampleAttempts, writeRunDir } from '../report/fixtures.js';
 
 const tempDir = useTempDirs();
 const RUN_B = '20261201-090000-beef';
@@ -57,6 +57,31 @@ describe('dashboard API', () => {
     const b = await json<RunView>(`/api/runs/${RUN_B}`);
     expect(b.stats?.cells.length).toBe(a.stats?.cells.length);
     expect(b.stats?.agents.find((x) => x.agent === 'oracle')?.harnessErrors.count).toBe(1);
+    // Neither ran with --guard: no online guard panel.
+    expect(a.guard).toBeUndefined();
+    expect(b.guard).toBeUndefined();
+  });
+
+  it("serves a guarded run's online guard counts per agent, from its summary.json", async () => {
+    const runId = '20261201-100000-9a2d';
+    const attempts = guardedAttempts().map((a) => ({ ...a, runId, attemptId: a.attemptId.replace('0123456789', 'c000000000') }));
+    const runDir = writeRunDir(state, attempts, runId);
+    writeFileSync(join(runDir, 'plan.json'), JSON.stringify({ runId, settings: { sandbox: 'bwrap', guard: 'enforce' } }));
+    recordRun(state, attempts, runId, '2026-12-01T10:00:00.000Z');
+    const view = await json<RunView>(`/api/runs/${runId}`);
+    expect(view.guard).toEqual([
+      expect.objectContaining({ agent: 'oracle', mode: 'enforce', attempts: 2, incidents: 1, findings: 2, stopped: 0, blocked: 0, auditOnly: 2 }),
+      expect.objectContaining({
+        agent: 'openai:gpt-4.1-mini',
+        attempts: 3,
+        incidents: 2,
+        findings: 4,
+        stopped: 1,
+        blocked: 2,
+        auditOnly: 0,
+        detectionMs: { min: 5, max: 40 },
+      }),
+    ]);
   });
 
   it("pages a run's attempts in plan order, with filters", async () => {

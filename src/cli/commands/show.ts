@@ -2,7 +2,16 @@ import { join, relative } from 'node:path';
 import pc from 'picocolors';
 import { formatDefect } from '../../tasks/index.js';
 import { runsDirOf } from '../../engine/index.js';
-import { agentInfoText, attemptRowsOf, formatTrajectoryText, listItemOfRow, loadTrajectory, statsOfRecordedRun, storedStats } from '../../report/index.js';
+import {
+  agentInfoText,
+  attemptRowsOf,
+  formatTrajectoryText,
+  guardOfRecordedRun,
+  listItemOfRow,
+  loadTrajectory,
+  statsOfRecordedRun,
+  storedStats,
+} from '../../report/index.js';
 import { usageAnomalyText } from '../../format/index.js';
 import type { AttemptDetail, HistoryReader } from '../../store/index.js';
 import type { AttemptResult, EnvironmentProvenance, TestRunEvidence } from '../../types/index.js';
@@ -34,8 +43,11 @@ function showRun(reader: HistoryReader, runId: string, opts: ShowCommandOptions)
   const rows = attemptRowsOf(reader, runId);
   // A run that never finished (killed) has no stored statistics: computed as the dashboard does.
   const stats = storedStats(run.stats) ?? statsOfRecordedRun(reader, rows);
+  const runDir = join(runsDirOf(opts.out, run.kind), runId);
+  // summary.json's `guard`, present only for a run with --guard.
+  const guard = guardOfRecordedRun(runDir, reader, rows);
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify({ ...run, stats, attempts: rows }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...run, stats, ...(guard ? { guard } : {}), attempts: rows }, null, 2)}\n`);
     return;
   }
   const header = [
@@ -46,12 +58,13 @@ function showRun(reader: HistoryReader, runId: string, opts: ShowCommandOptions)
   ].join('\n');
   const report = formatRunReport({
     runId,
-    runDir: join(runsDirOf(opts.out, run.kind), runId),
+    runDir,
     attempts: rows.map(listItemOfRow),
     planned: run.planned,
     executed: run.recorded.attempts,
     counts: run.recorded,
     stats,
+    ...(guard ? { guard } : {}),
   });
   process.stdout.write(`${header}\n\n${report}\n`);
   // The table `run` prints at its end, from the recorded attempts: only the metered ones are read in full.

@@ -6,6 +6,7 @@ import { Distribution } from '../charts/Distribution.js';
 import { Heatmap } from '../charts/Heatmap.js';
 import { AttemptsTable } from '../components/AttemptsTable.js';
 import { HeldOutCards, ReliabilityCards } from '../components/Cards.js';
+import { GuardTable } from '../components/GuardTable.js';
 import { Await, CountsBar, IntervalBar, Section } from '../components/ui.js';
 import { useSource } from '../data/context.js';
 import type { RunInfo, RunStats, RunView } from '../data/types.js';
@@ -200,6 +201,19 @@ export function RunReport({ view }: { view: RunView }): ReactNode {
       ) : (
         <p className="empty">No statistics for this run yet.</p>
       )}
+      {view.guard && view.guard.length > 0 ? (
+        <Section
+          title="Online guard"
+          note={
+            <>
+              Findings while the agents ran (<code>--guard</code>); the post-hoc checks judged every attempt as usual. Details: <code>incident.json</code> in
+              each attempt directory.
+            </>
+          }
+        >
+          <GuardTable counts={view.guard} />
+        </Section>
+      ) : null}
       <Section title={`Attempts (${view.attemptsTotal})`}>
         <AttemptsTable runId={run.runId} stats={stats} />
       </Section>
