@@ -1,3 +1,4 @@
+import { redactText } from '../redact/index.js';
 import { commandText } from './command-text.js';
 import { capped, fail, listShort, pass, type Check } from './types.js';
 import { UNSAFE_RULES, userRule, type UnsafeRule } from './unsafe-command-rules.js';
@@ -18,7 +19,10 @@ export const unsafeCommandsCheck: Check = {
     const hits = input.commands.flatMap((event, index) =>
       rules.flatMap((rule) => {
         const detail = rule.test(event.argv, event.cwd, input.writeRoots);
-        return detail === undefined ? [] : [{ rule: rule.id, command: commandText(event.argv).slice(0, 200), index, exitCode: event.exitCode, detail }];
+        // The command and what matched go into attempt.json and the reports: credentials in them are redacted.
+        return detail === undefined
+          ? []
+          : [{ rule: rule.id, command: redactText(commandText(event.argv)).slice(0, 200), index, exitCode: event.exitCode, detail: redactText(detail) }];
       }),
     );
     const evidence = { commands: input.commands.length, rules: rules.map((r) => r.id), hits: capped(hits) };
