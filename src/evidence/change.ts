@@ -4,9 +4,11 @@
  * files as plain files, symlinks as symlinks. Everything after this reads the tree, never the
  * agent's workspace.
  */
+import { execFile } from 'node:child_process';
 import { lstat, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { copyIndex, NESTED_GIT_NAME, git, gitBytes, removeTree, type Baseline, type GitTarget } from '../workspace/index.js';
 
 export interface CaptureInput {
@@ -23,6 +25,7 @@ export type Capture = { ok: true; tree: string; files: number; bytes: number } |
 
 export async function captureChange(input: CaptureInput): Promise<Capture> {
   const { baseline, workTree } = input;
+  await removeFifos(workTree);
   for (const path of input.nestedGit) await neutralizeNestedRepo(workTree, path);
   const indexFile = join(baseline.store, 'capture.index');
   await copyIndex(baseline, indexFile);
@@ -52,6 +55,23 @@ export async function captureChange(input: CaptureInput): Promise<Capture> {
   } finally {
     await rm(indexFile, { force: true });
   }
+}
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * Removes every FIFO from the agent's workspace before git reads it. Git opens each `.gitignore`
+ * and `.gitattributes` it meets with a blocking open(): a FIFO by that name would wait for a writer
+ * that never comes, and hang the harness for good. Git never records a FIFO (only files, symlinks
+ * and directories), so none is part of any change; a FIFO put where a tracked file was leaves that
+ * file deleted. GNU find walks at any depth and never follows a symlink; what it cannot enter
+ * (a directory of mode 000, for a harness that is not root) git cannot read either.
+ */
+async function removeFifos(root: string): Promise<void> {
+  await execFileAsync('find', [root, '-type', 'p', '-delete'], { maxBuffer: 1024 * 1024 }).catch((error: unknown) => {
+    // find exits 1 on a directory it may not enter; only a find that did not run at all is an error.
+    if (typeof (error as { code?: unknown }).code === 'string') throw error;
+  });
 }
 
 /**

@@ -179,6 +179,16 @@ describe('capturing the change', () => {
     expect(await a.capture({ maxFiles: 1000, maxBytes: 1000 })).toMatchObject({ ok: false, exceeded: 'change_size' });
   });
 
+  it('captures past FIFOs named .gitignore and .gitattributes, which git would wait on forever', async () => {
+    const a = await attempt({ 'a.txt': 'one\n', 'lib/b.txt': 'two\n' });
+    write(a.ws, 'a.txt', 'fixed\n');
+    execFileSync('sh', ['-c', 'mkfifo .gitattributes lib/.gitignore new.fifo && rm lib/b.txt && mkfifo lib/b.txt'], { cwd: a.ws });
+    const tree = await a.captured();
+    // No FIFO is part of a change: the one put in place of a tracked file leaves it deleted.
+    expect(await a.paths(tree)).toEqual(['a.txt', 'lib/b.txt']);
+    expect((await a.diff(tree)).files.find((f) => f.path === 'lib/b.txt')?.kind).toBe('deleted');
+  });
+
   it('records symlinks as symlinks, and a verification copy never writes through one', async () => {
     const a = await attempt({ 'a.txt': 'one\n', 'tests/test_a.py': 'def test_a():\n    assert True\n' });
     symlinkSync(join(a.outside, 'canary.txt'), join(a.ws, 'link.txt'));
