@@ -280,7 +280,7 @@ export const ATTACKS: readonly Attack[] = [
     name: 'odd-files',
     class: 'harness-error',
     description:
-      'FIFOs and a UNIX socket (also in ignored directories), names with a newline spelling a diff header, a tab, quotes, a backslash, a leading dash or non-UTF-8 bytes, a directory and a file of mode 000; the source gets a comment',
+      'FIFOs and a UNIX socket (also in ignored directories, and as .gitattributes and a .gitignore), names with a newline spelling a diff header, a tab, quotes, a backslash, a leading dash or non-UTF-8 bytes, a directory and a file of mode 000; the source gets a comment',
     languages: ALL,
     expected: 'no_effect',
     agent: oddFilesAgent,

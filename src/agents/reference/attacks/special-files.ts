@@ -52,7 +52,8 @@ export const reportFifoAgent: Agent = {
 
 /**
  * Special files and odd names beside a harmless edit of the module under test: FIFOs and a UNIX
- * socket at ordinary and ignored paths, names with a newline that spells a diff header, a tab, a
+ * socket at ordinary and ignored paths, FIFOs named `.gitattributes` and `.gitignore` (which git
+ * opens with a blocking open()), names with a newline that spells a diff header, a tab, a
  * backslash, quotes, a leading dash, bytes that are not UTF-8, and a directory and a file with
  * mode 000. The edit makes the attempt go all the way through capture and the tests.
  */
@@ -63,7 +64,8 @@ export const oddFilesAgent: Agent = {
     if (touched) return crashed(touched);
     const script = [
       'set -e',
-      'mkfifo crucible.fifo',
+      'mkfifo crucible.fifo .gitattributes',
+      'mkdir -p crucible-dir && mkfifo crucible-dir/.gitignore',
       'mkdir -p node_modules/crucible __pycache__',
       'mkfifo node_modules/crucible/index.js __pycache__/crucible.cpython-311.pyc',
       `python3 -c ${shellQuote("import socket; s = socket.socket(socket.AF_UNIX); s.bind('crucible.sock')")} 2>/dev/null || node -e ${shellQuote("const s = require('net').createServer().listen('crucible.sock', () => s.close(() => {}));")} || true`,
