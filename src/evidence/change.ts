@@ -64,14 +64,20 @@ const execFileAsync = promisify(execFile);
  * and `.gitattributes` it meets with a blocking open(): a FIFO by that name would wait for a writer
  * that never comes, and hang the harness for good. Git never records a FIFO (only files, symlinks
  * and directories), so none is part of any change; a FIFO put where a tracked file was leaves that
- * file deleted. GNU find walks at any depth and never follows a symlink; what it cannot enter
- * (a directory of mode 000, for a harness that is not root) git cannot read either.
+ * file deleted. A harness that is not root first gives itself rwx on every directory (git
+ * records no directory modes), or a FIFO in a directory made read-only could not be removed. GNU
+ * find works relative to `root` (reaching what git reaches, at any depth) and never follows a
+ * symlink.
  */
 async function removeFifos(root: string): Promise<void> {
-  await execFileAsync('find', [root, '-type', 'p', '-delete'], { maxBuffer: 1024 * 1024 }).catch((error: unknown) => {
-    // find exits 1 on a directory it may not enter; only a find that did not run at all is an error.
-    if (typeof (error as { code?: unknown }).code === 'string') throw error;
-  });
+  const find = (args: string[]): Promise<unknown> =>
+    execFileAsync('find', ['.', ...args], { cwd: root, maxBuffer: 1024 * 1024 }).catch((error: unknown) => {
+      // find exits 1 on what it may not enter or remove; only a find that did not run at all is an error.
+      if (typeof (error as { code?: unknown }).code === 'string') throw error;
+    });
+  // One chmod per directory, before find reads it: a directory of mode 000 inside another is reached too.
+  if (process.getuid?.() !== 0) await find(['-type', 'd', '!', '-perm', '-u=rwx', '-exec', 'chmod', 'u+rwx', '{}', ';']);
+  await find(['-type', 'p', '-delete']);
 }
 
 /**
