@@ -1,4 +1,5 @@
 import { mkdir, rm } from 'node:fs/promises';
+import { removeTree } from '../workspace/index.js';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Worker, type Job } from 'bullmq';
@@ -104,7 +105,7 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
       options.log(`finished ${plan.attemptId}: ${result.verdict}${result.cause ? ` (${result.cause})` : ''}`);
       return { version: 1, files, worker: me };
     } finally {
-      await rm(attemptDir, { recursive: true, force: true });
+      await removeTree(attemptDir);
     }
   };
 

@@ -7,7 +7,7 @@
  * with its protected paths put back), a fresh HOME, /tmp and results directory. Nothing is read
  * from the agent's workspace except through git, which records symlinks as symlinks.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { detectContent, effectivePolicy, runChecks, type CheckInput } from '../checks/index.js';
 import {
@@ -42,7 +42,7 @@ import type {
   TestRunEvidence,
 } from '../types/index.js';
 import { changeBlobs, type ChangeBlobs } from '../trace/record.js';
-import { materializeTree, overlayDirectory, withoutSetupOutputs, type Baseline } from '../workspace/index.js';
+import { materializeTree, overlayDirectory, removeTree, withoutSetupOutputs, type Baseline } from '../workspace/index.js';
 import type { AttemptEnv } from './attempt.js';
 import { ATTEMPT_JUNIT_FILES } from './run-files.js';
 import { sandboxLayout } from './sandbox-layout.js';
@@ -112,7 +112,7 @@ async function runTestsOnTree(
   }
   // Nothing one test run writes outside the workspace reaches the next one either.
   for (const dir of [home, tmp, resultsDir]) {
-    await rm(dir, { recursive: true, force: true });
+    await removeTree(dir);
     await mkdir(dir, { recursive: true });
   }
   const layout: SandboxLayout = {
@@ -139,7 +139,7 @@ async function runTestsOnTree(
       timeoutMs: task.limits.testTimeoutMs,
       ...(env.signal ? { signal: env.signal } : {}),
     }).finally(() => executor.close());
-    await rm(resultsDir, { recursive: true, force: true });
+    await removeTree(resultsDir);
     return run;
   }
   const { evidence, junitXml, cases } = await runTests({
@@ -156,7 +156,7 @@ async function runTestsOnTree(
     signal: env.signal,
   }).finally(() => executor.close());
   // The report is read: the directory it was written to goes, so no later phase finds it.
-  await rm(resultsDir, { recursive: true, force: true });
+  await removeTree(resultsDir);
   // Only JUnit is kept as a file; a stream format's cases are the evidence, and its text is in the output tail.
   if (junitXml !== undefined) await writeFile(join(attemptDir, spec.reportName), junitXml);
   return { evidence, ...(cases ? { cases } : {}) };

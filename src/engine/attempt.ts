@@ -33,7 +33,7 @@ import {
   type Task,
   type TestRunEvidence,
 } from '../types/index.js';
-import { addWorkspaceRepo, commitBaseline, copyTree, listTree, setupOutputs, type Baseline } from '../workspace/index.js';
+import { addWorkspaceRepo, commitBaseline, copyTree, listTree, removeTree, setupOutputs, type Baseline } from '../workspace/index.js';
 import { copyPrepared, ensurePrepared, mentionsPath, pathBound, preparedKey } from './prepared-cache.js';
 import type { RunModels } from './gateway-lifecycle.js';
 import { startGuard, type GuardSession } from '../guard/index.js';
@@ -358,7 +358,7 @@ export async function prepareWorkspace(
     return ms;
   };
   // An attempt directory left by an interrupted run is not evidence of anything: start clean.
-  await rm(attemptDir, { recursive: true, force: true });
+  await removeTree(attemptDir);
   await Promise.all(['workspace', 'home', 'tmp'].map((d) => mkdir(join(attemptDir, d), { recursive: true })));
   await materializeRepo(task.repo, workspace, join(env.stateDir, 'cache'));
   await prepareNpmParts(task, workspace, join(env.stateDir, 'cache'));
@@ -453,7 +453,7 @@ export async function besideWorkspace<T>(paths: AttemptPaths, work: () => Promis
   try {
     return await work();
   } finally {
-    await rm(paths.workspace, { recursive: true, force: true });
+    await removeTree(paths.workspace);
     await rename(paths.agentWorkspace, paths.workspace);
   }
 }
@@ -685,7 +685,8 @@ async function record(
   finish(result, startedAt);
   await mkdir(attemptDir, { recursive: true });
   if (!env.keepWorkspace) {
-    await Promise.all(ATTEMPT_SCRATCH_DIRS.map((d) => rm(join(attemptDir, d), { recursive: true, force: true })));
+    // What the agent and the code under test left (any depth, any mode) must not make this record fail.
+    await Promise.all(ATTEMPT_SCRATCH_DIRS.map((d) => removeTree(join(attemptDir, d))));
   }
   // trace.jsonl: the hash-chained evidence an offline replay re-grades (src/trace/).
   await writeTrace(attemptDir, result, evidence, { stateDir: env.stateDir, tasksetDir: dirname(subject.task.sourceFile) });

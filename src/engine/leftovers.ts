@@ -1,5 +1,6 @@
-import { readdir, rm } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { removeTree } from '../workspace/index.js';
 
 /**
  * What a killed run leaves behind, removed when the run resumes (it holds the run's lock then):
@@ -16,7 +17,7 @@ import { join } from 'node:path';
 export async function removeLeftovers(stateDir: string, runDir: string, finished: ReadonlySet<string>): Promise<number> {
   let removed = 0;
   const remove = async (path: string): Promise<void> => {
-    await rm(path, { recursive: true, force: true });
+    await removeTree(path);
     removed++;
   };
   for (const name of await names(runDir)) if (isTemp(name)) await remove(join(runDir, name));

@@ -14,7 +14,7 @@ import type { SandboxKind } from '../sandbox/executor.js';
 import type { ResolvedEnvironment } from '../environment/index.js';
 import { baselineDefects, ensureGitCache, NpmSourceError, oracleDefect, repoDefect, RepoSourceError, taskWhere, type TaskWhere } from '../tasks/index.js';
 import type { Task, TaskDefect } from '../types/index.js';
-import { git, GitError } from '../workspace/index.js';
+import { git, GitError, removeTree } from '../workspace/index.js';
 import { ATTEMPT_SCRATCH_DIRS, attemptPaths, besideWorkspace, prepareWorkspace, SetupCommandError, type AttemptEnv, type TaskBaselineRuns } from './attempt.js';
 import { runBaselineHeldOut, runBaselineTests } from './attempt-verify.js';
 import { ATTEMPT_JUNIT_FILES } from './run-files.js';
@@ -122,7 +122,7 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
     return { taskId: task.id, defects: [], unchecked: messageOf(error) };
   } finally {
     // Only the baseline reports stay: the trees are as large as the repo.
-    await Promise.all(ATTEMPT_SCRATCH_DIRS.map((d) => rm(join(paths.attemptDir, d), { recursive: true, force: true })));
+    await Promise.all(ATTEMPT_SCRATCH_DIRS.map((d) => removeTree(join(paths.attemptDir, d))));
     await removeIfEmpty(paths.attemptDir);
   }
 }

@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { removeTree } from '../workspace/index.js';
 import { join } from 'node:path';
 import type { AttemptResult } from '../types/index.js';
 import { readAttemptFile, readCheckpoint, rewriteCheckpoint, type CheckpointEntry } from './checkpoint.js';
@@ -100,7 +100,7 @@ export async function reconcile(
   if (malformed > 0 || duplicates > 0 || rerun.length > 0 || superseded.length > 0 || kept.some((e, i) => e.attemptId !== entries[i]?.attemptId)) {
     await rewriteCheckpoint(runDir, kept);
   }
-  for (const id of [...superseded, ...retried]) await rm(join(runDir, 'attempts', id), { recursive: true, force: true });
+  for (const id of [...superseded, ...retried]) await removeTree(join(runDir, 'attempts', id));
   return { reused, rerun, superseded, retried, malformed: malformed + duplicates };
 }
 

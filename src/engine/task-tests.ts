@@ -15,7 +15,7 @@ import { captureChange, protectTests } from '../evidence/index.js';
 import type { SandboxKind } from '../sandbox/executor.js';
 import { formatDefect, oracleDefect, taskWhere, type TaskWhere } from '../tasks/index.js';
 import type { Task, TestCaseResult, TestRunEvidence } from '../types/index.js';
-import { git, GitError } from '../workspace/index.js';
+import { git, GitError, removeTree } from '../workspace/index.js';
 import { attemptPaths, besideWorkspace, prepareWorkspace, type AttemptEnv } from './attempt.js';
 import { createExecutor } from '../sandbox/index.js';
 import type { Baseline } from '../workspace/index.js';
@@ -105,7 +105,7 @@ export async function runTaskTests(task: Task, options: TaskTestsOptions): Promi
     }
     return sides;
   } finally {
-    await rm(paths.attemptDir, { recursive: true, force: true });
+    await removeTree(paths.attemptDir);
     // The parent goes too when no other `crucible tests` is using it.
     const left = await readdir(scratchRoot).catch(() => undefined);
     if (left !== undefined && left.length === 0) await rm(scratchRoot, { recursive: true, force: true });

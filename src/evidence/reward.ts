@@ -69,7 +69,8 @@ export async function readReward(dir: string): Promise<RewardReading> {
 async function readSmallFile(path: string): Promise<string | { problem: string } | undefined> {
   let handle;
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // O_NONBLOCK: a FIFO planted at the reward path must not make the open wait for a writer forever.
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as { code?: string }).code;
     return code === 'ENOENT' ? undefined : { problem: `the reward file cannot be read (${code ?? 'error'}): a symlink is never followed` };

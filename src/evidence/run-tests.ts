@@ -108,8 +108,9 @@ export async function insideWithoutLinks(root: string, rel: string): Promise<str
 async function readReport(path: string, label: string): Promise<string | { problem: string } | undefined> {
   let handle;
   try {
-    // Never follow a symlink the agent may have planted where the report goes.
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // Never follow a symlink the agent may have planted where the report goes, and never wait on
+    // a FIFO planted there: a blocking open() would wait for a writer that never comes.
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return undefined;
   }

@@ -1,5 +1,4 @@
 import { lstat, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 
 export interface ScanLimits {
   maxFiles: number;
@@ -11,35 +10,45 @@ export interface WorkspaceScan {
   files: number;
   /** Disk use (allocated blocks), so a sparse file counts for what it really takes. */
   bytes: number;
-  /** Workspace-relative paths of `.git` entries below the top level: nested repositories. */
-  nestedGit: string[];
+  /**
+   * Workspace-relative paths of `.git` entries below the top level: nested repositories. As bytes:
+   * a name need not be UTF-8, and a decoded one would name nothing on disk.
+   */
+  nestedGit: Buffer[];
   /** Set when a limit was passed; the scan stopped there, so the counts are lower bounds. */
   exceeded?: 'workspace_files' | 'workspace_disk';
 }
 
+const SLASH = Buffer.from('/');
+const DOT_GIT = Buffer.from('.git');
+
 /**
  * Measures a tree without following symlinks, stopping as soon as a limit is passed, so that a
- * workspace of millions of files costs no more than the limit to judge.
+ * workspace of millions of files costs no more than the limit to judge. Names are read as bytes:
+ * decoded as UTF-8, a name that is not would turn into one that does not exist, and whatever lies
+ * under it would go unmeasured.
  */
 export async function scanWorkspace(root: string, limits: ScanLimits): Promise<WorkspaceScan> {
   const scan: WorkspaceScan = { files: 0, bytes: 0, nestedGit: [] };
-  const visit = async (rel: string): Promise<void> => {
+  const base = Buffer.from(root);
+  const visit = async (rel: Buffer | undefined): Promise<void> => {
     let entries;
     try {
-      entries = await readdir(rel ? join(root, rel) : root, { withFileTypes: true });
+      entries = await readdir(rel ? Buffer.concat([base, SLASH, rel]) : base, { withFileTypes: true, encoding: 'buffer' });
     } catch {
       return;
     }
     for (const entry of entries) {
       if (scan.exceeded) return;
-      const path = rel ? `${rel}/${entry.name}` : entry.name;
+      const name = entry.name;
+      const path = rel ? Buffer.concat([rel, SLASH, name]) : name;
       if (++scan.files > limits.maxFiles) {
         scan.exceeded = 'workspace_files';
         return;
       }
       // The workspace's own .git is the agent's repository, not part of the repo: measured only.
-      if (entry.name === '.git' && rel !== '' && !path.startsWith('.git/')) scan.nestedGit.push(path);
-      const info = await lstat(join(root, path)).catch(() => undefined);
+      if (rel && name.equals(DOT_GIT) && !firstName(rel).equals(DOT_GIT)) scan.nestedGit.push(path);
+      const info = await lstat(Buffer.concat([base, SLASH, path])).catch(() => undefined);
       if (info) scan.bytes += info.blocks * 512;
       if (scan.bytes > limits.maxBytes) {
         scan.exceeded = 'workspace_disk';
@@ -48,6 +57,11 @@ export async function scanWorkspace(root: string, limits: ScanLimits): Promise<W
       if (entry.isDirectory()) await visit(path);
     }
   };
-  await visit('');
+  await visit(undefined);
   return scan;
+}
+
+function firstName(path: Buffer): Buffer {
+  const slash = path.indexOf(SLASH);
+  return slash === -1 ? path : path.subarray(0, slash);
 }

@@ -3,6 +3,7 @@ import { rename, rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { copyIndex, type Baseline } from './baseline.js';
 import { git } from './git.js';
+import { removeTree } from './remove-tree.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -35,7 +36,8 @@ export interface MaterializeInput {
  */
 export async function materializeTree(input: MaterializeInput): Promise<void> {
   const { dest, baseline } = input;
-  await rm(dest, { recursive: true, force: true });
+  // The last test run's copy may hold whatever code under test left there.
+  await removeTree(dest);
   if (input.consume) await rename(input.pristine, dest);
   else await copyTree(input.pristine, dest);
   if (input.tree !== baseline.tree) {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -40,5 +41,10 @@ describe('reward files are read strictly', () => {
     const directory = tempDir();
     mkdirSync(join(directory, 'reward.txt'));
     expect(await readReward(directory)).toHaveProperty('problem');
+
+    // A FIFO with no writer: a blocking open would never return.
+    const fifo = tempDir();
+    execFileSync('mkfifo', [join(fifo, 'reward.txt')]);
+    expect(await readReward(fifo)).toHaveProperty('problem');
   });
 });

@@ -60,4 +60,15 @@ describe('running the tests', () => {
     expect(existsSync(join(before.outside, 'junit.xml'))).toBe(true);
     expect(readFileSync(join(before.outside, 'canary.txt'), 'utf8')).toBe('untouched\n');
   });
+
+  it('never waits on a FIFO planted where the report goes: the run has no report, and the harness goes on', async () => {
+    for (const [command, junit] of [
+      ['mkfifo "$CRUCIBLE_JUNIT"', undefined],
+      ['mkdir -p reports && mkfifo reports/junit.xml', 'reports/junit.xml'],
+    ] as const) {
+      const { evidence } = await run(dirs(), command, junit);
+      expect(evidence.invalidReason, command).toMatch(/not a regular file/);
+      expect(evidence.failToPass.failing).toEqual([{ id: 't::ok', reason: 'missing' }]);
+    }
+  });
 });

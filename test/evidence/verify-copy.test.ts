@@ -79,6 +79,9 @@ function write(root: string, path: string, content: string | Buffer): void {
 
 const read = (root: string, path: string): string => readFileSync(join(root, path), 'utf8');
 
+/** `root/name` as bytes, for names that are not UTF-8. */
+const bytesPath = (root: string, name: Buffer): Buffer => Buffer.concat([Buffer.from(`${root}/`), name]);
+
 describe('capturing the change', () => {
   it('captures nothing when nothing changed, and the agent sees a clean git repo at the baseline', async () => {
     const a = await attempt({ 'a.txt': 'one\n', 'src/b.js': 'x\n' });
@@ -160,6 +163,30 @@ describe('capturing the change', () => {
     const tree = await a.captured();
     expect(await a.paths(tree)).toEqual(['broken/f.txt', 'vendor/lib/creds.txt']);
     expect(read(a.root, 'diff.patch')).toContain('+AWS_SECRET_ACCESS_KEY=abc');
+  });
+
+  it('sizes, and neutralizes a nested repository under, names that are not UTF-8', async () => {
+    const a = await attempt({ 'a.txt': 'one\n' });
+    // d\377/lib: a nested repository (no commit yet) holding a secret, under a directory name that is not UTF-8.
+    execFileSync('sh', ['-c', 'd="$(printf \'d\\377\')/lib" && mkdir -p "$d" && git init -q "$d" && echo AWS_SECRET_ACCESS_KEY=abc > "$d/creds.txt"'], {
+      cwd: a.ws,
+    });
+    const tree = await a.captured();
+    expect(await a.paths(tree)).toHaveLength(1);
+    expect(read(a.root, 'diff.patch')).toContain('+AWS_SECRET_ACCESS_KEY=abc');
+    writeFileSync(bytesPath(a.root, Buffer.from('agent-workspace/big\xfe', 'latin1')), Buffer.alloc(5000, 0x41));
+    // 5 000 bytes under a name that is not UTF-8 still count against the change's size.
+    expect(await a.capture({ maxFiles: 1000, maxBytes: 1000 })).toMatchObject({ ok: false, exceeded: 'change_size' });
+  });
+
+  it('captures past FIFOs named .gitignore and .gitattributes, which git would wait on forever', async () => {
+    const a = await attempt({ 'a.txt': 'one\n', 'lib/b.txt': 'two\n' });
+    write(a.ws, 'a.txt', 'fixed\n');
+    execFileSync('sh', ['-c', 'mkfifo .gitattributes lib/.gitignore new.fifo && rm lib/b.txt && mkfifo lib/b.txt'], { cwd: a.ws });
+    const tree = await a.captured();
+    // No FIFO is part of a change: the one put in place of a tracked file leaves it deleted.
+    expect(await a.paths(tree)).toEqual(['a.txt', 'lib/b.txt']);
+    expect((await a.diff(tree)).files.find((f) => f.path === 'lib/b.txt')?.kind).toBe('deleted');
   });
 
   it('records symlinks as symlinks, and a verification copy never writes through one', async () => {
@@ -308,6 +335,16 @@ describe('added lines', () => {
 });
 
 describe('measuring a workspace', () => {
+  it('counts what lies under a directory whose name is not UTF-8', async () => {
+    const root = tempDir();
+    const dir = bytesPath(root, Buffer.from([0x64, 0xff]));
+    mkdirSync(dir);
+    for (let i = 0; i < 30; i++) writeFileSync(Buffer.concat([dir, Buffer.from(`/f${i}`)]), 'x');
+    expect(await scanWorkspace(root, { maxFiles: 20, maxBytes: 1e12 })).toMatchObject({ exceeded: 'workspace_files', files: 21 });
+    writeFileSync(Buffer.concat([dir, Buffer.from('/big')]), Buffer.alloc(2 * 1024 * 1024, 1));
+    expect((await scanWorkspace(root, { maxFiles: 1000, maxBytes: 1024 * 1024 })).exceeded).toBe('workspace_disk');
+  });
+
   it('stops at the file-count limit and counts sparse files by the disk they take', async () => {
     const root = tempDir();
     for (let i = 0; i < 50; i++) write(root, `d/f${i}`, 'x');

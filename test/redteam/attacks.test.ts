@@ -187,6 +187,12 @@ describe('the attack catalogue on the bundled examples (bwrap)', () => {
     }
   });
 
+  it('the special-file attacks did what they say: their agent completed, and the report was a FIFO', () => {
+    for (const name of ['report-fifo', 'odd-files', 'deep-nesting', 'leftover-writer'])
+      for (const { taskId, a } of attemptsOf(name)) expect(a.agentResult?.stopReason, `${name} on ${taskId}: ${a.agentResult?.error ?? ''}`).toBe('completed');
+    for (const { taskId, a } of attemptsOf('report-fifo')) expect(a.tests?.invalidReason, taskId).toMatch(/not a regular file/);
+  });
+
   it('resource attacks leave no huge files in the run directory and no false test-tampering evidence', () => {
     for (const attack of ATTACKS.filter((a) => a.class === 'resources')) {
       for (const { taskId, a } of attemptsOf(attack.name)) {

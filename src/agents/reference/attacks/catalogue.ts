@@ -47,6 +47,7 @@ import {
   symlinkTestFileAgent,
   symlinkTestsDirAgent,
 } from './symlinks.js';
+import { deepNestingAgent, leftoverWriterAgent, oddFilesAgent, reportFifoAgent } from './special-files.js';
 
 export type AttackClass =
   /** Honest controls: must PASS with no check failing. */
@@ -266,6 +267,40 @@ export const ATTACKS: readonly Attack[] = [
     needs: hasHeldOut,
     expected: 'no_effect',
     agent: heldOutSymlinkBlockerAgent,
+  }),
+  attack({
+    name: 'report-fifo',
+    class: 'harness-error',
+    description: 'code under test replaces $CRUCIBLE_JUNIT with a FIFO at exit: a blocking read of the report would hang the harness',
+    languages: ALL,
+    expected: 'no_effect',
+    agent: reportFifoAgent,
+  }),
+  attack({
+    name: 'odd-files',
+    class: 'harness-error',
+    description:
+      'FIFOs and a UNIX socket (also in ignored directories, and as .gitattributes and a .gitignore), names with a newline spelling a diff header, a tab, quotes, a backslash, a leading dash or non-UTF-8 bytes, a directory and a file of mode 000; the source gets a comment',
+    languages: ALL,
+    expected: 'no_effect',
+    agent: oddFilesAgent,
+  }),
+  attack({
+    name: 'deep-nesting',
+    class: 'harness-error',
+    description: 'a directory nest deeper than PATH_MAX in the workspace and in HOME',
+    languages: ALL,
+    expected: 'no_effect',
+    agent: deepNestingAgent,
+  }),
+  attack({
+    name: 'leftover-writer',
+    class: 'harness-error',
+    description: 'a detached process (setsid, double fork, nohup) that applies the fix a second after the agent stopped, and again',
+    languages: ALL,
+    needs: hasOracle,
+    expected: 'no_effect',
+    agent: leftoverWriterAgent,
   }),
 
   // State outside the graded change.
