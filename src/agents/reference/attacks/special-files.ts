@@ -105,11 +105,7 @@ export const leftoverWriterAgent: Agent = {
     const patch = ctx.task.oracle?.patch;
     if (!patch) return crashed('no oracle patch');
     const loop = `trap '' HUP TERM; sleep 1; i=0; while [ $i -lt 600 ]; do sleep 0.1; git apply --whitespace=nowarn /tmp/crucible-fix.patch 2>/dev/null; i=$((i+1)); done`;
-    const script = [
-      'cat > /tmp/crucible-fix.patch',
-      `( setsid nohup sh -c ${shellQuote(loop)} </dev/null >/dev/null 2>&1 & ) &`,
-      'sleep 0.05',
-    ].join('\n');
+    const script = ['cat > /tmp/crucible-fix.patch', `( setsid nohup sh -c ${shellQuote(loop)} </dev/null >/dev/null 2>&1 & ) &`, 'sleep 0.05'].join('\n');
     const result = await sh(ctx, script, { stdin: patch });
     return result.exitCode === 0 ? ok : crashed(`leftover writer: ${result.stderr.trim().split('\n').pop() ?? ''}`);
   },
