@@ -5,7 +5,7 @@
  * head, each in a fresh copy) and the checks registry are the attempts' own; the verdict is
  * src/grading's. The checkout is read through git and never written.
  */
-import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { effectivePolicy, runChecks, type CheckInput } from '../checks/index.js';
@@ -21,7 +21,7 @@ import {
 import { grade, type Grade } from '../grading/index.js';
 import type { SandboxKind } from '../sandbox/index.js';
 import type { CheckResult, DiffStats, TestRunEvidence } from '../types/index.js';
-import { commitBaseline } from '../workspace/index.js';
+import { commitBaseline, removeTree } from '../workspace/index.js';
 import type { Checkout } from './checkout.js';
 import type { CiSettings } from './config.js';
 import { runSetup, runTestsOnTree, type CiWork } from './test-run.js';
@@ -64,7 +64,8 @@ export async function evaluateChange(input: CiInput): Promise<CiEvaluation> {
   try {
     return await evaluateIn(dir, input);
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    // What the change's tests left there may be deeper than PATH_MAX or locked: removeTree clears it all the same.
+    await removeTree(dir);
   }
 }
 

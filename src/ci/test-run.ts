@@ -3,13 +3,13 @@
  * over it, a fresh HOME, /tmp and results directory, the configured command in the sandbox without
  * network, its JUnit report turned into evidence. Attempts do exactly this (engine/attempt-verify.ts).
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runTests, setupFailure, type SetupFailure } from '../evidence/index.js';
 import { createExecutor, type SandboxKind, type SandboxLayout } from '../sandbox/index.js';
 import type { ExecLimits } from '../sandbox/index.js';
 import type { Limits, TestCaseResult, TestRunEvidence } from '../types/index.js';
-import { materializeTree, type Baseline } from '../workspace/index.js';
+import { materializeTree, removeTree, type Baseline } from '../workspace/index.js';
 import type { CiSettings } from './config.js';
 
 export interface CiWork {
@@ -56,7 +56,8 @@ export async function runTestsOnTree(
   await materializeTree({ pristine: work.pristine, dest: work.workspace, baseline, tree, consume: lastUse });
   const resultsDir = join(work.dir, 'results');
   for (const dir of [join(work.dir, 'home'), join(work.dir, 'tmp'), resultsDir]) {
-    await rm(dir, { recursive: true, force: true });
+    // The tests of the change may have left a tree fs.rm cannot remove (deeper than PATH_MAX, mode 000).
+    await removeTree(dir);
     await mkdir(dir, { recursive: true });
   }
   const executor = createExecutor(work.sandbox, layoutFor(work, settings.limits, [resultsDir]));
@@ -70,7 +71,7 @@ export async function runTestsOnTree(
     passToPass: settings.tests.passToPass,
     timeoutMs: settings.limits.testTimeoutMs,
   }).finally(() => executor.close());
-  await rm(resultsDir, { recursive: true, force: true });
+  await removeTree(resultsDir);
   if (junitXml !== undefined) await writeFile(join(report.dir, report.name), junitXml);
   return { evidence, ...(cases ? { cases } : {}) };
 }

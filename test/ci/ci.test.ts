@@ -35,14 +35,14 @@ const CHECK_SH = [
 const CONFIG = ['tests:', '  command: sh tests/check.sh', '  fail_to_pass: [check::fixed]', 'policy:', '  secrets: { presets: [all] }', ''].join('\n');
 
 /** A repo on main with a bug (value.txt says wrong) and a test for it; the state directory lives outside it. */
-function repo(): { dir: string; out: string } {
+function repo(checkSh = CHECK_SH): { dir: string; out: string } {
   const dir = join(tempDir(), 'repo');
   const out = join(tempDir(), 'state');
   git(tempDir(), 'init', '-q', '-b', 'main', dir);
   writeFileSync(join(dir, 'value.txt'), 'wrong\n');
   writeFileSync(join(dir, 'keep.txt'), 'ok\n');
   spawnSync('mkdir', [join(dir, 'tests')]);
-  writeFileSync(join(dir, 'tests', 'check.sh'), CHECK_SH);
+  writeFileSync(join(dir, 'tests', 'check.sh'), checkSh);
   writeFileSync(join(dir, 'crucible.ci.yaml'), CONFIG);
   git(dir, 'add', '-A');
   git(dir, 'commit', '-qm', 'base');
@@ -123,6 +123,16 @@ describe('crucible ci', () => {
     ]);
     expect(rows[0]?.id).toBe(result.id);
     expect(tampered.stderr).not.toContain('could not record');
+  });
+
+  it('judges a change whose code leaves a tree deeper than PATH_MAX when its tests run, and clears it', () => {
+    // The test script loads lib.sh when there is one: code the change may bring.
+    const { dir, out } = repo(`[ -f lib.sh ] && . ./lib.sh\n${CHECK_SH}`);
+    const deep = "python3 -c \"import os\nfor _ in range(2100): os.mkdir('d'); os.chdir('d')\"\n";
+    branch(dir, 'deep', { 'value.txt': 'right\n', 'lib.sh': deep });
+    const result = crucible(['ci', '--base', 'main', '--head', 'deep', '--out', out, '--json'], { cwd: dir });
+    expect(result.status, result.stderr).toBe(0);
+    expect(ciJson(result.stdout)).toMatchObject({ verdict: 'PASS', cause: 'passed' });
   });
 
   it('evaluates the working tree, untracked files included, without changing a byte of it', () => {
