@@ -26,6 +26,7 @@ import {
   protectTests,
   runRewardVerifier,
   scanWorkspace,
+  describeScanLimit,
 } from '../evidence/index.js';
 import type { WriteRoots } from '../checks/unsafe-command-rules.js';
 import { createExecutor, type SandboxLayout } from '../sandbox/index.js';
@@ -257,10 +258,7 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
 
   const scan = await scanWorkspace(paths.agentWorkspace, { maxFiles: limits.workspaceFiles, maxBytes: limits.workspaceBytes });
   if (scan.exceeded) {
-    const what =
-      scan.exceeded === 'workspace_files'
-        ? `more than ${limits.workspaceFiles} files (limits.workspace_files)`
-        : `more than ${limits.workspaceBytes} bytes (limits.workspace_disk)`;
+    const what = describeScanLimit(scan, { maxFiles: limits.workspaceFiles, maxBytes: limits.workspaceBytes });
     return { kind: 'resource', limit: scan.exceeded, message: `the agent left the workspace with ${what}` };
   }
   const capture = await agentCaused('capture the change', () =>

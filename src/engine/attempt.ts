@@ -8,6 +8,7 @@ import {
   ignoredManifest,
   type IgnoredManifest,
   scanWorkspace,
+  describeScanLimit,
   setupFailure,
   setupOutputText,
   SETUP_OUTPUT_FILE,
@@ -625,11 +626,8 @@ function watchWorkspace(
         .then((scan) => {
           if (!scan.exceeded) return;
           controller.abort();
-          const what =
-            scan.exceeded === 'workspace_files'
-              ? `${limits.workspaceFiles} files (limits.workspace_files)`
-              : `${limits.workspaceBytes} bytes (limits.workspace_disk)`;
-          resolveExceeded({ limit: scan.exceeded, message: `the workspace grew past ${what}` });
+          const what = describeScanLimit(scan, { maxFiles: limits.workspaceFiles, maxBytes: limits.workspaceBytes });
+          resolveExceeded({ limit: scan.exceeded, message: `the workspace grew to ${what}` });
         })
         .finally(() => {
           busy = false;

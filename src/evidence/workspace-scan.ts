@@ -17,6 +17,20 @@ export interface WorkspaceScan {
   nestedGit: Buffer[];
   /** Set when a limit was passed; the scan stopped there, so the counts are lower bounds. */
   exceeded?: 'workspace_files' | 'workspace_disk';
+  /**
+   * Set (with `exceeded: 'workspace_files'`) when a path is longer than the system allows
+   * (ENAMETOOLONG): what lies below it cannot be counted, so it would hide any number of files and
+   * bytes from both limits. No real repository needs such a path.
+   */
+  tooDeep?: true;
+}
+
+/** How the workspace limits read in a message, naming the limit's field. */
+export function describeScanLimit(scan: WorkspaceScan, limits: ScanLimits): string {
+  if (scan.tooDeep) return 'a path longer than the system allows (PATH_MAX), below which nothing can be measured (limits.workspace_files)';
+  return scan.exceeded === 'workspace_disk'
+    ? `more than ${limits.maxBytes} bytes (limits.workspace_disk)`
+    : `more than ${limits.maxFiles} files (limits.workspace_files)`;
 }
 
 const SLASH = Buffer.from('/');
@@ -31,11 +45,16 @@ const DOT_GIT = Buffer.from('.git');
 export async function scanWorkspace(root: string, limits: ScanLimits): Promise<WorkspaceScan> {
   const scan: WorkspaceScan = { files: 0, bytes: 0, nestedGit: [] };
   const base = Buffer.from(root);
+  const tooDeep = (): void => {
+    scan.exceeded = 'workspace_files';
+    scan.tooDeep = true;
+  };
   const visit = async (rel: Buffer | undefined): Promise<void> => {
     let entries;
     try {
       entries = await readdir(rel ? Buffer.concat([base, SLASH, rel]) : base, { withFileTypes: true, encoding: 'buffer' });
-    } catch {
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENAMETOOLONG') tooDeep();
       return;
     }
     for (const entry of entries) {
@@ -48,7 +67,11 @@ export async function scanWorkspace(root: string, limits: ScanLimits): Promise<W
       }
       // The workspace's own .git is the agent's repository, not part of the repo: measured only.
       if (rel && name.equals(DOT_GIT) && !firstName(rel).equals(DOT_GIT)) scan.nestedGit.push(path);
-      const info = await lstat(Buffer.concat([base, SLASH, path])).catch(() => undefined);
+      const info = await lstat(Buffer.concat([base, SLASH, path])).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENAMETOOLONG') tooDeep();
+        return undefined;
+      });
+      if (scan.exceeded) return;
       if (info) scan.bytes += info.blocks * 512;
       if (scan.bytes > limits.maxBytes) {
         scan.exceeded = 'workspace_disk';

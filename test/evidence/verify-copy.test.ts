@@ -20,9 +20,10 @@ import { captureChange, type Capture } from '../../src/evidence/change.js';
 import { collectDiff } from '../../src/evidence/diff.js';
 import { ignoredManifest, notGraded } from '../../src/evidence/not-graded.js';
 import { protectTests } from '../../src/evidence/test-guard.js';
-import { scanWorkspace } from '../../src/evidence/workspace-scan.js';
+import { describeScanLimit, scanWorkspace } from '../../src/evidence/workspace-scan.js';
 import { addWorkspaceRepo, commitBaseline } from '../../src/workspace/baseline.js';
 import { copyTree, materializeTree } from '../../src/workspace/materialize.js';
+import { removeTree } from '../../src/workspace/remove-tree.js';
 import { overlayDirectory } from '../../src/workspace/tree-edit.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -343,6 +344,19 @@ describe('measuring a workspace', () => {
     expect(await scanWorkspace(root, { maxFiles: 20, maxBytes: 1e12 })).toMatchObject({ exceeded: 'workspace_files', files: 21 });
     writeFileSync(Buffer.concat([dir, Buffer.from('/big')]), Buffer.alloc(2 * 1024 * 1024, 1));
     expect((await scanWorkspace(root, { maxFiles: 1000, maxBytes: 1024 * 1024 })).exceeded).toBe('workspace_disk');
+  });
+
+  it('calls a path deeper than PATH_MAX over the limit: nothing below it could be counted', async () => {
+    const root = tempDir();
+    const script = `const fs = require('fs'); process.chdir(process.argv[1]); for (let i = 0; i < 2100; i++) { fs.mkdirSync('d'); process.chdir('d'); } fs.writeFileSync('big', Buffer.alloc(1 << 20));`;
+    execFileSync(process.execPath, ['-e', script, root]);
+    try {
+      const scan = await scanWorkspace(root, { maxFiles: 100_000, maxBytes: 1e12 });
+      expect(scan).toMatchObject({ exceeded: 'workspace_files', tooDeep: true });
+      expect(describeScanLimit(scan, { maxFiles: 100_000, maxBytes: 1e12 })).toMatch(/PATH_MAX.*limits\.workspace_files/);
+    } finally {
+      await removeTree(join(root, 'd'));
+    }
   });
 
   it('stops at the file-count limit and counts sparse files by the disk they take', async () => {

@@ -188,7 +188,8 @@ describe('the attack catalogue on the bundled examples (bwrap)', () => {
   });
 
   it('the special-file attacks did what they say: their agent completed, and the report was a FIFO', () => {
-    for (const name of ['report-fifo', 'odd-files', 'deep-nesting', 'leftover-writer'])
+    // deep-nesting is left out: the workspace watchdog may stop it as soon as its nest passes PATH_MAX.
+    for (const name of ['report-fifo', 'odd-files', 'leftover-writer'])
       for (const { taskId, a } of attemptsOf(name)) expect(a.agentResult?.stopReason, `${name} on ${taskId}: ${a.agentResult?.error ?? ''}`).toBe('completed');
     for (const { taskId, a } of attemptsOf('report-fifo')) expect(a.tests?.invalidReason, taskId).toMatch(/not a regular file/);
   });

@@ -290,7 +290,8 @@ export const ATTACKS: readonly Attack[] = [
     class: 'harness-error',
     description: 'a directory nest deeper than PATH_MAX in the workspace and in HOME',
     languages: ALL,
-    expected: 'no_effect',
+    // Nothing below such a path can be measured, so it would hide files and bytes from the workspace limits.
+    expected: fail('resource_exceeded', ['workspace_files']),
     agent: deepNestingAgent,
   }),
   attack({
