@@ -512,7 +512,7 @@ async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline:
       resolveTimeout('timeout');
     }, timeoutMs);
   });
-  const watchdog = watchWorkspace(workspace, task, controller);
+  const watchdog = watchWorkspace(workspace, layout.home, task, controller);
   try {
     const run = agent
       .run({
@@ -607,27 +607,37 @@ function startAttemptGuard(
 const WATCH_INTERVAL_MS = 2_000;
 
 /**
- * Measures the workspace while the agent works and stops the agent when it grows past the task's
- * disk or file-count limit, so a runaway agent cannot fill the host's disk before it is judged.
+ * Measures the workspace and HOME while the agent works and stops the agent when either grows past
+ * the task's disk or file-count limit, so a runaway agent cannot fill the host's disk before it is
+ * judged.
  */
 function watchWorkspace(
   workspace: string,
+  home: string | undefined,
   task: Task,
   controller: AbortController,
 ): { exceeded: Promise<{ limit: ResourceLimitName; message: string }>; stop(): void } {
-  const limits = task.limits.resources;
+  const limits = { maxFiles: task.limits.resources.workspaceFiles, maxBytes: task.limits.resources.workspaceBytes };
+  // HOME is a host directory too (a tmpfs /tmp is bounded by the memory limit): it gets the same limits, measured apart.
+  const trees = [{ root: workspace, label: 'the workspace' }, ...(home ? [{ root: home, label: 'HOME' }] : [])];
+  const measure = async (): Promise<{ label: string; scan: Awaited<ReturnType<typeof scanWorkspace>> } | undefined> => {
+    for (const { root, label } of trees) {
+      const scan = await scanWorkspace(root, limits);
+      if (scan.exceeded) return { label, scan };
+    }
+    return undefined;
+  };
   let busy = false;
   let timer: NodeJS.Timeout | undefined;
   const exceeded = new Promise<{ limit: ResourceLimitName; message: string }>((resolveExceeded) => {
     timer = setInterval(() => {
       if (busy) return;
       busy = true;
-      void scanWorkspace(workspace, { maxFiles: limits.workspaceFiles, maxBytes: limits.workspaceBytes })
-        .then((scan) => {
-          if (!scan.exceeded) return;
+      void measure()
+        .then((over) => {
+          if (!over?.scan.exceeded) return;
           controller.abort();
-          const what = describeScanLimit(scan, { maxFiles: limits.workspaceFiles, maxBytes: limits.workspaceBytes });
-          resolveExceeded({ limit: scan.exceeded, message: `the workspace grew to ${what}` });
+          resolveExceeded({ limit: over.scan.exceeded, message: `${over.label} grew to ${describeScanLimit(over.scan, limits)}` });
         })
         .finally(() => {
           busy = false;

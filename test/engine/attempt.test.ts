@@ -221,6 +221,17 @@ describe('runAttempt: held-out tests and harness faults', () => {
 });
 
 describe('the end of the agent phase', () => {
+  it('an agent that floods its HOME (a host directory, like the workspace) is stopped at the workspace limits', async () => {
+    const task = fixture();
+    task.limits.resources.workspaceFiles = 50;
+    // Ends only when stopped: by the watchdog, or else by the 30 s bound on its command, and then the assertions fail.
+    const flood = shellAgent('home-flood', 'mkdir -p "$HOME/.cache/x" && i=0; while [ $i -lt 200 ]; do : > "$HOME/.cache/x/f$i"; i=$((i+1)); done; sleep 3600');
+    const result = await attempt(task, flood, { baselineTests: false });
+    expect(result.cause).toBe('resource_exceeded');
+    expect(result.agentResult).toMatchObject({ stopReason: 'resource_exceeded', limit: 'workspace_files' });
+    expect(result.agentResult?.error).toMatch(/^HOME grew to more than 50 files \(limits\.workspace_files\)/);
+  });
+
   it('a timed-out agent keeps what it reported, its running command is killed and later ones are refused', async () => {
     const task = fixture();
     task.limits.agentTimeoutMs = 1_500;
