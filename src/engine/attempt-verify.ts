@@ -155,6 +155,14 @@ async function runTestsOnTree(
     passToPass: spec.passToPass,
     timeoutMs: task.limits.testTimeoutMs,
     signal: env.signal,
+    // The code under test runs on the host's disk as the agent did: held to the same workspace limits.
+    watch: {
+      trees: [
+        { root: workspace, label: 'the workspace under test' },
+        { root: home, label: 'HOME under test' },
+      ],
+      limits: { maxFiles: task.limits.resources.workspaceFiles, maxBytes: task.limits.resources.workspaceBytes },
+    },
   }).finally(() => executor.close());
   // The report is read: the directory it was written to goes, so no later phase finds it.
   await removeTree(resultsDir);

@@ -7,8 +7,7 @@ import {
   startFsGuard,
   ignoredManifest,
   type IgnoredManifest,
-  scanWorkspace,
-  describeScanLimit,
+  watchTrees,
   setupFailure,
   setupOutputText,
   SETUP_OUTPUT_FILE,
@@ -603,13 +602,10 @@ function startAttemptGuard(
   });
 }
 
-/** How often the workspace is measured while the agent works. */
-const WATCH_INTERVAL_MS = 2_000;
-
 /**
  * Measures the workspace and HOME while the agent works and stops the agent when either grows past
- * the task's disk or file-count limit, so a runaway agent cannot fill the host's disk before it is
- * judged.
+ * the task's disk or file-count limit. HOME is a host directory too (a tmpfs /tmp is bounded by
+ * the memory limit): it gets the same limits, measured apart.
  */
 function watchWorkspace(
   workspace: string,
@@ -618,34 +614,16 @@ function watchWorkspace(
   controller: AbortController,
 ): { exceeded: Promise<{ limit: ResourceLimitName; message: string }>; stop(): void } {
   const limits = { maxFiles: task.limits.resources.workspaceFiles, maxBytes: task.limits.resources.workspaceBytes };
-  // HOME is a host directory too (a tmpfs /tmp is bounded by the memory limit): it gets the same limits, measured apart.
   const trees = [{ root: workspace, label: 'the workspace' }, ...(home ? [{ root: home, label: 'HOME' }] : [])];
-  const measure = async (): Promise<{ label: string; scan: Awaited<ReturnType<typeof scanWorkspace>> } | undefined> => {
-    for (const { root, label } of trees) {
-      const scan = await scanWorkspace(root, limits);
-      if (scan.exceeded) return { label, scan };
-    }
-    return undefined;
-  };
-  let busy = false;
-  let timer: NodeJS.Timeout | undefined;
+  let watch: ReturnType<typeof watchTrees> | undefined;
   const exceeded = new Promise<{ limit: ResourceLimitName; message: string }>((resolveExceeded) => {
-    timer = setInterval(() => {
-      if (busy) return;
-      busy = true;
-      void measure()
-        .then((over) => {
-          if (!over?.scan.exceeded) return;
-          controller.abort();
-          resolveExceeded({ limit: over.scan.exceeded, message: `${over.label} grew to ${describeScanLimit(over.scan, limits)}` });
-        })
-        .finally(() => {
-          busy = false;
-        });
-    }, WATCH_INTERVAL_MS);
-    timer.unref();
+    watch = watchTrees(trees, limits, () => {
+      controller.abort();
+      const found = watch?.exceeded();
+      if (found) resolveExceeded(found);
+    });
   });
-  return { exceeded, stop: () => clearInterval(timer) };
+  return { exceeded, stop: () => watch?.stop() };
 }
 
 /** How long a timed-out agent may take to hand back its partial result after being aborted. */

@@ -13,6 +13,6 @@ export { parseRewardJson, parseRewardText, readReward, runRewardVerifier, REWARD
 export { DEPENDENCY_PATHS, WHOLE_FILE_TEST_CONFIG } from './test-config.js';
 export { protectTests, type TamperFinding, type TestGuardEvidence } from './test-guard.js';
 export { classifyTests, classifyAsMissing, duplicateIds } from './test-outcome-groups.js';
-export { scanWorkspace, describeScanLimit } from './workspace-scan.js';
+export { scanWorkspace, describeScanLimit, watchTrees } from './workspace-scan.js';
 export { setupFailure, setupOutputText, SETUP_OUTPUT_FILE, type SetupFailure } from './setup-failure.js';
 export { isRunMarkerId } from './report-common.js';

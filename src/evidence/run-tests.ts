@@ -7,6 +7,7 @@ import type { TestCaseResult, TestFormat, TestReportSource, TestRunEvidence } fr
 import { MAX_JUNIT_CHARS } from './junit.js';
 import { reportIsFile, reportLabel } from './report-format.js';
 import { evaluateTestRun } from './test-outcome.js';
+import { watchTrees, type ScanLimits } from './workspace-scan.js';
 
 export interface TestRunRequest {
   executor: Executor;
@@ -27,6 +28,11 @@ export interface TestRunRequest {
   passToPass: string[] | 'all_others';
   timeoutMs: number;
   signal?: AbortSignal;
+  /**
+   * Host directories the code under test can fill (the copy under test, its HOME), held to these
+   * limits while the tests run: past one, the run is stopped and its evidence names the limit.
+   */
+  watch?: { trees: ReadonlyArray<{ root: string; label: string }>; limits: ScanLimits };
 }
 
 /** stdout kept for a report read from it: a stream format's whole report, within the parser's limit. */
@@ -52,15 +58,26 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
     if (stale) await unlink(stale).catch(() => undefined);
   }
 
-  const result = await req.executor.exec({
-    argv: ['sh', '-c', req.command],
-    cwd: req.workspace,
-    env: { CRUCIBLE_JUNIT: defaultReport, ...(format !== 'junit' && fromFile ? { CRUCIBLE_REPORT: streamReport } : {}), CI: 'true' },
-    timeoutMs: req.timeoutMs,
-    maxOutputBytes: fromFile ? 1024 * 1024 : MAX_STDOUT_REPORT_BYTES,
-    network: 'none',
-    signal: req.signal,
-  });
+  const stop = new AbortController();
+  const relay = (): void => stop.abort();
+  if (req.signal?.aborted) stop.abort();
+  else req.signal?.addEventListener('abort', relay, { once: true });
+  const watch = req.watch ? watchTrees(req.watch.trees, req.watch.limits, relay) : undefined;
+  const result = await req.executor
+    .exec({
+      argv: ['sh', '-c', req.command],
+      cwd: req.workspace,
+      env: { CRUCIBLE_JUNIT: defaultReport, ...(format !== 'junit' && fromFile ? { CRUCIBLE_REPORT: streamReport } : {}), CI: 'true' },
+      timeoutMs: req.timeoutMs,
+      maxOutputBytes: fromFile ? 1024 * 1024 : MAX_STDOUT_REPORT_BYTES,
+      network: 'none',
+      signal: stop.signal,
+    })
+    .finally(() => {
+      watch?.stop();
+      req.signal?.removeEventListener('abort', relay);
+    });
+  const overflow = watch?.exceeded();
   const label = reportLabel(format);
   let report: string | { problem: string } | undefined;
   if (!fromFile) {
@@ -79,13 +96,14 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
     exitCode: result.exitCode,
     timedOut: result.timedOut,
     durationMs: result.durationMs,
-    output: `${result.stdout}${result.stderr ? `\n${result.stderr}` : ''}`,
+    output: `${result.stdout}${result.stderr ? `\n${result.stderr}` : ''}${overflow ? `\n[crucible] stopped: ${overflow.message}` : ''}`,
     junitXml: text,
     format,
     ...(typeof report === 'object' ? { reportProblem: report.problem } : {}),
     spec: { failToPass: req.failToPass, passToPass: req.passToPass },
   });
-  const limited = result.limitExceeded ? { ...evidence, limitExceeded: result.limitExceeded } : evidence;
+  const limitExceeded = result.limitExceeded ?? overflow?.limit;
+  const limited = limitExceeded ? { ...evidence, limitExceeded } : evidence;
   return { evidence: limited, junitXml, cases };
 }
 

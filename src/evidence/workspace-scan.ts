@@ -88,3 +88,42 @@ function firstName(path: Buffer): Buffer {
   const slash = path.indexOf(SLASH);
   return slash === -1 ? path : path.subarray(0, slash);
 }
+
+/** How often a watched tree is measured. */
+const WATCH_INTERVAL_MS = 2_000;
+
+export interface TreeWatch {
+  /** The first limit a tree went past, with a message naming the tree and the limit; undefined while none has. */
+  exceeded(): { limit: NonNullable<WorkspaceScan['exceeded']>; message: string } | undefined;
+  stop(): void;
+}
+
+/**
+ * Measures host directories a sandboxed process can fill (the workspace, its HOME) every 2 s, each
+ * against the same limits, and calls `onExceeded` once, the first time one goes past them, so that
+ * a runaway process cannot fill the host's disk before it is judged.
+ */
+export function watchTrees(trees: ReadonlyArray<{ root: string; label: string }>, limits: ScanLimits, onExceeded: () => void): TreeWatch {
+  let found: ReturnType<TreeWatch['exceeded']>;
+  let busy = false;
+  const measure = async (): Promise<void> => {
+    for (const { root, label } of trees) {
+      const scan = await scanWorkspace(root, limits);
+      if (scan.exceeded && found === undefined) {
+        found = { limit: scan.exceeded, message: `${label} grew to ${describeScanLimit(scan, limits)}` };
+        clearInterval(timer);
+        onExceeded();
+        return;
+      }
+    }
+  };
+  const timer = setInterval(() => {
+    if (busy || found) return;
+    busy = true;
+    void measure().finally(() => {
+      busy = false;
+    });
+  }, WATCH_INTERVAL_MS);
+  timer.unref();
+  return { exceeded: () => found, stop: () => clearInterval(timer) };
+}

@@ -232,6 +232,28 @@ describe('the end of the agent phase', () => {
     expect(result.agentResult?.error).toMatch(/^HOME grew to more than 50 files \(limits\.workspace_files\)/);
   });
 
+  it('code under test that floods HOME while the tests run is stopped at the workspace limits: FAIL resource_exceeded', async () => {
+    const task = fixture();
+    task.limits.resources.workspaceFiles = 300;
+    // The bound on the test run; the watchdog stops it long before, or the assertions fail.
+    task.limits.testTimeoutMs = 120_000;
+    const flood = [
+      "import { mkdirSync, writeFileSync } from 'node:fs';",
+      'const dir = `${process.env.HOME}/.cache/flood`; mkdirSync(dir, { recursive: true });',
+      'for (let i = 0; i < 1000; i++) writeFileSync(`${dir}/f${i}`, "");',
+      'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3_600_000);',
+      'export const add = (a, b) => a + b;',
+      'export const one = () => 1;',
+      '',
+    ].join('\n');
+    const agent = shellAgent('test-time-flood', `cat > src/calc.mjs <<'EOF'\n${flood}EOF`);
+    const result = await attempt(task, agent, { baselineTests: false });
+    expect(result.cause).toBe('resource_exceeded');
+    expect(result.resourceLimit).toBe('workspace_files');
+    expect(result.tests?.limitExceeded).toBe('workspace_files');
+    expect(result.tests?.outputTail ?? '').toMatch(/HOME under test grew to more than 300 files/);
+  });
+
   it('a timed-out agent keeps what it reported, its running command is killed and later ones are refused', async () => {
     const task = fixture();
     task.limits.agentTimeoutMs = 1_500;
