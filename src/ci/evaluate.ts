@@ -117,8 +117,10 @@ async function evaluateIn(dir: string, input: CiInput): Promise<CiEvaluation> {
     ...(input.outsideWrites ? { outsideWrites: input.outsideWrites } : {}),
   };
   const checks = runChecks(checkInput);
+  // A limit the change's tests hit explains their failure better than the tests do, as for an attempt.
+  const resourceLimit = atHead.evidence.limitExceeded;
   return {
-    grade: grade({ checks }),
+    grade: grade({ checks, ...(resourceLimit ? { resourceLimit } : {}) }),
     checks,
     diff,
     tests: atHead.evidence,

@@ -70,6 +70,14 @@ export async function runTestsOnTree(
     failToPass: settings.tests.failToPass,
     passToPass: settings.tests.passToPass,
     timeoutMs: settings.limits.testTimeoutMs,
+    // The change's code runs on the host's disk: held to the workspace limits, as an attempt's tests are.
+    watch: {
+      trees: [
+        { root: work.workspace, label: 'the workspace under test' },
+        { root: join(work.dir, 'home'), label: 'HOME under test' },
+      ],
+      limits: { maxFiles: settings.limits.resources.workspaceFiles, maxBytes: settings.limits.resources.workspaceBytes },
+    },
   }).finally(() => executor.close());
   await removeTree(resultsDir);
   if (junitXml !== undefined) await writeFile(join(report.dir, report.name), junitXml);

@@ -35,7 +35,7 @@ const CHECK_SH = [
 const CONFIG = ['tests:', '  command: sh tests/check.sh', '  fail_to_pass: [check::fixed]', 'policy:', '  secrets: { presets: [all] }', ''].join('\n');
 
 /** A repo on main with a bug (value.txt says wrong) and a test for it; the state directory lives outside it. */
-function repo(checkSh = CHECK_SH): { dir: string; out: string } {
+function repo(checkSh = CHECK_SH, config = CONFIG): { dir: string; out: string } {
   const dir = join(tempDir(), 'repo');
   const out = join(tempDir(), 'state');
   git(tempDir(), 'init', '-q', '-b', 'main', dir);
@@ -43,7 +43,7 @@ function repo(checkSh = CHECK_SH): { dir: string; out: string } {
   writeFileSync(join(dir, 'keep.txt'), 'ok\n');
   spawnSync('mkdir', [join(dir, 'tests')]);
   writeFileSync(join(dir, 'tests', 'check.sh'), checkSh);
-  writeFileSync(join(dir, 'crucible.ci.yaml'), CONFIG);
+  writeFileSync(join(dir, 'crucible.ci.yaml'), config);
   git(dir, 'add', '-A');
   git(dir, 'commit', '-qm', 'base');
   return { dir, out };
@@ -133,6 +133,17 @@ describe('crucible ci', () => {
     const result = crucible(['ci', '--base', 'main', '--head', 'deep', '--out', out, '--json'], { cwd: dir });
     expect(result.status, result.stderr).toBe(0);
     expect(ciJson(result.stdout)).toMatchObject({ verdict: 'PASS', cause: 'passed' });
+  });
+
+  it("stops a change whose code floods HOME while the tests run, at the config's workspace limits: FAIL resource_exceeded", () => {
+    // test_timeout bounds the run; the watchdog stops it long before, or the verdict is another.
+    const config = CONFIG.replace('policy:', 'limits: { workspace_files: 300, test_timeout: 120s }\npolicy:');
+    const { dir, out } = repo(`[ -f lib.sh ] && . ./lib.sh\n${CHECK_SH}`, config);
+    const flood = 'mkdir -p "$HOME/.cache/x"; i=0; while [ $i -lt 1000 ]; do : > "$HOME/.cache/x/f$i"; i=$((i+1)); done; sleep 3600\n';
+    branch(dir, 'flood', { 'value.txt': 'right\n', 'lib.sh': flood });
+    const result = crucible(['ci', '--base', 'main', '--head', 'flood', '--out', out, '--json'], { cwd: dir });
+    expect(result.status, result.stderr).toBe(1);
+    expect(ciJson(result.stdout)).toMatchObject({ verdict: 'FAIL', cause: 'resource_exceeded' });
   });
 
   it('evaluates the working tree, untracked files included, without changing a byte of it', () => {
