@@ -1,10 +1,23 @@
 import { defineConfig } from 'vitest/config';
+import { E2E, REGISTRY, UNIT } from './test/tiers.js';
 
+const registry = process.env.CRUCIBLE_TEST_REGISTRY === '1';
+
+/**
+ * Three tiers (test/tiers.ts): `npm test` runs them all, as CI does; `npm run test:unit` runs the
+ * unit tier alone, without a build. The live-registry tests are a tier of their own that exists only
+ * with CRUCIBLE_TEST_REGISTRY=1 (`npm run test:registry`, which .ci/run runs after `npm test`).
+ */
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'unit', include: UNIT, setupFiles: ['test/setup/no-processes.ts'] } },
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...E2E] } },
+      { extends: true, test: { name: 'e2e', include: E2E, exclude: REGISTRY } },
+      ...(registry ? [{ extends: true as const, test: { name: 'registry', include: REGISTRY } }] : []),
+    ],
   },
 });
