@@ -170,6 +170,7 @@ export async function startRunModels(agents: readonly Agent[], options: ModelRun
       }
       const session = gateway.openSession(plan.attemptId, {
         model: spec.modelId,
+        ...(agent.otherModels ? { otherModels: agent.otherModels } : {}),
         cassette,
         budget: {
           ...(limits.maxTokens !== undefined ? { maxTokens: limits.maxTokens } : {}),
