@@ -65,6 +65,11 @@ export interface Agent {
    */
   readonly turnsAtGateway?: boolean;
   /**
+   * `serve`: the gateway also forwards requests for models other than `modelSpec`'s, recording the
+   * model that answered each; by default they are refused (the attempt is pinned to its model).
+   */
+  readonly otherModels?: 'serve';
+  /**
    * Called once per run, before any attempt (installs, version): what every attempt records as
    * `agentInfo`, and directories the sandbox must show read-only for the agent's program. A
    * rejection stops the run before its first attempt (an InputError exits 2).

@@ -21,6 +21,8 @@ export interface RunReportInput {
   ended?: 'completed' | 'fail-fast' | 'interrupted';
   failedFast?: { taskId: string; agent: string; trial: number; cause: string };
   reused?: number;
+  /** --max-cost-total / --max-tokens-total: what the run spent, and the cap that stopped it. */
+  runBudget?: { limits: { maxCostUsd?: number; maxTokens?: number }; spentUsd: number; spentTokens: number; reached?: 'cost' | 'tokens' };
   /** External agents' version, profile hash and model, by agent spec. */
   agentInfo?: Readonly<Record<string, AgentInfo>>;
   /** `--guard` runs: the online guard's counts per agent. */
@@ -41,8 +43,12 @@ export function formatRunReport(r: RunReportInput): string {
     `${r.executed}/${r.planned} attempts${reused}: ${pc.green(`${PASS} passed`)}, ${pc.red(`${FAIL} failed`)}, ${pc.yellow(`${ERROR} errored`)}  run ${r.runId}`,
   ];
   if (r.executed < r.planned) {
-    const why =
-      r.ended === 'fail-fast' && r.failedFast
+    const cap = r.runBudget?.reached;
+    const why = cap
+      ? cap === 'cost'
+        ? `run cost cap reached: $${r.runBudget?.spentUsd} of --max-cost-total $${r.runBudget?.limits.maxCostUsd}`
+        : `run token cap reached: ${r.runBudget?.spentTokens} of --max-tokens-total ${r.runBudget?.limits.maxTokens}`
+      : r.ended === 'fail-fast' && r.failedFast
         ? `fail-fast after ${r.failedFast.taskId} ${r.failedFast.agent} #${r.failedFast.trial} (${r.failedFast.cause})`
         : r.ended === 'interrupted'
           ? 'interrupted'

@@ -15,7 +15,19 @@ export function modelRunOptions(
   agents: readonly string[],
   profiles: ReadonlyMap<string, AgentProfile> = new Map(),
 ): ModelRunOptions | undefined {
-  const given = [opts.baseUrl, opts.maxTurns, opts.maxTokens, opts.maxCost, opts.maxTestRuns, opts.agentTimeout, opts.record, opts.replay, opts.pricing];
+  const given = [
+    opts.baseUrl,
+    opts.maxTurns,
+    opts.maxTokens,
+    opts.maxCost,
+    opts.maxCostTotal,
+    opts.maxTokensTotal,
+    opts.maxTestRuns,
+    opts.agentTimeout,
+    opts.record,
+    opts.replay,
+    opts.pricing,
+  ];
   // Profile agents (`claude-code:<model>`) call models too, through the same gateway, but are no provider:model spec.
   const external = agents.filter((a) => isProfileSpec(a, profiles));
   const specs = agents.filter((a) => a.includes(':') && !isProfileSpec(a, profiles)).map(parseModelSpec);
@@ -38,6 +50,14 @@ export function modelRunOptions(
       maxCostUsd: dollars(opts.maxCost),
       maxTestRuns: whole('--max-test-runs', opts.maxTestRuns, 0),
     },
+    ...(opts.maxCostTotal !== undefined || opts.maxTokensTotal !== undefined
+      ? {
+          runLimits: {
+            ...(opts.maxCostTotal !== undefined ? { maxCostUsd: dollars(opts.maxCostTotal, '--max-cost-total') } : {}),
+            ...(opts.maxTokensTotal !== undefined ? { maxTokens: whole('--max-tokens-total', opts.maxTokensTotal) } : {}),
+          },
+        }
+      : {}),
     ...(opts.agentTimeout !== undefined ? { agentTimeoutMs: durationFlag('--agent-timeout', opts.agentTimeout) } : {}),
   };
   // Keys, base URLs and prices are checked now, before any attempt starts.
@@ -88,10 +108,10 @@ function whole(flag: string, text: string | undefined, min = 1): number | undefi
   return text === undefined ? undefined : wholeNumber(flag, text, min, min);
 }
 
-function dollars(text: string | undefined): number | undefined {
+function dollars(text: string | undefined, flag = '--max-cost'): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text.replace(/^\$/, ''));
-  if (!Number.isFinite(value) || value <= 0) throw new InputError(`--max-cost ${text}: expected dollars (fix: e.g. --max-cost 0.50)`);
+  if (!Number.isFinite(value) || value <= 0) throw new InputError(`${flag} ${text}: expected dollars (fix: e.g. ${flag} 0.50)`);
   return value;
 }
 

@@ -21,6 +21,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   'models.pricingFile': '--pricing',
   'models.limits.maxCostUsd': '--max-cost',
   'models.limits.maxTurns': '--max-turns',
+  'models.runLimits.maxCostUsd': '--max-cost-total',
   'models.agentTimeoutMs': '--agent-timeout',
 };
 

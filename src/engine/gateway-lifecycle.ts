@@ -6,6 +6,7 @@ import { upstreamFor, type Agent, type ModelAccess, type ModelLimits, type Model
 import { OptionError } from '../errors.js';
 import { cassettePath, loadPricing, PricingError, startGateway, type Gateway, type GatewayMode, type Pricing, type UpstreamConfig } from '../gateway/index.js';
 import type { AgentResult, AttemptPlan } from '../types/index.js';
+import type { RunLimits } from './run-budget.js';
 
 /**
  * The model gateway's life in a run: started once before the first attempt when any agent calls
@@ -23,6 +24,8 @@ export interface ModelRunOptions {
   /** Per provider (`anthropic`, `openai`, …), its upstream URL; wins over `baseUrl`. */
   baseUrls?: Record<string, string>;
   limits?: Partial<ModelLimits>;
+  /** Caps on the whole run (local runs; see run-budget.ts): no new attempt starts once one is reached. */
+  runLimits?: RunLimits;
   /** Overrides every task's agent_timeout. */
   agentTimeoutMs?: number;
   /** Where API keys are read; default process.env. Keys are read, never written. */
@@ -98,7 +101,7 @@ export function checkModelSpecs(specs: readonly ModelSpec[], opts: ModelRunOptio
   }
   const pricing = loadPricingOrFail(opts.pricingFile);
   const limits: ModelLimits = { maxTurns: DEFAULT_MAX_TURNS, ...definedOnly(opts.limits ?? {}) };
-  if (limits.maxCostUsd !== undefined) {
+  if (limits.maxCostUsd !== undefined || opts.runLimits?.maxCostUsd !== undefined) {
     const unpriced = specs.find((s) => !pricing.priceOf(s.modelId));
     if (unpriced) {
       throw new OptionError(
@@ -170,6 +173,7 @@ export async function startRunModels(agents: readonly Agent[], options: ModelRun
       }
       const session = gateway.openSession(plan.attemptId, {
         model: spec.modelId,
+        ...(agent.otherModels ? { otherModels: agent.otherModels } : {}),
         cassette,
         budget: {
           ...(limits.maxTokens !== undefined ? { maxTokens: limits.maxTokens } : {}),

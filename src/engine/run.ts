@@ -21,6 +21,7 @@ import { createRunDir, PLAN_SCHEMA_VERSION, readPlanFile, runsDir, writeJsonAtom
 import { taskRepoKeys, taskWhere, type TaskSelection } from '../tasks/index.js';
 import { preflightTasks, type TaskPreflight } from './preflight.js';
 import { slimAttempt } from './slim.js';
+import { RunBudget } from './run-budget.js';
 import { StateFaultWatch, withStateDirFaults } from './state-faults.js';
 import { taskErrorAttempt } from './task-error.js';
 import { buildSummary, type RunSummaryFile } from './summary.js';
@@ -348,6 +349,9 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       options.observer?.onWarning?.(`${reconciled.malformed} checkpoint line(s) were torn or repeated (a crash mid-write) and were dropped`);
 
     const faults = new StateFaultWatch({ stateDir, runDir, runId });
+    // --max-cost-total / --max-tokens-total: reused attempts spent their share already.
+    const runBudget = new RunBudget(options.models?.runLimits);
+    for (const reused of results.values()) runBudget.note(reused);
     const record = async (result: AttemptResult, task: Task | undefined): Promise<boolean> => {
       try {
         const hash = await ensureAttemptFile(runDir, result);
@@ -358,6 +362,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
         return false;
       }
       faults.noteAttempt(result);
+      runBudget.note(result);
       history?.recordAttempt(runId, result, task);
       results.set(result.attemptId, slimAttempt(result));
       options.observer?.onAttemptDone?.(result);
@@ -412,7 +417,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       killSignal: options.killSignal,
       graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
       observer: options.observer,
-      halted: faults.halted,
+      halted: () => faults.halted() || runBudget.reached() !== undefined,
       record,
     });
 
@@ -436,6 +441,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       ended,
       failedFast,
       stats,
+      ...(runBudget.active ? { runBudget: runBudget.report() } : {}),
     });
     await writeJsonAtomic(join(runDir, 'summary.json'), summary);
     // Last of the run's evidence: it commits to summary.json, plan.json, the checkpoint and each attempt's manifest.

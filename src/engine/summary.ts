@@ -1,6 +1,7 @@
 import { RUN_SCHEMA_VERSION, toSummaryRow, type AttemptResult, type RunStats, type RunSummary } from '../types/index.js';
 import { guardCounts } from '../guard/counts.js';
 import type { FailedFast, RunEnd } from './attempt-loop.js';
+import type { RunBudgetReport } from './run-budget.js';
 
 /** `summary.json`: the stable RunSummary plus what this engine adds. */
 export interface RunSummaryFile extends RunSummary {
@@ -10,6 +11,8 @@ export interface RunSummaryFile extends RunSummary {
   reused: number;
   /** The attempt that stopped a fail-fast run. */
   failedFast?: FailedFast;
+  /** With --max-cost-total / --max-tokens-total: what the run spent, and the cap that stopped it. */
+  runBudget?: RunBudgetReport;
   stats: RunStats;
 }
 
@@ -24,6 +27,7 @@ export interface SummaryInput {
   reused: number;
   ended: RunEnd;
   failedFast?: FailedFast;
+  runBudget?: RunBudgetReport;
   stats: RunStats;
 }
 
@@ -53,6 +57,7 @@ export function buildSummary(input: SummaryInput): RunSummaryFile {
     ended: complete ? 'completed' : input.ended,
     reused: input.reused,
     ...(input.failedFast ? { failedFast: input.failedFast } : {}),
+    ...(input.runBudget ? { runBudget: input.runBudget } : {}),
     stats: input.stats,
   };
 }

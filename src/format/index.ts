@@ -11,4 +11,4 @@ export {
   type CutBudget,
   type CutResult,
 } from './output-cut.js';
-export { usageAnomalyText } from './usage.js';
+export { gatewayUsageText, usageAnomalyText } from './usage.js';

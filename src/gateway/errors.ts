@@ -16,6 +16,9 @@ export type GatewayErrorKind =
   | 'model_not_priced'
   | 'request_too_large'
   | 'not_found'
+  | 'bad_path'
+  | 'route_not_allowed'
+  | 'model_not_allowed'
   | 'upstream_unreachable'
   | 'gateway_failure';
 
@@ -41,6 +44,9 @@ const SHAPES: Record<GatewayErrorKind, Shape> = {
   missing_api_key: { status: 401, openaiType: 'invalid_request_error', anthropicType: 'authentication_error', geminiStatus: 'UNAUTHENTICATED' },
   model_not_priced: { status: 400, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error', geminiStatus: 'INVALID_ARGUMENT' },
   request_too_large: { status: 413, openaiType: 'invalid_request_error', anthropicType: 'request_too_large', geminiStatus: 'INVALID_ARGUMENT' },
+  bad_path: { status: 400, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error', geminiStatus: 'INVALID_ARGUMENT' },
+  route_not_allowed: { status: 404, openaiType: 'invalid_request_error', anthropicType: 'not_found_error', geminiStatus: 'NOT_FOUND' },
+  model_not_allowed: { status: 400, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error', geminiStatus: 'INVALID_ARGUMENT' },
   not_found: { status: 404, openaiType: 'invalid_request_error', anthropicType: 'not_found_error', geminiStatus: 'NOT_FOUND' },
   // Transient by nature, so this one is left retryable.
   upstream_unreachable: { status: 502, openaiType: 'server_error', anthropicType: 'api_error', geminiStatus: 'UNAVAILABLE' },

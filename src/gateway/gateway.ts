@@ -69,6 +69,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         open: true,
         meter: new SessionMeter(sessionOptions, pricing),
         volatility: new Volatility(sessionOptions.volatile, token),
+        ...(sessionOptions.model !== undefined ? { pin: { model: sessionOptions.model, others: sessionOptions.otherModels ?? 'refuse' } } : {}),
         turns: [],
         nextSeq: 0,
       };

@@ -8,9 +8,12 @@ import { forwardToUpstream, recordedSource, type ReplySource } from './forward.j
 import { upstreamRequestHeaders } from './headers.js';
 import type { SessionMeter } from './meter.js';
 import type { ReplayBook } from './replay.js';
+import { allowedRoute } from './allowed-routes.js';
+import { canonicalRequestPath, forwardedUrl } from './request-path.js';
 import { parseSessionRoute } from './routes.js';
-import type { GatewayMode, ModelTurn } from './types.js';
-import { apiOf, geminiCall, upstreamAuth, upstreamUrl, withoutKeyParam, type Upstream } from './upstreams.js';
+import type { GatewayMode, ModelTurn, UpstreamKind } from './types.js';
+import type { Api } from './usage-readers.js';
+import { upstreamAuth, upstreamUrl, withoutKeyParam, type Upstream } from './upstreams.js';
 import type { Volatility } from './volatile.js';
 
 /** What the handler needs of an open session. */
@@ -19,6 +22,8 @@ export interface SessionState {
   recorder?: CassetteWriter;
   replay?: ReplayBook;
   volatility: Volatility;
+  /** The attempt's model, when the session is pinned to one. */
+  pin?: { model: string; others: 'refuse' | 'serve' };
   /** Every metered exchange's turn, in arrival order. */
   turns: ModelTurn[];
   nextSeq: number;
@@ -42,7 +47,16 @@ export function createRequestHandler(ctx: HandlerContext): (req: IncomingMessage
 }
 
 async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const route = parseSessionRoute(req.url);
+  const rawUrl = req.url ?? '';
+  // The path is read once, here; what is routed and metered below is what is forwarded.
+  const path = canonicalRequestPath(rawUrl);
+  if (!path.ok) {
+    const named = namedSession(ctx, rawUrl);
+    named?.session.meter.recordRefusal(path.reason, path.message);
+    send(res, gatewayError(named?.kind ?? 'openai', 'bad_path', path.message));
+    return;
+  }
+  const route = parseSessionRoute(path.pathname + path.query);
   const upstream = route && ctx.upstreams.get(route.upstream);
   if (!route || !upstream) {
     send(res, gatewayError('openai', 'not_found', 'use /s/<session token>/<upstream>/... with a configured upstream'));
@@ -54,9 +68,14 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     return;
   }
   const clientPath = withoutKeyParam(upstream.kind, route.path);
-  const url = upstreamUrl(upstream, clientPath);
-  if (url === undefined) {
-    send(res, gatewayError(upstream.kind, 'not_found', `${clientPath} is not under /v1`));
+  const method = req.method ?? 'GET';
+  const allowed = allowedRoute(upstream.kind, method, clientPath);
+  const target = allowed && upstreamUrl(upstream, clientPath);
+  const url = target === undefined ? undefined : forwardedUrl(upstream.baseUrl, target.slice(upstream.baseUrl.length));
+  if (!allowed || !url) {
+    const message = `${method} ${clientPath.split('?')[0] ?? ''} is not a route the gateway meters, so it is not forwarded (model calls, model listings and token counts are)`;
+    session.meter.recordRefusal('route_not_allowed', message);
+    send(res, gatewayError(upstream.kind, 'route_not_allowed', message));
     return;
   }
   const body = await readBody(req, ctx.maxRequestBytes);
@@ -65,84 +84,116 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     return;
   }
 
-  const method = req.method ?? 'GET';
-  const api = apiOf(upstream.kind, method, clientPath);
+  const { api } = allowed;
   const json = parseJsonObject(body);
   const canonical = session.volatility.normalise(canonicalRequest({ upstream: upstream.name, method, pathWithQuery: clientPath, api, body, json }));
   const hash = requestHash(canonical);
-  const requestModel = api === 'gemini' ? geminiCall(clientPath)?.model : typeof json?.['model'] === 'string' ? json['model'] : undefined;
+  const requestModel = allowed.pathModel ?? (typeof json?.['model'] === 'string' ? json['model'] : undefined);
   // Metering needs the usage chunk; clients that did not ask for it do not get to see it.
   const hideUsageChunk = api === 'chat' && json?.['stream'] === true && !asksForStreamUsage(json);
+
+  const pin = session.pin;
+  if (pin && pin.others !== 'serve' && (api !== 'other' || allowed.side === 'count_tokens') && requestModel !== pin.model) {
+    const message = `this attempt's model is ${pin.model}; a request for ${requestModel === undefined ? 'no model' : `"${requestModel}"`} is not served`;
+    session.meter.recordRefusal('model_not_allowed', message);
+    send(res, gatewayError(upstream.kind, 'model_not_allowed', message));
+    return;
+  }
 
   const auth = ctx.mode === 'replay' ? { ok: true as const, headers: {} } : upstreamAuth(upstream, ctx.env);
   if (!auth.ok) {
     send(res, gatewayError(upstream.kind, 'missing_api_key', `environment variable ${auth.missingEnv} is not set`));
     return;
   }
-  if (api !== 'other') {
-    const verdict = session.meter.admit(requestModel);
-    if (!verdict.allowed) {
-      send(res, gatewayError(upstream.kind, verdict.reason === 'budget' ? 'budget_exceeded' : 'model_not_priced', verdict.message));
-      return;
-    }
+  // Every forwarded request is admitted, side requests too: the turn limit holds whatever the path.
+  const verdict = session.meter.admit({
+    api,
+    ...(requestModel !== undefined ? { model: requestModel } : {}),
+    ...(json ? { json } : {}),
+    bodyBytes: body.length,
+  });
+  if (!verdict.allowed) {
+    send(res, gatewayError(upstream.kind, verdict.reason === 'budget' ? 'budget_exceeded' : 'model_not_priced', verdict.message));
+    return;
   }
+  const { ticket } = verdict;
 
-  const seq = session.nextSeq++;
-  const at = new Date().toISOString();
-  const started = performance.now();
-  let source: ReplySource;
-  let recordedLatencyMs: number | undefined;
-  if (session.replay) {
-    const match = session.replay.take(hash, canonical);
-    if (!match.hit) {
-      session.meter.recordMiss({ method, path: clientPath, ...(requestModel ? { model: requestModel } : {}), diff: match.diff });
-      send(res, gatewayError(upstream.kind, 'replay_miss', match.diff));
-      return;
+  // However the exchange ends (a client gone, a broken stream), its hold on the budget ends with it.
+  try {
+    const seq = session.nextSeq++;
+    const at = new Date().toISOString();
+    const started = performance.now();
+    let source: ReplySource;
+    let recordedLatencyMs: number | undefined;
+    if (session.replay) {
+      const match = session.replay.take(hash, canonical);
+      if (!match.hit) {
+        session.meter.release(ticket);
+        session.meter.recordMiss({ method, path: clientPath, ...(requestModel ? { model: requestModel } : {}), diff: match.diff });
+        send(res, gatewayError(upstream.kind, 'replay_miss', match.diff));
+        return;
+      }
+      countForwarded(session.meter, api);
+      if (match.loose) session.meter.recordLooseMatch();
+      // The recording says `as` where the upstream wrote a volatile value; this agent gets its own.
+      const response = session.volatility.fromRecording(match.exchange.response);
+      source = recordedSource(response.status, response.headers, recordedChunks(response));
+      recordedLatencyMs = match.exchange.latencyMs;
+    } else {
+      countForwarded(session.meter, api);
+      const outgoing = hideUsageChunk && json ? Buffer.from(JSON.stringify(withStreamUsage(json))) : body;
+      source = await forwardToUpstream(url.href, method, upstreamRequestHeaders(req.headers, auth.headers), outgoing).catch((error: unknown) => {
+        const reply = gatewayError(upstream.kind, 'upstream_unreachable', `${upstream.name} unreachable: ${(error as Error).message}`);
+        return recordedSource(reply.status, reply.headers, [Buffer.from(reply.body)]);
+      });
     }
-    if (api !== 'other') session.meter.countRequest();
-    if (match.loose) session.meter.recordLooseMatch();
-    // The recording says `as` where the upstream wrote a volatile value; this agent gets its own.
-    const response = session.volatility.fromRecording(match.exchange.response);
-    source = recordedSource(response.status, response.headers, recordedChunks(response));
-    recordedLatencyMs = match.exchange.latencyMs;
-  } else {
-    // Counted before the await, so concurrent requests cannot all slip under maxRequests.
-    if (api !== 'other') session.meter.countRequest();
-    const outgoing = hideUsageChunk && json ? Buffer.from(JSON.stringify(withStreamUsage(json))) : body;
-    source = await forwardToUpstream(url, method, upstreamRequestHeaders(req.headers, auth.headers), outgoing).catch((error: unknown) => {
-      const reply = gatewayError(upstream.kind, 'upstream_unreachable', `${upstream.name} unreachable: ${(error as Error).message}`);
-      return recordedSource(reply.status, reply.headers, [Buffer.from(reply.body)]);
-    });
-  }
 
-  const delivery = await deliver(source, res, { api, hideUsageChunk });
-  const latencyMs = recordedLatencyMs ?? Math.round(performance.now() - started);
-  if (api !== 'other') {
-    session.meter.record({ status: delivery.status, requestModel, reading: delivery.reading, latencyMs });
-    const model = delivery.reading.model ?? requestModel;
-    session.turns.push({
+    const delivery = await deliver(source, res, { api, hideUsageChunk });
+    const latencyMs = recordedLatencyMs ?? Math.round(performance.now() - started);
+    if (api === 'other') session.meter.settle(ticket);
+    else {
+      session.meter.record(ticket, { status: delivery.status, requestModel, reading: delivery.reading, latencyMs });
+      const model = delivery.reading.model ?? requestModel;
+      session.turns.push({
+        seq,
+        api,
+        at,
+        status: delivery.status,
+        ...(model !== undefined ? { model } : {}),
+        ...(requestModel !== undefined ? { requestedModel: requestModel } : {}),
+        ...delivery.turn,
+        toolCalls: delivery.turn?.toolCalls ?? [],
+        ...(delivery.reading.usage ? { usage: delivery.reading.usage } : {}),
+        latencyMs,
+      });
+    }
+    const recorded: RecordedResponse | undefined = session.recorder && session.volatility.toRecording(delivery.recorded, api);
+    session.recorder?.append({
+      type: 'exchange',
       seq,
       api,
-      at,
-      status: delivery.status,
-      ...(model !== undefined ? { model } : {}),
-      ...delivery.turn,
-      toolCalls: delivery.turn?.toolCalls ?? [],
-      ...(delivery.reading.usage ? { usage: delivery.reading.usage } : {}),
+      request: { hash, canonical },
+      response: recorded ?? delivery.recorded,
       latencyMs,
+      ...(delivery.reading.model ? { model: delivery.reading.model } : {}),
+      ...(delivery.reading.usage ? { usage: delivery.reading.usage } : {}),
     });
+  } finally {
+    session.meter.settle(ticket);
   }
-  const recorded: RecordedResponse | undefined = session.recorder && session.volatility.toRecording(delivery.recorded, api);
-  session.recorder?.append({
-    type: 'exchange',
-    seq,
-    api,
-    request: { hash, canonical },
-    response: recorded ?? delivery.recorded,
-    latencyMs,
-    ...(delivery.reading.model ? { model: delivery.reading.model } : {}),
-    ...(delivery.reading.usage ? { usage: delivery.reading.usage } : {}),
-  });
+}
+
+function countForwarded(meter: SessionMeter, api: Api): void {
+  if (api === 'other') meter.countSideRequest();
+  else meter.countRequest();
+}
+
+/** The session a refused path names, if any, so that its refusal is counted where it belongs. */
+function namedSession(ctx: HandlerContext, rawUrl: string): { session: SessionState; kind: UpstreamKind } | undefined {
+  const match = /^\/s\/([A-Za-z0-9_-]+)\/([a-z0-9][a-z0-9_-]*)(?=[/?]|$)/.exec(rawUrl);
+  const session = match ? ctx.openSessionByToken(match[1] as string) : undefined;
+  if (!match || !session) return undefined;
+  return { session, kind: ctx.upstreams.get(match[2] as string)?.kind ?? 'openai' };
 }
 
 function asksForStreamUsage(json: Record<string, unknown>): boolean {

@@ -11,6 +11,8 @@ export interface ModelPrice {
   output: number;
   cacheRead?: number;
   cacheWrite?: number;
+  /** The model's documented largest output (reasoning included), in tokens: what the gateway reserves for a request that sets no limit. */
+  maxOutput?: number;
 }
 
 export type TokenCounts = Pick<Usage, 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens'>;
@@ -32,6 +34,7 @@ const modelPriceSchema = z.strictObject({
   output: rate,
   cache_read: rate.optional(),
   cache_write: rate.optional(),
+  max_output: z.number().int().positive().optional(),
 });
 const pricingFileSchema = z.record(z.string().min(1), z.record(z.string().min(1), modelPriceSchema));
 
@@ -107,7 +110,13 @@ function readPricingFile(file: string): Map<string, ModelPrice> {
         throw new PricingError(`${file}:${lineOf(doc, lineCounter, [provider, model])}: ${provider}.${model}: also listed under ${earlier}`);
       }
       providerOf.set(model, provider);
-      table.set(model, { input: p.input, output: p.output, cacheRead: p.cache_read, cacheWrite: p.cache_write });
+      table.set(model, {
+        input: p.input,
+        output: p.output,
+        cacheRead: p.cache_read,
+        cacheWrite: p.cache_write,
+        ...(p.max_output !== undefined ? { maxOutput: p.max_output } : {}),
+      });
     }
   }
   return table;

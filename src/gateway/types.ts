@@ -1,5 +1,6 @@
 import type { Usage } from '../types/agent.js';
 import type { Pricing } from './pricing.js';
+import type { PathRefusal } from './request-path.js';
 import type { MeteredApi, TokenUsage } from './usage-readers.js';
 
 export type GatewayMode = 'live' | 'record' | 'replay';
@@ -43,16 +44,25 @@ export interface Budget {
   /** Compared with inputTokens + outputTokens (input includes cached tokens). */
   maxTokens?: number;
   maxCostUsd?: number;
-  /** Metered model requests (upstream errors included, budget refusals not). */
+  /** Requests forwarded, model calls and side requests alike (upstream errors included, refusals not). */
   maxRequests?: number;
 }
 
 export type BudgetLimit = 'tokens' | 'cost' | 'requests';
 
+/** Why the gateway answered a request itself instead of forwarding it. */
+export type RefusalReason = PathRefusal | 'route_not_allowed' | 'model_not_allowed' | 'budget' | 'unpriced';
+
 export interface SessionOptions {
   budget?: Budget;
-  /** The model the attempt is meant to use; priced when a request or response names none. */
+  /**
+   * The model the attempt is meant to use; priced when a request or response names none. When
+   * set, the session is pinned to it: a model request (or token count) naming another model is
+   * refused, unless `otherModels` is `serve`.
+   */
   model?: string;
+  /** `serve`: requests for other models than `model` are forwarded, and what answered is recorded per request. Default `refuse`. */
+  otherModels?: 'refuse' | 'serve';
   /**
    * Stable name of this session's cassette (e.g. `<task>/<agent>/<trial>`); required when recording
    * or replaying, so a re-run finds the same file. Never a random token.
@@ -74,7 +84,10 @@ export interface ModelTurn {
   /** ISO time the request arrived. */
   at: string;
   status: number;
+  /** The model that answered, as the provider's response names it; the requested one when the response names none. */
   model?: string;
+  /** The model the request asked for (for Gemini, the one in its path). */
+  requestedModel?: string;
   text?: string;
   reasoning?: string;
   /** Tool calls the model asked for; `input` parsed from JSON when it is JSON. */
@@ -118,6 +131,12 @@ export interface SessionUsage extends Usage {
   replayMisses: ReplayMiss[];
   /** Replayed requests that matched a recording only with tool output ignored (see withoutToolOutputs). */
   replayLooseMatches: number;
+  /** Requests the gateway refused instead of forwarding: how many, per reason, and the first distinct messages. */
+  refused?: { requests: number; reasons: Partial<Record<RefusalReason, number>>; examples: string[] };
+  /** Per model named by a response, how many responses it answered. */
+  models?: Record<string, number>;
+  /** Side requests forwarded (model listings, token counts): they count against `maxRequests`, not in `requests`. */
+  sideRequests?: number;
 }
 
 export interface Gateway {

@@ -1,5 +1,5 @@
 import { formatDefect } from '../tasks/index.js';
-import { usageAnomalyText } from '../format/index.js';
+import { gatewayUsageText, usageAnomalyText } from '../format/index.js';
 import type { AgentStats, AttemptResult, Cause, CheckResult, RunStats, TestGroupOutcome, TestRunEvidence } from '../types/index.js';
 import { agentInfoText, detectionRange, duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from './format.js';
 import type { HeldOutCard, RunView } from './view.js';
@@ -223,6 +223,8 @@ function attemptDetail(a: AttemptResult): string {
   if (a.harnessError) lines.push(`**Harness error** in ${a.harnessError.phase}: ${mdText(a.harnessError.message)}`);
   if (a.harnessError?.detail) lines.push(fenced(a.harnessError.detail));
   if (a.agentResult?.usage?.anomalies) lines.push(`**Usage:** ${mdText(usageAnomalyText(a.agentResult.usage.anomalies))}`);
+  const gateway = a.agentResult?.usage && gatewayUsageText(a.agentResult.usage);
+  if (gateway) lines.push(`**Gateway:** ${mdText(gateway)}`);
   for (const d of a.taskError?.defects ?? []) lines.push(`**Task error:** ${mdText(formatDefect(d))}`);
   const evidence = testLines(a);
   if (evidence.length > 0) lines.push(evidence.join('\n'));

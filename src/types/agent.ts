@@ -25,6 +25,16 @@ export interface Usage {
    * contradictions. The counts above are as reported (a negative one as 0), not corrected.
    */
   anomalies?: { responses: number; examples: string[] };
+  /**
+   * Requests the model gateway answered itself instead of forwarding (a path a URL parser would
+   * rewrite, a route it does not meter, another model than the attempt's, a budget): how many,
+   * per reason, and the first distinct messages.
+   */
+  refused?: { requests: number; reasons: Record<string, number>; examples: string[] };
+  /** Per model a provider's response named, how many responses it answered. */
+  models?: Record<string, number>;
+  /** Side requests the gateway forwarded (model listings, token counts); not in `requests`. */
+  sideRequests?: number;
 }
 
 export interface AgentResult {

@@ -38,6 +38,25 @@ if (model === '--version') {
   try { writeFileSync(new URL('./written-by-version', import.meta.url), 'x'); } catch {}
   console.log('scripty 1.2.3' + (process.env.OPENAI_API_KEY ? ' saw-a-key' : '')); console.log('second line'); process.exit(0);
 }
+if (mode === 'gateway-attack') {
+  // Paths a URL parser would resolve (fetch would too, so raw http), three plain requests, and another model.
+  const { request } = await import('node:http');
+  const base = new URL(process.env.OPENAI_BASE_URL);
+  const send = (path, body) => new Promise((resolve) => {
+    const req = request({ host: base.hostname, port: base.port, path: base.pathname + path, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+    });
+    req.on('error', () => resolve(0));
+    req.end(JSON.stringify(body));
+  });
+  const ask = (m) => ({ model: m, messages: [{ role: 'user', content: 'fix it' }] });
+  const statuses = [];
+  for (const path of ['/./chat/completions', '/x/../chat/completions', '/%2e/chat/completions', '/chat/completions', '/chat/completions', '/chat/completions']) statuses.push(await send(path, ask(model)));
+  statuses.push(await send('/chat/completions', ask('gpt-4.1')));
+  console.log('STATUSES ' + JSON.stringify(statuses));
+  process.exit(0);
+}
 const response = await fetch(process.env.OPENAI_BASE_URL + '/chat/completions', {
   method: 'POST',
   headers: { 'content-type': 'application/json', authorization: 'Bearer ' + process.env.OPENAI_API_KEY },
@@ -114,7 +133,7 @@ interface Setup {
 }
 
 /** A one-task set and the script agent installed under the state dir (hidden from sandboxes, like the agent cache). */
-function setup(mode: 'ok' | 'fail' | 'hang' | 'claude', overrides: Partial<AgentProfile> = {}): Setup {
+function setup(mode: 'ok' | 'fail' | 'hang' | 'claude' | 'gateway-attack', overrides: Partial<AgentProfile> = {}): Setup {
   const dir = tempDir();
   const stateDir = join(dir, '.crucible');
   const bin = join(stateDir, 'agents', 'scripty', 'bin');
@@ -236,6 +255,30 @@ describe('external agents under bwrap and the gateway', () => {
     expect(shown.status, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(`agent scripty: ${identity}`);
     expect(shown.stdout).toContain('stopped: end_turn');
+  });
+
+  it('an agent sending dot-segment paths and asking for another model gets nothing past the gateway: --max-turns 2 means 2 upstream requests', async () => {
+    const { options } = setup('gateway-attack');
+    const before = seenAuth.length;
+    const outcome = await executeRun({ ...options, models: { ...options.models, limits: { maxTurns: 2 } } });
+    const attempt = outcome.attempts[0] as AttemptResult;
+    expect(seenAuth.length - before).toBe(2);
+    const stdout = readFileSync(join(attemptDirOf(outcome.runDir, attempt), 'agent-stdout.log'), 'utf8');
+    expect(stdout).toContain('STATUSES [400,400,400,200,200,402,400]');
+    expect(attempt.agentResult?.stopReason).toBe('max_turns');
+    expect(attempt.agentResult?.usage).toMatchObject({
+      requests: 2,
+      models: { 'gpt-4.1-mini': 2 },
+      refused: { requests: 5, reasons: { dot_segment: 3, budget: 1, model_not_allowed: 1 } },
+    });
+    const report = renderMarkdown(runViewOf({ runDir: outcome.runDir, summary: outcome.summary, attempts: [attempt] }), [attempt]);
+    expect(report).toContain('**Gateway:** gateway refused 5 requests (dot\\_segment 3, budget 1, model\\_not\\_allowed 1): a dot segment');
+    const turns = readFileSync(join(attemptDirOf(outcome.runDir, attempt), 'trajectory.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; model?: string })
+      .filter((e) => e.type === 'turn');
+    expect(turns.map((t) => t.model)).toEqual(['gpt-4.1-mini', 'gpt-4.1-mini']);
   });
 
   it('a program that exits non-zero fails the attempt as the agent crashing, with its stderr, not as a harness error', async () => {

@@ -18,25 +18,30 @@ describe('budgets', () => {
     expect(gw.gateway.usage('requests')).toMatchObject({ requests: 2, budgetExceeded: 'requests' });
   });
 
-  it('stops at maxTokens with an Anthropic-shaped error', async () => {
-    const { baseUrls } = gw.gateway.openSession('tokens', { budget: { maxTokens: 1000 } });
+  it('stops at maxTokens with an Anthropic-shaped error once the next request could pass it', async () => {
+    // A request reserves its size + 1024 + max_tokens (4096): about 5,600 tokens; it is billed 3,400.
+    const { baseUrls } = gw.gateway.openSession('tokens', { budget: { maxTokens: 7000 } });
     expect((await post(`${baseUrls.anthropic}/v1/messages`, messagesRequest({ stream: true }))).status).toBe(200);
     const refused = await post(`${baseUrls.anthropic}/v1/messages`, messagesRequest());
     expect(refused.status).toBe(402);
     expect(JSON.parse(refused.text)).toEqual({
       type: 'error',
-      error: { type: 'billing_error', message: expect.stringContaining('token budget reached') },
+      error: {
+        type: 'billing_error',
+        message: expect.stringMatching(/token budget: this request may use up to \d+ tokens \(4096 output tokens, the request's own limit/),
+      },
     });
     expect(gw.fake.requests).toHaveLength(1);
     expect(gw.gateway.usage('tokens')).toMatchObject({ requests: 1, budgetExceeded: 'tokens' });
   });
 
-  it('stops once the priced cost reaches maxCostUsd', async () => {
-    // One chat request costs $0.000848 with the test prices.
-    const { baseUrls } = gw.gateway.openSession('cost', { budget: { maxCostUsd: 0.0015 } });
-    expect((await post(`${baseUrls.openai}/chat/completions`, chatRequest())).status).toBe(200);
-    expect((await post(`${baseUrls.openai}/chat/completions`, chatRequest({ stream: true }))).status).toBe(200);
-    const refused = await post(`${baseUrls.openai}/chat/completions`, chatRequest());
+  it('stops once the priced cost could pass maxCostUsd', async () => {
+    // One chat request costs $0.000848 with the test prices and reserves about $0.0014 (its size and 1024 at $1/M, 100 output at $2/M).
+    const { baseUrls } = gw.gateway.openSession('cost', { budget: { maxCostUsd: 0.003 } });
+    const limited = (stream = false) => ({ ...chatRequest({ stream }), max_tokens: 100 });
+    expect((await post(`${baseUrls.openai}/chat/completions`, limited())).status).toBe(200);
+    expect((await post(`${baseUrls.openai}/chat/completions`, limited(true))).status).toBe(200);
+    const refused = await post(`${baseUrls.openai}/chat/completions`, limited());
     expect(refused.status).toBe(402);
     expect(JSON.parse(refused.text)).toMatchObject({ error: { type: 'insufficient_quota', code: 'budget_exceeded' } });
     const usage = gw.gateway.usage('cost');
@@ -61,9 +66,19 @@ describe('budgets', () => {
     expect(gw.gateway.usage('concurrent').requests).toBe(2);
   });
 
-  it('does not spend the budget on unmetered paths', async () => {
-    const { baseUrls } = gw.gateway.openSession('models-free', { budget: { maxRequests: 0 } });
+  it('counts a model listing against maxRequests like every forwarded request, not as a model request', async () => {
+    const { baseUrls } = gw.gateway.openSession('models-counted', { budget: { maxRequests: 1 } });
     expect((await fetch(`${baseUrls.openai}/models`)).status).toBe(200);
     expect((await post(`${baseUrls.openai}/chat/completions`, chatRequest())).status).toBe(402);
+    expect(gw.fake.requests).toHaveLength(1);
+    expect(gw.gateway.usage('models-counted')).toMatchObject({ requests: 0, sideRequests: 1, budgetExceeded: 'requests' });
+  });
+
+  it('reserves the default output for a model with no documented maximum and says so', async () => {
+    const { baseUrls } = gw.gateway.openSession('default-output', { budget: { maxTokens: 20_000 } });
+    const refused = await post(`${baseUrls.openai}/chat/completions`, chatRequest());
+    expect(refused.status).toBe(402);
+    expect(refused.text).toContain('32768 output tokens, the default for a model with no documented maximum');
+    expect(gw.fake.requests).toHaveLength(0);
   });
 });

@@ -17,18 +17,19 @@ const CASES: Array<{ api: string; step: (stream: boolean) => Step; expected: Par
   {
     api: 'chat',
     step: (stream) => ({ upstream: 'openai', path: '/chat/completions', body: chatRequest({ stream, tools: true }) }),
-    expected: { model: 'gpt-4o-mini-2024-07-18', toolCalls: [{ id: 'call_Xq1', ...READ_A }], finishReason: 'tool_calls' },
+    expected: { model: 'gpt-4o-mini-2024-07-18', requestedModel: 'gpt-4o-mini', toolCalls: [{ id: 'call_Xq1', ...READ_A }], finishReason: 'tool_calls' },
   },
   {
     api: 'responses',
     step: (stream) => ({ upstream: 'openai', path: '/responses', body: responsesRequest({ stream, tools: true }) }),
-    expected: { model: 'gpt-4.1-2025-04-14', toolCalls: [{ id: 'call_unLAR8', ...READ_A }], finishReason: 'completed' },
+    expected: { model: 'gpt-4.1-2025-04-14', requestedModel: 'gpt-4.1', toolCalls: [{ id: 'call_unLAR8', ...READ_A }], finishReason: 'completed' },
   },
   {
     api: 'messages',
     step: (stream) => ({ upstream: 'anthropic', path: '/v1/messages', body: messagesRequest({ stream, tools: true }) }),
     expected: {
       model: 'claude-sonnet-4-5-20250929',
+      requestedModel: 'claude-sonnet-4-5',
       text: 'Let me read the file.',
       toolCalls: [{ id: 'toolu_01A09q90qw90lq917835lq9', ...READ_A }],
       finishReason: 'tool_use',
@@ -39,6 +40,7 @@ const CASES: Array<{ api: string; step: (stream: boolean) => Step; expected: Par
     step: (stream) => ({ upstream: 'gemini', path: geminiPath('gemini-2.5-pro', stream), body: geminiRequest({ tools: true }) }),
     expected: {
       model: 'gemini-2.5-pro',
+      requestedModel: 'gemini-2.5-pro',
       text: 'Let me read the file.',
       reasoning: 'Checking the tests.',
       toolCalls: [{ id: 'read_file#0', ...READ_A }],

@@ -61,6 +61,8 @@ export type TrajectoryEvent =
       finishReason: string;
       usage: TurnUsage;
       modelMs: number;
+      /** The model that answered, as the provider's response named it (turns read at the gateway). */
+      model?: string;
       retries?: Array<{ status?: number; waitMs: number; error: string }>;
     }
   | {

@@ -44,6 +44,7 @@ export function createExternalAgent(profile: AgentProfile, model: string | undef
     name: spec,
     modelSpec,
     turnsAtGateway: true,
+    ...(profile.otherModels === 'serve' ? { otherModels: 'serve' as const } : {}),
     async prepare(env) {
       const cacheDir = process.env.CRUCIBLE_AGENT_CACHE || join(env.stateDir, 'agents');
       program = await resolveProgram(profile, { cacheDir, install: true });

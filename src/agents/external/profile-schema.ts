@@ -51,6 +51,12 @@ export const profileSchema = z.strictObject({
     .describe(`Files written into the agent's private HOME: path relative to HOME → content (${TEXT_PLACEHOLDERS.join(', ')} allowed).`),
   version_command: argv.optional().describe("argv that prints the agent's version; same program resolution as command."),
   model: z.string().min(1).optional().describe('The model used when --agent names none.'),
+  other_models: z
+    .enum(['refuse', 'serve'])
+    .optional()
+    .describe(
+      "Requests for another model than the attempt's: refuse (default; the gateway answers 400 model_not_allowed) or serve (forwarded, and the model that answered is recorded per request).",
+    ),
   protocol: protocolSchema,
   output: z
     .enum(['claude-stream-json', 'codex-json', 'gemini-json', 'text'])
@@ -177,6 +183,7 @@ export function toProfile(p: ProfileParsed, source: string, dir: string): AgentP
     homeFiles: p.home_files,
     ...(p.version_command ? { versionCommand: p.version_command } : {}),
     ...(p.model !== undefined ? { model: p.model } : {}),
+    ...(p.other_models === 'serve' ? { otherModels: 'serve' as const } : {}),
     protocol: { kind: p.protocol.kind, baseUrlEnv: p.protocol.base_url_env, apiKeyEnv: p.protocol.api_key_env },
     output: p.output,
     source,

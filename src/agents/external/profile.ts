@@ -48,6 +48,8 @@ export interface AgentProfile {
   versionCommand?: string[];
   /** The model used when `--agent NAME` names none. */
   model?: string;
+  /** `serve`: the gateway forwards requests for other models than the attempt's (default: refused). */
+  otherModels?: 'serve';
   protocol: AgentProtocol;
   output: AgentOutputFormat;
   /** Where the profile came from: `builtin` or the file it was read from. */

@@ -57,6 +57,7 @@ export function writeExternalTrajectory(input: ExternalTrajectoryInput): string 
       finishReason: turn.finishReason ?? (turn.status >= 400 ? `http ${turn.status}` : ''),
       usage: turn.usage ?? NO_USAGE,
       modelMs: turn.latencyMs,
+      ...(turn.model !== undefined ? { model: turn.model } : {}),
     });
     for (const call of turn.toolCalls) {
       const tool = reported.get(call.id);

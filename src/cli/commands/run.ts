@@ -160,6 +160,7 @@ export async function runAndReport(
     stats: summary.stats,
     ended: summary.ended,
     failedFast: summary.failedFast,
+    ...(summary.runBudget ? { runBudget: summary.runBudget } : {}),
     reused: summary.reused,
     agentInfo: Object.fromEntries(attempts.flatMap((a) => (a.agentInfo ? [[a.agent, a.agentInfo] as const] : []))),
     guard: guardCounts(attempts),

@@ -12,7 +12,7 @@ import {
   statsOfRecordedRun,
   storedStats,
 } from '../../report/index.js';
-import { usageAnomalyText } from '../../format/index.js';
+import { gatewayUsageText, usageAnomalyText } from '../../format/index.js';
 import type { AttemptDetail, HistoryReader } from '../../store/index.js';
 import type { AttemptResult, EnvironmentProvenance, TestRunEvidence } from '../../types/index.js';
 import { colorVerdict, count, formatDuration, usd } from '../format.js';
@@ -126,6 +126,8 @@ export function formatAttempt(detail: AttemptDetail, dir: string): string {
     }
     out.push('', pc.bold('agent'), `  ${parts.join(' · ')}`);
     if (r.usage?.anomalies) out.push(pc.yellow(`  ${usageAnomalyText(r.usage.anomalies)}`));
+    const gateway = r.usage && gatewayUsageText(r.usage);
+    if (gateway) out.push(pc.yellow(`  ${gateway}`));
     if (r.error) out.push(`  error: ${r.error}`);
   }
 

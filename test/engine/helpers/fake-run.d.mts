@@ -9,4 +9,6 @@ export function fakeRunner(options?: {
   delayMs?: [number, number];
   causeOf?: (plan: AttemptPlan) => Cause | 'throw';
   onStart?: (plan: AttemptPlan) => void;
+  /** The gateway usage each attempt reports. */
+  usage?: { inputTokens: number; outputTokens: number; costUsd?: number };
 }): AttemptRunner;

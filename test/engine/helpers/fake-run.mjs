@@ -44,7 +44,8 @@ const VERDICT = { passed: 'PASS', harness_error: 'ERROR' };
 /**
  * options.delayMs: [min, max] wait per attempt (abortable through env.signal, like a real agent);
  * options.causeOf(plan): the cause, or 'throw' to make the runner throw;
- * options.onStart(plan): called when an attempt starts.
+ * options.onStart(plan): called when an attempt starts;
+ * options.usage: the gateway usage every attempt reports.
  */
 export function fakeRunner(options = {}) {
   const [min, max] = options.delayMs ?? [0, 0];
@@ -70,7 +71,12 @@ export function fakeRunner(options = {}) {
       score: cause === 'passed' ? 100 : 0,
       sandbox: env.sandbox,
       checks: [],
-      agentResult: { stopReason: env.signal?.aborted ? 'error' : 'completed', turns: 2, toolCalls: 3 },
+      agentResult: {
+        stopReason: env.signal?.aborted ? 'error' : 'completed',
+        turns: 2,
+        toolCalls: 3,
+        ...(options.usage ? { usage: { cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, requests: 2, ...options.usage } } : {}),
+      },
       timings: { prepareMs: 1, agentMs: Math.round(wait), verifyMs: 1, totalMs: finishedAt - startedAt },
       startedAt: startedAt.toISOString(),
       finishedAt: finishedAt.toISOString(),
