@@ -1,4 +1,5 @@
 import { matcher, DEPENDENCY_PATHS, WHOLE_FILE_TEST_CONFIG } from '../evidence/index.js';
+import { sourceLanguage } from '../evidence/source-text.js';
 import { contentOf } from './content-of.js';
 import { RUNNER_ANALYSES, RUNNER_INTERNALS_RULES, UNREAD_FILES } from './runner-internals-rules.js';
 import { capped, fail, listShort, pass, type Check } from './types.js';
@@ -37,7 +38,17 @@ export const runnerInternalsCheck: Check = {
     const findings: Finding[] = (scan?.findings ?? [])
       .filter((f) => f.kind === 'runner' && (read.has(f.path) || (analyses.has(f.detector) && scanned(f.path))))
       .map((f) => ({ rule: f.detector, file: f.path, line: f.line, ...(f.excerpt !== undefined ? { excerpt: f.excerpt } : {}) }));
-    const unread = input.diff.files.filter((f) => f.kind !== 'deleted' && !f.binary && f.added > 0 && scanned(f.path) && !read.has(f.path)).map((f) => f.path);
+    // A source file git calls binary is code all the same: unread, it fails the check closed.
+    const unread = input.diff.files
+      .filter(
+        (f) =>
+          f.kind !== 'deleted' &&
+          f.symlink === undefined &&
+          (f.binary ? sourceLanguage(f.path) !== undefined : f.added > 0) &&
+          scanned(f.path) &&
+          !read.has(f.path),
+      )
+      .map((f) => f.path);
     const evidence = {
       rules: [...RUNNER_INTERNALS_RULES.map((r) => r.id), ...RUNNER_ANALYSES.map((a) => a.id)],
       filesScanned: read.size,

@@ -44,6 +44,8 @@ export interface AddedLinesScan {
 
 export const MAX_PATCH_BYTES = 64 * 1024 * 1024;
 export const MAX_BINARY_BYTES = 8 * 1024 * 1024;
+/** What one scan reads from the tree in all (source and binary files together). */
+export const MAX_READ_BYTES = 64 * 1024 * 1024;
 
 export async function readAddedLines(patchFile: string, diff: DiffStats, source: TreeSource): Promise<AddedLinesScan> {
   const size = (await lstat(patchFile).catch(() => undefined))?.size;
@@ -57,19 +59,22 @@ export async function readAddedLines(patchFile: string, diff: DiffStats, source:
     scan.incomplete = reason;
   };
   // Read from the captured tree: what git shows in the patch is not always what the interpreter reads.
-  const blobs = new Map<string, Buffer>();
-  for (const change of diff.files) {
-    if (change.kind === 'deleted' || change.symlink !== undefined || !mustRead(change.path, change.binary)) continue;
-    const object = `${source.tree}:${change.path}`;
-    const blobSize = Number((await git({ gitDir: source.gitDir }, ['cat-file', '-s', object]).catch(() => '')).trim() || Number.NaN);
-    if (Number.isNaN(blobSize)) continue;
-    if (blobSize > MAX_BINARY_BYTES) {
-      // A text source file over the limit keeps its patch lines; bytes git would not show fail closed.
-      if (change.binary || !files.has(change.path))
-        fail(`${change.binary ? 'binary ' : ''}file ${change.path} is ${blobSize} bytes, over the ${MAX_BINARY_BYTES}-byte scan limit`);
-      continue;
+  const wanted = diff.files.filter((c) => c.kind !== 'deleted' && c.symlink === undefined && mustRead(c.path, c.binary));
+  const { blobs, sizes } = await readBlobs(
+    source,
+    wanted.map((c) => c.path),
+  );
+  for (const change of wanted) {
+    const blobSize = sizes.get(change.path);
+    if (blobSize === undefined || blobs.has(change.path)) continue;
+    // A text source file left unread keeps its patch lines; bytes git would not show fail closed.
+    if (change.binary || !files.has(change.path)) {
+      fail(
+        blobSize > MAX_BINARY_BYTES
+          ? `${change.binary ? 'binary ' : ''}file ${change.path} is ${blobSize} bytes, over the ${MAX_BINARY_BYTES}-byte scan limit`
+          : `file ${change.path} is past the ${MAX_READ_BYTES}-byte limit of what one scan reads`,
+      );
     }
-    blobs.set(change.path, await gitBytes({ gitDir: source.gitDir }, ['cat-file', 'blob', object]));
   }
   const named = archiveNames([...files.values()].flatMap((f) => f.lines.map((l) => l.text)));
   for (const [path, bytes] of blobs) if (/\.pth$/i.test(path)) for (const n of archiveNames(bytes.toString('utf8').split(/\r?\n/))) named.add(n);
@@ -104,6 +109,57 @@ export async function readAddedLines(patchFile: string, diff: DiffStats, source:
     }
   }
   return scan;
+}
+
+/** Reads these paths' blobs in one `cat-file --batch` (a path with a newline alone), each up to MAX_BINARY_BYTES and MAX_READ_BYTES in all. */
+async function readBlobs(source: TreeSource, paths: readonly string[]): Promise<{ blobs: Map<string, Buffer>; sizes: Map<string, number> }> {
+  const target = { gitDir: source.gitDir };
+  const sizes = new Map<string, number>();
+  const ids = new Map<string, string>();
+  const batchable = paths.filter((p) => !p.includes('\n'));
+  if (batchable.length > 0) {
+    const check = await git(target, ['cat-file', '--batch-check'], { stdin: `${batchable.map((p) => `${source.tree}:${p}`).join('\n')}\n` }).catch(() => '');
+    check.split('\n').forEach((line, i) => {
+      const [id, type, size] = line.split(' ');
+      const path = batchable[i];
+      if (path !== undefined && id && type === 'blob' && size !== undefined) {
+        ids.set(path, id);
+        sizes.set(path, Number(size));
+      }
+    });
+  }
+  for (const path of paths.filter((p) => p.includes('\n'))) {
+    const id = (await git(target, ['rev-parse', '--verify', '--quiet', `${source.tree}:${path}`]).catch(() => '')).trim();
+    const size = id ? Number((await git(target, ['cat-file', '-s', id]).catch(() => '')).trim() || Number.NaN) : Number.NaN;
+    if (id && !Number.isNaN(size)) {
+      ids.set(path, id);
+      sizes.set(path, size);
+    }
+  }
+  const chosen: string[] = [];
+  let total = 0;
+  for (const path of paths) {
+    const size = sizes.get(path);
+    if (size === undefined || size > MAX_BINARY_BYTES || total + size > MAX_READ_BYTES) continue;
+    total += size;
+    chosen.push(path);
+  }
+  const blobs = new Map<string, Buffer>();
+  if (chosen.length === 0) return { blobs, sizes };
+  const out = await gitBytes(target, ['cat-file', '--batch'], {
+    stdin: `${chosen.map((p) => ids.get(p)).join('\n')}\n`,
+    maxBuffer: total + chosen.length * 128 + 1024,
+  });
+  let at = 0;
+  for (const path of chosen) {
+    const headerEnd = out.indexOf(0x0a, at);
+    if (headerEnd < 0) break;
+    const size = Number(out.subarray(at, headerEnd).toString('utf8').split(' ')[2]);
+    if (!Number.isInteger(size)) break;
+    blobs.set(path, out.subarray(headerEnd + 1, headerEnd + 1 + size));
+    at = headerEnd + 1 + size + 1;
+  }
+  return { blobs, sizes };
 }
 
 /** Source by extension, git's binary files, and whatever could put code on an import path. */

@@ -8,7 +8,7 @@ import { readAddedLines } from '../../src/evidence/added-lines.js';
 import { collectDiff } from '../../src/evidence/diff.js';
 import { decodeSource, pythonEncoding } from '../../src/evidence/source-text.js';
 import { grade } from '../../src/grading/verdict.js';
-import { input, taskFor } from './helpers.js';
+import { diffOf, input, taskFor } from './helpers.js';
 
 /**
  * The content scans read a change as its interpreter reads it: through a real git store, so git's
@@ -129,6 +129,12 @@ describe('source files whatever git thinks of their bytes', () => {
     expect(rules).toEqual(expect.arrayContaining(['nul-byte src/slug.mjs', 'runner-write src/slug.mjs']));
     expect(secrets?.message).toContain('aws-access-key-id in src/slug.mjs');
     expect(verdict).toMatchObject({ verdict: 'FAIL', cause: 'tampered' });
+  });
+
+  it('a source file git calls binary that the scan could not read fails runner_internals closed', () => {
+    const over = { files: [], complete: false, incomplete: 'binary file src/slug.mjs is 9000000 bytes, over the 8388608-byte scan limit' };
+    const checks = runChecks(input({ diff: diffOf([{ path: 'src/slug.mjs', binary: true, added: 0 }]), addedLines: over }));
+    expect(checks.find((c) => c.id === 'runner_internals')).toMatchObject({ passed: false });
   });
 
   it('a source file git was told is binary (.gitattributes) is read all the same', async () => {
