@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { AddedLinesScan } from '../evidence/index.js';
+import { sourceLanguage } from '../evidence/source-text.js';
+import { jsRunnerWrites, type RunnerWrite } from './js-writes.js';
+import { pyRunnerWrites } from './py-writes.js';
 import { isCommentOnly, RUNNER_INTERNALS_RULES } from './runner-internals-rules.js';
 import { isExampleValue, SECRET_DETECTORS } from './secret-detectors.js';
 
@@ -42,6 +45,7 @@ function sha256(text: string): string {
 export function detectContent(scan: AddedLinesScan | undefined, literals: readonly string[]): ContentScan | undefined {
   if (!scan) return undefined;
   const findings: ContentFinding[] = [];
+  let unreadable: string | undefined;
   for (const file of scan.files) {
     for (const { line, text } of file.lines) {
       for (const detector of SECRET_DETECTORS) {
@@ -57,19 +61,66 @@ export function detectContent(scan: AddedLinesScan | undefined, literals: readon
         if (literal !== '' && text.includes(literal))
           findings.push({ kind: 'literal', detector: `literal#${i + 1}`, path: file.path, line, matchSha256: sha256(literal) });
       });
-      if (file.binary || isCommentOnly(file.path, text)) continue;
-      for (const rule of RUNNER_INTERNALS_RULES) {
-        const match = rule.regex.exec(text);
-        if (match) findings.push({ kind: 'runner', detector: rule.id, path: file.path, line, matchSha256: sha256(match[0]), excerpt: excerpt(text) });
+      if (file.binary) continue;
+      // The interpreter's own line breaks: `// note\u2028assert.x = f` is a comment and then code in JavaScript, `# x\rimport _pytest` two lines in Python.
+      for (const part of text.split(lineBreaks(file.path))) {
+        if (isCommentOnly(file.path, part)) continue;
+        for (const rule of RUNNER_INTERNALS_RULES) {
+          const match = rule.regex.exec(part);
+          if (match) findings.push({ kind: 'runner', detector: rule.id, path: file.path, line, matchSha256: sha256(match[0]), excerpt: excerpt(part) });
+        }
       }
     }
+    for (const problem of file.problems ?? []) {
+      findings.push({
+        kind: 'runner',
+        detector: problem.kind,
+        path: file.path,
+        line: problem.line,
+        matchSha256: sha256(problem.detail),
+        excerpt: problem.detail,
+      });
+      if (problem.kind === 'source-encoding') unreadable = `${file.path}: ${problem.detail}`;
+    }
+    findings.push(...writeFindings(file));
   }
+  const complete = scan.complete && unreadable === undefined;
+  const incomplete = scan.incomplete ?? unreadable;
   return {
     files: scan.files.map((f) => ({ path: f.path, binary: f.binary })),
-    complete: scan.complete,
-    ...(scan.incomplete !== undefined ? { incomplete: scan.incomplete } : {}),
+    complete,
+    ...(incomplete !== undefined && !complete ? { incomplete } : {}),
     findings,
   };
+}
+
+function lineBreaks(path: string): RegExp {
+  return sourceLanguage(path) === 'javascript' ? /\r\n|[\r\u2028\u2029]/ : /\r\n|\r/;
+}
+
+/** Writes to the assertion library or runner, read from the whole decoded file, reported where the change added them. */
+function writeFindings(file: AddedLinesScan['files'][number]): ContentFinding[] {
+  if (!file.source) return [];
+  const language = sourceLanguage(file.path);
+  let writes: RunnerWrite[];
+  if (language === 'javascript') writes = jsRunnerWrites(file.source.text);
+  else if (language === 'python') writes = pyRunnerWrites(file.source.text);
+  else return [];
+  const added = new Map(file.lines.map((l) => [l.line, l.text]));
+  const lines = file.source.text.split('\n');
+  return writes
+    .filter((w) => file.source?.whole || added.has(w.line))
+    .map((w) => {
+      const text = added.get(w.line) ?? lines[w.line - 1] ?? '';
+      return {
+        kind: 'runner',
+        detector: 'runner-write',
+        path: file.path,
+        line: w.line,
+        matchSha256: sha256(`${w.via}\n${text}`),
+        excerpt: excerpt(`${w.via}: ${text}`),
+      };
+    });
 }
 
 function excerpt(text: string): string {

@@ -60,6 +60,19 @@ export const RUNNER_INTERNALS_RULES: readonly RunnerInternalsRule[] = [
   },
 ];
 
+/**
+ * Findings that are not line rules: the write analysis over tokens (js-writes.ts, py-writes.ts)
+ * and what makes a file unreadable to the scan or opaque to it (evidence/source-text.ts,
+ * evidence/opaque-code.ts). These reach binary files too (a `.so`, a zip named `.py`).
+ */
+export const RUNNER_ANALYSES: ReadonlyArray<{ id: string; description: string }> = [
+  { id: 'runner-write', description: 'a property write, by any means, on the assertion library or test runner (or an alias of it)' },
+  { id: 'nul-byte', description: 'a source file with a NUL byte (git calls it binary; Node runs it)' },
+  { id: 'source-encoding', description: 'a declared source encoding the scan cannot decode faithfully (utf-7, …)' },
+  { id: 'import-archive', description: 'a zip archive where Python imports from, or a .pth line that runs code or adds an archive' },
+  { id: 'compiled-module', description: 'a compiled module (.pyc, .so, .pyd, .node) an import may take instead of the source' },
+];
+
 const JS_FILE = /\.(?:[cm]?[jt]sx?)$/;
 
 /**

@@ -1,6 +1,7 @@
 import { matcher, DEPENDENCY_PATHS, WHOLE_FILE_TEST_CONFIG } from '../evidence/index.js';
+import { sourceLanguage } from '../evidence/source-text.js';
 import { contentOf } from './content-of.js';
-import { RUNNER_INTERNALS_RULES, UNREAD_FILES } from './runner-internals-rules.js';
+import { RUNNER_ANALYSES, RUNNER_INTERNALS_RULES, UNREAD_FILES } from './runner-internals-rules.js';
 import { capped, fail, listShort, pass, type Check } from './types.js';
 
 interface Finding {
@@ -19,7 +20,9 @@ const isUnread = matcher(UNREAD_FILES);
  * report, the process exit or the import system (rules in runner-internals-rules.ts). Test files
  * and test configuration are left out: the verification copy takes them from the baseline, and
  * test_tampering judges changes to them. So are documentation and CI definitions (no test process
- * reads them), installed dependencies (taken from the baseline too) and binary files. A failure is graded as tampering (src/grading/verdict.ts).
+ * reads them) and installed dependencies (taken from the baseline too). Source files are read as
+ * their interpreter reads them, whatever git thinks of their bytes; other binary files only by the
+ * analyses (archives, compiled modules). A failure is graded as tampering (src/grading/verdict.ts).
  * An incomplete scan of a text file fails closed. Judging only: detection is checks/content-scan.ts.
  */
 export const runnerInternalsCheck: Check = {
@@ -30,12 +33,24 @@ export const runnerInternalsCheck: Check = {
     const scanned = (path: string): boolean => !isTest(path) && !isConfigOrDependency(path) && !isUnread(path);
     const scan = contentOf(input);
     const read = new Set((scan?.files ?? []).filter((f) => !f.binary && scanned(f.path)).map((f) => f.path));
+    const analyses = new Set(RUNNER_ANALYSES.map((a) => a.id));
+    // Line rules read text files; the analyses judge binary ones too (a `.so`, a zip named `.py`).
     const findings: Finding[] = (scan?.findings ?? [])
-      .filter((f) => f.kind === 'runner' && read.has(f.path))
+      .filter((f) => f.kind === 'runner' && (read.has(f.path) || (analyses.has(f.detector) && scanned(f.path))))
       .map((f) => ({ rule: f.detector, file: f.path, line: f.line, ...(f.excerpt !== undefined ? { excerpt: f.excerpt } : {}) }));
-    const unread = input.diff.files.filter((f) => f.kind !== 'deleted' && !f.binary && f.added > 0 && scanned(f.path) && !read.has(f.path)).map((f) => f.path);
+    // A source file git calls binary is code all the same: unread, it fails the check closed.
+    const unread = input.diff.files
+      .filter(
+        (f) =>
+          f.kind !== 'deleted' &&
+          f.symlink === undefined &&
+          (f.binary ? sourceLanguage(f.path) !== undefined : f.added > 0) &&
+          scanned(f.path) &&
+          !read.has(f.path),
+      )
+      .map((f) => f.path);
     const evidence = {
-      rules: RUNNER_INTERNALS_RULES.map((r) => r.id),
+      rules: [...RUNNER_INTERNALS_RULES.map((r) => r.id), ...RUNNER_ANALYSES.map((a) => a.id)],
       filesScanned: read.size,
       findings: capped(findings),
       ...(unread.length > 0 ? { unread: capped(unread), incomplete: scan?.incomplete ?? 'no added lines to scan' } : {}),

@@ -1,14 +1,16 @@
 /**
  * The lines an attempt added, read from its diff.patch (`git diff --binary` against the baseline),
- * for scanners that must look at new content only. Binary files have no lines in a patch, so their
- * new content is read from the captured tree instead (never from the agent's workspace). Whatever cannot be read completely makes the
+ * for scanners that must look at new content only. Binary files have no lines in a patch, and a
+ * source file's patch lines need not be what its interpreter reads, so their new content is read
+ * from the captured tree (never from the agent's workspace) and source is decoded as its language
+ * does (evidence/source-text.ts). Whatever cannot be read completely makes the
  * scan `complete: false`: a scanner must then fail closed rather than pass on half the evidence.
  */
-import { createReadStream } from 'node:fs';
-import { lstat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
+import { lstat, readFile } from 'node:fs/promises';
 import type { DiffStats } from '../types/index.js';
 import { git, gitBytes } from '../workspace/index.js';
+import { archiveNames, opaqueProblems, type OpaqueProblem } from './opaque-code.js';
+import { decodeSource, sourceLanguage, type SourceProblem } from './source-text.js';
 
 /** A tree in a git object store: where new file content is read from. */
 export interface TreeSource {
@@ -24,8 +26,13 @@ export interface AddedLine {
 
 export interface AddedFile {
   path: string;
+  /** Read as bytes (Latin-1), not as source text: a binary file that is not source. */
   binary: boolean;
   lines: AddedLine[];
+  /** Source files: the whole new file, decoded as its language reads it. `whole`: `lines` are every line of it (git's patch did not show what the interpreter reads). */
+  source?: { text: string; encoding: string; whole: boolean };
+  /** What makes the file unreadable to a scan, or code no scan opens (a NUL byte, an undecodable encoding, an archive on an import path). */
+  problems?: Array<SourceProblem | OpaqueProblem>;
 }
 
 export interface AddedLinesScan {
@@ -37,6 +44,8 @@ export interface AddedLinesScan {
 
 export const MAX_PATCH_BYTES = 64 * 1024 * 1024;
 export const MAX_BINARY_BYTES = 8 * 1024 * 1024;
+/** What one scan reads from the tree in all (source and binary files together). */
+export const MAX_READ_BYTES = 64 * 1024 * 1024;
 
 export async function readAddedLines(patchFile: string, diff: DiffStats, source: TreeSource): Promise<AddedLinesScan> {
   const size = (await lstat(patchFile).catch(() => undefined))?.size;
@@ -45,45 +54,152 @@ export async function readAddedLines(patchFile: string, diff: DiffStats, source:
 
   const files = await parsePatch(patchFile);
   const scan: AddedLinesScan = { files: [...files.values()], complete: true };
-  for (const change of diff.files) {
-    if (change.kind === 'deleted' || !change.binary) continue;
-    const object = `${source.tree}:${change.path}`;
-    const blobSize = Number((await git({ gitDir: source.gitDir }, ['cat-file', '-s', object]).catch(() => '')).trim() || Number.NaN);
-    if (Number.isNaN(blobSize)) continue;
-    if (blobSize > MAX_BINARY_BYTES) {
-      scan.complete = false;
-      scan.incomplete = `binary file ${change.path} is ${blobSize} bytes, over the ${MAX_BINARY_BYTES}-byte scan limit`;
-      continue;
+  const fail = (reason: string): void => {
+    scan.complete = false;
+    scan.incomplete = reason;
+  };
+  // Read from the captured tree: what git shows in the patch is not always what the interpreter reads.
+  const wanted = diff.files.filter((c) => c.kind !== 'deleted' && c.symlink === undefined && mustRead(c.path, c.binary));
+  const { blobs, sizes } = await readBlobs(
+    source,
+    wanted.map((c) => c.path),
+  );
+  for (const change of wanted) {
+    const blobSize = sizes.get(change.path);
+    if (blobSize === undefined || blobs.has(change.path)) continue;
+    // A text source file left unread keeps its patch lines; bytes git would not show fail closed.
+    if (change.binary || !files.has(change.path)) {
+      fail(
+        blobSize > MAX_BINARY_BYTES
+          ? `${change.binary ? 'binary ' : ''}file ${change.path} is ${blobSize} bytes, over the ${MAX_BINARY_BYTES}-byte scan limit`
+          : `file ${change.path} is past the ${MAX_READ_BYTES}-byte limit of what one scan reads`,
+      );
     }
-    // Latin-1 keeps every byte as one character, so ASCII secrets inside binaries stay findable.
-    const text = (await gitBytes({ gitDir: source.gitDir }, ['cat-file', 'blob', object])).toString('latin1');
-    const lines = text.split('\n').map((t, i) => ({ line: i + 1, text: t }));
-    scan.files = scan.files.filter((f) => f.path !== change.path);
-    scan.files.push({ path: change.path, binary: true, lines });
   }
+  const named = archiveNames([...files.values()].flatMap((f) => f.lines.map((l) => l.text)));
+  for (const [path, bytes] of blobs) if (/\.pth$/i.test(path)) for (const n of archiveNames(bytes.toString('utf8').split(/\r?\n/))) named.add(n);
+
   for (const change of diff.files) {
-    if (change.kind !== 'deleted' && !change.binary && change.added > 0 && !files.has(change.path)) {
-      scan.complete = false;
-      scan.incomplete = `added lines of ${change.path} not found in the patch`;
+    if (change.kind === 'deleted' || change.symlink !== undefined) continue;
+    const bytes = blobs.get(change.path);
+    const language = sourceLanguage(change.path);
+    const opaque = opaqueProblems(change.path, bytes, language !== undefined, named);
+    const patched = files.get(change.path);
+    let file: AddedFile | undefined;
+    if (language !== undefined && bytes !== undefined) {
+      const decoded = decodeSource(language, bytes);
+      const whole = change.binary || decoded.encoding !== 'utf-8' || (patched === undefined && change.added > 0);
+      file = {
+        path: change.path,
+        binary: false,
+        lines: whole ? linesOf(decoded.text) : (patched?.lines ?? []),
+        source: { text: decoded.text, encoding: decoded.encoding, whole },
+      };
+      if (decoded.problems.length + opaque.length > 0) file.problems = [...decoded.problems, ...opaque];
+    } else if (change.binary && bytes !== undefined) {
+      file = { path: change.path, binary: true, lines: linesOf(binaryText(bytes)), ...(opaque.length > 0 ? { problems: opaque } : {}) };
+    } else if (opaque.length > 0) {
+      file = { path: change.path, binary: change.binary, lines: patched?.lines ?? [], problems: opaque };
+    }
+    if (file) {
+      scan.files = scan.files.filter((f) => f.path !== change.path);
+      scan.files.push(file);
+    } else if (!change.binary && change.added > 0 && patched === undefined) {
+      fail(`added lines of ${change.path} not found in the patch`);
     }
   }
   return scan;
+}
+
+/** Reads these paths' blobs in one `cat-file --batch` (a path with a newline alone), each up to MAX_BINARY_BYTES and MAX_READ_BYTES in all. */
+async function readBlobs(source: TreeSource, paths: readonly string[]): Promise<{ blobs: Map<string, Buffer>; sizes: Map<string, number> }> {
+  const target = { gitDir: source.gitDir };
+  const sizes = new Map<string, number>();
+  const ids = new Map<string, string>();
+  const batchable = paths.filter((p) => !p.includes('\n'));
+  if (batchable.length > 0) {
+    const check = await git(target, ['cat-file', '--batch-check'], { stdin: `${batchable.map((p) => `${source.tree}:${p}`).join('\n')}\n` }).catch(() => '');
+    check.split('\n').forEach((line, i) => {
+      const [id, type, size] = line.split(' ');
+      const path = batchable[i];
+      if (path !== undefined && id && type === 'blob' && size !== undefined) {
+        ids.set(path, id);
+        sizes.set(path, Number(size));
+      }
+    });
+  }
+  for (const path of paths.filter((p) => p.includes('\n'))) {
+    const id = (await git(target, ['rev-parse', '--verify', '--quiet', `${source.tree}:${path}`]).catch(() => '')).trim();
+    const size = id ? Number((await git(target, ['cat-file', '-s', id]).catch(() => '')).trim() || Number.NaN) : Number.NaN;
+    if (id && !Number.isNaN(size)) {
+      ids.set(path, id);
+      sizes.set(path, size);
+    }
+  }
+  const chosen: string[] = [];
+  let total = 0;
+  for (const path of paths) {
+    const size = sizes.get(path);
+    if (size === undefined || size > MAX_BINARY_BYTES || total + size > MAX_READ_BYTES) continue;
+    total += size;
+    chosen.push(path);
+  }
+  const blobs = new Map<string, Buffer>();
+  if (chosen.length === 0) return { blobs, sizes };
+  const out = await gitBytes(target, ['cat-file', '--batch'], {
+    stdin: `${chosen.map((p) => ids.get(p)).join('\n')}\n`,
+    maxBuffer: total + chosen.length * 128 + 1024,
+  });
+  let at = 0;
+  for (const path of chosen) {
+    const headerEnd = out.indexOf(0x0a, at);
+    if (headerEnd < 0) break;
+    const size = Number(out.subarray(at, headerEnd).toString('utf8').split(' ')[2]);
+    if (!Number.isInteger(size)) break;
+    blobs.set(path, out.subarray(headerEnd + 1, headerEnd + 1 + size));
+    at = headerEnd + 1 + size + 1;
+  }
+  return { blobs, sizes };
+}
+
+/** Source by extension, git's binary files, and whatever could put code on an import path. */
+function mustRead(path: string, binary: boolean): boolean {
+  return binary || sourceLanguage(path) !== undefined || /\.(?:pth|pyz|pyzw|egg|whl|zip)$/i.test(path);
+}
+
+function linesOf(text: string): AddedLine[] {
+  return text.split('\n').map((t, i) => ({ line: i + 1, text: t }));
+}
+
+/**
+ * Latin-1 keeps every byte as one character, so ASCII secrets inside binaries stay findable; a
+ * UTF-16 or UTF-32 text (which git calls binary for its NUL bytes) is read in its own encoding.
+ */
+function binaryText(bytes: Buffer): string {
+  const [a, b, c, d] = bytes;
+  if (a === 0xff && b === 0xfe && c === 0 && d === 0) return decodeSource('python', bytes).text;
+  if (a === 0 && b === 0 && c === 0xfe && d === 0xff) return decodeSource('python', bytes).text;
+  if ((a === 0xff && b === 0xfe) || (a === 0xfe && b === 0xff)) return decodeSource('python', bytes).text;
+  return bytes.toString('latin1');
 }
 
 function incomplete(reason: string): AddedLinesScan {
   return { files: [], complete: false, incomplete: reason };
 }
 
-/** Walks hunks by their line counts, so an added line that starts with `+++` is still a line. */
+/**
+ * Walks hunks by their line counts, so an added line that starts with `+++` is still a line. Lines
+ * end at `\n` only, as git counts them: a lone `\r` inside an added line (a line break to Python) must
+ * not shift the hunk and drop what follows it from the scan.
+ */
 async function parsePatch(patchFile: string): Promise<Map<string, AddedFile>> {
   const files = new Map<string, AddedFile>();
-  const input = createReadStream(patchFile, { encoding: 'utf8' });
-  const lines = createInterface({ input, crlfDelay: Infinity });
+  const lines = (await readFile(patchFile, 'utf8')).split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
   let current: AddedFile | undefined;
   let oldLeft = 0;
   let newLeft = 0;
   let newLine = 0;
-  for await (const line of lines) {
+  for (const line of lines) {
     if (oldLeft > 0 || newLeft > 0) {
       const tag = line.charAt(0);
       if (tag === '+') {
