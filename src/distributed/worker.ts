@@ -80,20 +80,21 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
    * While the machine is broken (its sandbox stopped working, Docker went away) the worker takes
    * no jobs, says why and the fix once, and checks itself again every few seconds.
    */
-  let unhealthy: { since: number; timer: NodeJS.Timeout } | undefined;
-  const stepAside = (health: Exclude<Health, { ok: true }>): void => {
+  let unhealthy: { since: number; timer: NodeJS.Timeout; needsDocker: boolean } | undefined;
+  const stepAside = (health: Exclude<Health, { ok: true }>, needsDocker = false): void => {
     if (unhealthy !== undefined || stopping) return;
     options.log(`unhealthy: ${health.reason}; taking no jobs until it works again (fix: ${health.fix})`);
     for (const w of workers.values()) void w.pause(true).catch(() => undefined);
     const timer = setInterval(() => void recheck(), options.recheckMs ?? 5_000);
-    unhealthy = { since: Date.now(), timer };
+    unhealthy = { since: Date.now(), timer, needsDocker };
   };
   let rechecking = false;
   const recheck = async (): Promise<void> => {
     if (rechecking || unhealthy === undefined) return;
     rechecking = true;
     try {
-      const health = await checkHealth(options.sandbox);
+      // Checked as it failed: a bwrap worker that lost Docker for an `environment:` task waits for Docker.
+      const health = await checkHealth(options.sandbox, unhealthy.needsDocker);
       if (!health.ok || unhealthy === undefined || stopping) return;
       clearInterval(unhealthy.timer);
       const seconds = ((Date.now() - unhealthy.since) / 1000).toFixed(1);
@@ -152,9 +153,10 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
       if (kill.signal.aborted) throw new Error('the worker was stopped mid-attempt');
       if (result.cause === 'harness_error') {
         // The machine first: a broken sandbox is this worker's fault, not the attempt's.
-        const health = await checkHealth(options.sandbox, task.environment !== undefined);
+        const needsDocker = task.environment !== undefined;
+        const health = await checkHealth(options.sandbox, needsDocker);
         if (!health.ok) {
-          stepAside(health);
+          stepAside(health, needsDocker);
           options.log(`harness error on ${plan.attemptId} (${result.message}); back to the queue for a healthy worker, no try spent`);
           return await sendBack(job, token, 0);
         }
@@ -219,7 +221,10 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
       maxStalledCount: 2,
       drainDelay: 1,
     });
-    worker.on('error', () => undefined);
+    worker.on('error', (error: Error) => {
+      // A job the queue no longer knows (Redis lost its data meanwhile): its coordinator re-added it, and it runs again.
+      if (/^Missing (lock|key) for job /.test(error.message)) options.log(`the queue refused a result (${error.message}); the job runs again`);
+    });
     if (unhealthy !== undefined) void worker.pause(true).catch(() => undefined);
     worker.on('failed', (job, error) => {
       if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) options.log(`gave up on ${job.id}: ${error.message}`);
