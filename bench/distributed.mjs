@@ -3,7 +3,10 @@
 // run locally with -j 1, 2 and 4, then through a real redis-server with 1, 2 and 4 `crucible worker`
 // processes (concurrency 1 each). Prints wall time, throughput, and the coordinator's overhead per
 // attempt: (wall time through the queue − the local run with as many attempts in flight) / N, which
-// is what shipping the task set, the jobs, the result files and their verification cost.
+// is what shipping the task set, the jobs, the result files and their verification cost; the
+// parallel efficiency, T(1) / (n × T(n)) against the same mode's one-at-a-time row; and the
+// coordinator's CPU time per attempt (user + system of the `crucible run` process and its children,
+// from the shell's `times`: planning, preflight, shipping, verifying results, reports).
 // Usage: npx tsc -p tsconfig.build.json && node bench/distributed.mjs [--tasks 6] [--runs 2]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -53,12 +56,17 @@ const freePort = () =>
     });
   });
 
+/** Runs the CLI; returns its wall time and the CPU time (user + system) of it and its children. */
 function run(argv) {
   const started = performance.now();
-  const r = spawnSync(process.execPath, [cli, ...argv], { encoding: 'utf8', env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
+  const script = '"$@"; s=$?; times >&2; exit $s';
+  const r = spawnSync('sh', ['-c', script, 'sh', process.execPath, cli, ...argv], { encoding: 'utf8', env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
   const ms = performance.now() - started;
   if (r.status !== 0) throw new Error(`crucible ${argv.join(' ')} exited ${r.status}:\n${r.stderr.slice(-2000)}`);
-  return ms;
+  // `times` prints the shell's own times, then its children's: "0m1.234s 0m0.056s".
+  const children = r.stderr.trim().split('\n').at(-1) ?? '';
+  const cpuMs = [...children.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, m) => sum + (Number(m[1]) * 60 + Number(m[2])) * 1000, 0);
+  return { ms, cpuMs };
 }
 
 const file = taskSet();
@@ -75,8 +83,8 @@ try {
   // Warm the machine's caches (bwrap, node) so the first row is not penalised.
   run([...base, '--out', join(dir, 'warm'), '--runs', '1']);
   for (const j of [1, 2, 4]) {
-    const ms = run([...base, '-j', String(j), '--out', join(dir, `local-${j}`)]);
-    rows.push({ mode: `local -j ${j}`, inFlight: j, ms });
+    const { ms, cpuMs } = run([...base, '-j', String(j), '--out', join(dir, `local-${j}`)]);
+    rows.push({ mode: `local -j ${j}`, inFlight: j, ms, cpuMs });
   }
   for (const n of [1, 2, 4]) {
     const workers = Array.from({ length: n }, (_, i) =>
@@ -84,8 +92,8 @@ try {
     );
     await new Promise((r) => setTimeout(r, 1500)); // the workers connect and look for runs
     try {
-      const ms = run([...base, '--queue', url, '--out', join(dir, `queue-${n}`)]);
-      rows.push({ mode: `queue, ${n} worker${n > 1 ? 's' : ''}`, inFlight: n, ms });
+      const { ms, cpuMs } = run([...base, '--queue', url, '--out', join(dir, `queue-${n}`)]);
+      rows.push({ mode: `queue, ${n} worker${n > 1 ? 's' : ''}`, inFlight: n, ms, cpuMs });
     } finally {
       for (const w of workers) w.kill('SIGTERM');
     }
@@ -97,11 +105,16 @@ try {
 const localOf = new Map(rows.filter((r) => r.mode.startsWith('local')).map((r) => [r.inFlight, r.ms]));
 const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
 console.log(`${N} attempts (${TASKS} tasks × ${RUNS} runs, oracle), ${cpus().length} cores, load average ${load.toFixed(2)} at start\n`);
-console.log('| mode | attempts in flight | wall | throughput | overhead per attempt vs local |');
-console.log('|---|---|---|---|---|');
+const one = (mode) => rows.find((r) => r.inFlight === 1 && r.mode.startsWith(mode))?.ms;
+console.log('| mode | attempts in flight | wall | throughput | parallel efficiency | coordinator CPU per attempt | overhead per attempt vs local |');
+console.log('|---|---|---|---|---|---|---|');
 for (const r of rows) {
+  const queued = r.mode.startsWith('queue');
   const local = localOf.get(r.inFlight);
-  const overhead = r.mode.startsWith('queue') && local !== undefined ? `${((r.ms - local) / N / 1000).toFixed(2)} s` : '—';
-  console.log(`| ${r.mode} | ${r.inFlight} | ${s(r.ms)} | ${((N / r.ms) * 60_000).toFixed(1)} attempts/min | ${overhead} |`);
+  const overhead = queued && local !== undefined ? `${((r.ms - local) / N / 1000).toFixed(2)} s` : '—';
+  const t1 = one(queued ? 'queue' : 'local');
+  const efficiency = t1 === undefined ? '—' : `${((100 * t1) / (r.inFlight * r.ms)).toFixed(0)}%`;
+  const cpu = `${(r.cpuMs / N / 1000).toFixed(2)} s`;
+  console.log(`| ${r.mode} | ${r.inFlight} | ${s(r.ms)} | ${((N / r.ms) * 60_000).toFixed(1)} attempts/min | ${efficiency} | ${cpu} | ${overhead} |`);
 }
 rmSync(dir, { recursive: true, force: true });

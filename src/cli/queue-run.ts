@@ -32,6 +32,8 @@ export async function runAndReportOn(
     ...(options.profiles ? { profiles: options.profiles } : {}),
     ...(options.models ? { models: options.models } : {}),
     onWarning: (message) => process.stderr.write(`warning ${message}\n`),
+    // Printed even with -q: a run waiting on Redis must say why it is not moving.
+    onNotice: (message) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`),
   });
   let completed = false;
   // Beside runAndReport's own handler (which stops scheduling and starts the grace period).

@@ -10,7 +10,9 @@ import { ATTEMPT_SCHEMA_VERSION, type AttemptPlan, type AttemptResult } from '..
 import { downloadAttemptDir } from './artifacts.js';
 import { ATTEMPT_JOB, type AttemptJobData, type AttemptJobResult } from './job.js';
 import { shipInputs, type InputsRef } from './inputs.js';
-import { PREFIX, queueName, RUNS_KEY, takenKey } from './keys.js';
+import { PREFIX, queueName, takenKey } from './keys.js';
+import { watchOutages } from './outage.js';
+import { endRun, isRegistered, registerRun } from './registration.js';
 import { bullConnection, redisOptions, type QueueAddress } from './url.js';
 
 export interface QueueRunnerOptions {
@@ -29,6 +31,8 @@ export interface QueueRunnerOptions {
   /** First retry delay, doubled each time; default 5 s. */
   backoffMs?: number;
   onWarning?: (message: string) => void;
+  /** One line per queue event worth knowing (a Redis outage and its end, a recovery). */
+  onNotice?: (message: string) => void;
 }
 
 /** An AttemptRunner whose attempts run on workers, and what to do with the queue when the run ends. */
@@ -45,6 +49,8 @@ export interface QueueRunner {
 
 /** How often jobs in flight are checked besides the completion events (which a Redis restart can drop). */
 const POLL_MS = 1_000;
+/** Polls of a completed job whose result cannot be read before it is recorded as a harness error. */
+const UNREADABLE_READS = 5;
 
 /**
  * The coordinator's side. Each attempt the engine asks for becomes a job whose id is the attempt
@@ -57,7 +63,10 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
   const connection = bullConnection(options.address);
   const redis = new Redis(redisOptions(options.address));
   redis.on('error', () => undefined); // ioredis reconnects; commands wait (maxRetriesPerRequest: null).
+  const notice = options.onNotice ?? (() => undefined);
+  /** Settles once the run is in the run set; reset when Redis turns out to have lost it. */
   let registered: Promise<void> | undefined;
+  let closing = false;
   /** Jobs being waited for, and those a drain withdrew (their attempts wait for the run's end, then are discarded). */
   const inFlight = new Set<string>();
   const withdrawn = new Set<string>();
@@ -66,21 +75,51 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
   const wake = (jobId: string): void => {
     for (const w of waiters.get(jobId) ?? []) w();
   };
+  /**
+   * Redis lost the run (restarted without persistence, flushed, failed over to a replica that never
+   * had it): the queue's state is rebuilt from this process alone. The inputs ship again, the run
+   * is registered again, and every attempt still waited for is added again by its loop (woken
+   * here); a job's id is its attempt id, so each stays one job.
+   */
+  let recovering: Promise<void> | undefined;
+  const recover = (): Promise<void> => {
+    if (recovering) return recovering;
+    const pending = (async () => {
+      if (registered === undefined || closing) return;
+      const s = await session;
+      if (await isRegistered(redis, s.runId)) return;
+      notice(
+        `queue: Redis lost run ${s.runId} (a restart without persistence, a flush or a failover); shipping its inputs again and re-adding its ${inFlight.size} unfinished attempt(s)`,
+      );
+      const shipped = await shipInputs(redis, options.taskSetPath, options.stateDir, cassetteRoots());
+      s.inputs = shipped.ref;
+      await registerRun(redis, s.runId);
+      for (const id of waiters.keys()) wake(id);
+    })();
+    // Cleared after it settles (not inside it: a run that returns at once would clear it before it is set).
+    recovering = pending.finally(() => {
+      recovering = undefined;
+    });
+    return recovering;
+  };
   const poll = setInterval(() => {
     for (const id of waiters.keys()) wake(id);
+    if (redis.status === 'ready') void recover().catch(() => undefined);
   }, POLL_MS);
   poll.unref();
+  const unwatch = watchOutages(redis, 'coordinator', options.address.url, notice, () => void recover().catch(() => undefined));
+  const cassetteRoots = (): string[] => (options.models?.cassetteDir ? [resolve(options.models.cassetteDir)] : []);
 
   interface Session {
     runId: string;
+    /** Replaced when the inputs ship again after Redis lost them. */
     queue: Queue;
     events: QueueEvents;
     inputs: InputsRef;
     models?: Omit<ModelRunOptions, 'env'>;
   }
   const open = async (runId: string): Promise<Session> => {
-    const cassetteDir = options.models?.cassetteDir;
-    const shipped = await shipInputs(redis, options.taskSetPath, options.stateDir, cassetteDir ? [resolve(cassetteDir)] : []);
+    const shipped = await shipInputs(redis, options.taskSetPath, options.stateDir, cassetteRoots());
     const queue = new Queue(queueName(runId), { connection, prefix: PREFIX });
     queue.on('error', () => undefined);
     const events = new QueueEvents(queueName(runId), { connection, prefix: PREFIX });
@@ -96,6 +135,7 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
   const opened = await session.catch((error: unknown) => error);
   if (opened instanceof Error) {
     clearInterval(poll);
+    unwatch();
     redis.disconnect();
     throw new InputError(`--queue: the task set could not be shipped to the workers: ${opened.message} (fix: see docs/distributed.md, "Inputs")`);
   }
@@ -138,7 +178,7 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
       });
     };
     // Workers learn of the run when its first job is queued, not before (a run that fails to start leaves nothing).
-    registered ??= redis.sadd(RUNS_KEY, s.runId).then(() => undefined);
+    registered ??= registerRun(redis, s.runId);
     await registered;
     // A finished job this coordinator already took is a deliberate rerun (--retry-errors, changed
     // evidence): it runs again. One it never took finished while the coordinator was away: read back.
@@ -148,14 +188,20 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
       await redis.hdel(takenKey(s.runId), jobId);
     }
     await add();
+    /** Reads of a completed job without a readable result: a few are a result still being written, more are a bad one. */
+    let unreadable = 0;
 
     for (;;) {
       if (env.signal?.aborted) return abandon(s, plan, startedAt);
-      const job = await s.queue.getJob(jobId);
-      const current = job ? await job.getState() : 'unknown';
+      // The state first, then the job: a job read before its completion has no result yet, and
+      // reading it as complete was the race that recorded finished attempts as ERROR.
+      const current = await s.queue.getJobState(jobId);
+      const job = current === 'unknown' ? undefined : await s.queue.getJob(jobId);
       if (job && current === 'completed') {
-        const result = await accept(s, plan, env, job.returnvalue as AttemptJobResult | undefined, startedAt);
-        return result;
+        const value = job.returnvalue as AttemptJobResult | null | undefined;
+        if (value?.version === 1 || ++unreadable > UNREADABLE_READS) return accept(s, plan, env, value ?? undefined, startedAt);
+        await waitFor(jobId, env.signal);
+        continue;
       }
       if (job && current === 'failed') {
         await redis.hset(takenKey(s.runId), jobId, '1');
@@ -223,13 +269,15 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
       }
     },
     close: async (completed) => {
+      closing = true;
       clearInterval(poll);
+      unwatch();
       const s = await session.catch(() => undefined);
       if (s) {
         if (completed) {
           await s.queue.obliterate({ force: true }).catch(() => undefined);
           await redis.del(takenKey(s.runId));
-          await redis.srem(RUNS_KEY, s.runId);
+          await endRun(redis, s.runId);
         }
         await s.events.close();
         await s.queue.close();

@@ -5,6 +5,9 @@ import type { AttemptPlan } from '../types/index.js';
 import type { ArtifactRef } from './artifacts.js';
 import type { InputsRef } from './inputs.js';
 
+/** The job format this Crucible writes and reads (AttemptJobData.version); coordinator and workers must agree. */
+export const JOB_FORMAT = 1;
+
 /** The BullMQ job name of an attempt. */
 export const ATTEMPT_JOB = 'attempt';
 
@@ -23,6 +26,8 @@ export interface AttemptJobData {
   profiles?: AgentProfile[];
   /** The grading settings a worker applies; the sandbox is the worker's own (`--sandbox`). */
   settings: { baselineTests?: boolean; prepareCache?: boolean };
+  /** Workers (`host:pid`) whose try ended in a harness error on a healthy machine: the next such error on one of them counts as a try. */
+  harnessBy?: string[];
   /** The task's baseline test runs from the coordinator's preflight, as a local run's attempts get them. */
   baseline?: TaskBaselineRuns;
   /** Model options without the environment; `cassetteDir` relative to the shipped tree when it ships with it. */

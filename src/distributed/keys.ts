@@ -23,3 +23,13 @@ export function takenKey(runId: string): string {
 
 /** How long blobs live (inputs are refreshed whenever a coordinator ships them again). */
 export const BLOB_TTL_SECONDS = 7 * 24 * 3600;
+
+/** The run's registration: the coordinator's Crucible version and job format, which a worker checks before serving it. */
+export function runMetaKey(runId: string): string {
+  return `${PREFIX}:run:${runId}`;
+}
+
+/** Set when a run completes, so workers retire it at once (a run merely missing from the set may be a Redis that lost its data). */
+export function endedKey(runId: string): string {
+  return `${PREFIX}:ended:${runId}`;
+}

@@ -20,8 +20,8 @@ export const QUEUE_PASSWORD_ENV = 'CRUCIBLE_QUEUE_PASSWORD';
  * InputError naming the flag and the fix otherwise.
  */
 export function parseQueueUrl(flag: string, text: string): QueueAddress {
-  // A password typed into the URL is not echoed back.
-  const shown = text.replace(/^([a-z][\w+.-]*:\/\/)[^/@]*@/i, '$1***@');
+  // A password typed into the URL is not echoed back, in any of the places one can be typed.
+  const shown = maskQueueUrl(text);
   const fail = (problem: string, fix = `e.g. ${flag} redis://127.0.0.1:6379/0`): never => {
     throw new InputError(`${flag} ${shown}: ${problem} (fix: ${fix})`);
   };
@@ -38,10 +38,44 @@ export function parseQueueUrl(flag: string, text: string): QueueAddress {
   if (url.search !== '' || url.hash !== '') fail('has a query or fragment, which is not read');
   const port = url.port === '' ? 6379 : Number(url.port);
   const path = url.pathname.replace(/^\//, '');
-  if (path !== '' && !/^\d{1,2}$/.test(path)) fail(`database "${path}" is not a number`, `e.g. ${flag} redis://${url.host}/0`);
+  if (path !== '' && !/^\d{1,2}$/.test(path))
+    fail('has a database that is not a number (a path holds no password either)', `e.g. ${flag} redis://${url.host}/0`);
   const db = path === '' ? 0 : Number(path);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   return { url: `redis://${url.host}/${db}`, host, port, db };
+}
+
+/**
+ * A queue URL with every place a credential can sit masked: the user-info up to the *last* `@`
+ * before the path (a password may itself hold `@`), every query value (`?password=`, `?auth=`),
+ * the fragment, and any path past a database number (`redis://host/0/secret`, `redis://host/secret`).
+ */
+export function maskQueueUrl(text: string): string {
+  const scheme = /^([a-z][\w+.-]*:\/\/)?/i.exec(text)?.[0] ?? '';
+  let rest = text.slice(scheme.length);
+  const at = rest.lastIndexOf('@');
+  if (at >= 0) rest = `***@${rest.slice(at + 1)}`;
+  let tail = '';
+  const hash = rest.indexOf('#');
+  if (hash >= 0) {
+    tail = '#***';
+    rest = rest.slice(0, hash);
+  }
+  const query = rest.indexOf('?');
+  if (query >= 0) {
+    tail = `?${rest
+      .slice(query + 1)
+      .split('&')
+      .map((pair) => `${pair.split('=')[0] ?? ''}=***`)
+      .join('&')}${tail}`;
+    rest = rest.slice(0, query);
+  }
+  const slash = rest.indexOf('/');
+  if (slash >= 0) {
+    const path = rest.slice(slash + 1);
+    if (!/^\d{0,2}$/.test(path)) rest = `${rest.slice(0, slash)}/***`;
+  }
+  return `${scheme}${rest}${tail}`;
 }
 
 /**

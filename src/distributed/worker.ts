@@ -2,7 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { removeTree } from '../workspace/index.js';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Worker, type Job } from 'bullmq';
+import { DelayedError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { resolveAgent, type Agent, type AgentPrepared } from '../agents/index.js';
 import { runAttempt } from '../engine/attempt.js';
@@ -11,7 +11,10 @@ import type { SandboxKind } from '../sandbox/executor.js';
 import { uploadAttemptDir } from './artifacts.js';
 import { InputCache } from './inputs.js';
 import { checkJobData, type AttemptJobData, type AttemptJobResult } from './job.js';
-import { PREFIX, queueName, RUNS_KEY } from './keys.js';
+import { checkHealth, type Health } from './health.js';
+import { endedKey, PREFIX, queueName, RUNS_KEY } from './keys.js';
+import { watchOutages } from './outage.js';
+import { refusalOf } from './registration.js';
 import { safePath } from './tree.js';
 import { bullConnection, redisOptions, type QueueAddress } from './url.js';
 
@@ -26,6 +29,8 @@ export interface WorkerOptions {
   lockMs?: number;
   /** One line per thing the worker does. */
   log: (line: string) => void;
+  /** How often an unhealthy worker checks itself again; default 5 s. */
+  recheckMs?: number;
 }
 
 export interface WorkerHandle {
@@ -37,6 +42,14 @@ export interface WorkerHandle {
 
 /** How often the worker looks for runs that started or ended. */
 const DISCOVER_MS = 1_000;
+/**
+ * How long a run may be missing from the run set before a worker retires it without the
+ * coordinator's word that it ended: a Redis that lost its data loses the set too, and the
+ * coordinator registers its run again within seconds of noticing.
+ */
+const RETIRE_ABSENT_MS = 60_000;
+/** How long a job a healthy worker failed with a harness error waits, so that another worker may take it first. */
+const ELSEWHERE_DELAY_MS = 2_000;
 
 /**
  * A worker process: serves the queue of every run registered on the Redis server, running each
@@ -59,17 +72,58 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
   const kill = new AbortController();
   const slots = new Slots(options.concurrency);
   let stopping = false;
+  /** Runs refused (another Crucible version), said once each. */
+  const refused = new Set<string>();
+  const absentSince = new Map<string, number>();
 
-  const process1 = async (job: Job<AttemptJobData, AttemptJobResult>): Promise<AttemptJobResult> => {
+  /**
+   * While the machine is broken (its sandbox stopped working, Docker went away) the worker takes
+   * no jobs, says why and the fix once, and checks itself again every few seconds.
+   */
+  let unhealthy: { since: number; timer: NodeJS.Timeout; needsDocker: boolean } | undefined;
+  const stepAside = (health: Exclude<Health, { ok: true }>, needsDocker = false): void => {
+    if (unhealthy !== undefined || stopping) return;
+    options.log(`unhealthy: ${health.reason}; taking no jobs until it works again (fix: ${health.fix})`);
+    for (const w of workers.values()) void w.pause(true).catch(() => undefined);
+    const timer = setInterval(() => void recheck(), options.recheckMs ?? 5_000);
+    unhealthy = { since: Date.now(), timer, needsDocker };
+  };
+  let rechecking = false;
+  const recheck = async (): Promise<void> => {
+    if (rechecking || unhealthy === undefined) return;
+    rechecking = true;
+    try {
+      // Checked as it failed: a bwrap worker that lost Docker for an `environment:` task waits for Docker.
+      const health = await checkHealth(options.sandbox, unhealthy.needsDocker);
+      if (!health.ok || unhealthy === undefined || stopping) return;
+      clearInterval(unhealthy.timer);
+      const seconds = ((Date.now() - unhealthy.since) / 1000).toFixed(1);
+      unhealthy = undefined;
+      options.log(`healthy again after ${seconds} s: taking jobs`);
+      for (const w of workers.values()) w.resume();
+    } finally {
+      rechecking = false;
+    }
+  };
+
+  /** The job goes back to the queue without spending one of its tries (BullMQ's moveToDelayed skips the attempt count). */
+  const sendBack = async (job: Job<AttemptJobData, AttemptJobResult>, token: string | undefined, delayMs: number): Promise<never> => {
+    await job.moveToDelayed(Date.now() + delayMs, token);
+    throw new DelayedError();
+  };
+
+  const process1 = async (job: Job<AttemptJobData, AttemptJobResult>, token?: string): Promise<AttemptJobResult> => {
     const release = await slots.acquire();
     try {
-      return await runJob(job);
+      // Taken just before the worker stepped aside, or while it waited for a slot: someone else runs it.
+      if (unhealthy !== undefined) return await sendBack(job, token, 0);
+      return await runJob(job, token);
     } finally {
       release();
     }
   };
 
-  const runJob = async (job: Job<AttemptJobData, AttemptJobResult>): Promise<AttemptJobResult> => {
+  const runJob = async (job: Job<AttemptJobData, AttemptJobResult>, token: string | undefined): Promise<AttemptJobResult> => {
     const data = checkJobData(job.data);
     const { plan } = data;
     const tries = job.opts.attempts ?? 1;
@@ -97,9 +151,26 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
         ...(agentPrepared ? { prepared: new Map([[plan.agent, agentPrepared]]) } : {}),
       });
       if (kill.signal.aborted) throw new Error('the worker was stopped mid-attempt');
-      if (result.cause === 'harness_error' && tryNo < tries) {
-        options.log(`harness error on ${plan.attemptId} (${result.message}); the queue retries it`);
-        throw new Error(result.message ?? 'harness error');
+      if (result.cause === 'harness_error') {
+        // The machine first: a broken sandbox is this worker's fault, not the attempt's.
+        const needsDocker = task.environment !== undefined;
+        const health = await checkHealth(options.sandbox, needsDocker);
+        if (!health.ok) {
+          stepAside(health, needsDocker);
+          options.log(`harness error on ${plan.attemptId} (${result.message}); back to the queue for a healthy worker, no try spent`);
+          return await sendBack(job, token, 0);
+        }
+        // A healthy machine's harness error gets another worker before it counts.
+        const by = data.harnessBy ?? [];
+        if (!by.includes(me)) {
+          await job.updateData({ ...data, harnessBy: [...by, me] });
+          options.log(`harness error on ${plan.attemptId} (${result.message}); back to the queue for another worker, no try spent`);
+          return await sendBack(job, token, ELSEWHERE_DELAY_MS);
+        }
+        if (tryNo < tries) {
+          options.log(`harness error on ${plan.attemptId} (${result.message}); the queue retries it`);
+          throw new Error(result.message ?? 'harness error');
+        }
       }
       const files = await uploadAttemptDir(redis, attemptDir);
       options.log(`finished ${plan.attemptId}: ${result.verdict}${result.cause ? ` (${result.cause})` : ''}`);
@@ -150,7 +221,11 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
       maxStalledCount: 2,
       drainDelay: 1,
     });
-    worker.on('error', () => undefined);
+    worker.on('error', (error: Error) => {
+      // A job the queue no longer knows (Redis lost its data meanwhile): its coordinator re-added it, and it runs again.
+      if (/^Missing (lock|key) for job /.test(error.message)) options.log(`the queue refused a result (${error.message}); the job runs again`);
+    });
+    if (unhealthy !== undefined) void worker.pause(true).catch(() => undefined);
     worker.on('failed', (job, error) => {
       if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) options.log(`gave up on ${job.id}: ${error.message}`);
     });
@@ -173,8 +248,28 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
     if (stopping) return;
     const runs = new Set(await redis.smembers(RUNS_KEY));
     if (stopping) return;
-    for (const runId of runs) if (!workers.has(runId) && /^[\w.-]{1,200}$/.test(runId) && !/^\.+$/.test(runId)) serve(runId);
-    for (const runId of [...workers.keys()]) if (!runs.has(runId)) await retire(runId);
+    for (const runId of runs) {
+      absentSince.delete(runId);
+      if (workers.has(runId) || refused.has(runId) || !/^[\w.-]{1,200}$/.test(runId) || /^\.+$/.test(runId)) continue;
+      const refusal = await refusalOf(redis, runId);
+      if (refusal === undefined) serve(runId);
+      else {
+        refused.add(runId);
+        options.log(refusal);
+      }
+    }
+    for (const runId of refused) if (!runs.has(runId)) refused.delete(runId);
+    const now = Date.now();
+    for (const runId of [...workers.keys()]) {
+      if (runs.has(runId)) continue;
+      // Ended by its coordinator, or gone for long: not a Redis that lost its data and will see the run registered again.
+      const since = absentSince.get(runId) ?? now;
+      absentSince.set(runId, since);
+      if ((await redis.exists(endedKey(runId))) === 1 || now - since >= RETIRE_ABSENT_MS) {
+        absentSince.delete(runId);
+        await retire(runId);
+      }
+    }
   };
 
   let discovering = false;
@@ -188,6 +283,9 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
       });
   }, DISCOVER_MS);
   await redis.ping();
+  const unwatch = watchOutages(redis, `worker ${me}`, options.address.url, options.log);
+  const health = await checkHealth(options.sandbox);
+  if (!health.ok) stepAside(health);
   await discover();
   options.log(`worker ${me}: taking jobs from ${options.address.url} (concurrency ${options.concurrency}, sandbox ${options.sandbox}, state ${stateDir})`);
 
@@ -199,6 +297,8 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
     stop: async (force = false) => {
       stopping = true;
       clearInterval(timer);
+      if (unhealthy) clearInterval(unhealthy.timer);
+      unwatch();
       if (force) kill.abort();
       closing ??= (async () => {
         await Promise.all([...workers.values()].map((w) => w.close()));

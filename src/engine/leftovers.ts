@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { removeTree } from '../workspace/index.js';
@@ -11,7 +12,10 @@ import { removeTree } from '../workspace/index.js';
  *   from a clean directory anyway;
  * - staging directories of processes that are gone: a run directory being created
  *   (`runs/.<id>.<pid>.staging`) and a git mirror being cloned (`cache/git/<name>.git.tmp-<pid>-…`).
- *   These sit in directories shared with other runs, so only a dead process's are removed.
+ *   and a distributed attempt's files being fetched (`runs/<any run>/attempts/.<id>.<pid>.incoming`).
+ *   These sit in directories shared with other runs, so only a gone process's are removed: its pid
+ *   is dead, or it is alive but started after the directory was last written (a reused pid: in a
+ *   container every run is pid 1), so it cannot be the process that made it.
  * Returns how many entries were removed.
  */
 export async function removeLeftovers(stateDir: string, runDir: string, finished: ReadonlySet<string>): Promise<number> {
@@ -29,14 +33,21 @@ export async function removeLeftovers(stateDir: string, runDir: string, finished
     }
     for (const name of await names(join(attempts, id))) if (isTemp(name)) await remove(join(attempts, id, name));
   }
-  for (const name of await names(join(stateDir, 'runs'))) {
+  const runs = join(stateDir, 'runs');
+  for (const name of await names(runs)) {
     const pid = /^\..+\.(\d+)\.staging$/.exec(name)?.[1];
-    if (pid !== undefined && !isAlive(Number(pid))) await remove(join(stateDir, 'runs', name));
+    if (pid !== undefined && isStale(join(runs, name), Number(pid))) await remove(join(runs, name));
+    if (name.startsWith('.')) continue;
+    const attemptsOf = join(runs, name, 'attempts');
+    for (const entry of await names(attemptsOf)) {
+      const owner = /^\..+\.(\d+)\.incoming$/.exec(entry)?.[1];
+      if (owner !== undefined && isStale(join(attemptsOf, entry), Number(owner))) await remove(join(attemptsOf, entry));
+    }
   }
   const mirrors = join(stateDir, 'cache', 'git');
   for (const name of await names(mirrors)) {
     const pid = /\.tmp-(\d+)-\d+$/.exec(name)?.[1];
-    if (pid !== undefined && !isAlive(Number(pid))) await remove(join(mirrors, name));
+    if (pid !== undefined && isStale(join(mirrors, name), Number(pid))) await remove(join(mirrors, name));
   }
   return removed;
 }
@@ -48,6 +59,32 @@ function isTemp(name: string): boolean {
 
 async function names(dir: string): Promise<string[]> {
   return readdir(dir).catch(() => []);
+}
+
+/** A directory named for process `pid` that no running process can still be writing. */
+function isStale(path: string, pid: number): boolean {
+  if (!isAlive(pid)) return true;
+  const written = mtimeOf(path);
+  const started = pid === process.pid ? Date.now() - process.uptime() * 1000 : startOf(pid);
+  // A second of slack: file times and the process clock are not the same clock.
+  return written !== undefined && started !== undefined && written < started - 1_000;
+}
+
+function mtimeOf(path: string): number | undefined {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/** When a process started, from its /proc entry (Linux); undefined elsewhere. */
+function startOf(pid: number): number | undefined {
+  try {
+    return statSync(`/proc/${pid}`).ctimeMs;
+  } catch {
+    return undefined;
+  }
 }
 
 function isAlive(pid: number): boolean {

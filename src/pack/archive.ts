@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import yauzl from 'yauzl';
 import { InputError } from '../errors.js';
 import type { PackLimits } from './limits.js';
@@ -53,6 +54,7 @@ export async function openArchive(archive: string, limits: PackLimits): Promise<
     }
     if (zip.entryCount > limits.maxEntries) throw new InputError(`${archive}: ${zip.entryCount} entries, over the limit of ${limits.maxEntries}`);
     const entries = await readEntries(archive, zip, limits);
+    checkLocalHeaders(archive, fd, entries);
     return { zip, entries, archiveDigest, close: () => closeSync(fd) };
   } catch (error) {
     closeSync(fd);
@@ -169,9 +171,70 @@ function prefixClash(entries: ArchiveEntry[]): string | undefined {
   return undefined;
 }
 
-/** The entry's data as a stream; yauzl checks its CRC and that its size is the declared one. */
-export function entryStream(zip: yauzl.ZipFile, entry: ArchiveEntry): Promise<Readable> {
-  return zip.openReadStreamPromise(entry.raw);
+const LOCAL_HEADER = 0x04034b50;
+const DATA_DESCRIPTOR_FLAG = 0x8;
+const ZIP64_SIZE = 0xffffffff;
+
+/**
+ * Each entry's local header says what its central-directory record says: the same name bytes,
+ * method, CRC-32 and sizes. Tools disagree on which of the two they read (yauzl the central one,
+ * streaming unzippers the local one), so a pack where they differ would be one archive to verify
+ * and another to someone else's extractor. With a data descriptor (bit 3) the local CRC and sizes
+ * may be zero; zip64 sizes are left to the reader.
+ */
+function checkLocalHeaders(archive: string, fd: number, entries: readonly ArchiveEntry[]): void {
+  for (const entry of entries) {
+    const raw = entry.raw;
+    const shown = JSON.stringify(entry.name);
+    const fail = (problem: string): never => {
+      throw new InputError(`${archive}: entry ${shown}: ${problem} (rejected: its local header and the central directory must agree)`);
+    };
+    const header = Buffer.alloc(30);
+    if (readSync(fd, header, 0, 30, raw.relativeOffsetOfLocalHeader) !== 30 || header.readUInt32LE(0) !== LOCAL_HEADER)
+      fail('no local header where the central directory points');
+    const nameLength = header.readUInt16LE(26);
+    const name = Buffer.alloc(nameLength);
+    if (readSync(fd, name, 0, nameLength, raw.relativeOffsetOfLocalHeader + 30) !== nameLength) fail('its local header is cut short');
+    if (!name.equals(raw.fileNameRaw)) fail(`its local header names it ${JSON.stringify(name.toString('utf8'))}`);
+    if (header.readUInt16LE(8) !== raw.compressionMethod)
+      fail(`its local header says compression method ${header.readUInt16LE(8)}, the central directory ${raw.compressionMethod}`);
+    const described = (header.readUInt16LE(6) & DATA_DESCRIPTOR_FLAG) !== 0;
+    const fields: Array<[string, number, number]> = [
+      ['bytes uncompressed', header.readUInt32LE(22), raw.uncompressedSize],
+      ['bytes compressed', header.readUInt32LE(18), raw.compressedSize],
+    ];
+    for (const [what, local, central] of fields) {
+      if (local === ZIP64_SIZE || (described && local === 0)) continue;
+      if (local !== central) fail(`its local header says ${local} ${what}, the central directory ${central}`);
+    }
+    const crc = header.readUInt32LE(14);
+    if (!(described && crc === 0) && crc !== raw.crc32 >>> 0) fail(`its local header says CRC-32 ${hex(crc)}, the central directory ${hex(raw.crc32)}`);
+  }
+}
+
+function hex(n: number): string {
+  return (n >>> 0).toString(16).padStart(8, '0');
+}
+
+/**
+ * The entry's data as a stream. yauzl checks that its size is the declared one but not its
+ * CRC-32: this does, failing the stream at its end when the data's CRC differs from the archive's.
+ */
+export async function entryStream(zip: yauzl.ZipFile, entry: ArchiveEntry): Promise<Readable> {
+  const data = await zip.openReadStreamPromise(entry.raw);
+  const expected = entry.raw.crc32 >>> 0;
+  let crc = 0;
+  const checked = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      crc = crc32(chunk, crc);
+      callback(null, chunk);
+    },
+    flush(callback) {
+      callback(crc >>> 0 === expected ? null : new Error(`CRC-32 is ${hex(crc)}, the archive says ${hex(expected)}`));
+    },
+  });
+  data.on('error', (error: Error) => checked.destroy(error));
+  return data.pipe(checked);
 }
 
 /** Reads a small entry whole; more than `max` bytes is an InputError. */

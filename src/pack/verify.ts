@@ -68,7 +68,13 @@ export async function inspectPack(archivePath: string, options: PackVerifyOption
       if (file.type === 'symlink') {
         const target = await readEntry(archivePath, archive.zip, entry, MAX_SYMLINK_TARGET_BYTES);
         if (sha256(target) !== file.sha256) throw new PackVerificationError(`${archivePath}: ${file.path}: SHA-256 does not match ${MANIFEST_NAME} (altered?)`);
-        links.set(file.path, target.toString('utf8'));
+        // A NUL ends the path for the kernel but not for a zip tool or a JSON reader: one link, several readings.
+        if (target.includes(0))
+          throw new InputError(`${archivePath}: symlink ${file.path}: its target holds a NUL byte (rejected: every tool must read the same link)`);
+        const text = target.toString('utf8');
+        if (!Buffer.from(text, 'utf8').equals(target)) throw new InputError(`${archivePath}: symlink ${file.path}: its target is not UTF-8 (rejected)`);
+        if (text === '') throw new InputError(`${archivePath}: symlink ${file.path}: its target is empty (rejected)`);
+        links.set(file.path, text);
       } else {
         const digest = await hashEntry(archivePath, archive, entry);
         if (digest !== file.sha256) throw new PackVerificationError(`${archivePath}: ${file.path}: SHA-256 does not match ${MANIFEST_NAME} (altered?)`);

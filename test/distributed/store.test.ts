@@ -115,7 +115,7 @@ describe('--queue URLs', () => {
   it.each([
     ['http://127.0.0.1:6379', /expected a redis:\/\/ URL/],
     ['redis://user:secret@127.0.0.1:6379', /has credentials.*CRUCIBLE_QUEUE_PASSWORD/],
-    ['redis://127.0.0.1:6379/zero', /database "zero" is not a number/],
+    ['redis://127.0.0.1:6379/zero', /has a database that is not a number/],
     ['not a url', /is not a URL/],
   ])('%s is refused with the fix', (url, problem) => {
     expect(() => parseQueueUrl('--queue', url)).toThrow(problem);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { executeRun, readCheckpoint, type AttemptRunner, type RunStartInfo } from '../../src/engine/index.js';
@@ -155,6 +155,15 @@ describe('resume cleans up what a killed run left', () => {
       mkdirSync(join(state, 'runs', name, 'attempts'), { recursive: true });
     for (const name of ['repo-abc.git.tmp-999999999-1700000000000', `repo-def.git.tmp-${live}-1700000000000`])
       mkdirSync(join(state, 'cache', 'git', name, 'objects'), { recursive: true });
+    // Pids that live but did not make them (a reused pid: in a container every run is pid 1): the
+    // directories were last written long before those processes started.
+    const old = new Date('2001-01-01T00:00:00Z');
+    for (const name of [`.20990101-000000-reused.${process.pid}.staging`, `.20990101-000000-older.${live}.staging`]) {
+      mkdirSync(join(state, 'runs', name));
+      utimesSync(join(state, 'runs', name), old, old);
+    }
+    // Another run's distributed fetch, of a dead process.
+    mkdirSync(join(state, 'runs', '20990101-000000-other', 'attempts', '.t.oracle.0.x.999999999.incoming'), { recursive: true });
 
     const sawScratch: boolean[] = [];
     const resumed = await executeRun(
@@ -171,5 +180,6 @@ describe('resume cleans up what a killed run left', () => {
     expect(existsSync(join(runDir, 'attempts', finished ?? '', 'workspace'))).toBe(true);
     expect(readdirSync(join(state, 'runs')).filter((n) => n.startsWith('.'))).toEqual([`.20990101-000000-live.${live}.staging`]);
     expect(readdirSync(join(state, 'cache', 'git'))).toEqual([`repo-def.git.tmp-${live}-1700000000000`]);
+    expect(readdirSync(join(state, 'runs', '20990101-000000-other', 'attempts'))).toEqual([]);
   });
 });

@@ -8,21 +8,33 @@ import { join } from 'node:path';
 export interface TestRedis {
   port: number;
   url: string;
-  /** Stops the server (SIGTERM: it flushes its append-only file) and starts it again on the same port and data. */
+  /** Stops the server (SIGTERM: it flushes its append-only file) and starts it again on the same port (and data, with persistence). */
   restart(): Promise<void>;
   /** Stops it for good and removes its directory. */
   stop(): Promise<void>;
 }
 
-export async function startRedis(): Promise<TestRedis> {
+export interface RedisServerOptions {
+  /** Append-only persistence (default true); without it a restart starts empty, as after a crash of a cache-only Redis. */
+  persistence?: boolean;
+  /** `requirepass`. */
+  password?: string;
+}
+
+export async function startRedis(serverOptions: RedisServerOptions = {}): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'crucible-redis-'));
   const port = await freePort();
   let child: ChildProcess | undefined;
   const launch = async (): Promise<void> => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir], { stdio: 'ignore' });
+    const persistence = serverOptions.persistence === false ? 'no' : 'yes';
+    const auth = serverOptions.password === undefined ? [] : ['--requirepass', serverOptions.password];
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', persistence, '--dir', dir, ...auth], {
+      stdio: 'ignore',
+    });
     // Ready when it answers PING (redis-cli is installed with the server).
+    const cliAuth = serverOptions.password === undefined ? [] : ['--no-auth-warning', '-a', serverOptions.password];
     for (let i = 0; i < 200; i++) {
-      if (spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() === 'PONG') return;
+      if (spawnSync('redis-cli', ['-p', String(port), ...cliAuth, 'ping'], { encoding: 'utf8' }).stdout.trim() === 'PONG') return;
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error(`redis-server did not answer on port ${port}`);

@@ -131,6 +131,8 @@ const cases: Case[] = [
       const zip = rawZip(list.map((e) => (e.name === 'repos/r/big' ? { ...e, data: big } : e)));
       const at = zip.lastIndexOf(Buffer.from('repos/r/big')) - 46;
       zip.writeUInt32LE(10, at + 24);
+      // The local header says 10 too: both headers agree, only the data lies.
+      zip.writeUInt32LE(10, zip.indexOf(Buffer.from('repos/r/big')) - 30 + 22);
       return zip;
     },
     message: /"repos\/r\/big": corrupt data \(too many bytes in the stream/,
@@ -221,6 +223,30 @@ const cases: Case[] = [
     name: 'agent profiles in the task set',
     zip: () => rawZip(entries({ ...baseFiles(), 'tasks.yaml': { data: `agents:\n  - { name: claude-code, command: [sh, -c, evil] }\n${TASKS}` } })),
     message: /a pack may not declare agent profiles/,
+    exit: 2,
+  },
+  {
+    name: 'a symlink whose target holds a NUL byte',
+    zip: () => rawZip(entries({ ...baseFiles(), 'repos/r/link': { data: Buffer.from('README.md\0../../etc/passwd'), type: 'symlink' } })),
+    message: /symlink repos\/r\/link: its target holds a NUL byte \(rejected/,
+    exit: 2,
+  },
+  {
+    name: 'a local header whose name differs from the central directory',
+    zip: () => rawZip(entries(baseFiles()).map((e) => (e.name === 'repos/r/README.md' ? { ...e, localName: 'repos/r/evil.sh' } : e))),
+    message: /entry "repos\/r\/README\.md": its local header names it "repos\/r\/evil\.sh" \(rejected/,
+    exit: 2,
+  },
+  {
+    name: 'a local header whose size differs from the central directory',
+    zip: () => rawZip(entries(baseFiles()).map((e) => (e.name === 'repos/r/README.md' ? { ...e, localSize: 999 } : e))),
+    message: /entry "repos\/r\/README\.md": its local header says 999 bytes uncompressed, the central directory 6 \(rejected/,
+    exit: 2,
+  },
+  {
+    name: 'a wrong CRC-32',
+    zip: () => rawZip(entries(baseFiles()).map((e) => (e.name === 'repos/r/README.md' ? { ...e, crc: 0x12345678 } : e))),
+    message: /entry "repos\/r\/README\.md": corrupt data \(CRC-32 is [0-9a-f]{8}, the archive says 12345678\)/,
     exit: 2,
   },
   { name: 'not a zip', zip: () => Buffer.from('#!/bin/sh\nrm -rf ~\n'), message: /not a zip archive/, exit: 2 },

@@ -15,6 +15,11 @@ export interface RawEntry {
   flags?: number;
   /** Point this entry's central record at another entry's local header (by index): overlapping data. */
   sameDataAs?: number;
+  /** A local header that lies: another name, another uncompressed size than the central directory's. */
+  localName?: string;
+  localSize?: number;
+  /** A CRC-32 in both headers other than the data's. */
+  crc?: number;
 }
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
@@ -39,7 +44,8 @@ export function rawZip(entries: RawEntry[]): Buffer {
     const name = Buffer.isBuffer(entry.name) ? entry.name : Buffer.from(entry.name, 'utf8');
     const method = entry.method ?? 8;
     const body = method === 8 ? deflateRawSync(entry.data) : entry.data;
-    const crc = crc32(entry.data);
+    const crc = entry.crc ?? crc32(entry.data);
+    const localName = entry.localName === undefined ? name : Buffer.from(entry.localName, 'utf8');
     const flags = entry.flags ?? 0x800;
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
@@ -50,14 +56,14 @@ export function rawZip(entries: RawEntry[]): Buffer {
     local.writeUInt16LE(0x21, 12);
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(entry.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
+    local.writeUInt32LE(entry.localSize ?? entry.data.length, 22);
+    local.writeUInt16LE(localName.length, 26);
     local.writeUInt16LE(0, 28);
     offsets.push(offset);
     records.push({ crc, compressed: body.length, size: entry.data.length, method });
     if (entry.sameDataAs === undefined) {
-      locals.push(local, name, body);
-      offset += local.length + name.length + body.length;
+      locals.push(local, localName, body);
+      offset += local.length + localName.length + body.length;
     }
   });
   entries.forEach((entry, i) => {

@@ -46,14 +46,10 @@ export async function workerCommand(opts: WorkerCommandOptions): Promise<void> {
 
 /**
  * The worker's sandbox. bwrap or local must be there now (one line, exit 2, otherwise). Docker is
- * only warned about: a worker outlives a Docker restart, and each job that finds no engine fails
- * as a harness error, retried by the queue and recorded as such, never as the agent's failure.
+ * only checked by the worker itself: a worker outlives a Docker restart, and while no engine
+ * answers it takes no jobs, saying why and the fix, and takes them again once it does.
  */
 async function workerSandbox(requested: SandboxKind | undefined): Promise<SandboxKind> {
-  if (requested !== 'docker') return (await resolveSandbox(requested, { allowFallback: false })).kind;
-  const { detectDocker } = await import('../../docker/index.js');
-  const docker = await detectDocker();
-  if (!docker.ok)
-    process.stderr.write(`${pc.yellow('warning')} --sandbox docker: ${docker.reason} (fix: ${docker.fix}); jobs fail as harness errors until it answers\n`);
-  return 'docker';
+  if (requested === 'docker') return 'docker';
+  return (await resolveSandbox(requested, { allowFallback: false })).kind;
 }

@@ -1,0 +1,159 @@
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attemptBudget } from '../helpers/budget.js';
+import { crucible } from '../helpers/cli.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { useTempDirs } from '../helpers/tmp.js';
+import { kill, startCli, startWorker } from './processes.js';
+
+const tempDir = useTempDirs();
+let redis: TestRedis;
+
+beforeAll(async () => {
+  // No persistence: a restart is a Redis that lost everything (the queue, the run set, the blobs).
+  redis = await startRedis({ persistence: false });
+});
+afterAll(async () => {
+  await redis.stop();
+});
+
+/** `count` tasks whose test sleeps a few seconds once fixed, so a restart lands mid-attempt. */
+function slowTaskSet(dir: string, count: number): string {
+  const repo = join(dir, 'repo');
+  mkdirSync(repo, { recursive: true });
+  writeFileSync(join(repo, 'value.txt'), 'wrong\n');
+  writeFileSync(
+    join(repo, 'check.sh'),
+    [
+      'if grep -q right value.txt; then sleep 3; f=""; else f="<failure message=\\"value is wrong\\"/>"; fi',
+      'printf \'<testsuite name="s" tests="2"><testcase classname="check" name="fixed">%s</testcase><testcase classname="check" name="kept"/></testsuite>\' "$f" > "$CRUCIBLE_JUNIT"',
+      '[ -z "$f" ]',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(join(dir, 'fix.patch'), ['--- a/value.txt', '+++ b/value.txt', '@@ -1 +1 @@', '-wrong', '+right', ''].join('\n'));
+  const tasks = Array.from({ length: count }, (_, i) =>
+    [
+      `  - id: s${i + 1}`,
+      '    repo: { path: repo }',
+      `    instruction: make value.txt say right (${i + 1})`,
+      '    tests: { command: sh check.sh, fail_to_pass: [check::fixed], pass_to_pass: all_others }',
+      '    oracle: { patch: fix.patch }',
+    ].join('\n'),
+  );
+  const file = join(dir, 'tasks.yaml');
+  writeFileSync(file, `defaults:\n  limits: { agent_timeout: 1m, test_timeout: 1m }\ntasks:\n${tasks.join('\n')}\n`);
+  return file;
+}
+
+interface Record1 {
+  attemptId: string;
+  taskId: string;
+  verdict: string;
+  cause?: string;
+}
+
+function records(out: string): { runDir: string; attempts: Record1[]; checkpoint: string[] } {
+  const runId = readdirSync(join(out, 'runs')).find((n) => !n.startsWith('.')) as string;
+  const runDir = join(out, 'runs', runId);
+  const dir = join(runDir, 'attempts');
+  const attempts = readdirSync(dir)
+    .filter((n) => !n.startsWith('.'))
+    .map((id) => JSON.parse(readFileSync(join(dir, id, 'attempt.json'), 'utf8')) as Record1);
+  const checkpoint = readFileSync(join(runDir, 'checkpoint.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { attemptId: string }).attemptId);
+  return { runDir, attempts, checkpoint };
+}
+
+const verdicts = (attempts: Record1[]): string[] => attempts.map((a) => `${a.taskId} ${a.verdict} ${a.cause ?? ''}`).sort();
+
+describe('the queue is recoverable from the coordinator alone', () => {
+  it(
+    'Redis restarted without persistence mid-run: the run finishes by itself, each attempt recorded once, the verdicts a local run gives, and the outage logged once by each',
+    async () => {
+      const root = tempDir();
+      const tasks = slowTaskSet(join(root, 'set'), 3);
+      const worker = startWorker(redis.url, join(root, 'w'), ['--lock-ms', '5000']);
+      try {
+        await worker.waitFor(/taking jobs from/);
+        const out = join(root, 'c');
+        const coordinator = startCli(['run', tasks, '--agent', 'oracle', '--queue', redis.url, '--out', out, '-q']);
+        await worker.waitFor(/started s1\./);
+        await redis.restart();
+        expect(await coordinator.exited, coordinator.output()).toBe(0);
+        const queued = records(out);
+        expect(queued.checkpoint.sort()).toEqual(queued.attempts.map((a) => a.attemptId).sort());
+        expect(new Set(queued.checkpoint).size).toBe(3);
+
+        const local = crucible(['run', tasks, '--agent', 'oracle', '--out', join(root, 'local'), '-q'], { attempts: 3 });
+        expect(local.status, local.stderr).toBe(0);
+        expect(verdicts(queued.attempts)).toEqual(verdicts(records(join(root, 'local')).attempts));
+
+        const c = coordinator.output();
+        expect(c.match(/coordinator: Redis at \S+ is unreachable/g)).toHaveLength(1);
+        expect(c.match(/coordinator: Redis at \S+ answers again after an outage of \d+\.\d s/g)).toHaveLength(1);
+        expect(c.match(/Redis lost run \S+ .*re-adding/g)).toHaveLength(1);
+        await kill(worker, 'SIGTERM');
+        const w = worker.output();
+        expect(w.match(/worker \S+: Redis at \S+ is unreachable/g)).toHaveLength(1);
+        expect(w.match(/worker \S+: Redis at \S+ answers again after an outage of \d+\.\d s/g)).toHaveLength(1);
+      } finally {
+        await kill(worker, 'SIGTERM');
+      }
+    },
+    attemptBudget(8),
+  );
+
+  it(
+    'a worker whose bwrap breaks mid-run steps aside: its attempts go back to the queue without a try spent, the healthy worker runs them, none ends harness_error',
+    async () => {
+      const root = tempDir();
+      const tasks = slowTaskSet(join(root, 'set'), 3);
+      // A bwrap that works for the worker's start-up check (two calls) and then fails like a
+      // kernel that stopped allowing user namespaces.
+      const bin = join(root, 'bin');
+      mkdirSync(bin, { recursive: true });
+      const counter = join(root, 'bwrap-calls');
+      writeFileSync(
+        join(bin, 'bwrap'),
+        [
+          '#!/bin/sh',
+          `n=$(cat '${counter}' 2>/dev/null || echo 0); n=$((n+1)); echo $n > '${counter}'`,
+          'if [ "$n" -gt 2 ] && [ "$1" != "--version" ]; then echo "bwrap: No permissions to create new namespace" >&2; exit 1; fi',
+          'exec /usr/bin/bwrap "$@"',
+          '',
+        ].join('\n'),
+      );
+      chmodSync(join(bin, 'bwrap'), 0o755);
+      const broken = startWorker(redis.url, join(root, 'broken'), ['--lock-ms', '5000'], { PATH: `${bin}:${process.env.PATH ?? ''}` });
+      let healthy: ReturnType<typeof startWorker> | undefined;
+      try {
+        await broken.waitFor(/taking jobs from/);
+        const out = join(root, 'c');
+        const coordinator = startCli(['run', tasks, '--agent', 'oracle', '--queue', redis.url, '--out', out, '-q']);
+        await broken.waitFor(/started s\d\./);
+        healthy = startWorker(redis.url, join(root, 'healthy'), ['--lock-ms', '5000']);
+        expect(await coordinator.exited, coordinator.output()).toBe(0);
+        const { attempts, checkpoint } = records(out);
+        expect(attempts.filter((a) => a.cause === 'harness_error')).toEqual([]);
+        expect(attempts.map((a) => a.verdict)).toEqual(['PASS', 'PASS', 'PASS']);
+        expect(new Set(checkpoint).size).toBe(3);
+        const b = broken.output();
+        expect(b).toMatch(
+          /unhealthy: the bubblewrap sandbox is unusable: .*No permissions to create new namespace.*taking no jobs until it works again \(fix: /,
+        );
+        expect(b).toMatch(/back to the queue for a healthy worker, no try spent/);
+        expect(b).not.toMatch(/finished s\d/);
+        await kill(healthy, 'SIGTERM');
+        expect(healthy.output().match(/finished s\d\.\S+: PASS/g)).toHaveLength(3);
+      } finally {
+        await kill(broken, 'SIGTERM');
+        if (healthy) await kill(healthy, 'SIGTERM');
+      }
+    },
+    attemptBudget(8),
+  );
+});
