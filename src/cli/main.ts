@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { handleError } from './exit.js';
 import { addModelOptions } from './model-options.js';
 import { addReporterOptions } from './report-options.js';
+import { resolveStateDirOption } from './state-dir-option.js';
 import { version } from '../version.js';
 
 /** Repeatable options (`--agent a --agent b`) collect into an array. */
@@ -12,7 +13,8 @@ const program = new Command('crucible')
   .description('Measure how well AI coding agents work on real repositories, graded on evidence they cannot forge.')
   .version(version())
   .showHelpAfterError('(run with --help for usage)')
-  .exitOverride();
+  .exitOverride()
+  .hook('preAction', (_program, action) => resolveStateDirOption(action));
 
 program
   .command('run')
