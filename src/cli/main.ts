@@ -462,6 +462,7 @@ importCommand
       .default('image'),
   )
   .option('--dockerfile <file>', 'run every task in an image built from this Dockerfile instead (copied to <out>/env/)')
+  .option('--strict', 'refuse an instance with a test id that can never match (absolute path, cut-off parameters, duplicate) instead of leaving the id out')
   .option('--force', 'write into an output directory that is not empty')
   .action(async (file: string, opts) => (await import('./commands/import.js')).importSweBenchCommand(file, opts));
 importCommand
