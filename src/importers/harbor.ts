@@ -136,6 +136,9 @@ async function readHarbor(abs: string, dir: string, id: string): Promise<TaskSou
     const script = files.get('solve.sh');
     if (script) solution = { script: script.toString('utf8'), files };
   }
+  // Whatever else the directory holds is not part of a Harbor task Crucible runs: named, not dropped.
+  for (const name of (await readdir(abs)).sort())
+    if (!HARBOR_ENTRIES.has(name)) config.ignoredFiles.push(`${name}${(await isDir(abs, name)) ? '/' : ''} (not a part of a Harbor task that Crucible reads)`);
   return {
     dir,
     id,
@@ -219,6 +222,9 @@ function terminalBenchInstruction(yaml: Record<string, unknown>, where: string):
   }
   throw new InputError(`${where}: instruction: missing or not text (fix: add instruction: |, the task prompt)`);
 }
+
+/** The entries of a Harbor task directory the importer reads. */
+const HARBOR_ENTRIES = new Set(['task.toml', 'instruction.md', 'environment', 'solution', 'tests']);
 
 /** What task.yaml fields become; every other key (author_*, parser_name, …) is named in the task's note. */
 const TB_MAPPED = new Set(['instruction', 'descriptions', 'difficulty', 'category', 'tags', 'max_agent_timeout_sec', 'max_test_timeout_sec']);

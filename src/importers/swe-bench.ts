@@ -131,7 +131,11 @@ export async function importSweBench(options: SweBenchImportOptions): Promise<Im
   return {
     taskSetFile,
     taskIds: tasks.map((t) => t.id as string),
-    notes: [...notes].map(([id, lines]) => `${id}: ${lines.join('; ')}`),
+    // One note per task, in the order the tasks are written.
+    notes: tasks.flatMap((t) => {
+      const lines = notes.get(t.id as string);
+      return lines === undefined ? [] : [`${String(t.id)}: ${lines.join('; ')}`];
+    }),
     skipped,
     needs: await environmentNeeds(environment, usable),
   };
