@@ -880,4 +880,7 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+// The docs-commands test imports the program to parse every documented command line in-process
+// (test/docs/docs-commands.test.ts); only then is the program not run on process.argv.
+export { program };
+if (process.env.CRUCIBLE_CLI_IMPORT_ONLY !== '1') await main();
