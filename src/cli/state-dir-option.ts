@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 
 /** The default every state-directory option (`-o, --out <dir>`) shares; file outputs have none or another. */
@@ -15,4 +15,14 @@ export function resolveStateDirOption(command: Command): void {
   if (option?.defaultValue !== STATE_DIR_DEFAULT) return;
   const value: unknown = command.getOptionValue('out');
   if (typeof value === 'string' && value !== '') command.setOptionValue('out', resolve(value));
+}
+
+/**
+ * A state directory as a message shows it: relative to the working directory when it lies inside
+ * it (`.crucible`, as the user typed or defaulted it), else absolute.
+ */
+export function shownStateDir(dir: string): string {
+  const rel = relative(process.cwd(), dir);
+  if (rel === '') return '.';
+  return rel.startsWith('..') || isAbsolute(rel) ? dir : rel;
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { resolveStateDirOption, STATE_DIR_DEFAULT } from '../../src/cli/state-dir-option.js';
+import { resolveStateDirOption, shownStateDir, STATE_DIR_DEFAULT } from '../../src/cli/state-dir-option.js';
 
 function parsed(argv: string[], fileOption = false): string {
   let seen = '';
@@ -22,6 +22,13 @@ describe('the state-directory option', () => {
     expect(parsed([])).toBe(resolve('.crucible'));
     expect(parsed(['-o', 'state/here'])).toBe(resolve('state/here'));
     expect(parsed(['--out', '/tmp/abs-state'])).toBe('/tmp/abs-state');
+  });
+
+  it('is shown in messages as the user gave it: relative inside the working directory, else absolute', () => {
+    expect(shownStateDir(resolve('.crucible'))).toBe('.crucible');
+    expect(shownStateDir(resolve('state/here'))).toBe('state/here');
+    expect(shownStateDir(process.cwd())).toBe('.');
+    expect(shownStateDir('/tmp/abs-state')).toBe('/tmp/abs-state');
   });
 
   it('leaves a file output as written', () => {
