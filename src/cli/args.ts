@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path';
 import { MAX_DURATION_MS, MAX_DURATION_TEXT, toMs } from '../config/index.js';
 import { InputError } from '../errors.js';
+import { shownStateDir } from './state-dir-option.js';
 
 /** A whole number in [min, max] from a flag's text, or an InputError naming the flag. */
 export function wholeNumber(flag: string, text: string | undefined, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
@@ -28,17 +29,18 @@ export function durationFlag(flag: string, text: string): number {
  * The state directory (`--out`) exists or can be made, and is a writable directory: checked before
  * any work so a typo fails in one line, not halfway through a run.
  */
-export function writableStateDir(flag: string, dir: string): void {
+export function writableStateDir(flag: string, stateDir: string): void {
+  const dir = shownStateDir(stateDir);
   let isDir: boolean | undefined;
   try {
-    isDir = statSync(dir).isDirectory();
+    isDir = statSync(stateDir).isDirectory();
   } catch {
     isDir = undefined;
   }
   if (isDir === false) throw new InputError(`${flag} ${dir}: is a file, expected a directory (fix: pass a directory, e.g. ${flag} .crucible)`);
   try {
-    if (isDir === undefined) makeDirs(dir);
-    accessSync(dir, constants.W_OK | constants.X_OK);
+    if (isDir === undefined) makeDirs(stateDir);
+    accessSync(stateDir, constants.W_OK | constants.X_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     if (code === 'EROFS')

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { AmbiguousIdError, HistoryError, openHistory, type HistoryReader, type ResolvedId } from '../store/index.js';
 import { InputError } from '../errors.js';
+import { shownStateDir } from './state-dir-option.js';
 
 export function historyPath(stateDir: string): string {
   return join(stateDir, 'history.db');
@@ -11,7 +12,9 @@ export function historyPath(stateDir: string): string {
 export function openHistoryReader(stateDir: string): HistoryReader | undefined {
   const path = historyPath(stateDir);
   if (existsSync(stateDir) && !statSync(stateDir).isDirectory()) {
-    throw new InputError(`--out ${stateDir}: is a file, expected Crucible's state directory (fix: pass the directory your runs used, e.g. --out .crucible)`);
+    throw new InputError(
+      `--out ${shownStateDir(stateDir)}: is a file, expected Crucible's state directory (fix: pass the directory your runs used, e.g. --out .crucible)`,
+    );
   }
   if (!existsSync(path)) return undefined;
   return asInputError(() => openHistory(path, { readonly: true }));

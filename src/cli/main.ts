@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { handleError } from './exit.js';
 import { addModelOptions } from './model-options.js';
 import { addReporterOptions } from './report-options.js';
+import { resolveStateDirOption } from './state-dir-option.js';
 import { version } from '../version.js';
 
 /** Repeatable options (`--agent a --agent b`) collect into an array. */
@@ -12,7 +13,8 @@ const program = new Command('crucible')
   .description('Measure how well AI coding agents work on real repositories, graded on evidence they cannot forge.')
   .version(version())
   .showHelpAfterError('(run with --help for usage)')
-  .exitOverride();
+  .exitOverride()
+  .hook('preAction', (_program, action) => resolveStateDirOption(action));
 
 program
   .command('run')
@@ -460,6 +462,7 @@ importCommand
       .default('image'),
   )
   .option('--dockerfile <file>', 'run every task in an image built from this Dockerfile instead (copied to <out>/env/)')
+  .option('--strict', 'refuse an instance with a test id that can never match (absolute path, cut-off parameters, duplicate) instead of leaving the id out')
   .option('--force', 'write into an output directory that is not empty')
   .action(async (file: string, opts) => (await import('./commands/import.js')).importSweBenchCommand(file, opts));
 importCommand
@@ -877,4 +880,7 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+// The docs-commands test imports the program to parse every documented command line in-process
+// (test/docs/docs-commands.test.ts); only then is the program not run on process.argv.
+export { program };
+if (process.env.CRUCIBLE_CLI_IMPORT_ONLY !== '1') await main();

@@ -9,7 +9,7 @@
  * removed at the end whatever happens.
  */
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
 import { captureChange, protectTests } from '../evidence/index.js';
 import type { SandboxKind } from '../sandbox/executor.js';
@@ -70,12 +70,14 @@ export async function runTaskTests(task: Task, options: TaskTestsOptions): Promi
   const defect = resolved.defects.get(task.id)?.[0];
   if (defect) throw new InputError(`${defect.file}: ${defect.field}: ${defect.problem} (fix: ${defect.fix})`);
   const environments = resolved.resolved.size > 0 ? { environments: resolved.resolved } : {};
-  const scratchRoot = join(options.stateDir, 'tests');
+  // Absolute once: git runs with the workspace as its cwd, where a relative state dir names nothing.
+  const stateDir = resolve(options.stateDir);
+  const scratchRoot = join(stateDir, 'tests');
   await mkdir(scratchRoot, { recursive: true });
   const paths = attemptPaths(await mkdtemp(join(scratchRoot, 'run-')));
   const env = {
     runDir: paths.attemptDir,
-    stateDir: options.stateDir,
+    stateDir,
     sandbox: options.sandbox,
     ...environments,
     ...(options.signal ? { signal: options.signal } : {}),

@@ -12,8 +12,9 @@ import { lstat, readdir, readFile, realpath } from 'node:fs/promises';
 import { basename, join, posix, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { InputError } from '../errors.js';
-import { parseToml, TomlError, type TomlTable, type TomlValue } from './harbor-toml.js';
-import { prepareOutputDir, replaceDirInside, writeFileInside, writeTaskSet, type ImportResult } from './output.js';
+import { dockerfileBaseImages, unmappedFields } from './field-accounting.js';
+import { prepareOutputDir, replaceDirInside, writeFileInside, writeTaskSet, type ImportResult, type SkippedTask } from './output.js';
+import { parseTaskToml, type TomlTable, type TomlValue } from './task-toml.js';
 
 export interface HarborImportOptions {
   /** Task directories, Harbor or Terminal-Bench layout. */
@@ -32,12 +33,18 @@ interface ImportedTask {
   /** The task as written to tasks.yaml (snake_case). */
   doc: Record<string, unknown>;
   notes: string[];
+  /** What the user must still supply for it to run (an image to build or pull). */
+  needs: string[];
 }
 
 export async function importHarbor(options: HarborImportOptions): Promise<ImportResult> {
   if (options.dirs.length === 0) throw new InputError('crucible import harbor: no task directory given (fix: pass one or more task directories)');
   // Every input is read and checked before anything is written: a bad task leaves no half output.
-  const sources = await Promise.all(options.dirs.map((dir) => readTaskDir(dir)));
+  const read = await Promise.all(options.dirs.map((dir) => readTaskDir(dir)));
+  const skipped: SkippedTask[] = read.filter((r): r is SkippedTask => 'reason' in r);
+  const sources = read.filter((r): r is TaskSource => !('reason' in r));
+  if (sources.length === 0)
+    throw new InputError(`crucible import harbor: no task can be imported (${skipped.map((s) => `${s.source}: ${s.reason}`).join('; ')})`);
   const ids = new Set<string>();
   for (const source of sources) {
     if (ids.has(source.id)) throw new InputError(`${source.dir}: task id ${source.id} is imported twice (fix: import each task directory once)`);
@@ -50,7 +57,13 @@ export async function importHarbor(options: HarborImportOptions): Promise<Import
     `Imported by crucible import harbor from ${sources.length} task director${sources.length === 1 ? 'y' : 'ies'}.`,
     'Runs in Docker: npx crucible validate tasks.yaml --sandbox docker',
   ]);
-  return { taskSetFile: file, taskIds: sources.map((s) => s.id), notes: tasks.flatMap((t) => t.notes) };
+  return {
+    taskSetFile: file,
+    taskIds: sources.map((s) => s.id),
+    notes: tasks.flatMap((t) => t.notes),
+    skipped,
+    needs: [...new Set(tasks.flatMap((t) => t.needs))],
+  };
 }
 
 /** One task directory, read into memory: its files by relative path, and its parsed configuration. */
@@ -67,6 +80,8 @@ interface TaskSource {
   tests: Map<string, Buffer>;
   /** Terminal-Bench's run-tests.sh, when there is one. */
   runTests?: string;
+  /** The task's own configuration file, copied verbatim beside the import (what is not mapped stays there). */
+  configFile: { name: string; text: string };
 }
 
 interface Config {
@@ -78,10 +93,13 @@ interface Config {
   storage?: string;
   image?: string;
   metadata: { difficulty?: string; category?: string; tags: string[] };
-  ignored: string[];
+  /** Fields of the configuration Crucible does not use, by dotted path: named in the task's note. */
+  unmapped: string[];
+  /** Files of the task directory that are not imported, with why. */
+  ignoredFiles: string[];
 }
 
-async function readTaskDir(dir: string): Promise<TaskSource> {
+async function readTaskDir(dir: string): Promise<TaskSource | SkippedTask> {
   const abs = resolve(dir);
   const stat = await lstat(abs).catch(() => undefined);
   if (stat === undefined || !stat.isDirectory()) throw new InputError(`${dir}: not a task directory (fix: pass a directory holding task.toml or task.yaml)`);
@@ -92,16 +110,19 @@ async function readTaskDir(dir: string): Promise<TaskSource> {
   throw new InputError(`${dir}: neither task.toml (Harbor) nor task.yaml (Terminal-Bench) found (fix: pass the task's own directory)`);
 }
 
-async function readHarbor(abs: string, dir: string, id: string): Promise<TaskSource> {
-  const instruction = await readText(abs, 'instruction.md', dir, 'the task prompt Harbor reads');
+async function readHarbor(abs: string, dir: string, id: string): Promise<TaskSource | SkippedTask> {
   const tomlText = await readText(abs, 'task.toml', dir, "Harbor's task configuration");
-  let toml: TomlTable;
-  try {
-    toml = parseToml(tomlText);
-  } catch (error) {
-    if (!(error instanceof TomlError)) throw error;
-    throw new InputError(`${join(dir, 'task.toml')}: ${error.message} (fix: make it valid TOML)`);
-  }
+  const toml = parseTaskToml(tomlText, join(dir, 'task.toml'));
+  // Harbor 1.1's multi-step tasks run several instructions in one container, each step starting
+  // from the state the last left; a Crucible task is one instruction from one baseline.
+  const steps = toml.steps;
+  if (Array.isArray(steps) && steps.length > 0)
+    return {
+      source: dir,
+      id,
+      reason: `a multi-step task (${steps.length} [[steps]] in task.toml): each step starts from the container state the step before left, which one Crucible task (one instruction, one baseline) cannot express (fix: import a single-step task, or write each step as its own task directory)`,
+    };
+  const instruction = await readText(abs, 'instruction.md', dir, 'the task prompt Harbor reads');
   const config = harborConfig(toml, join(dir, 'task.toml'));
   const environment = (await hasDir(abs, 'environment', dir)) ? await readTree(abs, 'environment', dir) : new Map<string, Buffer>();
   if (!environment.has('Dockerfile') && config.image === undefined)
@@ -115,7 +136,20 @@ async function readHarbor(abs: string, dir: string, id: string): Promise<TaskSou
     const script = files.get('solve.sh');
     if (script) solution = { script: script.toString('utf8'), files };
   }
-  return { dir, id, layout: 'harbor', instruction, config, environment, tests, ...(solution ? { solution } : {}) };
+  // Whatever else the directory holds is not part of a Harbor task Crucible runs: named, not dropped.
+  for (const name of (await readdir(abs)).sort())
+    if (!HARBOR_ENTRIES.has(name)) config.ignoredFiles.push(`${name}${(await isDir(abs, name)) ? '/' : ''} (not a part of a Harbor task that Crucible reads)`);
+  return {
+    dir,
+    id,
+    layout: 'harbor',
+    instruction,
+    config,
+    environment,
+    tests,
+    configFile: { name: 'task.toml', text: tomlText },
+    ...(solution ? { solution } : {}),
+  };
 }
 
 async function readTerminalBench(abs: string, dir: string, id: string): Promise<TaskSource> {
@@ -130,14 +164,13 @@ async function readTerminalBench(abs: string, dir: string, id: string): Promise<
   }
   const where = join(dir, 'task.yaml');
   if (!isRecord(yaml)) throw new InputError(`${where}: expected a mapping with an instruction (fix: see Terminal-Bench's task.yaml format)`);
-  const instruction = yaml.instruction ?? yaml.descriptions;
-  if (typeof instruction !== 'string' || instruction.trim() === '')
-    throw new InputError(`${where}: instruction: missing or not text (fix: add instruction: |, the task prompt)`);
+  const { instruction, unmapped: unmappedDescriptions } = terminalBenchInstruction(yaml, where);
   const config: Config = {
     ...timeouts(yaml.max_agent_timeout_sec, yaml.max_test_timeout_sec, where, ['max_agent_timeout_sec', 'max_test_timeout_sec']),
     verifierEnv: {},
     metadata: metadataOf(yaml, where),
-    ignored: Object.keys(yaml).filter((k) => !TB_KNOWN.has(k)),
+    unmapped: [...Object.keys(yaml).filter((k) => !TB_MAPPED.has(k)), ...unmappedDescriptions],
+    ignoredFiles: [],
   };
   const environment = new Map<string, Buffer>();
   const dockerfile = await readBytes(abs, 'Dockerfile', dir);
@@ -153,8 +186,8 @@ async function readTerminalBench(abs: string, dir: string, id: string): Promise<
   const runTests = (await readBytes(abs, 'run-tests.sh', dir))?.toString('utf8');
   if (runTests === undefined && tests.size === 0) throw new InputError(`${dir}: no run-tests.sh and no tests/ (fix: add the tests that decide the task)`);
   const script = (await readBytes(abs, 'solution.sh', dir))?.toString('utf8');
-  if (await has(abs, 'solution.yaml')) config.ignored.push('solution.yaml (only solution.sh is imported)');
-  if (await has(abs, 'docker-compose.yaml')) config.ignored.push('docker-compose.yaml (the Dockerfile is built alone)');
+  if (await has(abs, 'solution.yaml')) config.ignoredFiles.push('solution.yaml (only solution.sh is imported)');
+  if (await has(abs, 'docker-compose.yaml')) config.ignoredFiles.push('docker-compose.yaml (the Dockerfile is built alone)');
   return {
     dir,
     id,
@@ -163,29 +196,41 @@ async function readTerminalBench(abs: string, dir: string, id: string): Promise<
     config,
     environment,
     tests,
+    configFile: { name: 'task.yaml', text: yamlText },
     ...(runTests !== undefined ? { runTests } : {}),
     ...(script !== undefined ? { solution: { script, files: new Map() } } : {}),
   };
 }
 
-const TB_KNOWN = new Set([
-  'instruction',
-  'descriptions',
-  'author_name',
-  'author_email',
-  'difficulty',
-  'category',
-  'tags',
-  'max_agent_timeout_sec',
-  'max_test_timeout_sec',
-  'parser_name',
-  'run_tests_in_same_shell',
-  'expert_time_estimate_min',
-  'junior_time_estimate_min',
-]);
+/**
+ * The prompt of a Terminal-Bench task: `instruction`, or the older `descriptions` list of
+ * `{ key, description }` variants, of which `base` is the one Terminal-Bench runs by default; the
+ * other variants are named as not imported.
+ */
+function terminalBenchInstruction(yaml: Record<string, unknown>, where: string): { instruction: string; unmapped: string[] } {
+  if (typeof yaml.instruction === 'string' && yaml.instruction.trim() !== '') return { instruction: yaml.instruction, unmapped: [] };
+  const descriptions = yaml.descriptions;
+  if (typeof descriptions === 'string' && descriptions.trim() !== '') return { instruction: descriptions, unmapped: [] };
+  if (Array.isArray(descriptions)) {
+    const variants = descriptions.filter(isRecord);
+    const base = variants.find((d) => d.key === 'base') ?? (variants.length === 1 ? variants[0] : undefined);
+    if (base !== undefined && typeof base.description === 'string' && base.description.trim() !== '') {
+      const others = variants.filter((d) => d !== base).map((d) => `descriptions[key=${String(d.key)}]`);
+      return { instruction: base.description, unmapped: others };
+    }
+    throw new InputError(`${where}: descriptions: no entry with key: base and a description (fix: add one, or write instruction: |)`);
+  }
+  throw new InputError(`${where}: instruction: missing or not text (fix: add instruction: |, the task prompt)`);
+}
+
+/** The entries of a Harbor task directory the importer reads. */
+const HARBOR_ENTRIES = new Set(['task.toml', 'instruction.md', 'environment', 'solution', 'tests']);
+
+/** What task.yaml fields become; every other key (author_*, parser_name, …) is named in the task's note. */
+const TB_MAPPED = new Set(['instruction', 'descriptions', 'difficulty', 'category', 'tags', 'max_agent_timeout_sec', 'max_test_timeout_sec']);
 const TB_NOT_CONTEXT = new Set(['task.yaml', 'tests', 'solution.sh', 'solution.yaml', 'run-tests.sh', 'docker-compose.yaml', '.git']);
 
-/** task.toml's sections as Crucible's fields; anything else is listed as ignored. */
+/** task.toml's sections as Crucible's fields; every other field is listed in `unmapped`. */
 function harborConfig(toml: TomlTable, where: string): Config {
   const section = (name: string): TomlTable => {
     const value = toml[name];
@@ -196,13 +241,6 @@ function harborConfig(toml: TomlTable, where: string): Config {
   const agent = section('agent');
   const verifier = section('verifier');
   const env = section('environment');
-  const ignored: string[] = [];
-  for (const key of Object.keys(toml)) if (!['version', 'metadata', 'agent', 'verifier', 'environment', 'solution', 'source'].includes(key)) ignored.push(key);
-  for (const key of Object.keys(env))
-    if (!['cpus', 'memory_mb', 'memory', 'storage_mb', 'storage', 'docker_image'].includes(key)) ignored.push(`environment.${key}`);
-  for (const key of Object.keys(verifier)) if (!['timeout_sec', 'env'].includes(key)) ignored.push(`verifier.${key}`);
-  for (const key of Object.keys(agent)) if (key !== 'timeout_sec') ignored.push(`agent.${key}`);
-  if (toml.solution !== undefined) ignored.push('solution');
   const verifierEnv: Record<string, string> = {};
   if (verifier.env !== undefined) {
     if (!isRecord(verifier.env)) throw new InputError(`${where}: verifier.env is not a table (fix: env = { NAME = "value" })`);
@@ -227,9 +265,35 @@ function harborConfig(toml: TomlTable, where: string): Config {
     ...(memory !== undefined ? { memory } : {}),
     ...(storage !== undefined ? { storage } : {}),
     ...(image !== undefined ? { image } : {}),
-    metadata: metadataOf(section('metadata'), where),
-    ignored,
+    metadata: metadataWithKeywords(metadataOf(section('metadata'), where), section('task').keywords, where),
+    unmapped: unmappedFields(toml, HARBOR_MAPPED),
+    ignoredFiles: [],
   };
+}
+
+/** The task.toml fields Crucible maps (1.0 and 1.1); every other one is named in the task's note. */
+const HARBOR_MAPPED = new Set([
+  'agent.timeout_sec',
+  'verifier.timeout_sec',
+  'verifier.env',
+  'environment.cpus',
+  'environment.memory_mb',
+  'environment.memory',
+  'environment.storage_mb',
+  'environment.storage',
+  'environment.docker_image',
+  'metadata.difficulty',
+  'metadata.category',
+  'metadata.tags',
+  'task.keywords',
+]);
+
+/** Harbor 1.1's `[task] keywords` join the tags. */
+function metadataWithKeywords(meta: Config['metadata'], keywords: TomlValue | undefined, where: string): Config['metadata'] {
+  if (keywords === undefined) return meta;
+  if (!(Array.isArray(keywords) && keywords.every((k) => typeof k === 'string')))
+    throw new InputError(`${where}: task.keywords: expected a list of strings (fix: keywords = ["a", "b"])`);
+  return { ...meta, tags: [...new Set([...meta.tags, ...keywords])] };
 }
 
 function timeouts(agent: unknown, verifier: unknown, where: string, names: [string, string]): Pick<Config, 'agentTimeoutSec' | 'verifierTimeoutSec'> {
@@ -270,9 +334,13 @@ function metadataOf(meta: Record<string, unknown>, where: string): Config['metad
 
 /** Writes one task's files under `<out>/<id>/` and returns its task-set entry. */
 async function writeTask(root: string, t: TaskSource): Promise<ImportedTask> {
-  const notes: string[] = t.config.ignored.map((what) => `${t.id}: ${what} is not imported`);
   const base = t.id;
+  const notes: string[] = [];
+  if (t.config.unmapped.length > 0) notes.push(`not used by Crucible (kept in ${base}/source/${t.configFile.name}): ${t.config.unmapped.join(', ')}`);
+  for (const what of t.config.ignoredFiles) notes.push(`${what} is not imported`);
+  const needs: string[] = [];
   await replaceDirInside(root, base, `task ${t.id}`);
+  await writeFileInside(root, `${base}/source/${t.configFile.name}`, t.configFile.text, `task ${t.id}`);
   // The agent's workspace: Harbor tasks have no repository; the agent starts from an empty directory.
   await writeFileInside(root, `${base}/workspace/.gitkeep`, '', `task ${t.id}`);
   await writeFileInside(root, `${base}/instruction.md`, t.instruction, `task ${t.id}`);
@@ -285,13 +353,20 @@ async function writeTask(root: string, t: TaskSource): Promise<ImportedTask> {
   if (t.solution) {
     for (const [rel, bytes] of t.solution.files) await writeFileInside(root, `${base}/solution/${rel}`, bytes, `${t.dir}: solution`);
     if (t.solution.files.size === 0) await writeFileInside(root, `${base}/solution/solve.sh`, t.solution.script, `${t.dir}: solution.sh`);
-    if (t.solution.files.size > 1) notes.push(`${t.id}: the oracle runs solve.sh alone; the other files of solution/ are not in the workspace`);
-  } else notes.push(`${t.id}: no solution script: crucible validate needs an oracle (add oracle.script)`);
+    if (t.solution.files.size > 1) notes.push(`the oracle runs solve.sh alone; the other files of solution/ are not in the workspace`);
+  } else notes.push(`no solution script: crucible validate needs an oracle (add oracle.script)`);
   if (t.layout === 'harbor' && /(^|[\s"'=(])\/tests\//m.test(t.tests.get('test.sh')?.toString('utf8') ?? ''))
-    notes.push(`${t.id}: tests/test.sh names /tests/…; the verifier's files are at tests/ in the workspace ($TEST_DIR)`);
+    notes.push(`tests/test.sh names /tests/…; the verifier's files are at tests/ in the workspace ($TEST_DIR)`);
 
   const env: Record<string, unknown> = t.environment.has('Dockerfile') ? { dockerfile: `${base}/environment/Dockerfile` } : { image: t.config.image as string };
-  if (t.environment.has('Dockerfile') && t.config.image !== undefined) notes.push(`${t.id}: environment.docker_image ignored: the Dockerfile is built instead`);
+  if (t.environment.has('Dockerfile') && t.config.image !== undefined) notes.push(`environment.docker_image ignored: the Dockerfile is built instead`);
+  const dockerfile = t.environment.get('Dockerfile');
+  if (dockerfile !== undefined) {
+    const bases = dockerfileBaseImages(dockerfile.toString('utf8'));
+    needs.push(
+      `${t.id}: the image is built from ${base}/environment/Dockerfile when the task runs; its base image${bases.length === 1 ? '' : 's'} ${bases.join(', ') || '(none named)'} must be local or pullable`,
+    );
+  } else needs.push(`${t.id}: the image ${t.config.image as string} must be local or pullable (docker pull ${t.config.image as string})`);
   if (t.config.cpus !== undefined) env.cpus = t.config.cpus;
   if (t.config.memory !== undefined) env.memory = t.config.memory;
   if (t.config.storage !== undefined) env.storage = t.config.storage;
@@ -313,7 +388,8 @@ async function writeTask(root: string, t: TaskSource): Promise<ImportedTask> {
     environment: env,
     metadata,
   };
-  return { doc, notes };
+  // One note per task, naming everything of it that Crucible does not use as published.
+  return { doc, notes: notes.length > 0 ? [`${t.id}: ${notes.join('; ')}`] : [], needs };
 }
 
 /**

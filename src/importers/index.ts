@@ -5,7 +5,8 @@
  */
 export { importSweBench, type SweBenchEnvironment, type SweBenchImportOptions } from './swe-bench.js';
 export { importHarbor, rewriteRewardPath, type HarborImportOptions } from './harbor.js';
-export { parseToml, TomlError, type TomlTable, type TomlValue } from './harbor-toml.js';
+export { parseTaskToml, type TomlTable, type TomlValue } from './task-toml.js';
+export { dockerfileBaseImages, unmappedFields } from './field-accounting.js';
 export {
   pathInside,
   prepareOutputDir,
@@ -15,4 +16,5 @@ export {
   writeFileInside,
   writeTaskSet,
   type ImportResult,
+  type SkippedTask,
 } from './output.js';

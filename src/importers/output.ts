@@ -91,8 +91,20 @@ export interface ImportResult {
   taskSetFile: string;
   /** Task ids, in the order written. */
   taskIds: string[];
-  /** Things the user should know that did not stop the import (one line each). */
+  /** Things the user should know that did not stop the import (one line per task at most). */
   notes: string[];
+  /** Inputs that were read but not imported, with why. */
+  skipped: SkippedTask[];
+  /** What the user still has to supply before the tasks run (an image to build or pull), one line each. */
+  needs: string[];
+}
+
+/** An input the importer read and left out. */
+export interface SkippedTask {
+  /** The task directory or instance, as the user named it. */
+  source: string;
+  id: string;
+  reason: string;
 }
 
 /**

@@ -18,16 +18,21 @@ export interface SweBenchInstance {
   environment_setup_commit?: string;
   hints_text?: string;
   created_at?: string;
+  /** SWE-bench Verified's annotation of how long a fix takes ("15 min - 1 hour"). */
+  difficulty?: string;
 }
 
 /** An instance with where it was read from, for errors (`file:line` or `file: [index]`). */
 export interface LocatedInstance {
   where: string;
   instance: SweBenchInstance;
+  /** The record's fields outside the published set, kept as read (a vendored dataset's additions). */
+  extra: Record<string, unknown>;
 }
 
 const REQUIRED = ['instance_id', 'repo', 'base_commit', 'problem_statement', 'patch', 'test_patch'] as const;
-const OPTIONAL = ['version', 'environment_setup_commit', 'hints_text', 'created_at'] as const;
+const OPTIONAL = ['version', 'environment_setup_commit', 'hints_text', 'created_at', 'difficulty'] as const;
+const KNOWN = new Set<string>([...REQUIRED, ...OPTIONAL, 'FAIL_TO_PASS', 'PASS_TO_PASS']);
 const INSTANCE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const REPO = /^[A-Za-z0-9][A-Za-z0-9_.-]*\/[A-Za-z0-9_.-]+$/;
 const COMMIT = /^[0-9a-f]{7,64}$/;
@@ -46,7 +51,7 @@ export function parseInstances(text: string, file: string): LocatedInstance[] {
     if (!Array.isArray(rows)) throw new InputError(`${file}: expected an array of instances`);
     return rows.map((row, index) => {
       const where = `${file}: [${index}]`;
-      return { where, instance: checkInstance(row, where) };
+      return { where, instance: checkInstance(row, where), extra: extraFields(row) };
     });
   }
   const out: LocatedInstance[] = [];
@@ -59,9 +64,13 @@ export function parseInstances(text: string, file: string): LocatedInstance[] {
     } catch (error) {
       throw new InputError(`${where}: not valid JSON (${(error as Error).message}) (fix: one JSON object per line)`);
     }
-    out.push({ where, instance: checkInstance(row, where) });
+    out.push({ where, instance: checkInstance(row, where), extra: extraFields(row) });
   });
   return out;
+}
+
+function extraFields(row: unknown): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(row as Record<string, unknown>).filter(([key]) => !KNOWN.has(key)));
 }
 
 /** One row checked field by field; the first problem is the error, naming the field and the fix. */

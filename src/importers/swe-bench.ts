@@ -6,7 +6,9 @@ import { DEFAULT_TEST_PATHS } from '../config/index.js';
 import { InputError } from '../errors.js';
 import { matcher } from '../evidence/glob.js';
 import { nearestId } from '../tasks/near-match.js';
-import { prepareOutputDir, writeFileInside, writeTaskSet, type ImportResult } from './output.js';
+import { dockerfileBaseImages } from './field-accounting.js';
+import { prepareOutputDir, writeFileInside, writeTaskSet, type ImportResult, type SkippedTask } from './output.js';
+import { unmatchableIds, type UnmatchableId } from './swe-bench-ids.js';
 import { parseInstances, type LocatedInstance, type SweBenchInstance } from './swe-bench-instance.js';
 import { checkPatchPaths, crucibleTestId } from './swe-bench-patch.js';
 
@@ -28,7 +30,12 @@ export interface SweBenchImportOptions {
   force?: boolean;
   /** Default: SWE-bench's published instance image. */
   environment?: SweBenchEnvironment;
+  /** Refuse an instance with a test id that can never match, instead of importing it without that id. */
+  strict?: boolean;
 }
+
+/** The published fields the task does not use; kept in `source/<id>.json` and named in the note. */
+const KEPT_FIELDS = ['hints_text', 'created_at', 'environment_setup_commit'] as const;
 
 const MAX_INSTANCES_BYTES = 512 * 1024 * 1024;
 
@@ -48,19 +55,44 @@ export async function importSweBench(options: SweBenchImportOptions): Promise<Im
     byId.set(id, located);
   }
   const selected = selectInstances(byId, options.ids);
-  const notes: string[] = [];
+  const notes = new Map<string, string[]>();
+  const note = (id: string, text: string): void => void notes.set(id, [...(notes.get(id) ?? []), text]);
+  const skipped: SkippedTask[] = [];
   const usable: LocatedInstance[] = [];
   for (const located of selected) {
-    const unsupported = located.instance.FAIL_TO_PASS.concat(located.instance.PASS_TO_PASS).find((id) => crucibleTestId(id) === undefined);
-    if (unsupported === undefined) {
-      usable.push(located);
+    const { instance, where } = located;
+    const unsupported = instance.FAIL_TO_PASS.concat(instance.PASS_TO_PASS).find((id) => crucibleTestId(id) === undefined);
+    if (unsupported !== undefined) {
+      const why = `test id ${JSON.stringify(unsupported)} is not a pytest node id (its repo runs its own test runner, which writes no JUnit report)`;
+      if (options.ids !== undefined) throw new InputError(`${where}: ${instance.instance_id}: ${why} (fix: leave it out of --ids)`);
+      skipped.push({ source: where, id: instance.instance_id, reason: why });
       continue;
     }
-    const why = `${located.instance.instance_id}: test id ${JSON.stringify(unsupported)} is not a pytest node id (its repo runs its own test runner, which writes no JUnit report)`;
-    if (options.ids !== undefined) throw new InputError(`${located.where}: ${why} (fix: leave it out of --ids)`);
-    notes.push(`skipped ${why}`);
+    const bad = unmatchableIds(instance.FAIL_TO_PASS, instance.PASS_TO_PASS);
+    if (bad.length > 0 && options.strict === true) {
+      const first = bad[0] as UnmatchableId;
+      throw new InputError(
+        `${where}: ${instance.instance_id}: ${bad.length} test id${bad.length === 1 ? '' : 's'} can never match, first ${first.field} ${JSON.stringify(first.id)}, which ${first.problem} (fix: correct or remove ${bad.length === 1 ? 'it' : 'them'} in the record, or import without --strict, which leaves them out)`,
+      );
+    }
+    const dropped = new Set(bad.map((b) => `${b.field}\0${b.id}`));
+    const keep = (field: UnmatchableId['field'], ids: string[]): string[] => ids.filter((id) => !dropped.has(`${field}\0${id}`));
+    const failToPass = keep('FAIL_TO_PASS', instance.FAIL_TO_PASS);
+    if (failToPass.length === 0) {
+      skipped.push({ source: where, id: instance.instance_id, reason: `no FAIL_TO_PASS id can match (${bad[0]?.id ?? ''} ${bad[0]?.problem ?? ''})` });
+      continue;
+    }
+    if (bad.length > 0) {
+      const shown = bad.slice(0, 3).map((b) => `${b.field} ${JSON.stringify(b.id)} ${b.problem}`);
+      note(
+        instance.instance_id,
+        `left out ${bad.length} test id${bad.length === 1 ? '' : 's'} that can never match: ${shown.join('; ')}${bad.length > 3 ? `; and ${bad.length - 3} more` : ''} (fix: correct them in the record and add them to tests.fail_to_pass / pass_to_pass; --strict refuses such a record)`,
+      );
+    }
+    usable.push({ ...located, instance: { ...instance, FAIL_TO_PASS: failToPass, PASS_TO_PASS: keep('PASS_TO_PASS', instance.PASS_TO_PASS) } });
   }
-  if (usable.length === 0) throw new InputError(`${options.file}: no instance can be imported (${notes[0] ?? 'none selected'})`);
+  if (usable.length === 0)
+    throw new InputError(`${options.file}: no instance can be imported (${skipped[0] ? `${skipped[0].id}: ${skipped[0].reason}` : 'none selected'})`);
   for (const { where, instance } of usable) {
     checkPatchPaths(instance.patch, `${where}: ${instance.instance_id}: patch`);
     checkPatchPaths(instance.test_patch, `${where}: ${instance.instance_id}: test_patch`);
@@ -79,8 +111,14 @@ export async function importSweBench(options: SweBenchImportOptions): Promise<Im
     defaults.environment = { dockerfile: 'env/Dockerfile' };
   }
   const tasks: Array<Record<string, unknown>> = [];
-  for (const { instance } of usable) {
+  for (const { instance, extra } of usable) {
     const id = instance.instance_id;
+    const kept: Record<string, unknown> = { ...extra };
+    for (const field of KEPT_FIELDS) if (instance[field] !== undefined) kept[field] = instance[field];
+    if (Object.keys(kept).length > 0) {
+      await writeFileInside(root, `source/${id}.json`, `${JSON.stringify(kept, null, 2)}\n`, `${id}: source`);
+      note(id, `not used by Crucible (kept in source/${id}.json): ${Object.keys(kept).join(', ')}`);
+    }
     await writeFileInside(root, `oracle/${id}.patch`, withFinalNewline(instance.patch), `${id}: patch`);
     await writeFileInside(root, `instructions/${id}.md`, withFinalNewline(instance.problem_statement), `${id}: problem_statement`);
     tasks.push(sweBenchTask(instance, repoUrls.get(id) as string, environment));
@@ -90,9 +128,33 @@ export async function importSweBench(options: SweBenchImportOptions): Promise<Im
     "Each test command applies the instance's test_patch in the copy the tests run in, as SWE-bench does at evaluation.",
     'Check it: npx crucible validate tasks.yaml' + (environment.kind === 'none' ? '' : ' --sandbox docker'),
   ]);
+  return {
+    taskSetFile,
+    taskIds: tasks.map((t) => t.id as string),
+    // One note per task, in the order the tasks are written.
+    notes: tasks.flatMap((t) => {
+      const lines = notes.get(t.id as string);
+      return lines === undefined ? [] : [`${String(t.id)}: ${lines.join('; ')}`];
+    }),
+    skipped,
+    needs: await environmentNeeds(environment, usable),
+  };
+}
+
+/** What the user must supply before the imported tasks run. */
+async function environmentNeeds(environment: SweBenchEnvironment, usable: readonly LocatedInstance[]): Promise<string[]> {
   if (environment.kind === 'image')
-    notes.push("tasks run in SWE-bench's published images (pull: missing): validate them with --sandbox docker where the images can be pulled");
-  return { taskSetFile, taskIds: tasks.map((t) => t.id as string), notes };
+    return usable.map(
+      ({ instance }) =>
+        `${instance.instance_id}: SWE-bench's image ${sweBenchImage(instance.instance_id)} (pulled when missing; run with --sandbox docker where it can be pulled, or docker load it)`,
+    );
+  if (environment.kind === 'dockerfile') {
+    const bases = dockerfileBaseImages(await readFile(environment.file, 'utf8'));
+    return [
+      `every task: the image built from ${environment.file}; its base image${bases.length === 1 ? '' : 's'} ${bases.join(', ') || '(none named)'} must be local or pullable`,
+    ];
+  }
+  return ["every task: python3 with pytest and each repo's test dependencies on the host (--environment none runs the tests with the host toolchain)"];
 }
 
 async function readInstancesFile(file: string): Promise<string> {
@@ -154,7 +216,7 @@ export function sweBenchTask(instance: SweBenchInstance, git: string, environmen
     },
     oracle: { patch: `oracle/${id}.patch` },
     ...(environment.kind === 'image' ? { environment: { image: sweBenchImage(id), pull: 'missing', platform: 'linux/amd64' } } : {}),
-    metadata: { category: instance.repo, tags },
+    metadata: { category: instance.repo, ...(instance.difficulty !== undefined ? { difficulty: instance.difficulty } : {}), tags },
   };
 }
 

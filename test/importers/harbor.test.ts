@@ -32,7 +32,15 @@ describe('crucible import harbor', () => {
     const out = join(tempDir(), 'out');
     const result = await importHarbor({ dirs: [SAMPLE], out });
     expect(result.taskIds).toEqual(['hello-file']);
-    expect(result.notes).toEqual(['hello-file: environment.build_timeout_sec is not imported']);
+    expect(result.notes).toEqual([
+      'hello-file: not used by Crucible (kept in hello-file/source/task.toml): version, metadata.author_name, environment.build_timeout_sec',
+    ]);
+    expect(readFileSync(join(out, 'hello-file/source/task.toml'), 'utf8')).toBe(readFileSync(join(SAMPLE, 'task.toml'), 'utf8'));
+    expect(result.needs).toEqual([
+      expect.stringMatching(
+        /^hello-file: the image is built from hello-file\/environment\/Dockerfile when the task runs; its base image \S+ must be local or pullable$/,
+      ),
+    ]);
     const task = loadTaskSet(result.taskSetFile).tasks[0];
     expect(task).toMatchObject({
       id: 'hello-file',
@@ -66,7 +74,13 @@ describe('crucible import harbor', () => {
     const out = join(tempDir(), 'out');
     const result = await importHarbor({ dirs: [dir], out });
     expect(result.taskIds).toEqual(['tb-task']);
-    expect(result.notes).toEqual(['tb-task: docker-compose.yaml (the Dockerfile is built alone) is not imported']);
+    // parser_name and the rest are not silently dropped: one note names each field and file.
+    expect(result.notes).toEqual([
+      'tb-task: not used by Crucible (kept in tb-task/source/task.yaml): parser_name; docker-compose.yaml (the Dockerfile is built alone) is not imported',
+    ]);
+    expect(result.needs).toEqual([
+      'tb-task: the image is built from tb-task/environment/Dockerfile when the task runs; its base image crucible/host:1 must be local or pullable',
+    ]);
     const task = loadTaskSet(result.taskSetFile).tasks[0];
     expect(task).toMatchObject({
       id: 'tb-task',
@@ -84,6 +98,63 @@ describe('crucible import harbor', () => {
     expect(existsSync(join(out, 'tb-task/verifier/tests/test_outputs.py'))).toBe(true);
   });
 
+  it('reads task.toml 1.1 ([[task.authors]], keywords) and skips a multi-step task with the reason', async () => {
+    const v11 = sampleCopy();
+    writeFileSync(
+      join(v11, 'task.toml'),
+      [
+        'schema_version = "1.1"',
+        'artifacts = []',
+        '[task]',
+        'name = "org/hello-file"',
+        'keywords = ["shell", "files"]',
+        '[[task.authors]]',
+        'name = "Ada"',
+        'email = "ada@example.com"',
+        '[[task.authors]]',
+        'name = "Grace"',
+        '[metadata]',
+        'difficulty = "easy"',
+        'tags = ["sample"]',
+        '[agent]',
+        'timeout_sec = 120.0',
+        '[environment]',
+        'workdir = "/app"',
+        'allow_internet = true',
+        '',
+      ].join('\n'),
+    );
+    const multi = join(tempDir(), 'multi');
+    write(multi, {
+      'task.toml': 'schema_version = "1.1"\n[[steps]]\nname = "one"\n[[steps]]\nname = "two"\n',
+      'environment/Dockerfile': 'FROM crucible/host:1\n',
+      'steps/one/instruction.md': 'one\n',
+      'steps/two/instruction.md': 'two\n',
+    });
+    const out = join(tempDir(), 'out');
+    const result = await importHarbor({ dirs: [v11, multi], out });
+    expect(result.taskIds).toEqual(['hello-file']);
+    expect(result.notes).toEqual([
+      'hello-file: not used by Crucible (kept in hello-file/source/task.toml): schema_version, artifacts, task.name, task.authors, environment.workdir, environment.allow_internet',
+    ]);
+    expect(result.skipped).toEqual([{ source: multi, id: 'multi', reason: expect.stringMatching(/^a multi-step task \(2 \[\[steps\]\] in task\.toml\)/) }]);
+    expect(loadTaskSet(result.taskSetFile).tasks[0]?.metadata).toMatchObject({ difficulty: 'easy', tags: ['sample', 'shell', 'files', 'harbor'] });
+    await expect(importHarbor({ dirs: [multi], out: join(tempDir(), 'out') })).rejects.toThrow(/no task can be imported .*multi-step/);
+  });
+
+  it("takes Terminal-Bench's older descriptions list: the base variant, the others named", async () => {
+    const dir = join(tempDir(), 'lcb');
+    write(dir, {
+      'task.yaml': 'descriptions:\n  - key: base\n    description: Solve it.\n  - key: hard\n    description: Solve it fast.\nauthor_name: x\n',
+      Dockerfile: 'FROM crucible/host:1 AS build\nFROM build\n',
+      'run-tests.sh': 'true\n',
+    });
+    const result = await importHarbor({ dirs: [dir], out: join(tempDir(), 'out') });
+    expect(loadTaskSet(result.taskSetFile).tasks[0]?.instruction).toBe('Solve it.');
+    expect(result.notes[0]).toContain('author_name, descriptions[key=hard]');
+    expect(result.needs[0]).toContain('its base image crucible/host:1 must be');
+  });
+
   it('bad input is one line naming the file and the fix, exit 2, and nothing is written', () => {
     const noInstruction = sampleCopy();
     rmSync(join(noInstruction, 'instruction.md'));
@@ -93,7 +164,7 @@ describe('crucible import harbor', () => {
     writeFileSync(join(badTimeout, 'task.toml'), '[agent]\ntimeout_sec = "soon"\n');
     const cases: Array<[string, RegExp]> = [
       [noInstruction, /hello-file: no instruction\.md \(fix: add instruction\.md/],
-      [badToml, /task\.toml: line 3: table \[agent\] is defined twice \(fix: make it valid TOML\)/],
+      [badToml, /task\.toml: line 3, column \d+: .*\(fix: make it valid TOML/],
       [badTimeout, /task\.toml: agent\.timeout_sec: expected a positive number, got "soon"/],
       [tempDir(), /neither task\.toml \(Harbor\) nor task\.yaml \(Terminal-Bench\) found/],
     ];

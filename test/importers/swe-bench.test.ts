@@ -128,3 +128,48 @@ describe('the generated test command', () => {
     expect(sweBenchImage('Owner__Repo-1')).toBe('swebench/sweb.eval.x86_64.owner_1776_repo-1:latest');
   });
 });
+
+describe('importSweBench: what it reports', () => {
+  const badIds = {
+    FAIL_TO_PASS: '["tests/test_x.py::test_a"]',
+    PASS_TO_PASS: JSON.stringify([
+      'tests/test_x.py::test_ok',
+      '/home/author/repo/tests/test_x.py::test_ok',
+      'tests/test_x.py::test_unpack[',
+      'tests/test_x.py::test_a',
+    ]),
+    hints_text: 'look at x',
+    created_at: '2023-01-01T00:00:00Z',
+    environment_setup_commit: 'b'.repeat(40),
+    difficulty: '<15 min fix',
+    image_name: 'vendor/image:1',
+  };
+
+  it('leaves out ids that can never match, keeps the unmapped fields, and says both in one note', async () => {
+    const { importSweBench } = await import('../../src/importers/index.js');
+    const dir = tempDir();
+    writeFileSync(join(dir, 'i.jsonl'), `${JSON.stringify(row(badIds))}\n`);
+    const result = await importSweBench({ file: join(dir, 'i.jsonl'), out: join(dir, 'out') });
+    expect(result.notes).toHaveLength(1);
+    expect(result.notes[0]).toMatch(/^owner__repo-1: left out 3 test ids that can never match: PASS_TO_PASS "\/home\/author/);
+    expect(result.notes[0]).toContain('not used by Crucible (kept in source/owner__repo-1.json): image_name, hints_text, created_at, environment_setup_commit');
+    expect(JSON.parse(readFileSync(join(dir, 'out/source/owner__repo-1.json'), 'utf8'))).toMatchObject({
+      hints_text: 'look at x',
+      image_name: 'vendor/image:1',
+    });
+    expect(result.needs).toEqual([expect.stringContaining('swebench/sweb.eval.x86_64.owner_1776_repo-1:latest')]);
+    const { loadTaskSet } = await import('../../src/config/index.js');
+    const task = loadTaskSet(result.taskSetFile).tasks[0];
+    expect(task?.tests.passToPass).toEqual(['tests.test_x::test_ok']);
+    expect(task?.metadata.difficulty).toBe('<15 min fix');
+  });
+
+  it('--strict refuses the record, naming the id and the fix', async () => {
+    const { importSweBench } = await import('../../src/importers/index.js');
+    const dir = tempDir();
+    writeFileSync(join(dir, 'i.jsonl'), `${JSON.stringify(row(badIds))}\n`);
+    await expect(importSweBench({ file: join(dir, 'i.jsonl'), out: join(dir, 'out'), strict: true })).rejects.toThrow(
+      /i\.jsonl:1: owner__repo-1: 3 test ids can never match, first PASS_TO_PASS "\/home\/author\/repo\/tests\/test_x\.py::test_ok", which is an absolute path.*\(fix: correct or remove them/,
+    );
+  });
+});

@@ -5,6 +5,7 @@ import { wholeNumber } from '../args.js';
 import { colorVerdict, count, csv, formatDuration, table, usd } from '../format.js';
 import { asInputError, openHistoryReader, resolveRunId } from '../history-reader.js';
 import { EVALUATION_CSV, evaluationKind, listEvaluations, printEvaluations } from './history-evaluations.js';
+import { shownStateDir } from '../state-dir-option.js';
 
 export interface HistoryCommandOptions {
   agent?: string;
@@ -31,7 +32,7 @@ export async function historyCommand(opts: HistoryCommandOptions): Promise<void>
   const reader = openHistoryReader(opts.out);
   if (reader === undefined) {
     if (opts.json) process.stdout.write('[]\n');
-    else if (!opts.csv) process.stdout.write(`no history yet in ${opts.out} (run \`crucible run\` first)\n`);
+    else if (!opts.csv) process.stdout.write(`no history yet in ${shownStateDir(opts.out)} (run \`crucible run\` first)\n`);
     else process.stdout.write(csv([evaluations ? EVALUATION_CSV : opts.runs ? RUN_CSV : ATTEMPT_CSV]));
     return;
   }

@@ -8,6 +8,7 @@ export interface SweBenchCommandOptions {
   force?: boolean;
   environment?: 'image' | 'none';
   dockerfile?: string;
+  strict?: boolean;
 }
 
 /** `crucible import swe-bench <instances> -o DIR`. */
@@ -20,6 +21,7 @@ export async function importSweBenchCommand(file: string, opts: SweBenchCommandO
     file,
     out: opts.out,
     force: opts.force === true,
+    strict: opts.strict === true,
     ...(ids === undefined ? {} : { ids }),
     ...(opts.repos === undefined ? {} : { repos: opts.repos }),
     environment: sweBenchEnvironment(opts),
@@ -40,10 +42,17 @@ export async function importHarborCommand(dirs: string[], opts: { out: string; f
   printImportResult(await importHarbor({ dirs, out: opts.out, force: opts.force === true }));
 }
 
-/** The summary every importer prints: what was written, anything to know, how to check it. */
+/**
+ * The summary every importer prints: what was imported and skipped (with why), what of each task
+ * Crucible does not use (one note per task), what the user still has to supply, how to check it.
+ */
 export function printImportResult(result: ImportResult): void {
   const lines = [`wrote ${result.taskIds.length} task${result.taskIds.length === 1 ? '' : 's'} to ${result.taskSetFile}`];
+  if (result.skipped.length > 0) lines.push(`skipped ${result.skipped.length}:`);
+  for (const s of result.skipped) lines.push(`  ${s.id} (${s.source}): ${s.reason}`);
   for (const note of result.notes) lines.push(`note: ${note}`);
+  if (result.needs.length > 0) lines.push('you still need:');
+  for (const need of result.needs) lines.push(`  ${need}`);
   lines.push(`next: npx crucible validate ${result.taskSetFile}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }

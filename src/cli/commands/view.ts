@@ -4,6 +4,7 @@ import { InputError } from '../../errors.js';
 import { isLoopback, startServer } from '../../server/index.js';
 import { wholeNumber } from '../args.js';
 import { HISTORY_FIX, openHistoryReader } from '../history-reader.js';
+import { shownStateDir } from '../state-dir-option.js';
 
 export interface ViewCommandOptions {
   port?: string;
@@ -21,11 +22,11 @@ export async function viewCommand(opts: ViewCommandOptions): Promise<void> {
   checkHistory(opts.out);
   if (!isLoopback(opts.host)) {
     process.stderr.write(
-      `${pc.yellow('warning')} serving on ${opts.host}: the dashboard has no authentication, so anyone who can reach this address can read every run, diff and trajectory in ${opts.out}\n`,
+      `${pc.yellow('warning')} serving on ${opts.host}: the dashboard has no authentication, so anyone who can reach this address can read every run, diff and trajectory in ${shownStateDir(opts.out)}\n`,
     );
   }
   const server = await startServer({ stateDir: opts.out, port, host: opts.host });
-  process.stdout.write(`Crucible dashboard on ${pc.bold(server.url)}  (history: ${opts.out}; read-only; Ctrl-C stops it)\n`);
+  process.stdout.write(`Crucible dashboard on ${pc.bold(server.url)}  (history: ${shownStateDir(opts.out)}; read-only; Ctrl-C stops it)\n`);
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);

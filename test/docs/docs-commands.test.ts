@@ -1,0 +1,162 @@
+/**
+ * Every `crucible …` command line the README and docs/*.md show in a shell code block works as
+ * written. Each one is parsed by the real CLI program in-process (an unknown command or option, a
+ * missing argument, a bad option value fails here), a synopsis has every flag it names checked,
+ * every `examples/…` path it names must exist; and the cheap ones that need no key, registry or
+ * network run for real with the built CLI from a fresh copy of the repository, with the default
+ * (relative) state directory. When a documented command breaks, this test fails.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { CommanderError } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTempDirs } from '../helpers/tmp.js';
+import { docCommands, type DocCommand } from './doc-commands.js';
+
+const tempDir = useTempDirs();
+const ROOT = resolve('.');
+const COMMANDS = docCommands(ROOT);
+
+process.env.CRUCIBLE_CLI_IMPORT_ONLY = '1';
+let program: Command;
+
+/** Thrown by the test's preAction hook: the line parsed, and the action is never run. */
+class Parsed extends Error {
+  constructor(readonly command: Command) {
+    super('parsed');
+  }
+}
+
+beforeAll(async () => {
+  ({ program } = (await import('../../src/cli/main.js')) as { program: Command });
+  const silence = (command: Command): void => {
+    command.configureOutput({ writeOut: () => undefined, writeErr: () => undefined, outputError: () => undefined });
+    for (const sub of command.commands) silence(sub);
+  };
+  silence(program);
+  program.hook('preAction', (_program, action) => {
+    throw new Parsed(action);
+  });
+});
+
+/** Parses `argv` as the CLI would; the command it reaches, or the usage error it gives. */
+async function parse(argv: string[]): Promise<{ command?: Command; error?: string }> {
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return { error: 'no command ran (a command group without its subcommand?)' };
+  } catch (error) {
+    if (error instanceof Parsed) return { command: error.command };
+    if (error instanceof CommanderError) return error.exitCode === 0 ? {} : { error: error.message };
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** The subcommand a synopsis names (`crucible diagnostics mutations [--catalog FILE]`). */
+function commandOf(words: string[]): Command | undefined {
+  let command: Command = program;
+  for (const word of words) {
+    const sub = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (sub === undefined) break;
+    command = sub;
+  }
+  return command === program ? undefined : command;
+}
+
+function label(c: DocCommand): string {
+  return `${c.where}: crucible ${c.text.replace(/^.*?crucible\s+/, '')}`;
+}
+
+describe('the commands the docs show', () => {
+  it('finds them (README and docs/)', () => {
+    expect(COMMANDS.length).toBeGreaterThan(60);
+    expect(COMMANDS.some((c) => c.where.startsWith('README.md'))).toBe(true);
+  });
+
+  it('parse with the real CLI, name only existing options and example files', async () => {
+    const problems: string[] = [];
+    for (const c of COMMANDS) {
+      if (c.synopsis) {
+        const words = c.text.replace(/^.*?crucible\s+/, '').split(/\s+/);
+        const command = commandOf(words);
+        if (command === undefined) {
+          problems.push(`${label(c)}: no such command`);
+          continue;
+        }
+        const known = new Set(command.options.flatMap((o) => [o.long, o.short]).filter((f): f is string => f !== undefined));
+        for (const flag of c.text.match(/(?<![\w-])--?[a-z][a-z-]*/g) ?? [])
+          if (!known.has(flag) && flag !== '--help') problems.push(`${label(c)}: ${command.name()} has no option ${flag}`);
+        continue;
+      }
+      const argv = c.argv as string[];
+      const { error } = await parse(argv);
+      if (error !== undefined) problems.push(`${label(c)}: ${error}`);
+      for (const word of argv.flatMap((w) => w.split('=')))
+        if (word.startsWith('examples/') && !existsSync(join(ROOT, word))) problems.push(`${label(c)}: ${word} does not exist`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('fails a command line that no longer parses (the check can fail)', async () => {
+    expect((await parse(['tests', 'examples/tasks.yaml', '--task', 'js-slugify', '--no-such-flag'])).error).toMatch(/unknown option/);
+    expect((await parse(['tests', 'examples/tasks.yaml'])).error).toMatch(/required option/);
+    expect((await parse(['tests', 'examples/tasks.yaml', '--task', 'js-slugify'])).command?.name()).toBe('tests');
+  });
+});
+
+/**
+ * The cheap documented commands, run for real: no key, no registry, no network, a few seconds
+ * each. `/tmp/…` output paths are redirected into the test's own directory.
+ */
+const RUN_FOR_REAL = [
+  'crucible tests examples/tasks.yaml --task js-slugify',
+  'crucible schema --out taskset.schema.json',
+  'crucible import harbor examples/harbor/hello-file -o /tmp/harbor',
+  'crucible history --runs',
+];
+
+describe('the cheap documented commands, from a fresh copy with the default state directory', () => {
+  let copy: string;
+  beforeAll(() => {
+    if (!existsSync(join(ROOT, 'dist/cli/main.js'))) throw new Error('dist/cli/main.js is missing: run `npm run build` first');
+    // Not a per-test temp dir: the copy outlives each test of this block.
+    copy = join(mkdtempSync(join(tmpdir(), 'crucible-docs-')), 'crucible');
+    // A fresh copy of what git tracks (no .crucible, no build output), with the build and the
+    // installed packages linked in.
+    const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\0')
+      .filter((f) => f !== '');
+    for (const file of tracked) {
+      if (!existsSync(join(ROOT, file))) continue;
+      mkdirSync(dirname(join(copy, file)), { recursive: true });
+      cpSync(join(ROOT, file), join(copy, file), { verbatimSymlinks: true });
+    }
+    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+    symlinkSync(join(ROOT, 'dist'), join(copy, 'dist'));
+  });
+
+  afterAll(() => rmSync(dirname(copy), { recursive: true, force: true }));
+
+  it('are documented (each one is a command line of the docs)', () => {
+    const documented = new Set(COMMANDS.filter((c) => !c.synopsis).map((c) => `crucible ${(c.argv as string[]).join(' ')}`));
+    for (const line of RUN_FOR_REAL) expect(documented.has(line), line).toBe(true);
+  });
+
+  it.each(RUN_FOR_REAL)('%s', { timeout: 180_000 }, (line) => {
+    const out = tempDir();
+    const argv = line
+      .split(' ')
+      .slice(1)
+      .map((w) => (w.startsWith('/tmp/') ? join(out, w.slice('/tmp/'.length)) : w));
+    const result = spawnSync(process.execPath, [join(copy, 'bin/crucible.js'), ...argv], {
+      cwd: copy,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', CI: 'true', CRUCIBLE_CLI_IMPORT_ONLY: undefined },
+      timeout: 170_000,
+    });
+    expect(result.error).toBeUndefined();
+    expect(result.status, `${line}\n${result.stdout}\n${result.stderr}`).toBe(0);
+  });
+});
