@@ -47,6 +47,9 @@ import { materializeTree, overlayDirectory, removeTree, withoutSetupOutputs, typ
 import type { AttemptEnv } from './attempt.js';
 import { ATTEMPT_JUNIT_FILES } from './run-files.js';
 import { sandboxLayout } from './sandbox-layout.js';
+import { agentCaused, isMachineError } from './agent-caused.js';
+
+export { AgentChangeError } from './agent-caused.js';
 
 export interface AttemptPaths {
   attemptDir: string;
@@ -108,7 +111,7 @@ async function runTestsOnTree(
   try {
     await materializeTree({ pristine: paths.pristine, dest: workspace, baseline, tree, consume: lastUse });
   } catch (error) {
-    if (!spec.agentTree || isMachineError(error)) throw error;
+    if (!spec.agentTree || isMachineError(error, attemptDir)) throw error;
     return { evidence: unusableRun(spec, `the agent's change could not be checked out: ${error instanceof Error ? error.message : String(error)}`) };
   }
   // Nothing one test run writes outside the workspace reaches the next one either.
@@ -269,7 +272,7 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
     const what = describeScanLimit(scan, { maxFiles: limits.workspaceFiles, maxBytes: limits.workspaceBytes });
     return { kind: 'resource', limit: scan.exceeded, message: `the agent left the workspace with ${what}` };
   }
-  const capture = await agentCaused('capture the change', () =>
+  const capture = await agentCaused('capture the change', paths.attemptDir, () =>
     captureChange({ baseline, workTree: paths.agentWorkspace, nestedGit: scan.nestedGit, maxFiles: limits.changeFiles, maxBytes: limits.changeBytes }),
   );
   if (!capture.ok) return { kind: 'resource', limit: capture.exceeded, message: capture.detail };
@@ -282,7 +285,9 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
   // One byte over the scan limit: a patch cut there is one the secrets scan knows is incomplete.
   const diff = await collectDiff({ gitDir: baseline.store, from: baseline.tree, to: captured, patchFile, maxPatchBytes: MAX_PATCH_BYTES + 1 });
   const newTests = graded.evidence.findings.filter((f) => f.kind === 'added').map((f) => f.path);
-  const skipped = notGraded(input.ignored, await ignoredManifest(baseline, paths.agentWorkspace), { dependencies: graded.dependencies, newTests });
+  // git reads the agent's own ignore files here: what it refuses of them is the agent's doing too.
+  const ignoredNow = await agentCaused('list what the change ignores', paths.attemptDir, () => ignoredManifest(baseline, paths.agentWorkspace));
+  const skipped = notGraded(input.ignored, ignoredNow, { dependencies: graded.dependencies, newTests });
   const tampering = graded.evidence;
 
   const tests = await runTestsOnTree(
@@ -359,34 +364,6 @@ export function attemptWriteRoots(
     tmp: join(paths.attemptDir, 'tmp'),
     protected: [resolve(stateDir), paths.attemptDir, dirname(task.sourceFile), ...(task.repo.kind === 'local' ? [task.repo.path] : [])],
   };
-}
-
-/** Errors of the machine, not of anything the agent wrote: these stay harness errors. */
-const MACHINE_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'ENOMEM', 'EMFILE', 'ENFILE']);
-
-function isMachineError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && MACHINE_ERRORS.has(code)) return true;
-  const text = error instanceof Error ? error.message : String(error);
-  return (
-    /No space left on device|Disk quota exceeded|Read-only file system|Input\/output error/i.test(text) ||
-    (error instanceof Error && error.name.startsWith('Sandbox'))
-  );
-}
-
-/** Work on the agent's own files: a failure the machine did not cause is the agent's doing. */
-async function agentCaused<T>(what: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (isMachineError(error)) throw error;
-    throw new AgentChangeError(`could not ${what}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
-
-/** A change that cannot be captured or checked out: the agent's FAIL, never a harness error. */
-export class AgentChangeError extends Error {
-  override readonly name = 'AgentChangeError';
 }
 
 /** A run that never happened: every listed test counts as missing. */

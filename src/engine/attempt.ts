@@ -52,6 +52,7 @@ import {
 import { baselineDefects, taskWhere } from '../tasks/index.js';
 import { TaskDefectError, taskErrorMessage } from './task-error.js';
 import { writeFileAtomic } from './run-files.js';
+import { fileSystemFull } from './disk-full.js';
 import { attemptJsonText, MANIFEST_FILE, writeAttemptManifest, type ManifestSubject } from '../manifest/index.js';
 import { sandboxLayout } from './sandbox-layout.js';
 import { provenanceOf, type ResolvedEnvironment } from '../environment/index.js';
@@ -274,7 +275,8 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
       verdict: 'ERROR',
       cause: 'harness_error',
       message: `${phase}: ${message}`,
-      harnessError: { phase, message, ...detail },
+      // Looked at now, before record's cleanup frees space: statfs, not the message, says whether the disk was full.
+      harnessError: { phase, message, ...detail, ...(fileSystemFull(env.runDir) ? { stateDiskFull: true } : {}) },
       baselineCommit: baseline?.commit,
       baselineTests: baselineRun?.evidence,
       agentResult,

@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { InputError, StateDirError, type StateDirFault } from '../errors.js';
+import { fileSystemFull } from './disk-full.js';
 import type { AttemptResult } from '../types/index.js';
 
 /** Where a run keeps its files, for naming them in a message and telling the user what to do. */
@@ -12,14 +13,11 @@ export interface StateDirContext {
 }
 
 /**
- * Errno codes and the texts tools print for them (cp, git and shells report the condition in
- * stderr, not as a code), so a full disk is recognised however it reached us.
+ * Errno codes of the harness's own calls (Node's fs, SQLite), and what each says about the state
+ * directory. Only codes: the words a tool or an agent prints are never evidence, since they can
+ * quote any file name the agent chose ("No space left on device.txt"). A tool that reports a full
+ * disk only in its output (git, cp, a shell) is believed when statfs agrees (fileSystemFull).
  */
-const TEXT_FAULTS: ReadonlyArray<[RegExp, StateDirFault]> = [
-  [/\bENOSPC\b|no space left on device|\bEDQUOT\b|disk quota exceeded|database or disk is full|SQLITE_FULL/i, 'no_space'],
-  [/\bEROFS\b|read-only file system|SQLITE_READONLY/i, 'read_only'],
-];
-
 const CODE_FAULTS: Readonly<Record<string, StateDirFault>> = {
   ENOSPC: 'no_space',
   EDQUOT: 'no_space',
@@ -40,40 +38,31 @@ export function stateDirFaultOf(error: unknown, ctx: StateDirContext): StateDirE
   if (error instanceof InputError) return undefined;
   const code = errnoField(error, 'code');
   const path = errnoField(error, 'path') ?? errnoField(error, 'dest');
-  const text = error instanceof Error ? error.message : String(error);
   const inState = path !== undefined && isInside(ctx.stateDir, path);
   let fault = code !== undefined ? CODE_FAULTS[code] : undefined;
   if (fault === 'no_permission' && !inState) fault = undefined;
-  fault ??= confirmed(textFault(text), ctx);
+  // EROFS about another path is the sandbox's read-only system, not the state directory.
+  if (fault === 'read_only' && !inState && probe(ctx.runDir ?? ctx.stateDir) !== 'read_only') fault = undefined;
+  if (fault === undefined && fileSystemFull(ctx.runDir ?? ctx.stateDir)) fault = 'no_space';
   if (fault === undefined && code === 'ENOENT' && inState && path !== undefined) fault = probe(path) ?? (vanished(ctx, path) ? 'vanished' : undefined);
   if (fault === undefined) return undefined;
   return new StateDirError(fault, describeFault(fault, path ?? ctx.runDir ?? ctx.stateDir, ctx));
 }
 
 /**
- * The fault behind an attempt that ended as a harness error, judged from its message (the error
- * object is gone by then), or from the run directory having disappeared.
+ * The fault behind an attempt that ended as a harness error, from the harness's own look at the
+ * state directory, never from the attempt's message: a full disk when statfs said so as the error
+ * happened (`harnessError.stateDiskFull`, recorded before the attempt's cleanup freed space) or
+ * says so now; a read-only state directory when the harness's own write probe fails with EROFS;
+ * a run directory that disappeared. Anything else stays that one attempt's harness error, and the
+ * run goes on.
  */
 export function attemptFaultOf(result: AttemptResult, ctx: StateDirContext & { runDir: string }): StateDirError | undefined {
   if (result.verdict !== 'ERROR' || result.cause !== 'harness_error') return undefined;
   const where = resolve(ctx.runDir, 'attempts', result.attemptId);
-  const text = result.harnessError?.message ?? result.message ?? '';
-  const fault = confirmed(textFault(text), ctx) ?? (vanished(ctx, where) ? 'vanished' : undefined);
+  const full = result.harnessError?.stateDiskFull === true || fileSystemFull(ctx.runDir);
+  const fault: StateDirFault | undefined = full ? 'no_space' : probe(ctx.runDir) === 'read_only' ? 'read_only' : vanished(ctx, where) ? 'vanished' : undefined;
   return fault === undefined ? undefined : new StateDirError(fault, describeFault(fault, where, ctx));
-}
-
-function textFault(text: string): StateDirFault | undefined {
-  return TEXT_FAULTS.find(([pattern]) => pattern.test(text))?.[1];
-}
-
-/**
- * A "read-only file system" in a tool's output counts only when the state directory really is
- * read-only: the sandbox mounts most of the system read-only, and a setup command that writes
- * there says the same words about a directory that is not Crucible's.
- */
-function confirmed(fault: StateDirFault | undefined, ctx: StateDirContext): StateDirFault | undefined {
-  if (fault !== 'read_only') return fault;
-  return probe(ctx.runDir ?? ctx.stateDir) === 'read_only' ? fault : undefined;
 }
 
 function describeFault(fault: StateDirFault, path: string, ctx: StateDirContext): string {

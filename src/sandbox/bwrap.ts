@@ -80,7 +80,7 @@ export function createBwrapExecutor(layout: SandboxLayout, options: ExecutorOpti
 
 interface InitReport {
   ready: boolean;
-  exit?: { exitCode: number | null; signal: NodeJS.Signals | null };
+  exit?: { exitCode: number | null; signal: NodeJS.Signals | null; notStarted?: string };
 }
 
 export function parseInitReport(text: string): InitReport {
@@ -97,7 +97,8 @@ export function parseInitReport(text: string): InitReport {
     if (message.event === 'exit' && 'exitCode' in message && 'signal' in message && report.exit === undefined) {
       const exitCode = typeof message.exitCode === 'number' ? message.exitCode : null;
       const signal = typeof message.signal === 'string' ? signalName(message.signal) : undefined;
-      report.exit = { exitCode, signal: signal ?? null };
+      const notStarted = 'notStarted' in message && typeof message.notStarted === 'string' ? message.notStarted : undefined;
+      report.exit = { exitCode, signal: signal ?? null, ...(notStarted !== undefined ? { notStarted } : {}) };
     }
   }
   return report;

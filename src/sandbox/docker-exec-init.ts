@@ -13,7 +13,10 @@
  * Protocol. In, on stdin: one JSON line {argv, env, cwd, stdin?, graceMs, cpuSeconds?}; later
  * lines `kill` end the command (timeout, abort); EOF does the same (the host is gone). Out, the
  * command's stdout and stderr, then on stderr as the very last bytes: STATUS_MARK + JSON
- * {exitCode, signal, limit?} or {setupError} + "\n". The host strips it (docker-exec.ts).
+ * {exitCode, signal, limit?, notStarted?} or {setupError} + "\n" (`notStarted`: the errno of a
+ * command this supervisor could not spawn), then exits 0. The host strips it (docker-exec.ts),
+ * and believes a status that claims a fault of the harness only from a supervisor that exited 0:
+ * a command can print the mark itself and kill its supervisor.
  *
  * What belongs to the command: its process group, its descendants by ppid, and whoever still
  * holds this exec's stdout or stderr; when no other command is running in the container, simply
@@ -38,6 +41,7 @@ let childPid = 0;
 let exited = false;
 let exitCode = -1;
 let exitSignal = '';
+let notStarted = '';
 let limit = '';
 let ending = null;
 let finished = false;
@@ -106,6 +110,7 @@ function start(line = '') {
     writeSync(2, `crucible: ${command}: ${missing ? 'command not found' : `cannot execute (${code})`}\n`);
     exited = true;
     exitCode = missing ? 127 : 126;
+    notStarted = code;
     void end();
   });
   child.on('exit', (code, signal) => {
@@ -152,7 +157,7 @@ function end() {
     if (!limit && now.pids > baseline.pids) limit = 'pids';
     // Not exited (never spawned, or unkillable): reported as killed.
     const status = exited ? { exitCode: exitCode < 0 ? null : exitCode, signal: exitSignal || null } : { exitCode: null, signal: 'SIGKILL' };
-    finish({ ...status, ...(limit ? { limit } : {}) });
+    finish({ ...status, ...(limit ? { limit } : {}), ...(notStarted ? { notStarted } : {}) });
   })();
   return ending;
 }

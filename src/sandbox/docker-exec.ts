@@ -44,6 +44,7 @@ interface StatusReport {
   signal?: string | null;
   limit?: string;
   setupError?: string;
+  notStarted?: string;
 }
 
 /**
@@ -133,27 +134,44 @@ export async function runSupervised(request: SupervisedExec): Promise<Supervised
   const at = tail.lastIndexOf(STATUS_MARK);
   const report = at >= 0 ? parseReport(tail.subarray(at + STATUS_MARK.length).toString('utf8')) : undefined;
   stderr.append(at >= 0 && report ? tail.subarray(0, at) : tail);
-  if (report?.setupError !== undefined) throw new SandboxSetupError(`docker: ${report.setupError}`);
-
   const base = { stdout: stdout.text(), stderr: stderr.text(), truncated: stdout.truncated || stderr.truncated, timedOut, durationMs };
-  if (report && !containerKilled) {
+  // The status travels on the command's own stderr: one that claims a fault of the harness is
+  // believed only from a supervisor that exited 0 (a command that printed the mark and killed its
+  // supervisor leaves a killed exec, exit 128+N).
+  const claimsFault = report?.setupError !== undefined || report?.notStarted !== undefined;
+  const trusted = report !== undefined && !containerKilled && (!claimsFault || (await settledExitCode(exec)) === 0);
+  if (report?.setupError !== undefined && trusted) throw new SandboxSetupError(`docker: ${report.setupError}`);
+  if (report && trusted && report.setupError === undefined) {
     const limit = limitName(report.limit);
     return {
       ...base,
       exitCode: typeof report.exitCode === 'number' ? report.exitCode : null,
       signal: typeof report.signal === 'string' ? (signalName(report.signal) ?? null) : null,
       ...(limit ? { limitExceeded: limit } : {}),
+      ...(typeof report.notStarted === 'string' ? { notStarted: report.notStarted } : {}),
       lost: false,
     };
   }
   if (containerKilled || killSent) return { ...base, exitCode: null, signal: 'SIGKILL', lost: true };
-  const inspected = await exec.inspect().catch(() => undefined);
-  const code = inspected?.ExitCode ?? null;
-  if ((code === 126 || code === 127) && base.stdout === '' && /crucible|exec|OCI|no such file/i.test(base.stderr)) {
+  const code = await settledExitCode(exec);
+  // The exec itself exiting 126/127 is docker's word (runc could not start the supervisor, which
+  // only ever exits 0 or by a signal), never the command's: the command's own exit code is in the status.
+  if ((code === 126 || code === 127) && base.stdout === '') {
     throw new SandboxSetupError(`docker could not start the command's supervisor: ${firstLine(base.stderr) || `exit ${code}`}`);
   }
   // The supervisor died without reporting: killed from inside (by the command, or the OOM killer).
   return { ...base, exitCode: null, signal: code !== null && code > 128 ? (signalName(code - 128) ?? 'SIGKILL') : 'SIGKILL', lost: true };
+}
+
+/** The exec's own exit code once docker has it (it may still say running for a moment after the stream ends). */
+async function settledExitCode(exec: { inspect(): Promise<{ Running?: boolean; ExitCode?: number | null }> }): Promise<number | null> {
+  for (let tries = 0; tries < 40; tries++) {
+    const inspected = await exec.inspect().catch(() => undefined);
+    if (inspected === undefined) return null;
+    if (inspected.Running !== true) return inspected.ExitCode ?? null;
+    await new Promise((resolveWait) => setTimeout(resolveWait, 25));
+  }
+  return null;
 }
 
 function parseReport(text: string): StatusReport | undefined {

@@ -38,6 +38,13 @@ export interface ExecResult {
   truncated: boolean;
   timedOut: boolean;
   durationMs: number;
+  /**
+   * The command never started: the errno (`ENOENT`, `EACCES`, …) the executor's own spawn of it
+   * got, as the sandbox's supervisor reported it out of band (sandbox-init's control socket, which
+   * the command never holds) or the harness's own spawn threw it. The stderr line and exit code
+   * 127/126 that go with it are for people: a command can print and return those itself.
+   */
+  notStarted?: string;
 }
 
 export interface Isolation {

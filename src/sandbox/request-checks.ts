@@ -26,6 +26,8 @@ export function notRunnableResult(command: string, code: string | undefined, dur
     truncated: false,
     timedOut: false,
     durationMs,
+    // The harness's own spawn got this errno: the evidence callers go by, not the words above.
+    notStarted: code ?? 'unknown error',
   };
 }
 

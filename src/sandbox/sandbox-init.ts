@@ -12,7 +12,9 @@
  * stdio, and writes the command's real exit status back on fd 3.
  *
  * Protocol, one JSON object per line. In: {argv, env, gateway?: {socketPath, port}}.
- * Out: {"event":"ready"} once running, then {"event":"exit","exitCode","signal"}.
+ * Out: {"event":"ready"} once running, then {"event":"exit","exitCode","signal","notStarted"?}:
+ * `notStarted` is the errno of a command this process could not start (the only word on that the
+ * host believes; the command can print "command not found" and exit 127 on its own).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, readFileSync, readdirSync } from 'node:fs';
@@ -67,7 +69,7 @@ function forwardGateway(socketPath = '', port = 0, onListening = () => {}) {
   });
   server.on('error', (error) => {
     process.stderr.write(`crucible: gateway forwarder cannot listen on 127.0.0.1:${port}: ${error.message}\n`);
-    finish(125, '');
+    finish(125, '', `gateway forwarder: ${'code' in error ? String(error.code) : 'error'}`);
   });
   server.listen(port, '127.0.0.1', onListening);
 }
@@ -76,7 +78,7 @@ function runCommand(argv = [''], env = {}) {
   const [command, ...args] = argv;
   if (!command) {
     process.stderr.write('crucible: empty argv\n');
-    finish(125, '');
+    finish(125, '', 'empty argv');
     return;
   }
   const child = spawn(command, args, { env, stdio: 'inherit' });
@@ -84,16 +86,16 @@ function runCommand(argv = [''], env = {}) {
     const code = 'code' in error ? String(error.code) : 'unknown error';
     const missing = code === 'ENOENT';
     process.stderr.write(`crucible: ${command}: ${missing ? 'command not found' : `cannot execute (${code})`}\n`);
-    finish(missing ? 127 : 126, '');
+    finish(missing ? 127 : 126, '', code);
   });
   child.on('exit', (code, signal) => finish(code ?? -1, signal ?? ''));
 }
 
-/** `exitCode` -1 and `signal` '' stand for none (defaults keep this file annotation-free). */
-function finish(exitCode = -1, signal = '') {
+/** `exitCode` -1, `signal` '' and `notStarted` '' stand for none (defaults keep this file annotation-free). */
+function finish(exitCode = -1, signal = '', notStarted = '') {
   if (finished) return;
   finished = true;
-  report({ event: 'exit', exitCode: exitCode < 0 ? null : exitCode, signal: signal || null }, () => {
+  report({ event: 'exit', exitCode: exitCode < 0 ? null : exitCode, signal: signal || null, ...(notStarted ? { notStarted } : {}) }, () => {
     const signalNumber = Object.entries(constants.signals).find(([name]) => name === signal)?.[1] ?? 0;
     process.exit(exitCode >= 0 ? exitCode : 128 + signalNumber);
   });

@@ -265,6 +265,11 @@ export interface AttemptResult extends AttemptPlan {
      * `setup-output.txt` in the attempt directory.
      */
     detail?: string;
+    /**
+     * statfs found the state directory's file system full when the error happened (before the
+     * attempt's cleanup freed space): the one evidence of a full disk that stops a run.
+     */
+    stateDiskFull?: boolean;
   };
 }
 

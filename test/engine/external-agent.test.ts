@@ -57,6 +57,8 @@ if (mode === 'gateway-attack') {
   console.log('STATUSES ' + JSON.stringify(statuses));
   process.exit(0);
 }
+// The words and exit code of a program the sandbox could not start, printed by the agent itself.
+if (mode === 'forge127') { process.stderr.write('crucible: scripty: command not found\\n'); process.exit(127); }
 const response = await fetch(process.env.OPENAI_BASE_URL + '/chat/completions', {
   method: 'POST',
   headers: { 'content-type': 'application/json', authorization: 'Bearer ' + process.env.OPENAI_API_KEY },
@@ -133,7 +135,7 @@ interface Setup {
 }
 
 /** A one-task set and the script agent installed under the state dir (hidden from sandboxes, like the agent cache). */
-function setup(mode: 'ok' | 'fail' | 'hang' | 'claude' | 'gateway-attack', overrides: Partial<AgentProfile> = {}): Setup {
+function setup(mode: 'ok' | 'fail' | 'hang' | 'claude' | 'gateway-attack' | 'forge127', overrides: Partial<AgentProfile> = {}): Setup {
   const dir = tempDir();
   const stateDir = join(dir, '.crucible');
   const bin = join(stateDir, 'agents', 'scripty', 'bin');
@@ -288,6 +290,22 @@ describe('external agents under bwrap and the gateway', () => {
     expect(attempt.cause).toBe('agent_crashed');
     expect(attempt.agentResult?.error).toContain('exit 3');
     expect(attempt.agentResult?.error).toContain('boom: the agent gave up');
+  });
+
+  it('a program that prints "command not found" and exits 127 is the agent crashing: its words are not the sandbox\'s report', async () => {
+    const { options } = setup('forge127');
+    const attempt = (await executeRun(options)).attempts[0] as AttemptResult;
+    expect({ verdict: attempt.verdict, cause: attempt.cause }, attempt.message).toEqual({ verdict: 'FAIL', cause: 'agent_crashed' });
+    expect(attempt.agentResult?.errorKind).toBeUndefined();
+    expect(attempt.agentResult?.error).toContain('exit 127');
+  });
+
+  it("a program the sandbox cannot start (its interpreter is missing) is a harness error, by the supervisor's own report", async () => {
+    const { stateDir, options } = setup('ok', { versionCommand: undefined });
+    writeFileSync(join(stateDir, 'agents', 'scripty', 'bin', 'scripty'), '#!/nonexistent/interpreter\n');
+    const attempt = (await executeRun(options)).attempts[0] as AttemptResult;
+    expect({ verdict: attempt.verdict, cause: attempt.cause }, attempt.message).toEqual({ verdict: 'ERROR', cause: 'harness_error' });
+    expect(attempt.agentResult).toMatchObject({ errorKind: 'harness', error: expect.stringContaining("could not start the agent's program (ENOENT)") });
   });
 
   it("commands the agent's output reports feed the unsafe-commands check, marked as reported", async () => {

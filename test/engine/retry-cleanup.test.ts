@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, statfsSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { executeRun, readCheckpoint, type AttemptRunner, type RunStartInfo } from '../../src/engine/index.js';
+import { FULL_DISK_MARGIN_BYTES } from '../../src/engine/disk-full.js';
 import { EXIT_DISK_FULL, StateDirError } from '../../src/errors.js';
 import { openHistory } from '../../src/store/index.js';
 import type { AttemptPlan, Cause } from '../../src/types/index.js';
@@ -12,8 +13,10 @@ import { defaultCause, fakeRunner } from './helpers/fake-run.mjs';
 
 const tempDir = useTempDirs();
 const children: ChildProcess[] = [];
+const mounts: string[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
+  for (const at of mounts.splice(0)) spawnSync('umount', ['-l', at]);
 });
 
 const options = fakeRunOptions;
@@ -79,34 +82,71 @@ describe('resume --retry-errors', () => {
   });
 });
 
+/** Mounts a small tmpfs as the state directory (this machine and CI run as root): a disk that can really fill up. */
+function stateDirOnTmpfs(dir: string): string {
+  const stateDir = join(dir, '.crucible');
+  mkdirSync(stateDir, { recursive: true });
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', stateDir], { encoding: 'utf8' });
+  if (mounted.status !== 0) throw new Error(`this test mounts a tmpfs and needs root: ${mounted.stderr}`);
+  mounts.push(stateDir);
+  return stateDir;
+}
+
+/** Fills the file system of `at` until less than FULL_DISK_MARGIN_BYTES / 2 is left: full by statfs, with room for the run's own small writes. */
+function fillNearly(at: string): void {
+  const fs = statfsSync(at);
+  const size = fs.bfree * fs.bsize - FULL_DISK_MARGIN_BYTES / 2;
+  writeFileSync(join(at, 'filler'), Buffer.alloc(size));
+}
+
 describe('a full disk during a run', () => {
-  it('records the attempt that hit it as a harness error, starts nothing more, and ends with StateDirError (exit 75)', async () => {
+  it.skipIf(process.getuid?.() !== 0)(
+    'records the attempt that hit it as a harness error, starts nothing more, and ends with StateDirError (exit 75)',
+    async () => {
+      const dir = tempDir();
+      const stateDir = stateDirOnTmpfs(dir);
+      const base = fakeRunner();
+      const started: number[] = [];
+      const runner: AttemptRunner = async (plan, task, agent, env) => {
+        started.push(plan.index);
+        if (plan.index === 3) {
+          fillNearly(stateDir);
+          throw Object.assign(new Error(`ENOSPC: no space left on device, write`), { code: 'ENOSPC', syscall: 'write' });
+        }
+        return base(plan, task, agent, env);
+      };
+      const error = await executeRun(options(dir, { runAttempt: runner, concurrency: 1, runId: 'disk-full' })).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StateDirError);
+      expect((error as StateDirError).exitCode).toBe(EXIT_DISK_FULL);
+      expect((error as Error).message).toMatch(
+        /^no space left on device writing .*runs\/disk-full\/attempts\/task-0\.bad\.1\.\w+ \(fix: free space on the disk of .*, then `crucible resume disk-full --retry-errors`\)$/,
+      );
+      expect(started).toEqual([0, 1, 2, 3]);
+      const runDir = join(stateDir, 'runs', 'disk-full');
+      const { entries } = await readCheckpoint(runDir);
+      expect(entries.map((e) => [e.index, e.verdict, e.cause])).toEqual([
+        [0, 'PASS', 'passed'],
+        [1, 'PASS', 'passed'],
+        [2, 'FAIL', 'tests_failed'],
+        [3, 'ERROR', 'harness_error'],
+      ]);
+
+      rmSync(join(stateDir, 'filler'));
+      const resumed = await executeRun(options(dir, { resume: { runId: 'disk-full', retryErrors: true } }));
+      expect(resumed.summary).toMatchObject({ reused: 3, executed: 12, counts: { PASS: 6, FAIL: 6, ERROR: 0 } });
+    },
+  );
+
+  it("an ENOSPC on a disk with room (inotify's watch limit, a message quoting a file name) is that attempt's harness error only: the run goes on", async () => {
     const dir = tempDir();
     const base = fakeRunner();
-    const started: number[] = [];
     const runner: AttemptRunner = async (plan, task, agent, env) => {
-      started.push(plan.index);
       if (plan.index === 3) throw Object.assign(new Error(`ENOSPC: no space left on device, write`), { code: 'ENOSPC', syscall: 'write' });
       return base(plan, task, agent, env);
     };
-    const error = await executeRun(options(dir, { runAttempt: runner, concurrency: 1, runId: 'disk-full' })).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(StateDirError);
-    expect((error as StateDirError).exitCode).toBe(EXIT_DISK_FULL);
-    expect((error as Error).message).toMatch(
-      /^no space left on device writing .*runs\/disk-full\/attempts\/task-0\.bad\.1\.\w+ \(fix: free space on the disk of .*, then `crucible resume disk-full --retry-errors`\)$/,
-    );
-    expect(started).toEqual([0, 1, 2, 3]);
-    const runDir = join(dir, '.crucible', 'runs', 'disk-full');
-    const { entries } = await readCheckpoint(runDir);
-    expect(entries.map((e) => [e.index, e.verdict, e.cause])).toEqual([
-      [0, 'PASS', 'passed'],
-      [1, 'PASS', 'passed'],
-      [2, 'FAIL', 'tests_failed'],
-      [3, 'ERROR', 'harness_error'],
-    ]);
-
-    const resumed = await executeRun(options(dir, { resume: { runId: 'disk-full', retryErrors: true } }));
-    expect(resumed.summary).toMatchObject({ reused: 3, executed: 12, counts: { PASS: 6, FAIL: 6, ERROR: 0 } });
+    const outcome = await executeRun(options(dir, { runAttempt: runner, concurrency: 1, runId: 'room-left' }));
+    expect(outcome.summary).toMatchObject({ planned: 12, executed: 12, stoppedEarly: false, counts: { PASS: 6, FAIL: 5, ERROR: 1 } });
+    expect(outcome.attempts.find((a) => a.index === 3)).toMatchObject({ verdict: 'ERROR', cause: 'harness_error' });
   });
 });
 

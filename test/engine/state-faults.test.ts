@@ -45,8 +45,8 @@ describe('stateDirFaultOf', () => {
       /^no space left on device writing .*runs\/r1\/summary\.json\.1\.tmp \(fix: free space on the disk of .*\.crucible, then run again\)$/,
     );
     expect(stateDirFaultOf(errno('EDQUOT', join(runDir, 'x')), ctx)).toMatchObject({ fault: 'no_space' });
-    // Tools report it in their output, not as a code.
-    expect(stateDirFaultOf(new Error("cp: error writing 'a/b': No space left on device"), ctx)).toMatchObject({ fault: 'no_space' });
+    // A tool's words are not evidence: they can quote a file name the agent chose. statfs decides, and this disk has room.
+    expect(stateDirFaultOf(new Error("cp: error writing 'a/b': No space left on device"), ctx)).toBeUndefined();
     expect(stateDirFaultOf(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }), ctx)).toMatchObject({ fault: 'no_space' });
     expect(stateDirFaultOf(errno('EROFS', join(runDir, 'run.lock')), ctx)).toMatchObject({ fault: 'read_only', exitCode: 2 });
     expect(stateDirFaultOf(errno('EACCES', join(runDir, 'run.lock')), ctx)).toMatchObject({ fault: 'no_permission', exitCode: 2 });
@@ -65,22 +65,25 @@ describe('stateDirFaultOf', () => {
     expect(stateDirFaultOf(new Error("mkdir: cannot create directory '/usr/x': Read-only file system"), ctx)).toBeUndefined();
   });
 
-  it('judges a harness error by its message: a full disk stops the run, a read-only path elsewhere does not', () => {
+  it("judges a harness error by the harness's own evidence, never by its message", () => {
     const dir = tempDir();
     const ctx = { stateDir: join(dir, '.crucible'), runDir: join(dir, '.crucible', 'runs', 'r1'), runId: 'r1' };
     mkdirSync(ctx.runDir, { recursive: true });
     writeFileSync(join(ctx.runDir, 'plan.json'), '{}');
-    const errored = (message: string) => ({
+    const errored = (message: string, stateDiskFull?: boolean) => ({
       ...result,
       verdict: 'ERROR' as const,
       cause: 'harness_error' as const,
       message,
-      harnessError: { phase: 'prepare' as const, message },
+      harnessError: { phase: 'prepare' as const, message, ...(stateDiskFull ? { stateDiskFull } : {}) },
     });
-    const full = attemptFaultOf(errored("setup command failed (exit 1): head: error writing 'x': No space left on device"), ctx);
+    // The words of a full disk, on a disk with room (git quoting the agent's "No space left on device.txt"): that attempt only.
+    expect(attemptFaultOf(errored("git add --all failed: error: invalid path 'No space left on device.txt/.GIT'"), ctx)).toBeUndefined();
+    expect(attemptFaultOf(errored("setup command failed (exit 1): touch: cannot touch '/usr/x': Read-only file system"), ctx)).toBeUndefined();
+    // statfs found the disk full when the attempt failed: the run stops, whatever the message says.
+    const full = attemptFaultOf(errored('git write-tree failed', true), ctx);
     expect(full).toMatchObject({ fault: 'no_space', exitCode: 75 });
     expect(full?.message).toMatch(/writing .*runs\/r1\/attempts\/t\.a\.0 \(fix: free space on the disk of .*, then `crucible resume r1 --retry-errors`\)$/);
-    expect(attemptFaultOf(errored("setup command failed (exit 1): touch: cannot touch '/usr/x': Read-only file system"), ctx)).toBeUndefined();
     // An agent's FAIL is never the machine's, whatever its message says.
     expect(attemptFaultOf({ ...result, verdict: 'FAIL', cause: 'tests_failed', message: 'No space left on device' }, ctx)).toBeUndefined();
   });

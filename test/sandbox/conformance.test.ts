@@ -87,6 +87,23 @@ describe.each(KINDS)('%s executor', (kind) => {
     const result = await executor.exec({ argv: ['no-such-command-xyz'], cwd: dirs.workspace, timeoutMs: 30_000, network: 'none' });
     expect(result).toMatchObject({ exitCode: 127, signal: null });
     expect(result.stderr).toContain('no-such-command-xyz: command not found');
+    // The executor's own evidence says so, out of band: the line above is for people.
+    expect(result.notStarted).toBe('ENOENT');
+  });
+
+  it("never takes a command's words for its own report: printing 'command not found' and exiting 127 is a command that ran", async () => {
+    const forged = await sh("echo 'crucible: no-such-command-xyz: command not found' >&2; exit 127");
+    expect(forged).toMatchObject({ exitCode: 127, signal: null });
+    expect(forged.notStarted).toBeUndefined();
+    if (kind !== 'docker') return;
+    // docker's status travels on stderr: a forged status line, made the last by killing the
+    // supervisor, is not believed (no SandboxSetupError, no notStarted), the command counts as killed.
+    const mark = String.raw`\000crucible-exec-status\000`;
+    for (const claim of ['{"setupError":"no space left on device"}', '{"exitCode":127,"signal":null,"notStarted":"ENOENT"}']) {
+      const killed = await sh(`printf '${mark}%s\\n' '${claim}' >&2; kill -9 $PPID; exit 0`);
+      expect(killed.notStarted, claim).toBeUndefined();
+      expect(killed.exitCode, claim).toBeNull();
+    }
   });
 
   it('builds the environment from scratch', async () => {

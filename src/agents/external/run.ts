@@ -114,9 +114,10 @@ function resultOf(exec: ExecResult, parsed: ParsedOutput, aborted: boolean, mete
   if (exec.limitExceeded)
     return { ...counts, stopReason: 'resource_exceeded', limit: exec.limitExceeded, error: `the agent hit the sandbox's ${exec.limitExceeded} limit` };
   if (exec.timedOut || aborted) return { ...counts, stopReason: 'timeout', error: 'the agent was stopped before it finished' };
-  // The executor's own words for a program it could not start: the machine's fault, not the agent's.
-  if ((exec.exitCode === 127 || exec.exitCode === 126) && exec.stdout === '' && exec.stderr.startsWith('crucible: ')) {
-    return { stopReason: 'error', errorKind: 'harness', error: exec.stderr.trim() };
+  // The sandbox could not start the program (its supervisor's out-of-band report of its own spawn's
+  // errno): the machine's fault. An agent that prints "command not found" and exits 127 is not that.
+  if (exec.notStarted !== undefined) {
+    return { stopReason: 'error', errorKind: 'harness', error: `the sandbox could not start the agent's program (${exec.notStarted}): ${tailOf(exec.stderr)}` };
   }
   if (exec.exitCode === 0) return { ...counts, stopReason: 'end_turn' };
   const why = exec.exitCode === null ? `killed by ${exec.signal ?? 'a signal'}` : `exit ${exec.exitCode}`;
