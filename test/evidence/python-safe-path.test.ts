@@ -30,7 +30,7 @@ open(os.environ["CRUCIBLE_JUNIT"], "w").write('<testsuites><testsuite name="t"><
 sys.exit(0)
 `;
 
-async function verify(d: ReturnType<typeof repo>, kind: 'local' | 'bwrap') {
+async function verify(d: ReturnType<typeof repo>, kind: 'local' | 'bwrap' | 'docker') {
   const executor = createExecutor(kind, { writable: [d.workspace, d.results], hidden: [], readOnly: [], home: d.home, tmp: d.tmp });
   try {
     const { evidence } = await runTests({
@@ -48,7 +48,7 @@ async function verify(d: ReturnType<typeof repo>, kind: 'local' | 'bwrap') {
   }
 }
 
-describe.each(['local', 'bwrap'] as const)('python verification runs in safe-path mode (%s)', (kind) => {
+describe.each(['local', 'bwrap', 'docker'] as const)('python verification runs in safe-path mode (%s)', (kind) => {
   it('a root module of the repo still imports: the working directory is on sys.path, last', async () => {
     const evidence = await verify(repo({}), kind);
     expect(evidence.passToPass.failing).toEqual([]);
