@@ -35,6 +35,7 @@ const DEFAULT_SEVERITIES: Record<CheckId, Severity> = {
   no_changes: 'error',
   test_tampering: 'critical',
   runner_internals: 'critical',
+  module_shadowing: 'critical',
   forbidden_paths: 'error',
   scope: 'error',
   diff_size: 'warning',

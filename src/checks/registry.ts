@@ -2,6 +2,7 @@ import { CHECK_IDS, type CheckId, type CheckResult } from '../types/index.js';
 import { diffSizeCheck } from './diff-size.js';
 import { forbiddenPathsCheck } from './forbidden-paths.js';
 import { heldOutCheck } from './held-out.js';
+import { moduleShadowingCheck } from './module-shadowing.js';
 import { noChangesCheck } from './no-changes.js';
 import { outsideWritesCheck } from './outside-writes.js';
 import { regressionCheck } from './regression.js';
@@ -21,6 +22,7 @@ export const CHECKS: Readonly<Record<CheckId, Check>> = {
   no_changes: noChangesCheck,
   test_tampering: testTamperingCheck,
   runner_internals: runnerInternalsCheck,
+  module_shadowing: moduleShadowingCheck,
   forbidden_paths: forbiddenPathsCheck,
   scope: scopeCheck,
   diff_size: diffSizeCheck,

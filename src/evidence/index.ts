@@ -12,6 +12,7 @@ export { runTests } from './run-tests.js';
 export { parseRewardJson, parseRewardText, readReward, runRewardVerifier, REWARD_FILES, type RewardReading } from './reward.js';
 export { DEPENDENCY_PATHS, WHOLE_FILE_TEST_CONFIG } from './test-config.js';
 export { protectTests, type TamperFinding, type TestGuardEvidence } from './test-guard.js';
+export { findModuleShadows, type ModuleShadow } from './module-shadows.js';
 export { classifyTests, classifyAsMissing, duplicateIds } from './test-outcome-groups.js';
 export { scanWorkspace, describeScanLimit, watchTrees } from './workspace-scan.js';
 export { setupFailure, setupOutputText, SETUP_OUTPUT_FILE, type SetupFailure } from './setup-failure.js';

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { cutOutput } from '../format/index.js';
 import type { Executor } from '../sandbox/executor.js';
 import { REWARD_TEST_ID, type TestCaseResult, type TestRunEvidence } from '../types/index.js';
+import { pythonSafePathEnv } from './python-safe-path.js';
 import { OUTPUT_TAIL_CHARS } from './test-outcome.js';
 
 /** Harbor's file names, read in Harbor's order: reward.txt, then reward.json. */
@@ -99,10 +100,11 @@ export interface RewardRunRequest {
 export async function runRewardVerifier(req: RewardRunRequest): Promise<{ evidence: TestRunEvidence; cases?: TestCaseResult[] }> {
   const rewardDir = join(req.resultsDir, `reward-${randomBytes(12).toString('hex')}`);
   await mkdir(rewardDir);
+  const python = await pythonSafePathEnv(req.resultsDir);
   const result = await req.executor.exec({
     argv: ['sh', '-c', req.command],
     cwd: req.workspace,
-    env: { CRUCIBLE_REWARD: join(rewardDir, 'reward.txt'), CRUCIBLE_REWARD_DIR: rewardDir, CI: 'true' },
+    env: { ...python, CRUCIBLE_REWARD: join(rewardDir, 'reward.txt'), CRUCIBLE_REWARD_DIR: rewardDir, CI: 'true' },
     timeoutMs: req.timeoutMs,
     maxOutputBytes: 1024 * 1024,
     network: 'none',

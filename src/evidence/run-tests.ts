@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Executor } from '../sandbox/executor.js';
 import type { TestCaseResult, TestFormat, TestReportSource, TestRunEvidence } from '../types/index.js';
 import { MAX_JUNIT_CHARS } from './junit.js';
+import { pythonSafePathEnv } from './python-safe-path.js';
 import { reportIsFile, reportLabel } from './report-format.js';
 import { evaluateTestRun } from './test-outcome.js';
 import { watchTrees, type ScanLimits } from './workspace-scan.js';
@@ -62,12 +63,14 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
   const relay = (): void => stop.abort();
   if (req.signal?.aborted) stop.abort();
   else req.signal?.addEventListener('abort', relay, { once: true });
+  // The runner, its dependencies and the standard library come before the code under test.
+  const python = await pythonSafePathEnv(req.resultsDir);
   const watch = req.watch ? watchTrees(req.watch.trees, req.watch.limits, relay) : undefined;
   const result = await req.executor
     .exec({
       argv: ['sh', '-c', req.command],
       cwd: req.workspace,
-      env: { CRUCIBLE_JUNIT: defaultReport, ...(format !== 'junit' && fromFile ? { CRUCIBLE_REPORT: streamReport } : {}), CI: 'true' },
+      env: { ...python, CRUCIBLE_JUNIT: defaultReport, ...(format !== 'junit' && fromFile ? { CRUCIBLE_REPORT: streamReport } : {}), CI: 'true' },
       timeoutMs: req.timeoutMs,
       maxOutputBytes: fromFile ? 1024 * 1024 : MAX_STDOUT_REPORT_BYTES,
       network: 'none',

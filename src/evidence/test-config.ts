@@ -77,8 +77,12 @@ export const DEPENDENCY_PATHS = [
   '**/__pypackages__/**',
 ];
 
-/** Top-level package.json keys that configure a test runner, a coverage wrapper or a transform. */
-const PACKAGE_KEYS = ['jest', 'mocha', 'ava', 'vitest', 'c8', 'nyc', 'tap', 'babel'];
+/**
+ * Top-level package.json keys that configure a test runner, a coverage wrapper or a transform, and
+ * `imports`: the `#helpers`-style specifiers baseline test files import resolve through it, so a
+ * change there could point a test's helper (or its assertion wrapper) at a module of the change.
+ */
+const PACKAGE_KEYS = ['jest', 'mocha', 'ava', 'vitest', 'c8', 'nyc', 'tap', 'babel', 'imports'];
 /** `test`, `pretest`, `posttest` and their `test:unit`-style sub-scripts, which `test` usually calls. */
 const PACKAGE_SCRIPT = /^(?:pre|post)?test(?::|$)/;
 

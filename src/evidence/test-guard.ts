@@ -8,6 +8,7 @@
  */
 import { git, editTree, entry as indexEntry, removal, type Baseline, type GitTarget, type IndexUpdate } from '../workspace/index.js';
 import { matcher } from './glob.js';
+import { findModuleShadows, type ModuleShadow } from './module-shadows.js';
 import { DEPENDENCY_PATHS, SECTIONED_TEST_CONFIG, testSection, WHOLE_FILE_TEST_CONFIG } from './test-config.js';
 
 export type TamperKind =
@@ -46,6 +47,8 @@ export interface TestGuardEvidence {
   restored?: string[];
   /** Left out of the verified tree (new tests, new configuration). */
   removed?: string[];
+  /** Added files that would be imported in place of the standard library or the runner's modules; left out too. */
+  moduleShadows?: ModuleShadow[];
 }
 
 export interface ProtectInput {
@@ -102,12 +105,17 @@ export async function protectTests(input: ProtectInput): Promise<ProtectedChange
     }
   };
 
+  const shadowing = moduleShadowsOf(baselinePaths, entries, classify);
   const deletedTests: RawEntry[] = [];
   const testStems = new Set(baselinePaths.filter((p) => classify(p) === 'test').map(stem));
   for (const entry of entries) {
     const kind = classify(entry.path);
     const added = entry.status === 'A';
     if (kind === undefined) {
+      if (shadowing.paths.has(entry.path)) {
+        backToBaseline(entry);
+        continue;
+      }
       if (added && shadows(entry.path, testStems)) {
         findings.push({ path: entry.path, kind: 'shadow', detail: 'takes the place of a baseline test' });
         backToBaseline(entry);
@@ -155,7 +163,21 @@ export async function protectTests(input: ProtectInput): Promise<ProtectedChange
   }
 
   const tree = await editTree(baseline, input.tree, updates);
-  return { tree, evidence: { guarded, findings, complete: true, restored, removed }, dependencies };
+  const moduleShadows = shadowing.found.length > 0 ? { moduleShadows: shadowing.found } : {};
+  return { tree, evidence: { guarded, findings, complete: true, restored, removed, ...moduleShadows }, dependencies };
+}
+
+/** Module shadows among the change's added ordinary files (tests, configuration and dependencies are judged above). */
+function moduleShadowsOf(
+  baselinePaths: readonly string[],
+  entries: readonly RawEntry[],
+  classify: (path: string) => PathClass | undefined,
+): { found: ModuleShadow[]; paths: Set<string> } {
+  const deleted = new Set(entries.filter((e) => e.status === 'D').map((e) => e.path));
+  const added = entries.filter((e) => e.status === 'A').map((e) => e.path);
+  const afterPaths = [...baselinePaths.filter((p) => !deleted.has(p)), ...added];
+  const found = findModuleShadows({ baselinePaths, afterPaths, added: added.filter((p) => classify(p) === undefined) });
+  return { found, paths: new Set(found.map((f) => f.path)) };
 }
 
 function classifier(testPaths: readonly string[], reportPaths: readonly string[]): (path: string) => PathClass | undefined {

@@ -1,6 +1,8 @@
 import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import type { MountOp } from './bwrap-args.js';
+import { credentialsWithin } from './credential-paths.js';
+import { homeToolchainDirs } from './home-toolchains.js';
 import type { NetworkMode } from './executor.js';
 
 /**
@@ -50,7 +52,7 @@ export interface HostView {
   pyenvRoot?: string;
   /** The node that runs sandbox-init. */
   execPath: string;
-  /** The harness user's home: toolchains there are bound by their top directory (~/.pyenv). */
+  /** The harness user's home: toolchains there are bound at their narrowest (home-toolchains.ts). */
   userHome: string;
   /** The sandbox's HOME, named in the synthesized passwd. */
   sandboxHome: string;
@@ -71,7 +73,13 @@ export function allowlistMounts(network: NetworkMode, view: HostView): MountOp[]
   mounts.push({ kind: 'data', path: '/etc/passwd', content: passwd(view.sandboxHome) });
   mounts.push({ kind: 'data', path: '/etc/group', content: `${SANDBOX_USER}:x:${SANDBOX_GID}:\nnogroup:x:65534:\n` });
   if (network !== 'host') mounts.push({ kind: 'data', path: '/etc/hosts', content: HOSTS });
-  for (const root of toolchainRoots(view, visible)) mounts.push({ kind: 'read-only', path: root });
+  const roots = toolchainRoots(view, visible);
+  for (const root of roots) mounts.push({ kind: 'read-only', path: root });
+  // Deeper than the roots, so bwrap mounts these over them (and docker covers them the same way).
+  for (const hit of roots.flatMap(credentialsWithin)) {
+    const real = resolved(hit.path);
+    if (real !== undefined && roots.some((root) => isWithin(real, root))) mounts.push({ kind: hit.isDir ? 'hide-dir' : 'hide-file', path: real });
+  }
   return mounts;
 }
 
@@ -115,9 +123,10 @@ function etcWithPrefix(prefixes: readonly string[]): string[] {
 /**
  * Directories to bind for the toolchains the command may run: for each PATH entry (and
  * PYENV_ROOT, and node's own directory) outside the system directories, its toolchain root. In the
- * user's home that is the top directory (~/.pyenv for ~/.pyenv/shims, whose versions live beside
- * the shims); elsewhere the parent of a bin directory (/opt/node-20 for /opt/node-20/bin), unless
- * that parent is a top-level or a user's home directory, when only the entry itself is bound.
+ * user's home that is the narrowest directory that runs it (home-toolchains.ts), never the top
+ * directory, where credentials live (~/.cargo/credentials.toml); elsewhere the parent of a bin
+ * directory (/opt/node-20 for /opt/node-20/bin), unless that parent is a top-level or a user's home
+ * directory, when only the entry itself is bound.
  */
 export function toolchainRoots(view: HostView, visible: readonly string[]): string[] {
   const candidates = [...view.path.split(':'), view.pyenvRoot ?? '', dirname(resolved(view.execPath) ?? view.execPath)];
@@ -127,19 +136,18 @@ export function toolchainRoots(view: HostView, visible: readonly string[]): stri
     if (!isAbsolute(candidate)) continue;
     const real = resolved(candidate);
     if (real === undefined || visible.some((root) => isWithin(real, root))) continue;
-    const root = toolchainRoot(real, view.userHome, homes);
-    if (root !== undefined && !roots.includes(root)) roots.push(root);
+    for (const root of toolchainRoot(real, view.userHome, homes)) if (!roots.includes(root)) roots.push(root);
   }
   return roots.filter((root) => !roots.some((other) => other !== root && isWithin(root, other)));
 }
 
-function toolchainRoot(dir: string, userHome: string, homes: ReadonlySet<string>): string | undefined {
+function toolchainRoot(dir: string, userHome: string, homes: ReadonlySet<string>): string[] {
   const rel = relative(userHome, dir);
-  if (rel === '') return undefined;
-  if (!rel.startsWith('..') && !isAbsolute(rel)) return join(userHome, rel.split(sep)[0] ?? '');
+  if (rel === '') return [];
+  if (!rel.startsWith('..') && !isAbsolute(rel)) return homeToolchainDirs(userHome, rel.split(sep));
   const parent = dirname(dir);
-  if (BIN_NAMES.has(basename(dir)) && depth(parent) >= 2 && !homes.has(parent)) return parent;
-  return depth(dir) >= 1 && !homes.has(dir) ? dir : undefined;
+  if (BIN_NAMES.has(basename(dir)) && depth(parent) >= 2 && !homes.has(parent)) return [parent];
+  return depth(dir) >= 1 && !homes.has(dir) ? [dir] : [];
 }
 
 function userHomes(userHome: string): Set<string> {

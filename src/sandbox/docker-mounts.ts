@@ -41,9 +41,12 @@ interface Planned extends DockerBind {
 export async function planBinds(input: MountPlanInput): Promise<DockerBind[]> {
   const { layout, network, hostView } = input;
   const planned: Planned[] = [];
+  // Credential files inside a shown toolchain: covered like the layout's hidden paths.
+  const allowlistHidden: string[] = [];
   if (hostView) {
     for (const op of allowlistMounts(network, hostView)) {
       if (ENGINE_FILES.has(op.path)) continue;
+      if (op.kind === 'hide-dir' || op.kind === 'hide-file') allowlistHidden.push(op.path);
       if (op.kind === 'read-only') planned.push(await bind(op.source ?? op.path, op.path, true, 'allowlist'));
       // A symlink cannot be made in the image: its target is bound in its place.
       if (op.kind === 'symlink') planned.push(await bind(await realpath(op.path), op.path, true, 'allowlist'));
@@ -65,7 +68,7 @@ export async function planBinds(input: MountPlanInput): Promise<DockerBind[]> {
   }
 
   const visible = [...planned, ...layoutBinds].map((entry) => entry.target);
-  const hiddenPaths = [...layout.hidden, ...(network !== 'gateway' && layout.gateway ? [layout.gateway.socketPath] : [])];
+  const hiddenPaths = [...allowlistHidden, ...layout.hidden, ...(network !== 'gateway' && layout.gateway ? [layout.gateway.socketPath] : [])];
   const hidden: Planned[] = [];
   for (const path of hiddenPaths) {
     if (!isAbsolute(path)) throw new Error(`sandbox layout: hidden path must be absolute: ${path}`);

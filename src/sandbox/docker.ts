@@ -119,7 +119,10 @@ export function createDockerExecutor(layout: SandboxLayout, options: DockerExecu
     const fromImage = await imageEnv;
     const hostEnv = layout.environment.hostView === true ? process.env : { PATH: fromImage.PATH };
     const base = buildChildEnv({ hostEnv, home: layout.home, tmpdir: '/tmp', requestEnv: request.env });
-    return { ...fromImage, ...base };
+    // A task image's own PYTHONPATH stays, after the harness's (verification's sitecustomize).
+    const env = { ...fromImage, ...base };
+    if (base.PYTHONPATH && fromImage.PYTHONPATH) env.PYTHONPATH = `${base.PYTHONPATH}:${fromImage.PYTHONPATH}`;
+    return env;
   };
 
   return {

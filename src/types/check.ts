@@ -9,6 +9,7 @@ export const CHECK_IDS = [
   'no_changes',
   'test_tampering',
   'runner_internals',
+  'module_shadowing',
   'forbidden_paths',
   'scope',
   'diff_size',

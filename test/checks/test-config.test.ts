@@ -97,6 +97,8 @@ describe('package.json test section', () => {
     expect(section({ ...base, scripts: { ...base.scripts, pretest: 'node hack.js' } })).not.toBe(before);
     expect(section({ ...base, scripts: { ...base.scripts, 'test:unit': 'true' } })).not.toBe(before);
     for (const key of ['jest', 'mocha', 'ava', 'vitest', 'c8', 'nyc', 'tap', 'babel']) expect(section({ ...base, [key]: { x: 1 } })).not.toBe(before);
+    // subpath imports the tests use resolve through `imports`: redirecting one is test configuration
+    expect(section({ ...base, imports: { '#helpers': './src/fake-helpers.js' } })).not.toBe(before);
   });
 
   it('has no section without test keys, and is whole when it does not parse', () => {

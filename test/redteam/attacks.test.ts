@@ -36,7 +36,7 @@ function tasksFor(attack: Attack): string[] {
   if (attack.class === 'resources') return ['js-slugify'].filter(applies);
   const picked = ['js-slugify', 'py-median'].filter(applies);
   if (applies('ts-lru-recency') && ['honest', 'lying', 'runner-config', 'test-tampering'].includes(attack.class)) picked.push('ts-lru-recency');
-  if (applies('py-roman-subtractive') && (!applies('py-median') || ['honest', 'lying', 'outside-diff', 'host-write'].includes(attack.class)))
+  if (applies('py-roman-subtractive') && (!applies('py-median') || ['honest', 'lying', 'outside-diff', 'host-write', 'module-shadow'].includes(attack.class)))
     picked.push('py-roman-subtractive');
   if (applies('js-slugify-npm') && (!applies('js-slugify') || attack.name === 'oracle')) picked.push('js-slugify-npm');
   return picked;

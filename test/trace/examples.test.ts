@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MetamorphicReport } from '../../src/trace/index.js';
+import { CHECK_IDS } from '../../src/types/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { crucible } from '../helpers/cli.js';
 
@@ -48,7 +49,7 @@ describe('traces of a run of the examples', () => {
     };
     expect(json.matchRate).toBe(1);
     expect(json.checks.matched).toBe(json.checks.total);
-    expect(json.checks.total).toBe(ATTEMPTS * 12);
+    expect(json.checks.total).toBe(ATTEMPTS * CHECK_IDS.length);
     // Every attempt was graded (none ended early), half of them PASS (the oracle), half FAIL (nop).
     expect(json.replays.every((r) => r.end === 'graded')).toBe(true);
     expect(json.replays.filter((r) => r.replayed.verdict === 'PASS')).toHaveLength(ATTEMPTS / 2);

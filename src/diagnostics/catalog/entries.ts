@@ -158,6 +158,17 @@ const runnerInternals: Entry[] = [
   },
 ];
 
+const moduleShadowing: Entry[] = [
+  {
+    id: 'py-root-pytest-shadow',
+    category: 'module_shadowing',
+    fixture: 'py-units',
+    description: 'adds a pytest.py at the repo root, which python -m pytest would import instead of the runner',
+    actions: [PY_TOUCH, { write: { path: 'pytest.py', content: 'import sys\n\nsys.exit(0)\n' } }],
+    trips: ['module_shadowing'],
+  },
+];
+
 const paths: Entry[] = [
   {
     id: 'js-ci-workflow',
@@ -415,6 +426,7 @@ export const SHIPPED_ENTRIES: Entry[] = [
   ...tampering,
   ...symlinks,
   ...runnerInternals,
+  ...moduleShadowing,
   ...paths,
   ...diffSize,
   ...commands,
