@@ -1,6 +1,7 @@
 import { RUN_SCHEMA_VERSION, toSummaryRow, type AttemptResult, type RunStats, type RunSummary } from '../types/index.js';
 import { guardCounts } from '../guard/counts.js';
 import type { FailedFast, RunEnd } from './attempt-loop.js';
+import type { AdaptiveSummary } from './adaptive-run.js';
 
 /** `summary.json`: the stable RunSummary plus what this engine adds. */
 export interface RunSummaryFile extends RunSummary {
@@ -11,6 +12,8 @@ export interface RunSummaryFile extends RunSummary {
   /** The attempt that stopped a fail-fast run. */
   failedFast?: FailedFast;
   stats: RunStats;
+  /** An adaptive run: how it stopped and what it decided (engine/adaptive-run.ts). */
+  adaptive?: AdaptiveSummary;
 }
 
 export interface SummaryInput {
@@ -25,6 +28,7 @@ export interface SummaryInput {
   ended: RunEnd;
   failedFast?: FailedFast;
   stats: RunStats;
+  adaptive?: AdaptiveSummary;
 }
 
 export function buildSummary(input: SummaryInput): RunSummaryFile {
@@ -54,5 +58,6 @@ export function buildSummary(input: SummaryInput): RunSummaryFile {
     reused: input.reused,
     ...(input.failedFast ? { failedFast: input.failedFast } : {}),
     stats: input.stats,
+    ...(input.adaptive ? { adaptive: input.adaptive } : {}),
   };
 }

@@ -91,6 +91,9 @@ export function nextTrials(records: readonly TrialRecord[], state: AdaptiveState
   const open = state.agents.filter((a) => a.open).map((a) => a.agent);
   const outcomes = outcomeTable(records);
   const nextIndex = (taskId: string): number => Math.max(0, ...open.map((agent) => outcomes.get(key(taskId, agent))?.length ?? 0));
+  // An interrupted run can leave a pair set half run; finish it first (it was scheduled before any half was seen).
+  const unfinished = unfinishedSteps(outcomes, open, taskIds);
+  if (unfinished.length > 0) return unfinished.slice(0, Math.max(1, batch));
   if (state.target.kind === 'width') return taskIds.map((taskId) => ({ taskId, agents: open, trial: nextIndex(taskId) }));
 
   const openComparisons = state.comparisons.filter((c) => c.open);
@@ -111,6 +114,20 @@ export function nextTrials(records: readonly TrialRecord[], state: AdaptiveState
 const PROBE_PAIRS = 2;
 
 type OutcomeTable = Map<string, Array<boolean | null | undefined>>;
+
+/** Trials k of some open agents on a task where another open agent already has trial k. */
+function unfinishedSteps(outcomes: OutcomeTable, open: readonly string[], taskIds: readonly string[]): TrialStep[] {
+  const steps: TrialStep[] = [];
+  for (const taskId of taskIds) {
+    const rows = open.map((agent) => outcomes.get(key(taskId, agent)) ?? []);
+    const top = Math.max(0, ...rows.map((r) => r.length));
+    for (let k = 0; k < top; k++) {
+      const missing = open.filter((_, i) => (rows[i] as ReadonlyArray<unknown>)[k] === undefined);
+      if (missing.length > 0 && missing.length < open.length) steps.push({ taskId, agents: missing, trial: k });
+    }
+  }
+  return steps;
+}
 
 const key = (taskId: string, agent: string): string => `${agent}\u0000${taskId}`;
 

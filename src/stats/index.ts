@@ -24,3 +24,4 @@ export {
   type TrialRecord,
   type TrialStep,
 } from './adaptive-design.js';
+export { simulateAdaptive, simulateFixed, type ComparisonOutcome, type DesignOutcome, type Scenario, type SimulationOptions } from './design-simulation.js';

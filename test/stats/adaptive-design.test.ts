@@ -59,6 +59,16 @@ describe('adaptive design', () => {
     expect(nextTrials(agreed, adaptiveState(agreed, ['a', 'b'], tasks, SEPARATE), tasks, 4)).toHaveLength(4);
   });
 
+  it('finishes a pair set an interrupt left half run before starting another', () => {
+    const records: TrialRecord[] = [
+      { taskId: 't1', agent: 'a', trial: 0, passed: true },
+      { taskId: 't1', agent: 'b', trial: 0, passed: false },
+      { taskId: 't2', agent: 'a', trial: 0, passed: true },
+    ];
+    const state = adaptiveState(records, ['a', 'b'], TASKS, SEPARATE);
+    expect(nextTrials(records, state, TASKS, 4)).toEqual([{ taskId: 't2', agents: ['b'], trial: 0 }]);
+  });
+
   it('counts a pair only when both trials were scored', () => {
     const records: TrialRecord[] = [
       { taskId: 't1', agent: 'a', trial: 0, passed: true },
