@@ -82,7 +82,13 @@ for (const name of names) {
     lines.push(
       `\nadaptive spends ${pct(1 - adaptive.attempts / equal.attempts)} fewer attempts than the fixed design of equal power (×${equal.r}, ${equal.attempts}).`,
     );
-  else if (differing.length > 0) lines.push(`\nno fixed design up to ×${MAX_TRIALS} reaches the adaptive design's power.`);
+  else if (differing.length > 0) {
+    // Power only grows with R, so the fixed design of equal power spends more than the largest one tried.
+    const largest = fixed[fixed.length - 1];
+    lines.push(
+      `\nno fixed design up to ×${MAX_TRIALS} reaches the adaptive design's power; the one that does spends more than ${largest.attempts}, so adaptive spends over ${pct(1 - adaptive.attempts / largest.attempts)} fewer.`,
+    );
+  }
   const worst = Math.max(...adaptive.comparisons.map((c) => c.error));
   lines.push(`adaptive error rate (worst comparison): ${pct(worst)} (nominal ${pct(1 - CONFIDENCE)}).`);
 }
