@@ -29,6 +29,13 @@ program
   .option('-n, --runs <n>', "attempts per task and agent (agents are not deterministic; default 1, or a suite's runs:)")
   .option('-j, --concurrency <n>', 'attempts in flight at once (default: min(cores, 4))')
   .option('--fail-fast', 'stop starting attempts after the first one that does not pass')
+  .option(
+    '--adaptive',
+    'run trials only where the answer is still open and stop when the target is met (docs/adaptive.md); --runs is then the most per task and agent (default 10)',
+  )
+  .option('--max-attempts <n>', 'with --adaptive: the most attempts the run may spend')
+  .option('--separate <alpha>', 'with --adaptive: stop when every pair of agents is separated at this error rate (the default target, 0.05)')
+  .option('--width <w>', "with --adaptive: stop when every agent's pass-rate interval is at most this wide, e.g. 0.1")
   .option('--resume <run-id>', 'continue this run (id or unique prefix) with the same config, reusing its finished attempts')
   .option('--force', 'with --resume: accept a changed config, rerunning only attempts whose task, agent or settings changed')
   .option('--retry-errors', 'with --resume: also rerun the attempts that ended in a harness error (a full disk, a sandbox failure)')

@@ -14,6 +14,7 @@ export {
   type RunKind,
   runsDirOf,
 } from './run.js';
+export { runAdaptive, describeAdaptiveStop, type AdaptiveRunOptions, type AdaptiveStop, type AdaptiveSummary } from './adaptive-run.js';
 export { preflightTasks, type PreflightOptions, type TaskPreflight } from './preflight.js';
 export { taskErrorAttempt } from './task-error.js';
 export { runAttempt, type AttemptEnv } from './attempt.js';

@@ -6,6 +6,7 @@ import { InputError, OptionError } from '../errors.js';
 import type { AttemptPlan } from '../types/index.js';
 import type { PlannedTask } from './plan.js';
 import type { TaskSelection } from '../tasks/index.js';
+import type { AdaptiveRunOptions } from './adaptive-run.js';
 
 export const PLAN_SCHEMA_VERSION = 2;
 
@@ -46,6 +47,8 @@ export interface RunPlanFile {
   agentTrials?: Record<string, number>;
   /** A distributed run's queue URL (no credentials); `resume` reattaches to it. Absent for a local run. */
   queue?: string;
+  /** `--adaptive`: the target and budget, so a resume goes on adaptively (engine/adaptive-run.ts). */
+  adaptive?: AdaptiveRunOptions;
   tasks: PlannedTask[];
   configHash: string;
   resumes: ResumeRecord[];

@@ -26,6 +26,7 @@ import { StateFaultWatch, withStateDirFaults } from './state-faults.js';
 import { taskErrorAttempt } from './task-error.js';
 import { buildSummary, type RunSummaryFile } from './summary.js';
 import { checkEnvironmentSandbox, resolveRunEnvironments, type RunEnvironments } from './environments.js';
+import { runAdaptive, type AdaptiveRunOptions, type AdaptiveSummary } from './adaptive-run.js';
 
 /** Per-attempt settings a run passes to every attempt (sandbox kind, grading options). */
 export type AttemptSettings = Omit<AttemptEnv, 'runDir' | 'stateDir' | 'signal' | 'models' | 'onPrepared'>;
@@ -127,6 +128,8 @@ export interface RunOptions {
   kind?: RunKind;
   /** The queue URL of a distributed run (`--queue`), recorded in plan.json so `resume` reattaches; `runAttempt` runs the attempts on it. */
   queue?: string;
+  /** `--adaptive`: run only the planned attempts the adaptive design asks for (adaptive-run.ts); a resume takes it from plan.json. */
+  adaptive?: AdaptiveRunOptions;
 }
 
 export type RunKind = 'run' | 'validate';
@@ -211,6 +214,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     ...(options.taskSets && options.taskSets.size > 0 ? { taskSets: Object.fromEntries(options.taskSets) } : {}),
     ...(agentTrials ? { agentTrials: { ...agentTrials } } : {}),
     ...(options.queue !== undefined ? { queue: options.queue } : {}),
+    ...((options.adaptive ?? previous?.adaptive) ? { adaptive: options.adaptive ?? previous?.adaptive } : {}),
     tasks: plan.tasks,
     configHash: plan.configHash,
     resumes: [
@@ -396,30 +400,48 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       if (defects && !(options.signal?.aborted ?? false)) await record(taskErrorAttempt(item, options.settings.sandbox, defects), tasks.get(item.taskId));
     }
 
-    const { ended, failedFast } = await runAttempts({
-      attempts: toRun.filter((a) => !broken.has(a.taskId)),
-      concurrency,
-      runner: options.runAttempt ?? runAttempt,
-      env: {
-        ...options.settings,
-        runDir,
-        stateDir,
-        models: runModels,
-        taskBaselines,
-        prepared,
-        onPrepared: (info) => options.observer?.onPrepared?.(info),
-        ...(environments.resolved.size > 0 ? { environments: environments.resolved } : {}),
-      },
-      task: (id) => tasks.get(id) as Task,
-      agent: (spec) => agents.get(spec) as Agent,
-      failFast: options.failFast,
-      signal: options.signal,
-      killSignal: options.killSignal,
-      graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
-      observer: options.observer,
-      halted: () => faults.halted() || runBudget.reached() !== undefined,
-      record,
-    });
+    const runBatch = (batch: AttemptPlan[]) =>
+      runAttempts({
+        attempts: batch,
+        concurrency,
+        runner: options.runAttempt ?? runAttempt,
+        env: {
+          ...options.settings,
+          runDir,
+          stateDir,
+          models: runModels,
+          taskBaselines,
+          prepared,
+          onPrepared: (info) => options.observer?.onPrepared?.(info),
+          ...(environments.resolved.size > 0 ? { environments: environments.resolved } : {}),
+        },
+        task: (id) => tasks.get(id) as Task,
+        agent: (spec) => agents.get(spec) as Agent,
+        failFast: options.failFast,
+        signal: options.signal,
+        killSignal: options.killSignal,
+        graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
+        observer: options.observer,
+        halted: () => faults.halted() || runBudget.reached() !== undefined,
+        record,
+      });
+    const adaptiveOptions = options.adaptive ?? previous?.adaptive;
+    let adaptive: AdaptiveSummary | undefined;
+    let loopEnd: Awaited<ReturnType<typeof runBatch>>;
+    if (adaptiveOptions) {
+      const taskIds = options.tasks.map((t) => t.id).filter((id) => !broken.has(id));
+      const adaptiveEnd = await runAdaptive({
+        options: adaptiveOptions,
+        attempts: plan.attempts,
+        agents: options.agents,
+        taskIds,
+        results,
+        batch: concurrency,
+        runBatch,
+      });
+      ({ adaptive, ...loopEnd } = adaptiveEnd);
+    } else loopEnd = await runBatch(toRun.filter((a) => !broken.has(a.taskId)));
+    const { ended, failedFast } = loopEnd;
 
     // The machine stopped the run: say so instead of summarising a run that could not go on.
     faults.check();
@@ -442,6 +464,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       failedFast,
       stats,
       ...(runBudget.active ? { runBudget: runBudget.report() } : {}),
+      ...(adaptive ? { adaptive } : {}),
     });
     await writeJsonAtomic(join(runDir, 'summary.json'), summary);
     // Last of the run's evidence: it commits to summary.json, plan.json, the checkpoint and each attempt's manifest.

@@ -2,6 +2,7 @@ import { RUN_SCHEMA_VERSION, toSummaryRow, type AttemptResult, type RunStats, ty
 import { guardCounts } from '../guard/counts.js';
 import type { FailedFast, RunEnd } from './attempt-loop.js';
 import type { RunBudgetReport } from './run-budget.js';
+import type { AdaptiveSummary } from './adaptive-run.js';
 
 /** `summary.json`: the stable RunSummary plus what this engine adds. */
 export interface RunSummaryFile extends RunSummary {
@@ -14,6 +15,8 @@ export interface RunSummaryFile extends RunSummary {
   /** With --max-cost-total / --max-tokens-total: what the run spent, and the cap that stopped it. */
   runBudget?: RunBudgetReport;
   stats: RunStats;
+  /** An adaptive run: how it stopped and what it decided (engine/adaptive-run.ts). */
+  adaptive?: AdaptiveSummary;
 }
 
 export interface SummaryInput {
@@ -29,6 +32,7 @@ export interface SummaryInput {
   failedFast?: FailedFast;
   runBudget?: RunBudgetReport;
   stats: RunStats;
+  adaptive?: AdaptiveSummary;
 }
 
 export function buildSummary(input: SummaryInput): RunSummaryFile {
@@ -59,5 +63,6 @@ export function buildSummary(input: SummaryInput): RunSummaryFile {
     ...(input.failedFast ? { failedFast: input.failedFast } : {}),
     ...(input.runBudget ? { runBudget: input.runBudget } : {}),
     stats: input.stats,
+    ...(input.adaptive ? { adaptive: input.adaptive } : {}),
   };
 }

@@ -12,3 +12,16 @@ export { normalQuantile, twoSidedZ } from './normal.js';
 export { quantileSorted } from './quantile.js';
 export { mulberry32, type Random } from './prng.js';
 export { aggregateRun, taskSetsOfIds, type AggregateOptions } from './run-stats.js';
+export { sequentialSignTest, type SequentialSignTest } from './sequential-sign.js';
+export { bettingConfidenceSequence, type BettingOptions, type ConfidenceSequence } from './betting-cs.js';
+export {
+  adaptiveState,
+  nextTrials,
+  type AdaptiveState,
+  type AdaptiveTarget,
+  type AgentState,
+  type ComparisonState,
+  type TrialRecord,
+  type TrialStep,
+} from './adaptive-design.js';
+export { simulateAdaptive, simulateFixed, type ComparisonOutcome, type DesignOutcome, type Scenario, type SimulationOptions } from './design-simulation.js';

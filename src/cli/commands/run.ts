@@ -29,8 +29,10 @@ import { createProgress } from '../progress.js';
 import { reporterOptions, writeRunReports, type ReporterCliOptions } from '../report-options.js';
 import type { ReporterName } from '../../report/reporter.js';
 import { QUEUE_CONCURRENCY, runAndReportOn } from '../queue-run.js';
+import { ADAPTIVE_DEFAULT_RUNS, adaptiveRunOptions, type AdaptiveCliOptions } from '../adaptive-options.js';
+import { describeAdaptiveStop } from '../../engine/index.js';
 
-export interface RunCommandOptions extends ModelCliOptions, ReporterCliOptions {
+export interface RunCommandOptions extends ModelCliOptions, ReporterCliOptions, AdaptiveCliOptions {
   agent?: string[];
   /** `--agents FILE`: profiles that --agent may name. */
   agents?: string;
@@ -69,7 +71,7 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
     throw new InputError(`no agent given (fix: ${fix})`);
   }
   const { profiles } = loadAgentCatalog({ taskSet: input.profiles, agentsFile: opts.agents });
-  const runs = opts.runs === undefined ? undefined : wholeNumber('--runs', opts.runs, 1, 1, MAX_PLANNED_ATTEMPTS);
+  const runs = opts.runs === undefined ? (opts.adaptive ? ADAPTIVE_DEFAULT_RUNS : undefined) : wholeNumber('--runs', opts.runs, 1, 1, MAX_PLANNED_ATTEMPTS);
   const { agents, trials, agentTrials } = resolveRunAgents(input, { agents: flagAgents, ...(runs === undefined ? {} : { runs }) });
   const models = modelRunOptions(opts, agents, profiles);
   // Checked before anything loads: a bad URL is one line naming the flag.
@@ -79,6 +81,7 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
   const resumed = opts.resume === undefined ? undefined : await withFlagNames(() => findRunDir(opts.out, opts.resume as string));
   // A distributed run resumes on its queue, as `crucible resume` does: the one plan.json recorded unless --queue moves it.
   const queue = queueFlag ?? (resumed ? (await readPlanFile(resumed.runDir, resumed.runId)).queue : undefined);
+  const adaptive = adaptiveRunOptions(opts, queue);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, queue === undefined ? defaultConcurrency() : QUEUE_CONCURRENCY);
   // The sandbox check starts bwrap; it runs while the task set loads.
   const sandboxChoice = startSandboxChoice(opts.sandbox, agents);
@@ -117,6 +120,7 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
       failFast: opts.failFast,
       resume,
       models,
+      ...(adaptive ? { adaptive } : {}),
     },
     { ...opts, reporters: reporterOptions(opts, input.reporters) },
   );
@@ -166,6 +170,7 @@ export async function runAndReport(
     guard: guardCounts(attempts),
   });
   (output.json ? process.stderr : process.stdout).write(`\n${report}\n`);
+  if (summary.adaptive) (output.json ? process.stderr : process.stdout).write(`\n${describeAdaptiveStop(summary.adaptive)}\n`);
   const usage = formatUsageTable(attempts);
   if (usage) (output.json ? process.stderr : process.stdout).write(`\n${usage}\n`);
   // Reports (report.md, report.html, results.sarif, results.junit.xml) go into the run directory.
@@ -173,7 +178,14 @@ export async function runAndReport(
   if (outcome.taskErrors.length > 0) (output.json ? process.stderr : process.stdout).write(`\n${formatTaskErrors(outcome.taskErrors)}\n`);
   if (output.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   // A broken task is bad input, like a bad flag: exit 2 says to fix the task set, not an agent.
-  process.exitCode = summary.ended === 'interrupted' ? 130 : outcome.taskErrors.length > 0 ? 2 : summary.counts.PASS === summary.planned ? 0 : 1;
+  process.exitCode =
+    summary.ended === 'interrupted'
+      ? 130
+      : outcome.taskErrors.length > 0
+        ? 2
+        : summary.counts.PASS === (summary.adaptive ? summary.executed : summary.planned)
+          ? 0
+          : 1;
   return outcome;
 }
 

@@ -1,0 +1,38 @@
+import { InputError } from '../errors.js';
+import type { AdaptiveRunOptions } from '../engine/index.js';
+import { wholeNumber } from './args.js';
+
+export interface AdaptiveCliOptions {
+  adaptive?: boolean;
+  maxAttempts?: string;
+  separate?: string;
+  width?: string;
+}
+
+/** Most trials per task and agent an adaptive run may reach when --runs is not given. */
+export const ADAPTIVE_DEFAULT_RUNS = 10;
+
+/** `--adaptive` with its budget and target, checked before anything loads; undefined without --adaptive. */
+export function adaptiveRunOptions(opts: AdaptiveCliOptions, queue: string | undefined): AdaptiveRunOptions | undefined {
+  if (!opts.adaptive) {
+    const stray =
+      opts.maxAttempts !== undefined ? '--max-attempts' : opts.separate !== undefined ? '--separate' : opts.width !== undefined ? '--width' : undefined;
+    if (stray) throw new InputError(`${stray} only applies with --adaptive (fix: add --adaptive, or drop ${stray})`);
+    return undefined;
+  }
+  if (queue !== undefined) throw new InputError('--adaptive does not run on --queue yet (fix: drop --queue, or drop --adaptive and give --runs)');
+  if (opts.maxAttempts === undefined) throw new InputError('--adaptive needs a budget (fix: add --max-attempts <n>, e.g. --max-attempts 200)');
+  const maxAttempts = wholeNumber('--max-attempts', opts.maxAttempts, 200, 2);
+  if (opts.separate !== undefined && opts.width !== undefined) throw new InputError('--separate and --width are two targets (fix: give one of them)');
+  if (opts.width !== undefined) return { maxAttempts, target: { kind: 'width', width: fraction('--width', opts.width, '0.1'), confidence: 0.95 } };
+  const alpha = opts.separate === undefined ? 0.05 : fraction('--separate', opts.separate, '0.05');
+  return { maxAttempts, target: { kind: 'separate', confidence: 1 - alpha } };
+}
+
+function fraction(flag: string, text: string, example: string): number {
+  const value = Number(text);
+  if (!/^\s*(0?\.\d+|1(\.0*)?)\s*$/.test(text) || !(value > 0 && value < 1)) {
+    throw new InputError(`${flag} ${text}: expected a number between 0 and 1 (fix: e.g. ${flag} ${example})`);
+  }
+  return value;
+}

@@ -1,0 +1,131 @@
+import { adaptiveState, nextTrials, type AdaptiveState, type AdaptiveTarget, type TrialRecord } from '../stats/index.js';
+import { UNSCORED_CAUSES, type AttemptPlan, type AttemptResult } from '../types/index.js';
+import type { FailedFast, RunEnd } from './attempt-loop.js';
+
+/** `--adaptive`: what the run is for and the most it may spend. Recorded in plan.json for resume. */
+export interface AdaptiveRunOptions {
+  target: AdaptiveTarget;
+  /** Attempts the run may spend in all, finished ones from before a resume included. */
+  maxAttempts: number;
+}
+
+/** Why an adaptive run stopped, in summary.json as `adaptive`. */
+export type AdaptiveStop = 'target met' | 'budget spent' | 'trials exhausted' | 'interrupted' | 'fail-fast';
+
+export interface AdaptiveSummary {
+  target: AdaptiveTarget;
+  maxAttempts: number;
+  stopped: AdaptiveStop;
+  /** Attempts the design counted against the budget (broken tasks' task errors are not). */
+  spent: number;
+  comparisons: Array<{ a: string; b: string; verdict: string; eValue: number; threshold: number; wins: number; losses: number; pairs: number }>;
+  agents: Array<{ agent: string; low?: number; high?: number; rounds?: number; open: boolean }>;
+}
+
+export interface AdaptiveLoop {
+  options: AdaptiveRunOptions;
+  /** Every attempt the plan allows (tasks × agents × `--runs`, the most trials per task and agent). */
+  attempts: readonly AttemptPlan[];
+  agents: readonly string[];
+  /** Tasks the design may use, in plan order (broken ones left out). */
+  taskIds: readonly string[];
+  /** Finished attempts so far, by attempt id; the loop reads it after every batch. */
+  results: ReadonlyMap<string, AttemptResult>;
+  /** Attempts per look: the run's concurrency. */
+  batch: number;
+  /** Runs one batch through the ordinary attempt loop (checkpoint, history, interrupts). */
+  runBatch(attempts: AttemptPlan[]): Promise<{ ended: RunEnd; failedFast?: FailedFast }>;
+}
+
+/**
+ * Runs the adaptive design: look at the finished attempts, run the trials the allocation rule asks
+ * for, look again, until the target is met or the budget is spent. The state is rebuilt from the
+ * finished attempts at every look, so a resumed run continues from exactly where it stopped.
+ */
+export async function runAdaptive(loop: AdaptiveLoop): Promise<{ ended: RunEnd; failedFast?: FailedFast; adaptive: AdaptiveSummary }> {
+  const byCell = new Map(loop.attempts.map((a) => [cellKey(a.taskId, a.agent, a.trial), a]));
+  const allowed = new Set(loop.taskIds);
+  for (;;) {
+    const records = trialRecords(loop.results, allowed);
+    const state = adaptiveState(records, loop.agents, loop.taskIds, loop.options.target);
+    const spent = records.length;
+    const summary = (stopped: AdaptiveStop): AdaptiveSummary => summarize(loop.options, state, stopped, spent);
+    if (state.met) return { ended: 'completed', adaptive: summary('target met') };
+    const batch: AttemptPlan[] = [];
+    let exhausted = false;
+    for (const step of nextTrials(records, state, loop.taskIds, loop.batch)) {
+      const cells = step.agents.map((agent) => byCell.get(cellKey(step.taskId, agent, step.trial)));
+      // A task at its --runs trials cannot give another pair; half a pair would never count.
+      if (cells.some((c) => c === undefined || loop.results.has(c.attemptId))) {
+        exhausted = true;
+        continue;
+      }
+      if (spent + batch.length + cells.length > loop.options.maxAttempts) break;
+      batch.push(...(cells as AttemptPlan[]));
+    }
+    if (batch.length === 0) return { ended: 'completed', adaptive: summary(exhausted ? 'trials exhausted' : 'budget spent') };
+    const { ended, failedFast } = await loop.runBatch(batch);
+    if (ended !== 'completed') {
+      const after = trialRecords(loop.results, allowed);
+      const last = adaptiveState(after, loop.agents, loop.taskIds, loop.options.target);
+      return { ended, ...(failedFast ? { failedFast } : {}), adaptive: summarize(loop.options, last, ended, after.length) };
+    }
+  }
+}
+
+function trialRecords(results: ReadonlyMap<string, AttemptResult>, allowed: ReadonlySet<string>): TrialRecord[] {
+  const out: TrialRecord[] = [];
+  for (const r of results.values()) {
+    if (!allowed.has(r.taskId)) continue;
+    out.push({ taskId: r.taskId, agent: r.agent, trial: r.trial, passed: UNSCORED_CAUSES.has(r.cause) ? null : r.verdict === 'PASS' });
+  }
+  return out;
+}
+
+const cellKey = (taskId: string, agent: string, trial: number): string => `${taskId}\u0000${agent}\u0000${trial}`;
+
+function summarize(options: AdaptiveRunOptions, state: AdaptiveState, stopped: AdaptiveStop, spent: number): AdaptiveSummary {
+  return {
+    target: options.target,
+    maxAttempts: options.maxAttempts,
+    stopped,
+    spent,
+    comparisons: state.comparisons.map((c) => ({
+      a: c.a,
+      b: c.b,
+      verdict: c.test.verdict,
+      eValue: c.test.eValue,
+      threshold: c.test.threshold,
+      wins: c.test.wins,
+      losses: c.test.losses,
+      pairs: c.pairs,
+    })),
+    agents: state.agents.map((s) =>
+      s.sequence ? { agent: s.agent, low: s.sequence.low, high: s.sequence.high, rounds: s.sequence.t, open: s.open } : { agent: s.agent, open: s.open },
+    ),
+  };
+}
+
+/** One line for the terminal and the reports: how the run stopped and what it decided. */
+export function describeAdaptiveStop(a: AdaptiveSummary): string {
+  const why =
+    a.stopped === 'target met'
+      ? a.target.kind === 'separate'
+        ? 'target met: every pair of agents separated'
+        : `target met: every pass-rate interval at most ${a.target.width} wide`
+      : a.stopped === 'budget spent'
+        ? `budget spent (--max-attempts ${a.maxAttempts}) before the target was met`
+        : a.stopped === 'trials exhausted'
+          ? 'every open task reached its --runs trials before the target was met'
+          : a.stopped;
+  const parts = a.comparisons.map(
+    (c) => `${c.a} vs ${c.b}: ${c.verdict} (e-value ${formatE(c.eValue)} vs ${formatE(c.threshold)}, ${c.wins}–${c.losses} on discordant pairs)`,
+  );
+  const widths = a.agents.flatMap((s) =>
+    s.low !== undefined && s.high !== undefined ? [`${s.agent}: [${pct(s.low)}, ${pct(s.high)}] after ${s.rounds} rounds`] : [],
+  );
+  return [`adaptive: stopped, ${why}, after ${a.spent} of at most ${a.maxAttempts} attempts`, ...parts, ...widths].join('\n  ');
+}
+
+const formatE = (e: number): string => (e >= 1000 ? e.toExponential(1) : e.toFixed(e >= 100 ? 0 : 1));
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { executeRun } from '../../src/engine/index.js';
+import type { AdaptiveRunOptions } from '../../src/engine/index.js';
+import { readPlanFile } from '../../src/engine/run-files.js';
+import { useTempDirs } from '../helpers/tmp.js';
+import { fakeRunOptions } from './helpers/run-options.js';
+import { fakeRunner, fakeTasks } from './helpers/fake-run.mjs';
+
+const tempDir = useTempDirs();
+
+const separate = (maxAttempts: number): AdaptiveRunOptions => ({ maxAttempts, target: { kind: 'separate', confidence: 0.95 } });
+
+/** good always passes, bad never does: 6 tasks, at most 10 trials each. */
+const options = (dir: string, adaptive: AdaptiveRunOptions | undefined, extra: Parameters<typeof fakeRunOptions>[1] = {}) =>
+  fakeRunOptions(dir, { tasks: fakeTasks(dir, 6), trials: 10, ...(adaptive ? { adaptive } : {}), ...extra });
+
+describe('executeRun --adaptive', () => {
+  it('stops once the agents are separated, well short of the budget, and says so', async () => {
+    const dir = tempDir();
+    const { summary } = await executeRun(options(dir, separate(60)));
+    expect(summary.planned).toBe(120);
+    expect(summary.executed).toBe(16);
+    expect(summary.adaptive).toMatchObject({ stopped: 'target met', spent: 16, maxAttempts: 60 });
+    expect(summary.adaptive?.comparisons).toEqual([expect.objectContaining({ a: 'good', b: 'bad', verdict: 'A better', wins: 8, losses: 0 })]);
+    // The statistics are over the attempts that ran.
+    expect(summary.stats.agents.find((a) => a.agent === 'good')?.passRate).toMatchObject({ rate: 1, n: 8 });
+  });
+
+  it('stops at the budget when the agents cannot be told apart', async () => {
+    const dir = tempDir();
+    const same = fakeRunner({ causeOf: () => 'passed' });
+    const { summary } = await executeRun(options(dir, separate(20), { runAttempt: same }));
+    expect(summary.executed).toBe(20);
+    expect(summary.adaptive).toMatchObject({ stopped: 'budget spent', spent: 20 });
+    expect(summary.adaptive?.comparisons[0]?.verdict).toBe('not separated');
+  });
+
+  it('resumes an interrupted adaptive run from its finished attempts, with the target and budget from plan.json', async () => {
+    const dir = tempDir();
+    const stop = new AbortController();
+    let done = 0;
+    const first = await executeRun(
+      options(dir, separate(60), {
+        concurrency: 1,
+        signal: stop.signal,
+        observer: { onAttemptDone: () => (++done === 5 ? stop.abort() : undefined) },
+      }),
+    );
+    expect(first.summary.ended).toBe('interrupted');
+    expect(first.summary.adaptive?.stopped).toBe('interrupted');
+    expect(first.summary.executed).toBe(5);
+    expect((await readPlanFile(first.runDir, first.summary.runId)).adaptive).toEqual(separate(60));
+
+    // One attempt at a time both times, so the looks fall where they would have without the interrupt.
+    const resumed = await executeRun(options(dir, undefined, { concurrency: 1, resume: { runId: first.summary.runId } }));
+    expect(resumed.summary).toMatchObject({ reused: 5, executed: 16, ended: 'completed' });
+    expect(resumed.summary.adaptive).toMatchObject({ stopped: 'target met', spent: 16 });
+  });
+});
