@@ -97,7 +97,7 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
         ...(agentPrepared ? { prepared: new Map([[plan.agent, agentPrepared]]) } : {}),
       });
       if (kill.signal.aborted) throw new Error('the worker was stopped mid-attempt');
-      if (result.cause === 'harness_error' && tryNo < tries) {
+      if ((result.cause === 'harness_error' || result.cause === 'provider_error') && tryNo < tries) {
         options.log(`harness error on ${plan.attemptId} (${result.message}); the queue retries it`);
         throw new Error(result.message ?? 'harness error');
       }
