@@ -13,6 +13,7 @@ export interface ModelCliOptions {
   maxCost?: string;
   maxTestRuns?: string;
   agentTimeout?: string;
+  providerStall?: string;
   record?: string;
   replay?: string;
   pricing?: string;
@@ -37,6 +38,10 @@ export function addModelOptions(command: Command): Command {
     .option('--max-cost <usd>', 'dollars per attempt, priced from pricing.yaml; more stops it as budget_exceeded')
     .option('--max-test-runs <n>', 'run_tests calls per attempt')
     .option('--agent-timeout <duration>', "overrides every task's agent_timeout, e.g. 90s, 10m")
+    .option(
+      '--provider-stall <duration>',
+      'a provider silent this long (no headers, or no bytes mid-stream) is cut off and the request counted as failed at the provider (default 5m; 0 for none)',
+    )
     .addOption(new Option('--record <dir>', 'also record every model exchange as cassettes in <dir>').conflicts('replay'))
     .option('--replay <dir>', 'answer model requests from the cassettes in <dir>, offline, without API keys')
     .option('--pricing <file>', 'a pricing.yaml whose entries override the bundled prices');

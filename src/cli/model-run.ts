@@ -15,7 +15,18 @@ export function modelRunOptions(
   agents: readonly string[],
   profiles: ReadonlyMap<string, AgentProfile> = new Map(),
 ): ModelRunOptions | undefined {
-  const given = [opts.baseUrl, opts.maxTurns, opts.maxTokens, opts.maxCost, opts.maxTestRuns, opts.agentTimeout, opts.record, opts.replay, opts.pricing];
+  const given = [
+    opts.baseUrl,
+    opts.maxTurns,
+    opts.maxTokens,
+    opts.maxCost,
+    opts.maxTestRuns,
+    opts.agentTimeout,
+    opts.providerStall,
+    opts.record,
+    opts.replay,
+    opts.pricing,
+  ];
   // Profile agents (`claude-code:<model>`) call models too, through the same gateway, but are no provider:model spec.
   const external = agents.filter((a) => isProfileSpec(a, profiles));
   const specs = agents.filter((a) => a.includes(':') && !isProfileSpec(a, profiles)).map(parseModelSpec);
@@ -39,10 +50,16 @@ export function modelRunOptions(
       maxTestRuns: whole('--max-test-runs', opts.maxTestRuns, 0),
     },
     ...(opts.agentTimeout !== undefined ? { agentTimeoutMs: durationFlag('--agent-timeout', opts.agentTimeout) } : {}),
+    ...(opts.providerStall !== undefined ? { providerStallMs: stallFlag(opts.providerStall) } : {}),
   };
   // Keys, base URLs and prices are checked now, before any attempt starts.
   withFlagNames(() => checkModelSpecs(specs, options), options.mode === 'record' ? 'record' : 'replay');
   return options;
+}
+
+/** `--provider-stall 0` turns the stall limit off; anything else is a duration. */
+function stallFlag(value: string): number {
+  return value.trim() === '0' ? 0 : durationFlag('--provider-stall', value);
 }
 
 /**
