@@ -10,6 +10,7 @@ import { formatStats } from '../../src/cli/format-stats.js';
 import { loadTaskSet } from '../../src/config/index.js';
 import { executeRun, type RunOptions } from '../../src/engine/index.js';
 import { renderMarkdown, runViewOf } from '../../src/report/index.js';
+import { replayAttemptDir } from '../../src/trace/index.js';
 import type { AttemptResult } from '../../src/types/index.js';
 import { tinyTaskSet } from '../cli/fixtures.js';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -159,6 +160,10 @@ describe('provider failures are nobody’s pass or fail', () => {
     const markdown = renderMarkdown(runViewOf({ runDir: outcome.runDir, summary: outcome.summary, attempts: outcome.attempts }), outcome.attempts);
     expect(markdown).toContain('| **flaky** | no scored attempts | 0/0 |');
     expect(markdown).toContain('- **flaky**: 2 of 2 attempts (openai 2)');
+
+    // The trace carries what grading read of the provider: an offline re-grade agrees.
+    const replay = await replayAttemptDir(join(outcome.runDir, 'attempts', outcome.attempts[0]?.attemptId ?? ''));
+    expect(replay).toMatchObject({ match: true, replayed: { verdict: 'ERROR', cause: 'provider_error' } });
   });
 
   it('a stream the provider cuts short mid-way: provider_error (cut), not the agent crashing', async () => {
