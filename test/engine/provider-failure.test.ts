@@ -166,6 +166,31 @@ describe('provider failures are nobody’s pass or fail', () => {
     expect(replay).toMatchObject({ match: true, replayed: { verdict: 'ERROR', cause: 'provider_error' } });
   });
 
+  it('resume --retry-errors reruns provider errors; once the provider answers they are scored', async () => {
+    let healthy = false;
+    const server = await modelServer((req, res) => {
+      if (!healthy) return always500(req, res);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: 'x',
+          object: 'chat.completion',
+          model: 'gpt-4.1-mini',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'no' }, finish_reason: 'stop' }],
+        }),
+      );
+    });
+    const options = setup(server.url, false);
+    const first = await executeRun(options);
+    expect(first.attempts.map((a) => a.cause)).toEqual(['provider_error', 'provider_error']);
+    healthy = true;
+    const resumed = await executeRun({ ...options, resume: { runId: first.summary.runId, retryErrors: true } });
+    // The agent now got its answer and changed nothing: its own failure, scored, with its one turn.
+    expect(resumed.attempts.map((a) => a.cause)).toEqual(['no_changes', 'no_changes']);
+    expect(resumed.attempts.map((a) => a.agentResult?.turns)).toEqual([1, 1]);
+    expect(resumed.summary.stats.agents[0]).toMatchObject({ scored: 2, providerErrors: { count: 0 } });
+  });
+
   it('a stream the provider cuts short mid-way: provider_error (cut), not the agent crashing', async () => {
     const server = await modelServer(cutStream);
     const outcome = await executeRun(setup(server.url, true));
