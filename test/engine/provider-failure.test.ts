@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -26,14 +26,15 @@ import { useTempDirs } from '../helpers/tmp.js';
 const tempDir = useTempDirs();
 
 const AGENT_SCRIPT = `#!/usr/bin/env node
-const [model, stream] = process.argv.slice(2);
+import { readFileSync } from 'node:fs';
+const [model, stream, taskFile] = process.argv.slice(2);
 if (model === '--version') { console.log('flaky-agent 1.0.0'); process.exit(0); }
 for (let attempt = 0; attempt < 3; attempt++) {
   try {
     const response = await fetch(process.env.OPENAI_BASE_URL + '/chat/completions', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer ' + process.env.OPENAI_API_KEY },
-      body: JSON.stringify({ model, stream: stream === 'stream', messages: [{ role: 'user', content: 'fix value.txt' }] }),
+      body: JSON.stringify({ model, stream: stream === 'stream', messages: [{ role: 'user', content: readFileSync(taskFile, 'utf8') }] }),
     });
     const text = await response.text();
     if (response.ok && (stream !== 'stream' || text.includes('[DONE]'))) { console.log(text); process.exit(0); }
@@ -98,7 +99,7 @@ function setup(upstreamUrl: string, stream: boolean, models: Partial<NonNullable
   const profile: AgentProfile = {
     name: 'flaky',
     commandPath: script,
-    command: ['flaky', '{model}', stream ? 'stream' : 'plain'],
+    command: ['flaky', '{model}', stream ? 'stream' : 'plain', '{task_file}'],
     stdin: 'none',
     env: [],
     setEnv: {},
@@ -189,6 +190,40 @@ describe('provider failures are nobody’s pass or fail', () => {
     expect(resumed.attempts.map((a) => a.cause)).toEqual(['no_changes', 'no_changes']);
     expect(resumed.attempts.map((a) => a.agentResult?.turns)).toEqual([1, 1]);
     expect(resumed.summary.stats.agents[0]).toMatchObject({ scored: 2, providerErrors: { count: 0 } });
+  });
+
+  it('a replay that misses its recording (the instruction changed) is a cassette error naming the instruction, not the agent crashing', async () => {
+    const server = await modelServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: 'x',
+          object: 'chat.completion',
+          model: 'gpt-4.1-mini',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'no' }, finish_reason: 'stop' }],
+        }),
+      );
+    });
+    const options = setup(server.url, false);
+    const cassetteDir = join(options.stateDir, 'cassettes');
+    const recorded = await executeRun({ ...options, trials: 1, models: { ...options.models, mode: 'record', cassetteDir } });
+    expect(recorded.attempts[0]?.cause).toBe('no_changes');
+    writeFileSync(options.taskSetFile, readFileSync(options.taskSetFile, 'utf8').replace('make value.txt say right (1)', 'make value.txt say wrong'));
+    const replayed = await executeRun({
+      ...options,
+      tasks: loadTaskSet(options.taskSetFile).tasks,
+      trials: 1,
+      models: { ...options.models, mode: 'replay', cassetteDir },
+    });
+    const attempt = replayed.attempts[0] as AttemptResult;
+    expect(attempt.verdict).toBe('ERROR');
+    expect(attempt.cause).toBe('harness_error');
+    expect(attempt.message).toMatch(
+      /^cassette error: 3 model request\(s\) have no recording; replay miss: .*the next recording due, #0, first differs at messages\[0\]\.content: recorded "make value\.txt say right \(1\)" ≠ requested "make value\.txt say wrong"/,
+    );
+    // Misses are no provider failures and no turns.
+    expect(attempt.agentResult?.provider).toBeUndefined();
+    expect(attempt.agentResult?.turns).toBe(0);
   });
 
   it('a stream the provider cuts short mid-way: provider_error (cut), not the agent crashing', async () => {
