@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { encodeBody, type RecordedResponse } from './cassette.js';
 import type { ReplySource } from './forward.js';
 import { clientResponseHeaders, recordableHeaders } from './headers.js';
@@ -28,6 +29,8 @@ export interface Delivery {
   stream?: { stream: 'cut' | 'error'; detail: string };
   /** The transport error that broke the upstream's body, when it broke. */
   upstreamError?: string;
+  /** With `brokenBy: 'client'` on an event stream: how long the upstream had been silent when the client left. */
+  silentMs?: number;
 }
 
 class ClientGone extends Error {}
@@ -49,11 +52,14 @@ export async function deliver(source: ReplySource, res: ServerResponse, options:
   let complete = true;
   let clientLeft = false;
   let upstreamError: string | undefined;
+  let lastByteAt = performance.now();
+  let silentMs: number | undefined;
   // The client may leave while we wait on the upstream, not only while writing to it.
   const onClientClose = (): void => {
     if (res.writableFinished) return;
     complete = false;
     clientLeft = true;
+    silentMs ??= performance.now() - lastByteAt;
     source.abort();
   };
   res.on('close', onClientClose);
@@ -69,6 +75,7 @@ export async function deliver(source: ReplySource, res: ServerResponse, options:
   try {
     const splitter = isSse ? new SseSplitter() : undefined;
     for await (const chunk of source.body) {
+      lastByteAt = performance.now();
       if (splitter) {
         for (const event of splitter.push(chunk)) await passEvent(event);
       } else {
@@ -112,6 +119,7 @@ export async function deliver(source: ReplySource, res: ServerResponse, options:
     ...(brokenBy ? { brokenBy } : {}),
     ...(stream ? { stream } : {}),
     ...(upstreamError !== undefined && !clientLeft ? { upstreamError } : {}),
+    ...(clientLeft && isSse && silentMs !== undefined ? { silentMs: Math.round(silentMs) } : {}),
   };
 }
 

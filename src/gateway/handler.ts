@@ -126,7 +126,7 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
   const delivery = await deliver(source, res, { api, hideUsageChunk });
   const latencyMs = recordedLatencyMs ?? Math.round(performance.now() - started);
   if (api !== 'other') {
-    const failure = session.provider.answerEnded(seq, upstream.name, outcomeOf(delivery, source, unreachable), performance.now());
+    const failure = session.provider.answerEnded(seq, upstream.name, outcomeOf(delivery, source, unreachable, ctx.stallMs), performance.now());
     session.meter.record({ status: delivery.status, requestModel, reading: delivery.reading, latencyMs });
     const model = delivery.reading.model ?? requestModel;
     session.turns.push({

@@ -25,8 +25,11 @@ export interface ExchangeOutcome {
  * One exchange's outcome from what the handler knows: the delivery, the source it came from, and
  * the error that stopped the gateway reaching the provider (`stalled` for the stall limit), if any.
  */
-export function outcomeOf(delivery: Delivery, source: ReplySource, unreachable: string | undefined): ExchangeOutcome {
-  const stalled = unreachable === 'stalled' || source.stalled?.() === true;
+export function outcomeOf(delivery: Delivery, source: ReplySource, unreachable: string | undefined, stallMs?: number): ExchangeOutcome {
+  // A client that gave up on a stream the provider had left silent for half the stall limit gave
+  // up on a stalled provider (agents' own idle timeouts race the gateway's; the agent timeout too).
+  const clientGaveUpOnSilence = stallMs !== undefined && stallMs > 0 && delivery.silentMs !== undefined && delivery.silentMs >= stallMs / 2;
+  const stalled = unreachable === 'stalled' || source.stalled?.() === true || clientGaveUpOnSilence;
   const detail = stalled
     ? 'the provider went silent past the stall limit'
     : unreachable !== undefined
@@ -39,7 +42,7 @@ export function outcomeOf(delivery: Delivery, source: ReplySource, unreachable: 
     ...(unreachable !== undefined && !stalled ? { unreachable: true } : {}),
     ...(stalled ? { stalled: true } : {}),
     ...(delivery.brokenBy === 'upstream' ? { brokeOff: true } : {}),
-    ...(delivery.brokenBy === 'client' ? { clientGone: true } : {}),
+    ...(delivery.brokenBy === 'client' && !clientGaveUpOnSilence ? { clientGone: true } : {}),
     ...(delivery.stream ? { stream: delivery.stream.stream } : {}),
     ...(detail !== undefined ? { detail } : delivery.status >= 400 ? { detail: `HTTP ${delivery.status}` } : {}),
   };

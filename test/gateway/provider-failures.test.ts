@@ -149,3 +149,45 @@ describe('provider failures as the gateway sees them', () => {
     expect(gateway.turns(id).map((t) => t.failure)).toEqual(['rate_limited', undefined]);
   });
 });
+
+describe('a client that gives up on a stream', () => {
+  /** Reads the first event, waits `waitMs` on a provider that sends nothing more, then leaves. */
+  async function leaveAfter(waitMs: number): Promise<Gateway> {
+    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const own = await startGateway({ upstreams: { openai: { kind: 'openai', baseUrl: `${url}/v1` } }, pricing: TEST_PRICING, stallMs: 600 });
+    const { baseUrls } = own.openSession('leaver');
+    const controller = new AbortController();
+    const response = await fetch(`${baseUrls.openai}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'stream-stall', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+      signal: controller.signal,
+    });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+    controller.abort();
+    await reader.read().catch(() => undefined);
+    // The gateway records the exchange once it has seen the client go.
+    for (let i = 0; i < 50 && own.provider('leaver').requests === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    return own;
+  }
+
+  it('at once is its own choice, nobody’s failure', async () => {
+    const own = await leaveAfter(0);
+    try {
+      expect(own.provider('leaver')).toMatchObject({ requests: 1, answered: 0, failed: 0, byKind: {} });
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('after the provider was silent for half the stall limit gave up on a stalled provider', async () => {
+    const own = await leaveAfter(350);
+    try {
+      expect(own.provider('leaver')).toMatchObject({ requests: 1, failed: 1, byKind: { stalled: 1 } });
+    } finally {
+      await own.close();
+    }
+  });
+});
