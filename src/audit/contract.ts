@@ -1,4 +1,4 @@
-import type { Cause, CheckId, Verdict } from '../types/index.js';
+import { UNSCORED_CAUSES, type Cause, type CheckId, type Verdict } from '../types/index.js';
 
 /** What one reference agent must produce on a task, in every trial. */
 export interface AgentContract {
@@ -29,7 +29,7 @@ export const DEFAULT_CONTRACT: Contract = {
 export function contractConflict(c: AgentContract): string | undefined {
   if (c.cause !== undefined) {
     if ((c.verdict === 'PASS') !== (c.cause === 'passed')) return `verdict ${c.verdict} never comes with cause ${c.cause}`;
-    const unscored = c.cause === 'task_error' || c.cause === 'harness_error';
+    const unscored = UNSCORED_CAUSES.has(c.cause);
     if ((c.verdict === 'ERROR') !== unscored) return `verdict ${c.verdict} never comes with cause ${c.cause}`;
   }
   const both = c.mustPass === 'all' ? c.mustFail[0] : c.mustFail.find((id) => (c.mustPass as CheckId[]).includes(id));

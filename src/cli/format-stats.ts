@@ -37,6 +37,8 @@ export function formatStats(stats: RunStats): string {
       ),
     );
   }
+  const provider = providerErrorsLine(stats.agents);
+  if (provider) parts.push(provider);
   const effort = effortTable(stats.agents);
   if (effort) parts.push(effort);
   parts.push(formatComparisons(stats.comparisons, stats.agents.length));
@@ -44,6 +46,17 @@ export function formatStats(stats: RunStats): string {
   if (stats.repos.profiles.length > 1) parts.push(formatRepos(stats.repos.profiles, conf));
   for (const note of stats.notes) parts.push(`${pc.yellow('note')} ${note}`);
   return parts.join('\n\n');
+}
+
+/** Provider errors apart from the other errors, per agent and provider: they say where to look (the provider, not the harness). */
+function providerErrorsLine(agents: readonly AgentStats[]): string | undefined {
+  const hit = agents.filter((a) => (a.providerErrors?.count ?? 0) > 0);
+  if (hit.length === 0) return undefined;
+  const per = hit.map((a) => {
+    const by = Object.entries(a.providerErrors?.byProvider ?? {}).map(([p, n]) => `${p} ${n}`);
+    return `${a.agent} ${a.providerErrors?.count} of ${a.attempts} (${by.join(', ')})`;
+  });
+  return `${pc.yellow('provider errors')} (unscored, retried by resume --retry-errors): ${per.join('; ')}`;
 }
 
 function interval(r: RateEstimate): string {

@@ -251,7 +251,10 @@ program
   .option('-j, --concurrency <n>', 'attempts in flight at once (default: min(cores, 4))')
   .option('--fail-fast', 'stop starting attempts after the first one that does not pass')
   .option('--force', 'continue even if the task set changed since the run started (changed tasks run again)')
-  .option('--retry-errors', 'also rerun attempts that ended ERROR (harness_error: a full disk, a sandbox that failed), replacing their records')
+  .option(
+    '--retry-errors',
+    'also rerun attempts that ended ERROR (harness_error: a full disk, a sandbox that failed; provider_error: the model provider failed), replacing their records',
+  )
   .option('-o, --out <dir>', "Crucible's state directory the run is in", '.crucible')
   .option('-q, --quiet', 'no progress output; only the final report')
   .option('--json', 'print the run summary as JSON on stdout')

@@ -15,6 +15,7 @@ export interface ModelCliOptions {
   maxTokensTotal?: string;
   maxTestRuns?: string;
   agentTimeout?: string;
+  providerStall?: string;
   record?: string;
   replay?: string;
   pricing?: string;
@@ -41,6 +42,10 @@ export function addModelOptions(command: Command): Command {
     .option('--max-cost-total <usd>', 'dollars for the whole run; once reached no new attempt starts (local runs)')
     .option('--max-test-runs <n>', 'run_tests calls per attempt')
     .option('--agent-timeout <duration>', "overrides every task's agent_timeout, e.g. 90s, 10m")
+    .option(
+      '--provider-stall <duration>',
+      'a provider silent this long (no headers, or no bytes mid-stream) is cut off and the request counted as failed at the provider (default 5m; 0 for none)',
+    )
     .addOption(new Option('--record <dir>', 'also record every model exchange as cassettes in <dir>').conflicts('replay'))
     .option('--replay <dir>', 'answer model requests from the cassettes in <dir>, offline, without API keys')
     .option('--pricing <file>', 'a pricing.yaml whose entries override the bundled prices');

@@ -24,6 +24,7 @@ export function modelRunOptions(
     opts.maxTokensTotal,
     opts.maxTestRuns,
     opts.agentTimeout,
+    opts.providerStall,
     opts.record,
     opts.replay,
     opts.pricing,
@@ -59,10 +60,16 @@ export function modelRunOptions(
         }
       : {}),
     ...(opts.agentTimeout !== undefined ? { agentTimeoutMs: durationFlag('--agent-timeout', opts.agentTimeout) } : {}),
+    ...(opts.providerStall !== undefined ? { providerStallMs: stallFlag(opts.providerStall) } : {}),
   };
   // Keys, base URLs and prices are checked now, before any attempt starts.
   withFlagNames(() => checkModelSpecs(specs, options), options.mode === 'record' ? 'record' : 'replay');
   return options;
+}
+
+/** `--provider-stall 0` turns the stall limit off; anything else is a duration. */
+function stallFlag(value: string): number {
+  return value.trim() === '0' ? 0 : durationFlag('--provider-stall', value);
 }
 
 /**

@@ -172,6 +172,10 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
           throw new Error(result.message ?? 'harness error');
         }
       }
+      if (result.cause === 'provider_error' && tryNo < tries) {
+        options.log(`provider error on ${plan.attemptId} (${result.message}); the queue retries it`);
+        throw new Error(result.message ?? 'provider error');
+      }
       const files = await uploadAttemptDir(redis, attemptDir);
       options.log(`finished ${plan.attemptId}: ${result.verdict}${result.cause ? ` (${result.cause})` : ''}`);
       return { version: 1, files, worker: me };

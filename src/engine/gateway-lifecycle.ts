@@ -30,6 +30,8 @@ export interface ModelRunOptions {
   agentTimeoutMs?: number;
   /** Where API keys are read; default process.env. Keys are read, never written. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Longest silence of a provider before the gateway cuts the request off as stalled (default 5 min; 0: none). */
+  providerStallMs?: number;
 }
 
 export interface AttemptModelSession {
@@ -156,7 +158,16 @@ export async function startRunModels(agents: readonly Agent[], options: ModelRun
   const socketPath = join(socketDir, 'gateway.sock');
   let gateway: Gateway;
   try {
-    gateway = await startGateway({ mode, ...(cassetteDir ? { cassetteDir } : {}), pricing, upstreams, env, socketPath });
+    const stallMs = options?.providerStallMs;
+    gateway = await startGateway({
+      mode,
+      ...(cassetteDir ? { cassetteDir } : {}),
+      pricing,
+      upstreams,
+      env,
+      socketPath,
+      ...(stallMs !== undefined ? { stallMs } : {}),
+    });
   } catch (error) {
     await rm(socketDir, { recursive: true, force: true });
     throw error;
@@ -194,18 +205,24 @@ export async function startRunModels(agents: readonly Agent[], options: ModelRun
         },
         finish: (result) => {
           const metered = gateway.usage(plan.attemptId);
+          const provider = gateway.provider(plan.attemptId);
           gateway.closeSession(plan.attemptId);
           const { latencyMs, budgetExceeded, unmeteredResponses: _u, replayMisses, replayLooseMatches, ...usage } = metered;
           // A refusal by the gateway ends the attempt on the budget, whatever the agent made of the
           // refusal; a request limit is the turn limit of an agent whose turns the gateway counts.
           const refused = budgetExceeded === 'requests' ? 'max_turns' : 'budget_exceeded';
           const stopReason = budgetExceeded && result.stopReason !== 'timeout' && result.stopReason !== 'submitted' ? refused : result.stopReason;
+          const firstMiss = replayMisses[0]?.diff;
           return {
             ...result,
             stopReason,
             usage,
-            timings: { ...result.timings, modelMs: latencyMs },
-            ...(mode === 'replay' ? { replay: { looseMatches: replayLooseMatches, misses: replayMisses.length } } : {}),
+            // Waits as the gateway saw them: from a failed or refused answer to the next request.
+            timings: { ...result.timings, modelMs: latencyMs, rateLimitWaitMs: provider.retryWaitMs },
+            ...(mode === 'replay'
+              ? { replay: { looseMatches: replayLooseMatches, misses: replayMisses.length, ...(firstMiss !== undefined ? { firstMiss } : {}) } }
+              : {}),
+            ...(provider.requests > 0 ? { provider } : {}),
           };
         },
       };

@@ -81,8 +81,8 @@ export async function reconcile(
       superseded.push(entry.attemptId);
       continue;
     }
-    if (options.retryErrors && entry.verdict === 'ERROR' && entry.cause === 'harness_error') {
-      rerun.push({ attemptId: entry.attemptId, reason: 'a harness error, retried (--retry-errors)' });
+    if (options.retryErrors && entry.verdict === 'ERROR' && (entry.cause === 'harness_error' || entry.cause === 'provider_error')) {
+      rerun.push({ attemptId: entry.attemptId, reason: `a ${entry.cause === 'provider_error' ? 'provider' : 'harness'} error, retried (--retry-errors)` });
       retried.push(entry.attemptId);
       continue;
     }

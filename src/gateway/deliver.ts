@@ -1,8 +1,10 @@
 import type { ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { encodeBody, type RecordedResponse } from './cassette.js';
 import type { ReplySource } from './forward.js';
 import { clientResponseHeaders, recordableHeaders } from './headers.js';
 import { SseSplitter, type SseEvent } from './sse.js';
+import { StreamEnd } from './stream-end.js';
 import { turnReader, type TurnContent, type TurnReader } from './turn-readers.js';
 import { usageReader, type Api, type UsageReader, type UsageReading } from './usage-readers.js';
 
@@ -21,6 +23,14 @@ export interface Delivery {
   recorded: RecordedResponse;
   /** False when the client left or the upstream broke off mid-body. */
   complete: boolean;
+  /** Why it is not complete, when it is not: the client left, or the upstream's body broke off. */
+  brokenBy?: 'client' | 'upstream';
+  /** A 2xx event stream that ended without its final event, or carried an error event (stream-end.ts). */
+  stream?: { stream: 'cut' | 'error'; detail: string };
+  /** The transport error that broke the upstream's body, when it broke. */
+  upstreamError?: string;
+  /** With `brokenBy: 'client'` on an event stream: how long the upstream had been silent when the client left. */
+  silentMs?: number;
 }
 
 class ClientGone extends Error {}
@@ -38,11 +48,18 @@ export async function deliver(source: ReplySource, res: ServerResponse, options:
   const isSse = String(headers['content-type'] ?? '').includes('text/event-stream');
   const events: string[] = [];
   const chunks: Buffer[] = [];
+  const streamEnd = metered && isSse ? new StreamEnd(metered) : undefined;
   let complete = true;
+  let clientLeft = false;
+  let upstreamError: string | undefined;
+  let lastByteAt = performance.now();
+  let silentMs: number | undefined;
   // The client may leave while we wait on the upstream, not only while writing to it.
   const onClientClose = (): void => {
     if (res.writableFinished) return;
     complete = false;
+    clientLeft = true;
+    silentMs ??= performance.now() - lastByteAt;
     source.abort();
   };
   res.on('close', onClientClose);
@@ -50,6 +67,7 @@ export async function deliver(source: ReplySource, res: ServerResponse, options:
   const passEvent = async (event: SseEvent): Promise<void> => {
     reader?.event(event);
     turns?.event(event);
+    streamEnd?.event(event);
     events.push(event.raw);
     if (!(options.hideUsageChunk && isUsageOnlyChunk(event))) await write(res, event.raw);
   };
@@ -57,6 +75,7 @@ export async function deliver(source: ReplySource, res: ServerResponse, options:
   try {
     const splitter = isSse ? new SseSplitter() : undefined;
     for await (const chunk of source.body) {
+      lastByteAt = performance.now();
       if (splitter) {
         for (const event of splitter.push(chunk)) await passEvent(event);
       } else {
@@ -68,6 +87,8 @@ export async function deliver(source: ReplySource, res: ServerResponse, options:
     res.end();
   } catch (error) {
     complete = false;
+    if (error instanceof ClientGone) clientLeft = true;
+    else upstreamError = (error as Error).message;
     source.abort();
     // A proxy cannot fix a broken body; cutting the connection tells the client it is incomplete.
     if (!(error instanceof ClientGone)) res.destroy();
@@ -87,7 +108,19 @@ export async function deliver(source: ReplySource, res: ServerResponse, options:
     ...(isSse ? { events } : encodeBody(body)),
   };
   const turn = turns?.result();
-  return { status: source.status, reading: reader?.result() ?? {}, ...(turn ? { turn } : {}), recorded, complete };
+  const brokenBy = complete ? undefined : clientLeft ? 'client' : 'upstream';
+  const stream = complete ? streamEnd?.result() : undefined;
+  return {
+    status: source.status,
+    reading: reader?.result() ?? {},
+    ...(turn ? { turn } : {}),
+    recorded,
+    complete,
+    ...(brokenBy ? { brokenBy } : {}),
+    ...(stream ? { stream } : {}),
+    ...(upstreamError !== undefined && !clientLeft ? { upstreamError } : {}),
+    ...(clientLeft && isSse && silentMs !== undefined ? { silentMs: Math.round(silentMs) } : {}),
+  };
 }
 
 /** The extra final chunk include_usage adds: no choices, only usage. */

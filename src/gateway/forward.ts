@@ -11,20 +11,41 @@ export interface ReplySource {
   body: AsyncIterable<Buffer>;
   /** Stops the upstream when the client goes away. */
   abort(): void;
+  /** True once the upstream went silent past the stall limit and was cut off. */
+  stalled?(): boolean;
 }
 
-export function forwardToUpstream(url: string, method: string, headers: OutgoingHttpHeaders, body: Buffer): Promise<ReplySource> {
+/** The upstream sent nothing (no headers, or no further bytes) for the stall limit. */
+export class UpstreamStall extends Error {}
+
+/**
+ * `stallMs` bounds the upstream's silence, before its headers and between bytes of its body (the
+ * socket's idle time): a provider that never answers or stops mid-stream is cut off, and says so.
+ */
+export function forwardToUpstream(url: string, method: string, headers: OutgoingHttpHeaders, body: Buffer, stallMs?: number): Promise<ReplySource> {
   const target = new URL(url);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
+    let stalled = false;
+    let finished = false;
     const outgoing = send(target, { method, headers: body.length > 0 ? { ...headers, 'content-length': String(body.length) } : headers }, (response) => {
+      response.once('end', () => (finished = true));
       resolve({
         status: response.statusCode ?? 502,
         headers: definedHeaders(response),
         body: decoded(response),
         abort: () => outgoing.destroy(),
+        stalled: () => stalled,
       });
     });
+    if (stallMs !== undefined && stallMs > 0) {
+      outgoing.setTimeout(stallMs, () => {
+        // The idle timer is the socket's; a finished exchange on a kept-alive socket is left alone.
+        if (finished) return;
+        stalled = true;
+        outgoing.destroy(new UpstreamStall(`no bytes from the provider for ${stallMs} ms`));
+      });
+    }
     outgoing.on('error', reject);
     outgoing.end(body.length > 0 ? body : undefined);
   });

@@ -7,7 +7,9 @@ import { CassetteWriter, cassettePath, readCassette } from './cassette.js';
 import { createRequestHandler, type SessionState } from './handler.js';
 import { SessionMeter } from './meter.js';
 import { loadPricing } from './pricing.js';
+import { DEFAULT_PROVIDER_STALL_MS, ProviderWatch } from './provider-watch.js';
 import { ReplayBook } from './replay.js';
+import type { ProviderHealth } from '../types/agent.js';
 import type { Gateway, GatewayOptions, ModelTurn, Session, SessionOptions, SessionUsage } from './types.js';
 import { agentBaseUrl, resolveUpstreams, secretValues } from './upstreams.js';
 import { Volatility } from './volatile.js';
@@ -32,6 +34,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     upstreams,
     env,
     maxRequestBytes: options.maxRequestBytes ?? 32 * 1024 * 1024,
+    stallMs: options.stallMs ?? DEFAULT_PROVIDER_STALL_MS,
     openSessionByToken: (token) => {
       const session = byToken.get(token);
       return session?.open ? session : undefined;
@@ -72,6 +75,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         ...(sessionOptions.model !== undefined ? { pin: { model: sessionOptions.model, others: sessionOptions.otherModels ?? 'refuse' } } : {}),
         turns: [],
         nextSeq: 0,
+        provider: new ProviderWatch(),
       };
       if (mode !== 'live') {
         const key = sessionOptions.cassette;
@@ -89,6 +93,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
 
     usage(attemptId: string): SessionUsage {
       return sessionOf(attemptId).meter.snapshot();
+    },
+
+    provider(attemptId: string): ProviderHealth {
+      return sessionOf(attemptId).provider.snapshot();
     },
 
     turns(attemptId: string): ModelTurn[] {

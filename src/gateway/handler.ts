@@ -4,9 +4,10 @@ import { canonicalRequest, requestHash } from './canonical.js';
 import { recordedChunks, type CassetteWriter, type RecordedResponse } from './cassette.js';
 import { deliver } from './deliver.js';
 import { gatewayError, type GatewayReply } from './errors.js';
-import { forwardToUpstream, recordedSource, type ReplySource } from './forward.js';
+import { forwardToUpstream, recordedSource, UpstreamStall, type ReplySource } from './forward.js';
 import { upstreamRequestHeaders } from './headers.js';
 import type { SessionMeter } from './meter.js';
+import { outcomeOf, type ProviderWatch } from './provider-watch.js';
 import type { ReplayBook } from './replay.js';
 import { allowedRoute } from './allowed-routes.js';
 import { canonicalRequestPath, forwardedUrl } from './request-path.js';
@@ -22,6 +23,8 @@ export interface SessionState {
   recorder?: CassetteWriter;
   replay?: ReplayBook;
   volatility: Volatility;
+  /** Which model requests failed at the provider (provider-watch.ts). */
+  provider: ProviderWatch;
   /** The attempt's model, when the session is pinned to one. */
   pin?: { model: string; others: 'refuse' | 'serve' };
   /** Every metered exchange's turn, in arrival order. */
@@ -34,6 +37,8 @@ export interface HandlerContext {
   upstreams: ReadonlyMap<string, Upstream>;
   env: Readonly<Record<string, string | undefined>>;
   maxRequestBytes: number;
+  /** Longest silence of an upstream before the gateway cuts it off as stalled; undefined for none. */
+  stallMs?: number;
   openSessionByToken(token: string): SessionState | undefined;
 }
 
@@ -123,6 +128,8 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     const seq = session.nextSeq++;
     const at = new Date().toISOString();
     const started = performance.now();
+    if (api !== 'other') session.provider.requestArrived(started);
+    let unreachable: string | undefined;
     let source: ReplySource;
     let recordedLatencyMs: number | undefined;
     if (session.replay) {
@@ -142,7 +149,8 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     } else {
       countForwarded(session.meter, api);
       const outgoing = hideUsageChunk && json ? Buffer.from(JSON.stringify(withStreamUsage(json))) : body;
-      source = await forwardToUpstream(url.href, method, upstreamRequestHeaders(req.headers, auth.headers), outgoing).catch((error: unknown) => {
+      source = await forwardToUpstream(url.href, method, upstreamRequestHeaders(req.headers, auth.headers), outgoing, ctx.stallMs).catch((error: unknown) => {
+        unreachable = error instanceof UpstreamStall ? 'stalled' : (error as Error).message;
         const reply = gatewayError(upstream.kind, 'upstream_unreachable', `${upstream.name} unreachable: ${(error as Error).message}`);
         return recordedSource(reply.status, reply.headers, [Buffer.from(reply.body)]);
       });
@@ -152,6 +160,7 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     const latencyMs = recordedLatencyMs ?? Math.round(performance.now() - started);
     if (api === 'other') session.meter.settle(ticket);
     else {
+      const failure = session.provider.answerEnded(seq, upstream.name, outcomeOf(delivery, source, unreachable, ctx.stallMs), performance.now());
       session.meter.record(ticket, { status: delivery.status, requestModel, reading: delivery.reading, latencyMs });
       const model = delivery.reading.model ?? requestModel;
       session.turns.push({
@@ -165,6 +174,7 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
         toolCalls: delivery.turn?.toolCalls ?? [],
         ...(delivery.reading.usage ? { usage: delivery.reading.usage } : {}),
         latencyMs,
+        ...(failure ? { failure } : {}),
       });
     }
     const recorded: RecordedResponse | undefined = session.recorder && session.volatility.toRecording(delivery.recorded, api);

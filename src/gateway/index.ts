@@ -19,6 +19,7 @@ export type {
   UpstreamKind,
 } from './types.js';
 export { DEFAULT_UPSTREAMS } from './upstreams.js';
+export { DEFAULT_PROVIDER_STALL_MS } from './provider-watch.js';
 export type { MeteredApi, TokenUsage } from './usage-readers.js';
 export { FIXED_PATTERNS, SESSION_TOKEN_AS, type VolatileValue } from './volatile.js';
 export { loadPricing, pricingFromTable, PricingError, type ModelPrice, type Pricing, type TokenCounts } from './pricing.js';

@@ -44,6 +44,12 @@ export class ReplayBook {
     return this.canonicalOf.get(exchange) ?? exchange.request.canonical;
   }
 
+  /** The first recording not yet served, in recorded order, on this request's route and model (else on any). */
+  private nextDue(canonical: CanonicalRequest): CassetteExchange | undefined {
+    const pending = this.exchanges.filter((e) => !this.served.has(e)).sort((a, b) => a.seq - b.seq);
+    return pending.find((e) => routeOf(this.recorded(e)) === routeOf(canonical)) ?? pending[0];
+  }
+
   private next(queue: CassetteExchange[]): CassetteExchange | undefined {
     const exchange = queue.find((e) => !this.served.has(e));
     if (exchange) this.served.add(exchange);
@@ -59,6 +65,16 @@ export class ReplayBook {
       );
     }
     if (this.exchanges.length === 0) return `replay miss: ${what}; the cassette holds no exchanges`;
+    // The recording the replay was due to serve next for this route is what the request should have
+    // been: a changed instruction differs from it first in the instruction, whatever else is closer.
+    const expected = this.nextDue(canonical);
+    if (expected) {
+      const [first, ...rest] = describeDifferences(canonical, this.recorded(expected));
+      return [
+        `replay miss: no recorded exchange matches ${what}; the next recording due, #${expected.seq}, first differs at ${first ?? '(nothing)'}`,
+        ...(rest.length > 0 ? ['  and also in:', ...rest.map((l) => `  ${l}`)] : []),
+      ].join('\n');
+    }
     let closest = this.exchanges[0] as CassetteExchange;
     let best = Number.POSITIVE_INFINITY;
     for (const candidate of this.exchanges) {
@@ -71,6 +87,10 @@ export class ReplayBook {
     const lines = describeDifferences(canonical, this.recorded(closest));
     return [`replay miss: no recorded exchange matches ${what}; closest is #${closest.seq}, which differs in:`, ...lines.map((l) => `  ${l}`)].join('\n');
   }
+}
+
+function routeOf(canonical: CanonicalRequest): string {
+  return JSON.stringify([canonical.upstream, canonical.method, canonical.path, canonical['model']]);
 }
 
 function looseHash(canonical: CanonicalRequest): string {

@@ -18,10 +18,23 @@ export function distance(requested: CanonicalRequest, recorded: CanonicalRequest
   return score;
 }
 
-/** One line per differing field: where it first differs, with short excerpts of both sides. */
+/**
+ * The order a reader looks for a difference in: where the request went, the model, what the model
+ * was told (the system prompt, then the conversation, whose first message is the instruction),
+ * then the settings. The first line of a miss is the first field that differs in this order.
+ */
+const READING_ORDER = ['upstream', 'method', 'path', 'model', 'system', 'instructions', 'systemInstruction', 'messages', 'input', 'contents', 'tools'];
+
+function readingRank(key: string): number {
+  const at = READING_ORDER.indexOf(key);
+  return at === -1 ? READING_ORDER.length : at;
+}
+
+/** One line per differing field, the first difference first (READING_ORDER): where it differs, with short excerpts of both sides. */
 export function describeDifferences(requested: CanonicalRequest, recorded: CanonicalRequest, maxLines = 8): string[] {
   const lines: string[] = [];
-  for (const key of unionKeys(requested, recorded)) {
+  const keys = unionKeys(requested, recorded).sort((a, b) => readingRank(a) - readingRank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  for (const key of keys) {
     if (same(requested[key], recorded[key])) continue;
     const diff = firstDifference(recorded[key], requested[key], key);
     lines.push(`${diff.path}: recorded ${excerpt(diff.recorded, diff.requested)} ≠ requested ${excerpt(diff.requested, diff.recorded)}`);

@@ -1,4 +1,4 @@
-import type { Usage } from '../types/agent.js';
+import type { ProviderFailureKind, ProviderHealth, Usage } from '../types/agent.js';
 import type { Pricing } from './pricing.js';
 import type { PathRefusal } from './request-path.js';
 import type { MeteredApi, TokenUsage } from './usage-readers.js';
@@ -38,6 +38,11 @@ export interface GatewayOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Largest request body accepted. Default 32 MiB. */
   maxRequestBytes?: number;
+  /**
+   * Longest an upstream may stay silent (before its headers, or between bytes of its body) before
+   * the gateway cuts it off and records the request as `stalled`. Default 5 minutes; 0 for no limit.
+   */
+  stallMs?: number;
 }
 
 export interface Budget {
@@ -95,6 +100,8 @@ export interface ModelTurn {
   finishReason?: string;
   usage?: TokenUsage;
   latencyMs: number;
+  /** Set when the request failed at the provider (or was refused with a 429): it is no turn. */
+  failure?: ProviderFailureKind;
 }
 
 export interface Session {
@@ -145,6 +152,8 @@ export interface Gateway {
   openSession(attemptId: string, options?: SessionOptions): Session;
   /** Still answers after closeSession. */
   usage(attemptId: string): SessionUsage;
+  /** Which of the session's model requests failed at the provider; still answers after closeSession. */
+  provider(attemptId: string): ProviderHealth;
   /** The session's metered model turns in arrival order; still answers after closeSession. */
   turns(attemptId: string): ModelTurn[];
   /** Further requests with the session's token are refused; records are flushed. */

@@ -3,3 +3,4 @@ export { grade, type Grade, type GradeInput } from './verdict.js';
 export { score, SEVERITY_POINTS, BLOCKING } from './score.js';
 export { judgeTaskValidity, failToPassAlreadyPassing, type TaskValidity, type ValidityStatus } from './validity.js';
 export { resourceLimitOf } from './limit.js';
+export { providerFailure, PROVIDER_FAILURE_THRESHOLD } from './provider-failure.js';

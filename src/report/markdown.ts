@@ -91,6 +91,17 @@ function passK(a: AgentStats, kind: 'passAtK' | 'passHatK'): string {
     .join(', ');
 }
 
+/** Provider errors are counted among the harness errors above; this says which were the provider's, per agent and provider. */
+function providerErrorsNote(stats: RunStats): string | undefined {
+  const hit = stats.agents.filter((a) => (a.providerErrors?.count ?? 0) > 0);
+  if (hit.length === 0) return undefined;
+  const lines = hit.map((a) => {
+    const by = Object.entries(a.providerErrors?.byProvider ?? {}).map(([p, n]) => `${mdText(p)} ${n}`);
+    return `- **${mdText(a.agent)}**: ${a.providerErrors?.count} of ${a.attempts} attempts (${by.join(', ')})`;
+  });
+  return `**Provider errors** (the model provider failed the agent; unscored, retried by \`crucible resume --retry-errors\`):\n\n${lines.join('\n')}`;
+}
+
 function verdictSection(stats: RunStats): string {
   const overfitting = stats.agents.some((a) => a.overfitting !== undefined);
   const rows = stats.agents.map((a) => [
@@ -120,6 +131,8 @@ function verdictSection(stats: RunStats): string {
       (overfitting ? ' Overfitting: passes that failed held-out tests their task keeps informational (`held_out.required: false`).' : ''),
     table(header, rows),
   ];
+  const provider = providerErrorsNote(stats);
+  if (provider) parts.push(provider);
   if (stats.comparisons.length > 0) {
     parts.push(stats.comparisons.map((c) => `- ${mdText(pairedSentence(c))}`).join('\n'));
   }

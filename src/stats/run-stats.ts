@@ -13,6 +13,7 @@ import {
   type Measured,
   type OverfittingStats,
   type PassKEstimate,
+  type ProviderErrors,
   type RateEstimate,
   type RepoProfile,
   type RepoSection,
@@ -99,6 +100,7 @@ export function aggregateRun(attempts: readonly AttemptResult[], opts: Aggregate
     ks,
     attempts: attempts.length,
     harnessErrors: errorRate(attempts, ctx),
+    providerErrors: providerErrors(attempts),
     scored: attempts.filter((a) => !isHarnessError(a)).length,
     agents,
     cells,
@@ -163,6 +165,7 @@ function agentStats(agent: string, attempts: readonly AttemptResult[], cells: re
     agent,
     attempts: attempts.length,
     harnessErrors: errorRate(attempts, ctx),
+    providerErrors: providerErrors(attempts),
     scored: scored.length,
     passes: scored.filter(isPass).length,
     tasks: cells.length,
@@ -264,6 +267,19 @@ function estimateRate(clusters: ReadonlyArray<{ successes: number; n: number }>,
 function errorRate(attempts: readonly AttemptResult[], ctx: Context): ErrorRate {
   const count = attempts.filter(isHarnessError).length;
   return { count, attempts: attempts.length, rate: wilson(count, attempts.length, ctx.confidence) };
+}
+
+/** Per provider as the gateway named it; an attempt with no gateway record is under its spec's provider. */
+function providerErrors(attempts: readonly AttemptResult[]): ProviderErrors {
+  const byProvider: Record<string, number> = {};
+  let count = 0;
+  for (const a of attempts) {
+    if (a.cause !== 'provider_error') continue;
+    count++;
+    const name = a.agentResult?.provider?.name || (a.agent.includes(':') ? (a.agent.split(':')[0] as string) : 'unknown');
+    byProvider[name] = (byProvider[name] ?? 0) + 1;
+  }
+  return { count, byProvider };
 }
 
 function tokenStats(scored: readonly AttemptResult[]): TokenStats {
@@ -410,9 +426,10 @@ function runNotes(
   if (mismatched > 0) {
     notes.push(`${mismatched} attempt(s) have a verdict that disagrees with their cause; they were counted by cause`);
   }
-  const allErrored = agents.filter((a) => a.passRate === null && a.attempts > 0).map((a) => a.agent);
+  const allErrored = agents.filter((a) => a.passRate === null && a.attempts > 0);
   if (allErrored.length > 0) {
-    notes.push(`no scored attempts (every attempt a harness error) for: ${allErrored.join(', ')}`);
+    const why = (a: AgentStats): string => unscoredCauses(a.causes);
+    notes.push(`no scored attempts, so no pass rate, for: ${allErrored.map((a) => `${a.agent} (${why(a)})`).join(', ')}`);
   }
   const scoredTaskSets = agents.filter((a) => a.passRate !== null).map((a) => scoredTaskKey(a.agent, cells));
   const taskSets = new Set(scoredTaskSets);
@@ -424,6 +441,14 @@ function runNotes(
   }
   if (repos.note !== undefined) notes.push(repos.note);
   return notes;
+}
+
+/** `3 provider_error, 1 harness_error`: what made an agent's attempts unscored. */
+function unscoredCauses(causes: Record<Cause, number>): string {
+  return [...UNSCORED_CAUSES]
+    .filter((c) => causes[c] > 0)
+    .map((c) => `${causes[c]} ${c}`)
+    .join(', ');
 }
 
 /** One string per distinct set of scored tasks, to tell whether agents faced the same tasks. */

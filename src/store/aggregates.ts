@@ -14,12 +14,13 @@ export interface Aggregates {
  * `n`, the denominator of every pass rate (ARCHITECTURE.md, grading rules).
  */
 // UNSCORED_CAUSES of types/attempt.ts, spelled out: the store imports only types from outside itself.
-export const UNSCORED_SQL = `a.cause IN ('harness_error', 'task_error')`;
+export const UNSCORED_SQL = `a.cause IN ('harness_error', 'task_error', 'provider_error')`;
 const UNSCORED = UNSCORED_SQL;
 const TALLY = `
   sum(NOT ${UNSCORED}) AS n,
   sum(a.verdict = 'PASS' AND NOT ${UNSCORED}) AS passes,
-  sum(${UNSCORED}) AS errors`;
+  sum(${UNSCORED}) AS errors,
+  sum(a.cause = 'provider_error') AS provider_errors`;
 
 interface RawTrendPoint {
   bucket: string;
@@ -29,10 +30,11 @@ interface RawTrendPoint {
   n: number;
   passes: number;
   errors: number;
+  provider_errors: number;
 }
 
 function toTrendPoint(r: RawTrendPoint): TrendPoint {
-  return { bucket: r.bucket, at: r.at, agent: r.agent, taskId: r.task_id, n: r.n, passes: r.passes, errors: r.errors };
+  return { bucket: r.bucket, at: r.at, agent: r.agent, taskId: r.task_id, n: r.n, passes: r.passes, errors: r.errors, providerErrors: r.provider_errors };
 }
 
 function trendFilter(query: TrendQuery): { conditions: string[]; params: SqlParams } {
@@ -94,6 +96,7 @@ interface RawCell {
   n: number;
   passes: number;
   errors: number;
+  provider_errors: number;
 }
 
 export function createAggregates(db: Db): Aggregates {
@@ -109,7 +112,9 @@ export function createAggregates(db: Db): Aggregates {
       return db.transaction(() => (query.bucket === 'run' ? runTrends(db, query) : dayTrends(db, query)))();
     },
     cells(runId) {
-      return cellsOfRun.all(runId).map((c) => ({ agent: c.agent, taskId: c.task_id, n: c.n, passes: c.passes, errors: c.errors }));
+      return cellsOfRun
+        .all(runId)
+        .map((c) => ({ agent: c.agent, taskId: c.task_id, n: c.n, passes: c.passes, errors: c.errors, providerErrors: c.provider_errors }));
     },
   };
 }

@@ -104,6 +104,8 @@ export interface Tally {
   n: number;
   passes: number;
   errors: number;
+  /** Of `errors`, the attempts the model provider failed (cause `provider_error`). */
+  providerErrors: number;
 }
 
 export interface TrendPoint extends Tally {

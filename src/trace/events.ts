@@ -29,7 +29,15 @@ export interface TraceEventData {
   /** The effective policy with the task's literal secrets replaced by a placeholder (their count is kept). */
   policy: EffectivePolicy;
   sandbox: { writeRoots: CheckInput['writeRoots']; reportDir?: string; sandboxEnforcesFs: boolean };
-  agent: { stopReason: AgentResult['stopReason']; errorKind?: AgentResult['errorKind']; limit?: ResourceLimitName; errorSha256?: string };
+  agent: {
+    stopReason: AgentResult['stopReason'];
+    errorKind?: AgentResult['errorKind'];
+    limit?: ResourceLimitName;
+    errorSha256?: string;
+    /** What grading reads of the provider and of a replay (provider_error, cassette errors). */
+    provider?: AgentResult['provider'];
+    replayMisses?: number;
+  };
   /** argv sanitized (credential-like flags and values redacted); the output is not recorded, only its hash when the executor gave one. */
   command: Omit<CommandEvent, 'at'> & { index: number };
   file_change: FileChange & { oldBlob?: string; newBlob?: string };

@@ -36,7 +36,13 @@ export function rebuild(events: readonly ChainedEvent[]): RebuiltAttempt {
   if (events[events.length - 1]?.type !== 'verdict') throw new TraceShapeError('the verdict is not the last event');
   const agent = one('agent');
   const agentResult: AgentResult | undefined = agent
-    ? { stopReason: agent.stopReason, ...(agent.errorKind ? { errorKind: agent.errorKind } : {}), ...(agent.limit ? { limit: agent.limit } : {}) }
+    ? {
+        stopReason: agent.stopReason,
+        ...(agent.errorKind ? { errorKind: agent.errorKind } : {}),
+        ...(agent.limit ? { limit: agent.limit } : {}),
+        ...(agent.provider ? { provider: agent.provider } : {}),
+        ...(agent.replayMisses ? { replay: { looseMatches: 0, misses: agent.replayMisses } } : {}),
+      }
     : undefined;
   const recordedChecks = all('check');
   const base = { attempt, end: verdict.end, recordedChecks, recordedVerdict: verdict, ...(agentResult ? { agentResult } : {}) };

@@ -88,6 +88,8 @@ export function traceEvents(result: AttemptResult, commands: readonly CommandEve
         ...(agent.errorKind !== undefined ? { errorKind: agent.errorKind } : {}),
         ...(agent.limit !== undefined ? { limit: agent.limit } : {}),
         ...(agent.error !== undefined ? { errorSha256: sha256(agent.error) } : {}),
+        ...(agent.provider !== undefined ? { provider: agent.provider } : {}),
+        ...(agent.replay?.misses ? { replayMisses: agent.replay.misses } : {}),
       },
     });
   }

@@ -37,6 +37,31 @@ export interface Usage {
   sideRequests?: number;
 }
 
+/**
+ * How a model request failed at the provider, as the gateway saw it: `status` a 5xx, `unreachable`
+ * refused or reset before an answer, `cut` a body or event stream that ended before it was complete,
+ * `stalled` silent past the gateway's stall limit, `stream_error` an error event inside a 2xx
+ * stream, `rate_limited` a 429 (a refusal: never counted in `failed`).
+ */
+export type ProviderFailureKind = 'status' | 'unreachable' | 'cut' | 'stalled' | 'stream_error' | 'rate_limited';
+
+/** The provider behind an attempt's model requests, as the gateway saw it (docs/grading.md#provider-errors). */
+export interface ProviderHealth {
+  /** The gateway upstream (provider) the requests went to, e.g. `openai`. */
+  name: string;
+  /** Model requests forwarded (or replayed); gateway refusals and replay misses are not among them. */
+  requests: number;
+  /** Requests the provider answered with a complete 2xx: the attempt's turns. */
+  answered: number;
+  /** Requests that failed at the provider (every kind but `rate_limited`). */
+  failed: number;
+  byKind: Partial<Record<ProviderFailureKind, number>>;
+  /** Time from a failed or refused answer to the agent's next request, summed. */
+  retryWaitMs: number;
+  /** The last request: did it get an answer, and if not, how it failed. */
+  last?: { seq: number; ok: boolean; status: number; failure?: ProviderFailureKind; detail?: string };
+}
+
 export interface AgentResult {
   stopReason: StopReason;
   /** With `stopReason: 'resource_exceeded'`: the limit that was hit. */
@@ -60,5 +85,7 @@ export interface AgentResult {
    * only with tool output ignored (the environment printed differently), and requests that matched
    * nothing. Both zero means an exact replay.
    */
-  replay?: { looseMatches: number; misses: number };
+  replay?: { looseMatches: number; misses: number; firstMiss?: string };
+  /** Model agents: the provider as the gateway saw it; grades as `provider_error` past the rule in grading/provider-failure.ts. */
+  provider?: ProviderHealth;
 }

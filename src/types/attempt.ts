@@ -7,8 +7,9 @@ export type Verdict = (typeof VERDICTS)[number];
 
 /**
  * Exactly one per attempt. `task_error` (the task is broken: a fail-to-pass id the tests do not
- * report, an oracle patch that does not apply, a repo that cannot be fetched) and `harness_error`
- * (the machine failed) are never counted against the agent.
+ * report, an oracle patch that does not apply, a repo that cannot be fetched), `harness_error`
+ * (the machine failed) and `provider_error` (the model provider failed the agent, as the gateway
+ * saw it) are never counted against the agent.
  */
 export const CAUSES = [
   'passed',
@@ -25,11 +26,12 @@ export const CAUSES = [
   'resource_exceeded',
   'task_error',
   'harness_error',
+  'provider_error',
 ] as const;
 export type Cause = (typeof CAUSES)[number];
 
 /** Causes that say nothing about the agent: left out of every pass rate's denominator. */
-export const UNSCORED_CAUSES: ReadonlySet<Cause> = new Set<Cause>(['task_error', 'harness_error']);
+export const UNSCORED_CAUSES: ReadonlySet<Cause> = new Set<Cause>(['task_error', 'harness_error', 'provider_error']);
 
 /**
  * Who the agent of an attempt was, beyond its spec: for an external agent (a CLI agent run from a

@@ -32,6 +32,16 @@ export interface RateEstimate {
   floor?: 'wilson';
 }
 
+/**
+ * Attempts the model provider failed (cause `provider_error`), apart from the other unscored
+ * attempts they are also counted among in `harnessErrors`: how many, and how many per provider
+ * (the gateway upstream, e.g. `openai`).
+ */
+export interface ProviderErrors {
+  count: number;
+  byProvider: Record<string, number>;
+}
+
 export interface ErrorRate {
   count: number;
   /** All attempts, harness errors included: the denominator of this rate. */
@@ -87,6 +97,8 @@ export interface AgentStats {
   agent: string;
   attempts: number;
   harnessErrors: ErrorRate;
+  /** Of harnessErrors, the provider's (absent from stats written before it existed). */
+  providerErrors?: ProviderErrors;
   /** Attempts that count: all attempts minus harness errors. */
   scored: number;
   passes: number;
@@ -186,6 +198,8 @@ export interface RunStats {
   ks: number[];
   attempts: number;
   harnessErrors: ErrorRate;
+  /** Of harnessErrors, the provider's (absent from stats written before it existed). */
+  providerErrors?: ProviderErrors;
   scored: number;
   agents: AgentStats[];
   cells: CellStats[];

@@ -59,7 +59,7 @@ describe('formatStats', () => {
     expect(text).toMatch(/model +50\.0% +\[.*\] +2 +2 +50\.0% +0 +passed 1, tests_failed 1/);
     expect(text).toMatch(/tokens mean \/ median \/ p95 +cost mean \/ total/);
     expect(text).toMatch(/model +2\.0s \/ 2\.0s \/ 2\.0s +21\.0k \/ 21\.0k \/ 29\.1k +\$0\.02 \/ \$0\.02 \(1 unpriced\)/);
-    expect(text).toMatch(/no scored attempts \(every attempt a harness error\) for: broken/);
+    expect(text).toMatch(/no scored attempts, so no pass rate, for: broken \(2 harness_error\)/);
     expect(text).toMatch(/broken +model +0 .* not separated/);
   });
 });

@@ -51,9 +51,40 @@ describe('a replay miss says where the request diverged', () => {
     expect(miss.hit).toBe(false);
     const diff = miss.hit ? '' : miss.diff;
     expect(diff.split('\n')).toEqual([
-      'replay miss: no recorded exchange matches POST /v1/messages (model claude-sonnet-4-5); closest is #3, which differs in:',
-      '  messages[3].content[0].text: recorded "Now run the tests." ≠ requested "Now run the linter."',
+      'replay miss: no recorded exchange matches POST /v1/messages (model claude-sonnet-4-5); the next recording due, #3, first differs at messages[3].content[0].text: recorded "Now run the tests." ≠ requested "Now run the linter."',
     ]);
+  });
+
+  it('a changed instruction is named first, against the recording due next, though another recording is closer in other fields', () => {
+    const chat = (content: string, extra: Record<string, unknown> = {}) =>
+      new Volatility().normalise(
+        canonicalRequest({
+          upstream: 'openai',
+          method: 'POST',
+          pathWithQuery: '/v1/chat/completions',
+          api: 'chat',
+          body: Buffer.alloc(0),
+          json: { model: 'gpt-4.1-mini', max_tokens: 100, messages: [{ role: 'user', content }], ...extra },
+        }),
+      );
+    const exchange = (seq: number, canonical: ReturnType<typeof chat>): CassetteExchange => ({
+      type: 'exchange',
+      seq,
+      api: 'chat',
+      request: { hash: requestHash(canonical), canonical },
+      response: { status: 200, headers: {}, events: [] },
+      latencyMs: 5,
+    });
+    // #0 was the first request, with the old instruction; #1, later, happens to carry the new
+    // instruction's text but other settings: closer by field count, and not what was due.
+    const replay = new ReplayBook([exchange(0, chat('make value.txt say right (1)')), exchange(1, chat('make value.txt say right (2)', { temperature: 0.5 }))]);
+    const request = chat('make value.txt say right (2)');
+    const miss = replay.take(requestHash(request), request);
+    const diff = miss.hit ? '' : miss.diff;
+    expect(diff.split('\n')[0]).toBe(
+      'replay miss: no recorded exchange matches POST /v1/chat/completions (model gpt-4.1-mini); the next recording due, #0, first differs at messages[0].content: recorded "make value.txt say right (1)" ≠ requested "make value.txt say right (2)"',
+    );
+    expect(diff).not.toContain('temperature');
   });
 
   it('shows a long system prompt around where it departs, not from its start', () => {

@@ -131,7 +131,7 @@ describe('replay', () => {
     }
   });
 
-  it('answers a changed request with a diff against the closest recording, and keeps the miss', async () => {
+  it('answers a changed request with a diff against the recording due next, and keeps the miss', async () => {
     const gateway = await replayGateway();
     try {
       const { baseUrls } = gateway.openSession('miss', { cassette: CASSETTE_KEY });
@@ -139,7 +139,7 @@ describe('replay', () => {
       expect(reply.status).toBe(400);
       const body = JSON.parse(reply.text) as { type: string; error: { type: string; message: string } };
       expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
-      expect(body.error.message).toContain('closest is #7');
+      expect(body.error.message).toContain('the next recording due, #7, first differs at messages[0].content');
       expect(body.error.message).toContain('messages[0].content: recorded "Fix the failing test in src/a.ts" ≠ requested "Fix the failing test in src/b.ts"');
       const usage = gateway.usage('miss');
       expect(usage.requests).toBe(0);

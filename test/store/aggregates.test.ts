@@ -58,10 +58,10 @@ afterAll(() => {
 describe('cells', () => {
   it('tallies each (agent, task) of a run', () => {
     expect(history.cells('run-1')).toEqual([
-      { agent: 'nop', taskId: 't1', n: 1, passes: 0, errors: 1 },
-      { agent: 'nop', taskId: 't2', n: 1, passes: 0, errors: 0 },
-      { agent: 'oracle', taskId: 't1', n: 2, passes: 2, errors: 0 },
-      { agent: 'oracle', taskId: 't2', n: 1, passes: 0, errors: 0 },
+      { agent: 'nop', taskId: 't1', n: 1, passes: 0, errors: 1, providerErrors: 0 },
+      { agent: 'nop', taskId: 't2', n: 1, passes: 0, errors: 0, providerErrors: 0 },
+      { agent: 'oracle', taskId: 't1', n: 2, passes: 2, errors: 0, providerErrors: 0 },
+      { agent: 'oracle', taskId: 't2', n: 1, passes: 0, errors: 0, providerErrors: 0 },
     ]);
     expect(history.cells('no-such-run')).toEqual([]);
   });
@@ -70,9 +70,9 @@ describe('cells', () => {
 describe('trends by run', () => {
   it('returns the most recent runs, oldest first, per agent', () => {
     expect(history.trends({ bucket: 'run', limit: 2 })).toEqual([
-      { bucket: 'run-2', at: '2025-03-02T08:00:00.000Z', agent: 'nop', taskId: null, n: 1, passes: 1, errors: 0 },
-      { bucket: 'run-2', at: '2025-03-02T08:00:00.000Z', agent: 'oracle', taskId: null, n: 1, passes: 1, errors: 0 },
-      { bucket: 'run-3', at: '2025-03-02T23:00:00.000Z', agent: 'oracle', taskId: null, n: 1, passes: 1, errors: 1 },
+      { bucket: 'run-2', at: '2025-03-02T08:00:00.000Z', agent: 'nop', taskId: null, n: 1, passes: 1, errors: 0, providerErrors: 0 },
+      { bucket: 'run-2', at: '2025-03-02T08:00:00.000Z', agent: 'oracle', taskId: null, n: 1, passes: 1, errors: 0, providerErrors: 0 },
+      { bucket: 'run-3', at: '2025-03-02T23:00:00.000Z', agent: 'oracle', taskId: null, n: 1, passes: 1, errors: 1, providerErrors: 0 },
     ]);
   });
 
@@ -86,7 +86,7 @@ describe('trends by run', () => {
 
   it('splits by task on request', () => {
     const points = history.trends({ bucket: 'run', limit: 1, agent: 'oracle', perTask: true, taskId: 't2' });
-    expect(points).toEqual([{ bucket: 'run-3', at: '2025-03-02T23:00:00.000Z', agent: 'oracle', taskId: 't2', n: 1, passes: 1, errors: 1 }]);
+    expect(points).toEqual([{ bucket: 'run-3', at: '2025-03-02T23:00:00.000Z', agent: 'oracle', taskId: 't2', n: 1, passes: 1, errors: 1, providerErrors: 0 }]);
     const run1 = history.trends({ bucket: 'run', limit: 3, perTask: true }).filter((p) => p.bucket === 'run-1');
     expect(run1.map((p) => [p.agent, p.taskId, p.n, p.passes])).toEqual([
       ['nop', 't1', 1, 0],
@@ -100,11 +100,11 @@ describe('trends by run', () => {
 describe('trends by day', () => {
   it('buckets by the UTC day an attempt finished, oldest first', () => {
     expect(history.trends({ bucket: 'day', limit: 10 })).toEqual([
-      { bucket: '2025-03-01', at: '2025-03-01T00:00:00.000Z', agent: 'nop', taskId: null, n: 2, passes: 0, errors: 1 },
-      { bucket: '2025-03-01', at: '2025-03-01T00:00:00.000Z', agent: 'oracle', taskId: null, n: 3, passes: 2, errors: 0 },
-      { bucket: '2025-03-02', at: '2025-03-02T00:00:00.000Z', agent: 'nop', taskId: null, n: 1, passes: 1, errors: 0 },
-      { bucket: '2025-03-02', at: '2025-03-02T00:00:00.000Z', agent: 'oracle', taskId: null, n: 2, passes: 2, errors: 0 },
-      { bucket: '2025-03-03', at: '2025-03-03T00:00:00.000Z', agent: 'oracle', taskId: null, n: 0, passes: 0, errors: 1 },
+      { bucket: '2025-03-01', at: '2025-03-01T00:00:00.000Z', agent: 'nop', taskId: null, n: 2, passes: 0, errors: 1, providerErrors: 0 },
+      { bucket: '2025-03-01', at: '2025-03-01T00:00:00.000Z', agent: 'oracle', taskId: null, n: 3, passes: 2, errors: 0, providerErrors: 0 },
+      { bucket: '2025-03-02', at: '2025-03-02T00:00:00.000Z', agent: 'nop', taskId: null, n: 1, passes: 1, errors: 0, providerErrors: 0 },
+      { bucket: '2025-03-02', at: '2025-03-02T00:00:00.000Z', agent: 'oracle', taskId: null, n: 2, passes: 2, errors: 0, providerErrors: 0 },
+      { bucket: '2025-03-03', at: '2025-03-03T00:00:00.000Z', agent: 'oracle', taskId: null, n: 0, passes: 0, errors: 1, providerErrors: 0 },
     ]);
   });
 
@@ -127,5 +127,26 @@ describe('trends by day', () => {
 
   it('refuses an unbounded limit', () => {
     expect(() => history.trends({ bucket: 'day', limit: 0 })).toThrow(/limit/);
+  });
+});
+
+describe('provider errors', () => {
+  it('are unscored like harness errors and counted apart among the errors', () => {
+    const own = openHistory(join(tmp.dir, 'provider.db'));
+    try {
+      own.recordRun(runMeta('run-p', { createdAt: '2025-04-01T08:00:00.000Z' }));
+      const rows: Array<[Cause, string]> = [
+        ['provider_error', '2025-04-01T09:00:00.000Z'],
+        ['provider_error', '2025-04-01T09:01:00.000Z'],
+        ['harness_error', '2025-04-01T09:02:00.000Z'],
+        ['passed', '2025-04-01T09:03:00.000Z'],
+      ];
+      rows.forEach(([cause, finishedAt], index) => {
+        own.recordAttempt('run-p', attempt({ attemptId: `run-p-${index}`, runId: 'run-p', agent: 'claude', taskId: 't1', cause, finishedAt, index }));
+      });
+      expect(own.cells('run-p')).toEqual([{ agent: 'claude', taskId: 't1', n: 1, passes: 1, errors: 3, providerErrors: 2 }]);
+    } finally {
+      own.close();
+    }
   });
 });

@@ -72,7 +72,6 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
     const overBudget = budgetReached(o, usage);
     if (overBudget) return finish('budget_exceeded', { error: overBudget });
 
-    turns++;
     const retries: Array<{ status?: number; waitMs: number; error: string }> = [];
     let step: Awaited<ReturnType<typeof generateText<typeof TOOL_DEFINITIONS>>>;
     let modelMs = 0;
@@ -104,6 +103,8 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
       }
     }
     timings.modelMs += Math.round(modelMs);
+    // A turn is a model call that answered: failed and retried calls are requests, not turns.
+    turns++;
 
     const turnUsage = toTurnUsage(step.usage);
     for (const key of Object.keys(usage) as Array<keyof TurnUsage>) usage[key] += turnUsage[key];

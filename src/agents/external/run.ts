@@ -107,9 +107,11 @@ export async function runExternalAgent(setup: ExternalSetup, ctx: AgentContext):
 function resultOf(exec: ExecResult, parsed: ParsedOutput, aborted: boolean, metered: readonly ModelTurn[]): AgentResult {
   // The gateway's count means the same for every agent (Codex calls a whole exec one turn); the
   // agent's own words count only when the gateway saw nothing.
+  // A request the provider failed or refused, or one the gateway refused, is no turn.
+  const answered = metered.filter(isAnswered);
   const counts =
     metered.length > 0
-      ? { turns: metered.length, toolCalls: metered.reduce((sum, turn) => sum + turn.toolCalls.length, 0) }
+      ? { turns: answered.length, toolCalls: answered.reduce((sum, turn) => sum + turn.toolCalls.length, 0) }
       : { turns: parsed.turns ?? 0, toolCalls: parsed.tools.length };
   if (exec.limitExceeded)
     return { ...counts, stopReason: 'resource_exceeded', limit: exec.limitExceeded, error: `the agent hit the sandbox's ${exec.limitExceeded} limit` };
@@ -123,6 +125,10 @@ function resultOf(exec: ExecResult, parsed: ParsedOutput, aborted: boolean, mete
   const why = exec.exitCode === null ? `killed by ${exec.signal ?? 'a signal'}` : `exit ${exec.exitCode}`;
   const tail = tailOf(exec.stderr) || parsed.error || tailOf(exec.stdout);
   return { ...counts, stopReason: 'error', error: `the agent failed (${why})${tail ? `: ${tail}` : ''}` };
+}
+
+function isAnswered(turn: ModelTurn): boolean {
+  return turn.status >= 200 && turn.status < 300 && turn.failure === undefined;
 }
 
 /** Values shorter than this are not secrets worth the false hits (`LANG=C`). */

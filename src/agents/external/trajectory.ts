@@ -54,7 +54,10 @@ export function writeExternalTrajectory(input: ExternalTrajectoryInput): string 
       ...(turn.text ? { text: turn.text } : {}),
       ...(turn.reasoning ? { reasoning: turn.reasoning } : {}),
       toolCalls: turn.toolCalls.map((c) => ({ id: c.id, name: c.name, input: abbreviateInput(c.input) })),
-      finishReason: turn.finishReason ?? (turn.status >= 400 ? `http ${turn.status}` : ''),
+      finishReason:
+        turn.failure !== undefined
+          ? `provider ${turn.failure}${turn.status >= 400 ? ` (http ${turn.status})` : ''}`
+          : (turn.finishReason ?? (turn.status >= 400 ? `http ${turn.status}` : '')),
       usage: turn.usage ?? NO_USAGE,
       modelMs: turn.latencyMs,
       ...(turn.model !== undefined ? { model: turn.model } : {}),

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { buildBaseline, identityText, readBaseline, readRunOutcomes, serializeBaseline, type BaselineFile } from '../../baseline/index.js';
 import { InputError, OptionError } from '../../errors.js';
+import { UNSCORED_CAUSES } from '../../types/index.js';
 import { flagOf } from '../option-flags.js';
 import { table } from '../format.js';
 
@@ -45,7 +46,7 @@ export async function baselineShowCommand(file: string, opts: { json?: boolean }
 
 export function formatBaseline(file: string, b: BaselineFile): string {
   const rows = b.entries.map((e) => {
-    const scored = e.attempts.filter((a) => a.cause !== 'harness_error' && a.cause !== 'task_error');
+    const scored = e.attempts.filter((a) => !UNSCORED_CAUSES.has(a.cause));
     const passes = scored.filter((a) => a.verdict === 'PASS').length;
     const causes = [...new Set(e.attempts.map((a) => a.cause))].join(', ');
     const checks = [...new Set(e.attempts.flatMap((a) => a.failedChecks))].join(', ');

@@ -131,7 +131,9 @@ describe('the built-in loop', () => {
       ],
       { signal: controller.signal },
     );
-    expect(result).toMatchObject({ stopReason: 'timeout', turns: 1 });
+    // The call never answered: a request, and no turn.
+    expect(result).toMatchObject({ stopReason: 'timeout', turns: 0 });
+    expect(result.usage?.requests).toBe(1);
   });
 
   it('recognises a context overflow', async () => {
@@ -181,7 +183,9 @@ describe('the built-in loop', () => {
   it('gives up after the retries, as a harness error', async () => {
     const broken = Array.from({ length: 3 }, () => apiError(500, { error: { message: 'The server had an error' } }));
     const { result } = await runScripted(tempDir(), broken, { retry: { maxRetries: 2, baseDelayMs: 10, maxDelayMs: 100 } });
-    expect(result).toMatchObject({ stopReason: 'error', errorKind: 'harness' });
+    // Three requests failed at the provider: none of them is a turn.
+    expect(result).toMatchObject({ stopReason: 'error', errorKind: 'harness', turns: 0 });
+    expect(result.usage?.requests).toBe(3);
     expect(result.error).toMatch(/still failing after 3 tries \(500\): The server had an error/);
   });
 

@@ -37,6 +37,7 @@ const VERDICT_OF: Record<Cause, Verdict> = {
   agent_crashed: 'FAIL',
   resource_exceeded: 'FAIL',
   harness_error: 'ERROR',
+  provider_error: 'ERROR',
 };
 
 export interface AttemptSpec {

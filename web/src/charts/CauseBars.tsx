@@ -40,7 +40,7 @@ export function CauseBars({ stats }: { stats: RunStats }): ReactNode {
                         x={x + w / 2}
                         y={y + ROW / 2 + 3}
                         textAnchor="middle"
-                        className={c === 'harness_error' || c === 'max_turns' ? 'bar-label dark' : 'bar-label'}
+                        className={c === 'harness_error' || c === 'provider_error' || c === 'max_turns' ? 'bar-label dark' : 'bar-label'}
                       >
                         {n}
                       </text>

@@ -45,4 +45,5 @@ export const CAUSE_COLOURS: Record<Cause, string> = {
   resource_exceeded: '#7d4e00',
   task_error: '#afb8c1',
   harness_error: '#d0d7de',
+  provider_error: '#eaeef2',
 };
