@@ -106,6 +106,34 @@ describe('the commands the docs show', () => {
   });
 });
 
+// Issue 27: a relative state directory reached git running in another cwd. Every command gets it
+// absolute before its action, given relative, absolute or by default.
+describe("every command's state directory", () => {
+  it('gives every command its state directory absolute, whether -o is relative or absolute', async () => {
+    const leaves: Array<{ path: string[]; command: Command }> = [];
+    const walk = (command: Command, path: string[]): void => {
+      if (command.commands.length === 0) leaves.push({ path, command });
+      for (const sub of command.commands) walk(sub, [...path, sub.name()]);
+    };
+    walk(program, []);
+    const withStateDir = leaves.filter(({ command }) => command.options.some((o) => o.attributeName() === 'out' && o.defaultValue === '.crucible'));
+    expect(withStateDir.length).toBeGreaterThan(20);
+    const problems: string[] = [];
+    for (const { path, command } of withStateDir) {
+      // The least that parses: each required argument and option given a value it accepts.
+      const args = command.registeredArguments.filter((a) => a.required).map(() => 'x');
+      const options = command.options.filter((o) => o.mandatory).flatMap((o) => [o.long as string, o.argChoices?.[0] ?? 'x']);
+      for (const out of ['rel/state', '/tmp/abs-state', undefined]) {
+        const { command: parsed, error } = await parse([...path, ...args, ...options, ...(out === undefined ? [] : ['-o', out])]);
+        const got = parsed?.opts<{ out?: string }>().out;
+        const want = resolve(out ?? '.crucible');
+        if (got !== want) problems.push(`crucible ${path.join(' ')} -o ${out ?? '(default)'}: out is ${got ?? error ?? 'unset'}, expected ${want}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
 /**
  * The cheap documented commands, run for real: no key, no registry, no network, a few seconds
  * each. `/tmp/…` output paths are redirected into the test's own directory.
