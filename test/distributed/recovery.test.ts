@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +106,32 @@ describe('the queue is recoverable from the coordinator alone', () => {
       }
     },
     attemptBudget(8),
+  );
+
+  it(
+    'Redis flushed mid-run (FLUSHALL, no outage): the coordinator notices its run gone, registers it again and the run finishes, each attempt once',
+    async () => {
+      const root = tempDir();
+      const tasks = slowTaskSet(join(root, 'set'), 2);
+      const worker = startWorker(redis.url, join(root, 'w'), ['--lock-ms', '5000']);
+      try {
+        await worker.waitFor(/taking jobs from/);
+        const out = join(root, 'c');
+        const coordinator = startCli(['run', tasks, '--agent', 'oracle', '--queue', redis.url, '--out', out, '-q']);
+        await worker.waitFor(/started s1\./);
+        expect(spawnSync('redis-cli', ['-p', String(redis.port), 'FLUSHALL'], { encoding: 'utf8' }).stdout.trim()).toBe('OK');
+        expect(await coordinator.exited, coordinator.output()).toBe(0);
+        const { attempts, checkpoint } = records(out);
+        expect(attempts.map((a) => a.verdict)).toEqual(['PASS', 'PASS']);
+        expect(checkpoint).toHaveLength(2);
+        expect(new Set(checkpoint).size).toBe(2);
+        expect(coordinator.output().match(/Redis lost run \S+ .*re-adding/g)).toHaveLength(1);
+        expect(coordinator.output()).not.toMatch(/unreachable/);
+      } finally {
+        await kill(worker, 'SIGTERM');
+      }
+    },
+    attemptBudget(6),
   );
 
   it(
