@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { detectCgroups, ExecCgroup } from './cgroup.js';
 import type { CgroupSupport } from './cgroup.js';
 import { SandboxSetupError } from './errors.js';
@@ -34,12 +35,17 @@ const WATCH_MS = 100;
 const JOIN_FAILURE = 'crucible: cannot enter cgroup';
 /**
  * Enters each cgroup.procs given before `--`, then execs the rest. Joining is done by the process
- * itself, before it execs the command, so nothing of the command ever runs outside.
+ * itself, before it execs the command, so nothing of the command ever runs outside. Its first
+ * argument is a nonce fresh for each exec that its failure line carries: the command can print
+ * the words of a failed join and exit 125 too, but it never sees the nonce (exec replaced the
+ * argv that held it, and under bwrap the join runs outside the sandbox).
  */
 const JOIN_SCRIPT = [
+  'nonce=$1',
+  'shift',
   'for f do',
   '  [ "$f" = -- ] && break',
-  `  echo $$ > "$f" || { echo "${JOIN_FAILURE} $f" >&2; exit 125; }`,
+  `  echo $$ > "$f" || { echo "${JOIN_FAILURE} $nonce $f" >&2; exit 125; }`,
   '  shift',
   'done',
   'shift',
@@ -73,7 +79,8 @@ export async function runLimited<R extends ExecResult>(
     fileSizeBytes: limits.fileSizeBytes,
     cpuSeconds: cgroup?.has('cpu') ? undefined : limits.cpuSeconds,
   };
-  const join = cgroup ? ['/bin/sh', '-c', JOIN_SCRIPT, 'sh', ...cgroup.procsFiles(), '--'] : [];
+  const nonce = randomBytes(12).toString('hex');
+  const join = cgroup ? ['/bin/sh', '-c', JOIN_SCRIPT, 'sh', nonce, ...cgroup.procsFiles(), '--'] : [];
   let exceeded: ExecLimitName | undefined;
   const watch = setInterval(() => {
     if (exceeded !== undefined || !cgroup) return;
@@ -89,8 +96,11 @@ export async function runLimited<R extends ExecResult>(
     exceeded ??= cgroup?.exceeded();
     await cgroup?.remove();
   }
-  if (result.exitCode === 125 && result.stderr.startsWith(JOIN_FAILURE)) {
-    throw new SandboxSetupError(result.stderr.trim().split('\n')[0] ?? JOIN_FAILURE);
+  // Anywhere in stderr: the shell's own complaint about the write comes first.
+  const joinFailed = `${JOIN_FAILURE} ${nonce} `;
+  const at = result.stderr.indexOf(joinFailed);
+  if (cgroup && result.exitCode === 125 && at >= 0) {
+    throw new SandboxSetupError(`${JOIN_FAILURE} ${result.stderr.slice(at + joinFailed.length).split('\n')[0] ?? ''}`);
   }
   const limitExceeded = exceeded ?? rlimitExceeded(result, plan);
   return limitExceeded === undefined ? result : { ...result, limitExceeded };

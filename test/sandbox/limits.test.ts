@@ -3,7 +3,9 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { detectCgroups } from '../../src/sandbox/cgroup.js';
-import { createExecutor } from '../../src/sandbox/index.js';
+import { createExecutor, SandboxSetupError } from '../../src/sandbox/index.js';
+import { limitSupport, runLimited } from '../../src/sandbox/limits.js';
+import { spawnBounded } from '../../src/sandbox/spawn-bounded.js';
 import type { ExecLimits, ExecRequest, ExecResult, SandboxKind } from '../../src/sandbox/index.js';
 import { makeSandboxDirs, processesWithArg, uniqueSleepArg } from './helpers.js';
 import type { SandboxDirs } from './helpers.js';
@@ -57,6 +59,27 @@ describe.each(KINDS)('%s executor limits', (kind) => {
     const result = await sh(limits, 'echo hi; head -c 1000 /dev/zero > small; wc -c < small');
     expect(result).toMatchObject({ exitCode: 0, stdout: 'hi\n1000\n', timedOut: false });
     expect(result.limitExceeded).toBeUndefined();
+  });
+
+  it('takes a command that prints the cgroup join failure and exits 125 for a command that ran, not for a sandbox that could not start', async () => {
+    const limits = { pids: 256, memoryBytes: 512 * MIB, cpuSeconds: 30, fileSizeBytes: MIB };
+    const forged = await sh(limits, "echo 'crucible: cannot enter cgroup /sys/fs/cgroup/x/cgroup.procs' >&2; exit 125");
+    expect(forged).toMatchObject({ exitCode: 125, stderr: expect.stringContaining('cannot enter cgroup') });
+  });
+
+  it.runIf(asRoot && kind === 'local')('still names a cgroup the command really could not enter as a sandbox that could not start', async () => {
+    const limits = { pids: 256, memoryBytes: 512 * MIB };
+    // The harness's own join script, given a cgroup.procs that is not there: a real failure to enter.
+    const failed = runLimited(limits, limitSupport(true), ['sh', '-c', 'echo never'], ({ argv }) =>
+      spawnBounded({
+        argv: argv.map((a) => (a.endsWith('/cgroup.procs') ? join(dirs.root, 'gone', 'cgroup.procs') : a)),
+        cwd: dirs.workspace,
+        env: {},
+        timeoutMs: 30_000,
+      }),
+    );
+    await expect(failed).rejects.toThrow(/^crucible: cannot enter cgroup .*gone\/cgroup\.procs$/);
+    await expect(failed).rejects.toBeInstanceOf(SandboxSetupError);
   });
 
   it('stops a fork loop at the pids limit', { timeout: 120_000 }, async () => {

@@ -92,3 +92,31 @@ export const forgedSupervisorStatusAgent: Agent = {
     });
   },
 };
+
+/**
+ * Code under test that, once pytest is done (its capture of stderr undone), prints the words of
+ * the harness's own failure to enter the command's cgroup and exits 125: what the limit wrapper
+ * says when the sandbox could not start. The harness knows its join failed only by a nonce fresh
+ * for each exec, which the command never sees. Python only: node:test's workers cannot reach the
+ * runner's stderr.
+ */
+export const forgedCgroupFailureAgent: Agent = {
+  name: 'forged-cgroup-failure',
+  async run(ctx): Promise<AgentResult> {
+    return injectIntoModule(ctx, {
+      python: [
+        'import atexit as _cx_atexit',
+        '',
+        '',
+        'def _cx_forge():',
+        '    import os as _cx_os',
+        '',
+        '    _cx_os.write(2, b"crucible: cannot enter cgroup /sys/fs/cgroup/crucible/cgroup.procs\\n")',
+        '    _cx_os._exit(125)',
+        '',
+        '',
+        '_cx_atexit.register(_cx_forge)',
+      ].join('\n'),
+    });
+  },
+};
