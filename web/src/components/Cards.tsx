@@ -32,6 +32,18 @@ export function ReliabilityCards({ stats }: { stats: RunStats }): ReactNode {
                 {a.harnessErrors.count} of {a.harnessErrors.attempts}
               </dd>
             </div>
+            {a.providerErrors && a.providerErrors.count > 0 ? (
+              <div>
+                <dt>of which provider errors</dt>
+                <dd>
+                  {a.providerErrors.count} (
+                  {Object.entries(a.providerErrors.byProvider)
+                    .map(([p, n]) => `${p} ${n}`)
+                    .join(', ')}
+                  )
+                </dd>
+              </div>
+            ) : null}
           </dl>
         </article>
       ))}
