@@ -55,7 +55,7 @@ export async function importHarbor(options: HarborImportOptions): Promise<Import
   for (const source of sources) tasks.push(await writeTask(root, source));
   const file = await writeTaskSet(root, { tasks: tasks.map((t) => t.doc) }, [
     `Imported by crucible import harbor from ${sources.length} task director${sources.length === 1 ? 'y' : 'ies'}.`,
-    'Runs in Docker: npx crucible validate tasks.yaml --sandbox docker',
+    'Runs in Docker: crucible validate tasks.yaml --sandbox docker',
   ]);
   return {
     taskSetFile: file,

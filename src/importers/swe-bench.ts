@@ -126,7 +126,7 @@ export async function importSweBench(options: SweBenchImportOptions): Promise<Im
   const taskSetFile = await writeTaskSet(root, { ...(Object.keys(defaults).length > 0 ? { defaults } : {}), tasks }, [
     `Imported from ${options.file} by crucible import swe-bench (${tasks.length} instance${tasks.length === 1 ? '' : 's'}).`,
     "Each test command applies the instance's test_patch in the copy the tests run in, as SWE-bench does at evaluation.",
-    'Check it: npx crucible validate tasks.yaml' + (environment.kind === 'none' ? '' : ' --sandbox docker'),
+    'Check it: crucible validate tasks.yaml' + (environment.kind === 'none' ? '' : ' --sandbox docker'),
   ]);
   return {
     taskSetFile,

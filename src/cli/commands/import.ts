@@ -53,6 +53,6 @@ export function printImportResult(result: ImportResult): void {
   for (const note of result.notes) lines.push(`note: ${note}`);
   if (result.needs.length > 0) lines.push('you still need:');
   for (const need of result.needs) lines.push(`  ${need}`);
-  lines.push(`next: npx crucible validate ${result.taskSetFile}`);
+  lines.push(`next: crucible validate ${result.taskSetFile}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
