@@ -1,3 +1,4 @@
+import { UNSCORED_CAUSES, type AttemptResult } from '../types/index.js';
 import { pairedComparison, type TaskOutcome } from './paired.js';
 import { mulberry32, randomIndex } from './prng.js';
 import { quantileSorted } from './quantile.js';
@@ -97,4 +98,29 @@ function quantileOpen(sorted: Float64Array, q: number): number {
   const h = (sorted.length - 1) * q;
   if (sorted[Math.min(Math.ceil(h), sorted.length - 1)] === Infinity) return Number.isInteger(h) ? (sorted[h] as number) : Infinity;
   return quantileSorted(sorted, q);
+}
+
+/**
+ * Per agent, per task: scored attempts, passes and metered dollars, for agents whose every scored
+ * attempt carries a cost (an agent without metering has no cost per solve, rather than a low one).
+ */
+export function costRowsOf(attempts: readonly AttemptResult[]): FrontierPoint[] {
+  const byAgent = new Map<string, Map<string, TaskCost>>();
+  const unmetered = new Set<string>();
+  for (const a of attempts) {
+    if (UNSCORED_CAUSES.has(a.cause)) continue;
+    const cost = a.agentResult?.usage?.costUsd;
+    if (cost === undefined || !Number.isFinite(cost)) {
+      unmetered.add(a.agent);
+      continue;
+    }
+    const tasks = byAgent.get(a.agent) ?? new Map<string, TaskCost>();
+    const row = tasks.get(a.taskId) ?? { taskId: a.taskId, successes: 0, n: 0, cost: 0 };
+    row.n++;
+    if (a.verdict === 'PASS') row.successes++;
+    row.cost += cost;
+    tasks.set(a.taskId, row);
+    byAgent.set(a.agent, tasks);
+  }
+  return [...byAgent].filter(([agent]) => !unmetered.has(agent)).map(([agent, tasks]) => ({ agent, rows: [...tasks.values()] }));
 }
