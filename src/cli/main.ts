@@ -88,6 +88,18 @@ addModelOptions(program.commands.find((c) => c.name() === 'run') as Command);
 addReporterOptions(program.commands.find((c) => c.name() === 'run') as Command);
 
 program
+  .command('plan')
+  .description(
+    'How many tasks and trials a fixed design needs to separate two agents by --detect, and what --adaptive is expected to spend instead (by simulation).',
+  )
+  .argument('<taskset>', 'task-set YAML file or suite, e.g. examples/tasks.yaml')
+  .requiredOption('--detect <diff>', 'the difference in pass rate to detect, e.g. 5pp')
+  .option('--power <p>', 'the wanted chance of separating them at that difference', '0.8')
+  .option('--sims <n>', 'simulated runs per design evaluated', '200')
+  .option('--json', 'print the plan as JSON')
+  .action(async (taskset: string, opts) => (await import('./commands/plan.js')).planCommand(taskset, opts));
+
+program
   .command('ci')
   .description('Grade the change in this checkout (the working tree against HEAD, or --base REF --head REF) like an attempt: tests, policy checks, verdict.')
   .option('--base <ref>', 'the commit the change starts from', 'HEAD')

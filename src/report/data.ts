@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { aggregateRun, taskSetsOfIds } from '../stats/index.js';
 import { slimAttempt } from '../engine/slim.js';
+import { describeAdaptiveStop, type AdaptiveSummary } from '../engine/adaptive-run.js';
 import { guardCounts } from '../guard/counts.js';
 import type { AttemptResult, RunStats, RunSummary } from '../types/index.js';
 import { DEFAULT_ARTIFACT_LIMITS, emptyArtifacts, loadAttemptArtifacts, type ArtifactLimits } from './artifacts.js';
@@ -39,6 +40,8 @@ export const DEFAULT_ARTIFACT_BUDGET = 24 * 1024 * 1024;
 
 export function runInfoOf(summary: RunSummary, attempts: readonly Pick<AttemptResult, 'agent' | 'agentInfo'>[]): RunInfo {
   const agentInfo = Object.fromEntries(attempts.flatMap((a) => (a.agentInfo ? [[a.agent, a.agentInfo] as const] : [])));
+  // summary.json of an adaptive run carries `adaptive` beyond the stable RunSummary.
+  const adaptive = (summary as RunSummary & { adaptive?: AdaptiveSummary }).adaptive;
   return {
     runId: summary.runId,
     taskSet: summary.taskSet,
@@ -50,6 +53,7 @@ export function runInfoOf(summary: RunSummary, attempts: readonly Pick<AttemptRe
     counts: summary.counts,
     agents: [...new Set(attempts.map((a) => a.agent))],
     ...(Object.keys(agentInfo).length > 0 ? { agentInfo } : {}),
+    ...(adaptive ? { adaptiveStop: describeAdaptiveStop(adaptive) } : {}),
   };
 }
 

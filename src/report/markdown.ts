@@ -43,7 +43,15 @@ export function renderMarkdown(view: RunView, attempts: readonly AttemptResult[]
   out.push(`# Crucible run \`${run.runId}\``);
   out.push(
     `**${PASS} of ${run.executed} attempts passed** · ${FAIL} failed · ${ERROR} errored · task set ${mdCode(run.taskSet)} · ${when(run.createdAt)} · ${duration(elapsed(run.createdAt, run.finishedAt))}` +
-      (run.stoppedEarly ? `\n\n> **Stopped early:** ${run.executed} of ${run.planned} planned attempts ran.` : ''),
+      (run.adaptiveStop
+        ? `\n\n> **Adaptive run:** ${run.adaptiveStop
+            .replace(/^adaptive: /, '')
+            .split('\n  ')
+            .map(mdText)
+            .join('<br>')}`
+        : run.stoppedEarly
+          ? `\n\n> **Stopped early:** ${run.executed} of ${run.planned} planned attempts ran.`
+          : ''),
   );
   // Only the reports this run actually wrote, never a dead link.
   const others = view.reports.filter((name) => !name.endsWith('.md'));

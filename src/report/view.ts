@@ -30,6 +30,8 @@ export interface RunInfo extends RunHeader {
   agents: string[];
   /** External agents' version, profile hash and model, by agent spec (absent where unknown, e.g. from the history index). */
   agentInfo?: Record<string, AgentInfo>;
+  /** An adaptive run: how it stopped and what it decided, as the terminal prints it (engine/adaptive-run.ts). */
+  adaptiveStop?: string;
 }
 
 /** A run as the runs list shows it; `counts` are live while the run goes on. */

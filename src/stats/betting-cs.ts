@@ -21,7 +21,7 @@ const MAX_BET_FRACTION = 0.5;
 
 /**
  * Confidence sequence for the mean of observations in [0, 1] by betting: the hedged-capital CS with
- * predictable plug-in bets of Waudby-Smith & Ramdas 2023, "Estimating means of bounded random
+ * predictable plug-in bets of Waudby-Smith & Ramdas 2024, "Estimating means of bounded random
  * variables by betting", JRSS-B 86(1), Theorem 3 and Remark 1 (eq. 26–27).
  *
  * For each candidate mean m, two gamblers bet that the mean is above and below m; their capital

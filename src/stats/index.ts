@@ -25,3 +25,5 @@ export {
   type TrialStep,
 } from './adaptive-design.js';
 export { simulateAdaptive, simulateFixed, type ComparisonOutcome, type DesignOutcome, type Scenario, type SimulationOptions } from './design-simulation.js';
+export { planDesigns, type DesignPlan, type PlanQuestion } from './design-planning.js';
+export { costPerSolve, costFrontier, costRowsOf, type CostPerSolve, type FrontierEntry, type FrontierPoint, type TaskCost } from './cost-per-solve.js';

@@ -40,4 +40,22 @@ describe('crucible run --adaptive', () => {
     expect(badAlpha.status).toBe(2);
     expect(badAlpha.stderr).toContain('--separate 5: expected a number between 0 and 1');
   });
+
+  it('crucible plan says what the fixed and the adaptive design need, and refuses a bad --detect', () => {
+    const plan = crucible(['plan', 'examples/tasks.yaml', '--detect', '30pp', '--sims', '40', '--json']);
+    expect(plan.status, plan.stderr).toBe(0);
+    const parsed = JSON.parse(plan.stdout) as {
+      tasks: number;
+      detect: number;
+      fixed: { trials: number; attempts: number } | null;
+      adaptive: { attempts: number } | null;
+    };
+    expect(parsed.tasks).toBe(6);
+    expect(parsed.detect).toBeCloseTo(0.3, 12);
+    expect(parsed.fixed?.attempts).toBe((parsed.fixed?.trials ?? 0) * 6 * 2);
+    expect(parsed.adaptive?.attempts).toBeGreaterThan(0);
+    const bad = crucible(['plan', 'examples/tasks.yaml', '--detect', 'five']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--detect five: expected a difference in pass rate such as 5pp, 5% or 0.05 (fix: e.g. --detect 5pp)');
+  });
 });

@@ -24,6 +24,7 @@ import { listItemOf } from '../../report/view.js';
 import type { ModelCliOptions } from '../model-options.js';
 import { formatUsageTable, modelRunOptions } from '../model-run.js';
 import { formatRunReport } from '../format-run.js';
+import { formatCostPerSolve } from '../format-cost.js';
 import { guardCounts } from '../../guard/counts.js';
 import { createProgress } from '../progress.js';
 import { reporterOptions, writeRunReports, type ReporterCliOptions } from '../report-options.js';
@@ -173,6 +174,8 @@ export async function runAndReport(
   if (summary.adaptive) (output.json ? process.stderr : process.stdout).write(`\n${describeAdaptiveStop(summary.adaptive)}\n`);
   const usage = formatUsageTable(attempts);
   if (usage) (output.json ? process.stderr : process.stdout).write(`\n${usage}\n`);
+  const costs = formatCostPerSolve(attempts);
+  if (costs) (output.json ? process.stderr : process.stdout).write(`\n${costs}\n`);
   // Reports (report.md, report.html, results.sarif, results.junit.xml) go into the run directory.
   await writeRunReports(outcome, output.reporters, (line) => (output.json ? process.stderr : process.stdout).write(`${line}\n`));
   if (outcome.taskErrors.length > 0) (output.json ? process.stderr : process.stdout).write(`\n${formatTaskErrors(outcome.taskErrors)}\n`);
