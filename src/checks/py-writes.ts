@@ -37,6 +37,8 @@ const STAR_NAMES = [
 
 const isTrackedModule = (name: string): boolean => MODULES.some((m) => name === m || name.startsWith(`${m}.`));
 
+const SPACES = /[ \t]+/y;
+const NAME_REST = /[\w\u0080-\uffff]*/y;
 const OPS = [
   '**=',
   '//=',
@@ -76,6 +78,12 @@ export function tokenizePython(text: string, lineBase = 1, tokens: PyToken[] = [
       i++;
       continue;
     }
+    if (c === ' ' || c === '\t') {
+      SPACES.lastIndex = i;
+      SPACES.exec(text);
+      i = SPACES.lastIndex;
+      continue;
+    }
     if (/\s/.test(c) || c === '\\') {
       i++;
       continue;
@@ -84,7 +92,7 @@ export function tokenizePython(text: string, lineBase = 1, tokens: PyToken[] = [
       while (i < text.length && text.charAt(i) !== '\n' && text.charAt(i) !== '\r') i++;
       continue;
     }
-    const prefix = /^([rRbBuUfF]{0,2})(['"])/.exec(text.slice(i, i + 4));
+    const prefix = c === '"' || c === "'" || /[rRbBuUfF]/.test(c) ? /^([rRbBuUfF]{0,2})(['"])/.exec(text.slice(i, i + 4)) : null;
     if (prefix && (prefix[1] === '' || /^[rbuf]{1,2}$/i.test(prefix[1] ?? ''))) {
       const flags = (prefix[1] ?? '').toLowerCase();
       const quote = prefix[2] ?? '"';
@@ -125,8 +133,9 @@ export function tokenizePython(text: string, lineBase = 1, tokens: PyToken[] = [
       continue;
     }
     if (/[A-Za-z_\u0080-\uffff]/.test(c)) {
-      let j = i + 1;
-      while (j < text.length && /[\w\u0080-\uffff]/.test(text.charAt(j))) j++;
+      NAME_REST.lastIndex = i + 1;
+      NAME_REST.exec(text);
+      const j = Math.max(i + 1, NAME_REST.lastIndex);
       // Python reads identifiers in NFKC: `ｕnittest` is `unittest`.
       tokens.push({ kind: 'name', value: text.slice(i, j).normalize('NFKC'), line });
       i = j;
