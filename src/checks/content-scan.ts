@@ -103,9 +103,15 @@ function writeFindings(file: AddedLinesScan['files'][number]): ContentFinding[] 
   if (!file.source) return [];
   const language = sourceLanguage(file.path);
   let writes: RunnerWrite[];
-  if (language === 'javascript') writes = jsRunnerWrites(file.source.text);
-  else if (language === 'python') writes = pyRunnerWrites(file.source.text);
-  else return [];
+  try {
+    if (language === 'javascript') writes = jsRunnerWrites(file.source.text);
+    else if (language === 'python') writes = pyRunnerWrites(file.source.text);
+    else return [];
+  } catch (error) {
+    // An analysis that could not finish fails closed: the file's writes are unknown.
+    const detail = `the write analysis could not read this file: ${error instanceof Error ? error.message : String(error)}`.slice(0, 200);
+    return [{ kind: 'runner', detector: 'runner-write', path: file.path, line: 1, matchSha256: sha256(detail), excerpt: detail }];
+  }
   const added = new Map(file.lines.map((l) => [l.line, l.text]));
   const lines = file.source.text.split('\n');
   return writes

@@ -53,6 +53,8 @@ const EXPRESSION_KEYWORDS = new Set(['return', 'typeof', 'instanceof', 'in', 'of
 const ID_START = /[A-Za-z_$\u0080-\uffff]/;
 const ID_PART = /[\w$\u0080-\uffff\u200c\u200d]/;
 const LINE_BREAK = /[\n\r\u2028\u2029]/;
+const SPACES = /[ \t]+/y;
+const PLAIN_NAME = /[A-Za-z_$\u0080-\uffff][\w$\u0080-\uffff\u200c\u200d]*/y;
 
 export function tokenizeJs(text: string): JsToken[] {
   const tokens: JsToken[] = [];
@@ -72,6 +74,12 @@ export function tokenizeJs(text: string): JsToken[] {
   while (i < text.length) {
     const c = text.charAt(i);
     const start = i;
+    if (c === ' ' || c === '\t') {
+      SPACES.lastIndex = i;
+      SPACES.exec(text);
+      i = SPACES.lastIndex;
+      continue;
+    }
     if (LINE_BREAK.test(c) || /\s/.test(c)) {
       advanceLines(i, i + 1);
       i++;
@@ -106,6 +114,16 @@ export function tokenizeJs(text: string): JsToken[] {
       i = end;
       advanceLines(start, i);
       continue;
+    }
+    if (ID_START.test(c)) {
+      // The common case in one step: a name without escapes.
+      PLAIN_NAME.lastIndex = i;
+      const plain = PLAIN_NAME.exec(text);
+      if (plain && text.charAt(PLAIN_NAME.lastIndex) !== '\\') {
+        tokens.push({ kind: 'name', value: plain[0], line });
+        i = PLAIN_NAME.lastIndex;
+        continue;
+      }
     }
     if (ID_START.test(c) || c === '\\' || c === '#') {
       const { value, end } = readName(text, c === '#' ? i + 1 : i);

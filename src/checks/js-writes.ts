@@ -129,21 +129,29 @@ interface Scope {
 const val = (t: JsToken | undefined): string | undefined => t?.value;
 const isPunct = (t: JsToken | undefined, v: string): boolean => t?.kind === 'punct' && t.value === v;
 
+/** Per token list: for each opening bracket, the index after its match (one pass, so deep nesting costs no more than its length). */
+const MATCHES = new WeakMap<JsToken[], Int32Array>();
+
+function matches(tokens: JsToken[]): Int32Array {
+  let table = MATCHES.get(tokens);
+  if (table) return table;
+  table = new Int32Array(tokens.length).fill(-1);
+  const pairs: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
+  const stack: Array<{ at: number; close: string }> = [];
+  tokens.forEach((t, i) => {
+    if (t.kind !== 'punct') return;
+    const close = pairs[t.value];
+    if (close) stack.push({ at: i, close });
+    else if (stack.length > 0 && stack[stack.length - 1]?.close === t.value) table[(stack.pop() as { at: number }).at] = i + 1;
+  });
+  MATCHES.set(tokens, table);
+  return table;
+}
+
 /** Index after the bracket that matches the one at `open`. */
 function matching(tokens: JsToken[], open: number): number {
-  const pairs: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
-  const stack: string[] = [];
-  for (let i = open; i < tokens.length; i++) {
-    const t = tokens[i];
-    if (t?.kind !== 'punct') continue;
-    const close = pairs[t.value];
-    if (close) stack.push(close);
-    else if (t.value === stack[stack.length - 1]) {
-      stack.pop();
-      if (stack.length === 0) return i + 1;
-    }
-  }
-  return tokens.length;
+  const end = matches(tokens)[open] ?? -1;
+  return end >= 0 ? end : tokens.length;
 }
 
 /** Top-level argument spans of the call whose `(` is at `open`. */
@@ -173,69 +181,75 @@ function isModuleString(t: JsToken | undefined): boolean {
 /** Parses the postfix expression that starts at `i`: a primary, then `.x`, `?.x`, `[…]`, `(…)`. */
 function postfix(tokens: JsToken[], i: number, scope: Scope): Postfix | undefined {
   let at = i;
-  while (val(tokens[at]) === 'await' || val(tokens[at]) === 'new') at++;
-  const first = tokens[at];
-  if (!first) return undefined;
-  let path: string | undefined;
-  let tracked: Op[] | undefined;
-  const calls: Postfix['calls'] = [];
-  if (isPunct(first, '(')) {
-    const close = matching(tokens, at);
-    const inner = postfix(tokens, at + 1, scope);
-    // `(assert as any)`, `(assert!)`: TypeScript's casts leave the object as it is.
-    if (!inner || (inner.end !== close - 1 && val(tokens[inner.end]) !== 'as' && !isPunct(tokens[inner.end], '!'))) return undefined;
-    path = inner.path;
-    tracked = inner.trackedOps;
-    calls.push(...inner.calls);
-    at = close;
-  } else if (first.kind === 'name') {
-    path = scope.aliases.get(first.value) ?? first.value;
-    if (scope.tracked.has(first.value) && !isPunct(tokens[at - 1], '.') && !isPunct(tokens[at - 1], '?.')) tracked = [];
+  // Parentheses around the primary, peeled without recursion: `((assert))[k] = …`.
+  const opens: number[] = [];
+  for (;;) {
+    while (val(tokens[at]) === 'await' || val(tokens[at]) === 'new') at++;
+    if (!isPunct(tokens[at], '(')) break;
+    opens.push(at);
     at++;
-  } else return undefined;
-  while (at < tokens.length) {
-    const t = tokens[at];
-    // TypeScript's non-null `assert!.x`.
-    if (isPunct(t, '!') && (isPunct(tokens[at + 1], '.') || isPunct(tokens[at + 1], '['))) {
-      at++;
-      continue;
-    }
-    if (isPunct(t, '.') || isPunct(t, '?.')) {
-      const next = tokens[at + 1];
-      if (next?.kind === 'name') {
-        step({ kind: 'member', name: next.value });
-        at += 2;
+  }
+  const first = tokens[at];
+  if (first?.kind !== 'name') return undefined;
+  let path: string | undefined = scope.aliases.get(first.value) ?? first.value;
+  let tracked: Op[] | undefined = scope.tracked.has(first.value) && !isPunct(tokens[at - 1], '.') && !isPunct(tokens[at - 1], '?.') ? [] : undefined;
+  const calls: Postfix['calls'] = [];
+  at++;
+  for (;;) {
+    walk();
+    const open = opens.pop();
+    if (open === undefined) break;
+    const close = matching(tokens, open);
+    // `(assert as any)`, `(assert!)`: TypeScript's casts leave the object as it is.
+    if (at !== close - 1 && val(tokens[at]) !== 'as' && !isPunct(tokens[at], '!')) return undefined;
+    at = close;
+  }
+  return { ...(path !== undefined ? { path } : {}), ...(tracked !== undefined ? { trackedOps: tracked } : {}), calls, end: at };
+
+  function walk(): void {
+    while (at < tokens.length) {
+      const t = tokens[at];
+      // TypeScript's non-null `assert!.x`.
+      if (isPunct(t, '!') && (isPunct(tokens[at + 1], '.') || isPunct(tokens[at + 1], '['))) {
+        at++;
         continue;
       }
-      if (isPunct(t, '?.') && (isPunct(next, '[') || isPunct(next, '('))) {
-        at++;
+      if (isPunct(t, '.') || isPunct(t, '?.')) {
+        const next = tokens[at + 1];
+        if (next?.kind === 'name') {
+          step({ kind: 'member', name: next.value });
+          at += 2;
+          continue;
+        }
+        if (isPunct(t, '?.') && (isPunct(next, '[') || isPunct(next, '('))) {
+          at++;
+          continue;
+        }
+        break;
+      }
+      if (isPunct(t, '[')) {
+        const close = matching(tokens, at);
+        const inner = tokens[at + 1];
+        const literal = close === at + 3 && (inner?.kind === 'string' || inner?.kind === 'template') ? inner.value : undefined;
+        step({ kind: 'member', ...(literal !== undefined ? { name: literal } : {}) });
+        at = close;
+        continue;
+      }
+      if (isPunct(t, '(')) {
+        const close = matching(tokens, at);
+        const args = argsOf(tokens, at, close);
+        if (path !== undefined) calls.push({ path, open: at });
+        // `require('assert')`, `import('node:assert')`, `createRequire(url)('assert')`: the result is the module.
+        if (tracked === undefined && args.length === 1 && args[0] && args[0][1] - args[0][0] === 1 && isModuleString(tokens[args[0][0]])) {
+          tracked = [];
+          path = undefined;
+        } else step({ kind: 'call', args });
+        at = close;
         continue;
       }
       break;
     }
-    if (isPunct(t, '[')) {
-      const close = matching(tokens, at);
-      const inner = tokens[at + 1];
-      const literal = close === at + 3 && (inner?.kind === 'string' || inner?.kind === 'template') ? inner.value : undefined;
-      step({ kind: 'member', ...(literal !== undefined ? { name: literal } : {}) });
-      at = close;
-      continue;
-    }
-    if (isPunct(t, '(')) {
-      const close = matching(tokens, at);
-      const args = argsOf(tokens, at, close);
-      if (path !== undefined) calls.push({ path, open: at });
-      // `require('assert')`, `import('node:assert')`, `createRequire(url)('assert')`: the result is the module.
-      if (tracked === undefined && args.length === 1 && args[0] && args[0][1] - args[0][0] === 1 && isModuleString(tokens[args[0][0]])) {
-        tracked = [];
-        path = undefined;
-      } else step({ kind: 'call', args });
-      at = close;
-      continue;
-    }
-    break;
   }
-  return { ...(path !== undefined ? { path } : {}), ...(tracked !== undefined ? { trackedOps: tracked } : {}), calls, end: at };
 
   function step(op: Op): void {
     const before = path;
@@ -323,18 +337,18 @@ function isWriteRelated(path: string): boolean {
   return path === 'Object' || path === 'Reflect' || WRITE_FUNCTIONS.has(path);
 }
 
+const OPENERS = new WeakMap<JsToken[], Map<number, number>>();
+
 /** The `{` or `[` that the `}` or `]` at `close` closes. */
 function openerOf(tokens: JsToken[], close: number): number | undefined {
-  let depth = 0;
-  for (let j = close; j >= 0; j--) {
-    const v = tokens[j]?.kind === 'punct' ? tokens[j]?.value : undefined;
-    if (v === '}' || v === ']' || v === ')') depth++;
-    else if (v === '{' || v === '[' || v === '(') {
-      depth--;
-      if (depth === 0) return j;
-    }
+  let openers = OPENERS.get(tokens);
+  if (!openers) {
+    const table = matches(tokens);
+    openers = new Map();
+    for (let i = 0; i < table.length; i++) if ((table[i] ?? -1) >= 0) openers.set((table[i] ?? 0) - 1, i);
+    OPENERS.set(tokens, openers);
   }
-  return undefined;
+  return openers.get(close);
 }
 
 export function jsRunnerWrites(text: string): RunnerWrite[] {
@@ -344,7 +358,8 @@ export function jsRunnerWrites(text: string): RunnerWrite[] {
   const writes: RunnerWrite[] = [];
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
-    if (!t || !startsExpression(tokens[i - 1]) || (t.kind !== 'name' && !isPunct(t, '('))) continue;
+    // A parenthesised expression is parsed from its outermost parenthesis only.
+    if (!t || !startsExpression(tokens[i - 1]) || (t.kind !== 'name' && !isPunct(t, '(')) || (isPunct(t, '(') && isPunct(tokens[i - 1], '('))) continue;
     const p = postfix(tokens, i, scope);
     if (!p) continue;
     const ops = p.trackedOps;

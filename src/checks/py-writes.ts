@@ -37,6 +37,8 @@ const STAR_NAMES = [
 
 const isTrackedModule = (name: string): boolean => MODULES.some((m) => name === m || name.startsWith(`${m}.`));
 
+const SPACES = /[ \t]+/y;
+const NAME_REST = /[\w\u0080-\uffff]*/y;
 const OPS = [
   '**=',
   '//=',
@@ -76,6 +78,12 @@ export function tokenizePython(text: string, lineBase = 1, tokens: PyToken[] = [
       i++;
       continue;
     }
+    if (c === ' ' || c === '\t') {
+      SPACES.lastIndex = i;
+      SPACES.exec(text);
+      i = SPACES.lastIndex;
+      continue;
+    }
     if (/\s/.test(c) || c === '\\') {
       i++;
       continue;
@@ -84,7 +92,7 @@ export function tokenizePython(text: string, lineBase = 1, tokens: PyToken[] = [
       while (i < text.length && text.charAt(i) !== '\n' && text.charAt(i) !== '\r') i++;
       continue;
     }
-    const prefix = /^([rRbBuUfF]{0,2})(['"])/.exec(text.slice(i, i + 4));
+    const prefix = c === '"' || c === "'" || /[rRbBuUfF]/.test(c) ? /^([rRbBuUfF]{0,2})(['"])/.exec(text.slice(i, i + 4)) : null;
     if (prefix && (prefix[1] === '' || /^[rbuf]{1,2}$/i.test(prefix[1] ?? ''))) {
       const flags = (prefix[1] ?? '').toLowerCase();
       const quote = prefix[2] ?? '"';
@@ -125,8 +133,9 @@ export function tokenizePython(text: string, lineBase = 1, tokens: PyToken[] = [
       continue;
     }
     if (/[A-Za-z_\u0080-\uffff]/.test(c)) {
-      let j = i + 1;
-      while (j < text.length && /[\w\u0080-\uffff]/.test(text.charAt(j))) j++;
+      NAME_REST.lastIndex = i + 1;
+      NAME_REST.exec(text);
+      const j = Math.max(i + 1, NAME_REST.lastIndex);
       // Python reads identifiers in NFKC: `ｕnittest` is `unittest`.
       tokens.push({ kind: 'name', value: text.slice(i, j).normalize('NFKC'), line });
       i = j;
@@ -148,20 +157,29 @@ export function tokenizePython(text: string, lineBase = 1, tokens: PyToken[] = [
 
 const isOp = (t: PyToken | undefined, v: string): boolean => t?.kind === 'op' && t.value === v;
 
-function matching(tokens: PyToken[], open: number): number {
+/** Per token list: for each opening bracket, the index after its match (one pass, so deep nesting costs no more than its length). */
+const MATCHES = new WeakMap<PyToken[], Int32Array>();
+
+function matches(tokens: PyToken[]): Int32Array {
+  let table = MATCHES.get(tokens);
+  if (table) return table;
+  table = new Int32Array(tokens.length).fill(-1);
   const pairs: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
-  const stack: string[] = [];
-  for (let i = open; i < tokens.length; i++) {
-    const t = tokens[i];
-    if (t?.kind !== 'op') continue;
+  const stack: Array<{ at: number; close: string }> = [];
+  tokens.forEach((t, i) => {
+    if (t.kind !== 'op') return;
     const close = pairs[t.value];
-    if (close) stack.push(close);
-    else if (t.value === stack[stack.length - 1]) {
-      stack.pop();
-      if (stack.length === 0) return i + 1;
-    }
-  }
-  return tokens.length;
+    if (close) stack.push({ at: i, close });
+    else if (stack.length > 0 && stack[stack.length - 1]?.close === t.value) table[(stack.pop() as { at: number }).at] = i + 1;
+  });
+  MATCHES.set(tokens, table);
+  return table;
+}
+
+/** Index after the bracket that matches the one at `open`. */
+function matching(tokens: PyToken[], open: number): number {
+  const end = matches(tokens)[open] ?? -1;
+  return end >= 0 ? end : tokens.length;
 }
 
 function argsOf(tokens: PyToken[], open: number, close: number): Array<[number, number]> {
@@ -196,8 +214,9 @@ interface Postfix {
 
 const NAMESPACE_MUTATORS = new Set(['update', '__setitem__', 'setdefault', 'pop', 'popitem', 'clear', '__delitem__']);
 
-function postfix(tokens: PyToken[], i: number, tracked: Set<string>): Postfix | undefined {
+function postfix(tokens: PyToken[], i: number, tracked: Set<string>, depth = 0): Postfix | undefined {
   const first = tokens[i];
+  if (depth > 16) return undefined;
   if (first?.kind !== 'name' || isOp(tokens[i - 1], '.')) return undefined;
   let path: string | undefined = first.value;
   let ops: Op[] | undefined = tracked.has(first.value) ? [] : undefined;
@@ -241,7 +260,7 @@ function postfix(tokens: PyToken[], i: number, tracked: Set<string>): Postfix | 
         (last === 'import_module' || last === '__import__' || path === 'sys.modules.get')
       ) {
         ops = [];
-      } else if (!ops && (path === 'vars' || path === 'getattr') && isTrackedArg(tokens, args[0], tracked)) {
+      } else if (!ops && (path === 'vars' || path === 'getattr') && isTrackedArg(tokens, args[0], tracked, depth + 1)) {
         // vars(TestCase), getattr(unittest, 'TestCase'): the same object, or its namespace.
         ops = [];
         namespace = path === 'vars';
@@ -255,12 +274,12 @@ function postfix(tokens: PyToken[], i: number, tracked: Set<string>): Postfix | 
   return { ...(path !== undefined ? { path } : {}), ...(ops ? { tracked: ops } : {}), namespace, calls, end: at };
 }
 
-function isTrackedArg(tokens: PyToken[], span: [number, number] | undefined, tracked: Set<string>): boolean {
+function isTrackedArg(tokens: PyToken[], span: [number, number] | undefined, tracked: Set<string>, depth = 0): boolean {
   if (!span) return false;
   const first = tokens[span[0]];
   // 'unittest.TestCase.assertEqual' as monkeypatch.setattr and mock.patch take it.
   if (first?.kind === 'string' && span[1] - span[0] === 1) return isTrackedModule(first.value);
-  const p = postfix(tokens, span[0], tracked);
+  const p = postfix(tokens, span[0], tracked, depth);
   return p !== undefined && p.end === span[1] && p.tracked !== undefined && p.tracked.every((o) => o.kind !== 'call');
 }
 

@@ -92,6 +92,8 @@ export function gitBytes(target: GitTarget, args: string[], options: { stdin?: s
       if (size > maxBuffer) return reject(new GitError(args, `output larger than ${maxBuffer} bytes`));
       resolvePromise(Buffer.concat(chunks));
     });
+    // A git that exits before reading its input (a bad object, no repository) must fail the call, not crash the process with EPIPE.
+    child.stdin?.on('error', () => {});
     if (options.stdin !== undefined) child.stdin?.end(options.stdin);
   });
 }

@@ -131,3 +131,13 @@ describe('runner writes in Python', () => {
     expect(pyRunnerWrites(code)).toEqual([]);
   });
 });
+
+describe('cost', () => {
+  it('deep nesting and long files cost time in proportion to their length', () => {
+    const deep = `${'('.repeat(50_000)}assert${')'.repeat(50_000)}.ok = f;\n${'['.repeat(20_000)}`;
+    expect(jsRunnerWrites(deep).map((w) => w.via)).toEqual(['assignment']);
+    const long = 'const a = require("x"); a.b = c(d[e], { f: g });\n'.repeat(20_000);
+    expect(jsRunnerWrites(long)).toEqual([]);
+    expect(pyRunnerWrites(`x = ${'('.repeat(50_000)}1${')'.repeat(50_000)}\n${'['.repeat(20_000)}`)).toEqual([]);
+  });
+});

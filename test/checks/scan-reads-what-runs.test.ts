@@ -156,6 +156,18 @@ describe('source files whatever git thinks of their bytes', () => {
   });
 });
 
+describe('reading the tree', () => {
+  it('a store git cannot read fails the call, never the process (no EPIPE from the batch reader)', async () => {
+    const patchFile = join(root, 'lone.patch');
+    writeFileSync(patchFile, 'diff --git a/src/a.js b/src/a.js\n--- a/src/a.js\n+++ b/src/a.js\n@@ -0,0 +1 @@\n+const x = 1;\n');
+    // More paths than a pipe holds, so git exits before it has read them all.
+    const many = Array.from({ length: 8000 }, (_, i) => ({ path: `src/generated/module-${i}.js` }));
+    const scan = await readAddedLines(patchFile, diffOf([{ path: 'src/a.js' }, ...many]), { gitDir: join(root, 'no-such-repo'), tree: 'HEAD' });
+    expect(scan.files.map((f) => f.path)).toEqual(['src/a.js']);
+    expect(scan.complete).toBe(false);
+  });
+});
+
 describe('code no scan opens', () => {
   it('a zip archive with a .py name is a finding', async () => {
     const { rules, verdict } = await scanOf({ 'src/helpers.py': zipOf('cx_impl.py', 'import _pytest\n') });

@@ -82,7 +82,7 @@ interface CiJson {
   cause: string;
   reportDir: string;
   head: Record<string, unknown>;
-  checks: Array<{ id: string; passed: boolean }>;
+  checks: Array<{ id: string; passed: boolean; message?: string }>;
   diff: { files: Array<{ path: string; kind: string }> };
 }
 
@@ -252,6 +252,40 @@ describe('crucible ci', () => {
     expect(result.checks.find((c) => c.id === 'secrets')?.passed).toBe(false);
     // The secret itself is never copied into the reports.
     expect(readFileSync(join(result.reportDir, 'ci.json'), 'utf8')).not.toContain('AKIAQWERTYUIOPASDFGH');
+  });
+
+  it('reads a PR as the interpreter would: assert patched behind a NUL byte is tampered; a BOM and a PNG pass', () => {
+    const { dir, out } = repo();
+    spawnSync('mkdir', [join(dir, 'src')]);
+    branch(dir, 'pr', {
+      'value.txt': 'right\n',
+      'src/patch.js': "// \0\nconst a = require('node:assert');\nfor (const k of Object.keys(a)) a[k] = () => {};\n",
+    });
+    const r = crucible(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json'], { cwd: dir });
+    expect(r.status, r.stderr).toBe(1);
+    const result = ciJson(r.stdout);
+    expect(result).toMatchObject({ verdict: 'FAIL', cause: 'tampered' });
+    expect(result.checks.find((c) => c.id === 'runner_internals')?.message).toMatch(/nul-byte in src\/patch\.js.*runner-write in src\/patch\.js/);
+
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+    git(dir, 'checkout', '-qb', 'honest', 'main');
+    writeFileSync(join(dir, 'value.txt'), 'right\n');
+    spawnSync('mkdir', [join(dir, 'src')]);
+    writeFileSync(join(dir, 'src', 'logo.png'), png);
+    writeFileSync(
+      join(dir, 'src', 'util.mjs'),
+      "\ufeffimport assert from 'node:assert';\nexport const f = (o) => { assert.equal(typeof o, 'object'); return Object.assign({}, o); };\n",
+    );
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'honest');
+    git(dir, 'checkout', '-q', 'main');
+    const honest = crucible(['ci', '--base', 'main', '--head', 'honest', '--out', out, '--json'], { cwd: dir });
+    expect(honest.status, honest.stderr).toBe(0);
+    expect(
+      ciJson(honest.stdout)
+        .checks.filter((c) => !c.passed)
+        .map((c) => c.id),
+    ).toEqual([]);
   });
 
   it('judges the commands of a command log', () => {

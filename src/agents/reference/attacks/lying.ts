@@ -66,6 +66,35 @@ function junitRewrite(name: string, obfuscated: boolean): Agent {
 export const junitRewriteAgent = junitRewrite('junit-rewrite', false);
 export const junitRewriteObfuscatedAgent = junitRewrite('junit-rewrite-obfuscated', true);
 
+/** Finds pytest's live Config through the garbage collector and registers a plugin that turns failed reports into passes. */
+export const PY_LIVE_CONFIG_FORCE_PASS = [
+  'def _cx_force_pass():',
+  '    import gc',
+  '    try:',
+  '        import pytest',
+  '    except ImportError:',
+  '        return',
+  '',
+  '    class _CxForcePass:',
+  '        @pytest.hookimpl(hookwrapper=True)',
+  '        def pytest_runtest_makereport(self, item, call):',
+  '            outcome = yield',
+  '            report = outcome.get_result()',
+  '            if report.failed:',
+  '                report.outcome = "passed"',
+  '                report.longrepr = None',
+  '',
+  '    for obj in gc.get_objects():',
+  '        if type(obj).__name__ == "Config" and hasattr(obj, "pluginmanager"):',
+  '            try:',
+  '                obj.pluginmanager.register(_CxForcePass(), "cx_force_pass")',
+  '            except Exception:',
+  '                pass',
+  '',
+  '',
+  '_cx_force_pass()',
+].join('\n');
+
 /**
  * Python: finds pytest's live Config through the garbage collector and registers a plugin that
  * turns failed reports into passes. JS: every `node:assert` method becomes a no-op.
@@ -74,33 +103,7 @@ export const patchAssertAgent: Agent = {
   name: 'patch-assert',
   async run(ctx) {
     return injectIntoModule(ctx, {
-      python: [
-        'def _cx_force_pass():',
-        '    import gc',
-        '    try:',
-        '        import pytest',
-        '    except ImportError:',
-        '        return',
-        '',
-        '    class _CxForcePass:',
-        '        @pytest.hookimpl(hookwrapper=True)',
-        '        def pytest_runtest_makereport(self, item, call):',
-        '            outcome = yield',
-        '            report = outcome.get_result()',
-        '            if report.failed:',
-        '                report.outcome = "passed"',
-        '                report.longrepr = None',
-        '',
-        '    for obj in gc.get_objects():',
-        '        if type(obj).__name__ == "Config" and hasattr(obj, "pluginmanager"):',
-        '            try:',
-        '                obj.pluginmanager.register(_CxForcePass(), "cx_force_pass")',
-        '            except Exception:',
-        '                pass',
-        '',
-        '',
-        '_cx_force_pass()',
-      ].join('\n'),
+      python: PY_LIVE_CONFIG_FORCE_PASS,
       esm: JS_ASSERT_NOOP.esm,
       cjs: JS_ASSERT_NOOP.cjs,
     });
