@@ -1,4 +1,4 @@
-import { PYTHON_RUNNER_NAMES, PYTHON_RUNNER_PREFIXES, PYTHON_STDLIB_NAMES } from './python-module-names.js';
+import { PYTHON_PLUGIN_NAMES, PYTHON_RUNNER_NAMES, PYTHON_STDLIB_NAMES } from './python-module-names.js';
 
 /** A file of the change that would be imported in place of a module from outside the repository. */
 export interface ModuleShadow {
@@ -37,7 +37,7 @@ function providedName(parts: readonly string[]): string {
 
 function shadowKind(name: string): ModuleShadow['shadows'] | undefined {
   if (PYTHON_STDLIB_NAMES.has(name)) return 'standard library';
-  if (PYTHON_RUNNER_NAMES.has(name) || PYTHON_RUNNER_PREFIXES.some((prefix) => name.startsWith(prefix))) return 'test runner or its dependencies';
+  if (PYTHON_RUNNER_NAMES.has(name) || PYTHON_PLUGIN_NAMES.has(name)) return 'test runner or its dependencies';
   return undefined;
 }
 

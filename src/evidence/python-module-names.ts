@@ -121,5 +121,18 @@ export const PYTHON_RUNNER_NAMES: ReadonlySet<string> = new Set([
   'usercustomize',
 ]);
 
-/** Plugins pytest loads by entry point are named so; a new module named so can take their place. */
-export const PYTHON_RUNNER_PREFIXES: readonly string[] = ['pytest_', '_pytest'];
+/**
+ * Installed pytest plugins' modules (pytest loads them by entry point at start). Named one by one:
+ * a prefix (`pytest_*`) would also take honest helpers like `src/pytest_helpers.py`.
+ */
+// prettier-ignore
+export const PYTHON_PLUGIN_NAMES: ReadonlySet<string> = new Set([
+  'pytest_cov', 'pytest_mock', 'pytest_asyncio', 'pytest_timeout', 'pytest_randomly', 'pytest_benchmark', 'pytest_django',
+  'pytest_httpserver', 'pytest_env', 'pytest_rerunfailures', 'pytest_subtests', 'pytest_metadata', 'pytest_html',
+  'pytest_order', 'pytest_socket', 'pytest_cases', 'pytest_check', 'pytest_snapshot', 'pytest_regressions', 'pytest_httpx',
+  'pytest_sugar', 'pytest_instafail', 'pytest_forked', 'pytest_lazyfixture', 'pytest_bdd', 'pytest_flask', 'pytest_aiohttp',
+  'pytest_trio', 'pytest_freezegun', 'pytest_datadir', 'pytest_dotenv', 'pytest_custom_exit_code', 'pytest_repeat',
+  'pytest_xprocess', 'pytest_localserver', 'pytest_postgresql', 'pytest_redis', 'pytest_docker', 'pytest_playwright',
+  'pytest_split', 'pytest_icdiff', 'pytest_clarity', 'pytest_pretty', 'pytest_profiling', 'pytest_memray', 'pytest_xdist',
+  'syrupy', 'respx', 'typeguard', 'anyio', 'pytest_jsonreport', 'pytest_json_report', 'pytest_reportlog', 'pytest_github_actions_annotate_failures',
+]);

@@ -50,10 +50,13 @@ export const WHOLE_FILE_TEST_CONFIG = [
   // `yarnPath`, plugins and node options for every `yarn test`
   '**/.yarnrc',
   '**/.yarnrc.yml',
+  // cargo: `[patch]` of a test dependency, `runner` and `rustflags` for every `cargo test`
+  '**/.cargo/config.toml',
+  '**/.cargo/config',
 ];
 
 /** Globs of files where only some sections configure tests; see testSection(). */
-export const SECTIONED_TEST_CONFIG = ['**/package.json', '**/pyproject.toml', '**/setup.cfg', '**/tox.ini', '**/vite.config.*'];
+export const SECTIONED_TEST_CONFIG = ['**/package.json', '**/pyproject.toml', '**/setup.cfg', '**/tox.ini', '**/vite.config.*', '**/Cargo.toml', '**/go.mod'];
 
 /**
  * Globs of installed dependencies and interpreter hooks. The verification copy always takes them
@@ -126,9 +129,37 @@ export function testSection(path: string, text: string | undefined): string | un
     return iniSection(text, (section, key) => section === 'tool:pytest' || section === 'pytest' || (section === 'options.entry_points' && key === 'pytest11'));
   }
   if (name === 'tox.ini') return iniSection(text, (section) => section === 'pytest');
+  // A `[patch]` or `[replace]` could put a module of the change in place of a test dependency.
+  if (name === 'Cargo.toml') {
+    try {
+      return tomlSection(text, (keys) => keys[0] === 'patch' || keys[0] === 'replace');
+    } catch {
+      return text;
+    }
+  }
+  // Likewise a `replace` directive (testify → ./fake-testify).
+  if (name === 'go.mod') return goReplaces(text);
   // vite.config.* configures vitest only when it has a `test` block; then all of it counts.
   if (name.startsWith('vite.config.')) return /\btest\s*:/.test(text) ? text : undefined;
   return text;
+}
+
+/** go.mod's `replace` directives, one a line, whitespace-normalised; undefined when there are none. */
+function goReplaces(text: string): string | undefined {
+  const picked: string[] = [];
+  let inBlock = false;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw
+      .replace(/\/\/.*$/, '')
+      .trim()
+      .replace(/\s+/g, ' ');
+    if (inBlock) {
+      if (line === ')') inBlock = false;
+      else if (line !== '') picked.push(`replace ${line}`);
+    } else if (/^replace\s*\($/.test(line)) inBlock = true;
+    else if (line.startsWith('replace ')) picked.push(line);
+  }
+  return picked.length > 0 ? picked.join('\n') : undefined;
 }
 
 function startsWith(keys: readonly string[], prefix: readonly string[]): boolean {

@@ -1,4 +1,4 @@
-import { readdirSync, type Dirent } from 'node:fs';
+import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -43,23 +43,41 @@ export function isCredentialPath(path: string): boolean {
  */
 export const CREDENTIAL_SCAN_DEPTH = 4;
 
-const found = new Map<string, ReadonlyArray<{ path: string; isDir: boolean }>>();
+interface Walked {
+  hits: ReadonlyArray<{ path: string; isDir: boolean }>;
+  /** Every directory read, with its mtime: a name added or removed in one changes it. */
+  dirs: ReadonlyArray<{ dir: string; mtimeMs: number }>;
+}
+
+const walked = new Map<string, Walked>();
+
+function mtimeOf(dir: string): number {
+  try {
+    return statSync(dir).mtimeMs;
+  } catch {
+    return -1;
+  }
+}
 
 /**
  * Credential paths inside `root` (the root itself included), up to CREDENTIAL_SCAN_DEPTH levels
- * down. Host toolchain trees do not change during a run, so each root is walked once per process.
+ * down. A root is walked again only when a directory it read has changed since (a later
+ * `npm config set --global` writes `<prefix>/etc/npmrc`): a stat per directory, not a walk, per exec.
  */
 export function credentialsWithin(root: string): ReadonlyArray<{ path: string; isDir: boolean }> {
-  const known = found.get(root);
-  if (known) return known;
+  const known = walked.get(root);
+  if (known && known.dirs.every((d) => mtimeOf(d.dir) === d.mtimeMs)) return known.hits;
   const hits: Array<{ path: string; isDir: boolean }> = [];
+  const dirs: Array<{ dir: string; mtimeMs: number }> = [];
   const walk = (dir: string, depth: number): void => {
     let entries: Dirent[];
+    const mtimeMs = mtimeOf(dir);
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
       return;
     }
+    dirs.push({ dir, mtimeMs });
     for (const entry of entries) {
       const path = join(dir, entry.name);
       if (isCredentialPath(path)) hits.push({ path, isDir: entry.isDirectory() });
@@ -68,6 +86,6 @@ export function credentialsWithin(root: string): ReadonlyArray<{ path: string; i
   };
   if (isCredentialPath(root)) hits.push({ path: root, isDir: true });
   else walk(root, 1);
-  found.set(root, hits);
+  walked.set(root, { hits, dirs });
   return hits;
 }

@@ -47,6 +47,7 @@ describe('which added files shadow a module from outside the repo', () => {
   it.each([
     // honest files: names nothing outside provides, or modules inside a package
     ['stats_helpers.py'],
+    ['src/pytest_helpers.py'],
     ['mypkg/types.py'],
     ['mypkg/json.py'],
     ['src/lib/logging.py'],

@@ -37,6 +37,8 @@ describe('test configuration paths', () => {
     'ava.config.mjs',
     '.taprc',
     'node.config.json',
+    '.cargo/config.toml',
+    'crates/a/.cargo/config',
   ])('%s is protected whole, at any depth', (path) => {
     expect(whole(path)).toBe(true);
   });
@@ -105,6 +107,25 @@ describe('package.json test section', () => {
     expect(section({ name: 'x', scripts: { build: 'tsc' } })).toBeUndefined();
     expect(testSection('package.json', '{ not json')).toBe('{ not json');
     expect(testSection('package.json', '[1]')).toBe('[1]');
+  });
+});
+
+describe('Cargo.toml and go.mod: what could replace a test dependency', () => {
+  it('is the [patch] and [replace] tables of Cargo.toml, not its dependencies', () => {
+    const base = '[package]\nname = "x"\n\n[dev-dependencies]\npretty_assertions = "1"\n';
+    expect(testSection('Cargo.toml', base)).toBeUndefined();
+    expect(testSection('Cargo.toml', `${base}serde = "1"\n`)).toBeUndefined();
+    expect(testSection('Cargo.toml', `${base}\n[patch.crates-io]\npretty_assertions = { path = "fake" }\n`)).toContain('fake');
+  });
+
+  it('is the replace directives of go.mod, not its requirements', () => {
+    const base = 'module example.com/x\n\ngo 1.22\n\nrequire github.com/stretchr/testify v1.9.0\n';
+    expect(testSection('go.mod', base)).toBeUndefined();
+    expect(testSection('go.mod', `${base}require golang.org/x/text v0.14.0\n`)).toBeUndefined();
+    expect(testSection('go.mod', `${base}replace github.com/stretchr/testify => ./fake\n`)).toBe('replace github.com/stretchr/testify => ./fake');
+    expect(testSection('go.mod', `${base}replace (\n\tgithub.com/stretchr/testify => ./fake // here\n)\n`)).toBe(
+      'replace github.com/stretchr/testify => ./fake',
+    );
   });
 });
 

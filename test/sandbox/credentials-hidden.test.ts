@@ -113,6 +113,12 @@ describe('credentials beside toolchains are never in view (real bwrap, and the d
       network: 'none',
     });
     expect(search.stdout).toBe('');
+
+    // One written after the sandbox first looked (`npm config set --global` at the host) is hidden too.
+    const later = join(home, '.nvm/versions/node/v20.11.0/lib/.netrc');
+    await writeFile(later, 'SECRET written later\n');
+    const again = await executor.exec({ argv: ['cat', later], cwd: dirs.workspace, timeoutMs: 30_000, network: 'none' });
+    expect(again.stdout).not.toContain('SECRET');
   });
 
   it('plans a cover for every credential inside a bound toolchain (docker)', async () => {
