@@ -225,6 +225,27 @@ Examples:
   .action(async (taskset: string, opts) => (await import('./commands/tests.js')).testsCommand(taskset, opts));
 
 program
+  .command('init')
+  .description('Start on your own repository: detect its test runner, write crucible.tasks.yaml and crucible.ci.yaml, list its test ids.')
+  .argument('[dir]', 'the git repository (default: the current directory)')
+  .option('--test-command <cmd>', 'the test command, instead of the detected one (it writes JUnit to $CRUCIBLE_JUNIT)')
+  .option('--no-tests', 'write the files without running the tests')
+  .option('-o, --out <dir>', "Crucible's state directory (caches; the test run's scratch copy is removed)", '.crucible')
+  .addOption(new Option('--sandbox <kind>', 'where setup and the tests run (default: bwrap on Linux)').choices(['bwrap', 'local', 'docker']))
+  .addHelpText(
+    'after',
+    `
+The task starts from the repository's HEAD. An uncommitted change to files that are not tests
+becomes its oracle patch (crucible.oracle.patch), and the tests are then listed on both sides with
+the suggested fail_to_pass. Existing files are never overwritten (exit 2).
+
+Examples:
+  crucible init
+  crucible init ../my-repo --test-command 'npx vitest run --reporter=junit --outputFile="$CRUCIBLE_JUNIT"'`,
+  )
+  .action(async (dir: string | undefined, opts) => (await import('./commands/init.js')).initCommand(dir, opts));
+
+program
   .command('task')
   .description('Author tasks: `task new` scaffolds one from a fix in a git history.')
   .addCommand(
