@@ -78,9 +78,13 @@ export async function exportSweBench(runDir: string, runId: string): Promise<Swe
         ids.error.push(taskId);
         continue;
       }
+      // As SWE-bench's report counts them: an empty patch is not a completed evaluation.
+      if (patch.trim() === '') {
+        ids.empty.push(taskId);
+        continue;
+      }
       ids.completed.push(taskId);
-      if (patch.trim() === '') ids.empty.push(taskId);
-      else if (entry.verdict === 'PASS') ids.resolved.push(taskId);
+      if (entry.verdict === 'PASS') ids.resolved.push(taskId);
       else ids.unresolved.push(taskId);
     }
     const sorted = (xs: string[]): string[] => [...xs].sort();

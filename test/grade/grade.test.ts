@@ -47,7 +47,7 @@ function applied(repo: string, patch: string): Record<string, string> {
 
 describe('crucible grade', () => {
   it(
-    'grades an honest prediction PASS and a test-editing one FAIL tampered, and a patch that does not apply FAIL; export round-trips the predictions',
+    'grades an honest prediction PASS and a test-editing one FAIL tampered, a patch that does not apply FAIL and an empty one FAIL no_changes; export round-trips the predictions',
     async () => {
       const dir = tempDir();
       const honest = Object.keys(TASKS).map((id) => ({
@@ -67,7 +67,8 @@ describe('crucible grade', () => {
         model_patch: '--- a/src/slugify.mjs\n+++ b/src/slugify.mjs\n@@ -1 +1 @@\n-nothing like this line\n+x\n',
       };
       const file = join(dir, 'predictions.jsonl');
-      writeFileSync(file, [...honest, ...cheats, stale].map((p) => JSON.stringify(p)).join('\n'));
+      const empty = { instance_id: 'js-sortby', model_name_or_path: 'stale', model_patch: '' };
+      writeFileSync(file, [...honest, ...cheats, stale, empty].map((p) => JSON.stringify(p)).join('\n'));
       const stateDir = join(dir, 'state');
 
       const { options } = gradeRunOptions({ input: loadRunInput('examples/tasks.yaml'), predictions: file, stateDir, sandbox: 'bwrap', concurrency: 2 });
@@ -80,6 +81,7 @@ describe('crucible grade', () => {
         'org/cheater js-slugify': 'FAIL tampered',
         'org/cheater js-sortby': 'FAIL tampered',
         'stale js-slugify': 'FAIL agent_crashed',
+        'stale js-sortby': 'FAIL no_changes',
       });
       expect(outcome.attempts.find((a) => a.agent === 'stale')?.message).toMatch(/the patch does not apply/);
 
@@ -87,7 +89,13 @@ describe('crucible grade', () => {
       const byAgent = Object.fromEntries(exported.map((e) => [e.agent, e]));
       expect(byAgent.honest?.report).toMatchObject({ resolved_ids: ['js-slugify', 'js-sortby'], unresolved_ids: [], error_ids: [], schema_version: 2 });
       expect(byAgent['org/cheater']?.report).toMatchObject({ resolved_ids: [], unresolved_ids: ['js-slugify', 'js-sortby'] });
-      expect(byAgent.stale?.report).toMatchObject({ resolved_ids: [], unresolved_ids: [], empty_patch_ids: ['js-slugify'], submitted_ids: ['js-slugify'] });
+      expect(byAgent.stale?.report).toMatchObject({
+        resolved_ids: [],
+        unresolved_ids: [],
+        empty_patch_ids: ['js-slugify', 'js-sortby'],
+        completed_ids: [],
+        submitted_ids: ['js-slugify', 'js-sortby'],
+      });
 
       // Written as files SWE-bench reads, and read back by grade's own reader: the same predictions.
       const out = join(dir, 'export');
@@ -104,7 +112,7 @@ describe('crucible grade', () => {
         }
       }
     },
-    attemptBudget(5 + 2),
+    attemptBudget(6 + 2),
   );
 
   it('stops on a prediction for a task the set does not have, naming the file and line, unless --skip-unknown', () => {
