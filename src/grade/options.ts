@@ -1,9 +1,9 @@
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
 import type { RunOptions } from '../engine/index.js';
 import type { SandboxKind } from '../sandbox/executor.js';
 import type { RunInput } from '../suite/index.js';
 import { planGrade } from './plan.js';
-import { readPredictions, type Prediction } from './predictions.js';
+import { predictionsDigest, readPredictions, type Prediction } from './predictions.js';
 
 export interface GradeInput {
   /** The task set (or suite), loaded with loadRunInput. */
@@ -42,6 +42,11 @@ export function gradeRunOptions(grade: GradeInput): { options: Omit<RunOptions, 
       stateDir: grade.stateDir,
       settings: { sandbox: grade.sandbox, ...(grade.keepWorkspace ? { keepWorkspace: true } : {}) },
       ...(grade.concurrency === undefined ? {} : { concurrency: grade.concurrency }),
+      predictions: {
+        path: resolve(grade.predictions),
+        ...(grade.modelName === undefined ? {} : { modelName: grade.modelName }),
+        sha256: predictionsDigest(predictions),
+      },
     },
     skipped: plan.skipped,
   };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
@@ -107,4 +108,10 @@ function toPrediction(record: unknown, where: string, options: ReadPredictionsOp
       : field(SWE_BENCH_FIELDS.model, 'name the model that made the patch, or pass --model-name');
   if (model.trim() === '') throw new InputError(`${where}: model_name_or_path is empty (fix: name the model that made the patch, or pass --model-name)`);
   return { taskId, model, patch, where };
+}
+
+/** sha256 of what the predictions say (task, model, patch; not where they were read): a grading run's identity. */
+export function predictionsDigest(predictions: readonly Prediction[]): string {
+  const canonical = predictions.map((p) => [p.taskId, p.model, p.patch]).sort((a, b) => (`${a[1]}\0${a[0]}` < `${b[1]}\0${b[0]}` ? -1 : 1));
+  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
 }

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resumeCommand } from '../../src/cli/commands/resume.js';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { executeRun } from '../../src/engine/index.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CHECKPOINT_FILE, executeRun, readCheckpoint } from '../../src/engine/index.js';
 import { exportSweBench, writeSweBenchExport, sweBenchFileNames } from '../../src/grade/export-swe-bench.js';
 import { gradeRunOptions } from '../../src/grade/options.js';
 import { readPredictions } from '../../src/grade/predictions.js';
@@ -11,6 +12,11 @@ import { attemptBudget } from '../helpers/budget.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
+
+afterEach(() => {
+  process.exitCode = undefined;
+  vi.restoreAllMocks();
+});
 
 /** Two of the bundled examples: enough to show a pass and a tamper per task, cheap enough to run here. */
 const TASKS = { 'js-slugify': 'js-slugify', 'js-sortby': 'js-sortby' } as const;
@@ -113,6 +119,36 @@ describe('crucible grade', () => {
       }
     },
     attemptBudget(6 + 2),
+  );
+
+  it(
+    'resumes an interrupted grading run from its predictions, and refuses when they changed',
+    async () => {
+      const dir = tempDir();
+      const file = join(dir, 'predictions.jsonl');
+      const line = (id: string): string =>
+        JSON.stringify({ instance_id: id, model_name_or_path: 'honest', model_patch: readFileSync(`examples/oracles/${id}.patch`, 'utf8') });
+      writeFileSync(file, `${line('js-slugify')}\n${line('js-sortby')}\n`);
+      const stateDir = join(dir, 'state');
+      const { options } = gradeRunOptions({ input: loadRunInput('examples/tasks.yaml'), predictions: file, stateDir, sandbox: 'bwrap', concurrency: 1 });
+      const first = await executeRun(options);
+      const runId = first.summary.runId;
+      // As a killed run leaves it: one attempt checkpointed, the other not.
+      const checkpoint = join(first.runDir, CHECKPOINT_FILE);
+      writeFileSync(checkpoint, `${readFileSync(checkpoint, 'utf8').split('\n')[0]}\n`);
+      vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+      vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+      await resumeCommand(runId, { out: stateDir });
+      expect(process.exitCode).toBe(0);
+      const { entries } = await readCheckpoint(first.runDir);
+      expect(entries.map((e) => `${e.agent} ${e.taskId} ${e.verdict}`).sort()).toEqual(['honest js-slugify PASS', 'honest js-sortby PASS']);
+
+      writeFileSync(file, `${line('js-slugify')}\n`);
+      await expect(resumeCommand(runId, { out: stateDir })).rejects.toThrow(
+        `run ${runId}: its predictions ${file} changed since the run started (fix: restore them, or grade them as a new run)`,
+      );
+    },
+    attemptBudget(3 + 2),
   );
 
   it('stops on a prediction for a task the set does not have, naming the file and line, unless --skip-unknown', () => {
