@@ -24,7 +24,8 @@ export interface ReadPredictionsOptions {
 }
 
 /**
- * Reads predictions from a SWE-bench predictions file (JSONL, one object a line, or a JSON array)
+ * Reads predictions from a SWE-bench predictions file (JSONL, one object a line; a JSON array; or a
+ * JSON object keyed by instance id)
  * or a directory of `<task-id>.patch` files. Every problem is one InputError naming the file, the
  * line (or array index) and the fix.
  */
@@ -74,6 +75,8 @@ function readPredictionsFile(shown: string, file: string, options: ReadPredictio
     if (!Array.isArray(records)) throw new InputError(`${shown}: expected a JSON array of predictions (fix: [{"instance_id": …, "model_patch": …}, …])`);
     return records.map((r, i) => toPrediction(r, `${shown}[${i}]`, options));
   }
+  const keyed = keyedObject(text);
+  if (keyed) return Object.entries(keyed).map(([key, r]) => toPrediction(r, `${shown}[${JSON.stringify(key)}]`, options));
   const out: Prediction[] = [];
   text.split('\n').forEach((line, i) => {
     if (line.trim() === '') return;
@@ -87,6 +90,21 @@ function readPredictionsFile(shown: string, file: string, options: ReadPredictio
     out.push(toPrediction(record, where, options));
   });
   return out;
+}
+
+/**
+ * SWE-bench's harness also takes a JSON object of predictions keyed by instance id; a single
+ * prediction object (one-line JSONL) has `instance_id` itself, so it is never read as one.
+ */
+function keyedObject(text: string): Record<string, unknown> | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || SWE_BENCH_FIELDS.taskId in value) return undefined;
+  return value as Record<string, unknown>;
 }
 
 function toPrediction(record: unknown, where: string, options: ReadPredictionsOptions): Prediction {

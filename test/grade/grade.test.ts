@@ -167,11 +167,13 @@ describe('crucible grade', () => {
     expect(skipped.map((p) => p.where)).toEqual([`${file}:2`]);
   });
 
-  it('reads a JSON array, and a directory of <task-id>.patch files named after the directory or --model-name', () => {
+  it('reads a JSON array, a JSON object keyed by instance id, and a directory of <task-id>.patch files named after the directory or --model-name', () => {
     const dir = tempDir();
     const json = join(dir, 'p.json');
     writeFileSync(json, JSON.stringify([{ instance_id: 'a', model_name_or_path: 'm', model_patch: 'x' }]));
     expect(readPredictions(json)).toEqual([{ taskId: 'a', model: 'm', patch: 'x', where: `${json}[0]` }]);
+    writeFileSync(json, JSON.stringify({ a: { instance_id: 'a', model_name_or_path: 'm', model_patch: 'x' } }));
+    expect(readPredictions(json)).toEqual([{ taskId: 'a', model: 'm', patch: 'x', where: `${json}["a"]` }]);
     const patches = join(dir, 'my-model');
     mkdirSync(patches);
     writeFileSync(join(patches, 'js-slugify.patch'), 'p');
