@@ -79,7 +79,8 @@ function uncommittedChange(root: string, git: (args: string[], env?: Record<stri
     .split('\0')
     .filter((e) => e.length > 3)
     .map((e) => e.slice(3))
-    .filter((p) => ![INIT_TASKS_FILE, INIT_CI_FILE, INIT_ORACLE_FILE].includes(p) && !p.startsWith('.crucible/'));
+    // Crucible's own state and installed dependencies (when not ignored) are never part of a fix.
+    .filter((p) => ![INIT_TASKS_FILE, INIT_CI_FILE, INIT_ORACLE_FILE].includes(p) && !/^(\.crucible|node_modules)\//.test(p));
   const testPath = DEFAULT_TEST_PATHS.map((g) => globToRegExp(g));
   const isTest = (p: string): boolean => testPath.some((r) => r.test(p));
   const source = changed.filter((p) => !isTest(p));

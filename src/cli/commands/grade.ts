@@ -3,7 +3,8 @@ import { gradeRunOptions } from '../../grade/options.js';
 import { loadRunInput } from '../../suite/index.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
 import { wholeNumber, writableStateDir } from '../args.js';
-import { startSandboxChoice } from '../sandbox-choice.js';
+import pc from 'picocolors';
+import { resolveRunSandbox } from '../sandbox-choice.js';
 import { reporterOptions, type ReporterCliOptions } from '../report-options.js';
 import { runAndReport } from './run.js';
 
@@ -35,8 +36,11 @@ export async function gradeCommand(tasksetPath: string, opts: GradeCommandOption
     concurrency,
     keepWorkspace: opts.keepWorkspace,
   });
-  // The patches are untrusted code: they get the sandbox a model agent gets, never the local fallback.
-  const sandbox = await startSandboxChoice(opts.sandbox, graded.options.agents)();
+  // The patches are untrusted code: they get the sandbox a model agent gets, never the local fallback
+  // (whatever the model is called: one named `oracle` is still somebody else's patch).
+  const chosen = await resolveRunSandbox(opts.sandbox, false);
+  if (chosen.warning) process.stderr.write(`${pc.yellow('warning')} ${chosen.warning}\n`);
+  const sandbox = chosen.kind;
   const options = { ...graded.options, settings: { ...graded.options.settings, sandbox } };
   const skipped = graded.skipped;
   const log = opts.json ? process.stderr : process.stdout;

@@ -52,7 +52,8 @@ export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOpti
   const graded = plan.predictions ? { ...(await import('../../grade/resume.js')).gradeResume(plan, tasks), predictions: plan.predictions } : {};
   const settings = plan.settings as AttemptSettings;
   const kind = settings.sandbox as SandboxKind;
-  const trusted = plan.agents.every((a) => referenceAgentNames().includes(a));
+  // A grading run's agents are patches from elsewhere, whatever their names.
+  const trusted = !plan.predictions && plan.agents.every((a) => referenceAgentNames().includes(a));
   const sandbox = await resolveRunSandbox(kind, trusted);
   if (sandbox.warning) process.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
 
