@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { relative } from 'node:path';
 import pc from 'picocolors';
 import { initRepo, INIT_PLACEHOLDER_ID } from '../../authoring/init.js';
@@ -27,6 +28,7 @@ export async function initCommand(dir: string | undefined, opts: InitCommandOpti
     process.stdout.write(
       `${pc.yellow('note')} changed test files are not in the oracle: commit them (${result.testChanges.join(', ')}) so the baseline has them\n`,
     );
+  if (!ignoredByGit(dir ?? '.', '.crucible/')) process.stdout.write(`${pc.dim("tip: add .crucible/ (Crucible's state directory) to .gitignore")}\n`);
   const tasks = shown(result.files.find((f) => f.endsWith('crucible.tasks.yaml')) as string);
   if (opts.tests !== false) {
     process.stdout.write('\n');
@@ -37,7 +39,17 @@ export async function initCommand(dir: string | undefined, opts: InitCommandOpti
       ...(result.oracle ? { suggest: true } : {}),
     });
   }
+  const oracleStep = result.oracle ? '' : ', add a known-good fix as oracle: { patch: FILE } (git diff > FILE)';
   process.stdout.write(
-    `\nNext: replace "${INIT_PLACEHOLDER_ID}" in ${tasks} with a test id above and write the instruction, then\n  crucible ${result.oracle ? 'validate' : 'tests'} ${tasks}${result.oracle ? '' : ` --task ${result.taskId}`}\n`,
+    `\nNext: in ${tasks}, replace "${INIT_PLACEHOLDER_ID}" with a test id above, write the instruction${oracleStep}, then\n  crucible validate ${tasks}\n`,
   );
+}
+
+function ignoredByGit(dir: string, path: string): boolean {
+  try {
+    execFileSync('git', ['check-ignore', '-q', '--no-index', path], { cwd: dir, stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }
