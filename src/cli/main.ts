@@ -100,6 +100,41 @@ program
   .action(async (taskset: string, opts) => (await import('./commands/plan.js')).planCommand(taskset, opts));
 
 program
+  .command('grade')
+  .description('Grade patches made anywhere (SWE-bench predictions, or <task-id>.patch files) against a task set, each as an attempt of its model.')
+  .argument('<taskset>', 'task-set YAML file (or suite) whose task ids the predictions name')
+  .requiredOption(
+    '-p, --predictions <path>',
+    'SWE-bench predictions (JSONL, or a JSON array) with instance_id, model_name_or_path, model_patch; or a directory of <task-id>.patch files',
+  )
+  .option('--model-name <name>', 'the model of a directory of patches (default: its name), or of predictions without model_name_or_path')
+  .option('--skip-unknown', 'leave out predictions for tasks the task set does not have (with a note) instead of stopping')
+  .option('-j, --concurrency <n>', 'attempts in flight at once (default: min(cores, 4))')
+  .option('-o, --out <dir>', "Crucible's state directory (runs, caches, history)", '.crucible')
+  .addOption(
+    new Option('--sandbox <kind>', 'where the patched code and tests run: bwrap (default on Linux), local, or docker').choices(['bwrap', 'local', 'docker']),
+  )
+  .option('--keep-workspace', "keep each attempt's scratch trees after grading, for debugging")
+  .option('-q, --quiet', 'no progress output; only the final report')
+  .option('--json', 'print the run summary as JSON on stdout; the report goes to stderr')
+  .addHelpText(
+    'after',
+    `
+Each prediction is applied with git apply in a clean copy of its task's repo and graded like any
+attempt: every check, held-out tests, one cause. A patch that does not apply is that prediction's
+FAIL. The run is recorded in the history like \`crucible run\`'s (show, compare, gate, export).
+
+Exit codes: 0 every prediction passed, 1 some failed, 2 bad input (a prediction for a task the set
+does not have, without --skip-unknown) or a broken task.
+
+Examples:
+  crucible grade examples/tasks.yaml --predictions predictions.jsonl
+  crucible grade examples/tasks.yaml --predictions patches/ --model-name my-model`,
+  )
+  .action(async (taskset: string, opts) => (await import('./commands/grade.js')).gradeCommand(taskset, opts));
+addReporterOptions(program.commands.find((c) => c.name() === 'grade') as Command);
+
+program
   .command('ci')
   .description('Grade the change in this checkout (the working tree against HEAD, or --base REF --head REF) like an attempt: tests, policy checks, verdict.')
   .option('--base <ref>', 'the commit the change starts from', 'HEAD')
@@ -200,6 +235,27 @@ Examples:
   crucible tests examples/tasks.yaml --task js-slugify --suggest`,
   )
   .action(async (taskset: string, opts) => (await import('./commands/tests.js')).testsCommand(taskset, opts));
+
+program
+  .command('init')
+  .description('Start on your own repository: detect its test runner, write crucible.tasks.yaml and crucible.ci.yaml, list its test ids.')
+  .argument('[dir]', 'the git repository (default: the current directory)')
+  .option('--test-command <cmd>', 'the test command, instead of the detected one (it writes JUnit to $CRUCIBLE_JUNIT)')
+  .option('--no-tests', 'write the files without running the tests')
+  .option('-o, --out <dir>', "Crucible's state directory (caches; the test run's scratch copy is removed)", '.crucible')
+  .addOption(new Option('--sandbox <kind>', 'where setup and the tests run (default: bwrap on Linux)').choices(['bwrap', 'local', 'docker']))
+  .addHelpText(
+    'after',
+    `
+The task starts from the repository's HEAD. An uncommitted change to files that are not tests
+becomes its oracle patch (crucible.oracle.patch), and the tests are then listed on both sides with
+the suggested fail_to_pass. Existing files are never overwritten (exit 2).
+
+Examples:
+  crucible init
+  crucible init ../my-repo --test-command 'npx vitest run --reporter=junit --outputFile="$CRUCIBLE_JUNIT"'`,
+  )
+  .action(async (dir: string | undefined, opts) => (await import('./commands/init.js')).initCommand(dir, opts));
 
 program
   .command('task')
@@ -335,6 +391,26 @@ Examples:
   crucible show js-slugify.oracle.0`,
   )
   .action(async (id: string, opts) => (await import('./commands/show.js')).showCommand(id, opts));
+
+program
+  .command('export')
+  .description("Write a run's patches in another harness's format: --format swe-bench writes predictions JSONL and SWE-bench's resolved-ids report.")
+  .argument('<run>', 'run id (or a unique prefix)')
+  .requiredOption('--format <format>', 'swe-bench')
+  .option('--dir <dir>', 'where to write (default: <run dir>/swe-bench)')
+  .option('-o, --out <dir>', "Crucible's state directory", '.crucible')
+  .addHelpText(
+    'after',
+    `
+Per agent: <model>.predictions.jsonl (instance_id = task id, model_name_or_path = agent,
+model_patch = the attempt's diff.patch) and <model>.<run-id>.json, the report SWE-bench's harness
+writes (resolved_ids = PASS, unresolved_ids = FAIL, error_ids = task or harness errors).
+
+Examples:
+  crucible export 20261130-0917 --format swe-bench
+  crucible export 20261130-0917 --format swe-bench --dir swe-bench-out`,
+  )
+  .action(async (run: string, opts) => (await import('./commands/export.js')).exportCommand(run, opts));
 
 program
   .command('compare')

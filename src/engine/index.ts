@@ -40,6 +40,7 @@ export {
   ATTEMPT_JUNIT_FILES,
   PLAN_SCHEMA_VERSION,
   type RunPlanFile,
+  type GradePredictionsRef,
   type ResumeRecord,
 } from './run-files.js';
 export { readCheckpoint, CHECKPOINT_FILE, type CheckpointEntry } from './checkpoint.js';

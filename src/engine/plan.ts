@@ -18,7 +18,7 @@ export const NON_DEFINING_SETTINGS: ReadonlySet<string> = new Set(['keepWorkspac
  * URLs, turn and token limits, timeouts), external agents' profiles, per-agent trial counts. They
  * are in the config hash and the attempt ids (resume checks them) but not in a task's identity.
  */
-export const AGENT_SETTINGS: ReadonlySet<string> = new Set(['models', 'profiles', 'agentTrials']);
+export const AGENT_SETTINGS: ReadonlySet<string> = new Set(['models', 'profiles', 'agentTrials', 'predictions']);
 
 /** One task as the plan pins it: a resumed run must find the same hash to reuse its attempts. */
 export interface PlannedTask {

@@ -21,6 +21,16 @@ export interface ResumeRecord {
 }
 
 /** `plan.json`: everything needed to run the rest of the run again, written before anything runs. */
+/** The predictions a `crucible grade` run grades (docs/runs.md#grading-patches-made-elsewhere-crucible-grade). */
+export interface GradePredictionsRef {
+  /** Absolute path of the predictions file or directory. */
+  path: string;
+  /** `--model-name`, when given. */
+  modelName?: string;
+  /** sha256 of the predictions as read (task, model, patch): part of the config hash. */
+  sha256: string;
+}
+
 export interface RunPlanFile {
   schemaVersion: typeof PLAN_SCHEMA_VERSION;
   runId: string;
@@ -49,6 +59,8 @@ export interface RunPlanFile {
   queue?: string;
   /** `--adaptive`: the target and budget, so a resume goes on adaptively (engine/adaptive-run.ts). */
   adaptive?: AdaptiveRunOptions;
+  /** A `crucible grade` run: where its predictions were read and their digest, so `resume` rebuilds its agents. */
+  predictions?: GradePredictionsRef;
   tasks: PlannedTask[];
   configHash: string;
   resumes: ResumeRecord[];

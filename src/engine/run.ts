@@ -17,7 +17,7 @@ import { acquireRunLock } from './lock.js';
 import { expandPlan, hashedSettings, newRunId } from './plan.js';
 import { planDifferences, reconcile, type Reconciled } from './resume.js';
 import { removeLeftovers } from './leftovers.js';
-import { createRunDir, PLAN_SCHEMA_VERSION, readPlanFile, runsDir, writeJsonAtomic, type RunPlanFile } from './run-files.js';
+import { createRunDir, PLAN_SCHEMA_VERSION, readPlanFile, runsDir, writeJsonAtomic, type GradePredictionsRef, type RunPlanFile } from './run-files.js';
 import { taskRepoKeys, taskWhere, type TaskSelection } from '../tasks/index.js';
 import { preflightTasks, type TaskPreflight } from './preflight.js';
 import { slimAttempt } from './slim.js';
@@ -130,6 +130,8 @@ export interface RunOptions {
   queue?: string;
   /** `--adaptive`: run only the planned attempts the adaptive design asks for (adaptive-run.ts); a resume takes it from plan.json. */
   adaptive?: AdaptiveRunOptions;
+  /** A `crucible grade` run's predictions: recorded in plan.json, their digest in the config hash. */
+  predictions?: GradePredictionsRef;
 }
 
 export type RunKind = 'run' | 'validate';
@@ -193,7 +195,9 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   const agentTrials = options.agentTrials;
   // A profile changed under the same name is another agent: its hash is part of the config, so resume notices.
   const profileHashes = usedProfiles.length > 0 ? { profiles: Object.fromEntries(usedProfiles.map((p) => [p.name, profileHash(p)])) } : {};
-  const hashed = hashedSettings({ ...settings, ...(agentTrials ? { agentTrials } : {}), ...profileHashes }, models);
+  // Graded predictions are the agents' work: other patches under the same model names are another run.
+  const predictionsHash = options.predictions ? { predictions: options.predictions.sha256 } : {};
+  const hashed = hashedSettings({ ...settings, ...(agentTrials ? { agentTrials } : {}), ...profileHashes, ...predictionsHash }, models);
   const expanded = expandPlan(runId, options.tasks, options.agents, options.trials, hashed);
   const only = options.only;
   const kept = (a: AttemptPlan): boolean => a.trial < (agentTrials?.[a.agent] ?? options.trials) && (only === undefined || only(a.taskId, a.agent));
@@ -215,6 +219,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     ...(agentTrials ? { agentTrials: { ...agentTrials } } : {}),
     ...(options.queue !== undefined ? { queue: options.queue } : {}),
     ...((options.adaptive ?? previous?.adaptive) ? { adaptive: options.adaptive ?? previous?.adaptive } : {}),
+    ...((options.predictions ?? previous?.predictions) ? { predictions: options.predictions ?? previous?.predictions } : {}),
     tasks: plan.tasks,
     configHash: plan.configHash,
     resumes: [

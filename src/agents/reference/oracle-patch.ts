@@ -10,6 +10,14 @@ export async function applyOraclePatch(ctx: AgentContext): Promise<string | unde
   if (oracle?.script !== undefined) return runOracleScript(ctx, oracle.script);
   const patch = oracle?.patch;
   if (!patch) return `task ${ctx.task.id} has no oracle (add oracle.patch or oracle.script to the task)`;
+  return applyPatch(ctx, patch, 'oracle patch');
+}
+
+/**
+ * `git apply`s a patch in the workspace through the executor (so it is logged and sandboxed like
+ * any agent command). Undefined when it applied, else `<label> does not apply: <git's first line>`.
+ */
+export async function applyPatch(ctx: AgentContext, patch: string, label: string): Promise<string | undefined> {
   const applied = await ctx.executor.exec({
     argv: ['git', 'apply', '--whitespace=nowarn', '-'],
     cwd: ctx.workspace,
@@ -18,7 +26,7 @@ export async function applyOraclePatch(ctx: AgentContext): Promise<string | unde
     network: 'none',
     signal: ctx.signal,
   });
-  if (applied.exitCode !== 0) return `oracle patch does not apply: ${applied.stderr.trim().split('\n')[0] ?? ''}`;
+  if (applied.exitCode !== 0) return `${label} does not apply: ${applied.stderr.trim().split('\n')[0] ?? ''}`;
   return undefined;
 }
 

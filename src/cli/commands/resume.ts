@@ -48,9 +48,12 @@ export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOpti
   const tasks = plan.tasks.flatMap((t) => byId.get(t.id) ?? []) as Task[];
   if (tasks.length === 0) throw new InputError(`run ${runId}: none of its tasks is left in ${plan.taskSet} (fix: start a new run)`);
 
+  // A `crucible grade` run: its agents are its predictions' patches, read again and checked.
+  const graded = plan.predictions ? { ...(await import('../../grade/resume.js')).gradeResume(plan, tasks), predictions: plan.predictions } : {};
   const settings = plan.settings as AttemptSettings;
   const kind = settings.sandbox as SandboxKind;
-  const trusted = plan.agents.every((a) => referenceAgentNames().includes(a));
+  // A grading run's agents are patches from elsewhere, whatever their names.
+  const trusted = !plan.predictions && plan.agents.every((a) => referenceAgentNames().includes(a));
   const sandbox = await resolveRunSandbox(kind, trusted);
   if (sandbox.warning) process.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
 
@@ -76,6 +79,7 @@ export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOpti
       resume: { runId, force: opts.force === true, retryErrors: opts.retryErrors === true },
       // The model options the run started with (limits, gateway mode, cassettes); API keys come from the environment.
       ...(plan.models ? { models: plan.models as ModelRunOptions } : {}),
+      ...graded,
     },
     opts,
   );

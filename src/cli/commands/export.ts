@@ -1,0 +1,36 @@
+import { join, relative } from 'node:path';
+import { findRunDir } from '../../engine/index.js';
+import { InputError } from '../../errors.js';
+import { exportSweBench, writeSweBenchExport } from '../../grade/export-swe-bench.js';
+import { withFlagNames } from '../option-flags.js';
+
+export interface ExportCommandOptions {
+  format: string;
+  dir?: string;
+  out: string;
+}
+
+/** `crucible export <run> --format swe-bench`: the run's patches as SWE-bench predictions, with its resolved-ids report. */
+export async function exportCommand(run: string, opts: ExportCommandOptions): Promise<void> {
+  if (opts.format !== 'swe-bench') throw new InputError(`--format ${opts.format}: unknown export format (fix: --format swe-bench)`);
+  const { runId, runDir } = await withFlagNames(() => findRunDir(opts.out, run));
+  const exports = await exportSweBench(runDir, runId);
+  const dir = opts.dir ?? join(runDir, 'swe-bench');
+  const written = await writeSweBenchExport(dir, runId, exports);
+  for (const e of exports) {
+    const r = e.report;
+    process.stdout.write(
+      `${e.agent}: ${r.resolved_instances} resolved, ${r.unresolved_instances} unresolved, ${r.error_instances} error, ${r.incomplete_ids.length} incomplete of ${r.total_instances}\n`,
+    );
+    if (e.truncated.length > 0)
+      process.stderr.write(
+        `warning ${e.agent}: the stored diff.patch of ${e.truncated.join(', ')} was cut at its size cap, so that prediction is incomplete\n`,
+      );
+  }
+  for (const file of written) process.stdout.write(`wrote ${shown(file)}\n`);
+}
+
+function shown(file: string): string {
+  const rel = relative(process.cwd(), file);
+  return rel.startsWith('..') ? file : rel;
+}
