@@ -134,6 +134,8 @@ async function runTestsOnTree(
   const layout: SandboxLayout = {
     ...base,
     ...(verifierMount ? { mounts: [...(base.mounts ?? []), verifierMount] } : {}),
+    // A container-native task's verifier may install its tools in its own fresh container (Harbor's test.sh does).
+    ...(spec.reward && base.environment?.workdir !== undefined ? { environment: { ...base.environment, writableRoot: true } } : {}),
     home,
     tmp,
     limits: execLimits(task),

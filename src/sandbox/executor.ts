@@ -96,6 +96,11 @@ export interface ContainerEnvironment {
   storageBytes?: number;
   /** Container-native task: the absolute path in the image where the workspace is mounted (its files were copied out of it). */
   workdir?: string;
+  /**
+   * The image's own filesystem is writable, in a layer removed with the container: a container-native
+   * task's verifier, which may install its tools at test time. Never an agent phase.
+   */
+  writableRoot?: boolean;
 }
 
 /** What an executor may touch; fixed for its lifetime (one attempt). */

@@ -70,6 +70,8 @@ function harborTask(dir: string): void {
     [
       '#!/bin/bash',
       'mkdir -p /logs/verifier',
+      "# A verifier may install its tools at test time: its own container's root is writable.",
+      'mkdir -p /opt/verifier-tools && echo ok > /opt/verifier-tools/installed || { echo 0 > /logs/verifier/reward.txt; exit 0; }',
       "# The image's own file is still there, and the answer matches the expectation in /tests.",
       'if [ "$(cat /app/words.txt)" = "hello harbor" ] && [ "$(cat /app/shout.txt 2>/dev/null)" = "$(cat /tests/expected.txt)" ]; then',
       '  echo 1 > /logs/verifier/reward.txt',
@@ -88,6 +90,8 @@ function harborTask(dir: string): void {
       'set -e',
       "# The verifier's files are never the agent's to see.",
       'if [ -e /tests ]; then echo "the agent can see /tests" >&2; exit 3; fi',
+      "# Only /app is the agent's to write; the rest of the image is read-only.",
+      'if touch /opt/agent-was-here 2>/dev/null; then echo "the agent could write /opt" >&2; exit 4; fi',
       'cd /app',
       'tr a-z A-Z < words.txt > shout.txt',
       '',
@@ -112,7 +116,7 @@ describe('a Harbor task in its published layout under --sandbox docker', () => {
       const validated = crucible(['validate', 'out/tasks.yaml', '--sandbox', 'docker', '--json'], { cwd: work, attempts: 4 });
       for (const m of validated.stderr.matchAll(/crucible-env:[0-9a-f]{12}/g)) made.add(m[0]);
       expect(validated.status, validated.stdout + validated.stderr).toBe(0);
-      expect(validated.stdout + validated.stderr).not.toMatch(/the agent can see \/tests/);
+      expect(validated.stdout + validated.stderr).not.toMatch(/the agent can see \/tests|the agent could write/);
       const run = crucible(['run', 'out/tasks.yaml', '--sandbox', 'docker', '--agent', 'oracle', '--agent', 'nop', '--json'], { cwd: work, attempts: 2 });
       expect(run.status).toBe(1);
       const runId = (JSON.parse(run.stdout) as { runId: string }).runId;
