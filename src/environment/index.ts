@@ -31,6 +31,6 @@ export async function copyTaskWorkdir(task: Task, resolved: ResolvedEnvironment 
   const { workdirOf: target, copyImageWorkdir } = await import('./workdir.js');
   const workdir = target(task.environment, resolved);
   if (workdir === undefined) return;
-  const { dockerClient } = await import('../docker/index.js');
-  await copyImageWorkdir(dockerClient(), resolved.imageId, workdir, workspace);
+  const docker = await import('../docker/index.js');
+  await copyImageWorkdir(docker.dockerClient(), resolved.imageId, workdir, workspace, { [docker.CONTAINER_OWNER_LABEL]: docker.ownerLabelValue() });
 }

@@ -27,12 +27,13 @@ export function workdirOf(env: TaskEnvironment | undefined, resolved: { imageWor
  * host's tar without owners, whose member checks keep every entry inside `dest`. A workdir the
  * image does not have copies nothing: the task's files are then the repo alone.
  */
-export async function copyImageWorkdir(client: Docker, imageId: string, workdir: string, dest: string): Promise<void> {
+export async function copyImageWorkdir(client: Docker, imageId: string, workdir: string, dest: string, labels: Record<string, string> = {}): Promise<void> {
+  // The owner label lets the sweep remove it should Crucible die before it does.
   const container = await client.createContainer({
     Image: imageId,
     Cmd: ['/crucible-never-started'],
     NetworkDisabled: true,
-    Labels: { 'dev.crucible.workdir-copy': '1' },
+    Labels: { ...labels, 'dev.crucible.workdir-copy': '1' },
   });
   try {
     let archive: NodeJS.ReadableStream;
