@@ -8,6 +8,7 @@ import {
   type PolicySpec,
   type RepoSource,
   type ResourceLimits,
+  type RewardSpec,
   type Task,
   type TaskEnvironment,
   type TestFormat,
@@ -247,7 +248,7 @@ function resolveTask(t: TaskParsed, where: Where): Task {
             failToPass: [REWARD_TEST_ID],
             passToPass: [],
             testPaths: DEFAULT_TEST_PATHS,
-            reward: t.tests.files === undefined ? {} : { files: existingPath(['tests', 'files'], t.tests.files, 'dir') },
+            reward: rewardSpec(t.tests, existingPath, fail),
           }
         : {
             command: t.tests.command,
@@ -287,6 +288,17 @@ function resolveTask(t: TaskParsed, where: Where): Task {
 type ExistingPath = (field: FieldPath, rel: string, kind: 'file' | 'dir') => string;
 type Fail = (field: FieldPath, problem: string, fix: string) => never;
 
+/** `tests.kind: reward`: its files (checked), where they are mounted, the verifier's network. */
+function rewardSpec(t: { files?: string; mount?: string; network?: 'none' | 'host' }, existingPath: ExistingPath, fail: Fail): RewardSpec {
+  if (t.mount !== undefined && t.files === undefined)
+    fail(['tests', 'mount'], 'mount: needs the files to mount', 'add tests.files: the directory to mount there, or drop mount:');
+  return {
+    ...(t.files !== undefined ? { files: existingPath(['tests', 'files'], t.files, 'dir') } : {}),
+    ...(t.mount !== undefined ? { mount: t.mount } : {}),
+    ...(t.network !== undefined ? { network: t.network } : {}),
+  };
+}
+
 /** `environment:` with its paths checked and made absolute, sizes in bytes, the pull policy's default. */
 function resolveEnvironment(e: NonNullable<TaskParsed['environment']>, existingPath: ExistingPath, fail: Fail): TaskEnvironment {
   const common = {
@@ -295,6 +307,7 @@ function resolveEnvironment(e: NonNullable<TaskParsed['environment']>, existingP
     ...(e.memory !== undefined ? { memoryBytes: toBytes(e.memory) as number } : {}),
     ...(e.pids !== undefined ? { pids: e.pids } : {}),
     ...(e.storage !== undefined ? { storageBytes: toBytes(e.storage) as number } : {}),
+    ...(e.workdir !== undefined ? { workdir: e.workdir } : {}),
   };
   if ('image' in e) return { image: e.image, buildArgs: {}, pull: e.pull ?? 'never', ...common };
   const dockerfile = existingPath(['environment', 'dockerfile'], e.dockerfile, 'file');

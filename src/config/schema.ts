@@ -16,6 +16,8 @@ const duration = z
   .describe('Seconds as a number, or a string such as 500ms, 90s, 10m, 1h.');
 
 const relativePath = z.string().min(1);
+/** An absolute path inside a container: `/app`, `/tests`; no `..` and not the root itself. */
+const containerPath = z.string().regex(/^(?:\/(?!\.\.?(?:\/|$))[^/\0]+)+$/, 'expected an absolute path in the container like /app, without .. and not /');
 
 const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'ids may contain letters, digits, ".", "_" and "-" and must start with a letter or digit');
 
@@ -96,6 +98,15 @@ export const rewardTestsSchema = z.strictObject({
   files: relativePath
     .optional()
     .describe('Directory (relative to the task-set file) laid over the workspace only for the verifier run: the agent never sees it.'),
+  mount: containerPath
+    .optional()
+    .describe(
+      'With files: an absolute path in the container (Harbor: /tests) where files is mounted read-only for the verifier run, instead of joining the workspace.',
+    ),
+  network: z
+    .enum(['none', 'host'])
+    .optional()
+    .describe("The verifier's network: none (default) or host (it may download its tools). The agent never has more than the gateway."),
 });
 
 export const heldOutSchema = z.strictObject({
@@ -196,6 +207,12 @@ const environmentCommon = {
   memory: size.optional().describe("Memory of the container; also each command's memory limit (overrides limits.memory)."),
   pids: count.optional().describe('Processes and threads alive at once in the container; also overrides limits.pids.'),
   storage: size.optional().describe("Size of the container's writable layer, where the storage driver supports a limit."),
+  workdir: z
+    .union([z.literal('image'), containerPath])
+    .optional()
+    .describe(
+      "Container-native task: where its files live in the image (an absolute path, or image for the image's WORKDIR). They are copied into the workspace, which is mounted there for the agent and the tests.",
+    ),
 };
 
 export const environmentSchema = z

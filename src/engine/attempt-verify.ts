@@ -107,7 +107,10 @@ async function runTestsOnTree(
   const tmp = join(attemptDir, 'test-tmp');
   // The verifier's files join the tree only for its own run, as held-out tests do: whatever the
   // agent put at their paths gives way to them.
-  if (spec.reward?.files !== undefined) tree = await overlayDirectory(baseline, tree, spec.reward.files);
+  // Mounted instead (Harbor's /tests), read-only, in this run's layout alone.
+  const verifierMount =
+    spec.reward?.files !== undefined && spec.reward.mount !== undefined ? { source: spec.reward.files, target: spec.reward.mount, readOnly: true } : undefined;
+  if (spec.reward?.files !== undefined && !verifierMount) tree = await overlayDirectory(baseline, tree, spec.reward.files);
   try {
     await materializeTree({ pristine: paths.pristine, dest: workspace, baseline, tree, consume: lastUse });
   } catch (error) {
@@ -119,16 +122,20 @@ async function runTestsOnTree(
     await removeTree(dir);
     await mkdir(dir, { recursive: true });
   }
+  const base = sandboxLayout({
+    task,
+    stateDir: env.stateDir,
+    workspace,
+    attemptDir,
+    baselineGitDir: baseline.gitDir,
+    alsoWritable: [resultsDir],
+    environments: env.environments,
+  });
   const layout: SandboxLayout = {
-    ...sandboxLayout({
-      task,
-      stateDir: env.stateDir,
-      workspace,
-      attemptDir,
-      baselineGitDir: baseline.gitDir,
-      alsoWritable: [resultsDir],
-      environments: env.environments,
-    }),
+    ...base,
+    ...(verifierMount ? { mounts: [...(base.mounts ?? []), verifierMount] } : {}),
+    // A container-native task's verifier may install its tools in its own fresh container (Harbor's test.sh does).
+    ...(spec.reward && base.environment?.workdir !== undefined ? { environment: { ...base.environment, writableRoot: true } } : {}),
     home,
     tmp,
     limits: execLimits(task),
@@ -141,6 +148,7 @@ async function runTestsOnTree(
       command: spec.command,
       resultsDir,
       timeoutMs: task.limits.testTimeoutMs,
+      ...(spec.reward.network !== undefined ? { network: spec.reward.network } : {}),
       ...(env.signal ? { signal: env.signal } : {}),
     }).finally(() => executor.close());
     await removeTree(resultsDir);

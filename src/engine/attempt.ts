@@ -55,7 +55,7 @@ import { writeFileAtomic } from './run-files.js';
 import { fileSystemFull } from './disk-full.js';
 import { attemptJsonText, MANIFEST_FILE, writeAttemptManifest, type ManifestSubject } from '../manifest/index.js';
 import { sandboxLayout } from './sandbox-layout.js';
-import { provenanceOf, type ResolvedEnvironment } from '../environment/index.js';
+import { copyTaskWorkdir, provenanceOf, type ResolvedEnvironment } from '../environment/index.js';
 
 export interface AttemptEnv {
   runDir: string;
@@ -363,6 +363,7 @@ export async function prepareWorkspace(
   await removeTree(attemptDir);
   await Promise.all(['workspace', 'home', 'tmp'].map((d) => mkdir(join(attemptDir, d), { recursive: true })));
   await materializeRepo(task.repo, workspace, join(env.stateDir, 'cache'));
+  await copyTaskWorkdir(task, env.environments?.get(task.id), workspace);
   await prepareNpmParts(task, workspace, join(env.stateDir, 'cache'));
   const copyMs = lap();
 

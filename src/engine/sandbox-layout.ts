@@ -34,10 +34,12 @@ export function sandboxLayout(input: LayoutInput): SandboxLayout {
     readOnly: input.baselineGitDir ? [join(input.baselineGitDir, 'objects')] : [],
     home: join(input.attemptDir, 'home'),
     tmp: join(input.attemptDir, 'tmp'),
-    ...withContainer(containerEnvironmentOf(input.environments?.get(input.task.id), input.task)),
+    ...withContainer(containerEnvironmentOf(input.environments?.get(input.task.id), input.task), input.workspace),
   };
 }
 
-function withContainer(environment: SandboxLayout['environment']): Pick<SandboxLayout, 'environment'> {
-  return environment ? { environment } : {};
+/** A container-native task's workspace is also mounted at its workdir (`/app`): the same files under the image's own path. */
+function withContainer(environment: SandboxLayout['environment'], workspace: string): Pick<SandboxLayout, 'environment' | 'mounts'> {
+  if (!environment) return {};
+  return environment.workdir !== undefined ? { environment, mounts: [{ source: workspace, target: environment.workdir, readOnly: false }] } : { environment };
 }

@@ -11,6 +11,8 @@ export interface ImageFacts {
   labels: Record<string, string>;
   /** ISO time the engine created the image. */
   created: string;
+  /** The image's WORKDIR; empty when it sets none. */
+  workingDir: string;
 }
 
 /** The facts of `ref`, or undefined when the engine has no such image. */
@@ -24,6 +26,7 @@ export async function inspectImage(client: Docker, ref: string): Promise<ImageFa
       repoDigests: info.RepoDigests ?? [],
       labels: info.Config?.Labels ?? {},
       created: info.Created,
+      workingDir: info.Config?.WorkingDir ?? '',
     };
   } catch (error) {
     if ((error as { statusCode?: number }).statusCode === 404) return undefined;

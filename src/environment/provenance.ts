@@ -1,6 +1,7 @@
 import type { ContainerEnvironment } from '../sandbox/index.js';
 import type { EnvironmentProvenance, Task } from '../types/index.js';
 import type { ResolvedEnvironment } from './resolve.js';
+import { workdirOf } from './workdir.js';
 
 /**
  * The provenance an attempt records: where its commands ran and under which container limits.
@@ -35,8 +36,10 @@ export function provenanceOf(resolved: ResolvedEnvironment, task: Task, containe
 export function containerEnvironmentOf(resolved: ResolvedEnvironment | undefined, task: Task): ContainerEnvironment | undefined {
   if (resolved === undefined || resolved.source === 'host') return undefined;
   const env = task.environment;
+  const workdir = workdirOf(env, resolved);
   return {
     imageId: resolved.imageId,
+    ...(workdir !== undefined ? { workdir } : {}),
     ...(resolved.hostView ? { hostView: true } : {}),
     ...(env?.platform !== undefined ? { platform: env.platform } : {}),
     ...(env?.cpus !== undefined ? { cpus: env.cpus } : {}),

@@ -25,6 +25,8 @@ export interface ResolvedEnvironment {
   engineVersion: string;
   /** Containers of the image see the host's toolchain (HOST_IMAGE or built on it). */
   hostView: boolean;
+  /** The image's WORKDIR (empty when none): a container-native task's `workdir: image`. */
+  imageWorkdir: string;
   /** How it was obtained this time: found locally, pulled, built, or a build found in the cache. */
   how: 'local' | 'pulled' | 'built' | 'cached';
 }
@@ -177,6 +179,7 @@ function ok(
       platform: facts.platform,
       engineVersion: shared.engineVersion,
       hostView: isHostView(facts, shared.hostImageId),
+      imageWorkdir: facts.workingDir,
     },
   };
 }

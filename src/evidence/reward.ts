@@ -93,10 +93,12 @@ export interface RewardRunRequest {
   /** A fresh directory outside the workspace, writable in the sandbox; the reward directory is made in it. */
   resultsDir: string;
   timeoutMs: number;
+  /** The task's `tests.network`; default none. */
+  network?: 'none' | 'host';
   signal?: AbortSignal;
 }
 
-/** Makes the reward directory (random name), runs the verifier without network, reads the reward. */
+/** Makes the reward directory (random name), runs the verifier (without network unless the task says host), reads the reward. */
 export async function runRewardVerifier(req: RewardRunRequest): Promise<{ evidence: TestRunEvidence; cases?: TestCaseResult[] }> {
   const rewardDir = join(req.resultsDir, `reward-${randomBytes(12).toString('hex')}`);
   await mkdir(rewardDir);
@@ -107,7 +109,7 @@ export async function runRewardVerifier(req: RewardRunRequest): Promise<{ eviden
     env: { ...python, CRUCIBLE_REWARD: join(rewardDir, 'reward.txt'), CRUCIBLE_REWARD_DIR: rewardDir, CI: 'true' },
     timeoutMs: req.timeoutMs,
     maxOutputBytes: 1024 * 1024,
-    network: 'none',
+    network: req.network ?? 'none',
     signal: req.signal,
   });
   const reading = await readReward(rewardDir);

@@ -26,6 +26,9 @@ export interface HarborImportOptions {
 /** Where Harbor's verifier writes its reward; rewritten to the directory Crucible reads it from. */
 const HARBOR_REWARD_DIR = '/logs/verifier';
 
+/** Where Harbor's verifier finds its files (tests/) in the container. */
+const HARBOR_TESTS_PATH = '/tests';
+
 /** Above this, a file of a task is not what a task file should be. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
@@ -92,6 +95,10 @@ interface Config {
   memory?: string;
   storage?: string;
   image?: string;
+  /** Harbor 1.1's `environment.workdir`; absent: the image's WORKDIR. */
+  workdir?: string;
+  /** Harbor's `environment.allow_internet`: the verifier gets the host's network (the agent never does). */
+  allowInternet?: boolean;
   metadata: { difficulty?: string; category?: string; tags: string[] };
   /** Fields of the configuration Crucible does not use, by dotted path: named in the task's note. */
   unmapped: string[];
@@ -258,9 +265,17 @@ function harborConfig(toml: TomlTable, where: string): Config {
   const image = env.docker_image;
   if (image !== undefined && typeof image !== 'string')
     throw new InputError(`${where}: environment.docker_image is not a string (fix: docker_image = "name:tag")`);
+  const workdir = env.workdir;
+  if (workdir !== undefined && (typeof workdir !== 'string' || !/^\/[^\0]*[^/]$/.test(workdir) || workdir.split('/').some((p) => p === '..')))
+    throw new InputError(`${where}: environment.workdir: expected an absolute path like "/app", got ${JSON.stringify(workdir)} (fix: workdir = "/app")`);
+  const allowInternet = env.allow_internet;
+  if (allowInternet !== undefined && typeof allowInternet !== 'boolean')
+    throw new InputError(`${where}: environment.allow_internet: expected true or false (fix: allow_internet = true)`);
   return {
     ...timeouts(agent.timeout_sec, verifier.timeout_sec, where, ['agent.timeout_sec', 'verifier.timeout_sec']),
     verifierEnv,
+    ...(workdir !== undefined ? { workdir } : {}),
+    ...(allowInternet !== undefined ? { allowInternet } : {}),
     ...(cpus !== undefined ? { cpus } : {}),
     ...(memory !== undefined ? { memory } : {}),
     ...(storage !== undefined ? { storage } : {}),
@@ -282,6 +297,8 @@ const HARBOR_MAPPED = new Set([
   'environment.storage_mb',
   'environment.storage',
   'environment.docker_image',
+  'environment.workdir',
+  'environment.allow_internet',
   'metadata.difficulty',
   'metadata.category',
   'metadata.tags',
@@ -355,8 +372,10 @@ async function writeTask(root: string, t: TaskSource): Promise<ImportedTask> {
     if (t.solution.files.size === 0) await writeFileInside(root, `${base}/solution/solve.sh`, t.solution.script, `${t.dir}: solution.sh`);
     if (t.solution.files.size > 1) notes.push(`the oracle runs solve.sh alone; the other files of solution/ are not in the workspace`);
   } else notes.push(`no solution script: crucible validate needs an oracle (add oracle.script)`);
-  if (t.layout === 'harbor' && /(^|[\s"'=(])\/tests\//m.test(t.tests.get('test.sh')?.toString('utf8') ?? ''))
-    notes.push(`tests/test.sh names /tests/…; the verifier's files are at tests/ in the workspace ($TEST_DIR)`);
+  if (t.config.allowInternet === true)
+    notes.push(
+      `environment.allow_internet = true: the verifier runs with the host's network (tests.network: host); the agent still reaches only the model gateway`,
+    );
 
   const env: Record<string, unknown> = t.environment.has('Dockerfile') ? { dockerfile: `${base}/environment/Dockerfile` } : { image: t.config.image as string };
   if (t.environment.has('Dockerfile') && t.config.image !== undefined) notes.push(`environment.docker_image ignored: the Dockerfile is built instead`);
@@ -370,6 +389,8 @@ async function writeTask(root: string, t: TaskSource): Promise<ImportedTask> {
   if (t.config.cpus !== undefined) env.cpus = t.config.cpus;
   if (t.config.memory !== undefined) env.memory = t.config.memory;
   if (t.config.storage !== undefined) env.storage = t.config.storage;
+  // Harbor tasks live in their image (/app): the agent and the verifier work there, on the image's files.
+  if (t.layout === 'harbor') env.workdir = t.config.workdir ?? 'image';
 
   const limits: Record<string, unknown> = {};
   if (t.config.agentTimeoutSec !== undefined) limits.agent_timeout = t.config.agentTimeoutSec;
@@ -382,7 +403,13 @@ async function writeTask(root: string, t: TaskSource): Promise<ImportedTask> {
     id: t.id,
     repo: { path: `${base}/workspace` },
     instruction_file: `${base}/instruction.md`,
-    tests: { kind: 'reward', command: verifierCommand(t), files: `${base}/verifier` },
+    tests: {
+      kind: 'reward',
+      command: verifierCommand(t),
+      // Harbor's verifier sees its files at /tests, mounted for its run alone; Terminal-Bench's join the workspace.
+      ...(t.layout === 'harbor' ? { files: `${base}/verifier/tests`, mount: HARBOR_TESTS_PATH } : { files: `${base}/verifier` }),
+      ...(t.config.allowInternet === true ? { network: 'host' } : {}),
+    },
     ...(t.solution ? { oracle: { script: `${base}/solution/solve.sh` } } : {}),
     ...(Object.keys(limits).length > 0 ? { limits } : {}),
     environment: env,
@@ -398,8 +425,8 @@ async function writeTask(root: string, t: TaskSource): Promise<ImportedTask> {
  */
 function verifierCommand(t: TaskSource): string {
   const vars = Object.entries(t.config.verifierEnv).map(([name, value]) => `${name}=${shellQuote(value)} `);
+  if (t.layout === 'harbor') return `${vars.join('')}TEST_DIR=${HARBOR_TESTS_PATH} bash ${HARBOR_TESTS_PATH}/test.sh`;
   const prefix = `${vars.join('')}TEST_DIR="$PWD/tests" `;
-  if (t.layout === 'harbor') return `${prefix}bash tests/test.sh`;
   const run = t.runTests !== undefined ? 'bash tests/run-tests.sh' : 'python3 -m pytest -rA tests';
   return `if ${prefix}${run}; then echo 1 > "$CRUCIBLE_REWARD"; else echo 0 > "$CRUCIBLE_REWARD"; fi`;
 }

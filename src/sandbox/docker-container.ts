@@ -19,6 +19,8 @@ export interface ContainerSpec {
   gateway?: { socketPath: string; port: number };
   /** The owner label (CONTAINER_OWNER_LABEL of src/docker) that the sweep reads. */
   labels: Record<string, string>;
+  /** The image's own filesystem writable (a layer removed with the container); default read-only. */
+  writableRoot?: boolean;
 }
 
 const READY_TIMEOUT_MS = 30_000;
@@ -58,7 +60,7 @@ export class PhaseContainer {
       Tty: false,
       HostConfig: {
         AutoRemove: true,
-        ReadonlyRootfs: true,
+        ReadonlyRootfs: spec.writableRoot !== true,
         CapDrop: ['ALL'],
         SecurityOpt: ['no-new-privileges'],
         NetworkMode: spec.network === 'host' ? 'host' : 'none',

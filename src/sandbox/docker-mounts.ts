@@ -62,6 +62,11 @@ export async function planBinds(input: MountPlanInput): Promise<DockerBind[]> {
   const layoutBinds: Planned[] = [];
   for (const path of layout.readOnly) layoutBinds.push(await bind(await existing(path, 'readOnly'), undefined, true, 'layout'));
   for (const path of [...layout.writable, layout.home]) layoutBinds.push(await bind(await existing(path, 'writable'), undefined, false, 'layout'));
+  // Shown at another path too (a container-native task's workdir, a verifier's /tests): same host directory, two names.
+  for (const mount of layout.mounts ?? []) {
+    if (!isAbsolute(mount.target)) throw new Error(`sandbox layout: mount target must be absolute: ${mount.target}`);
+    layoutBinds.push(await bind(await existing(mount.source, 'mounts'), mount.target, mount.readOnly, 'layout'));
+  }
   if (network === 'gateway') {
     if (!layout.gateway) throw new Error("exec: network 'gateway' needs layout.gateway");
     layoutBinds.push(await bind(await existing(layout.gateway.socketPath, 'gateway.socketPath'), undefined, true, 'layout'));

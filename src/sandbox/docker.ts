@@ -84,6 +84,7 @@ export function createDockerExecutor(layout: SandboxLayout, options: DockerExecu
       runtime,
       gateway: network === 'gateway' ? layout.gateway : undefined,
       labels: { [docker.CONTAINER_OWNER_LABEL]: docker.ownerLabelValue() },
+      ...(layout.environment?.writableRoot === true ? { writableRoot: true } : {}),
     });
     imageId ??= container.imageId;
     if (closed) {

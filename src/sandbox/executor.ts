@@ -94,6 +94,13 @@ export interface ContainerEnvironment {
   cpus?: number;
   /** Size limit of the container's writable layer, where the storage driver supports one. */
   storageBytes?: number;
+  /** Container-native task: the absolute path in the image where the workspace is mounted (its files were copied out of it). */
+  workdir?: string;
+  /**
+   * The image's own filesystem is writable, in a layer removed with the container: a container-native
+   * task's verifier, which may install its tools at test time. Never an agent phase.
+   */
+  writableRoot?: boolean;
 }
 
 /** What an executor may touch; fixed for its lifetime (one attempt). */
@@ -118,6 +125,18 @@ export interface SandboxLayout {
   limits?: ExecLimits;
   /** docker only: the image to run instead of the host's toolchain view. Other executors refuse a layout with one. */
   environment?: ContainerEnvironment;
+  /**
+   * docker only (with `environment`): host directories shown at another path in the container, e.g.
+   * the workspace at a container-native task's workdir (`/app`), a verifier's files at `/tests`.
+   */
+  mounts?: PathMount[];
+}
+
+/** A host directory bound at `target` in the container. */
+export interface PathMount {
+  source: string;
+  target: string;
+  readOnly: boolean;
 }
 
 export type ExecLimitName = 'pids' | 'memory' | 'cpu_time' | 'file_size';

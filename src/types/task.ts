@@ -44,6 +44,12 @@ export interface TaskEnvironment {
   storageBytes?: number;
   /** Whether a missing image may be pulled. Default `never`: offline-friendly, a clear error instead. */
   pull: 'never' | 'missing';
+  /**
+   * Container-native task: the absolute path in the image where its files live, or `image` for the
+   * image's WORKDIR. Its contents are copied into the workspace, which is mounted there in every
+   * phase (docs/environments.md#container-native-tasks).
+   */
+  workdir?: string;
 }
 
 export type RepoSource = { kind: 'local'; path: string } | { kind: 'git'; url: string; commit: string } | { kind: 'npm'; package: NpmPackageRef };
@@ -100,6 +106,10 @@ export type OracleSpec = { patch: string; fromNpm?: NpmFiles; script?: undefined
 export interface RewardSpec {
   /** Absolute path of a directory laid over the workspace for the verifier's runs only; absent: none. */
   files?: string;
+  /** With `files`: mount them read-only at this absolute path (Harbor's /tests) instead of laying them over the workspace. */
+  mount?: string;
+  /** The verifier's network: `none` (default) or `host`; the agent phase never has more than the gateway. */
+  network?: 'none' | 'host';
 }
 
 /** The one test id a reward verifier's run reports. */

@@ -40,3 +40,27 @@ describe('tests.kind: reward and oracle.script in the task-set file', () => {
     expect(load('{ command: "true", fail_to_pass: [a] }', '    oracle: { script: missing.sh }\n')).toThrow(/oracle\.script: file not found: missing\.sh/);
   });
 });
+
+describe('container-native fields: environment.workdir, tests.mount, tests.network', () => {
+  it('loads a workdir (a path, or image), a verifier mounted at /tests and its network', () => {
+    const set = load(
+      '{ kind: reward, command: bash /tests/test.sh, files: verifier, mount: /tests, network: host }',
+      '    environment: { image: "alpine:3", workdir: image }\n',
+    )() as ReturnType<typeof loadTaskSet>;
+    expect(set.tasks[0]?.tests.reward).toEqual({ files: expect.stringMatching(/\/verifier$/), mount: '/tests', network: 'host' });
+    expect(set.tasks[0]?.environment?.workdir).toBe('image');
+    const app = load('{ kind: reward, command: "true" }', '    environment: { image: "alpine:3", workdir: /app }\n')() as ReturnType<typeof loadTaskSet>;
+    expect(app.tasks[0]?.environment?.workdir).toBe('/app');
+    expect(app.tasks[0]?.tests.reward).toEqual({});
+  });
+
+  it('refuses a relative or root workdir, a mount without files or outside the container paths, an unknown network', () => {
+    expect(load('{ kind: reward, command: "true" }', '    environment: { image: "alpine:3", workdir: app }\n')).toThrow(
+      /environment\.workdir: .*expected an absolute path in the container like \/app/,
+    );
+    expect(load('{ kind: reward, command: "true" }', '    environment: { image: "alpine:3", workdir: / }\n')).toThrow(/environment\.workdir/);
+    expect(load('{ kind: reward, command: "true", mount: /tests }')).toThrow(/tests\.mount: mount: needs the files to mount \(fix: add tests\.files/);
+    expect(load('{ kind: reward, command: "true", files: verifier, mount: /a/../etc }')).toThrow(/tests\.mount: .*without \.\./);
+    expect(load('{ kind: reward, command: "true", network: gateway }')).toThrow(/tests\.network/);
+  });
+});

@@ -46,11 +46,17 @@ describe('crucible import harbor', () => {
       id: 'hello-file',
       instruction: readFileSync(join(SAMPLE, 'instruction.md'), 'utf8'),
       limits: { agentTimeoutMs: 120_000, testTimeoutMs: 60_000, resources: { memoryBytes: 1024 * 1024 * 1024 } },
-      environment: { dockerfile: join(out, 'hello-file/environment/Dockerfile'), cpus: 1 },
+      environment: { dockerfile: join(out, 'hello-file/environment/Dockerfile'), cpus: 1, workdir: 'image' },
       metadata: { difficulty: 'easy', category: 'file-operations', tags: ['sample', 'shell', 'harbor'] },
       oracle: { script: readFileSync(join(SAMPLE, 'solution/solve.sh'), 'utf8') },
-      tests: { command: 'TEST_DIR="$PWD/tests" bash tests/test.sh', failToPass: ['reward'], reward: { files: join(out, 'hello-file/verifier') } },
+      // The verifier's files at their published path, /tests, mounted for its runs alone.
+      tests: {
+        command: 'TEST_DIR=/tests bash /tests/test.sh',
+        failToPass: ['reward'],
+        reward: { files: join(out, 'hello-file/verifier/tests'), mount: '/tests' },
+      },
     });
+    expect(task?.tests.reward?.network).toBeUndefined();
     // Harbor's hard-coded reward directory becomes the one Crucible reads, under every sandbox.
     const testSh = readFileSync(join(out, 'hello-file/verifier/tests/test.sh'), 'utf8');
     expect(testSh).not.toContain('/logs/verifier');
@@ -135,8 +141,12 @@ describe('crucible import harbor', () => {
     const result = await importHarbor({ dirs: [v11, multi], out });
     expect(result.taskIds).toEqual(['hello-file']);
     expect(result.notes).toEqual([
-      'hello-file: not used by Crucible (kept in hello-file/source/task.toml): schema_version, artifacts, task.name, task.authors, environment.workdir, environment.allow_internet',
+      "hello-file: not used by Crucible (kept in hello-file/source/task.toml): schema_version, artifacts, task.name, task.authors; environment.allow_internet = true: the verifier runs with the host's network (tests.network: host); the agent still reaches only the model gateway",
     ]);
+    // Harbor 1.1's workdir and allow_internet are mapped: where the files live, and the verifier's network.
+    const mapped = loadTaskSet(result.taskSetFile).tasks[0];
+    expect(mapped?.environment?.workdir).toBe('/app');
+    expect(mapped?.tests.reward?.network).toBe('host');
     expect(result.skipped).toEqual([{ source: multi, id: 'multi', reason: expect.stringMatching(/^a multi-step task \(2 \[\[steps\]\] in task\.toml\)/) }]);
     expect(loadTaskSet(result.taskSetFile).tasks[0]?.metadata).toMatchObject({ difficulty: 'easy', tags: ['sample', 'shell', 'files', 'harbor'] });
     await expect(importHarbor({ dirs: [multi], out: join(tempDir(), 'out') })).rejects.toThrow(/no task can be imported .*multi-step/);

@@ -1,0 +1,142 @@
+/**
+ * A Harbor task in its published layout, on the real Docker engine, with no edit to the task: its
+ * files live in the image's WORKDIR (/app), tests/test.sh reads /tests and writes
+ * /logs/verifier/reward.txt, solution/solve.sh works in /app. Imported with `crucible import
+ * harbor` and validated under --sandbox docker: nop fails, the solution passes. The base image is
+ * made here (`docker import` of busybox's applets, with a `bash` that is busybox's sh): no
+ * registry is reachable.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { detectDocker, dockerClient } from '../../src/docker/index.js';
+import { attemptBudget } from '../helpers/budget.js';
+import { crucible } from '../helpers/cli.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+const client = dockerClient();
+const made = new Set<string>();
+const BASE = 'crucible-test/harbor-base:1';
+
+beforeAll(async () => {
+  const docker = await detectDocker(client);
+  if (!docker.ok) throw new Error(`these tests need a Docker engine: ${docker.reason} (fix: ${docker.fix})`);
+  ensureBaseImage();
+});
+
+afterAll(async () => {
+  for (const ref of made)
+    await client
+      .getImage(ref)
+      .remove({ force: true })
+      .catch(() => undefined);
+});
+
+/** busybox and all its applets, /bin/bash running busybox's sh: enough for a Harbor task's scripts. */
+function ensureBaseImage(): void {
+  if (spawnSync('docker', ['image', 'inspect', BASE], { encoding: 'utf8' }).status === 0) return;
+  const root = tempDir();
+  mkdirSync(join(root, 'bin'));
+  copyFileSync('/bin/busybox', join(root, 'bin', 'busybox'));
+  chmodSync(join(root, 'bin', 'busybox'), 0o755);
+  const applets = spawnSync('/bin/busybox', ['--list'], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter((a) => /^[a-z0-9_.[-]+$/.test(a) && a !== 'busybox');
+  for (const applet of applets) symlinkSync('busybox', join(root, 'bin', applet));
+  writeFileSync(join(root, 'bin', 'bash'), '#!/bin/sh\nexec /bin/sh "$@"\n', { mode: 0o755 });
+  for (const dir of ['etc', 'tmp', 'proc', 'sys', 'dev']) mkdirSync(join(root, dir));
+  const imported = spawnSync('sh', ['-c', `tar -C '${root}' -c . | docker import --change 'ENV PATH=/bin' - ${BASE}`], { encoding: 'utf8' });
+  if (imported.status !== 0) throw new Error(`docker import of the busybox root failed: ${imported.stderr}`);
+}
+
+function write(path: string, text: string, mode = 0o644): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, text, { mode });
+}
+
+/** A Harbor task as published: /app in the image, /tests for the verifier, /logs/verifier for the reward. */
+function harborTask(dir: string): void {
+  write(join(dir, 'task.toml'), 'version = "1.0"\n\n[metadata]\ndifficulty = "easy"\n\n[verifier]\ntimeout_sec = 120.0\n\n[agent]\ntimeout_sec = 120.0\n');
+  write(join(dir, 'instruction.md'), 'Write the words of /app/words.txt in upper case to /app/shout.txt.\n');
+  write(join(dir, 'environment', 'Dockerfile'), `FROM ${BASE}\nWORKDIR /app\nCOPY words.txt /app/words.txt\nCOPY nonce.txt /opt/nonce.txt\n`);
+  write(join(dir, 'environment', 'words.txt'), 'hello harbor\n');
+  // A nonce in the build context: this test builds (and removes) an image of its own.
+  write(join(dir, 'environment', 'nonce.txt'), randomBytes(8).toString('hex'));
+  write(
+    join(dir, 'tests', 'test.sh'),
+    [
+      '#!/bin/bash',
+      'mkdir -p /logs/verifier',
+      "# A verifier may install its tools at test time: its own container's root is writable.",
+      'mkdir -p /opt/verifier-tools && echo ok > /opt/verifier-tools/installed || { echo 0 > /logs/verifier/reward.txt; exit 0; }',
+      "# The image's own file is still there, and the answer matches the expectation in /tests.",
+      'if [ "$(cat /app/words.txt)" = "hello harbor" ] && [ "$(cat /app/shout.txt 2>/dev/null)" = "$(cat /tests/expected.txt)" ]; then',
+      '  echo 1 > /logs/verifier/reward.txt',
+      'else',
+      '  echo 0 > /logs/verifier/reward.txt',
+      'fi',
+      '',
+    ].join('\n'),
+    0o755,
+  );
+  write(join(dir, 'tests', 'expected.txt'), 'HELLO HARBOR\n');
+  write(
+    join(dir, 'solution', 'solve.sh'),
+    [
+      '#!/bin/bash',
+      'set -e',
+      "# The verifier's files are never the agent's to see.",
+      'if [ -e /tests ]; then echo "the agent can see /tests" >&2; exit 3; fi',
+      "# Only /app is the agent's to write; the rest of the image is read-only.",
+      'if touch /opt/agent-was-here 2>/dev/null; then echo "the agent could write /opt" >&2; exit 4; fi',
+      'cd /app',
+      'tr a-z A-Z < words.txt > shout.txt',
+      '',
+    ].join('\n'),
+    0o755,
+  );
+}
+
+describe('a Harbor task in its published layout under --sandbox docker', () => {
+  it(
+    "imports and validates with no edit: the image workdir is the agent's, /tests the verifier's; nop fails, the solution passes",
+    () => {
+      const work = tempDir();
+      const task = join(work, 'shout');
+      harborTask(task);
+      const imported = crucible(['import', 'harbor', task, '-o', join(work, 'out')], { cwd: work });
+      expect(imported.status, imported.stderr).toBe(0);
+      const taskSet = readFileSync(join(work, 'out', 'tasks.yaml'), 'utf8');
+      expect(taskSet).toContain('workdir: image');
+      expect(taskSet).toContain('mount: /tests');
+
+      const validated = crucible(['validate', 'out/tasks.yaml', '--sandbox', 'docker', '--json'], { cwd: work, attempts: 4 });
+      for (const m of validated.stderr.matchAll(/crucible-env:[0-9a-f]{12}/g)) made.add(m[0]);
+      expect(validated.status, validated.stdout + validated.stderr).toBe(0);
+      expect(validated.stdout + validated.stderr).not.toMatch(/the agent can see \/tests|the agent could write/);
+      const run = crucible(['run', 'out/tasks.yaml', '--sandbox', 'docker', '--agent', 'oracle', '--agent', 'nop', '--json'], { cwd: work, attempts: 2 });
+      expect(run.status).toBe(1);
+      const runId = (JSON.parse(run.stdout) as { runId: string }).runId;
+      const plan = JSON.parse(readFileSync(join(work, '.crucible', 'runs', runId, 'plan.json'), 'utf8')) as { attempts: Array<{ attemptId: string }> };
+      const records = plan.attempts.map(
+        (a) =>
+          JSON.parse(readFileSync(join(work, '.crucible', 'runs', runId, 'attempts', a.attemptId, 'attempt.json'), 'utf8')) as {
+            agent: string;
+            verdict: string;
+            tests?: { reward?: number };
+          },
+      );
+      expect(records.find((r) => r.agent === 'oracle')).toMatchObject({ verdict: 'PASS', tests: { reward: 1 } });
+      expect(records.find((r) => r.agent === 'nop')).toMatchObject({ verdict: 'FAIL', tests: { reward: 0 } });
+      // The change is captured from /app: the diff holds the file the solution wrote there.
+      const oracleId = plan.attempts.find((_, i) => records[i]?.agent === 'oracle')?.attemptId ?? '';
+      const diff = readFileSync(join(work, '.crucible', 'runs', runId, 'attempts', oracleId, 'diff.patch'), 'utf8');
+      expect(diff).toContain('+++ b/shout.txt');
+      expect(diff).toContain('+HELLO HARBOR');
+    },
+    attemptBudget(8) + 180_000,
+  );
+});
