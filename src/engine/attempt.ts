@@ -661,8 +661,9 @@ export const ATTEMPT_SCRATCH_DIRS = [
  * Writes the attempt's trace, then its manifest (which commits to the trace's and attempt.json's
  * bytes), then attempt.json atomically (a crash leaves the old file or none, never half of one):
  * an attempt.json on disk has both, unless a full disk left room for the record alone.
+ * Exported for bench/matrix.mjs, whose instant attempts are recorded the same way.
  */
-async function record(
+export async function record(
   attemptDir: string,
   result: AttemptResult,
   startedAt: Date,
