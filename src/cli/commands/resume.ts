@@ -51,7 +51,7 @@ export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOpti
   const settings = plan.settings as AttemptSettings;
   const kind = settings.sandbox as SandboxKind;
   const trusted = plan.agents.every((a) => referenceAgentNames().includes(a));
-  const sandbox = await resolveRunSandbox(kind, trusted);
+  const sandbox = await resolveRunSandbox(kind, trusted, opts.out);
   if (sandbox.warning) process.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
 
   await runAndReportOn(
