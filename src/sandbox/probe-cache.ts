@@ -58,12 +58,18 @@ export async function readProbeCache(file: string, bwrapPath: string, fingerprin
   }
 }
 
-/** Remembers a working sandbox; a state directory that cannot be written only means the next run probes again. */
+/**
+ * Remembers a working sandbox. Only inside a state directory that exists already (its `cache/` is
+ * made if need be): a command that then fails on bad input must not have created one. A state
+ * directory that cannot be written only means the next run probes again.
+ */
 export async function writeProbeCache(file: string, verdict: ProbeVerdict, fingerprint: string): Promise<void> {
   const entry: Entry = { ...verdict, fingerprint };
   const temporary = `${file}.${process.pid}.tmp`;
   try {
-    await mkdir(dirname(file), { recursive: true });
+    await mkdir(dirname(file)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
     await writeFile(temporary, `${JSON.stringify(entry)}\n`);
     await rename(temporary, file);
   } catch {

@@ -26,24 +26,29 @@ describe.skipIf(realBwrap === undefined)('the bwrap probe, remembered per machin
     const dir = tempDir();
     const { searchPath, log, script } = loggingBwrap(dir);
     const cacheFile = join(dir, 'state', 'cache', 'sandbox-probe.json');
+    // No state directory yet: nothing is created, the next call probes again.
+    await detectBwrap({ searchPath, cacheFile });
+    expect(existsSync(join(dir, 'state'))).toBe(false);
+    mkdirSync(join(dir, 'state'));
+    expect(starts(log)).toBe(2);
 
     const first = await detectBwrap({ searchPath, cacheFile });
     expect(first).toMatchObject({ ok: true, path: script });
     // `--version` and one real sandbox.
-    expect(starts(log)).toBe(2);
+    expect(starts(log)).toBe(4);
     expect(existsSync(cacheFile)).toBe(true);
 
     expect(await detectBwrap({ searchPath, cacheFile })).toEqual(first);
-    expect(starts(log)).toBe(2);
+    expect(starts(log)).toBe(4);
 
     // An upgrade replaces the binary: the remembered verdict no longer holds.
     appendFileSync(script, '# upgraded\n');
     expect(await detectBwrap({ searchPath, cacheFile })).toMatchObject({ ok: true, path: script });
-    expect(starts(log)).toBe(4);
+    expect(starts(log)).toBe(6);
 
     // Without a cache file every call probes.
     await detectBwrap({ searchPath });
-    expect(starts(log)).toBe(6);
+    expect(starts(log)).toBe(8);
   });
 
   it('never remembers a failure: a broken bwrap is probed again every time', async () => {
@@ -53,6 +58,7 @@ describe.skipIf(realBwrap === undefined)('the bwrap probe, remembered per machin
     const log = join(dir, 'starts.log');
     writeFileSync(join(bin, 'bwrap'), `#!/bin/sh\necho started >> ${JSON.stringify(log)}\nexit 1\n`);
     chmodSync(join(bin, 'bwrap'), 0o755);
+    mkdirSync(join(dir, 'state'));
     const cacheFile = join(dir, 'state', 'cache', 'sandbox-probe.json');
     expect((await detectBwrap({ searchPath: bin, cacheFile })).ok).toBe(false);
     expect((await detectBwrap({ searchPath: bin, cacheFile })).ok).toBe(false);
