@@ -16,9 +16,10 @@
 // --task ID: only this task (repeatable); --files 0 skips the generated repo.
 // --against DIR: also times another built checkout (DIR/dist/cli/main.js) in the same rounds,
 // alternated with this one, and prints this build's median over that one's.
-// Also prints start-up alone: `node -e 0` against `crucible --version`.
+// Also prints start-up alone (`node -e 0` against `crucible --version`), and each attempt's own
+// prepare time (timings.prepareMs), the part the task's shared baseline changes.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -121,6 +122,16 @@ function crucibleRun(tasksFile, id, dir, entry) {
   if ((r.status !== 0 && r.status !== 1) || summary === undefined || errors > 0 || summary.executed !== trials) {
     throw new Error(`crucible run failed (exit ${r.status ?? r.signal}, ${errors} ERROR, ${summary?.executed} executed): ${r.stderr.trim().slice(-600)}`);
   }
+  return prepareTimes(dir);
+}
+
+/** Each attempt's own prepare time (timings.prepareMs in its attempt.json), the part an attempt spends before its agent. */
+function prepareTimes(stateDir) {
+  const runs = join(stateDir, 'runs');
+  return readdirSync(runs).flatMap((run) => {
+    const attempts = join(runs, run, 'attempts');
+    return existsSync(attempts) ? readdirSync(attempts).map((a) => JSON.parse(readFileSync(join(attempts, a, 'attempt.json'), 'utf8')).timings.prepareMs) : [];
+  });
 }
 
 function timed(fn) {
@@ -140,11 +151,16 @@ function bench(label, tasksFile) {
       ...(againstCli ? [['against', (i) => crucibleRun(tasksFile, task.id, join(scratch, `against-${task.id}-${i}`), againstCli)]] : []),
     ];
     const times = Object.fromEntries(sides.map(([name]) => [name, []]));
+    const prepares = Object.fromEntries(sides.map(([name]) => [name, []]));
     // Round 'warm' fills the page cache, npm's and git's caches for every side; not counted.
     for (const [, fn] of sides) fn('warm');
     for (let i = 0; i < rounds; i++) {
       // Alternated: the order reverses every round, so a drift in load hits every side alike.
-      for (const [name, fn] of i % 2 === 0 ? sides : [...sides].reverse()) times[name].push(timed(() => fn(i)));
+      for (const [name, fn] of i % 2 === 0 ? sides : [...sides].reverse()) {
+        let prepared;
+        times[name].push(timed(() => (prepared = fn(i))));
+        if (Array.isArray(prepared)) prepares[name].push(...prepared);
+      }
       for (const [name] of sides)
         rmSync(join(scratch, `${name === 'raw' ? 'raw' : name === 'crucible' ? 'state' : 'against'}-${task.id}-${i}`), { recursive: true, force: true });
     }
@@ -152,6 +168,7 @@ function bench(label, tasksFile) {
     row.push((median(times.crucible) / median(times.raw)).toFixed(2), (min(times.crucible) / min(times.raw)).toFixed(2));
     if (againstCli)
       row.push(`${min(times.against).toFixed(0)} / ${median(times.against).toFixed(0)}`, (median(times.crucible) / median(times.against)).toFixed(2));
+    row.push(['crucible', ...(againstCli ? ['against'] : [])].map((s) => `${min(prepares[s]).toFixed(0)} / ${median(prepares[s]).toFixed(0)}`).join(' vs '));
     rows.push(row);
   }
   return rows;
@@ -178,8 +195,8 @@ console.log(
 );
 if (againstCli) console.log(`against: ${againstCli}`);
 console.log(
-  `| set | task | raw ms min / median | crucible ms min / median | ratio of medians | ratio of mins |${againstCli ? ' against ms min / median | this / against |' : ''}`,
+  `| set | task | raw ms min / median | crucible ms min / median | ratio of medians | ratio of mins |${againstCli ? ' against ms min / median | this / against |' : ''} prepare per attempt ms min / median${againstCli ? ' (this vs against)' : ''} |`,
 );
-console.log(`|---|---|---:|---:|---:|---:|${againstCli ? '---:|---:|' : ''}`);
+console.log(`|---|---|---:|---:|---:|---:|${againstCli ? '---:|---:|' : ''}---:|`);
 for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 rmSync(scratch, { recursive: true, force: true });
