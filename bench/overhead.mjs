@@ -98,7 +98,8 @@ function rawRun(task, taskFileDir, dir) {
   for (const command of task.setup ?? []) mustSucceed(['sh', '-c', command], prepared, setupEnv, `setup ${command}`);
   mustSucceed(['git', 'init', '-q'], prepared, env, 'git init');
   mustSucceed(['git', 'add', '-A'], prepared, env, 'git add');
-  mustSucceed(['git', '-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-qm', 'baseline'], prepared, env, 'git commit');
+  // No background `gc --auto`: it would repack .git while the copies below read it.
+  mustSucceed(['git', '-c', 'gc.auto=0', '-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-qm', 'baseline'], prepared, env, 'git commit');
   const testsOnce = (label) => {
     const ws = join(dir, `ws-${label}`);
     mustSucceed(['cp', '-a', prepared, ws], dir, env, 'copy');
