@@ -133,7 +133,9 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
       if (why !== undefined) defects.push(oracleDefect(where, why));
     }
     if (defects.length > 0 || run.evidence.invalidReason !== undefined) return { taskId: task.id, defects };
-    shared = options.shareTree === true;
+    // A setup whose output names its own path (a virtualenv's shebangs) was not stored in the
+    // prepared cache, nor is one run with the cache off: each attempt runs such a setup itself.
+    shared = options.shareTree === true && (task.setup.length === 0 || preparedKey !== undefined);
     const tree: SharedTaskTree | undefined = shared
       ? { dir: paths.workspace, baseline: prepared.baseline, ignored: prepared.ignored, ...(preparedKey !== undefined ? { preparedKey } : {}) }
       : undefined;

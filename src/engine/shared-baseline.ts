@@ -9,6 +9,10 @@
  * pristine tree are its own. The baseline's git directory is shown to sandboxes read-only (its
  * objects, for the workspace's alternates) and nothing writes to it after the commit: each
  * attempt gets a store of its own for the objects it makes.
+ *
+ * Not shared: a task whose setup output names the path it was built at (a virtualenv: not
+ * relocatable, see prepared-cache.ts) or whose setup ran with the prepared cache off; its
+ * attempts prepare themselves as before.
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -103,4 +103,31 @@ describe("a task's baseline built once per run", () => {
     // The shared trees go with the run; the baseline reports stay as evidence.
     for (const task of readdirSync(join(runDir, 'preflight'))) expect(readdirSync(join(runDir, 'preflight', task))).toEqual(['baseline.junit.xml']);
   });
+
+  it('does not share a tree whose setup output names its own path: every attempt runs that setup where it works', async () => {
+    const dir = tempDir();
+    const file = taskSet(dir);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('echo built > gen/out.txt', 'pwd > gen/out.txt'));
+    const { tasks } = loadTaskSet(file);
+    const seen: Seen[] = [];
+    const workspaces: string[] = [];
+    const agent = scribbler(seen);
+    const before = baselineCommitCount();
+    const { attempts } = await executeRun({
+      taskSetFile: 'tasks.yaml',
+      taskSetPath: file,
+      tasks: tasks.filter((t) => t.id === 'a'),
+      agents: ['scribbler'],
+      trials: 2,
+      stateDir: join(dir, '.crucible'),
+      settings: { sandbox: 'local' },
+      concurrency: 1,
+      history: false,
+      resolveAgent: () => ({ ...agent, run: (ctx) => (workspaces.push(ctx.workspace), agent.run(ctx)) }),
+    });
+    expect(attempts.map((a) => a.verdict)).toEqual(['PASS', 'PASS']);
+    // The preflight's and each attempt's own.
+    expect(baselineCommitCount() - before).toBe(3);
+    expect(seen.map((s) => s.generated)).toEqual(workspaces.map((w) => `${w}\n`));
+  });
 });
