@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 // The run engine's own cost at scale: a synthetic plan of 1k, 5k and 10k attempts run through the
 // real engine (plan, scheduler, attempt.json + checkpoint per attempt, SQLite history, statistics,
-// summary.json) with an in-process fake in place of runAttempt, so only Crucible's overhead is
-// measured, not git, sandboxes or tests. Each size runs in its own process, so peak RSS is per size.
+// summary.json) with an in-process fake in place of runAttempt that is recorded exactly as
+// runAttempt records (its `record`: trace.jsonl, manifest, attempt.json written atomically), so
+// only Crucible's overhead is measured, not git, sandboxes or tests. Each size runs in its own process, so peak RSS is per size.
 // Then the finished run is resumed, which re-verifies every attempt.json hash and reuses them all.
 // Usage: npm run bench:matrix   (or: npm run build && node bench/matrix.mjs [--sizes 1000,5000,10000] [--concurrency 4])
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { loadLine } from './lib/measure.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -19,6 +21,8 @@ const option = (name, fallback) => {
 };
 const AGENTS = ['agent-a', 'agent-b'];
 const TRIALS = 10;
+/** The engine's own record step (src/engine/attempt.ts), loaded by the child. */
+let record;
 
 if (args[0] === '--child') await child(Number(args[1]), Number(option('concurrency', '4')));
 else parent();
@@ -50,7 +54,7 @@ function parent() {
   );
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (c) => c.map((v, i) => v.padStart(widths[i])).join('  ');
-  console.log(`node ${process.version}, concurrency ${concurrency}, ${AGENTS.length} agents × ${TRIALS} trials per task`);
+  console.log(`node ${process.version}, concurrency ${concurrency}, ${AGENTS.length} agents × ${TRIALS} trials per task; ${loadLine()}`);
   console.log(line(header));
   for (const c of cells) console.log(line(c));
 }
@@ -58,6 +62,7 @@ function parent() {
 async function child(size, concurrency) {
   const { executeRun } = await import(pathToFileURL(join(root, 'dist', 'engine', 'index.js')).href);
   const { aggregateRun } = await import(pathToFileURL(join(root, 'dist', 'stats', 'index.js')).href);
+  ({ record } = await import(pathToFileURL(join(root, 'dist', 'engine', 'attempt.js')).href));
   const dir = await mkdtemp(join(tmpdir(), 'crucible-bench-matrix-'));
   try {
     const taskCount = Math.ceil(size / (AGENTS.length * TRIALS));
@@ -121,9 +126,10 @@ function syntheticTask(dir, i) {
   };
 }
 
-/** An instant attempt with a realistic record (tests, diff, usage), written the way runAttempt writes it. */
-async function instantAttempt(plan, _task, _agent, env) {
-  const now = new Date().toISOString();
+/** An instant attempt with a realistic result (tests, diff, usage), recorded by runAttempt's own record step. */
+async function instantAttempt(plan, task, agent, env) {
+  const startedAt = new Date();
+  const now = startedAt.toISOString();
   const taskNumber = Number(plan.taskId.slice(5));
   const passed = plan.agent === 'agent-a' ? (taskNumber + plan.trial) % 3 !== 0 : (taskNumber + plan.trial) % 2 === 0;
   const group = (ok) => ({ total: 1, passed: ok ? 1 : 0, failing: ok ? [] : [{ id: `t::test_${taskNumber}`, reason: 'failed' }] });
@@ -166,10 +172,5 @@ async function instantAttempt(plan, _task, _agent, env) {
     startedAt: now,
     finishedAt: now,
   };
-  const attemptDir = join(env.runDir, 'attempts', plan.attemptId);
-  await mkdir(attemptDir, { recursive: true });
-  const file = join(attemptDir, 'attempt.json');
-  await writeFile(`${file}.tmp`, `${JSON.stringify(result, null, 2)}\n`);
-  await rename(`${file}.tmp`, file);
-  return result;
+  return record(join(env.runDir, 'attempts', plan.attemptId), result, startedAt, env, { task, agent });
 }

@@ -1,22 +1,30 @@
 #!/usr/bin/env node
-// Crucible's per-attempt overhead against the raw commands it wraps, measured side by side:
-//   crucible:  `crucible run <tasks> --agent nop --task <id>` (one attempt, bwrap unless --sandbox)
-//   raw:       cp -a <repo> && git init && git add -A && git commit && <setup> && <test command>
-// Usage: npm run build && node bench/overhead.mjs [--runs 5] [--files 20000] [--sandbox bwrap|local] [--baseline-tests] [--trials N] [--against DIR] [--task ID]
-// It also times start-up alone: `node -e 0` against `crucible --version`.
-// --task ID: only this task (repeatable; with --files 0), e.g. the smallest example, js-slugify.
-// --against DIR: also times another built checkout of Crucible (DIR/dist/cli/main.js), interleaved
-// with this one, and prints this build's time over that one's (e.g. before and after a change).
-// --trials N: each side does N attempts per measurement (crucible: one process, --runs N -j 1), which
-// spreads Crucible's fixed start-up cost (Node, module loading, history, reports) over N attempts.
-// The raw side runs the tests once, so by default Crucible runs without its extra baseline test run
-// (--no-baseline-tests); --baseline-tests measures Crucible as it runs by default.
+// Crucible's cost per run against the raw commands doing the same work, side by side (the sides
+// alternated round by round, several rounds, min and median, the load printed):
+//   crucible:  `crucible run <tasks> --agent nop --task <id> --runs N -j 1 --json` in a fresh state
+//              directory, as it runs by default (preflight, baseline tests once per task, the
+//              prepared-tree cache); it must finish with no ERROR verdict and exit 0 or 1, or the
+//              bench stops.
+//   raw:       what that run does, by hand, unsandboxed, in a clean environment like the sandbox's
+//              (PATH, HOME, TMPDIR, LANG, TERM only): cp -a the repo; git init, add, commit; the
+//              task's setup once; the tests (and held-out tests) once at the baseline, in a fresh
+//              copy; then per attempt a fresh copy of the post-setup tree and the tests (and
+//              held-out tests) once more. Every command's exit status is checked: setup and git
+//              must succeed, a test command must run (exit < 126 and, for JUnit tasks, a report).
+// Usage: npm run build && node bench/overhead.mjs [--rounds 5] [--trials 1] [--files 20000]
+//        [--sandbox bwrap|local|docker] [--task ID]... [--against DIR]
+// --task ID: only this task (repeatable); --files 0 skips the generated repo.
+// --against DIR: also times another built checkout (DIR/dist/cli/main.js) in the same rounds,
+// alternated with this one, and prints this build's median over that one's.
+// Also prints start-up alone (`node -e 0` against `crucible --version`), and each attempt's own
+// prepare time (timings.prepareMs), the part the task's shared baseline changes.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { loadLine, median, min, nowMs } from './lib/measure.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist', 'cli', 'main.js');
@@ -25,15 +33,14 @@ const option = (name, fallback) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : fallback;
 };
-const runs = Number(option('runs', '5'));
+const rounds = Number(option('rounds', '5'));
 const fileCount = Number(option('files', '20000'));
 const sandbox = option('sandbox', 'bwrap');
-const scratch = mkdtempSync(join(tmpdir(), 'crucible-bench-'));
-const baselineTests = args.includes('--baseline-tests');
 const trials = Number(option('trials', '1'));
 const against = option('against', undefined);
 const onlyTasks = args.flatMap((a, i) => (args[i - 1] === '--task' ? [a] : []));
 const againstCli = against === undefined ? undefined : join(resolve(against), 'dist', 'cli', 'main.js');
+const scratch = mkdtempSync(join(tmpdir(), 'crucible-bench-'));
 
 function generateLargeRepo() {
   const dir = join(scratch, 'large', 'repo');
@@ -56,100 +63,141 @@ function generateLargeRepo() {
   return tasks;
 }
 
-function time(fn) {
-  const started = process.hrtime.bigint();
+/** The sandbox's environment (src/sandbox/env.ts): built from nothing, never the host's. */
+function cleanEnv(dir, extra = {}) {
+  for (const d of ['home', 'tmp']) mkdirSync(join(dir, d), { recursive: true });
+  return { PATH: process.env.PATH, HOME: join(dir, 'home'), TMPDIR: join(dir, 'tmp'), LANG: 'C.UTF-8', TERM: 'dumb', ...extra };
+}
+
+function run(argv, cwd, env, what) {
+  const r = spawnSync(argv[0], argv.slice(1), { cwd, env, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+  if (r.error) throw new Error(`${what}: ${r.error.message}`);
+  return r;
+}
+
+function mustSucceed(argv, cwd, env, what) {
+  const r = run(argv, cwd, env, what);
+  if (r.status !== 0) throw new Error(`raw ${what} failed (exit ${r.status ?? r.signal}): ${r.stderr.toString().trim().slice(0, 300)}`);
+}
+
+/** A test command under nop fails its fail-to-pass tests on purpose: it must still have run. */
+function runTests(command, format, ws, dir, label) {
+  const report = join(dir, `${label}.xml`);
+  const r = run(['sh', '-c', command], ws, cleanEnv(dir, { CRUCIBLE_JUNIT: report }), `tests ${label}`);
+  const ran = r.status !== null && r.status < 126 && ((format ?? 'junit') !== 'junit' || (existsSync(report) && statSync(report).size > 0));
+  if (!ran) throw new Error(`raw tests (${label}) did not run (exit ${r.status ?? r.signal}): ${r.stderr.toString().trim().slice(0, 300)}`);
+}
+
+function rawRun(task, taskFileDir, dir) {
+  mkdirSync(dir, { recursive: true });
+  const prepared = join(dir, 'prepared');
+  const env = cleanEnv(dir);
+  mustSucceed(['cp', '-a', resolve(taskFileDir, task.repo.path), prepared], dir, env, 'copy');
+  const tools = join(dir, 'tools');
+  const setupEnv = cleanEnv(dir, { npm_config_cache: join(tools, 'npm'), PIP_CACHE_DIR: join(tools, 'pip'), XDG_CACHE_HOME: tools, CI: 'true' });
+  for (const command of task.setup ?? []) mustSucceed(['sh', '-c', command], prepared, setupEnv, `setup ${command}`);
+  mustSucceed(['git', 'init', '-q'], prepared, env, 'git init');
+  mustSucceed(['git', 'add', '-A'], prepared, env, 'git add');
+  // No background `gc --auto`: it would repack .git while the copies below read it.
+  mustSucceed(['git', '-c', 'gc.auto=0', '-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-qm', 'baseline'], prepared, env, 'git commit');
+  const testsOnce = (label) => {
+    const ws = join(dir, `ws-${label}`);
+    mustSucceed(['cp', '-a', prepared, ws], dir, env, 'copy');
+    runTests(task.tests.command, task.tests.format, ws, dir, label);
+    if (task.held_out?.command) runTests(task.held_out.command, task.held_out.format, ws, dir, `${label}-held-out`);
+  };
+  testsOnce('baseline');
+  for (let t = 0; t < trials; t++) testsOnce(`after-${t}`);
+}
+
+function crucibleRun(tasksFile, id, dir, entry) {
+  const argv = [entry, 'run', tasksFile, '--agent', 'nop', '--task', id, '--sandbox', sandbox, '--out', dir, '--quiet', '--json'];
+  const r = spawnSync('node', [...argv, '--runs', String(trials), '--concurrency', '1'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  let summary;
+  try {
+    summary = JSON.parse(r.stdout);
+  } catch {
+    summary = undefined;
+  }
+  const errors = summary?.counts?.ERROR ?? 0;
+  if ((r.status !== 0 && r.status !== 1) || summary === undefined || errors > 0 || summary.executed !== trials) {
+    throw new Error(`crucible run failed (exit ${r.status ?? r.signal}, ${errors} ERROR, ${summary?.executed} executed): ${r.stderr.trim().slice(-600)}`);
+  }
+  return prepareTimes(dir);
+}
+
+/** Each attempt's own prepare time (timings.prepareMs in its attempt.json), the part an attempt spends before its agent. */
+function prepareTimes(stateDir) {
+  const runs = join(stateDir, 'runs');
+  return readdirSync(runs).flatMap((run) => {
+    const attempts = join(runs, run, 'attempts');
+    return existsSync(attempts) ? readdirSync(attempts).map((a) => JSON.parse(readFileSync(join(attempts, a, 'attempt.json'), 'utf8')).timings.prepareMs) : [];
+  });
+}
+
+function timed(fn) {
+  const started = nowMs();
   fn();
-  return Number(process.hrtime.bigint() - started) / 1e6;
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-function sh(command, cwd, env = {}) {
-  // Test commands fail on purpose under nop; only the work done counts, not the exit status.
-  spawnSync('sh', ['-c', command], { cwd, env: { ...process.env, ...env }, stdio: 'ignore' });
-}
-
-function rawAttempt(task, taskFileDir, i) {
-  for (let t = 0; t < trials; t++) rawOnce(task, taskFileDir, `${i}-${t}`);
-}
-
-function rawOnce(task, taskFileDir, i) {
-  const ws = join(scratch, `raw-${task.id}-${i}`);
-  execFileSync('cp', ['-a', resolve(taskFileDir, task.repo.path), ws]);
-  sh('git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm baseline', ws);
-  for (const command of task.setup ?? []) sh(command, ws);
-  sh(task.tests.command, ws, { CRUCIBLE_JUNIT: join(scratch, `raw-${task.id}-${i}.xml`) });
-}
-
-function crucibleAttempt(tasksFile, id, i, entry = cli) {
-  const extra = baselineTests ? [] : ['--no-baseline-tests'];
-  const repeat = ['--runs', String(trials), '--concurrency', '1'];
-  spawnSync(
-    'node',
-    [entry, 'run', tasksFile, '--agent', 'nop', '--task', id, '--sandbox', sandbox, '--out', join(scratch, `state-${id}-${i}`), '--quiet', ...repeat, ...extra],
-    { stdio: 'ignore' },
-  );
+  return nowMs() - started;
 }
 
 function bench(label, tasksFile) {
-  const doc = parse(execFileSync('cat', [tasksFile], { encoding: 'utf8' }));
+  const doc = parse(readFileSync(tasksFile, 'utf8'));
   const rows = [];
   for (const raw of doc.tasks.filter((t) => onlyTasks.length === 0 || onlyTasks.includes(t.id))) {
     const task = { ...raw, setup: raw.setup ?? doc.defaults?.setup };
-    // Warm caches (page cache, npm cache, git cache) once for both sides.
-    rawAttempt(task, dirname(tasksFile), 'warm');
-    crucibleAttempt(tasksFile, task.id, 'warm');
-    if (againstCli) crucibleAttempt(tasksFile, task.id, 'warm-against', againstCli);
-    const rawTimes = [];
-    const crucibleTimes = [];
-    const againstTimes = [];
-    for (let i = 0; i < runs; i++) {
-      rawTimes.push(time(() => rawAttempt(task, dirname(tasksFile), i)));
-      crucibleTimes.push(time(() => crucibleAttempt(tasksFile, task.id, i)));
-      if (againstCli) againstTimes.push(time(() => crucibleAttempt(tasksFile, task.id, `against-${i}`, againstCli)));
+    const sides = [
+      ['raw', (i) => rawRun(task, dirname(tasksFile), join(scratch, `raw-${task.id}-${i}`))],
+      ['crucible', (i) => crucibleRun(tasksFile, task.id, join(scratch, `state-${task.id}-${i}`), cli)],
+      ...(againstCli ? [['against', (i) => crucibleRun(tasksFile, task.id, join(scratch, `against-${task.id}-${i}`), againstCli)]] : []),
+    ];
+    const times = Object.fromEntries(sides.map(([name]) => [name, []]));
+    const prepares = Object.fromEntries(sides.map(([name]) => [name, []]));
+    // Round 'warm' fills the page cache, npm's and git's caches for every side; not counted.
+    for (const [, fn] of sides) fn('warm');
+    for (let i = 0; i < rounds; i++) {
+      // Alternated: the order reverses every round, so a drift in load hits every side alike.
+      for (const [name, fn] of i % 2 === 0 ? sides : [...sides].reverse()) {
+        let prepared;
+        times[name].push(timed(() => (prepared = fn(i))));
+        if (Array.isArray(prepared)) prepares[name].push(...prepared);
+      }
+      for (const [name] of sides)
+        rmSync(join(scratch, `${name === 'raw' ? 'raw' : name === 'crucible' ? 'state' : 'against'}-${task.id}-${i}`), { recursive: true, force: true });
     }
-    const r = median(rawTimes);
-    const c = median(crucibleTimes);
-    const row = [label, task.id, r.toFixed(0), c.toFixed(0), (c / r).toFixed(2)];
-    if (againstCli) {
-      const a = median(againstTimes);
-      row.push(a.toFixed(0), (c / a).toFixed(2));
-    }
+    const row = [label, task.id, ...['raw', 'crucible'].map((s) => `${min(times[s]).toFixed(0)} / ${median(times[s]).toFixed(0)}`)];
+    row.push((median(times.crucible) / median(times.raw)).toFixed(2), (min(times.crucible) / min(times.raw)).toFixed(2));
+    if (againstCli)
+      row.push(`${min(times.against).toFixed(0)} / ${median(times.against).toFixed(0)}`, (median(times.crucible) / median(times.against)).toFixed(2));
+    row.push(['crucible', ...(againstCli ? ['against'] : [])].map((s) => `${min(prepares[s]).toFixed(0)} / ${median(prepares[s]).toFixed(0)}`).join(' vs '));
     rows.push(row);
   }
   return rows;
 }
 
-/**
- * Start-up alone: a bare `node -e 0` against `crucible --version` (Node start plus the CLI's module
- * loading, nothing else), interleaved, median of 3 × --runs each.
- */
+/** Start-up alone: a bare `node -e 0` against `crucible --version`, alternated, 3 × rounds each. */
 function startup() {
-  const times = { node: [], crucible: [], against: [] };
-  for (let i = 0; i < 3 * runs; i++) {
-    times.node.push(time(() => spawnSync('node', ['-e', '0'], { stdio: 'ignore' })));
-    times.crucible.push(time(() => spawnSync('node', [cli, '--version'], { stdio: 'ignore' })));
-    if (againstCli) times.against.push(time(() => spawnSync('node', [againstCli, '--version'], { stdio: 'ignore' })));
+  const times = { node: [], crucible: [] };
+  for (let i = 0; i < 3 * rounds; i++) {
+    times.node.push(timed(() => execFileSync('node', ['-e', '0'])));
+    times.crucible.push(timed(() => execFileSync('node', [cli, '--version'])));
   }
-  return { node: median(times.node), crucible: median(times.crucible), against: againstCli ? median(times.against) : undefined };
+  return times;
 }
 
+const loadBefore = loadLine();
 const start = startup();
-// --files 0 skips the generated repo.
 const rows = [...bench('examples', join(root, 'examples', 'tasks.yaml')), ...(fileCount > 0 ? bench(`${fileCount} files`, generateLargeRepo()) : [])];
+console.log(`${rounds} rounds per side, alternated, ${trials} attempt(s) per run, sandbox=${sandbox}, node ${process.version}`);
+console.log(`before: ${loadBefore}`);
+console.log(`after:  ${loadLine()}`);
 console.log(
-  `median of ${runs} runs each, ${trials} attempt(s) per run, sandbox=${sandbox}, baseline tests ${baselineTests ? 'on' : 'off'}, node ${process.version}`,
-);
-console.log(
-  `start-up: node -e 0 ${start.node.toFixed(0)} ms, crucible --version ${start.crucible.toFixed(0)} ms` +
-    (start.against === undefined ? '' : `, against --version ${start.against.toFixed(0)} ms`),
+  `start-up min / median: node -e 0 ${min(start.node).toFixed(0)} / ${median(start.node).toFixed(0)} ms, crucible --version ${min(start.crucible).toFixed(0)} / ${median(start.crucible).toFixed(0)} ms`,
 );
 if (againstCli) console.log(`against: ${againstCli}`);
-console.log(`| set | task | raw ms | crucible ms | ratio |${againstCli ? ' against ms | this / against |' : ''}`);
-console.log(`|---|---|---:|---:|---:|${againstCli ? '---:|---:|' : ''}`);
+console.log(
+  `| set | task | raw ms min / median | crucible ms min / median | ratio of medians | ratio of mins |${againstCli ? ' against ms min / median | this / against |' : ''} prepare per attempt ms min / median${againstCli ? ' (this vs against)' : ''} |`,
+);
+console.log(`|---|---|---:|---:|---:|---:|${againstCli ? '---:|---:|' : ''}---:|`);
 for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 rmSync(scratch, { recursive: true, force: true });

@@ -1,89 +1,131 @@
 #!/usr/bin/env node
-// What a sandboxed command costs, per executor, side by side in one run (interleaved rounds):
-//   start:     the first command of a fresh executor (docker: creating and starting the phase's
-//              container; bwrap and local have nothing to start), then `close()`
-//   true:      each of --commands `true` commands in that executor, one after another
-//   node -e 0: a Node start inside the sandbox, median of 5 per round
-// Usage: npm run build && node bench/sandbox.mjs [--rounds 3] [--commands 50] [--kinds local,bwrap,docker]
-// Medians over the rounds (the per-command figures over every command of every round); ratios are
-// against local, which runs the command directly on the host.
+// What a sandboxed command costs, against the floor it wraps, side by side in one run (the sides
+// alternated command by command, several rounds):
+//   bwrap:          Crucible's bwrap executor running `true`
+//   bare bwrap:     `bwrap <Crucible's own mounts and flags> -- true` (the same argv Crucible builds,
+//                   without its supervisor, limits or Node), spawned the same way
+//   minimal bwrap:  `bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all -- true`
+//   docker:         Crucible's docker executor running `true` in its phase container
+//   docker exec:    `docker exec <that same container> true` (the CLI: the floor a user would type)
+//   local:          Crucible's local executor (no sandbox), for reference only
+// Every command's exit status is checked; a failing one stops the bench.
+// Usage: npm run build && node bench/sandbox.mjs [--rounds 5] [--commands 20] [--kinds bwrap,docker,local]
+// Prints min and median per command over every command of every round, and the load.
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadLine, median, min, nowMs } from './lib/measure.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { createExecutor } = await import(join(root, 'dist', 'sandbox', 'index.js'));
+const { resolveMounts } = await import(join(root, 'dist', 'sandbox', 'bwrap-mounts.js'));
+const { buildBwrapArgs } = await import(join(root, 'dist', 'sandbox', 'bwrap-args.js'));
+const { findOnPath } = await import(join(root, 'dist', 'sandbox', 'find-on-path.js'));
+const { CONTAINER_OWNER_LABEL, ownerLabelValue } = await import(join(root, 'dist', 'docker', 'owner.js'));
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : fallback;
 };
-const rounds = Number(option('rounds', '3'));
-const commands = Number(option('commands', '50'));
-const kinds = option('kinds', 'local,bwrap,docker').split(',');
+const rounds = Number(option('rounds', '5'));
+const commands = Number(option('commands', '20'));
+const kinds = option('kinds', 'bwrap,docker,local').split(',');
 const scratch = mkdtempSync(join(tmpdir(), 'crucible-bench-sandbox-'));
+const bwrapPath = findOnPath('bwrap', process.env.PATH);
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+/** Spawns argv (extra strings written to fds 4, 5, … as bwrap's --ro-bind-data expects); resolves its exit code. */
+function spawnChecked(argv, files = []) {
+  return new Promise((resolveExit, reject) => {
+    const stdio = ['ignore', 'ignore', 'pipe', 'ignore', ...files.map(() => 'pipe')];
+    const child = spawn(argv[0], argv.slice(1), { stdio, env: {} });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    files.forEach((text, i) => child.stdio[4 + i].end(text));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolveExit(code) : reject(new Error(`${argv.join(' ').slice(0, 200)}: exit ${code}: ${stderr.trim()}`))));
+  });
 }
 
-async function time(fn) {
-  const started = process.hrtime.bigint();
+async function timed(fn) {
+  const started = nowMs();
   const result = await fn();
-  if (result && result.exitCode !== 0) throw new Error(`benchmark command failed: ${JSON.stringify(result)}`);
-  return Number(process.hrtime.bigint() - started) / 1e6;
+  if (result && typeof result === 'object' && result.exitCode !== 0) throw new Error(`benchmark command failed: ${JSON.stringify(result)}`);
+  return nowMs() - started;
 }
 
-async function round(kind, index) {
-  const dir = join(scratch, `${kind}-${index}`);
+function layoutFor(name) {
+  const dir = join(scratch, name);
   const layout = { writable: [join(dir, 'ws')], hidden: [], readOnly: [], home: join(dir, 'home'), tmp: join(dir, 'tmp') };
   for (const path of [...layout.writable, layout.home, layout.tmp]) mkdirSync(path, { recursive: true });
-  const executor = createExecutor(kind, layout);
-  const run = (argv) => executor.exec({ argv, cwd: layout.writable[0], timeoutMs: 60_000, network: 'none' });
-  try {
-    const start = await time(() => run(['true']));
-    const each = [];
-    for (let i = 0; i < commands; i++) each.push(await time(() => run(['true'])));
-    const node = [];
-    for (let i = 0; i < 5; i++) node.push(await time(() => run(['node', '-e', '0'])));
-    const close = await time(() => executor.close());
-    return { start, each, node, close };
-  } finally {
-    await executor.close();
-  }
+  return layout;
 }
 
-const samples = Object.fromEntries(kinds.map((kind) => [kind, { start: [], each: [], node: [], close: [] }]));
-// One warm-up round each (page cache, the docker host image, bwrap's first start), not counted.
-for (const kind of kinds) await round(kind, 'warm');
-for (let i = 0; i < rounds; i++) {
-  for (const kind of kinds) {
-    const result = await round(kind, i);
-    samples[kind].start.push(result.start);
-    samples[kind].each.push(...result.each);
-    samples[kind].node.push(median(result.node));
-    samples[kind].close.push(result.close);
+/** The sides of one executor kind: name → a function running one `true`. */
+async function sides(kind, layout, executor) {
+  const crucible = () => executor.exec({ argv: ['true'], cwd: layout.writable[0], timeoutMs: 60_000, network: 'none' });
+  if (kind === 'bwrap') {
+    const mounts = await resolveMounts(layout, 'none', {
+      path: process.env.PATH ?? '',
+      pyenvRoot: process.env.PYENV_ROOT,
+      execPath: process.execPath,
+      userHome: homedir(),
+      sandboxHome: layout.home,
+    });
+    const bare = buildBwrapArgs({ mounts, network: 'none', cwd: layout.writable[0], command: ['true'] });
+    const minimal = [bwrapPath, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--', 'true'];
+    return {
+      'crucible bwrap': crucible,
+      'bare bwrap, Crucible mounts': () => spawnChecked([bwrapPath, ...bare.args], bare.files),
+      'minimal bwrap': () => spawnChecked(minimal),
+    };
   }
+  if (kind === 'docker') {
+    // The phase's container starts with the first command; `docker exec` then uses that same one.
+    await crucible();
+    const { execFileSync } = await import('node:child_process');
+    const id = execFileSync('docker', ['ps', '-q', '--filter', `label=${CONTAINER_OWNER_LABEL}=${ownerLabelValue()}`], { encoding: 'utf8' })
+      .trim()
+      .split('\n')[0];
+    if (!id) throw new Error('no Crucible container found for docker exec');
+    return { 'crucible docker': crucible, 'docker exec, same container': () => spawnChecked(['docker', 'exec', id, 'true']) };
+  }
+  return { 'crucible local': crucible, 'spawn true': () => spawnChecked(['true']) };
 }
 
-const row = (kind) => ({
-  start: median(samples[kind].start),
-  each: median(samples[kind].each),
-  node: median(samples[kind].node),
-  close: median(samples[kind].close),
-});
-const base = kinds.includes('local') ? row('local') : undefined;
-const ratio = (value, of) => (base ? ` (${(value / base[of]).toFixed(1)}×)` : '');
-console.log(`median of ${rounds} rounds, ${commands} \`true\` per round, node ${process.version}; (×) = against local`);
-console.log('| executor | start: first command ms | per `true` ms | `node -e 0` ms | close ms |');
-console.log('|---|---:|---:|---:|---:|');
+const samples = new Map();
 for (const kind of kinds) {
-  const r = row(kind);
-  console.log(
-    `| ${kind} | ${r.start.toFixed(0)}${ratio(r.start, 'start')} | ${r.each.toFixed(1)}${ratio(r.each, 'each')} | ${r.node.toFixed(0)}${ratio(r.node, 'node')} | ${r.close.toFixed(0)} |`,
-  );
+  for (let r = -1; r < rounds; r++) {
+    const layout = layoutFor(`${kind}-${r}`);
+    const executor = createExecutor(kind, layout);
+    try {
+      const named = Object.entries(await sides(kind, layout, executor));
+      // Round -1 warms the page cache, the image and bwrap's first start: not counted.
+      for (let i = 0; i < (r < 0 ? 2 : commands); i++) {
+        // Alternated, and the order reversed every command, so a drift in load hits each side alike.
+        const order = i % 2 === 0 ? named : [...named].reverse();
+        for (const [name, run] of order) {
+          const ms = await timed(run);
+          if (r >= 0) samples.set(name, [...(samples.get(name) ?? []), ms]);
+        }
+      }
+    } finally {
+      await executor.close();
+    }
+  }
+}
+
+console.log(`${rounds} rounds × ${commands} \`true\` per side, alternated; node ${process.version}; ${loadLine()}`);
+console.log('| side | min ms | median ms | median / floor |');
+console.log('|---|---:|---:|---:|');
+for (const kind of kinds) {
+  const names = [...samples.keys()].filter((n) => n.includes(kind) || (kind === 'local' && n === 'spawn true'));
+  const floor = names[1] ? median(samples.get(names[1])) : undefined;
+  for (const name of names) {
+    const values = samples.get(name);
+    const ratio = floor && name === names[0] ? `${(median(values) / floor).toFixed(1)}×` : '';
+    console.log(`| ${name} | ${min(values).toFixed(1)} | ${median(values).toFixed(1)} | ${ratio} |`);
+  }
 }
 rmSync(scratch, { recursive: true, force: true });

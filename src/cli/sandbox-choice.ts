@@ -1,8 +1,14 @@
+import { resolve } from 'node:path';
 import pc from 'picocolors';
 import { referenceAgentNames } from '../agents/index.js';
 import { InputError } from '../errors.js';
 import { resolveSandbox } from '../sandbox/index.js';
 import type { SandboxKind } from '../sandbox/executor.js';
+
+/** Where a run remembers that bwrap works here (src/sandbox/probe-cache.ts). */
+export function sandboxProbeFile(stateDir: string): string {
+  return resolve(stateDir, 'cache', 'sandbox-probe.json');
+}
 
 /**
  * The sandbox for a command's agents. The one fallback rule: when bubblewrap is missing, agents
@@ -14,8 +20,9 @@ export async function chooseSandbox(
   requested: SandboxKind | undefined,
   agents: readonly string[],
   purpose: 'grade' | 'attack' = 'grade',
+  stateDir?: string,
 ): Promise<SandboxKind> {
-  return startSandboxChoice(requested, agents, purpose)();
+  return startSandboxChoice(requested, agents, purpose, stateDir)();
 }
 
 /**
@@ -26,9 +33,11 @@ export function startSandboxChoice(
   requested: SandboxKind | undefined,
   agents: readonly string[],
   purpose: 'grade' | 'attack' = 'grade',
+  /** Crucible's state directory: bwrap's probe is remembered in `<state>/cache/sandbox-probe.json`. */
+  stateDir?: string,
 ): () => Promise<SandboxKind> {
   const trusted = purpose === 'grade' && agents.every((a) => referenceAgentNames().includes(a));
-  const check = resolveRunSandbox(requested, trusted);
+  const check = resolveRunSandbox(requested, trusted, stateDir);
   // Keeps an input error thrown before the await from leaving this promise unobserved; the await still throws.
   check.catch(() => undefined);
   return async () => {
@@ -42,8 +51,12 @@ export function startSandboxChoice(
  * resolveSandbox, plus docker: asked for by name only (never a fallback), and refused in one line
  * (exit 2) with detectDocker's fix when no engine answers.
  */
-export async function resolveRunSandbox(requested: SandboxKind | undefined, allowFallback: boolean): Promise<{ kind: SandboxKind; warning?: string }> {
-  if (requested !== 'docker') return resolveSandbox(requested, { allowFallback });
+export async function resolveRunSandbox(
+  requested: SandboxKind | undefined,
+  allowFallback: boolean,
+  stateDir?: string,
+): Promise<{ kind: SandboxKind; warning?: string }> {
+  if (requested !== 'docker') return resolveSandbox(requested, { allowFallback, ...(stateDir ? { cacheFile: sandboxProbeFile(stateDir) } : {}) });
   // Loaded only when asked for: the engine client is slow to import.
   const { detectDocker } = await import('../docker/index.js');
   const docker = await detectDocker();

@@ -154,7 +154,9 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
   const runOnQueue = async (s: Session, plan: AttemptPlan, env: AttemptEnv): Promise<AttemptResult> => {
     const startedAt = new Date();
     const jobId = plan.attemptId;
-    const baseline = env.taskBaselines?.get(plan.taskId);
+    const shared = env.taskBaselines?.get(plan.taskId);
+    // A worker may be another machine: the preflight's shared tree is a path on this one, so the worker prepares its own.
+    const baseline = shared ? { run: shared.run, ...(shared.heldOut ? { heldOut: shared.heldOut } : {}) } : undefined;
     const add = async (): Promise<void> => {
       const data: AttemptJobData = {
         version: 1,

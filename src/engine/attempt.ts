@@ -35,6 +35,7 @@ import {
 } from '../types/index.js';
 import { addWorkspaceRepo, commitBaseline, copyTree, listTree, removeTree, setupOutputs, type Baseline } from '../workspace/index.js';
 import { copyPrepared, ensurePrepared, mentionsPath, pathBound, preparedKey } from './prepared-cache.js';
+import { prepareFromShared, type SharedTaskTree } from './shared-baseline.js';
 import type { RunModels } from './gateway-lifecycle.js';
 import { startGuard, type GuardSession } from '../guard/index.js';
 import {
@@ -108,6 +109,8 @@ export interface PreparedNotice {
 export interface TaskBaselineRuns {
   run: TestRun;
   heldOut?: TestRun;
+  /** The task's prepared tree and baseline, built once by the preflight: every attempt starts from a copy (shared-baseline.ts). */
+  tree?: SharedTaskTree;
 }
 
 type Phase = 'prepare' | 'agent' | 'verify' | 'record';
@@ -158,8 +161,9 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
   let heldOut: TestRunEvidence | undefined;
   let checks: CheckResult[] = [];
   try {
+    const shared = env.taskBaselines?.get(task.id);
     const prepared = await timed(timings, 'prepareMs', 'prepare', () =>
-      prepareWorkspace(task, paths, env).catch((error: unknown) => {
+      (shared?.tree ? prepareFromShared(task, shared.tree, paths, env) : prepareWorkspace(task, paths, env)).catch((error: unknown) => {
         // The parts that finished before setup failed still say where the time went.
         if (error instanceof SetupCommandError) Object.assign(timings, error.timings);
         throw error;
@@ -167,7 +171,6 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
     );
     Object.assign(timings, prepared.timings);
     baseline = prepared.baseline;
-    const shared = env.taskBaselines?.get(task.id);
     if (shared) ({ run: baselineRun, heldOut: baselineHeldOut } = shared);
     else if (env.baselineTests !== false) {
       ({ baselineRun, baselineHeldOut } = await timed(timings, 'baselineMs', 'prepare', () =>
@@ -662,8 +665,9 @@ export const ATTEMPT_SCRATCH_DIRS = [
  * Writes the attempt's trace, then its manifest (which commits to the trace's and attempt.json's
  * bytes), then attempt.json atomically (a crash leaves the old file or none, never half of one):
  * an attempt.json on disk has both, unless a full disk left room for the record alone.
+ * Exported for bench/matrix.mjs, whose instant attempts are recorded the same way.
  */
-async function record(
+export async function record(
   attemptDir: string,
   result: AttemptResult,
   startedAt: Date,

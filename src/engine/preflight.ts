@@ -15,7 +15,17 @@ import type { ResolvedEnvironment } from '../environment/index.js';
 import { baselineDefects, ensureGitCache, NpmSourceError, oracleDefect, repoDefect, RepoSourceError, taskWhere, type TaskWhere } from '../tasks/index.js';
 import type { Task, TaskDefect } from '../types/index.js';
 import { git, GitError, removeTree } from '../workspace/index.js';
-import { ATTEMPT_SCRATCH_DIRS, attemptPaths, besideWorkspace, prepareWorkspace, SetupCommandError, type AttemptEnv, type TaskBaselineRuns } from './attempt.js';
+import {
+  ATTEMPT_SCRATCH_DIRS,
+  attemptPaths,
+  besideWorkspace,
+  prepareWorkspace,
+  SetupCommandError,
+  type AttemptEnv,
+  type PreparedNotice,
+  type TaskBaselineRuns,
+} from './attempt.js';
+import { SHARED_TREE_DIRS, type SharedTaskTree } from './shared-baseline.js';
 import { runBaselineHeldOut, runBaselineTests } from './attempt-verify.js';
 import { ATTEMPT_JUNIT_FILES } from './run-files.js';
 import { sha256 } from './plan.js';
@@ -39,6 +49,12 @@ export interface PreflightOptions {
   /** Reuse (or build once) each task's prepared tree; default true. */
   prepareCache?: boolean;
   onPrepared?: AttemptEnv['onPrepared'];
+  /**
+   * Keep each fit task's prepared tree and baseline for the run's attempts (TaskBaselineRuns.tree):
+   * the caller removes them with removeSharedTrees once the attempts are done. Default false:
+   * only the baseline reports stay.
+   */
+  shareTree?: boolean;
 }
 
 export interface TaskPreflight {
@@ -81,13 +97,18 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
     }
   }
   const paths = attemptPaths(join(options.dir, slug(task.id)));
+  let preparedKey: string | undefined;
+  let shared = false;
   const env = {
     stateDir: options.stateDir,
     sandbox: options.sandbox,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.environments ? { environments: options.environments } : {}),
     ...(options.prepareCache === false ? { prepareCache: false } : {}),
-    ...(options.onPrepared ? { onPrepared: options.onPrepared } : {}),
+    onPrepared: (info: PreparedNotice) => {
+      preparedKey = info.key;
+      options.onPrepared?.(info);
+    },
   };
   try {
     const prepared = await prepareWorkspace(task, paths, env);
@@ -112,7 +133,13 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
       if (why !== undefined) defects.push(oracleDefect(where, why));
     }
     if (defects.length > 0 || run.evidence.invalidReason !== undefined) return { taskId: task.id, defects };
-    return { taskId: task.id, defects, baseline: { run, ...(heldOut ? { heldOut } : {}) } };
+    // A setup whose output names its own path (a virtualenv's shebangs) was not stored in the
+    // prepared cache, nor is one run with the cache off: each attempt runs such a setup itself.
+    shared = options.shareTree === true && (task.setup.length === 0 || preparedKey !== undefined);
+    const tree: SharedTaskTree | undefined = shared
+      ? { dir: paths.workspace, baseline: prepared.baseline, ignored: prepared.ignored, ...(preparedKey !== undefined ? { preparedKey } : {}) }
+      : undefined;
+    return { taskId: task.id, defects, baseline: { run, ...(heldOut ? { heldOut } : {}), ...(tree ? { tree } : {}) } };
   } catch (error) {
     // An npm source that cannot be fetched or trusted is the task's defect, named by its field.
     if (error instanceof NpmSourceError) return { taskId: task.id, defects: [repoDefect(where, error.field, error.problem, error.fix)] };
@@ -121,8 +148,9 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
     if (stateDirFaultOf(error, options)) throw error;
     return { taskId: task.id, defects: [], unchecked: messageOf(error) };
   } finally {
-    // Only the baseline reports stay: the trees are as large as the repo.
-    await Promise.all(ATTEMPT_SCRATCH_DIRS.map((d) => removeTree(join(paths.attemptDir, d))));
+    // Only the baseline reports stay (and a shared task's tree, until the run ends): the trees are as large as the repo.
+    const kept = shared ? SHARED_TREE_DIRS : [];
+    await Promise.all(ATTEMPT_SCRATCH_DIRS.filter((d) => !kept.includes(d)).map((d) => removeTree(join(paths.attemptDir, d))));
     await removeIfEmpty(paths.attemptDir);
   }
 }

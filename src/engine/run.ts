@@ -20,6 +20,7 @@ import { removeLeftovers } from './leftovers.js';
 import { createRunDir, PLAN_SCHEMA_VERSION, readPlanFile, runsDir, writeJsonAtomic, type GradePredictionsRef, type RunPlanFile } from './run-files.js';
 import { taskRepoKeys, taskWhere, type TaskSelection } from '../tasks/index.js';
 import { preflightTasks, type TaskPreflight } from './preflight.js';
+import { removeSharedTrees } from './shared-baseline.js';
 import { slimAttempt } from './slim.js';
 import { RunBudget } from './run-budget.js';
 import { StateFaultWatch, withStateDirFaults } from './state-faults.js';
@@ -283,6 +284,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       ...(environments.resolved.size > 0 ? { environments: environments.resolved } : {}),
       ...(options.settings.prepareCache === false ? { prepareCache: false } : {}),
       onPrepared: (info) => options.observer?.onPrepared?.(info),
+      shareTree: true,
     });
   };
   const release = await acquireRunLock(runDir, runId);
@@ -496,6 +498,8 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   } finally {
     history?.close();
     await runModels?.close();
+    // The tasks' shared trees served every attempt (finished or interrupted): they go before the lock does.
+    await removeSharedTrees(join(runDir, 'preflight'));
     await release();
   }
 }

@@ -5,6 +5,7 @@ import { buildBwrapArgs } from './bwrap-args.js';
 import { SandboxUnavailableError } from './errors.js';
 import type { SandboxKind } from './executor.js';
 import { findOnPath } from './find-on-path.js';
+import { probeFingerprint, readProbeCache, writeProbeCache } from './probe-cache.js';
 import { spawnBounded } from './spawn-bounded.js';
 
 export type BwrapDetection = { ok: true; version: string; path: string } | { ok: false; reason: string; fix: string };
@@ -12,6 +13,11 @@ export type BwrapDetection = { ok: true; version: string; path: string } | { ok:
 export interface DetectOptions {
   /** The PATH value searched for bwrap. Default: the host's PATH. */
   searchPath?: string;
+  /**
+   * Where a working probe's verdict is remembered (probe-cache.ts), e.g.
+   * `<state>/cache/sandbox-probe.json`; absent: probe every time.
+   */
+  cacheFile?: string;
 }
 
 const INSTALL_FIX = 'sudo apt-get install -y bubblewrap (Fedora: sudo dnf install -y bubblewrap)';
@@ -28,7 +34,18 @@ export async function detectBwrap(options: DetectOptions = {}): Promise<BwrapDet
   }
   const path = findOnPath('bwrap', options.searchPath ?? process.env.PATH);
   if (path === undefined) return { ok: false, reason: 'bwrap is not installed (not found on PATH)', fix: INSTALL_FIX };
+  const fingerprint = options.cacheFile === undefined ? undefined : await probeFingerprint(path);
+  if (options.cacheFile !== undefined && fingerprint !== undefined) {
+    const remembered = await readProbeCache(options.cacheFile, path, fingerprint);
+    if (remembered) return { ok: true, ...remembered };
+  }
+  const detection = await probeBwrap(path);
+  if (detection.ok && options.cacheFile !== undefined && fingerprint !== undefined) await writeProbeCache(options.cacheFile, detection, fingerprint);
+  return detection;
+}
 
+/** Runs `bwrap --version` and a real sandbox with the executor's flags. */
+async function probeBwrap(path: string): Promise<BwrapDetection> {
   const view = { path: process.env.PATH ?? '', pyenvRoot: process.env.PYENV_ROOT, execPath: process.execPath, userHome: homedir(), sandboxHome: '/' };
   const mounts = allowlistMounts('none', view);
   const probeArgs = buildBwrapArgs({ mounts, network: 'none', cwd: '/', command: [process.execPath, '-e', '0'] });

@@ -1,4 +1,4 @@
-import { copyFile, mkdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { git, type GitTarget } from './git.js';
 import { excludeLines } from './setup-outputs.js';
@@ -44,6 +44,7 @@ export interface Baseline {
  * re-hashes an unchanged file.
  */
 export async function commitBaseline(dir: string, gitDir: string, store: string, setupOutputs: readonly string[] = []): Promise<Baseline> {
+  baselinesCommitted += 1;
   const exclude = `${[...RUNTIME_DEBRIS, `${NESTED_GIT_NAME}/`, NESTED_GIT_NAME, ...excludeLines(setupOutputs)].join('\n')}\n`;
   for (const repo of [gitDir, store]) {
     await git({}, ['init', '--quiet', '--bare', '--initial-branch=main', repo]);
@@ -59,6 +60,27 @@ export async function commitBaseline(dir: string, gitDir: string, store: string,
   await mkdir(join(store, 'objects', 'info'), { recursive: true });
   await writeFile(join(store, 'objects', 'info', 'alternates'), `${join(gitDir, 'objects')}\n`);
   return { gitDir, store, commit, tree, setupOutputs };
+}
+
+let baselinesCommitted = 0;
+
+/** How many baselines this process has committed: a run builds one per task, not one per attempt. */
+export function baselineCommitCount(): number {
+  return baselinesCommitted;
+}
+
+/**
+ * The same baseline for another attempt: its commit, tree, index and objects stay shared (read
+ * only: nothing writes to `gitDir` after the commit), and it gets a store of its own, with the
+ * same excludes, for the objects it makes (held-out files, the agent's change, edited trees).
+ */
+export async function forkBaseline(baseline: Baseline, store: string): Promise<Baseline> {
+  await git({}, ['init', '--quiet', '--bare', '--initial-branch=main', store]);
+  await mkdir(join(store, 'info'), { recursive: true });
+  await writeFile(join(store, 'info', 'exclude'), await readFile(join(baseline.gitDir, 'info', 'exclude')));
+  await mkdir(join(store, 'objects', 'info'), { recursive: true });
+  await writeFile(join(store, 'objects', 'info', 'alternates'), `${join(baseline.gitDir, 'objects')}\n`);
+  return { ...baseline, store };
 }
 
 /** Removes `paths` (files, or directories with all they hold) from the index of `target`, by their literal names. */

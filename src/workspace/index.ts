@@ -1,6 +1,16 @@
 /** The attempt's workspace as git sees it: git plumbing, the baseline commit, tree edits and materialising trees. */
 export { git, gitBytes, gitToFile, extractCommit, GitError, GIT_ENV, type GitTarget, type ToFileResult } from './git.js';
-export { commitBaseline, addWorkspaceRepo, copyIndex, withoutSetupOutputs, NESTED_GIT_NAME, RUNTIME_DEBRIS, type Baseline } from './baseline.js';
+export {
+  commitBaseline,
+  baselineCommitCount,
+  forkBaseline,
+  addWorkspaceRepo,
+  copyIndex,
+  withoutSetupOutputs,
+  NESTED_GIT_NAME,
+  RUNTIME_DEBRIS,
+  type Baseline,
+} from './baseline.js';
 export { copyTree, materializeTree, type MaterializeInput } from './materialize.js';
 export { removeTree } from './remove-tree.js';
 export { editTree, overlayDirectory, entry, removal, type IndexUpdate } from './tree-edit.js';

@@ -54,7 +54,7 @@ export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOpti
   const kind = settings.sandbox as SandboxKind;
   // A grading run's agents are patches from elsewhere, whatever their names.
   const trusted = !plan.predictions && plan.agents.every((a) => referenceAgentNames().includes(a));
-  const sandbox = await resolveRunSandbox(kind, trusted);
+  const sandbox = await resolveRunSandbox(kind, trusted, opts.out);
   if (sandbox.warning) process.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
 
   await runAndReportOn(

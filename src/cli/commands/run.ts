@@ -85,7 +85,7 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
   const adaptive = adaptiveRunOptions(opts, queue);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, queue === undefined ? defaultConcurrency() : QUEUE_CONCURRENCY);
   // The sandbox check starts bwrap; it runs while the task set loads.
-  const sandboxChoice = startSandboxChoice(opts.sandbox, agents);
+  const sandboxChoice = startSandboxChoice(opts.sandbox, agents, 'grade', opts.out);
   const selection = { taskIds: opts.task, tags: opts.tag, categories: opts.category, difficulties: opts.difficulty };
   const tasks = withFlagNames(() => selectTasks(input.tasks, selection, tasksetPath));
   withFlagNames(() => checkPlanSize(tasks.length, agents.length, trials));

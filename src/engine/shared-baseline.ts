@@ -1,0 +1,61 @@
+/**
+ * A task's baseline built once per run: the preflight prepares the task (repo, setup, baseline
+ * commit, the workspace's own `.git`) and keeps that tree and the baseline's git directory in
+ * `<runDir>/preflight/<task>/` until the run ends; every attempt of the task then starts from a
+ * copy of the tree instead of preparing it again.
+ *
+ * The clean-copy guarantee holds: the kept tree lies in the state directory, which every sandbox
+ * hides, and is only ever copied (`cp -a`, never hard links), so each attempt's workspace and
+ * pristine tree are its own. The baseline's git directory is shown to sandboxes read-only (its
+ * objects, for the workspace's alternates) and nothing writes to it after the commit: each
+ * attempt gets a store of its own for the objects it makes.
+ *
+ * Not shared: a task whose setup output names the path it was built at (a virtualenv: not
+ * relocatable, see prepared-cache.ts) or whose setup ran with the prepared cache off; its
+ * attempts prepare themselves as before.
+ */
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { IgnoredManifest } from '../evidence/index.js';
+import type { Task } from '../types/index.js';
+import { copyTree, forkBaseline, removeTree, type Baseline } from '../workspace/index.js';
+import type { AttemptEnv, Prepared } from './attempt.js';
+import type { AttemptPaths } from './attempt-verify.js';
+
+export interface SharedTaskTree {
+  /** The post-setup tree as the baseline committed it, with the workspace's `.git`: copied from, never used in place. */
+  dir: string;
+  baseline: Baseline;
+  ignored: IgnoredManifest;
+  /** The prepared-tree cache entry the preflight used, when setup's output was stored there. */
+  preparedKey?: string;
+}
+
+/** What the preflight keeps of a task it shares (the rest of ATTEMPT_SCRATCH_DIRS goes). */
+export const SHARED_TREE_DIRS = ['workspace', 'baseline.git'];
+
+/** An attempt's workspace and pristine tree, each a fresh copy of the task's shared tree, over the shared baseline. */
+export async function prepareFromShared(task: Task, shared: SharedTaskTree, paths: AttemptPaths, env: Pick<AttemptEnv, 'onPrepared'>): Promise<Prepared> {
+  const started = performance.now();
+  // An attempt directory left by an interrupted run is not evidence of anything: start clean.
+  await removeTree(paths.attemptDir);
+  await Promise.all(['home', 'tmp'].map((d) => mkdir(join(paths.attemptDir, d), { recursive: true })));
+  await Promise.all([copyTree(shared.dir, paths.workspace), copyTree(shared.dir, paths.pristine)]);
+  const copyMs = Math.round(performance.now() - started);
+  const baseline = await forkBaseline(shared.baseline, join(paths.attemptDir, 'store.git'));
+  if (shared.preparedKey !== undefined) env.onPrepared?.({ taskId: task.id, key: shared.preparedKey, reused: true });
+  return { baseline, ignored: shared.ignored, timings: { copyMs, baselineCommitMs: Math.round(performance.now() - started) - copyMs } };
+}
+
+/** Removes every task's shared tree under the run's preflight directory, once no attempt needs them. */
+export async function removeSharedTrees(preflightDir: string): Promise<void> {
+  const tasks = await readdir(preflightDir).catch(() => [] as string[]);
+  await Promise.all(
+    tasks.map(async (name) => {
+      const dir = join(preflightDir, name);
+      await Promise.all(SHARED_TREE_DIRS.map((d) => removeTree(join(dir, d))));
+      const left = await readdir(dir).catch(() => undefined);
+      if (left !== undefined && left.length === 0) await rm(dir, { recursive: true, force: true });
+    }),
+  );
+}

@@ -1,0 +1,133 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Agent } from '../../src/agents/index.js';
+import { loadTaskSet } from '../../src/config/index.js';
+import { executeRun } from '../../src/engine/index.js';
+import { baselineCommitCount } from '../../src/workspace/index.js';
+import type { AttemptResult } from '../../src/types/index.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+
+/** Two tasks on one local repo; setup makes gen/out.txt; the test fails until value.txt says `right`. */
+function taskSet(dir: string): string {
+  const repo = join(dir, 'repo');
+  mkdirSync(repo, { recursive: true });
+  writeFileSync(join(repo, 'value.txt'), 'wrong\n');
+  writeFileSync(
+    join(repo, 'check.sh'),
+    [
+      'if grep -q right value.txt; then r="<testcase classname=\\"check\\" name=\\"fixed\\"/>"; else r="<testcase classname=\\"check\\" name=\\"fixed\\"><failure message=\\"no\\"/></testcase>"; fi',
+      'printf \'<testsuite name="s" tests="1">%s</testsuite>\' "$r" > "$CRUCIBLE_JUNIT"',
+      'grep -q right value.txt',
+      '',
+    ].join('\n'),
+  );
+  const task = (id: string): string =>
+    [
+      `  - id: ${id}`,
+      '    repo: { path: repo }',
+      '    instruction: fix it',
+      '    setup: ["mkdir -p gen && echo built > gen/out.txt"]',
+      '    tests:',
+      '      command: sh check.sh',
+      '      fail_to_pass: [check::fixed]',
+    ].join('\n');
+  const file = join(dir, 'tasks.yaml');
+  writeFileSync(file, `tasks:\n${task('a')}\n${task('b')}\n`);
+  return file;
+}
+
+interface Seen {
+  marker: boolean;
+  value: string;
+  generated: string;
+}
+
+/** Fixes the task, and leaves a mark on everything it can reach in its workspace (a tracked file, setup's output, a new file, its .git). */
+function scribbler(seen: Seen[]): Agent {
+  return {
+    name: 'scribbler',
+    run: async ({ workspace }) => {
+      seen.push({
+        marker: existsSync(join(workspace, 'marker.txt')),
+        value: readFileSync(join(workspace, 'value.txt'), 'utf8'),
+        generated: readFileSync(join(workspace, 'gen', 'out.txt'), 'utf8'),
+      });
+      writeFileSync(join(workspace, 'marker.txt'), 'was here\n');
+      writeFileSync(join(workspace, 'value.txt'), 'right\n');
+      writeFileSync(join(workspace, 'gen', 'out.txt'), 'tampered\n');
+      writeFileSync(join(workspace, '.git', 'HEAD'), 'ref: refs/heads/elsewhere\n');
+      return { stopReason: 'completed' };
+    },
+  };
+}
+
+describe("a task's baseline built once per run", () => {
+  it('commits one baseline per task for a 3-attempt run, and every attempt starts from its own clean copy of it', async () => {
+    const dir = tempDir();
+    const file = taskSet(dir);
+    const { tasks } = loadTaskSet(file);
+    const seen: Seen[] = [];
+    const before = baselineCommitCount();
+    const { attempts, runDir } = await executeRun({
+      taskSetFile: 'tasks.yaml',
+      taskSetPath: file,
+      tasks,
+      agents: ['scribbler'],
+      trials: 3,
+      stateDir: join(dir, '.crucible'),
+      settings: { sandbox: 'local' },
+      concurrency: 1,
+      history: false,
+      resolveAgent: () => scribbler(seen),
+    });
+    // The preflight's, one per task; before, each attempt committed its own as well (2 + 6).
+    expect(baselineCommitCount() - before).toBe(2);
+    expect(attempts.map((a) => `${a.taskId} ${a.verdict} ${a.cause}`)).toEqual([
+      'a PASS passed',
+      'a PASS passed',
+      'a PASS passed',
+      'b PASS passed',
+      'b PASS passed',
+      'b PASS passed',
+    ]);
+    // What one attempt's agent did reached no later attempt of the same task.
+    expect(seen).toEqual(Array.from({ length: 6 }, () => ({ marker: false, value: 'wrong\n', generated: 'built\n' })));
+    for (const a of attempts) {
+      const recorded = JSON.parse(readFileSync(join(runDir, 'attempts', a.attemptId, 'attempt.json'), 'utf8')) as AttemptResult;
+      expect(recorded.diff?.files.map((f) => `${f.kind} ${f.path}`).sort()).toEqual(['added marker.txt', 'modified value.txt']);
+    }
+    expect(new Set(attempts.filter((a) => a.taskId === 'a').map((a) => a.baselineCommit)).size).toBe(1);
+    // The shared trees go with the run; the baseline reports stay as evidence.
+    for (const task of readdirSync(join(runDir, 'preflight'))) expect(readdirSync(join(runDir, 'preflight', task))).toEqual(['baseline.junit.xml']);
+  });
+
+  it('does not share a tree whose setup output names its own path: every attempt runs that setup where it works', async () => {
+    const dir = tempDir();
+    const file = taskSet(dir);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('echo built > gen/out.txt', 'pwd > gen/out.txt'));
+    const { tasks } = loadTaskSet(file);
+    const seen: Seen[] = [];
+    const workspaces: string[] = [];
+    const agent = scribbler(seen);
+    const before = baselineCommitCount();
+    const { attempts } = await executeRun({
+      taskSetFile: 'tasks.yaml',
+      taskSetPath: file,
+      tasks: tasks.filter((t) => t.id === 'a'),
+      agents: ['scribbler'],
+      trials: 2,
+      stateDir: join(dir, '.crucible'),
+      settings: { sandbox: 'local' },
+      concurrency: 1,
+      history: false,
+      resolveAgent: () => ({ ...agent, run: (ctx) => (workspaces.push(ctx.workspace), agent.run(ctx)) }),
+    });
+    expect(attempts.map((a) => a.verdict)).toEqual(['PASS', 'PASS']);
+    // The preflight's and each attempt's own.
+    expect(baselineCommitCount() - before).toBe(3);
+    expect(seen.map((s) => s.generated)).toEqual(workspaces.map((w) => `${w}\n`));
+  });
+});
