@@ -26,7 +26,10 @@ describe('caps on a whole local run', () => {
     expect(summary.stoppedEarly).toBe(true);
     expect(summary.runBudget).toEqual({ limits: { maxCostUsd: 0.05 }, spentUsd: 0.06, spentTokens: 330, reached: 'cost' });
     const printed = formatRunReport({ ...summary, attempts: outcome.attempts.map(listItemOf), runBudget: summary.runBudget });
-    expect(printed).toContain('stopped early (run cost cap reached: $0.06 of --max-cost-total $0.05)');
+    // Plain `resume` keeps the cap plan.json recorded, so the hint names the way past it.
+    expect(printed).toContain(
+      `stopped early (run cost cap reached: $0.06 of --max-cost-total $0.05): planned 24, executed 3; run the rest with a higher cap: \`crucible run <same arguments> --max-cost-total <more> --resume ${summary.runId}\``,
+    );
   });
 
   it('--max-tokens-total, the same in tokens; a run under its cap completes and reports what it spent', async () => {
