@@ -145,4 +145,44 @@ describe('a cap on a whole distributed run', () => {
     },
     attemptBudget(8),
   );
+
+  it(
+    '--max-cost-total across two workers: the spend is the sum of the attempts the workers ran, and summary.json, the output and report.md say the cost cap stopped it',
+    async () => {
+      const root = tempDir();
+      const workers = [startWorker(redis.url, join(root, 'w1'), [], KEY), startWorker(redis.url, join(root, 'w2'), [], KEY)];
+      try {
+        for (const w of workers) await w.waitFor(/taking jobs from/);
+        const out = join(root, 'c');
+        const planned = 6;
+        // One attempt costs $0.00112 at gpt-4.1-mini's bundled price (2,000 input and 200 output tokens).
+        const args = ['run', 'examples/tasks.yaml', '--model', 'openai:gpt-4.1-mini', '--base-url', upstreamUrl, '--task', 'js-slugify'];
+        const coordinator = startCli([...args, '--runs', String(planned), '--max-cost-total', '0.001', '--queue', redis.url, '--out', out], KEY);
+        expect(await coordinator.exited, coordinator.output()).toBe(1);
+        const run = runOf(out);
+        const ran = workers.flatMap(startedIds);
+        expect(run.summary.executed).toBeLessThan(planned);
+        expect([...run.checkpoint].sort()).toEqual([...ran].sort());
+        const costs = run.attemptIds.map(
+          (id) =>
+            (JSON.parse(readFileSync(join(run.runDir, 'attempts', id, 'attempt.json'), 'utf8')) as { agentResult: { usage: { costUsd: number } } }).agentResult
+              .usage.costUsd,
+        );
+        const spent = Math.round(costs.reduce((a, b) => a + b, 0) * 1e9) / 1e9;
+        expect(run.summary.runBudget).toEqual({
+          limits: { maxCostUsd: 0.001 },
+          spentUsd: spent,
+          spentTokens: ran.length * PER_ATTEMPT_TOKENS,
+          reached: 'cost',
+        });
+        expect(coordinator.output()).toContain(`stopped early (run cost cap reached: $${spent} of --max-cost-total $0.001)`);
+        expect(readFileSync(join(run.runDir, 'report.md'), 'utf8')).toContain(
+          `> **Run cap:** run cost cap reached (spent $${spent} of --max-cost-total $0.001)`,
+        );
+      } finally {
+        for (const w of workers) await kill(w, 'SIGTERM');
+      }
+    },
+    attemptBudget(6),
+  );
 });
