@@ -53,7 +53,11 @@ export function formatRunReport(r: RunReportInput): string {
         : r.ended === 'interrupted'
           ? 'interrupted'
           : 'not finished';
-    totals.push(pc.yellow(`stopped early (${why}): planned ${r.planned}, executed ${r.executed}; run the rest with \`crucible resume ${r.runId}\``));
+    // `resume` keeps the cap plan.json recorded, so after a cap the rest runs only under a higher one.
+    const rest = cap
+      ? `run the rest with a higher cap: \`crucible run <same arguments> ${cap === 'cost' ? '--max-cost-total' : '--max-tokens-total'} <more> --resume ${r.runId}\``
+      : `run the rest with \`crucible resume ${r.runId}\``;
+    totals.push(pc.yellow(`stopped early (${why}): planned ${r.planned}, executed ${r.executed}; ${rest}`));
   }
   if (r.runDir) totals.push(pc.dim(`evidence in ${relative(process.cwd(), r.runDir) || r.runDir}`));
   parts.push(totals.join('\n'));

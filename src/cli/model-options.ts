@@ -39,7 +39,7 @@ export function addModelOptions(command: Command): Command {
     .option('--max-tokens <n>', 'input + output tokens per attempt; more stops the attempt as budget_exceeded')
     .option('--max-cost <usd>', 'dollars per attempt, priced from pricing.yaml; more stops it as budget_exceeded')
     .option('--max-tokens-total <n>', 'input + output tokens for the whole run; once reached no new attempt starts')
-    .option('--max-cost-total <usd>', 'dollars for the whole run; once reached no new attempt starts (local runs)')
+    .option('--max-cost-total <usd>', 'dollars for the whole run; once reached no new attempt starts (also across --queue workers)')
     .option('--max-test-runs <n>', 'run_tests calls per attempt')
     .option('--agent-timeout <duration>', "overrides every task's agent_timeout, e.g. 90s, 10m")
     .option(

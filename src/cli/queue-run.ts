@@ -41,7 +41,9 @@ export async function runAndReportOn(
   process.once('SIGINT', onSigint);
   try {
     // The preflight still runs here, once per task: a broken task never reaches a worker.
-    const outcome = await runAndReport({ ...options, runId, runAttempt: queued.runner, preflight: true, queue: address.url }, output);
+    // A cap on the whole run reached: the jobs queued ahead that no worker took are withdrawn, as on Ctrl-C.
+    const onHalted = (): void => void queued.drain('withdrawn from the queue when the run stopped starting attempts').catch(() => undefined);
+    const outcome = await runAndReport({ ...options, runId, runAttempt: queued.runner, onHalted, preflight: true, queue: address.url }, output);
     completed = outcome.summary.ended === 'completed';
     return outcome;
   } finally {

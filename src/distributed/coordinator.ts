@@ -3,7 +3,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { AgentProfile } from '../agents/external/index.js';
 import type { AttemptEnv } from '../engine/attempt.js';
-import type { AttemptRunner } from '../engine/index.js';
+import { AttemptWithdrawn, type AttemptRunner } from '../engine/index.js';
 import type { ModelRunOptions } from '../engine/gateway-lifecycle.js';
 import { InputError } from '../errors.js';
 import { ATTEMPT_SCHEMA_VERSION, type AttemptPlan, type AttemptResult } from '../types/index.js';
@@ -39,10 +39,11 @@ export interface QueueRunnerOptions {
 export interface QueueRunner {
   runner: AttemptRunner;
   /**
-   * Ctrl-C: withdraws the queued jobs no worker has taken, so only the running ones finish (within
-   * the run's grace period); the withdrawn attempts run on `resume`.
+   * Ctrl-C, or a cap on the whole run reached: withdraws the queued jobs no worker has taken, so
+   * only the running ones finish (within the grace period, on Ctrl-C) and are recorded; the
+   * withdrawn attempts are not recorded and run on `resume`. `reason` is what the run's output says of them.
    */
-  drain(): Promise<void>;
+  drain(reason?: string): Promise<void>;
   /** Closes the connections; after a completed run, also removes the run's queue and bookkeeping. */
   close(completed: boolean): Promise<void>;
 }
@@ -71,6 +72,7 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
   const inFlight = new Set<string>();
   const withdrawn = new Set<string>();
   let draining = false;
+  let withdrawReason = 'withdrawn from the queue before a worker took it';
   const waiters = new Map<string, Set<() => void>>();
   const wake = (jobId: string): void => {
     for (const w of waiters.get(jobId) ?? []) w();
@@ -189,6 +191,7 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
       await (await s.queue.getJob(jobId))?.remove();
       await redis.hdel(takenKey(s.runId), jobId);
     }
+    if (draining) throw new AttemptWithdrawn(withdrawReason);
     await add();
     /** Reads of a completed job without a readable result: a few are a result still being written, more are a bad one. */
     let unreadable = 0;
@@ -210,8 +213,9 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
         const tries = job.attemptsMade;
         return harnessFailure(plan, String(env.sandbox), startedAt, `worker: ${job.failedReason} (after ${tries} ${tries === 1 ? 'try' : 'tries'})`);
       }
-      // Gone (a Redis that lost its data): add it again; the id keeps it one job. Withdrawn by a drain: stays gone.
-      if (current === 'unknown' && !withdrawn.has(jobId) && !draining) await add();
+      // Withdrawn by a drain: not run, not recorded. Gone otherwise (a Redis that lost its data): added again; the id keeps it one job.
+      if (current === 'unknown' && withdrawn.has(jobId)) throw new AttemptWithdrawn(withdrawReason);
+      if (current === 'unknown' && !draining) await add();
       await waitFor(jobId, env.signal);
     }
   };
@@ -255,7 +259,8 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
 
   return {
     runner,
-    drain: async () => {
+    drain: async (reason) => {
+      if (reason !== undefined && !draining) withdrawReason = reason;
       draining = true;
       const s = await session;
       for (const jobId of inFlight) {
@@ -267,7 +272,10 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
           () => true,
           () => false,
         );
-        if (removed) withdrawn.add(jobId);
+        if (removed) {
+          withdrawn.add(jobId);
+          wake(jobId);
+        }
       }
     },
     close: async (completed) => {

@@ -7,6 +7,17 @@ import { schedule } from './scheduler.js';
 
 export type AttemptRunner = (plan: AttemptPlan, task: Task, agent: Agent, env: AttemptEnv) => Promise<AttemptResult>;
 
+/**
+ * Thrown by a runner for an attempt it had queued ahead and withdrew before anyone ran it (the
+ * distributed queue after a run cap or Ctrl-C): the loop records nothing, so resume runs it.
+ */
+export class AttemptWithdrawn extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'AttemptWithdrawn';
+  }
+}
+
 /** How a run ended: every planned attempt has a result, or why not. */
 export type RunEnd = 'completed' | 'fail-fast' | 'interrupted';
 
@@ -95,11 +106,15 @@ export async function runAttempts(loop: AttemptLoop): Promise<{ ended: RunEnd; f
     try {
       result = await loop.runner(item, task, loop.agent(item.agent), env);
     } catch (error) {
+      if (error instanceof AttemptWithdrawn) {
+        running--;
+        loop.observer?.onAttemptDiscarded?.(item, error.reason);
+        return;
+      }
       // runAttempt never throws by contract; if something still escapes, it is the harness's failure.
       result = crashedAttempt(item, String(env.sandbox), startedAt, error);
-    } finally {
-      running--;
     }
+    running--;
     if (hard.signal.aborted) {
       loop.observer?.onAttemptDiscarded?.(item, 'interrupted before it could finish');
       return;

@@ -15,6 +15,7 @@ export {
   runsDirOf,
 } from './run.js';
 export { runAdaptive, describeAdaptiveStop, type AdaptiveRunOptions, type AdaptiveStop, type AdaptiveSummary } from './adaptive-run.js';
+export { AttemptWithdrawn } from './attempt-loop.js';
 export { preflightTasks, type PreflightOptions, type TaskPreflight } from './preflight.js';
 export { taskErrorAttempt } from './task-error.js';
 export { runAttempt, type AttemptEnv } from './attempt.js';

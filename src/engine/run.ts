@@ -102,6 +102,12 @@ export interface RunOptions {
   seed?: number;
   /** Runs one attempt: runAttempt, unless a test or benchmark substitutes an in-process fake. */
   runAttempt?: AttemptRunner;
+  /**
+   * Called once when the run stops starting attempts because a cap on the whole run was reached or
+   * the state directory failed: a runner that queued attempts ahead (the distributed queue)
+   * withdraws those nobody took, and throws AttemptWithdrawn for them.
+   */
+  onHalted?: () => void;
   resolveAgent?: (spec: string) => Agent;
   /** Agent profiles `agents` may name (`claude-code`, `claude-code:<model>`); see loadAgentCatalog. */
   profiles?: ReadonlyMap<string, AgentProfile>;
@@ -363,6 +369,12 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     // --max-cost-total / --max-tokens-total: reused attempts spent their share already.
     const runBudget = new RunBudget(options.models?.runLimits);
     for (const reused of results.values()) runBudget.note(reused);
+    let haltNoted = false;
+    const noteHalt = (): void => {
+      if (haltNoted || !(faults.halted() || runBudget.reached() !== undefined)) return;
+      haltNoted = true;
+      options.onHalted?.();
+    };
     const record = async (result: AttemptResult, task: Task | undefined): Promise<boolean> => {
       try {
         const hash = await ensureAttemptFile(runDir, result);
@@ -370,10 +382,12 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       } catch (error) {
         options.observer?.onWarning?.(`attempt ${result.attemptId} could not be checkpointed (${message(error)}); it will run again on resume`);
         faults.noteRecordFailure(error);
+        noteHalt();
         return false;
       }
       faults.noteAttempt(result);
       runBudget.note(result);
+      noteHalt();
       history?.recordAttempt(runId, result, task);
       results.set(result.attemptId, slimAttempt(result));
       options.observer?.onAttemptDone?.(result);

@@ -3,6 +3,8 @@ import { aggregateRun, taskSetsOfIds } from '../stats/index.js';
 import { slimAttempt } from '../engine/slim.js';
 import { describeAdaptiveStop, type AdaptiveSummary } from '../engine/adaptive-run.js';
 import { guardCounts } from '../guard/counts.js';
+import type { RunBudgetReport } from '../engine/run-budget.js';
+import { runCapText } from './run-cap.js';
 import type { AttemptResult, RunStats, RunSummary } from '../types/index.js';
 import { DEFAULT_ARTIFACT_LIMITS, emptyArtifacts, loadAttemptArtifacts, type ArtifactLimits } from './artifacts.js';
 import { heldOutCards, listItemOf, REPORT_SCHEMA_VERSION, type AttemptView, type ReportData, type RunInfo, type RunView } from './view.js';
@@ -42,6 +44,7 @@ export function runInfoOf(summary: RunSummary, attempts: readonly Pick<AttemptRe
   const agentInfo = Object.fromEntries(attempts.flatMap((a) => (a.agentInfo ? [[a.agent, a.agentInfo] as const] : [])));
   // summary.json of an adaptive run carries `adaptive` beyond the stable RunSummary.
   const adaptive = (summary as RunSummary & { adaptive?: AdaptiveSummary }).adaptive;
+  const runBudget = (summary as RunSummary & { runBudget?: RunBudgetReport }).runBudget;
   return {
     runId: summary.runId,
     taskSet: summary.taskSet,
@@ -54,6 +57,7 @@ export function runInfoOf(summary: RunSummary, attempts: readonly Pick<AttemptRe
     agents: [...new Set(attempts.map((a) => a.agent))],
     ...(Object.keys(agentInfo).length > 0 ? { agentInfo } : {}),
     ...(adaptive ? { adaptiveStop: describeAdaptiveStop(adaptive) } : {}),
+    ...(runBudget ? { runCap: runCapText(runBudget) } : {}),
   };
 }
 

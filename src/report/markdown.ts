@@ -51,7 +51,8 @@ export function renderMarkdown(view: RunView, attempts: readonly AttemptResult[]
             .join('<br>')}`
         : run.stoppedEarly
           ? `\n\n> **Stopped early:** ${run.executed} of ${run.planned} planned attempts ran.`
-          : ''),
+          : '') +
+      (run.runCap ? `\n\n> **Run cap:** ${mdText(run.runCap)}` : ''),
   );
   // Only the reports this run actually wrote, never a dead link.
   const others = view.reports.filter((name) => !name.endsWith('.md'));

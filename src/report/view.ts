@@ -32,6 +32,8 @@ export interface RunInfo extends RunHeader {
   agentInfo?: Record<string, AgentInfo>;
   /** An adaptive run: how it stopped and what it decided, as the terminal prints it (engine/adaptive-run.ts). */
   adaptiveStop?: string;
+  /** --max-cost-total / --max-tokens-total: what the run spent against its caps, and which stopped it (report/run-cap.ts). */
+  runCap?: string;
 }
 
 /** A run as the runs list shows it; `counts` are live while the run goes on. */
