@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { wilson, type Interval } from '../stats/index.js';
+import { wilson } from '../stats/index.js';
 import type { AttemptResult, Task } from '../types/index.js';
+import type { AgentFailurePatterns, FailurePatternRow } from './view.js';
 import { failureFacts, type FactCommand, type FactTrajectoryEvent, type FailureFacts } from './failure-facts.js';
 
 /*
@@ -38,21 +39,7 @@ export const FAILURE_PATTERNS = [
 
 export type FailurePatternId = (typeof FAILURE_PATTERNS)[number]['id'];
 
-export interface FailurePatternRow {
-  id: FailurePatternId;
-  label: string;
-  count: number;
-  /** Share of the agent's failed attempts, Wilson 95%. */
-  share: Interval;
-  attemptIds: string[];
-}
-
-export interface AgentFailurePatterns {
-  agent: string;
-  failed: number;
-  /** Patterns seen at least once, most frequent first. */
-  patterns: FailurePatternRow[];
-}
+export type { AgentFailurePatterns, FailurePatternRow };
 
 export interface AttemptFacts {
   attemptId: string;
@@ -71,7 +58,7 @@ export function failurePatterns(rows: readonly AttemptFacts[]): AgentFailurePatt
     patterns: FAILURE_PATTERNS.flatMap((p) => {
       const ids = failed.filter((r) => p.test(r.facts)).map((r) => r.attemptId);
       const share = wilson(ids.length, failed.length);
-      return ids.length > 0 && share ? [{ id: p.id, label: p.label, count: ids.length, share, attemptIds: ids }] : [];
+      return ids.length > 0 && share ? [{ id: p.id as string, label: p.label, count: ids.length, share, attemptIds: ids }] : [];
     }).sort((a, b) => b.count - a.count),
   }));
 }
@@ -129,4 +116,13 @@ export function failurePatternLines(table: readonly AgentFailurePatterns[], maxI
       return `  ${p.label}: ${p.count}/${a.failed} ${pct(p.share.rate)} [${pct(p.share.low)}–${pct(p.share.high)}]  ${ids}`;
     }),
   ]);
+}
+
+/** A run's table, from its attempt directories (`<runDir>/attempts/<id>`) and its tasks by id. */
+export function runFailurePatterns(
+  runDir: string,
+  attempts: readonly AttemptResult[],
+  tasks: ReadonlyMap<string, Pick<Task, 'tests' | 'policy'>>,
+): AgentFailurePatterns[] {
+  return failurePatterns(attempts.filter((a) => a.verdict === 'FAIL').map((a) => attemptFacts(join(runDir, 'attempts', a.attemptId), a, tasks.get(a.taskId))));
 }
