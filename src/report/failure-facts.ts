@@ -70,7 +70,7 @@ export interface FailureFacts {
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
-/** Tool names of the built-in agent and of the external agents' outputs whose call runs a shell command. */
+/** Tool names (compared in lower case: Claude Code's `Bash`) of the built-in agent and of the external agents whose call runs a shell command. */
 const SHELL_TOOLS = new Set(['bash', 'shell', 'run_shell_command', 'exec_command', 'local_shell', 'command_execution', 'execute', 'run_command']);
 /** Tool names that edit or write a file. */
 const EDIT_TOOLS = new Set([
@@ -129,7 +129,7 @@ export function testRuns(input: Pick<FailureFactsInput, 'trajectory' | 'commands
   let firstTurn: number | null = null;
   for (const e of toolEvents(input.trajectory)) {
     const name = str(e.name);
-    const line = name !== null && SHELL_TOOLS.has(name) ? toolCommand(e.input) : null;
+    const line = name !== null && SHELL_TOOLS.has(name.toLowerCase()) ? toolCommand(e.input) : null;
     if (name === TEST_TOOL || (line !== null && isTestCommand(line, input.testCommand))) {
       firstTurn = num(e.turn);
       break;

@@ -85,11 +85,29 @@ function jsonLines(file: string): unknown[] {
 const isCommand = (v: unknown): v is FactCommand =>
   typeof v === 'object' && v !== null && Array.isArray((v as { argv?: unknown }).argv) && (v as { argv: unknown[] }).argv.every((a) => typeof a === 'string');
 
+/**
+ * The final diff's paths, a rename's old path too. The engine's in-memory results are slimmed
+ * (engine/slim.ts: no per-file list), so a list that is empty while files changed is read from
+ * the attempt's own attempt.json.
+ */
+function changedFilesOf(attemptDir: string, attempt: AttemptResult): string[] {
+  let files = attempt.diff?.files ?? [];
+  if (files.length === 0 && (attempt.diff?.filesChanged ?? 0) > 0) {
+    try {
+      const full = JSON.parse(readFileSync(join(attemptDir, 'attempt.json'), 'utf8')) as Partial<AttemptResult>;
+      files = full.diff?.files ?? [];
+    } catch {
+      // No readable attempt.json: the rules see no changed files.
+    }
+  }
+  return files.flatMap((f) => (f.oldPath ? [f.path, f.oldPath] : [f.path]));
+}
+
 /** The facts of one finished attempt, from its directory and its task (fail-to-pass ids, allowed_paths). */
 export function attemptFacts(attemptDir: string, attempt: AttemptResult, task?: Pick<Task, 'tests' | 'policy'>): AttemptFacts {
   const trajectory = jsonLines(join(attemptDir, 'trajectory.jsonl')) as FactTrajectoryEvent[];
   const commands = jsonLines(join(attemptDir, 'commands.jsonl')).filter(isCommand);
-  const changedFiles = (attempt.diff?.files ?? []).flatMap((f) => (f.oldPath ? [f.path, f.oldPath] : [f.path]));
+  const changedFiles = changedFilesOf(attemptDir, attempt);
   const testCommand = attempt.tests?.command ?? task?.tests.command;
   const facts = failureFacts({
     trajectory,

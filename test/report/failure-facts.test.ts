@@ -32,6 +32,9 @@ describe('ran_tests', () => {
     const commands = [cmd('ls'), cmd('cat a.py'), cmd('python -m pytest -q', 1)];
     expect(testRuns({ trajectory, commands })).toEqual({ ran: true, firstTurn: 3, firstCommand: 2 });
     expect(testRuns({ trajectory: [tool(4, 'run_tests', {})], commands: [] })).toEqual({ ran: true, firstTurn: 4, firstCommand: null });
+    // An external agent's tool names: Claude Code's Bash, Codex's exec_command with an argv.
+    expect(testRuns({ trajectory: [tool(2, 'Bash', { command: 'npm test' })], commands: [] }).firstTurn).toBe(2);
+    expect(testRuns({ trajectory: [tool(5, 'exec_command', { cmd: ['bash', '-lc', 'node --test test/'] })], commands: [] }).firstTurn).toBe(5);
   });
 
   it("counts the task's own test command, and nothing that only mentions a runner's name inside a word", () => {
