@@ -19,6 +19,9 @@ export interface FactTrajectoryEvent {
   output?: unknown;
   turns?: unknown;
   stopReason?: unknown;
+  /** A `turn` line's calls. */
+  toolCalls?: unknown;
+  id?: unknown;
 }
 
 /** One commands.jsonl line, as far as these rules read it. */
@@ -125,9 +128,28 @@ export function isTestCommand(line: string, testCommand?: string): boolean {
 
 const toolEvents = (trajectory: readonly FactTrajectoryEvent[]) => trajectory.filter((e) => e.type === 'tool');
 
+/**
+ * Every tool call: each `tool` line, and each call of a `turn` line that no `tool` line answers by
+ * id (an external agent whose output reports no tool results: its calls are known only from the
+ * gateway's turns), as a line with the turn's number and time and no output.
+ */
+export function toolCalls(trajectory: readonly FactTrajectoryEvent[]): FactTrajectoryEvent[] {
+  const answered = new Set(toolEvents(trajectory).flatMap((e) => (typeof e.id === 'string' && e.id !== '' ? [e.id] : [])));
+  return trajectory.flatMap((e) => {
+    if (e.type === 'tool') return [e];
+    if (e.type !== 'turn' || !Array.isArray(e.toolCalls)) return [];
+    return (e.toolCalls as unknown[]).flatMap((c) => {
+      if (typeof c !== 'object' || c === null) return [];
+      const call = c as { id?: unknown; name?: unknown; input?: unknown };
+      if (typeof call.id === 'string' && answered.has(call.id)) return [];
+      return [{ type: 'call', turn: e.turn, t: e.t, id: call.id, name: call.name, input: call.input }];
+    });
+  });
+}
+
 export function testRuns(input: Pick<FailureFactsInput, 'trajectory' | 'commands' | 'testCommand'>): FailureFacts['tests'] {
   let firstTurn: number | null = null;
-  for (const e of toolEvents(input.trajectory)) {
+  for (const e of toolCalls(input.trajectory)) {
     const name = str(e.name);
     const line = name !== null && SHELL_TOOLS.has(name.toLowerCase()) ? toolCommand(e.input) : null;
     if (name === TEST_TOOL || (line !== null && isTestCommand(line, input.testCommand))) {
@@ -179,7 +201,11 @@ const isEdit = (e: FactTrajectoryEvent): boolean => {
 export function repeats(input: Pick<FailureFactsInput, 'trajectory' | 'commands'>): FailureFacts['repeats'] {
   const commands = repeatCounts(input.commands.map((c) => JSON.stringify(c.argv)));
   // The trajectory keeps long string inputs abbreviated (head and tail), the same way for equal inputs.
-  const edits = repeatCounts(input.trajectory.filter((e) => e.type === 'tool' && isEdit(e)).map((e) => `${String(e.name)}\u0000${JSON.stringify(e.input)}`));
+  const edits = repeatCounts(
+    toolCalls(input.trajectory)
+      .filter(isEdit)
+      .map((e) => `${String(e.name)}\u0000${JSON.stringify(e.input)}`),
+  );
   return { commands: commands.repeats, edits: edits.repeats, maxSameCommand: commands.max, maxSameEdit: edits.max };
 }
 
@@ -214,7 +240,11 @@ export function toolErrors(input: Pick<FailureFactsInput, 'trajectory' | 'comman
 }
 
 /** Paths an edit tool call names (`path`, `file_path`, `filePath`, `file`, `filename`, or the files of a patch's headers). */
+const PATCH_HEADER = /^(?:\*\*\* (?:Update|Add) File: |\+\+\+ (?:b\/)?)(.+)$/gm;
+
 export function editPaths(input: unknown): string[] {
+  // A freeform tool's raw input (Codex's apply_patch) is the patch itself.
+  if (typeof input === 'string') return [...input.matchAll(PATCH_HEADER)].map((m) => (m[1] ?? '').trim());
   if (typeof input !== 'object' || input === null) return [];
   const o = input as Record<string, unknown>;
   const paths: string[] = [];
@@ -222,9 +252,9 @@ export function editPaths(input: unknown): string[] {
     const v = o[k];
     if (typeof v === 'string') paths.push(v);
   }
-  for (const k of ['patch', 'input', 'diff']) {
+  for (const k of ['patch', 'patchText', 'input', 'diff']) {
     const v = o[k];
-    if (typeof v === 'string') for (const m of v.matchAll(/^(?:\*\*\* (?:Update|Add) File: |\+\+\+ (?:b\/)?)(.+)$/gm)) paths.push((m[1] ?? '').trim());
+    if (typeof v === 'string') for (const m of v.matchAll(PATCH_HEADER)) paths.push((m[1] ?? '').trim());
   }
   return paths;
 }
@@ -236,7 +266,7 @@ function inDiff(path: string, changed: readonly string[]): boolean {
 }
 
 export function afterLastChange(input: Pick<FailureFactsInput, 'trajectory' | 'changedFiles' | 'turns'>): FailureFacts['afterLastChange'] {
-  const tools = toolEvents(input.trajectory);
+  const tools = toolCalls(input.trajectory);
   let last: FactTrajectoryEvent | undefined;
   for (const e of tools) if (e.ok !== false && isEdit(e) && editPaths(e.input).some((p) => inDiff(p, input.changedFiles))) last = e;
   if (last === undefined) return null;

@@ -108,6 +108,21 @@ describe('after_last_change', () => {
   });
 });
 
+describe('tool calls known only from the turns', () => {
+  it("reads a turn's calls that no tool line answers, and not those that one does", () => {
+    const trajectory: FactTrajectoryEvent[] = [
+      { type: 'turn', turn: 1, t: 100, toolCalls: [{ id: 'c1', name: 'bash', input: { command: 'pytest -q' } }] },
+      { type: 'tool', turn: 1, t: 150, id: 'c1', name: 'bash', input: { command: 'pytest -q' }, ok: true, output: '' },
+      { type: 'turn', turn: 2, t: 200, toolCalls: [{ id: 'c2', name: 'Write', input: { file_path: '/w/a.py', content: 'x' } }] },
+      { type: 'turn', turn: 3, t: 300, toolCalls: [{ id: 'c3', name: 'Write', input: { file_path: '/w/a.py', content: 'x' } }] },
+      end(4, 900),
+    ];
+    expect(testRuns({ trajectory, commands: [] }).firstTurn).toBe(1);
+    expect(repeats({ trajectory, commands: [] })).toMatchObject({ edits: 1, maxSameEdit: 2 });
+    expect(afterLastChange({ trajectory, changedFiles: ['a.py'] })).toEqual({ turns: 1, ms: 600 });
+  });
+});
+
 describe('stop', () => {
   it('tells stopping on its own from a limit and from an error', () => {
     expect(stopOf('submitted')).toEqual({ kind: 'own', reason: 'submitted' });
