@@ -56,7 +56,18 @@ export class RunViews {
       attemptsTotal: this.history.countAttempts({ runId }),
       reports: Object.values(REPORT_FILES).filter((f) => existsSync(join(dir, f))),
       ...(guard ? { guard } : {}),
+      ...summaryFailurePatterns(dir),
     };
+  }
+}
+
+/** summary.json's failure patterns (written when the run ended; a live run has none yet). */
+function summaryFailurePatterns(dir: string): Pick<RunView, 'failurePatterns'> {
+  try {
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as { failurePatterns?: RunView['failurePatterns'] };
+    return Array.isArray(summary.failurePatterns) && summary.failurePatterns.length > 0 ? { failurePatterns: summary.failurePatterns } : {};
+  } catch {
+    return {};
   }
 }
 
