@@ -144,3 +144,13 @@ export function runFailurePatterns(
 ): AgentFailurePatterns[] {
   return failurePatterns(attempts.filter((a) => a.verdict === 'FAIL').map((a) => attemptFacts(join(runDir, 'attempts', a.attemptId), a, tasks.get(a.taskId))));
 }
+
+/** summary.json's table of a finished run (none for a live run, a run from before it, or an unreadable file). */
+export function recordedFailurePatterns(runDir: string): AgentFailurePatterns[] | undefined {
+  try {
+    const summary = JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')) as { failurePatterns?: unknown };
+    return Array.isArray(summary.failurePatterns) && summary.failurePatterns.length > 0 ? (summary.failurePatterns as AgentFailurePatterns[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
