@@ -82,7 +82,7 @@ describe('failure facts of the committed built-in agent recording', () => {
       expect([attempt?.verdict, attempt?.cause]).toEqual(['FAIL', 'budget_exceeded']);
       const f = facts('js-slugify');
       expect(f.stop).toEqual({ kind: 'limit', reason: 'budget_exceeded' });
-      // The first turn alone costs more than 2,000 tokens: it listed the files and was stopped before testing or editing.
+      // The session is cut before its first turn is answered: no test run, no edit.
       expect(f.tests.ran).toBe(false);
       expect(f.afterLastChange).toBeNull();
       const table = outcome.summary.failurePatterns as AgentFailurePatterns[];
