@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { wilson } from '../stats/index.js';
 import type { AttemptResult, Task } from '../types/index.js';
@@ -63,14 +63,27 @@ export function failurePatterns(rows: readonly AttemptFacts[]): AgentFailurePatt
   }));
 }
 
-/** JSON lines, skipping any that do not parse (a line cut short by a crash). */
-function jsonLines(file: string): unknown[] {
-  let text: string;
+/** Read of one trajectory or command log at most: a run's end must not stall on an agent that logged gigabytes. */
+export const MAX_LOG_BYTES = 32 * 1024 * 1024;
+
+/** The file's first `max` bytes as text ('' when it cannot be read). */
+function readHead(file: string, max: number): string {
+  let fd: number | undefined;
   try {
-    text = readFileSync(file, 'utf8');
+    fd = openSync(file, 'r');
+    const buffer = Buffer.alloc(Math.min(max, fstatSync(fd).size));
+    const n = buffer.length > 0 ? readSync(fd, buffer, 0, buffer.length, 0) : 0;
+    return buffer.subarray(0, n).toString('utf8');
   } catch {
-    return [];
+    return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
+}
+
+/** JSON lines of the file's first MAX_LOG_BYTES, skipping any that do not parse (a line cut short by a crash or by the cap). */
+function jsonLines(file: string, max = MAX_LOG_BYTES): unknown[] {
+  const text = readHead(file, max);
   return text.split('\n').flatMap((line) => {
     if (line.trim() === '') return [];
     try {
