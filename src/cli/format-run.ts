@@ -6,6 +6,8 @@ import { agentInfoText, type AttemptListItem } from '../report/index.js';
 import { ATTEMPT_COLUMNS, attemptCells, table as tableOf } from './format.js';
 import { formatStats } from './format-stats.js';
 import { guardLine, type GuardAgentCounts } from '../guard/counts.js';
+import { failurePatternLines } from '../report/failure-patterns.js';
+import type { AgentFailurePatterns } from '../report/view.js';
 
 /** More rows than this and the table shows only attempts that did not pass. */
 export const MAX_TABLE_ROWS = 60;
@@ -27,6 +29,8 @@ export interface RunReportInput {
   agentInfo?: Readonly<Record<string, AgentInfo>>;
   /** `--guard` runs: the online guard's counts per agent. */
   guard?: readonly GuardAgentCounts[];
+  /** What the failed attempts did, per agent (docs/failure-patterns.md). */
+  failurePatterns?: readonly AgentFailurePatterns[];
 }
 
 /** The end-of-run report: the attempts, the statistics, the totals and what to do next. */
@@ -37,6 +41,7 @@ export function formatRunReport(r: RunReportInput): string {
   const infos = Object.entries(r.agentInfo ?? {});
   if (infos.length > 0) parts.push(infos.map(([agent, info]) => `${pc.bold(agent)}  ${pc.dim(agentInfoText(info))}`).join('\n'));
   if (r.guard && r.guard.length > 0) parts.push(r.guard.map((c) => `${pc.bold(c.agent)}  guard ${c.mode}: ${guardLine(c)}`).join('\n'));
+  if (r.failurePatterns && r.failurePatterns.length > 0) parts.push([pc.bold('Failure patterns'), ...failurePatternLines(r.failurePatterns)].join('\n'));
   const { PASS, FAIL, ERROR } = r.counts;
   const reused = r.reused ? pc.dim(` (${r.reused} reused)`) : '';
   const totals = [

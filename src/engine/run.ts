@@ -26,6 +26,7 @@ import { RunBudget } from './run-budget.js';
 import { StateFaultWatch, withStateDirFaults } from './state-faults.js';
 import { taskErrorAttempt } from './task-error.js';
 import { buildSummary, type RunSummaryFile } from './summary.js';
+import { runFailurePatterns } from '../report/failure-patterns.js';
 import { checkEnvironmentSandbox, resolveRunEnvironments, type RunEnvironments } from './environments.js';
 import { runAdaptive, type AdaptiveRunOptions, type AdaptiveSummary } from './adaptive-run.js';
 
@@ -473,6 +474,8 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       taskRepo: taskRepoKeys(options.tasks),
       ...(options.taskSets && options.taskSets.size > 0 ? { taskSet: options.taskSets } : {}),
     });
+    // Read from each attempt's trajectory, command log and diff (docs/failure-patterns.md).
+    const failurePatterns = runFailurePatterns(runDir, attempts, tasks);
     const summary = buildSummary({
       runId,
       taskSet: planFile.taskSet,
@@ -486,6 +489,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       stats,
       ...(runBudget.active ? { runBudget: runBudget.report() } : {}),
       ...(adaptive ? { adaptive } : {}),
+      failurePatterns,
     });
     await writeJsonAtomic(join(runDir, 'summary.json'), summary);
     // Last of the run's evidence: it commits to summary.json, plan.json, the checkpoint and each attempt's manifest.

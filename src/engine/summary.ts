@@ -3,6 +3,7 @@ import { guardCounts } from '../guard/counts.js';
 import type { FailedFast, RunEnd } from './attempt-loop.js';
 import type { RunBudgetReport } from './run-budget.js';
 import type { AdaptiveSummary } from './adaptive-run.js';
+import type { AgentFailurePatterns } from '../report/view.js';
 
 /** `summary.json`: the stable RunSummary plus what this engine adds. */
 export interface RunSummaryFile extends RunSummary {
@@ -17,6 +18,8 @@ export interface RunSummaryFile extends RunSummary {
   stats: RunStats;
   /** An adaptive run: how it stopped and what it decided (engine/adaptive-run.ts). */
   adaptive?: AdaptiveSummary;
+  /** Per agent with a failed attempt: what those attempts did (report/failure-patterns.ts). */
+  failurePatterns?: AgentFailurePatterns[];
 }
 
 export interface SummaryInput {
@@ -33,6 +36,7 @@ export interface SummaryInput {
   runBudget?: RunBudgetReport;
   stats: RunStats;
   adaptive?: AdaptiveSummary;
+  failurePatterns?: AgentFailurePatterns[];
 }
 
 export function buildSummary(input: SummaryInput): RunSummaryFile {
@@ -64,5 +68,6 @@ export function buildSummary(input: SummaryInput): RunSummaryFile {
     ...(input.runBudget ? { runBudget: input.runBudget } : {}),
     stats: input.stats,
     ...(input.adaptive ? { adaptive: input.adaptive } : {}),
+    ...(input.failurePatterns && input.failurePatterns.length > 0 ? { failurePatterns: input.failurePatterns } : {}),
   };
 }

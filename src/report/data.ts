@@ -7,7 +7,16 @@ import type { RunBudgetReport } from '../engine/run-budget.js';
 import { runCapText } from './run-cap.js';
 import type { AttemptResult, RunStats, RunSummary } from '../types/index.js';
 import { DEFAULT_ARTIFACT_LIMITS, emptyArtifacts, loadAttemptArtifacts, type ArtifactLimits } from './artifacts.js';
-import { heldOutCards, listItemOf, REPORT_SCHEMA_VERSION, type AttemptView, type ReportData, type RunInfo, type RunView } from './view.js';
+import {
+  heldOutCards,
+  listItemOf,
+  REPORT_SCHEMA_VERSION,
+  type AgentFailurePatterns,
+  type AttemptView,
+  type ReportData,
+  type RunInfo,
+  type RunView,
+} from './view.js';
 
 export interface ReportInput {
   runDir: string;
@@ -71,7 +80,14 @@ export function runViewOf(input: ReportInput, reports: string[] = []): RunView {
     attemptsTotal: input.attempts.length,
     reports,
     ...(guard.length > 0 ? { guard } : {}),
+    // summary.json of this engine carries `failurePatterns` beyond the stable RunSummary.
+    ...failurePatternsOf(input.summary),
   };
+}
+
+function failurePatternsOf(summary: RunSummary): { failurePatterns?: AgentFailurePatterns[] } {
+  const patterns = (summary as RunSummary & { failurePatterns?: AgentFailurePatterns[] }).failurePatterns;
+  return patterns && patterns.length > 0 ? { failurePatterns: patterns } : {};
 }
 
 /** Everything the HTML report and report.json carry: the run view plus every attempt's evidence. */

@@ -2,7 +2,7 @@ import { formatDefect } from '../tasks/index.js';
 import { gatewayUsageText, usageAnomalyText } from '../format/index.js';
 import type { AgentStats, AttemptResult, Cause, CheckResult, RunStats, TestGroupOutcome, TestRunEvidence } from '../types/index.js';
 import { agentInfoText, detectionRange, duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from './format.js';
-import type { HeldOutCard, RunView } from './view.js';
+import type { AgentFailurePatterns, HeldOutCard, RunView } from './view.js';
 import type { GuardAgentCounts } from '../guard/counts.js';
 
 export interface MarkdownOptions {
@@ -68,6 +68,7 @@ export function renderMarkdown(view: RunView, attempts: readonly AttemptResult[]
         infos.map(([agent, info]) => [`**${mdText(agent)}**`, mdText(agentInfoText(info)), info.package ? mdCode(info.package) : '–']),
       )}`,
     );
+  if (view.failurePatterns && view.failurePatterns.length > 0) out.push(failurePatternsSection(view.failurePatterns, detailedAttempts(attempts, opts)));
   if (view.heldOut.length > 0) out.push(heldOutSection(view.heldOut));
   if (view.guard && view.guard.length > 0) out.push(guardSection(view.guard));
   if (stats && stats.notes.length > 0) out.push(`## Notes\n\n${stats.notes.map((n) => `- ${mdText(n)}`).join('\n')}`);
@@ -191,10 +192,39 @@ function heldOutSection(cards: readonly HeldOutCard[]): string {
   return `## Held-out tests\n\nTests the agent never saw, run after it stopped.\n\n${table(['agent', 'passed all held-out', 'passed public tests, failed held-out'], rows)}`;
 }
 
+/** What the failed attempts did, per agent; an attempt id links to its section when it has one. */
+function failurePatternsSection(patterns: readonly AgentFailurePatterns[], detailed: readonly AttemptResult[]): string {
+  const linked = new Set(detailed.map((a) => a.attemptId));
+  const ref = (id: string): string => (linked.has(id) ? `[${mdCode(id)}](#${attemptAnchor(id)})` : mdCode(id));
+  const rows = patterns.flatMap((a) =>
+    a.patterns.map((p) => [
+      mdText(a.agent),
+      mdText(p.label),
+      `${p.count}/${a.failed}`,
+      `${Math.round(p.share.rate * 100)}% [${Math.round(p.share.low * 100)}–${Math.round(p.share.high * 100)}%]`,
+      p.attemptIds.map(ref).join(' '),
+    ]),
+  );
+  return `## Failure patterns
+
+What the failed attempts did, read from their trajectories, command logs and diffs; shares of each agent's failed attempts with Wilson 95% intervals. Each rule: \`docs/failure-patterns.md\`.\n\n${table(
+    ['agent', 'pattern', 'failed attempts', 'share', 'attempts'],
+    rows,
+  )}`;
+}
+
+const attemptAnchor = (id: string): string => `attempt-${id.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+
+function detailedAttempts(attempts: readonly AttemptResult[], opts: MarkdownOptions): AttemptResult[] {
+  const max = opts.maxAttemptSections ?? 500;
+  const ordered = [...attempts].sort((x, y) => order(x) - order(y) || x.index - y.index);
+  return ordered.filter((a) => a.verdict !== 'PASS' || opts.passingDetails !== false).slice(0, max);
+}
+
 function attemptsSection(attempts: readonly AttemptResult[], opts: MarkdownOptions): string {
   const max = opts.maxAttemptSections ?? 500;
   const ordered = [...attempts].sort((x, y) => order(x) - order(y) || x.index - y.index);
-  const detailed = ordered.filter((a) => a.verdict !== 'PASS' || opts.passingDetails !== false).slice(0, max);
+  const detailed = detailedAttempts(attempts, opts);
   const shown = new Set(detailed.map((a) => a.attemptId));
   const out = ['## Attempts'];
   out.push(
@@ -237,7 +267,7 @@ function heldOutCount(h: TestRunEvidence): string {
 
 function attemptDetail(a: AttemptResult): string {
   const lines: string[] = [];
-  lines.push(`### ${ICON[a.verdict]} ${mdText(a.taskId)} · ${mdText(a.agent)} #${a.trial}: ${mdCode(a.cause)}`);
+  lines.push(`<a id="${attemptAnchor(a.attemptId)}"></a>\n\n### ${ICON[a.verdict]} ${mdText(a.taskId)} · ${mdText(a.agent)} #${a.trial}: ${mdCode(a.cause)}`);
   lines.push(
     `**Cause:** ${mdCode(a.cause)}: ${mdText(a.message)}${a.score !== undefined ? ` · score ${a.score}` : ''} · ${duration(a.timings.totalMs)} · attempt ${mdCode(a.attemptId)}`,
   );

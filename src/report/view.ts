@@ -90,6 +90,24 @@ export interface RunView {
   reports: string[];
   /** Runs with `--guard`: per agent, incidents, blocked commands, stopped and audit-only findings. */
   guard?: GuardAgentCounts[];
+  /** Per agent with a failed attempt: what its failed attempts did (docs/failure-patterns.md). */
+  failurePatterns?: AgentFailurePatterns[];
+}
+
+/** One failure pattern of one agent: how many failed attempts show it, their share (Wilson 95%) and their ids. */
+export interface FailurePatternRow {
+  id: string;
+  label: string;
+  count: number;
+  share: { rate: number; low: number; high: number; n: number };
+  attemptIds: string[];
+}
+
+export interface AgentFailurePatterns {
+  agent: string;
+  failed: number;
+  /** Patterns seen at least once, most frequent first. */
+  patterns: FailurePatternRow[];
 }
 
 export interface Page<T> {

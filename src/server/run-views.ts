@@ -13,6 +13,7 @@ import {
 } from '../report/index.js';
 import type { HistoryReader, HistoryRunKind } from '../store/index.js';
 import type { RunStats } from '../types/index.js';
+import { recordedFailurePatterns } from '../report/failure-patterns.js';
 
 /** Attempts aggregated on the fly for a run whose stats were not stored; beyond this the page says so. */
 export const MAX_AGGREGATED_ATTEMPTS = 50_000;
@@ -56,8 +57,15 @@ export class RunViews {
       attemptsTotal: this.history.countAttempts({ runId }),
       reports: Object.values(REPORT_FILES).filter((f) => existsSync(join(dir, f))),
       ...(guard ? { guard } : {}),
+      ...failurePatternsOf(dir),
     };
   }
+}
+
+/** summary.json's failure patterns (written when the run ended; a live run has none yet). */
+function failurePatternsOf(dir: string): Pick<RunView, 'failurePatterns'> {
+  const failurePatterns = recordedFailurePatterns(dir);
+  return failurePatterns ? { failurePatterns } : {};
 }
 
 /** The state directory's folder a run of this kind lives in (engine's runsDirOf, for the server's path confinement). */

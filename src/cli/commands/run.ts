@@ -169,6 +169,7 @@ export async function runAndReport(
     reused: summary.reused,
     agentInfo: Object.fromEntries(attempts.flatMap((a) => (a.agentInfo ? [[a.agent, a.agentInfo] as const] : []))),
     guard: guardCounts(attempts),
+    ...(summary.failurePatterns ? { failurePatterns: summary.failurePatterns } : {}),
   });
   (output.json ? process.stderr : process.stdout).write(`\n${report}\n`);
   if (summary.adaptive) (output.json ? process.stderr : process.stdout).write(`\n${describeAdaptiveStop(summary.adaptive)}\n`);

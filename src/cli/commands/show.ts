@@ -20,6 +20,7 @@ import { formatRunReport } from '../format-run.js';
 import { formatUsageTable } from '../model-run.js';
 import { asInputError, requireHistory, resolveIdOrFail } from '../history-reader.js';
 import { runStatus } from './history.js';
+import { recordedFailurePatterns, type AgentFailurePatterns } from '../../report/failure-patterns.js';
 
 export interface ShowCommandOptions {
   json?: boolean;
@@ -65,6 +66,7 @@ function showRun(reader: HistoryReader, runId: string, opts: ShowCommandOptions)
     counts: run.recorded,
     stats,
     ...(guard ? { guard } : {}),
+    ...failurePatternsArg(runDir),
   });
   process.stdout.write(`${header}\n\n${report}\n`);
   // The table `run` prints at its end, from the recorded attempts: only the metered ones are read in full.
@@ -222,4 +224,9 @@ function formatTests(t: TestRunEvidence): string[] {
   for (const f of failing.slice(0, 20)) lines.push(`  ${pc.red('✗')} ${f.group} ${f.id} ${pc.dim(`(${f.reason})`)}`);
   if (failing.length > 20) lines.push(pc.dim(`  … ${failing.length - 20} more failing`));
   return lines;
+}
+
+function failurePatternsArg(runDir: string): { failurePatterns?: AgentFailurePatterns[] } {
+  const failurePatterns = recordedFailurePatterns(runDir);
+  return failurePatterns ? { failurePatterns } : {};
 }

@@ -7,6 +7,7 @@ import { Heatmap } from '../charts/Heatmap.js';
 import { AttemptsTable } from '../components/AttemptsTable.js';
 import { HeldOutCards, ReliabilityCards } from '../components/Cards.js';
 import { GuardTable } from '../components/GuardTable.js';
+import { FailurePatternsTable } from '../components/FailurePatternsTable.js';
 import { Await, CountsBar, IntervalBar, Section } from '../components/ui.js';
 import { useSource } from '../data/context.js';
 import type { RunInfo, RunStats, RunView } from '../data/types.js';
@@ -212,6 +213,18 @@ export function RunReport({ view }: { view: RunView }): ReactNode {
           }
         >
           <GuardTable counts={view.guard} />
+        </Section>
+      ) : null}
+      {view.failurePatterns && view.failurePatterns.length > 0 ? (
+        <Section
+          title="Failure patterns"
+          note={
+            <>
+              What the failed attempts did, read from their trajectories, command logs and diffs; each rule: <code>docs/failure-patterns.md</code>.
+            </>
+          }
+        >
+          <FailurePatternsTable patterns={view.failurePatterns} />
         </Section>
       ) : null}
       <Section title={`Attempts (${view.attemptsTotal})`}>

@@ -1,0 +1,44 @@
+import type { ReactNode } from 'react';
+import { pct } from '../../../src/report/format.js';
+import type { RunView } from '../data/types.js';
+import { href } from '../router.js';
+
+/** What each agent's failed attempts did (docs/failure-patterns.md): the Markdown report's columns, each attempt linked. */
+export function FailurePatternsTable({ patterns }: { patterns: NonNullable<RunView['failurePatterns']> }): ReactNode {
+  return (
+    <table className="table" data-testid="failure-patterns">
+      <thead>
+        <tr>
+          <th>agent</th>
+          <th>pattern</th>
+          <th title="Failed attempts that show the pattern, of the agent's failed attempts">failed attempts</th>
+          <th title="Share of the agent's failed attempts, Wilson 95% interval">share</th>
+          <th>attempts</th>
+        </tr>
+      </thead>
+      <tbody>
+        {patterns.flatMap((a) =>
+          a.patterns.map((p) => (
+            <tr key={`${a.agent}\u0000${p.id}`}>
+              <th scope="row">{a.agent}</th>
+              <td>{p.label}</td>
+              <td>
+                {p.count} of {a.failed}
+              </td>
+              <td>
+                {pct(p.share.rate)} [{pct(p.share.low)}, {pct(p.share.high)}]
+              </td>
+              <td>
+                {p.attemptIds.map((id) => (
+                  <a key={id} href={href(['attempts', id])} className="attempt-link">
+                    {id}{' '}
+                  </a>
+                ))}
+              </td>
+            </tr>
+          )),
+        )}
+      </tbody>
+    </table>
+  );
+}
