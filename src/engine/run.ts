@@ -492,6 +492,8 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       failurePatterns,
     });
     await writeJsonAtomic(join(runDir, 'summary.json'), summary);
+    // Every attempt is done with the tasks' shared trees: scratch, not evidence, so they go before the manifest is taken.
+    await removeSharedTrees(join(runDir, 'preflight'));
     // Last of the run's evidence: it commits to summary.json, plan.json, the checkpoint and each attempt's manifest.
     await writeRunManifest({
       runDir,

@@ -86,7 +86,7 @@ describe('environment: in a task set', () => {
     const error = loadError('    environment: { image: "a:1", dockerfile: env/ctx/Dockerfile }');
     expect(error.location.field).toBe('tasks[0].environment');
     expect(error.message).toMatch(/different forms/);
-    expect(error.message).toMatch(/\{ image, pull, platform, cpus, memory, pids, storage \} or \{ dockerfile, context, build_args/);
+    expect(error.message).toMatch(/\{ image, pull, platform, cpus, memory, pids, storage, workdir \} or \{ dockerfile, context, build_args/);
   });
 
   it('suggests the near match for a misspelt field', () => {

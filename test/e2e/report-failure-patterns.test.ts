@@ -66,7 +66,7 @@ describe('failure patterns panel in the HTML report', () => {
     const limit = rows.filter((r) => r[1] === 'stopped at a limit');
     expect(limit.map((r) => r[0]).sort()).toEqual([...new Set(failed.map((a) => a.agent))].sort());
     for (const r of limit) expect(r[3]).toMatch(/^100% \[\d+%, 100%\]$/);
-    const links = await panel.locator('a.attempt-link').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    const links = await panel.locator('a.pattern-attempt-link').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     for (const a of failed) expect(links).toContain(`#/attempts/${a.attemptId}`);
     await page.close();
   });

@@ -30,7 +30,7 @@ export function FailurePatternsTable({ patterns }: { patterns: NonNullable<RunVi
               </td>
               <td>
                 {p.attemptIds.map((id) => (
-                  <a key={id} href={href(['attempts', id])} className="attempt-link">
+                  <a key={id} href={href(['attempts', id])} className="pattern-attempt-link">
                     {id}{' '}
                   </a>
                 ))}
