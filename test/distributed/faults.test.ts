@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attemptBudget } from '../helpers/budget.js';
 import { crucible } from '../helpers/cli.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { kill, startCli, startWorker, type Proc } from './processes.js';
+import { kill, slowTaskSet, startCli, startWorker, type Proc } from './processes.js';
 
 const tempDir = useTempDirs();
 let redis: TestRedis;
@@ -17,38 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await redis.stop();
 });
-
-/**
- * `count` tasks whose test takes a few seconds once fixed (the oracle's change): an oracle attempt
- * is still verifying a while after its worker announces it, so "mid-attempt" is a printed line away.
- */
-function slowTaskSet(dir: string, count: number): string {
-  const repo = join(dir, 'repo');
-  mkdirSync(repo, { recursive: true });
-  writeFileSync(join(repo, 'value.txt'), 'wrong\n');
-  writeFileSync(
-    join(repo, 'check.sh'),
-    [
-      'if grep -q right value.txt; then sleep 4; f=""; else f="<failure message=\\"value is wrong\\"/>"; fi',
-      'printf \'<testsuite name="s" tests="2"><testcase classname="check" name="fixed">%s</testcase><testcase classname="check" name="kept"/></testsuite>\' "$f" > "$CRUCIBLE_JUNIT"',
-      '[ -z "$f" ]',
-      '',
-    ].join('\n'),
-  );
-  writeFileSync(join(dir, 'fix.patch'), ['--- a/value.txt', '+++ b/value.txt', '@@ -1 +1 @@', '-wrong', '+right', ''].join('\n'));
-  const tasks = Array.from({ length: count }, (_, i) =>
-    [
-      `  - id: s${i + 1}`,
-      '    repo: { path: repo }',
-      `    instruction: make value.txt say right (${i + 1})`,
-      '    tests: { command: sh check.sh, fail_to_pass: [check::fixed], pass_to_pass: all_others }',
-      '    oracle: { patch: fix.patch }',
-    ].join('\n'),
-  );
-  const file = join(dir, 'tasks.yaml');
-  writeFileSync(file, `defaults:\n  limits: { agent_timeout: 1m, test_timeout: 1m }\ntasks:\n${tasks.join('\n')}\n`);
-  return file;
-}
 
 function runDirOf(out: string): { runId: string; runDir: string } {
   const runId = readdirSync(join(out, 'runs')).find((n) => !n.startsWith('.')) as string;
@@ -76,7 +44,7 @@ describe('distributed runs survive faults', () => {
     'a worker killed mid-attempt: its job goes to another worker once the lock expires, and the result is accepted once',
     async () => {
       const root = tempDir();
-      const tasks = slowTaskSet(join(root, 'set'), 1);
+      const tasks = slowTaskSet(join(root, 'set'), 1, 4);
       const first = startWorker(redis.url, join(root, 'w1'), ['--lock-ms', '2000']);
       let second: Proc | undefined;
       try {
@@ -103,7 +71,7 @@ describe('distributed runs survive faults', () => {
     'a coordinator killed mid-run: the workers finish, and `crucible resume` reads the finished jobs back instead of running them again',
     async () => {
       const root = tempDir();
-      const tasks = slowTaskSet(join(root, 'set'), 2);
+      const tasks = slowTaskSet(join(root, 'set'), 2, 4);
       const worker = startWorker(redis.url, join(root, 'w'), ['--concurrency', '2']);
       try {
         await worker.waitFor(/taking jobs from/);
@@ -133,7 +101,7 @@ describe('distributed runs survive faults', () => {
     'Redis restarted mid-run (append-only persistence): the coordinator and the worker reconnect and the run completes',
     async () => {
       const root = tempDir();
-      const tasks = slowTaskSet(join(root, 'set'), 2);
+      const tasks = slowTaskSet(join(root, 'set'), 2, 4);
       const worker = startWorker(redis.url, join(root, 'w'), ['--lock-ms', '10000']);
       try {
         await worker.waitFor(/taking jobs from/);
@@ -179,7 +147,7 @@ describe('distributed runs survive faults', () => {
     'Ctrl-C on the coordinator: the running attempt finishes and is recorded, queued jobs are withdrawn, and run --resume (no --queue) runs them on the workers',
     async () => {
       const root = tempDir();
-      const tasks = slowTaskSet(join(root, 'set'), 3);
+      const tasks = slowTaskSet(join(root, 'set'), 3, 4);
       const worker = startWorker(redis.url, join(root, 'w'));
       try {
         await worker.waitFor(/taking jobs from/);

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CLI } from '../helpers/cli.js';
 
 /** A CLI process the test can watch line by line and kill. */
@@ -58,4 +60,37 @@ export async function kill(proc: Proc, signal: NodeJS.Signals = 'SIGKILL'): Prom
   if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
   proc.child.kill(signal);
   await proc.exited;
+}
+
+/**
+ * `count` tasks whose test sleeps `sleepSeconds` once fixed (the oracle's change): an oracle attempt
+ * is still verifying a while after its worker announces it, so "mid-attempt" (a kill, a Redis
+ * restart) is a printed line away.
+ */
+export function slowTaskSet(dir: string, count: number, sleepSeconds: number): string {
+  const repo = join(dir, 'repo');
+  mkdirSync(repo, { recursive: true });
+  writeFileSync(join(repo, 'value.txt'), 'wrong\n');
+  writeFileSync(
+    join(repo, 'check.sh'),
+    [
+      `if grep -q right value.txt; then sleep ${sleepSeconds}; f=""; else f="<failure message=\\"value is wrong\\"/>"; fi`,
+      'printf \'<testsuite name="s" tests="2"><testcase classname="check" name="fixed">%s</testcase><testcase classname="check" name="kept"/></testsuite>\' "$f" > "$CRUCIBLE_JUNIT"',
+      '[ -z "$f" ]',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(join(dir, 'fix.patch'), ['--- a/value.txt', '+++ b/value.txt', '@@ -1 +1 @@', '-wrong', '+right', ''].join('\n'));
+  const tasks = Array.from({ length: count }, (_, i) =>
+    [
+      `  - id: s${i + 1}`,
+      '    repo: { path: repo }',
+      `    instruction: make value.txt say right (${i + 1})`,
+      '    tests: { command: sh check.sh, fail_to_pass: [check::fixed], pass_to_pass: all_others }',
+      '    oracle: { patch: fix.patch }',
+    ].join('\n'),
+  );
+  const file = join(dir, 'tasks.yaml');
+  writeFileSync(file, `defaults:\n  limits: { agent_timeout: 1m, test_timeout: 1m }\ntasks:\n${tasks.join('\n')}\n`);
+  return file;
 }

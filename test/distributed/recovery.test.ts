@@ -6,7 +6,7 @@ import { attemptBudget } from '../helpers/budget.js';
 import { crucible } from '../helpers/cli.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { kill, startCli, startWorker } from './processes.js';
+import { kill, slowTaskSet, startCli, startWorker } from './processes.js';
 
 const tempDir = useTempDirs();
 let redis: TestRedis;
@@ -18,35 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await redis.stop();
 });
-
-/** `count` tasks whose test sleeps a few seconds once fixed, so a restart lands mid-attempt. */
-function slowTaskSet(dir: string, count: number): string {
-  const repo = join(dir, 'repo');
-  mkdirSync(repo, { recursive: true });
-  writeFileSync(join(repo, 'value.txt'), 'wrong\n');
-  writeFileSync(
-    join(repo, 'check.sh'),
-    [
-      'if grep -q right value.txt; then sleep 3; f=""; else f="<failure message=\\"value is wrong\\"/>"; fi',
-      'printf \'<testsuite name="s" tests="2"><testcase classname="check" name="fixed">%s</testcase><testcase classname="check" name="kept"/></testsuite>\' "$f" > "$CRUCIBLE_JUNIT"',
-      '[ -z "$f" ]',
-      '',
-    ].join('\n'),
-  );
-  writeFileSync(join(dir, 'fix.patch'), ['--- a/value.txt', '+++ b/value.txt', '@@ -1 +1 @@', '-wrong', '+right', ''].join('\n'));
-  const tasks = Array.from({ length: count }, (_, i) =>
-    [
-      `  - id: s${i + 1}`,
-      '    repo: { path: repo }',
-      `    instruction: make value.txt say right (${i + 1})`,
-      '    tests: { command: sh check.sh, fail_to_pass: [check::fixed], pass_to_pass: all_others }',
-      '    oracle: { patch: fix.patch }',
-    ].join('\n'),
-  );
-  const file = join(dir, 'tasks.yaml');
-  writeFileSync(file, `defaults:\n  limits: { agent_timeout: 1m, test_timeout: 1m }\ntasks:\n${tasks.join('\n')}\n`);
-  return file;
-}
 
 interface Record1 {
   attemptId: string;
@@ -76,7 +47,7 @@ describe('the queue is recoverable from the coordinator alone', () => {
     'Redis restarted without persistence mid-run: the run finishes by itself, each attempt recorded once, the verdicts a local run gives, and the outage logged once by each',
     async () => {
       const root = tempDir();
-      const tasks = slowTaskSet(join(root, 'set'), 3);
+      const tasks = slowTaskSet(join(root, 'set'), 3, 3);
       const worker = startWorker(redis.url, join(root, 'w'), ['--lock-ms', '5000']);
       try {
         await worker.waitFor(/taking jobs from/);
@@ -112,7 +83,7 @@ describe('the queue is recoverable from the coordinator alone', () => {
     'Redis flushed mid-run (FLUSHALL, no outage): the coordinator notices its run gone, registers it again and the run finishes, each attempt once',
     async () => {
       const root = tempDir();
-      const tasks = slowTaskSet(join(root, 'set'), 2);
+      const tasks = slowTaskSet(join(root, 'set'), 2, 3);
       const worker = startWorker(redis.url, join(root, 'w'), ['--lock-ms', '5000']);
       try {
         await worker.waitFor(/taking jobs from/);
@@ -138,7 +109,7 @@ describe('the queue is recoverable from the coordinator alone', () => {
     'a worker whose bwrap breaks mid-run steps aside: its attempts go back to the queue without a try spent, the healthy worker runs them, none ends harness_error',
     async () => {
       const root = tempDir();
-      const tasks = slowTaskSet(join(root, 'set'), 3);
+      const tasks = slowTaskSet(join(root, 'set'), 3, 3);
       // A bwrap that works for the worker's start-up check (two calls) and then fails like a
       // kernel that stopped allowing user namespaces.
       const bin = join(root, 'bin');
