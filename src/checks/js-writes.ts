@@ -1,4 +1,5 @@
 import { tokenizeJs, type JsToken } from './js-tokens.js';
+import { argsOf as argsSpans, matching as matchingSpan, openerOf as openerSpan } from './bracket-spans.js';
 
 /**
  * Writes to the assertion library or the test runner, by what they write to rather than how they
@@ -129,50 +130,9 @@ interface Scope {
 const val = (t: JsToken | undefined): string | undefined => t?.value;
 const isPunct = (t: JsToken | undefined, v: string): boolean => t?.kind === 'punct' && t.value === v;
 
-/** Per token list: for each opening bracket, the index after its match (one pass, so deep nesting costs no more than its length). */
-const MATCHES = new WeakMap<JsToken[], Int32Array>();
-
-function matches(tokens: JsToken[]): Int32Array {
-  let table = MATCHES.get(tokens);
-  if (table) return table;
-  table = new Int32Array(tokens.length).fill(-1);
-  const pairs: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
-  const stack: Array<{ at: number; close: string }> = [];
-  tokens.forEach((t, i) => {
-    if (t.kind !== 'punct') return;
-    const close = pairs[t.value];
-    if (close) stack.push({ at: i, close });
-    else if (stack.length > 0 && stack[stack.length - 1]?.close === t.value) table[(stack.pop() as { at: number }).at] = i + 1;
-  });
-  MATCHES.set(tokens, table);
-  return table;
-}
-
-/** Index after the bracket that matches the one at `open`. */
-function matching(tokens: JsToken[], open: number): number {
-  const end = matches(tokens)[open] ?? -1;
-  return end >= 0 ? end : tokens.length;
-}
-
+const matching = (tokens: JsToken[], open: number): number => matchingSpan(tokens, open, 'punct');
 /** Top-level argument spans of the call whose `(` is at `open`. */
-function argsOf(tokens: JsToken[], open: number, close: number): Array<[number, number]> {
-  const args: Array<[number, number]> = [];
-  let start = open + 1;
-  for (let i = open + 1; i < close - 1;) {
-    const t = tokens[i];
-    if (t?.kind === 'punct' && ['(', '[', '{'].includes(t.value)) {
-      i = matching(tokens, i);
-      continue;
-    }
-    if (isPunct(t, ',')) {
-      args.push([start, i]);
-      start = i + 1;
-    }
-    i++;
-  }
-  if (start < close - 1) args.push([start, close - 1]);
-  return args;
-}
+const argsOf = (tokens: JsToken[], open: number, close: number): Array<[number, number]> => argsSpans(tokens, open, close, 'punct');
 
 function isModuleString(t: JsToken | undefined): boolean {
   return (t?.kind === 'string' || t?.kind === 'template') && isModule(t.value);
@@ -337,19 +297,8 @@ function isWriteRelated(path: string): boolean {
   return path === 'Object' || path === 'Reflect' || WRITE_FUNCTIONS.has(path);
 }
 
-const OPENERS = new WeakMap<JsToken[], Map<number, number>>();
-
 /** The `{` or `[` that the `}` or `]` at `close` closes. */
-function openerOf(tokens: JsToken[], close: number): number | undefined {
-  let openers = OPENERS.get(tokens);
-  if (!openers) {
-    const table = matches(tokens);
-    openers = new Map();
-    for (let i = 0; i < table.length; i++) if ((table[i] ?? -1) >= 0) openers.set((table[i] ?? 0) - 1, i);
-    OPENERS.set(tokens, openers);
-  }
-  return openers.get(close);
-}
+const openerOf = (tokens: JsToken[], close: number): number | undefined => openerSpan(tokens, close, 'punct');
 
 export function jsRunnerWrites(text: string): RunnerWrite[] {
   const tokens = tokenizeJs(text);

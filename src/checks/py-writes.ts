@@ -1,4 +1,5 @@
 import type { RunnerWrite } from './js-writes.js';
+import { argsOf as argsSpans, matching as matchingSpan } from './bracket-spans.js';
 
 /**
  * Writes to unittest's and pytest's internals in Python code under test, by what they write to:
@@ -157,49 +158,9 @@ export function tokenizePython(text: string, lineBase = 1, tokens: PyToken[] = [
 
 const isOp = (t: PyToken | undefined, v: string): boolean => t?.kind === 'op' && t.value === v;
 
-/** Per token list: for each opening bracket, the index after its match (one pass, so deep nesting costs no more than its length). */
-const MATCHES = new WeakMap<PyToken[], Int32Array>();
-
-function matches(tokens: PyToken[]): Int32Array {
-  let table = MATCHES.get(tokens);
-  if (table) return table;
-  table = new Int32Array(tokens.length).fill(-1);
-  const pairs: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
-  const stack: Array<{ at: number; close: string }> = [];
-  tokens.forEach((t, i) => {
-    if (t.kind !== 'op') return;
-    const close = pairs[t.value];
-    if (close) stack.push({ at: i, close });
-    else if (stack.length > 0 && stack[stack.length - 1]?.close === t.value) table[(stack.pop() as { at: number }).at] = i + 1;
-  });
-  MATCHES.set(tokens, table);
-  return table;
-}
-
-/** Index after the bracket that matches the one at `open`. */
-function matching(tokens: PyToken[], open: number): number {
-  const end = matches(tokens)[open] ?? -1;
-  return end >= 0 ? end : tokens.length;
-}
-
-function argsOf(tokens: PyToken[], open: number, close: number): Array<[number, number]> {
-  const args: Array<[number, number]> = [];
-  let start = open + 1;
-  for (let i = open + 1; i < close - 1;) {
-    const t = tokens[i];
-    if (t?.kind === 'op' && ['(', '[', '{'].includes(t.value)) {
-      i = matching(tokens, i);
-      continue;
-    }
-    if (isOp(t, ',')) {
-      args.push([start, i]);
-      start = i + 1;
-    }
-    i++;
-  }
-  if (start < close - 1) args.push([start, close - 1]);
-  return args;
-}
+const matching = (tokens: PyToken[], open: number): number => matchingSpan(tokens, open, 'op');
+/** Top-level argument spans of the call whose `(` is at `open`. */
+const argsOf = (tokens: PyToken[], open: number, close: number): Array<[number, number]> => argsSpans(tokens, open, close, 'op');
 
 type Op = { kind: 'attr'; name: string } | { kind: 'item' } | { kind: 'call'; open: number; close: number };
 
