@@ -27,7 +27,8 @@ export interface HarborImportOptions {
 const HARBOR_REWARD_DIR = '/logs/verifier';
 
 /** Where Harbor's verifier finds its files (tests/) in the container. */
-const HARBOR_TESTS_PATH = '/tests';
+/** Where both layouts' verifiers find their files: Harbor mounts tests/ there, Terminal-Bench copies tests/ and run-tests.sh there. */
+const TESTS_PATH = '/tests';
 
 /** Above this, a file of a task is not what a task file should be. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -372,7 +373,11 @@ async function writeTask(root: string, t: TaskSource): Promise<ImportedTask> {
     if (t.solution.files.size === 0) await writeFileInside(root, `${base}/solution/solve.sh`, t.solution.script, `${t.dir}: solution.sh`);
     if (t.solution.files.size > 1) notes.push(`the oracle runs solve.sh alone; the other files of solution/ are not in the workspace`);
   } else notes.push(`no solution script: crucible validate needs an oracle (add oracle.script)`);
-  if (t.config.allowInternet === true)
+  if (t.layout === 'terminal-bench')
+    notes.push(
+      `Terminal-Bench gives its tests the network (run-tests.sh installs its tools): the verifier runs with the host's network (tests.network: host; set none to refuse); the agent still reaches only the model gateway`,
+    );
+  else if (t.config.allowInternet === true)
     notes.push(
       `environment.allow_internet = true: the verifier runs with the host's network (tests.network: host); the agent still reaches only the model gateway`,
     );
@@ -389,8 +394,8 @@ async function writeTask(root: string, t: TaskSource): Promise<ImportedTask> {
   if (t.config.cpus !== undefined) env.cpus = t.config.cpus;
   if (t.config.memory !== undefined) env.memory = t.config.memory;
   if (t.config.storage !== undefined) env.storage = t.config.storage;
-  // Harbor tasks live in their image (/app): the agent and the verifier work there, on the image's files.
-  if (t.layout === 'harbor') env.workdir = t.config.workdir ?? 'image';
+  // Both layouts' tasks live in their image (/app): the agent and the verifier work there, on the image's files.
+  env.workdir = t.config.workdir ?? 'image';
 
   const limits: Record<string, unknown> = {};
   if (t.config.agentTimeoutSec !== undefined) limits.agent_timeout = t.config.agentTimeoutSec;
@@ -406,9 +411,10 @@ async function writeTask(root: string, t: TaskSource): Promise<ImportedTask> {
     tests: {
       kind: 'reward',
       command: verifierCommand(t),
-      // Harbor's verifier sees its files at /tests, mounted for its run alone; Terminal-Bench's join the workspace.
-      ...(t.layout === 'harbor' ? { files: `${base}/verifier/tests`, mount: HARBOR_TESTS_PATH } : { files: `${base}/verifier` }),
-      ...(t.config.allowInternet === true ? { network: 'host' } : {}),
+      // The verifier sees its files at /tests, mounted read-only for its run alone, as both harnesses place them.
+      files: `${base}/verifier/tests`,
+      mount: TESTS_PATH,
+      ...(t.config.allowInternet === true || t.layout === 'terminal-bench' ? { network: 'host' } : {}),
     },
     ...(t.solution ? { oracle: { script: `${base}/solution/solve.sh` } } : {}),
     ...(Object.keys(limits).length > 0 ? { limits } : {}),
@@ -421,13 +427,15 @@ async function writeTask(root: string, t: TaskSource): Promise<ImportedTask> {
 
 /**
  * The verifier's command. Harbor: tests/test.sh, which writes the reward itself. Terminal-Bench:
- * run-tests.sh (or pytest over tests/), whose exit status is the result: 1 on success, else 0.
+ * /tests/run-tests.sh (or pytest over /tests), in the image's workdir, whose exit status is the
+ * result: 1 on success, else 0. (Terminal-Bench reads the pytest summary the script prints;
+ * Crucible does not take a verdict from printed text, and the scripts end with pytest's status.)
  */
 function verifierCommand(t: TaskSource): string {
   const vars = Object.entries(t.config.verifierEnv).map(([name, value]) => `${name}=${shellQuote(value)} `);
-  if (t.layout === 'harbor') return `${vars.join('')}TEST_DIR=${HARBOR_TESTS_PATH} bash ${HARBOR_TESTS_PATH}/test.sh`;
-  const prefix = `${vars.join('')}TEST_DIR="$PWD/tests" `;
-  const run = t.runTests !== undefined ? 'bash tests/run-tests.sh' : 'python3 -m pytest -rA tests';
+  if (t.layout === 'harbor') return `${vars.join('')}TEST_DIR=${TESTS_PATH} bash ${TESTS_PATH}/test.sh`;
+  const prefix = `${vars.join('')}TEST_DIR=${TESTS_PATH} `;
+  const run = t.runTests !== undefined ? `bash ${TESTS_PATH}/run-tests.sh` : `python3 -m pytest -rA ${TESTS_PATH}`;
   return `if ${prefix}${run}; then echo 1 > "$CRUCIBLE_REWARD"; else echo 0 > "$CRUCIBLE_REWARD"; fi`;
 }
 

@@ -1,7 +1,8 @@
 /**
- * A Harbor task in its published layout, on the real Docker engine, with no edit to the task: its
- * files live in the image's WORKDIR (/app), tests/test.sh reads /tests and writes
- * /logs/verifier/reward.txt, solution/solve.sh works in /app. Imported with `crucible import
+ * A Harbor task and a Terminal-Bench task in their published layouts, on the real Docker engine,
+ * with no edit to the task: their files live in the image's WORKDIR (/app); Harbor's
+ * tests/test.sh reads /tests and writes /logs/verifier/reward.txt, Terminal-Bench's run-tests.sh
+ * runs from /tests beside its tests; the solution works in /app. Imported with `crucible import
  * harbor` and validated under --sandbox docker: nop fails, the solution passes. The base image is
  * made here (`docker import` of busybox's applets, with a `bash` that is busybox's sh): no
  * registry is reachable.
@@ -100,42 +101,98 @@ function harborTask(dir: string): void {
   );
 }
 
-describe('a Harbor task in its published layout under --sandbox docker', () => {
+/** A Terminal-Bench task as published: task.yaml, a Dockerfile copying workspace/ to /app, run-tests.sh and tests/ copied to /tests for the tests alone. */
+function terminalBenchTask(dir: string): void {
+  write(
+    join(dir, 'task.yaml'),
+    'instruction: |\n  Write the words of /app/words.txt in upper case to /app/shout.txt.\ndifficulty: easy\nparser_name: pytest\nmax_agent_timeout_sec: 120\nmax_test_timeout_sec: 120\nrun_tests_in_same_shell: false\n',
+  );
+  write(join(dir, 'Dockerfile'), `FROM ${BASE}\nWORKDIR /app\nCOPY workspace/ ./\nCOPY nonce.txt /opt/nonce.txt\nENV TEST_DIR=/tests\n`);
+  write(join(dir, 'workspace', 'words.txt'), 'hello harbor\n');
+  write(join(dir, 'nonce.txt'), randomBytes(8).toString('hex'));
+  write(
+    join(dir, 'docker-compose.yaml'),
+    'services:\n  client:\n    build: { context: ., dockerfile: Dockerfile }\n    environment: [TEST_DIR=${T_BENCH_TEST_DIR}]\n',
+  );
+  write(
+    join(dir, 'run-tests.sh'),
+    [
+      '#!/bin/bash',
+      'cd /app',
+      'if [ ! -d "$TEST_DIR" ]; then echo "ERROR: TEST_DIR $TEST_DIR does not exist"; exit 1; fi',
+      '# run-tests.sh is beside the tests in /tests, as Terminal-Bench copies them.',
+      '[ -f "$TEST_DIR/run-tests.sh" ] || exit 1',
+      '[ "$(cat /app/words.txt)" = "hello harbor" ] && [ "$(cat /app/shout.txt 2>/dev/null)" = "$(cat "$TEST_DIR/expected.txt")" ]',
+      '',
+    ].join('\n'),
+    0o755,
+  );
+  write(join(dir, 'tests', 'expected.txt'), 'HELLO HARBOR\n');
+  write(
+    join(dir, 'solution.sh'),
+    [
+      '#!/bin/bash',
+      'set -e',
+      'if [ -e /tests/expected.txt ]; then echo "the agent can see /tests" >&2; exit 3; fi',
+      'cd /app',
+      'tr a-z A-Z < words.txt > shout.txt',
+      '',
+    ].join('\n'),
+    0o755,
+  );
+}
+
+/** Imports the task unedited, validates it under docker, runs oracle and nop: the solution passes from the image's workdir, nop fails. */
+function importValidateAndRun(work: string, task: string, expected: string[]): void {
+  const imported = crucible(['import', 'harbor', task, '-o', join(work, 'out')], { cwd: work });
+  expect(imported.status, imported.stderr).toBe(0);
+  const taskSet = readFileSync(join(work, 'out', 'tasks.yaml'), 'utf8');
+  for (const line of ['workdir: image', 'mount: /tests', ...expected]) expect(taskSet).toContain(line);
+
+  const validated = crucible(['validate', 'out/tasks.yaml', '--sandbox', 'docker', '--json'], { cwd: work, attempts: 4 });
+  for (const m of validated.stderr.matchAll(/crucible-env:[0-9a-f]{12}/g)) made.add(m[0]);
+  expect(validated.status, validated.stdout + validated.stderr).toBe(0);
+  expect(validated.stdout + validated.stderr).not.toMatch(/the agent can see \/tests|the agent could write/);
+  const run = crucible(['run', 'out/tasks.yaml', '--sandbox', 'docker', '--agent', 'oracle', '--agent', 'nop', '--json'], { cwd: work, attempts: 2 });
+  expect(run.status).toBe(1);
+  const runId = (JSON.parse(run.stdout) as { runId: string }).runId;
+  const plan = JSON.parse(readFileSync(join(work, '.crucible', 'runs', runId, 'plan.json'), 'utf8')) as { attempts: Array<{ attemptId: string }> };
+  const records = plan.attempts.map(
+    (a) =>
+      JSON.parse(readFileSync(join(work, '.crucible', 'runs', runId, 'attempts', a.attemptId, 'attempt.json'), 'utf8')) as {
+        agent: string;
+        verdict: string;
+        tests?: { reward?: number };
+      },
+  );
+  expect(records.find((r) => r.agent === 'oracle')).toMatchObject({ verdict: 'PASS', tests: { reward: 1 } });
+  expect(records.find((r) => r.agent === 'nop')).toMatchObject({ verdict: 'FAIL', tests: { reward: 0 } });
+  // The change is captured from /app: the diff holds the file the solution wrote there.
+  const oracleId = plan.attempts.find((_, i) => records[i]?.agent === 'oracle')?.attemptId ?? '';
+  const diff = readFileSync(join(work, '.crucible', 'runs', runId, 'attempts', oracleId, 'diff.patch'), 'utf8');
+  expect(diff).toContain('+++ b/shout.txt');
+  expect(diff).toContain('+HELLO HARBOR');
+}
+
+describe('published task layouts under --sandbox docker, imported with no edit', () => {
   it(
-    "imports and validates with no edit: the image workdir is the agent's, /tests the verifier's; nop fails, the solution passes",
+    "Harbor: the image workdir is the agent's, /tests the verifier's; nop fails, the solution passes",
     () => {
       const work = tempDir();
       const task = join(work, 'shout');
       harborTask(task);
-      const imported = crucible(['import', 'harbor', task, '-o', join(work, 'out')], { cwd: work });
-      expect(imported.status, imported.stderr).toBe(0);
-      const taskSet = readFileSync(join(work, 'out', 'tasks.yaml'), 'utf8');
-      expect(taskSet).toContain('workdir: image');
-      expect(taskSet).toContain('mount: /tests');
+      importValidateAndRun(work, task, []);
+    },
+    attemptBudget(8) + 180_000,
+  );
 
-      const validated = crucible(['validate', 'out/tasks.yaml', '--sandbox', 'docker', '--json'], { cwd: work, attempts: 4 });
-      for (const m of validated.stderr.matchAll(/crucible-env:[0-9a-f]{12}/g)) made.add(m[0]);
-      expect(validated.status, validated.stdout + validated.stderr).toBe(0);
-      expect(validated.stdout + validated.stderr).not.toMatch(/the agent can see \/tests|the agent could write/);
-      const run = crucible(['run', 'out/tasks.yaml', '--sandbox', 'docker', '--agent', 'oracle', '--agent', 'nop', '--json'], { cwd: work, attempts: 2 });
-      expect(run.status).toBe(1);
-      const runId = (JSON.parse(run.stdout) as { runId: string }).runId;
-      const plan = JSON.parse(readFileSync(join(work, '.crucible', 'runs', runId, 'plan.json'), 'utf8')) as { attempts: Array<{ attemptId: string }> };
-      const records = plan.attempts.map(
-        (a) =>
-          JSON.parse(readFileSync(join(work, '.crucible', 'runs', runId, 'attempts', a.attemptId, 'attempt.json'), 'utf8')) as {
-            agent: string;
-            verdict: string;
-            tests?: { reward?: number };
-          },
-      );
-      expect(records.find((r) => r.agent === 'oracle')).toMatchObject({ verdict: 'PASS', tests: { reward: 1 } });
-      expect(records.find((r) => r.agent === 'nop')).toMatchObject({ verdict: 'FAIL', tests: { reward: 0 } });
-      // The change is captured from /app: the diff holds the file the solution wrote there.
-      const oracleId = plan.attempts.find((_, i) => records[i]?.agent === 'oracle')?.attemptId ?? '';
-      const diff = readFileSync(join(work, '.crucible', 'runs', runId, 'attempts', oracleId, 'diff.patch'), 'utf8');
-      expect(diff).toContain('+++ b/shout.txt');
-      expect(diff).toContain('+HELLO HARBOR');
+  it(
+    "Terminal-Bench: the agent works in the image's /app, run-tests.sh and tests/ are at /tests for the tests alone, with the network; nop fails, the solution passes",
+    () => {
+      const work = tempDir();
+      const task = join(work, 'shout-tb');
+      terminalBenchTask(task);
+      importValidateAndRun(work, task, ['network: host', 'TEST_DIR=/tests bash /tests/run-tests.sh']);
     },
     attemptBudget(8) + 180_000,
   );

@@ -82,7 +82,7 @@ describe('crucible import harbor', () => {
     expect(result.taskIds).toEqual(['tb-task']);
     // parser_name and the rest are not silently dropped: one note names each field and file.
     expect(result.notes).toEqual([
-      'tb-task: not used by Crucible (kept in tb-task/source/task.yaml): parser_name; docker-compose.yaml (the Dockerfile is built alone) is not imported',
+      "tb-task: not used by Crucible (kept in tb-task/source/task.yaml): parser_name; docker-compose.yaml (the Dockerfile is built alone) is not imported; Terminal-Bench gives its tests the network (run-tests.sh installs its tools): the verifier runs with the host's network (tests.network: host; set none to refuse); the agent still reaches only the model gateway",
     ]);
     expect(result.needs).toEqual([
       'tb-task: the image is built from tb-task/environment/Dockerfile when the task runs; its base image crucible/host:1 must be local or pullable',
@@ -95,13 +95,17 @@ describe('crucible import harbor', () => {
       metadata: { difficulty: 'medium', category: 'system', tags: ['tb', 'terminal-bench'] },
       oracle: { script: 'touch ok.txt\n' },
     });
+    // As Terminal-Bench runs it: in the image's workdir, its tests/ and run-tests.sh at /tests (read-only, the verifier's alone), with the network.
     expect(task?.tests.command).toBe(
-      'if TEST_DIR="$PWD/tests" bash tests/run-tests.sh; then echo 1 > "$CRUCIBLE_REWARD"; else echo 0 > "$CRUCIBLE_REWARD"; fi',
+      'if TEST_DIR=/tests bash /tests/run-tests.sh; then echo 1 > "$CRUCIBLE_REWARD"; else echo 0 > "$CRUCIBLE_REWARD"; fi',
     );
+    expect(task?.tests.reward).toMatchObject({ mount: '/tests', network: 'host' });
+    expect(task?.environment).toMatchObject({ workdir: 'image' });
     expect(existsSync(join(out, 'tb-task/environment/data.txt'))).toBe(true);
     for (const hidden of ['tests', 'solution.sh', 'run-tests.sh', 'task.yaml'])
       expect(existsSync(join(out, 'tb-task/environment', hidden)), hidden).toBe(false);
     expect(existsSync(join(out, 'tb-task/verifier/tests/test_outputs.py'))).toBe(true);
+    expect(existsSync(join(out, 'tb-task/verifier/tests/run-tests.sh'))).toBe(true);
   });
 
   it('reads task.toml 1.1 ([[task.authors]], keywords) and skips a multi-step task with the reason', async () => {
