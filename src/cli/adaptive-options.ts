@@ -12,8 +12,11 @@ export interface AdaptiveCliOptions {
 /** Most trials per task and agent an adaptive run may reach when --runs is not given. */
 export const ADAPTIVE_DEFAULT_RUNS = 10;
 
-/** `--adaptive` with its budget and target, checked before anything loads; undefined without --adaptive. */
-export function adaptiveRunOptions(opts: AdaptiveCliOptions, queue: string | undefined): AdaptiveRunOptions | undefined {
+/**
+ * `--adaptive` with its budget and target, checked before anything loads; undefined without
+ * --adaptive. The budget is `--max-attempts`, the run's `--max-cost-total` (dollars), or both.
+ */
+export function adaptiveRunOptions(opts: AdaptiveCliOptions, queue: string | undefined, maxCostTotal?: string): AdaptiveRunOptions | undefined {
   if (!opts.adaptive) {
     const stray =
       opts.maxAttempts !== undefined ? '--max-attempts' : opts.separate !== undefined ? '--separate' : opts.width !== undefined ? '--width' : undefined;
@@ -21,12 +24,13 @@ export function adaptiveRunOptions(opts: AdaptiveCliOptions, queue: string | und
     return undefined;
   }
   if (queue !== undefined) throw new InputError('--adaptive does not run on --queue yet (fix: drop --queue, or drop --adaptive and give --runs)');
-  if (opts.maxAttempts === undefined) throw new InputError('--adaptive needs a budget (fix: add --max-attempts <n>, e.g. --max-attempts 200)');
-  const maxAttempts = wholeNumber('--max-attempts', opts.maxAttempts, 200, 2);
+  if (opts.maxAttempts === undefined && maxCostTotal === undefined)
+    throw new InputError('--adaptive needs a budget (fix: add --max-attempts <n>, e.g. --max-attempts 200, or --max-cost-total <usd>)');
+  const budget = opts.maxAttempts === undefined ? {} : { maxAttempts: wholeNumber('--max-attempts', opts.maxAttempts, 200, 2) };
   if (opts.separate !== undefined && opts.width !== undefined) throw new InputError('--separate and --width are two targets (fix: give one of them)');
-  if (opts.width !== undefined) return { maxAttempts, target: { kind: 'width', width: fraction('--width', opts.width, '0.1'), confidence: 0.95 } };
+  if (opts.width !== undefined) return { ...budget, target: { kind: 'width', width: fraction('--width', opts.width, '0.1'), confidence: 0.95 } };
   const alpha = opts.separate === undefined ? 0.05 : fraction('--separate', opts.separate, '0.05');
-  return { maxAttempts, target: { kind: 'separate', confidence: 1 - alpha } };
+  return { ...budget, target: { kind: 'separate', confidence: 1 - alpha } };
 }
 
 function fraction(flag: string, text: string, example: string): number {

@@ -2,11 +2,14 @@ import { adaptiveState, nextTrials, type AdaptiveState, type AdaptiveTarget, typ
 import { UNSCORED_CAUSES, type AttemptPlan, type AttemptResult } from '../types/index.js';
 import type { FailedFast, RunEnd } from './attempt-loop.js';
 
-/** `--adaptive`: what the run is for and the most it may spend. Recorded in plan.json for resume. */
+/**
+ * `--adaptive`: what the run is for and the most it may spend. Recorded in plan.json for resume.
+ * The budget is attempts, dollars (the run's `--max-cost-total`, metered by the gateway), or both.
+ */
 export interface AdaptiveRunOptions {
   target: AdaptiveTarget;
-  /** Attempts the run may spend in all, finished ones from before a resume included. */
-  maxAttempts: number;
+  /** Attempts the run may spend in all, finished ones from before a resume included; absent: every planned attempt. */
+  maxAttempts?: number;
 }
 
 /** Why an adaptive run stopped, in summary.json as `adaptive`. */
@@ -14,10 +17,15 @@ export type AdaptiveStop = 'target met' | 'budget spent' | 'trials exhausted' | 
 
 export interface AdaptiveSummary {
   target: AdaptiveTarget;
+  /** The attempt budget in force: `--max-attempts`, or every planned attempt. */
   maxAttempts: number;
   stopped: AdaptiveStop;
   /** Attempts the design counted against the budget (broken tasks' task errors are not). */
   spent: number;
+  /** With a dollar budget: the cap, and what the run's attempts cost by the gateway's metering. */
+  cost?: { maxUsd: number; spentUsd: number };
+  /** Which budget stopped the run, when one did. */
+  budget?: 'attempts' | 'cost';
   comparisons: Array<{ a: string; b: string; verdict: string; eValue: number; threshold: number; wins: number; losses: number; pairs: number }>;
   agents: Array<{ agent: string; low?: number; high?: number; rounds?: number; open: boolean }>;
 }
@@ -33,6 +41,8 @@ export interface AdaptiveLoop {
   results: ReadonlyMap<string, AttemptResult>;
   /** Attempts per look: the run's concurrency. */
   batch: number;
+  /** The run's dollar cap (`--max-cost-total`), when it has one: the adaptive budget in dollars. */
+  maxCostUsd?: number;
   /** Runs one batch through the ordinary attempt loop (checkpoint, history, interrupts). */
   runBatch(attempts: AttemptPlan[]): Promise<{ ended: RunEnd; failedFast?: FailedFast }>;
 }
@@ -45,14 +55,23 @@ export interface AdaptiveLoop {
 export async function runAdaptive(loop: AdaptiveLoop): Promise<{ ended: RunEnd; failedFast?: FailedFast; adaptive: AdaptiveSummary }> {
   const byCell = new Map(loop.attempts.map((a) => [cellKey(a.taskId, a.agent, a.trial), a]));
   const allowed = new Set(loop.taskIds);
+  const budget: Budget = {
+    maxAttempts: Math.min(loop.options.maxAttempts ?? loop.attempts.length, loop.attempts.length),
+    ...(loop.maxCostUsd !== undefined ? { maxCostUsd: loop.maxCostUsd } : {}),
+  };
   for (;;) {
     const records = trialRecords(loop.results, allowed);
     const state = adaptiveState(records, loop.agents, loop.taskIds, loop.options.target);
     const spent = records.length;
-    const summary = (stopped: AdaptiveStop): AdaptiveSummary => summarize(loop.options, state, stopped, spent);
+    const cost = costSoFar(loop.results);
+    const summary = (stopped: AdaptiveStop, by?: 'attempts' | 'cost'): AdaptiveSummary =>
+      summarize(loop.options, budget, state, stopped, spent, cost.spentUsd, by);
     if (state.met) return { ended: 'completed', adaptive: summary('target met') };
+    if (budget.maxCostUsd !== undefined && cost.spentUsd >= budget.maxCostUsd) return { ended: 'completed', adaptive: summary('budget spent', 'cost') };
     const batch: AttemptPlan[] = [];
     let exhausted = false;
+    let stoppedBy: 'attempts' | 'cost' | undefined;
+    let projectedUsd = cost.spentUsd;
     for (const step of nextTrials(records, state, loop.taskIds, loop.batch)) {
       const cells = step.agents.map((agent) => byCell.get(cellKey(step.taskId, agent, step.trial)));
       // A task at its --runs trials cannot give another pair; half a pair would never count.
@@ -60,17 +79,70 @@ export async function runAdaptive(loop: AdaptiveLoop): Promise<{ ended: RunEnd; 
         exhausted = true;
         continue;
       }
-      if (spent + batch.length + cells.length > loop.options.maxAttempts) break;
+      if (spent + batch.length + cells.length > budget.maxAttempts) {
+        stoppedBy = 'attempts';
+        break;
+      }
+      // A trial is started only when what it is expected to cost (the dearest finished attempt of
+      // its agent) still fits under the cap: the run stops short of the cap instead of running past it.
+      const next = projectedUsd + step.agents.reduce((sum, agent) => sum + (cost.dearest.get(agent) ?? cost.dearestAny), 0);
+      if (budget.maxCostUsd !== undefined && next > budget.maxCostUsd) {
+        stoppedBy = 'cost';
+        break;
+      }
+      projectedUsd = next;
       batch.push(...(cells as AttemptPlan[]));
     }
-    if (batch.length === 0) return { ended: 'completed', adaptive: summary(exhausted ? 'trials exhausted' : 'budget spent') };
+    if (batch.length === 0)
+      return { ended: 'completed', adaptive: exhausted && !stoppedBy ? summary('trials exhausted') : summary('budget spent', stoppedBy ?? 'attempts') };
+    const before = loop.results.size;
     const { ended, failedFast } = await loop.runBatch(batch);
     if (ended !== 'completed') {
       const after = trialRecords(loop.results, allowed);
       const last = adaptiveState(after, loop.agents, loop.taskIds, loop.options.target);
-      return { ended, ...(failedFast ? { failedFast } : {}), adaptive: summarize(loop.options, last, ended, after.length) };
+      return {
+        ended,
+        ...(failedFast ? { failedFast } : {}),
+        adaptive: summarize(loop.options, budget, last, ended, after.length, costSoFar(loop.results).spentUsd),
+      };
+    }
+    // The run loop started nothing (its own caps halted it): looking again would ask for the same batch forever.
+    if (loop.results.size === before) {
+      const after = trialRecords(loop.results, allowed);
+      const last = adaptiveState(after, loop.agents, loop.taskIds, loop.options.target);
+      return {
+        ended,
+        adaptive: summarize(
+          loop.options,
+          budget,
+          last,
+          'budget spent',
+          after.length,
+          costSoFar(loop.results).spentUsd,
+          budget.maxCostUsd !== undefined ? 'cost' : undefined,
+        ),
+      };
     }
   }
+}
+
+interface Budget {
+  maxAttempts: number;
+  maxCostUsd?: number;
+}
+
+/** What the finished attempts cost by the gateway's metering, and the dearest one per agent (the projection of the next). */
+function costSoFar(results: ReadonlyMap<string, AttemptResult>): { spentUsd: number; dearest: Map<string, number>; dearestAny: number } {
+  let spentUsd = 0;
+  let dearestAny = 0;
+  const dearest = new Map<string, number>();
+  for (const r of results.values()) {
+    const usd = r.agentResult?.usage?.costUsd ?? 0;
+    spentUsd += usd;
+    dearestAny = Math.max(dearestAny, usd);
+    dearest.set(r.agent, Math.max(dearest.get(r.agent) ?? 0, usd));
+  }
+  return { spentUsd, dearest, dearestAny };
 }
 
 function trialRecords(results: ReadonlyMap<string, AttemptResult>, allowed: ReadonlySet<string>): TrialRecord[] {
@@ -84,12 +156,22 @@ function trialRecords(results: ReadonlyMap<string, AttemptResult>, allowed: Read
 
 const cellKey = (taskId: string, agent: string, trial: number): string => `${taskId}\u0000${agent}\u0000${trial}`;
 
-function summarize(options: AdaptiveRunOptions, state: AdaptiveState, stopped: AdaptiveStop, spent: number): AdaptiveSummary {
+function summarize(
+  options: AdaptiveRunOptions,
+  budget: Budget,
+  state: AdaptiveState,
+  stopped: AdaptiveStop,
+  spent: number,
+  spentUsd: number,
+  by?: 'attempts' | 'cost',
+): AdaptiveSummary {
   return {
     target: options.target,
-    maxAttempts: options.maxAttempts,
+    maxAttempts: budget.maxAttempts,
     stopped,
     spent,
+    ...(budget.maxCostUsd !== undefined ? { cost: { maxUsd: budget.maxCostUsd, spentUsd: Math.round(spentUsd * 1e6) / 1e6 } } : {}),
+    ...(by ? { budget: by } : {}),
     comparisons: state.comparisons.map((c) => ({
       a: c.a,
       b: c.b,
@@ -114,7 +196,9 @@ export function describeAdaptiveStop(a: AdaptiveSummary): string {
         ? 'target met: every pair of agents separated'
         : `target met: every pass-rate interval at most ${a.target.width} wide`
       : a.stopped === 'budget spent'
-        ? `budget spent (--max-attempts ${a.maxAttempts}) before the target was met`
+        ? a.budget === 'cost' && a.cost
+          ? `budget spent (--max-cost-total $${a.cost.maxUsd}, $${a.cost.spentUsd} spent) before the target was met`
+          : `budget spent (--max-attempts ${a.maxAttempts}) before the target was met`
         : a.stopped === 'trials exhausted'
           ? 'every open task reached its --runs trials before the target was met'
           : a.stopped;

@@ -459,6 +459,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
         taskIds,
         results,
         batch: concurrency,
+        ...(options.models?.runLimits?.maxCostUsd !== undefined ? { maxCostUsd: options.models.runLimits.maxCostUsd } : {}),
         runBatch,
       });
       ({ adaptive, ...loopEnd } = adaptiveEnd);

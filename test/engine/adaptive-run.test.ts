@@ -56,4 +56,27 @@ describe('executeRun --adaptive', () => {
     expect(resumed.summary).toMatchObject({ reused: 5, executed: 16, ended: 'completed' });
     expect(resumed.summary.adaptive).toMatchObject({ stopped: 'target met', spent: 16 });
   });
+
+  it('spends a dollar budget (--max-cost-total) and stops before the next trial would pass it, with no attempt budget given', async () => {
+    const dir = tempDir();
+    // Identical agents never separate: only the dollars stop the run. Every attempt costs $0.50.
+    const same = fakeRunner({ causeOf: () => 'passed', usage: { inputTokens: 100, outputTokens: 10, costUsd: 0.5 } });
+    const { summary } = await executeRun(
+      options(dir, { target: { kind: 'separate', confidence: 0.95 } }, { runAttempt: same, models: { runLimits: { maxCostUsd: 4.2 } } }),
+    );
+    // $4.00 after 8 attempts; the next pair would cost $1.00 more, past $4.20: not started.
+    expect(summary.executed).toBe(8);
+    expect(summary.adaptive).toMatchObject({ stopped: 'budget spent', budget: 'cost', spent: 8, maxAttempts: 120, cost: { maxUsd: 4.2, spentUsd: 4 } });
+  });
+
+  it('ends with the budget spent, not a loop, when a run cap the design cannot project (--max-tokens-total) halts the attempt loop', async () => {
+    const dir = tempDir();
+    const same = fakeRunner({ causeOf: () => 'passed', usage: { inputTokens: 100, outputTokens: 10 } });
+    const { summary } = await executeRun(options(dir, separate(60), { runAttempt: same, concurrency: 1, models: { runLimits: { maxTokens: 250 } } }));
+    // 110 tokens an attempt: the third passes 250, the loop starts nothing more, and the design stops instead of asking again.
+    expect(summary.executed).toBe(3);
+    expect(summary.adaptive).toMatchObject({ stopped: 'budget spent', spent: 3 });
+    expect(summary.adaptive?.budget).toBeUndefined();
+    expect(summary.runBudget).toMatchObject({ reached: 'tokens', spentTokens: 330 });
+  });
 });
