@@ -16,14 +16,13 @@ export const ADAPTIVE_DEFAULT_RUNS = 10;
  * `--adaptive` with its budget and target, checked before anything loads; undefined without
  * --adaptive. The budget is `--max-attempts`, the run's `--max-cost-total` (dollars), or both.
  */
-export function adaptiveRunOptions(opts: AdaptiveCliOptions, queue: string | undefined, maxCostTotal?: string): AdaptiveRunOptions | undefined {
+export function adaptiveRunOptions(opts: AdaptiveCliOptions, maxCostTotal?: string): AdaptiveRunOptions | undefined {
   if (!opts.adaptive) {
     const stray =
       opts.maxAttempts !== undefined ? '--max-attempts' : opts.separate !== undefined ? '--separate' : opts.width !== undefined ? '--width' : undefined;
     if (stray) throw new InputError(`${stray} only applies with --adaptive (fix: add --adaptive, or drop ${stray})`);
     return undefined;
   }
-  if (queue !== undefined) throw new InputError('--adaptive does not run on --queue yet (fix: drop --queue, or drop --adaptive and give --runs)');
   if (opts.maxAttempts === undefined && maxCostTotal === undefined)
     throw new InputError('--adaptive needs a budget (fix: add --max-attempts <n>, e.g. --max-attempts 200, or --max-cost-total <usd>)');
   const budget = opts.maxAttempts === undefined ? {} : { maxAttempts: wholeNumber('--max-attempts', opts.maxAttempts, 200, 2) };

@@ -82,7 +82,7 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions): 
   const resumed = opts.resume === undefined ? undefined : await withFlagNames(() => findRunDir(opts.out, opts.resume as string));
   // A distributed run resumes on its queue, as `crucible resume` does: the one plan.json recorded unless --queue moves it.
   const queue = queueFlag ?? (resumed ? (await readPlanFile(resumed.runDir, resumed.runId)).queue : undefined);
-  const adaptive = adaptiveRunOptions(opts, queue, opts.maxCostTotal);
+  const adaptive = adaptiveRunOptions(opts, opts.maxCostTotal);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, queue === undefined ? defaultConcurrency() : QUEUE_CONCURRENCY);
   // The sandbox check starts bwrap; it runs while the task set loads.
   const sandboxChoice = startSandboxChoice(opts.sandbox, agents, 'grade', opts.out);
