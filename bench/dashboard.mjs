@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // The dashboard API at scale: builds a history of 100 runs × 1 000 attempts (100 000 attempts,
 // 5 agents × 50 tasks × 4 trials per run, one run a day) through the store API the engine uses,
-// with stats stored per run as the engine stores them, then serves it with the real server
-// (`crucible view`'s startServer, loopback HTTP) and times the API calls behind each page.
+// with stats stored per run as the engine stores them, then serves it with `crucible view` in a
+// process of its own (the load generator's event loop and CPU time are not the server's) and
+// times the API calls behind each page over loopback HTTP.
 // Prints p50 / p95 / max per view; the goal is p95 < 100 ms.
 // Usage: npm run bench:dashboard   (or: npm run build && node bench/dashboard.mjs [--runs 100] [--per-run 1000] [--requests 200]
 //        [--keep <dir>]: build the history into <dir> once and reuse it on later runs)
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -29,7 +32,35 @@ const WITH_FILES = 200;
 const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
 const { openHistory } = await load('store/index.js');
 const { aggregateRun } = await load('stats/index.js');
-const { startServer } = await load('server/index.js');
+
+/** `crucible view` on the history, as a user starts it; resolves with its URL and a stop function. */
+function startView(stateDir) {
+  const child = spawn(process.execPath, [join(root, 'bin', 'crucible.js'), 'view', '--out', stateDir, '--port', '0'], {
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  return new Promise((resolveView, reject) => {
+    const onData = (chunk) => {
+      text += chunk.toString('utf8');
+      const m = text.match(/dashboard on (http:\/\/\S+)/);
+      if (m) {
+        child.stdout.off('data', onData);
+        resolveView({
+          url: m[1],
+          close: () =>
+            new Promise((done) => {
+              child.once('close', (code, signal) => done({ code, signal }));
+              child.kill('SIGINT');
+            }),
+        });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk) => (text += chunk.toString('utf8')));
+    child.once('close', (code) => reject(new Error(`crucible view exited (${code}) before serving:\n${text}`)));
+  });
+}
 
 /** Deterministic pseudo-random numbers, so every run of the bench builds the same history. */
 let seed = 42;
@@ -207,7 +238,7 @@ try {
     process.stderr.write(`built in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
   }
   const { runIds, sampled } = built;
-  const server = await startServer({ stateDir: scratch, port: 0, host: '127.0.0.1' });
+  const server = await startView(scratch);
   const base = server.url.replace(/\/$/, '');
   const page2 = (await (await fetch(`${base}/api/runs?limit=50`)).json()).nextCursor;
   const runAt = (i) => runIds[(i * 37) % runIds.length];
@@ -235,10 +266,14 @@ try {
   ];
   const rows = [];
   for (const [name, pathOf] of views) rows.push(await time(base, name, pathOf));
-  await server.close();
+  const stopped = await server.close();
+  // The server must have served to the end, and stopped on Ctrl-C as a user's does.
+  if (stopped.code !== 0 && stopped.code !== 130 && stopped.signal !== 'SIGINT') throw new Error(`crucible view ended with ${stopped.code ?? stopped.signal}`);
   const pad = (s, n) => String(s).padEnd(n);
   console.log(
-    `\n${runIds.length * TASKS * AGENTS.length * TRIALS} attempts in ${runIds.length} runs; ${REQUESTS} requests per view over loopback HTTP, sequential\n`,
+    `\n${runIds.length * TASKS * AGENTS.length * TRIALS} attempts in ${runIds.length} runs; ${REQUESTS} requests per view over loopback HTTP, sequential, to \`crucible view\` in its own process; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}\n`,
   );
   console.log(`| view | p50 ms | p95 ms | max ms | response KiB |`);
   console.log(`|---|---:|---:|---:|---:|`);
