@@ -37,6 +37,10 @@ export const SECRET_DETECTORS: SecretDetector[] = [
   { id: 'anthropic-api-key', preset: 'tokens', regex: /\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,}\b/g },
   { id: 'npm-token', preset: 'tokens', regex: /\bnpm_[A-Za-z0-9]{36}\b/g },
   { id: 'pypi-token', preset: 'tokens', regex: /\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}\b/g },
+  { id: 'openrouter-api-key', preset: 'tokens', regex: /\bsk-or-v1-[0-9a-f]{64}\b/g },
+  // Long-term Bedrock API keys are base64 of "BedrockAPIKey-…" behind an ABSK prefix.
+  { id: 'aws-bedrock-api-key', preset: 'cloud-keys', regex: /\bABSK[A-Za-z0-9+/]{40,}={0,2}/g },
+  { id: 'google-oauth-access-token', preset: 'tokens', regex: /\bya29\.[0-9A-Za-z_-]{20,}/g },
   { id: 'jwt', preset: 'tokens', regex: /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b/g },
 ];
 

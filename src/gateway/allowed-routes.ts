@@ -1,6 +1,6 @@
 import type { UpstreamKind } from './types.js';
 import type { Api } from './usage-readers.js';
-import { apiOf, geminiCall } from './upstreams.js';
+import { apiOf, converseCall, geminiCall } from './upstreams.js';
 
 /**
  * Side requests: what agents send besides model calls, forwarded and counted but carrying no
@@ -13,7 +13,7 @@ export interface AllowedRoute {
   /** `other` for side requests. */
   api: Api;
   side?: SideRoute;
-  /** The model a Gemini path names (`/v1beta/models/<model>:…`). */
+  /** The model a Gemini, Vertex or Bedrock path names (`/v1beta/models/<model>:…`, `/model/<id>/converse`). */
   pathModel?: string;
 }
 
@@ -29,8 +29,14 @@ export function allowedRoute(kind: UpstreamKind, method: string, pathWithQuery: 
     const model = geminiCall(pathWithQuery)?.model;
     return { api, ...(model !== undefined ? { pathModel: model } : {}) };
   }
+  if (api === 'converse') {
+    const model = converseCall(pathWithQuery)?.model;
+    return { api, ...(model !== undefined ? { pathModel: model } : {}) };
+  }
   if (api !== 'other') return { api };
-  if (method === 'GET' && (kind === 'gemini' ? GEMINI_MODELS : OPENAI_MODELS).test(pathname)) return { api, side: 'models' };
+  // Bedrock and Vertex clients list no models through the runtime endpoint.
+  const listing = kind === 'gemini' ? GEMINI_MODELS : kind === 'openai' || kind === 'anthropic' ? OPENAI_MODELS : undefined;
+  if (method === 'GET' && listing?.test(pathname)) return { api, side: 'models' };
   if (method === 'POST' && kind === 'anthropic' && pathname === '/v1/messages/count_tokens') return { api, side: 'count_tokens' };
   const count = method === 'POST' && kind === 'gemini' ? GEMINI_COUNT.exec(pathname) : null;
   if (count) return { api, side: 'count_tokens', pathModel: count[1] as string };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { geminiCall } from './upstreams.js';
+import { converseCall, geminiCall } from './upstreams.js';
 import type { Api } from './usage-readers.js';
 
 /**
@@ -29,6 +29,8 @@ const ANSWER_FIELDS: Record<Exclude<Api, 'other'>, readonly string[]> = {
   messages: ['model', 'system', 'messages', 'tools', 'tool_choice', 'temperature', 'top_p', 'top_k', 'max_tokens', 'thinking', 'stop_sequences'],
   // The model and whether it streams are in the path (`/v1beta/models/<model>:streamGenerateContent`).
   gemini: ['contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig'],
+  // The model is in the path (`/model/<id>/converse`); converse-stream is never forwarded.
+  converse: ['messages', 'system', 'toolConfig', 'inferenceConfig', 'additionalModelRequestFields', 'guardrailConfig', 'performanceConfig'],
 };
 
 export interface RequestFacts {
@@ -54,6 +56,8 @@ export function canonicalRequest(facts: RequestFacts): CanonicalRequest {
   const gemini = api === 'gemini' ? geminiCall(path) : undefined;
   const canonical: CanonicalRequest = { upstream, method, path, stream: gemini ? gemini.stream : json['stream'] === true };
   if (gemini) canonical['model'] = gemini.model;
+  const converse = api === 'converse' ? converseCall(path) : undefined;
+  if (converse) canonical['model'] = converse.model;
   for (const name of ANSWER_FIELDS[api]) {
     if (json[name] !== undefined && json[name] !== null) canonical[name] = json[name];
   }
@@ -124,7 +128,7 @@ function sortKeys(value: unknown): unknown {
 
 /**
  * The request with the content of every tool result blanked (Chat Completions `tool` messages,
- * Responses `*_output` items, Anthropic `tool_result` blocks, Gemini `functionResponse` parts). Replay falls back to it when the
+ * Responses `*_output` items, Anthropic `tool_result` and Converse `toolResult` blocks, Gemini `functionResponse` parts). Replay falls back to it when the
  * exact request is not in the cassette: the same conversation whose tool output differs — a test
  * runner printing differently on another machine — still gets the recorded answer, counted as a
  * loose match.
@@ -136,7 +140,7 @@ export function withoutToolOutputs(canonical: CanonicalRequest): CanonicalReques
     if (record['role'] === 'tool') return { ...record, content: '' };
     if (typeof record['type'] === 'string' && record['type'].endsWith('_output') && 'output' in record) return { ...record, output: '' };
     if (record['role'] === 'user' && Array.isArray(record['content'])) {
-      return { ...record, content: record['content'].map((block: unknown) => (isToolResult(block) ? { ...block, content: '' } : block)) };
+      return { ...record, content: record['content'].map(blankToolResult) };
     }
     if (Array.isArray(record['parts'])) return { ...record, parts: record['parts'].map(blankFunctionResponse) };
     return item;
@@ -157,6 +161,12 @@ function blankFunctionResponse(part: unknown): unknown {
   return { ...part, functionResponse: { ...response, response: {} } };
 }
 
-function isToolResult(block: unknown): block is Record<string, unknown> {
-  return typeof block === 'object' && block !== null && (block as Record<string, unknown>)['type'] === 'tool_result';
+/** Anthropic's `{type: 'tool_result', content}` and Bedrock Converse's `{toolResult: {toolUseId, content}}`, their content dropped. */
+function blankToolResult(block: unknown): unknown {
+  if (typeof block !== 'object' || block === null) return block;
+  const record = block as Record<string, unknown>;
+  if (record['type'] === 'tool_result') return { ...record, content: '' };
+  const result = record['toolResult'];
+  if (typeof result === 'object' && result !== null) return { ...record, toolResult: { ...result, content: [] } };
+  return block;
 }

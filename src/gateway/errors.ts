@@ -59,9 +59,11 @@ export function gatewayError(kind: UpstreamKind, error: GatewayErrorKind, messag
   const body =
     kind === 'anthropic'
       ? { type: 'error', error: { type: shape.anthropicType, message: text } }
-      : kind === 'gemini'
+      : kind === 'gemini' || kind === 'vertex'
         ? { error: { code: shape.status, message: text, status: shape.geminiStatus } }
-        : { error: { message: text, type: shape.openaiType, param: null, code: error } };
+        : kind === 'bedrock'
+          ? { message: text }
+          : { error: { message: text, type: shape.openaiType, param: null, code: error } };
   const headers: HeaderMap = { 'content-type': 'application/json', 'x-crucible-gateway-error': error };
   // Honoured by the Stainless-generated OpenAI and Anthropic SDKs.
   if (shape.status < 500) headers['x-should-retry'] = 'false';

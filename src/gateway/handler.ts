@@ -14,7 +14,7 @@ import { canonicalRequestPath, forwardedUrl } from './request-path.js';
 import { parseSessionRoute } from './routes.js';
 import type { GatewayMode, ModelTurn, UpstreamKind } from './types.js';
 import type { Api } from './usage-readers.js';
-import { upstreamAuth, upstreamUrl, withoutKeyParam, type Upstream } from './upstreams.js';
+import { upstreamAuth, upstreamUrl, withoutKeyParam, type AuthResult, type Upstream } from './upstreams.js';
 import type { Volatility } from './volatile.js';
 
 /** What the handler needs of an open session. */
@@ -105,9 +105,9 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     return;
   }
 
-  const auth = ctx.mode === 'replay' ? { ok: true as const, headers: {} } : upstreamAuth(upstream, ctx.env);
+  const auth: AuthResult = ctx.mode === 'replay' ? { ok: true, headers: {} } : await upstreamAuth(upstream, ctx.env);
   if (!auth.ok) {
-    send(res, gatewayError(upstream.kind, 'missing_api_key', `environment variable ${auth.missingEnv} is not set`));
+    send(res, gatewayError(upstream.kind, 'missing_api_key', auth.message));
     return;
   }
   // Every forwarded request is admitted, side requests too: the turn limit holds whatever the path.
@@ -149,7 +149,10 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     } else {
       countForwarded(session.meter, api);
       const outgoing = hideUsageChunk && json ? Buffer.from(JSON.stringify(withStreamUsage(json))) : body;
-      source = await forwardToUpstream(url.href, method, upstreamRequestHeaders(req.headers, auth.headers), outgoing, ctx.stallMs).catch((error: unknown) => {
+      const headers = upstreamRequestHeaders(req.headers, auth.headers);
+      // A signature covers the URL, method and body exactly as they are forwarded.
+      const signed = auth.sign ? { ...headers, ...auth.sign({ method, url, headers, body: outgoing }) } : headers;
+      source = await forwardToUpstream(url.href, method, signed, outgoing, ctx.stallMs).catch((error: unknown) => {
         unreachable = error instanceof UpstreamStall ? 'stalled' : (error as Error).message;
         const reply = gatewayError(upstream.kind, 'upstream_unreachable', `${upstream.name} unreachable: ${(error as Error).message}`);
         return recordedSource(reply.status, reply.headers, [Buffer.from(reply.body)]);

@@ -6,7 +6,19 @@ export type HeaderMap = Record<string, string | string[]>;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
 
 /** Credentials in either direction: the client's are dummies, the gateway's must not leak. */
-const CREDENTIALS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'cookie', 'set-cookie']);
+const CREDENTIALS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'api-key',
+  'x-goog-api-key',
+  'cookie',
+  'set-cookie',
+  // AWS temporary credentials; a client's own signature headers are replaced by the gateway's.
+  'x-amz-security-token',
+  'x-amz-date',
+  'x-amz-content-sha256',
+]);
 
 /** Identify the account behind the key; a client's values are dummies and recordings must not carry them. */
 const ACCOUNT = new Set(['openai-organization', 'openai-project', 'anthropic-organization-id']);

@@ -16,6 +16,7 @@ export type {
   SessionOptions,
   SessionUsage,
   UpstreamConfig,
+  UpstreamAuth,
   UpstreamKind,
 } from './types.js';
 export { DEFAULT_UPSTREAMS } from './upstreams.js';

@@ -52,13 +52,14 @@ const OUTPUT_LIMIT_FIELDS: Record<Exclude<Api, 'other'>, readonly string[]> = {
   responses: ['max_output_tokens'],
   messages: ['max_tokens'],
   gemini: [],
+  converse: [],
 };
 
 function requestedOutputLimit(api: Exclude<Api, 'other'>, json: Record<string, unknown> | undefined): number | undefined {
   if (json === undefined) return undefined;
-  const source = api === 'gemini' ? json['generationConfig'] : json;
+  const source = api === 'gemini' ? json['generationConfig'] : api === 'converse' ? json['inferenceConfig'] : json;
   if (typeof source !== 'object' || source === null) return undefined;
-  const fields = api === 'gemini' ? ['maxOutputTokens'] : OUTPUT_LIMIT_FIELDS[api];
+  const fields = api === 'gemini' ? ['maxOutputTokens'] : api === 'converse' ? ['maxTokens'] : OUTPUT_LIMIT_FIELDS[api];
   for (const field of fields) {
     const value = (source as Record<string, unknown>)[field];
     if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return Math.ceil(value);

@@ -135,6 +135,8 @@ function locate(api: MeteredApi, data: Json): [string, Json, string] | undefined
       if (isObject(fn) && typeof fn['arguments'] === 'string') return [`tool:${String((call as Json)['index'])}`, fn, 'arguments'];
       return undefined;
     }
+    case 'converse':
+      return undefined;
     case 'gemini': {
       const candidates = data['candidates'];
       const candidate = Array.isArray(candidates) ? candidates[0] : undefined;

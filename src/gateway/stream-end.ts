@@ -49,6 +49,9 @@ export class StreamEnd {
       case 'gemini':
         if (list(json['candidates']).some((c) => isObject(c) && typeof c['finishReason'] === 'string')) this.ended = true;
         return;
+      case 'converse':
+        // Never an event stream: converse-stream is refused at the route.
+        return;
     }
   }
 

@@ -36,6 +36,8 @@ export function turnReader(api: MeteredApi): TurnReader {
       return new MessagesTurnReader();
     case 'gemini':
       return new GeminiTurnReader();
+    case 'converse':
+      return new ConverseTurnReader();
   }
 }
 
@@ -333,6 +335,36 @@ class GeminiTurnReader implements TurnReader {
       }
     }
     this.turn.finishReason = str(candidate['finishReason']) ?? this.turn.finishReason;
+  }
+
+  result(): TurnContent {
+    return this.turn.result();
+  }
+}
+
+/** Bedrock Converse: `output.message.content` blocks (text, reasoningContent, toolUse) and `stopReason`. */
+class ConverseTurnReader implements TurnReader {
+  private readonly turn = new Turn();
+
+  body(body: string): void {
+    const response = parse(body);
+    if (!isObject(response)) return;
+    const output = response['output'];
+    const message = isObject(output) ? output['message'] : undefined;
+    for (const block of isObject(message) ? list(message['content']) : []) {
+      if (!isObject(block)) continue;
+      this.turn.text += str(block['text']) ?? '';
+      const reasoning = block['reasoningContent'];
+      const reasoningText = isObject(reasoning) ? reasoning['reasoningText'] : undefined;
+      if (isObject(reasoningText)) this.turn.reasoning += str(reasoningText['text']) ?? '';
+      const use = block['toolUse'];
+      if (isObject(use)) this.turn.calls.push({ id: str(use['toolUseId']) ?? '', name: str(use['name']) ?? '', input: use['input'] ?? {} });
+    }
+    this.turn.finishReason = str(response['stopReason']);
+  }
+
+  event(): void {
+    // converse-stream is refused at the route (upstreams.ts).
   }
 
   result(): TurnContent {

@@ -5,8 +5,23 @@ import type { MeteredApi, TokenUsage } from './usage-readers.js';
 
 export type GatewayMode = 'live' | 'record' | 'replay';
 
-/** Which wire format an upstream speaks. OpenAI-compatible providers (groq, openrouter, vLLM, ollama) are `openai`. */
-export type UpstreamKind = 'openai' | 'anthropic' | 'gemini';
+/**
+ * Which wire format an upstream speaks. OpenAI-compatible providers (groq, openrouter, Azure
+ * OpenAI, vLLM, ollama) are `openai`; `bedrock` is Bedrock Runtime's Converse API; `vertex` is
+ * Gemini's generateContent under a Vertex AI project (`/publishers/google/models/<model>:…`).
+ */
+export type UpstreamKind = 'openai' | 'anthropic' | 'gemini' | 'bedrock' | 'vertex';
+
+/**
+ * How the gateway proves itself upstream, when not with the kind's own key header (`openai`:
+ * `Authorization: Bearer`, `anthropic`: `x-api-key`, `gemini`: `x-goog-api-key`, `bedrock`: Bearer
+ * with a Bedrock API key):
+ * - `api-key`: the key in an `api-key` header (Azure OpenAI);
+ * - `aws-sigv4`: each request signed with AWS Signature V4 from AWS_ACCESS_KEY_ID,
+ *   AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (read at forward time), for `region`;
+ * - `google-adc`: a Bearer access token from Google Application Default Credentials.
+ */
+export type UpstreamAuth = { scheme: 'api-key' } | { scheme: 'aws-sigv4'; region: string; service: string } | { scheme: 'google-adc' };
 
 export interface UpstreamConfig {
   kind: UpstreamKind;
@@ -18,6 +33,8 @@ export interface UpstreamConfig {
   baseUrl: string;
   /** Environment variable holding the real key, read at forward time. Omit for keyless local servers. */
   apiKeyEnv?: string;
+  /** Default: the kind's own key header, with the key from `apiKeyEnv`. */
+  auth?: UpstreamAuth;
 }
 
 export interface GatewayOptions {

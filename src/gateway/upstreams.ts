@@ -1,5 +1,7 @@
+import { googleAccessToken } from './google-token.js';
+import { awsCredentialsFrom, signV4 } from './sigv4.js';
 import type { Api } from './usage-readers.js';
-import type { UpstreamConfig, UpstreamKind } from './types.js';
+import type { UpstreamAuth, UpstreamConfig, UpstreamKind } from './types.js';
 
 export const DEFAULT_UPSTREAMS = {
   openai: { kind: 'openai', baseUrl: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY' },
@@ -12,17 +14,19 @@ export interface Upstream {
   /** Without a trailing slash. */
   baseUrl: string;
   apiKeyEnv?: string;
+  auth?: UpstreamAuth;
 }
 
-const UPSTREAM_KINDS: readonly UpstreamKind[] = ['openai', 'anthropic', 'gemini'];
+const UPSTREAM_KINDS: readonly UpstreamKind[] = ['openai', 'anthropic', 'gemini', 'bedrock', 'vertex'];
 const UPSTREAM_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 
 export function resolveUpstreams(configured: Record<string, UpstreamConfig> = {}): Map<string, Upstream> {
   const upstreams = new Map<string, Upstream>();
-  for (const [name, config] of Object.entries({ ...DEFAULT_UPSTREAMS, ...configured })) {
+  const merged: Record<string, UpstreamConfig> = { ...DEFAULT_UPSTREAMS, ...configured };
+  for (const [name, config] of Object.entries(merged)) {
     if (!UPSTREAM_NAME.test(name)) throw new Error(`gateway upstream "${name}": name must match ${UPSTREAM_NAME}`);
     if (!UPSTREAM_KINDS.includes(config.kind)) {
-      throw new Error(`gateway upstream "${name}": kind must be "openai", "anthropic" or "gemini"`);
+      throw new Error(`gateway upstream "${name}": kind must be one of ${UPSTREAM_KINDS.map((k) => `"${k}"`).join(', ')}`);
     }
     let url: URL;
     try {
@@ -38,6 +42,7 @@ export function resolveUpstreams(configured: Record<string, UpstreamConfig> = {}
       kind: config.kind,
       baseUrl: config.baseUrl.replace(/\/+$/, ''),
       ...(config.apiKeyEnv ? { apiKeyEnv: config.apiKeyEnv } : {}),
+      ...(config.auth ? { auth: config.auth } : {}),
     });
   }
   return upstreams;
@@ -45,7 +50,9 @@ export function resolveUpstreams(configured: Record<string, UpstreamConfig> = {}
 
 /**
  * The base URL an agent is given: what that provider's SDK expects. OpenAI's includes /v1;
- * Anthropic's and Gemini's do not (their SDKs add `/v1/messages`, `/v1beta/models/...`).
+ * Anthropic's and Gemini's do not (their SDKs add `/v1/messages`, `/v1beta/models/...`); Bedrock's
+ * is the runtime endpoint (`/model/<id>/converse` follows) and Vertex's the project's location
+ * (`/publishers/google/models/<model>:generateContent` follows).
  */
 export function agentBaseUrl(gatewayUrl: string, token: string, upstream: Upstream): string {
   const root = `${gatewayUrl}/s/${token}/${upstream.name}`;
@@ -63,8 +70,12 @@ export function upstreamUrl(upstream: Upstream, clientPath: string): string | un
   return match ? upstream.baseUrl + clientPath.slice(match[0].length) : undefined;
 }
 
-/** `/v1beta/models/gemini-2.5-pro:streamGenerateContent`: the model and whether it streams. */
-const GEMINI_GENERATE = /^\/v1(?:alpha|beta)?\/models\/([^/:?]+):(generateContent|streamGenerateContent)$/;
+/**
+ * `/v1beta/models/gemini-2.5-pro:streamGenerateContent` (Gemini API) or
+ * `/publishers/google/models/gemini-2.5-pro:generateContent` (Vertex AI, below the project's
+ * location): the model and whether it streams.
+ */
+const GEMINI_GENERATE = /^(?:\/v1(?:alpha|beta)?|\/publishers\/google)\/models\/([^/:?]+):(generateContent|streamGenerateContent)$/;
 
 export function geminiCall(clientPath: string): { model: string; stream: boolean } | undefined {
   const match = GEMINI_GENERATE.exec(clientPath.split('?')[0] ?? '');
@@ -72,11 +83,32 @@ export function geminiCall(clientPath: string): { model: string; stream: boolean
   return { model: decodeURIComponent(match[1] as string), stream: match[2] === 'streamGenerateContent' };
 }
 
+/**
+ * Bedrock's `/model/<model id>/converse`, the id percent-encoded as the AI SDK sends it
+ * (`us.anthropic.claude-sonnet-4-5-20250929-v1%3A0`). `converse-stream` is not metered: its AWS
+ * event-stream framing is not read by the gateway, so it is refused rather than forwarded.
+ */
+const BEDROCK_CONVERSE = /^\/model\/([^/?]+)\/converse$/;
+
+export function converseCall(clientPath: string): { model: string } | undefined {
+  const match = BEDROCK_CONVERSE.exec(clientPath.split('?')[0] ?? '');
+  if (!match) return undefined;
+  try {
+    return { model: decodeURIComponent(match[1] as string) };
+  } catch {
+    return undefined;
+  }
+}
+
 export function apiOf(kind: UpstreamKind, method: string, clientPath: string): Api {
   if (method !== 'POST') return 'other';
-  const pathname = clientPath.split('?')[0];
+  const pathname = clientPath.split('?')[0] ?? '';
   if (kind === 'anthropic') return pathname === '/v1/messages' ? 'messages' : 'other';
-  if (kind === 'gemini') return geminiCall(clientPath) ? 'gemini' : 'other';
+  if (kind === 'bedrock') return converseCall(pathname) ? 'converse' : 'other';
+  if (kind === 'gemini' || kind === 'vertex') {
+    const vertexPath = pathname.startsWith('/publishers/');
+    return geminiCall(clientPath) && vertexPath === (kind === 'vertex') ? 'gemini' : 'other';
+  }
   if (pathname === '/v1/chat/completions') return 'chat';
   if (pathname === '/v1/responses') return 'responses';
   return 'other';
@@ -88,7 +120,7 @@ export function apiOf(kind: UpstreamKind, method: string, clientPath: string): A
  */
 export function withoutKeyParam(kind: UpstreamKind, clientPath: string): string {
   const at = clientPath.indexOf('?');
-  if (kind !== 'gemini' || at === -1) return clientPath;
+  if ((kind !== 'gemini' && kind !== 'vertex') || at === -1) return clientPath;
   const params = new URLSearchParams(clientPath.slice(at + 1));
   if (!params.has('key')) return clientPath;
   params.delete('key');
@@ -100,24 +132,61 @@ const AUTH_HEADER: Record<UpstreamKind, (key: string) => Record<string, string>>
   openai: (key) => ({ authorization: `Bearer ${key}` }),
   anthropic: (key) => ({ 'x-api-key': key }),
   gemini: (key) => ({ 'x-goog-api-key': key }),
+  // A Bedrock API key (AWS_BEARER_TOKEN_BEDROCK); without one, requests are signed (aws-sigv4).
+  bedrock: (key) => ({ authorization: `Bearer ${key}` }),
+  vertex: (key) => ({ authorization: `Bearer ${key}` }),
 };
 
-export type AuthResult = { ok: true; headers: Record<string, string> } | { ok: false; missingEnv: string };
+/** What a signer needs of the request as it is forwarded. */
+export interface OutgoingRequest {
+  method: string;
+  url: URL;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: Buffer;
+}
 
-/** The real key, read at forward time so a rotated key is picked up and nothing caches it. */
-export function upstreamAuth(upstream: Upstream, env: Readonly<Record<string, string | undefined>>): AuthResult {
+export type AuthResult =
+  { ok: true; headers: Record<string, string>; sign?: (request: OutgoingRequest) => Record<string, string> } | { ok: false; message: string };
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The real credentials, read at forward time so a rotated key is picked up and nothing caches it (Google's token cache aside). */
+export async function upstreamAuth(upstream: Upstream, env: Env): Promise<AuthResult> {
+  const auth = upstream.auth;
+  if (auth?.scheme === 'aws-sigv4') {
+    const read = awsCredentialsFrom(env);
+    if (!read.ok) return { ok: false, message: `environment variable ${read.missingEnv} is not set` };
+    const { region, service } = auth;
+    return { ok: true, headers: {}, sign: (request) => signV4({ ...request, region, service, credentials: read.credentials }) };
+  }
+  if (auth?.scheme === 'google-adc') {
+    try {
+      return { ok: true, headers: { authorization: `Bearer ${await googleAccessToken(env)}` } };
+    } catch (error) {
+      return { ok: false, message: `no Google access token from Application Default Credentials: ${(error as Error).message}` };
+    }
+  }
   if (upstream.apiKeyEnv === undefined) return { ok: true, headers: {} };
   const key = env[upstream.apiKeyEnv];
-  if (!key) return { ok: false, missingEnv: upstream.apiKeyEnv };
-  return { ok: true, headers: AUTH_HEADER[upstream.kind](key) };
+  if (!key) return { ok: false, message: `environment variable ${upstream.apiKeyEnv} is not set` };
+  return { ok: true, headers: auth?.scheme === 'api-key' ? { 'api-key': key } : AUTH_HEADER[upstream.kind](key) };
+}
+
+/** The variables an upstream's credentials are read from. */
+function credentialVariables(upstream: Upstream): string[] {
+  const names = upstream.apiKeyEnv === undefined ? [] : [upstream.apiKeyEnv];
+  if (upstream.auth?.scheme === 'aws-sigv4') names.push('AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN');
+  return names;
 }
 
 /** Key values that must never reach a recording. */
-export function secretValues(upstreams: Iterable<Upstream>, env: Readonly<Record<string, string | undefined>>): string[] {
+export function secretValues(upstreams: Iterable<Upstream>, env: Env): string[] {
   const values = new Set<string>();
   for (const upstream of upstreams) {
-    const value = upstream.apiKeyEnv === undefined ? undefined : env[upstream.apiKeyEnv];
-    if (value && value.length >= 8) values.add(value);
+    for (const name of credentialVariables(upstream)) {
+      const value = env[name];
+      if (value && value.length >= 8) values.add(value);
+    }
   }
   return [...values];
 }

@@ -1,7 +1,7 @@
 import type { SseEvent } from './sse.js';
 
 /** The APIs the gateway meters; everything else passes through unmetered. */
-export type MeteredApi = 'chat' | 'responses' | 'messages' | 'gemini';
+export type MeteredApi = 'chat' | 'responses' | 'messages' | 'gemini' | 'converse';
 export type Api = MeteredApi | 'other';
 
 /** One response's tokens, normalised: input includes cache reads/writes, output includes reasoning. */
@@ -42,6 +42,8 @@ export function usageReader(api: MeteredApi): UsageReader {
       return new MessagesReader();
     case 'gemini':
       return new GeminiReader();
+    case 'converse':
+      return new ConverseReader();
   }
 }
 
@@ -165,14 +167,22 @@ function fromResponsesUsage(usage: unknown): ReadUsage | undefined {
   };
 }
 
-/** Anthropic's input_tokens excludes cache reads and writes, so they are added back; there is no total to check. */
-function fromAnthropicUsage(usage: unknown): ReadUsage | undefined {
+/** Where a usage object that counts its input without the cache keeps each count. */
+interface UncachedInputFields {
+  input: string;
+  output: string;
+  cacheRead: string;
+  cacheWrite: string;
+}
+
+/** Input counted without cache reads and writes, so they are added back; there is no total to check. */
+function fromUncachedInputUsage(usage: unknown, names: UncachedInputFields): ReadUsage | undefined {
   if (usage === undefined || usage === null) return undefined;
   const c = new Counts(usage);
-  const uncached = c.get('input_tokens');
-  const output = c.get('output_tokens');
-  const cacheRead = c.get('cache_read_input_tokens') ?? 0;
-  const cacheWrite = c.get('cache_creation_input_tokens') ?? 0;
+  const uncached = c.get(names.input);
+  const output = c.get(names.output);
+  const cacheRead = c.get(names.cacheRead) ?? 0;
+  const cacheWrite = c.get(names.cacheWrite) ?? 0;
   if (uncached === undefined || output === undefined) return undefined;
   return {
     usage: {
@@ -184,6 +194,28 @@ function fromAnthropicUsage(usage: unknown): ReadUsage | undefined {
     },
     anomalies: c.anomalies,
   };
+}
+
+const ANTHROPIC_FIELDS: UncachedInputFields = {
+  input: 'input_tokens',
+  output: 'output_tokens',
+  cacheRead: 'cache_read_input_tokens',
+  cacheWrite: 'cache_creation_input_tokens',
+};
+
+/**
+ * Bedrock Converse counts like Anthropic. totalTokens is not checked: AWS documents it as input
+ * plus output, and whether cached tokens are in it differs by model.
+ */
+const CONVERSE_FIELDS: UncachedInputFields = {
+  input: 'inputTokens',
+  output: 'outputTokens',
+  cacheRead: 'cacheReadInputTokens',
+  cacheWrite: 'cacheWriteInputTokens',
+};
+
+function fromAnthropicUsage(usage: unknown): ReadUsage | undefined {
+  return fromUncachedInputUsage(usage, ANTHROPIC_FIELDS);
 }
 
 /**
@@ -219,6 +251,23 @@ function fromGeminiUsage(usage: unknown): ReadUsage | undefined {
     },
     anomalies: c.anomalies,
   };
+}
+
+/** Converse answers with one JSON body and names no model (it is in the request's path). */
+class ConverseReader implements UsageReader {
+  private read: ReadUsage | undefined;
+
+  body(body: string): void {
+    this.read = fromUncachedInputUsage(field(parseObject(body), 'usage'), CONVERSE_FIELDS);
+  }
+
+  event(): void {
+    // converse-stream is refused at the route (upstreams.ts), so no events arrive.
+  }
+
+  result(): UsageReading {
+    return reading(undefined, this.read);
+  }
 }
 
 class ChatCompletionsReader implements UsageReader {

@@ -10,7 +10,13 @@ import { useTempDirs } from '../helpers/tmp.js';
 const tempDir = useTempDirs();
 
 function canonical(api: Exclude<Api, 'other'>, body: Record<string, unknown>): CanonicalRequest {
-  const paths = { chat: '/v1/chat/completions', responses: '/v1/responses', messages: '/v1/messages', gemini: '/v1beta/models/m:generateContent' };
+  const paths = {
+    chat: '/v1/chat/completions',
+    responses: '/v1/responses',
+    messages: '/v1/messages',
+    gemini: '/v1beta/models/m:generateContent',
+    converse: '/model/m/converse',
+  };
   const path = paths[api];
   return canonicalRequest({ upstream: 'u', method: 'POST', pathWithQuery: path, api, body: Buffer.from(JSON.stringify(body)), json: body });
 }
@@ -58,6 +64,13 @@ const SHAPES: Record<Exclude<Api, 'other'>, (output: string, model?: string) => 
       { role: 'user', parts: [{ text: 'fix it' }] },
       { role: 'model', parts: [{ functionCall: { name: 'run_tests', args: {} } }] },
       { role: 'user', parts: [{ functionResponse: { name: 'run_tests', response: { output } } }] },
+    ],
+  }),
+  converse: (output) => ({
+    messages: [
+      { role: 'user', content: [{ text: 'fix it' }] },
+      { role: 'assistant', content: [{ toolUse: { toolUseId: 'c1', name: 'run_tests', input: {} } }] },
+      { role: 'user', content: [{ toolResult: { toolUseId: 'c1', content: [{ text: output }] } }] },
     ],
   }),
 };

@@ -63,6 +63,9 @@ describe('redactText: credential forms inside one string (a shell command, a URL
     ['curl -u user:pass', `curl -u me:${SECRET} https://x`, 'curl -u me:[REDACTED] https://x'],
     ['curl --user=user:pass', `curl --user=me:${SECRET} https://x`, 'curl --user=me:[REDACTED] https://x'],
     ['a token a detector knows, with no name', `echo ghp_${'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'}`, 'echo [REDACTED]'],
+    ['an OpenRouter key, with no name', `echo sk-or-v1-${'0123456789abcdef'.repeat(4)}`, 'echo [REDACTED]'],
+    ['a Bedrock API key, with no name', 'echo ABSKQmVkcm9ja0FQSUtleS1leGFtcGxlLTAxMjM0NTY3ODk=', 'echo [REDACTED]'],
+    ['a Google access token, with no name', 'echo ya29.a0AfH6SMBexample-token_0123456789', 'echo [REDACTED]'],
   ];
   for (const [name, text, expected] of forms) {
     it(`redacts ${name}`, () => {

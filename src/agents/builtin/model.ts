@@ -1,7 +1,11 @@
+import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
 import { createAnthropic } from '@ai-sdk/anthropic';
+import { createAzure } from '@ai-sdk/azure';
+import { createVertex } from '@ai-sdk/google-vertex';
 import { createGroq } from '@ai-sdk/groq';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { createOpenRouter } from '@openrouter/ai-sdk-provider';
 import type { LanguageModel } from 'ai';
 import { InputError } from '../../errors.js';
 import type { ModelAccess } from '../agent.js';
@@ -17,6 +21,13 @@ import type { ModelSpec } from '../models/providers.js';
  *   because the gateway meters OpenAI- and Anthropic-shaped traffic only.
  * - groq: @ai-sdk/groq (Chat Completions).
  * - ollama, openai-compatible: @ai-sdk/openai-compatible (Chat Completions).
+ * - bedrock: @ai-sdk/amazon-bedrock (the Converse API), given the placeholder as a Bedrock API key
+ *   so that it signs nothing: the gateway signs upstream (SigV4) or sends the real API key. The
+ *   region is the gateway's; the SDK only needs one to exist.
+ * - azure: @ai-sdk/azure (the Responses API on the v1 endpoint), the model id being the deployment.
+ * - vertex: @ai-sdk/google-vertex (Gemini's generateContent), given the placeholder as an express
+ *   mode key so that it asks Google for no token: the gateway adds its own.
+ * - openrouter: @openrouter/ai-sdk-provider (Chat Completions), usage included in every answer.
  * - gemini: refused. It is Gemini's native protocol, there for external agents (Gemini CLI); the
  *   built-in agent reaches Gemini models as `google:<model>`.
  */
@@ -31,6 +42,14 @@ export function createLanguageModel(spec: ModelSpec, access: Pick<ModelAccess, '
       return createAnthropic({ baseURL: `${baseURL}/v1`, apiKey })(spec.modelId);
     case 'groq':
       return createGroq({ baseURL, apiKey })(spec.modelId);
+    case 'bedrock':
+      return createAmazonBedrock({ baseURL, apiKey, region: 'gateway' })(spec.modelId);
+    case 'azure':
+      return createAzure({ baseURL, apiKey }).responses(spec.modelId);
+    case 'vertex':
+      return createVertex({ baseURL: `${baseURL}/publishers/google`, apiKey })(spec.modelId);
+    case 'openrouter':
+      return createOpenRouter({ baseURL, apiKey, compatibility: 'strict' })(spec.modelId, { usage: { include: true } });
     case 'gemini':
       throw new InputError(
         `--model ${spec.spec}: the built-in agent does not speak Gemini's native protocol (fix: use --model google:${spec.modelId}, or an external agent such as gemini-cli)`,

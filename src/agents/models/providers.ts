@@ -1,12 +1,13 @@
 import { InputError } from '../../errors.js';
-import type { UpstreamConfig } from '../../gateway/index.js';
+import type { UpstreamAuth, UpstreamConfig } from '../../gateway/index.js';
 
 /**
  * What `--model <provider>:<model>` means: which gateway upstream the traffic goes to, in which
  * wire format, and which environment variable holds the key. No AI SDK import here, so the CLI and
  * the engine can check specs and keys without loading any provider package.
  */
-export type ProviderName = 'openai' | 'anthropic' | 'google' | 'gemini' | 'groq' | 'ollama' | 'openai-compatible';
+export type ProviderName =
+  'openai' | 'anthropic' | 'google' | 'gemini' | 'groq' | 'ollama' | 'openai-compatible' | 'bedrock' | 'azure' | 'vertex' | 'openrouter';
 
 export interface ModelSpec {
   /** As the user wrote it, e.g. `openai:gpt-4.1-mini`; the agent's name in reports. */
@@ -23,8 +24,15 @@ interface ProviderInfo {
   baseUrl?: (env: Env) => string;
   /** Key variables, first match wins; the first is the one named when none is set. */
   keyEnv: string[];
-  /** True when the provider works without a key (local servers). */
+  /** True when the provider works without a key (local servers, or credentials found another way). */
   keyOptional?: boolean;
+  /**
+   * Variables the default base URL is built from (a region, a resource name), each with the
+   * alternatives that may stand in for it; all are needed unless --base-url is given.
+   */
+  urlEnv?: string[][];
+  /** How the gateway authenticates when not with the key variable alone (AWS SigV4, Google ADC). */
+  auth?: (env: Env, keyEnv: string | undefined) => UpstreamAuth | undefined;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -46,7 +54,49 @@ export const PROVIDERS: Record<ProviderName, ProviderInfo> = {
   groq: { kind: 'openai', baseUrl: () => 'https://api.groq.com/openai/v1', keyEnv: ['GROQ_API_KEY'] },
   ollama: { kind: 'openai', baseUrl: (env) => `${ollamaHost(env)}/v1`, keyEnv: [], keyOptional: true },
   'openai-compatible': { kind: 'openai', keyEnv: ['OPENAI_COMPATIBLE_API_KEY'], keyOptional: true },
+  // A Bedrock API key when there is one; else the AWS access key pair, and the gateway signs (SigV4).
+  bedrock: {
+    kind: 'bedrock',
+    baseUrl: (env) => `https://bedrock-runtime.${awsRegion(env)}.amazonaws.com`,
+    keyEnv: ['AWS_BEARER_TOKEN_BEDROCK', 'AWS_ACCESS_KEY_ID'],
+    urlEnv: [['AWS_REGION', 'AWS_DEFAULT_REGION']],
+    auth: (env, keyEnv) => (keyEnv === 'AWS_ACCESS_KEY_ID' ? { scheme: 'aws-sigv4', region: awsRegion(env), service: 'bedrock' } : undefined),
+  },
+  // Azure OpenAI's v1 API (no api-version), the deployment name as the model; the key in `api-key`.
+  azure: {
+    kind: 'openai',
+    baseUrl: (env) => `https://${env['AZURE_RESOURCE_NAME'] ?? ''}.openai.azure.com/openai/v1`,
+    keyEnv: ['AZURE_API_KEY'],
+    urlEnv: [['AZURE_RESOURCE_NAME']],
+    auth: () => ({ scheme: 'api-key' }),
+  },
+  // Gemini on Vertex AI; the gateway's token comes from Application Default Credentials.
+  vertex: {
+    kind: 'vertex',
+    baseUrl: (env) => vertexBaseUrl(env['GOOGLE_VERTEX_PROJECT'] ?? '', env['GOOGLE_VERTEX_LOCATION'] ?? ''),
+    keyEnv: ['GOOGLE_APPLICATION_CREDENTIALS'],
+    keyOptional: true,
+    urlEnv: [['GOOGLE_VERTEX_PROJECT'], ['GOOGLE_VERTEX_LOCATION']],
+    auth: () => ({ scheme: 'google-adc' }),
+  },
+  openrouter: { kind: 'openai', baseUrl: () => 'https://openrouter.ai/api/v1', keyEnv: ['OPENROUTER_API_KEY'] },
 };
+
+/** AWS_REGION as the AWS SDKs read it (AWS_DEFAULT_REGION as the CLI's older name). */
+function awsRegion(env: Env): string {
+  return env['AWS_REGION'] || env['AWS_DEFAULT_REGION'] || '';
+}
+
+/** The project's location on Vertex AI, hosted as the AI SDK does (`global` has no region prefix). */
+function vertexBaseUrl(project: string, location: string): string {
+  const host =
+    location === 'global'
+      ? 'aiplatform.googleapis.com'
+      : location === 'eu' || location === 'us'
+        ? `aiplatform.${location}.rep.googleapis.com`
+        : `${location}-aiplatform.googleapis.com`;
+  return `https://${host}/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}`;
+}
 
 const SPEC = /^([a-z][a-z-]*):(\S+)$/;
 
@@ -91,7 +141,17 @@ export interface UpstreamPlan {
  */
 export function upstreamFor(provider: ProviderName, options: { env: Env; baseUrl?: string; replay: boolean; spec: string }): UpstreamPlan {
   const info = PROVIDERS[provider];
-  let baseUrl = options.baseUrl ?? info.baseUrl?.(options.env) ?? (options.replay ? 'http://replay.invalid/v1' : undefined);
+  const unset = (info.urlEnv ?? []).find((names) => names.every((name) => (options.env[name] ?? '') === ''));
+  // SigV4 signs for a region whatever the URL, so Bedrock's is needed with --base-url too.
+  const regionForSigning = provider === 'bedrock' && keyVariable(provider, options.env) === 'AWS_ACCESS_KEY_ID';
+  if (unset && !options.replay && (options.baseUrl === undefined || regionForSigning)) {
+    const [first, ...others] = unset as [string, ...string[]];
+    const alternatives = others.length > 0 ? ` (or ${others.join(', ')})` : '';
+    throw new InputError(
+      `${flagOf(options.spec)} ${options.spec}: ${provider} needs ${first}${alternatives} (fix: export ${first}=<value>; see docs/providers.md)`,
+    );
+  }
+  let baseUrl = options.baseUrl ?? (unset ? undefined : info.baseUrl?.(options.env)) ?? (options.replay ? 'http://replay.invalid/v1' : undefined);
   if (baseUrl === undefined) {
     throw new InputError(`${flagOf(options.spec)} ${options.spec}: ${provider} needs --base-url (fix: e.g. --base-url http://127.0.0.1:8000/v1 for vLLM)`);
   }
@@ -106,7 +166,15 @@ export function upstreamFor(provider: ProviderName, options: { env: Env; baseUrl
       `${flagOf(options.spec)} ${options.spec}: ${first}${alternatives} is not set (fix: export ${first}=<your key>, or replay a cassette with --replay DIR)`,
     );
   }
-  return { name: provider, config: { kind: info.kind, baseUrl, ...(keyEnv ? { apiKeyEnv: keyEnv } : {}) } };
+  const auth = info.auth?.(options.env, keyEnv);
+  // With SigV4 or Google ADC no single variable is the key sent.
+  const apiKeyEnv = auth?.scheme === 'aws-sigv4' || auth?.scheme === 'google-adc' ? undefined : keyEnv;
+  if (auth?.scheme === 'aws-sigv4' && (options.env['AWS_SECRET_ACCESS_KEY'] ?? '') === '' && !options.replay) {
+    throw new InputError(
+      `${flagOf(options.spec)} ${options.spec}: AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not (fix: export both, or AWS_BEARER_TOKEN_BEDROCK)`,
+    );
+  }
+  return { name: provider, config: { kind: info.kind, baseUrl, ...(apiKeyEnv ? { apiKeyEnv } : {}), ...(auth ? { auth } : {}) } };
 }
 
 /** The flag a spec came from: `--model` for provider:model, `--agent` for an external agent's profile. */

@@ -39,6 +39,9 @@ export function secretLine(detector: string): string {
     'npm-token': () => `np${'m'}_${v(ALNUM, 36)}`,
     'pypi-token': () => `pypi-${'AgEIcHlwaS5vcmc'}${v(URLSAFE, 60)}`,
     jwt: () => `${'eyJ'}${v(ALNUM, 20)}.${'eyJ'}${v(ALNUM, 30)}.${v(URLSAFE, 40)}`,
+    'openrouter-api-key': () => `sk-${'or'}-v1-${v('0123456789abcdef', 64)}`,
+    'aws-bedrock-api-key': () => `AB${'SK'}${v(B64, 60)}=`,
+    'google-oauth-access-token': () => `ya${'29'}.${v(URLSAFE, 60)}`,
   };
   const make = pieces[detector];
   if (!make) throw new Error(`no generator for secret detector ${detector}`);
@@ -65,4 +68,7 @@ export const GENERATED_DETECTORS = [
   'npm-token',
   'pypi-token',
   'jwt',
+  'openrouter-api-key',
+  'aws-bedrock-api-key',
+  'google-oauth-access-token',
 ] as const;
