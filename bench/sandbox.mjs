@@ -2,6 +2,8 @@
 // What a sandboxed command costs, against the floor it wraps, side by side in one run (the sides
 // alternated command by command, several rounds):
 //   bwrap:          Crucible's bwrap executor running `true`
+//   bwrap, limits:  the same with every limit set (a cgroup with pids/memory/CPU, rlimits), as
+//                   an attempt's commands run
 //   bare bwrap:     `bwrap <Crucible's own mounts and flags> -- true` (the same argv Crucible builds,
 //                   without its supervisor, limits or Node), spawned the same way
 //   minimal bwrap:  `bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all -- true`
@@ -55,6 +57,9 @@ async function timed(fn) {
   return nowMs() - started;
 }
 
+/** An attempt's usual limits: each needs its own setup (cgroup controllers, rlimits). */
+const LIMITS = { pids: 512, memoryBytes: 2 * 1024 ** 3, cpuSeconds: 600, fileSizeBytes: 1024 ** 3 };
+
 function layoutFor(name) {
   const dir = join(scratch, name);
   const layout = { writable: [join(dir, 'ws')], hidden: [], readOnly: [], home: join(dir, 'home'), tmp: join(dir, 'tmp') };
@@ -64,8 +69,10 @@ function layoutFor(name) {
 
 /** The sides of one executor kind: name → a function running one `true`. */
 async function sides(kind, layout, executor) {
-  const crucible = () => executor.exec({ argv: ['true'], cwd: layout.writable[0], timeoutMs: 60_000, network: 'none' });
+  const request = { argv: ['true'], cwd: layout.writable[0], timeoutMs: 60_000, network: 'none' };
+  const crucible = () => executor.exec(request);
   if (kind === 'bwrap') {
+    const limited = createExecutor(kind, { ...layout, limits: LIMITS });
     const mounts = await resolveMounts(layout, 'none', {
       path: process.env.PATH ?? '',
       pyenvRoot: process.env.PYENV_ROOT,
@@ -77,6 +84,7 @@ async function sides(kind, layout, executor) {
     const minimal = [bwrapPath, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--', 'true'];
     return {
       'crucible bwrap': crucible,
+      'crucible bwrap, limits': () => limited.exec(request),
       'bare bwrap, Crucible mounts': () => spawnChecked([bwrapPath, ...bare.args], bare.files),
       'minimal bwrap': () => spawnChecked(minimal),
     };
@@ -121,10 +129,12 @@ console.log('| side | min ms | median ms | median / floor |');
 console.log('|---|---:|---:|---:|');
 for (const kind of kinds) {
   const names = [...samples.keys()].filter((n) => n.includes(kind) || (kind === 'local' && n === 'spawn true'));
-  const floor = names[1] ? median(samples.get(names[1])) : undefined;
+  // The floor is the first side that is not Crucible's (bare bwrap with Crucible's mounts, docker exec, a bare spawn).
+  const floorName = names.find((n) => !n.startsWith('crucible'));
+  const floor = floorName ? median(samples.get(floorName)) : undefined;
   for (const name of names) {
     const values = samples.get(name);
-    const ratio = floor && name === names[0] ? `${(median(values) / floor).toFixed(1)}×` : '';
+    const ratio = floor && name.startsWith('crucible') ? `${(median(values) / floor).toFixed(2)}×` : '';
     console.log(`| ${name} | ${min(values).toFixed(1)} | ${median(values).toFixed(1)} | ${ratio} |`);
   }
 }
