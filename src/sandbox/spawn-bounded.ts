@@ -143,7 +143,11 @@ class BoundedRun {
       controlStream.on('error', () => undefined);
       const control = request.control;
       if (typeof control === 'string') controlStream.write(control);
-      else void control.then((text) => !this.settled && controlStream.write(text), () => undefined);
+      else
+        void control.then(
+          (text) => !this.settled && controlStream.write(text),
+          () => undefined,
+        );
     }
     const infoStream = child.stdio[FIRST_FILE_FD + files.length];
     if (request.onInfo && isDuplex(infoStream)) {
