@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { Duplex } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { encodePerlOrders, errnoName, PERL_INIT } from '../../src/sandbox/perl-init.js';
 import type { PerlOrders } from '../../src/sandbox/perl-init.js';
@@ -10,7 +11,8 @@ function runInit(orders: PerlOrders): Promise<{ status: number | null; stdout: s
     let stdout = '';
     let control = '';
     child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    const channel = child.stdio[3] as NodeJS.ReadWriteStream;
+    const channel = child.stdio[3];
+    if (!(channel instanceof Duplex)) throw new Error('fd 3 is not a socket');
     channel.on('data', (chunk: Buffer) => (control += chunk.toString()));
     channel.write(encodePerlOrders(orders));
     child.on('error', reject);
