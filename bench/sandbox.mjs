@@ -2,6 +2,8 @@
 // What a sandboxed command costs, against the floor it wraps, side by side in one run (the sides
 // alternated command by command, several rounds):
 //   bwrap:          Crucible's bwrap executor running `true`
+//   bwrap, limits:  the same with every limit set (a cgroup with pids/memory/CPU, rlimits), as
+//                   an attempt's commands run
 //   bare bwrap:     `bwrap <Crucible's own mounts and flags> -- true` (the same argv Crucible builds,
 //                   without its supervisor, limits or Node), spawned the same way
 //   minimal bwrap:  `bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all -- true`
@@ -10,9 +12,11 @@
 //   local:          Crucible's local executor (no sandbox), for reference only
 // Every command's exit status is checked; a failing one stops the bench.
 // Usage: npm run build && node bench/sandbox.mjs [--rounds 5] [--commands 20] [--kinds bwrap,docker,local]
-// Prints min and median per command over every command of every round, and the load.
+// Prints min and median per command over every command of every round, the CPU time each side
+// used per command (this process and its waited-for children: steadier than wall time under
+// load), and the load.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,12 +52,30 @@ function spawnChecked(argv, files = []) {
   });
 }
 
+/**
+ * CPU milliseconds used so far by this process and by the children it has waited for (theirs
+ * include their own waited-for descendants: bwrap, the init, the command). Less load-sensitive
+ * than wall time on a shared machine; a docker daemon's work is not in it.
+ */
+function cpuMs() {
+  const { user, system } = process.cpuUsage();
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // cutime and cstime, fields 16 and 17 of stat(5), in clock ticks (100 per second on Linux).
+  const childTicks = Number(fields[13]) + Number(fields[14]);
+  return (user + system) / 1000 + childTicks * 10;
+}
+
 async function timed(fn) {
   const started = nowMs();
+  const cpuBefore = cpuMs();
   const result = await fn();
   if (result && typeof result === 'object' && result.exitCode !== 0) throw new Error(`benchmark command failed: ${JSON.stringify(result)}`);
-  return nowMs() - started;
+  return { ms: nowMs() - started, cpu: cpuMs() - cpuBefore };
 }
+
+/** An attempt's usual limits: each needs its own setup (cgroup controllers, rlimits). */
+const LIMITS = { pids: 512, memoryBytes: 2 * 1024 ** 3, cpuSeconds: 600, fileSizeBytes: 1024 ** 3 };
 
 function layoutFor(name) {
   const dir = join(scratch, name);
@@ -64,8 +86,10 @@ function layoutFor(name) {
 
 /** The sides of one executor kind: name → a function running one `true`. */
 async function sides(kind, layout, executor) {
-  const crucible = () => executor.exec({ argv: ['true'], cwd: layout.writable[0], timeoutMs: 60_000, network: 'none' });
+  const request = { argv: ['true'], cwd: layout.writable[0], timeoutMs: 60_000, network: 'none' };
+  const crucible = () => executor.exec(request);
   if (kind === 'bwrap') {
+    const limited = createExecutor(kind, { ...layout, limits: LIMITS });
     const mounts = await resolveMounts(layout, 'none', {
       path: process.env.PATH ?? '',
       pyenvRoot: process.env.PYENV_ROOT,
@@ -77,6 +101,7 @@ async function sides(kind, layout, executor) {
     const minimal = [bwrapPath, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--', 'true'];
     return {
       'crucible bwrap': crucible,
+      'crucible bwrap, limits': () => limited.exec(request),
       'bare bwrap, Crucible mounts': () => spawnChecked([bwrapPath, ...bare.args], bare.files),
       'minimal bwrap': () => spawnChecked(minimal),
     };
@@ -95,6 +120,8 @@ async function sides(kind, layout, executor) {
 }
 
 const samples = new Map();
+/** Side → total CPU ms over its counted commands. */
+const cpuSamples = new Map();
 for (const kind of kinds) {
   for (let r = -1; r < rounds; r++) {
     const layout = layoutFor(`${kind}-${r}`);
@@ -106,8 +133,11 @@ for (const kind of kinds) {
         // Alternated, and the order reversed every command, so a drift in load hits each side alike.
         const order = i % 2 === 0 ? named : [...named].reverse();
         for (const [name, run] of order) {
-          const ms = await timed(run);
-          if (r >= 0) samples.set(name, [...(samples.get(name) ?? []), ms]);
+          const { ms, cpu } = await timed(run);
+          if (r >= 0) {
+            samples.set(name, [...(samples.get(name) ?? []), ms]);
+            cpuSamples.set(name, (cpuSamples.get(name) ?? 0) + cpu);
+          }
         }
       }
     } finally {
@@ -117,15 +147,18 @@ for (const kind of kinds) {
 }
 
 console.log(`${rounds} rounds × ${commands} \`true\` per side, alternated; node ${process.version}; ${loadLine()}`);
-console.log('| side | min ms | median ms | median / floor |');
-console.log('|---|---:|---:|---:|');
+console.log('| side | min ms | median ms | median / floor | CPU ms per command |');
+console.log('|---|---:|---:|---:|---:|');
 for (const kind of kinds) {
   const names = [...samples.keys()].filter((n) => n.includes(kind) || (kind === 'local' && n === 'spawn true'));
-  const floor = names[1] ? median(samples.get(names[1])) : undefined;
+  // The floor is the first side that is not Crucible's (bare bwrap with Crucible's mounts, docker exec, a bare spawn).
+  const floorName = names.find((n) => !n.startsWith('crucible'));
+  const floor = floorName ? median(samples.get(floorName)) : undefined;
   for (const name of names) {
     const values = samples.get(name);
-    const ratio = floor && name === names[0] ? `${(median(values) / floor).toFixed(1)}×` : '';
-    console.log(`| ${name} | ${min(values).toFixed(1)} | ${median(values).toFixed(1)} | ${ratio} |`);
+    const ratio = floor && name.startsWith('crucible') ? `${(median(values) / floor).toFixed(2)}×` : '';
+    const cpu = (cpuSamples.get(name) ?? 0) / values.length;
+    console.log(`| ${name} | ${min(values).toFixed(1)} | ${median(values).toFixed(1)} | ${ratio} | ${cpu.toFixed(1)} |`);
   }
 }
 rmSync(scratch, { recursive: true, force: true });

@@ -102,7 +102,7 @@ function passwd(home: string): string {
 function exposeAs(path: string, visible: readonly string[]): MountOp | undefined {
   let real: string;
   try {
-    real = realpathSync(path);
+    real = realpathSync.native(path);
   } catch {
     return undefined;
   }
@@ -165,7 +165,7 @@ function userHomes(userHome: string): Set<string> {
 
 function resolved(path: string): string | undefined {
   try {
-    return realpathSync(path);
+    return realpathSync.native(path);
   } catch {
     return undefined;
   }

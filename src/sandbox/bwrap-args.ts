@@ -22,12 +22,16 @@ export interface BwrapPlan {
   network: NetworkMode;
   cwd: string;
   command: string[];
+  /** Ask bwrap for its sandbox's host pid (`--info-fd`), on the descriptor after the data files. */
+  info?: boolean;
 }
 
 export interface BwrapInvocation {
   args: string[];
   /** Contents of the `data` mounts, in order: the first is read from fd 4, the next from 5, … */
   files: string[];
+  /** With `info`: the descriptor bwrap writes its info to, the one after the files. */
+  infoFd?: number;
 }
 
 const FIRST_DATA_FD = 4;
@@ -89,8 +93,10 @@ export function buildBwrapArgs(plan: BwrapPlan): BwrapInvocation {
   // them writable until then.
   for (const mount of plan.mounts) if (mount.kind === 'hide-dir') args.push('--remount-ro', mount.path);
   args.push('--remount-ro', '/');
+  const infoFd = plan.info ? FIRST_DATA_FD + files.length : undefined;
+  if (infoFd !== undefined) args.push('--info-fd', String(infoFd));
   args.push('--chdir', plan.cwd, '--', ...plan.command);
-  return { args, files };
+  return { args, files, ...(infoFd !== undefined ? { infoFd } : {}) };
 }
 
 function orderMounts(mounts: readonly MountOp[]): MountOp[] {

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SandboxSetupError } from './errors.js';
 import type { ExecLimitName, ExecLimits } from './executor.js';
 
 /**
@@ -195,6 +196,20 @@ export class ExecCgroup {
   /** One per hierarchy; a process must be written into each to be inside the exec cgroup. */
   procsFiles(): string[] {
     return this.dirs().map((dir) => join(dir, 'cgroup.procs'));
+  }
+
+  /**
+   * Moves process `pid` into the cgroup (its future children follow), from outside: the caller's
+   * own failure, never words the command could print.
+   */
+  enter(pid: number): void {
+    for (const file of this.procsFiles()) {
+      try {
+        writeFileSync(file, String(pid));
+      } catch (error) {
+        throw new SandboxSetupError(`crucible: cannot enter cgroup ${file}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
   }
 
   /** The limit the command has hit so far, by the kernel's own counters. */

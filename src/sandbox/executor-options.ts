@@ -9,4 +9,9 @@ export interface ExecutorOptions {
    * host whose cgroups are someone else's to manage.
    */
   cgroups?: boolean;
+  /**
+   * bwrap: the perl that runs the sandbox's init (perl-init.ts) for commands without the gateway;
+   * default: /usr/bin/perl or /bin/perl where it exists. Null: node's sandbox-init for every command.
+   */
+  perlPath?: string | null;
 }

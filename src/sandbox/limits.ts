@@ -57,6 +57,24 @@ export interface LimitedRun {
   argv: string[];
   /** True once the watch has stopped the command for a limit; the result is then no surprise. */
   stopped: () => boolean;
+  /**
+   * With `enterBy: 'caller'` and an exec cgroup: moves process `pid` (of the host's pid namespace)
+   * into it. The caller must do so before anything of the command runs. Throws SandboxSetupError.
+   */
+  enter?: (pid: number) => void;
+  /** With `rlimitsBy: 'caller'`: the rlimits the caller sets itself (by then, nothing is prefixed). */
+  rlimits?: RlimitPlan;
+}
+
+/**
+ * Who applies the limits. `wrapper` (the default): the argv is prefixed with the join script and
+ * prlimit, two processes per command. `caller`: the executor enters the cgroup from the host (a
+ * write to cgroup.procs, before the command starts; bwrap tells the sandbox's pid, see bwrap.ts)
+ * or sets the rlimits in its own init, and no process is added.
+ */
+export interface LimitWiring {
+  enterBy?: 'wrapper' | 'caller';
+  rlimitsBy?: 'wrapper' | 'caller';
 }
 
 /**
@@ -69,6 +87,7 @@ export async function runLimited<R extends ExecResult>(
   support: LimitSupport,
   argv: readonly string[],
   run: (limited: LimitedRun) => Promise<R>,
+  wiring: LimitWiring = {},
 ): Promise<R> {
   if (!hasLimits(limits)) {
     return run({ argv: [...argv], stopped: () => false });
@@ -80,7 +99,11 @@ export async function runLimited<R extends ExecResult>(
     cpuSeconds: cgroup?.has('cpu') ? undefined : limits.cpuSeconds,
   };
   const nonce = randomBytes(12).toString('hex');
-  const join = cgroup ? ['/bin/sh', '-c', JOIN_SCRIPT, 'sh', nonce, ...cgroup.procsFiles(), '--'] : [];
+  const byCaller = wiring.enterBy === 'caller';
+  const join = cgroup && !byCaller ? ['/bin/sh', '-c', JOIN_SCRIPT, 'sh', nonce, ...cgroup.procsFiles(), '--'] : [];
+  const rlimits = wiring.rlimitsBy === 'caller' ? { rlimits: plan } : {};
+  const prefix = wiring.rlimitsBy === 'caller' ? [] : rlimitPrefix(plan);
+  const enter = cgroup && byCaller ? { enter: (pid: number) => cgroup.enter(pid) } : {};
   let exceeded: ExecLimitName | undefined;
   const watch = setInterval(() => {
     if (exceeded !== undefined || !cgroup) return;
@@ -90,7 +113,7 @@ export async function runLimited<R extends ExecResult>(
 
   let result: R;
   try {
-    result = await run({ argv: [...rlimitPrefix(plan), ...join, ...argv], stopped: () => exceeded !== undefined });
+    result = await run({ argv: [...prefix, ...join, ...argv], stopped: () => exceeded !== undefined, ...enter, ...rlimits });
   } finally {
     clearInterval(watch);
     exceeded ??= cgroup?.exceeded();
@@ -99,7 +122,7 @@ export async function runLimited<R extends ExecResult>(
   // Anywhere in stderr: the shell's own complaint about the write comes first.
   const joinFailed = `${JOIN_FAILURE} ${nonce} `;
   const at = result.stderr.indexOf(joinFailed);
-  if (cgroup && result.exitCode === 125 && at >= 0) {
+  if (cgroup && !byCaller && result.exitCode === 125 && at >= 0) {
     throw new SandboxSetupError(`${JOIN_FAILURE} ${result.stderr.slice(at + joinFailed.length).split('\n')[0] ?? ''}`);
   }
   const limitExceeded = exceeded ?? rlimitExceeded(result, plan);

@@ -32,16 +32,28 @@ export interface BoundedSpawnRequest {
   /** Time between SIGTERM and SIGKILL when the tree is ended. */
   killGraceMs?: number;
   /**
-   * When set, the child gets a bidirectional socket as fd 3, this text is written to it, and what
-   * the child writes back is returned as `control` (a side channel the command's output cannot
-   * mix into).
+   * When set, the child gets a bidirectional socket as fd 3, this text is written to it (once it
+   * is known, for a promise), and what the child writes back is returned as `control` (a side
+   * channel the command's output cannot mix into).
    */
-  control?: string;
+  control?: string | Promise<string>;
   /**
    * Each text is readable by the child on its own descriptor, from 4 on, and ends there (how bwrap
    * receives files it synthesizes with `--ro-bind-data`).
    */
   files?: readonly string[];
+  /**
+   * When set, the child gets one more descriptor after the files, for it to write to (how bwrap
+   * tells its sandbox's pid with `--info-fd`); called with what it wrote once it closes it.
+   */
+  onInfo?: (text: string) => void;
+  /**
+   * The child's exit means its whole tree is gone: it waited for the init of a pid namespace
+   * holding everything it started (bwrap), whose exit the kernel completes only once every process
+   * in there is dead. The search for leftovers at exit (a walk of /proc, milliseconds on a busy
+   * host) is then skipped; a timeout or abort still ends the tree as usual.
+   */
+  contained?: boolean;
 }
 
 export interface BoundedSpawnResult extends ExecResult {
@@ -107,6 +119,10 @@ class BoundedRun {
     if (request.control !== undefined) stdio.push('pipe');
     else if (files.length > 0) stdio.push('ignore');
     for (let i = 0; i < files.length; i++) stdio.push('pipe');
+    if (request.onInfo) {
+      if (request.control === undefined && files.length === 0) stdio.push('ignore');
+      stdio.push('pipe');
+    }
     this.startedAt = performance.now();
     const child = spawn(this.command, this.args, { cwd: request.cwd, env: request.env, stdio, detached: true });
     this.child = child;
@@ -125,7 +141,21 @@ class BoundedRun {
     if (request.control !== undefined && isDuplex(controlStream)) {
       this.collect(controlStream, this.control);
       controlStream.on('error', () => undefined);
-      controlStream.write(request.control);
+      const control = request.control;
+      if (typeof control === 'string') controlStream.write(control);
+      else
+        void control.then(
+          (text) => !this.settled && controlStream.write(text),
+          () => undefined,
+        );
+    }
+    const infoStream = child.stdio[FIRST_FILE_FD + files.length];
+    if (request.onInfo && isDuplex(infoStream)) {
+      const info = new BoundedOutput(CONTROL_LIMIT_BYTES);
+      const onInfo = request.onInfo;
+      infoStream.on('data', (chunk: Buffer) => info.append(chunk));
+      infoStream.on('error', () => undefined);
+      infoStream.once('end', () => onInfo(info.text()));
     }
     files.forEach((text, index) => {
       const stream = child.stdio[FIRST_FILE_FD + index];
@@ -196,7 +226,7 @@ class BoundedRun {
       this.maybeFinish();
       return;
     }
-    const leftovers = this.leaderPid === undefined ? [] : collectTree(this.treeQuery(false, false));
+    const leftovers = this.leaderPid === undefined || this.request.contained === true ? [] : collectTree(this.treeQuery(false, false));
     if (leftovers.length > 0) {
       void this.terminate();
     } else if (this.openStreams.size > 0) {

@@ -31,6 +31,37 @@ describe('bwrap executor', () => {
     expect(result.stdout.split('\n').filter(Boolean).sort()).toEqual(['0', '1', '2', '3']);
   });
 
+  it('runs a command without the gateway under the perl init, not node', async () => {
+    const result = await exec(['sh', '-c', "tr '\\0' ' ' < /proc/1/cmdline"]);
+    expect(result.stdout).toMatch(/^\/(usr\/)?bin\/perl -e /);
+  });
+
+  it('reports a command that could not be executed by its errno, under either init', async () => {
+    await writeFile(join(dirs.workspace, 'not-executable'), '#!/bin/sh\necho ran\n');
+    for (const perlPath of [undefined, null]) {
+      const result = await createExecutor('bwrap', layout, { perlPath }).exec({
+        argv: ['./not-executable'],
+        cwd: dirs.workspace,
+        timeoutMs: 30_000,
+        network: 'none',
+      });
+      expect(result, String(perlPath)).toMatchObject({ exitCode: 126, signal: null, stdout: '', notStarted: 'EACCES' });
+      expect(result.stderr).toContain('not-executable: cannot execute');
+    }
+  });
+
+  it("with node's sandbox-init (a host without perl) keeps every report: signal, errno, exit code, no stray descriptor", async () => {
+    const node = createExecutor('bwrap', layout, { perlPath: null });
+    const run = (argv: string[]) => node.exec({ argv, cwd: dirs.workspace, timeoutMs: 30_000, network: 'none' });
+    expect(await run(['sh', '-c', 'kill -9 $$'])).toMatchObject({ exitCode: null, signal: 'SIGKILL' });
+    expect(await run(['sh', '-c', 'exit 137'])).toMatchObject({ exitCode: 137, signal: null });
+    expect(await run(['no-such-command-xyz'])).toMatchObject({ exitCode: 127, notStarted: 'ENOENT' });
+    const fds = await run(['sh', '-c', 'ls /proc/self/fd; tr "\\0" " " < /proc/1/cmdline']);
+    const [listing = '', init = ''] = fds.stdout.split(/\n(?=[^\d])/);
+    expect(listing.split('\n').filter(Boolean).sort()).toEqual(['0', '1', '2', '3']);
+    expect(init).toContain('--input-type=module');
+  });
+
   it('runs without capabilities, so the sandbox cannot unmount what hides the host', async () => {
     const result = await exec(['sh', '-c', 'grep CapEff /proc/self/status']);
     expect(result.stdout.trim()).toBe('CapEff:\t0000000000000000');
@@ -179,6 +210,15 @@ describe('parseInitReport', () => {
       '',
     ].join('\n');
     expect(parseInitReport(text)).toEqual({ ready: true, exit: { exitCode: null, signal: 'SIGKILL' } });
+  });
+
+  it("reads the perl init's numbers: a signal's, an errno's, and its own setup failure", () => {
+    const text = ['{"event":"ready"}', '{"event":"exit","exitCode":null,"signal":9}', ''].join('\n');
+    expect(parseInitReport(text)).toEqual({ ready: true, exit: { exitCode: null, signal: 'SIGKILL' } });
+    const missing = '{"event":"ready"}\n{"event":"exit","exitCode":127,"signal":null,"errno":2}\n';
+    expect(parseInitReport(missing)).toEqual({ ready: true, exit: { exitCode: 127, signal: null, notStarted: 'ENOENT' } });
+    const failed = '{"event":"ready"}\n{"event":"exit","setupError":"setrlimit 1: errno 1"}\n';
+    expect(parseInitReport(failed)).toEqual({ ready: true, setupError: 'setrlimit 1: errno 1' });
   });
 
   it('reports nothing for a sandbox that never started', () => {

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -81,6 +82,28 @@ describe.each(KINDS)('%s executor limits', (kind) => {
     await expect(failed).rejects.toThrow(/^crucible: cannot enter cgroup .*gone\/cgroup\.procs$/);
     await expect(failed).rejects.toBeInstanceOf(SandboxSetupError);
   });
+
+  it.runIf(asRoot && kind === 'bwrap')(
+    "enters the cgroup from the host when the executor asks, with no wrapper, and names a failure as the harness's",
+    async () => {
+      const limits = { pids: 256, fileSizeBytes: MIB };
+      const gone = spawnSync('true').pid as number;
+      const failed = runLimited(
+        limits,
+        limitSupport(true),
+        ['bwrap'],
+        async ({ argv, enter, rlimits }) => {
+          expect(argv).toEqual(['bwrap']);
+          expect(rlimits).toEqual({ fileSizeBytes: MIB });
+          enter?.(gone);
+          throw new Error(`entered a cgroup with ${gone}, a process that is gone`);
+        },
+        { enterBy: 'caller', rlimitsBy: 'caller' },
+      );
+      await expect(failed).rejects.toThrow(/^crucible: cannot enter cgroup .*cgroup\.procs: /);
+      await expect(failed).rejects.toBeInstanceOf(SandboxSetupError);
+    },
+  );
 
   it('stops a fork loop at the pids limit', { timeout: 120_000 }, async () => {
     const arg = uniqueSleepArg();
