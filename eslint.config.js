@@ -1,5 +1,30 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import layersRule from './eslint-rules/layers.js';
+
+/**
+ * The layers of src/, lowest first (docs/architecture.md, "Layers", draws this table). A folder
+ * imports folders of its own layer or below, never in a circle, and only through their index.ts.
+ */
+export const layers = {
+  root: 'src',
+  layers: [
+    { name: 'core', folders: ['types', 'errors', 'version', 'format', 'redact', 'input'] },
+    { name: 'infrastructure', folders: ['docker', 'sandbox', 'gateway', 'store', 'workspace'] },
+    {
+      name: 'domain',
+      folders: ['tasks', 'agents', 'evidence', 'checks', 'grading', 'guard', 'trace', 'manifest', 'stats', 'config', 'environment'],
+    },
+    { name: 'engine', folders: ['engine'] },
+    {
+      name: 'features',
+      folders: ['suite', 'report', 'redteam', 'ci', 'gate', 'baseline', 'audit', 'authoring', 'importers', 'pack', 'diagnostics', 'distributed', 'grade'],
+    },
+    { name: 'front ends', folders: ['cli', 'server', 'index'] },
+  ],
+  // Temporary: each goes when the named branch (issue 26) lands; the integrator deletes the line.
+  exceptions: [],
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.crucible/**', 'examples/**', 'web/dist/**', 'coverage/**'] },
@@ -28,5 +53,10 @@ export default tseslint.config(
       parserOptions: { ecmaFeatures: { jsx: true } },
       globals: { window: 'readonly', document: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', HTMLElement: 'readonly', Document: 'readonly' },
     },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { crucible: { rules: { layers: layersRule } } },
+    rules: { 'crucible/layers': ['off', layers] },
   },
 );

@@ -52,6 +52,7 @@ export const UNIT: string[] = [
   'test/gateway/volatile.test.ts',
   'test/grading/verdict.test.ts',
   'test/guard/path-rules.test.ts',
+  'test/lint/layers-rule.test.ts',
   'test/manifest/canonical.test.ts',
   'test/report/junit.test.ts',
   'test/report/report-options.test.ts',
