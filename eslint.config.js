@@ -13,7 +13,7 @@ export const layers = {
     { name: 'infrastructure', folders: ['docker', 'sandbox', 'gateway', 'store', 'workspace'] },
     {
       name: 'domain',
-      folders: ['tasks', 'agents', 'evidence', 'checks', 'grading', 'guard', 'trace', 'manifest', 'stats', 'config', 'environment'],
+      folders: ['tasks', 'agents', 'evidence', 'checks', 'grading', 'guard', 'trace', 'manifest', 'stats', 'failures', 'config', 'environment'],
     },
     { name: 'engine', folders: ['engine'] },
     {

@@ -72,7 +72,7 @@ export const UNIT: string[] = [
   'test/suite/json-schema.test.ts',
   'test/suite/load-suite.test.ts',
   'test/suite/stats.test.ts',
-  'test/tasks/near-match.test.ts',
+  'test/format/near-match.test.ts',
   'test/trace/host-paths.test.ts',
   'test/web/baseline-compare.test.ts',
 ];

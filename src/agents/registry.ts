@@ -18,7 +18,7 @@ import { createExternalAgent } from './external/agent.js';
 import type { AgentProfile } from './external/profile.js';
 import { loadAgentsFile, loadBuiltinProfiles, mergeProfiles, profileRules, type LoadedProfile, type ProfileCatalog } from './external/profile-load.js';
 import { isModelSpec, PROVIDERS } from './models/providers.js';
-import { nearestId } from '../tasks/near-match.js';
+import { nearestId } from '../format/index.js';
 
 export { ATTACKS, attacksFor, expectedFor, findAttack, type Attack, type AttackClass, type ExpectedOutcome } from './reference/attacks/catalogue.js';
 

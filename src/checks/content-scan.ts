@@ -4,7 +4,7 @@ import { sourceLanguage } from '../evidence/source-text.js';
 import { jsRunnerWrites, type RunnerWrite } from './js-writes.js';
 import { pyRunnerWrites } from './py-writes.js';
 import { isCommentOnly, RUNNER_INTERNALS_RULES } from './runner-internals-rules.js';
-import { isExampleValue, SECRET_DETECTORS } from './secret-detectors.js';
+import { isExampleValue, SECRET_DETECTORS } from '../redact/index.js';
 
 /**
  * The only checks that read file content (secrets, runner_internals) are split in two: detection

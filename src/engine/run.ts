@@ -26,7 +26,7 @@ import { RunBudget } from './run-budget.js';
 import { StateFaultWatch, withStateDirFaults } from './state-faults.js';
 import { taskErrorAttempt } from './task-error.js';
 import { buildSummary, type RunSummaryFile } from './summary.js';
-import { runFailurePatterns } from '../report/failure-patterns.js';
+import { runFailurePatterns } from '../failures/index.js';
 import { checkEnvironmentSandbox, resolveRunEnvironments, type RunEnvironments } from './environments.js';
 import { runAdaptive, type AdaptiveRunOptions, type AdaptiveSummary } from './adaptive-run.js';
 

@@ -3,7 +3,7 @@ import { guardCounts } from '../guard/counts.js';
 import type { FailedFast, RunEnd } from './attempt-loop.js';
 import type { RunBudgetReport } from './run-budget.js';
 import type { AdaptiveSummary } from './adaptive-run.js';
-import type { AgentFailurePatterns } from '../report/view.js';
+import type { AgentFailurePatterns } from '../types/index.js';
 
 /** `summary.json`: the stable RunSummary plus what this engine adds. */
 export interface RunSummaryFile extends RunSummary {

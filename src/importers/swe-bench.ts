@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { DEFAULT_TEST_PATHS } from '../config/index.js';
 import { InputError } from '../errors.js';
 import { matcher } from '../evidence/glob.js';
-import { nearestId } from '../tasks/near-match.js';
+import { nearestId } from '../format/index.js';
 import { dockerfileBaseImages } from './field-accounting.js';
 import { prepareOutputDir, writeFileInside, writeTaskSet, type ImportResult, type SkippedTask } from './output.js';
 import { unmatchableIds, type UnmatchableId } from './swe-bench-ids.js';

@@ -9,3 +9,5 @@ export { CHECK_IDS, SECRET_PRESETS } from './check.js';
 export { REWARD_TEST_ID } from './task.js';
 export { RUN_SCHEMA_VERSION, attemptOutcome, toSummaryRow } from './run.js';
 export { RUN_STATS_SCHEMA_VERSION, UNASSIGNED_REPO } from './stats.js';
+export type * from './report-files.js';
+export { REPORTER_NAMES, REPORT_FILES } from './report-files.js';
