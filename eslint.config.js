@@ -22,8 +22,24 @@ export const layers = {
     },
     { name: 'front ends', folders: ['cli', 'server', 'index'] },
   ],
-  // Temporary: each goes when the named branch (issue 26) lands; the integrator deletes the line.
-  exceptions: [],
+  // Temporary, in files other branches of issue 26 are rewriting: each line goes when its branch lands.
+  exceptions: [
+    { from: 'cli/**', to: '**', kind: 'deep', until: 'h/cli', why: 'the CLI is rebuilt as createProgram(io)' },
+    { from: 'engine/attempt*.ts', to: '**', kind: 'deep', until: 'h/core', why: 'attempts become orchestration over evaluateChange' },
+    { from: 'engine/task-tests.ts', to: '**', kind: 'deep', until: 'h/core', why: 'crucible tests calls evaluateChange' },
+    { from: 'grading/**', to: '**', kind: 'deep', until: 'h/core', why: 'grading becomes judge(outcome)' },
+    {
+      from: 'trace/{record,replay}.ts',
+      to: 'engine',
+      kind: 'upward',
+      until: 'h/core',
+      why: 'the engine <-> trace circle: trace stores the outcome, replay calls judge',
+    },
+    { from: 'trace/{record,replay}.ts', to: '**', kind: 'deep', until: 'h/core', why: 'as above' },
+    { from: 'engine/run-files.ts', to: '**', kind: 'deep', until: 'h/rundir', why: 'run-files becomes the run-directory module' },
+    { from: 'trace/locate.ts', to: 'engine', kind: 'upward', until: 'h/rundir', why: 'findRunDir moves to the run-directory module' },
+    { from: 'trace/locate.ts', to: '**', kind: 'deep', until: 'h/rundir', why: 'as above' },
+  ],
 };
 
 export default tseslint.config(
@@ -57,6 +73,6 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     plugins: { crucible: { rules: { layers: layersRule } } },
-    rules: { 'crucible/layers': ['off', layers] },
+    rules: { 'crucible/layers': ['error', layers] },
   },
 );

@@ -12,12 +12,20 @@
 import path from 'node:path';
 import { crossFolderImports, folderOf, folderPath, isFolderEntry, resolveSpecifier } from './import-graph.js';
 
-/** `cli/**` or `engine/run-files.ts` as a RegExp over a root-relative path with `/` separators. */
+/** A glob (`cli/**`, `trace/{record,replay}.ts`) as a RegExp over a root-relative path with `/` separators. */
 function globRegExp(glob) {
-  const body = glob
-    .split('**')
-    .map((part) => part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*'))
-    .join('.*');
+  let body = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '*' && glob[i + 1] === '*') {
+      body += '.*';
+      i++;
+    } else if (c === '*') body += '[^/]*';
+    else if (c === '{') body += '(?:';
+    else if (c === '}') body += ')';
+    else if (c === ',' && body.lastIndexOf('(?:') > body.lastIndexOf(')')) body += '|';
+    else body += c.replace(/[.+?^$()|[\]\\]/g, '\\$&');
+  }
   return new RegExp(`^${body}$`);
 }
 
@@ -42,8 +50,7 @@ export function compileOptions(options, cwd) {
     }
   });
   const exceptions = options.exceptions ?? [];
-  const isExcepted = (kind, fromAbs, toAbs, toFolder) =>
-    exceptions.some((x) => excepts(x, kind, rel(root, fromAbs), rel(root, toAbs), toFolder));
+  const isExcepted = (kind, fromAbs, toAbs, toFolder) => exceptions.some((x) => excepts(x, kind, rel(root, fromAbs), rel(root, toAbs), toFolder));
   return { root, layerOf, isExcepted };
 }
 
@@ -55,8 +62,7 @@ function sameLayerGraph(compiled) {
   if (!graph) {
     graph = crossFolderImports(root).filter(
       (e) =>
-        layerOf.get(e.fromFolder)?.rank === layerOf.get(e.toFolder)?.rank &&
-        !['upward', 'cycle'].some((kind) => isExcepted(kind, e.from, e.to, e.toFolder)),
+        layerOf.get(e.fromFolder)?.rank === layerOf.get(e.toFolder)?.rank && !['upward', 'cycle'].some((kind) => isExcepted(kind, e.from, e.to, e.toFolder)),
     );
     graphs.set(root, graph);
   }
@@ -100,8 +106,7 @@ export default {
     ],
     messages: {
       unplaced: "folder '{{folder}}' is in no layer: add it to the crucible/layers table in eslint.config.js (and docs/architecture.md)",
-      upward:
-        "'{{from}}' ({{fromLayer}}) imports '{{to}}' ({{toLayer}}), a higher layer: move the shared piece down to the lowest folder that needs it",
+      upward: "'{{from}}' ({{fromLayer}}) imports '{{to}}' ({{toLayer}}), a higher layer: move the shared piece down to the lowest folder that needs it",
       cycle:
         "'{{from}}' imports '{{toFolder}}', which already imports '{{fromFolder}}' ({{path}}): folders may not import each other in a circle; move the shared piece down",
       deep: "'{{from}}' imports '{{to}}' past its folder's entry: import '{{toFolder}}/index.ts' (export it there if it is missing)",

@@ -15,3 +15,5 @@ export {
 } from './external/index.js';
 export { TRAJECTORY_FILE, type TrajectoryEvent } from './builtin/trajectory.js';
 export { isModelSpec, parseModelSpec, upstreamFor, PROVIDERS, type ModelSpec, type ProviderName } from './models/providers.js';
+export { agentsFileSchema, parseProfiles, profileSchema } from './external/index.js';
+export { createPatchAgent } from './reference/patch.js';

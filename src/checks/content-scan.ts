@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AddedLinesScan } from '../evidence/index.js';
-import { sourceLanguage } from '../evidence/source-text.js';
+import { sourceLanguage } from '../evidence/index.js';
 import { jsRunnerWrites, type RunnerWrite } from './js-writes.js';
 import { pyRunnerWrites } from './py-writes.js';
 import { isCommentOnly, RUNNER_INTERNALS_RULES } from './runner-internals-rules.js';

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { resolveAgent as resolveAgentSpec, type Agent, type AgentPrepared } from '../agents/index.js';
 import { InputError, OptionError } from '../errors.js';
-import { profileHash, type AgentProfile } from '../agents/external/index.js';
+import { profileHash, type AgentProfile } from '../agents/index.js';
 import type { AttemptPlan, AttemptResult, Task, TaskDefect } from '../types/index.js';
 import { aggregateRun } from '../stats/index.js';
 import { ATTEMPT_SCRATCH_DIRS, runAttempt, type AttemptEnv, type PreparedNotice } from './attempt.js';

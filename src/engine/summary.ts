@@ -1,5 +1,5 @@
 import { RUN_SCHEMA_VERSION, toSummaryRow, type AttemptResult, type RunStats, type RunSummary } from '../types/index.js';
-import { guardCounts } from '../guard/counts.js';
+import { guardCounts } from '../guard/index.js';
 import type { FailedFast, RunEnd } from './attempt-loop.js';
 import type { RunBudgetReport } from './run-budget.js';
 import type { AdaptiveSummary } from './adaptive-run.js';

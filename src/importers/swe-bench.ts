@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DEFAULT_TEST_PATHS } from '../config/index.js';
 import { InputError } from '../errors.js';
-import { matcher } from '../evidence/glob.js';
+import { matcher } from '../evidence/index.js';
 import { nearestId } from '../format/index.js';
 import { dockerfileBaseImages } from './field-accounting.js';
 import { prepareOutputDir, writeFileInside, writeTaskSet, type ImportResult, type SkippedTask } from './output.js';

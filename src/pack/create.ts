@@ -6,7 +6,7 @@ import yazl from 'yazl';
 import { ConfigError, InputError } from '../errors.js';
 import { loadTaskSet } from '../config/index.js';
 import { YamlSource } from '../input/index.js';
-import { taskRepoKey } from '../tasks/repo-key.js';
+import { taskRepoKey } from '../tasks/index.js';
 import { collectDir, collectGitCommit, type PackFile } from './collect.js';
 import { compareNames, MANIFEST_NAME, PACK_FORMAT, PACK_FORMAT_VERSION, serializeManifest, sha256, type PackManifest } from './manifest.js';
 import { badPackPath, foldedName, resolveInPack } from './names.js';

@@ -4,7 +4,7 @@ import type { AgentStats, AttemptResult, Cause, CheckResult, RunStats, TestGroup
 import { agentInfoText, detectionRange, duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from './format.js';
 import type { AgentFailurePatterns } from '../types/index.js';
 import type { HeldOutCard, RunView } from './view.js';
-import type { GuardAgentCounts } from '../guard/counts.js';
+import type { GuardAgentCounts } from '../guard/index.js';
 
 export interface MarkdownOptions {
   /** Include each passing attempt's checks (folded); false for the terser GitHub step summary. */

@@ -1,4 +1,4 @@
-import { reportInstruction } from '../evidence/report-format.js';
+import { reportInstruction } from '../evidence/index.js';
 import type { Task, TaskDefect, TestRunEvidence } from '../types/index.js';
 import { nearestId } from '../format/index.js';
 
