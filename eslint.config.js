@@ -13,12 +13,12 @@ export const layers = {
     { name: 'infrastructure', folders: ['docker', 'sandbox', 'gateway', 'store', 'workspace'] },
     {
       name: 'domain',
-      folders: ['tasks', 'agents', 'evidence', 'checks', 'grading', 'guard', 'trace', 'manifest', 'stats', 'failures', 'config', 'environment'],
+      folders: ['tasks', 'agents', 'evidence', 'checks', 'grading', 'guard', 'trace', 'manifest', 'stats', 'failures', 'config', 'environment', 'redteam'],
     },
     { name: 'engine', folders: ['engine'] },
     {
       name: 'features',
-      folders: ['suite', 'report', 'redteam', 'ci', 'gate', 'baseline', 'audit', 'authoring', 'importers', 'pack', 'diagnostics', 'distributed', 'grade'],
+      folders: ['suite', 'report', 'ci', 'gate', 'baseline', 'audit', 'authoring', 'importers', 'pack', 'diagnostics', 'distributed', 'grade'],
     },
     { name: 'front ends', folders: ['cli', 'server', 'index'] },
   ],

@@ -5,6 +5,7 @@
  * integration tier (real git, bwrap, SQLite, the engine in-process).
  */
 export const UNIT: string[] = [
+  'test/agents/attack-names.test.ts',
   'test/agents/builtin/trajectory.test.ts',
   'test/agents/external/profile-resolve.test.ts',
   'test/agents/external/profile-schema.test.ts',

@@ -6,4 +6,4 @@ export { RUNNER_ANALYSES, RUNNER_INTERNALS_RULES } from './runner-internals-rule
 export { describeFailing } from './describe.js';
 export type { Check, CheckInput, CheckOutcome } from './types.js';
 export { detectContent, type ContentFinding, type ContentScan } from './content-scan.js';
-export { UnsafeRule, WriteRoots, userRule } from './unsafe-command-rules.js';
+export { userRule, type UnsafeRule, type WriteRoots } from './unsafe-command-rules.js';

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { resolveAgent as resolveAgentSpec, type Agent, type AgentPrepared } from '../agents/index.js';
+import type { Agent, AgentPrepared } from '../agents/index.js';
+import { resolveRunAgent } from '../redteam/index.js';
 import { InputError, OptionError } from '../errors.js';
 import { profileHash, type AgentProfile } from '../agents/index.js';
 import type { AttemptPlan, AttemptResult, Task, TaskDefect } from '../types/index.js';
@@ -188,7 +189,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   if (options.agents.length === 0) throw new OptionError([{ field: 'agents' }], 'none given', 'add an agent');
   const duplicate = options.agents.find((a, i) => options.agents.indexOf(a) !== i);
   if (duplicate !== undefined) throw new OptionError([{ field: 'agents', value: duplicate }], 'given twice', 'list each agent once; use {trials} for repeats');
-  const resolveAgent = options.resolveAgent ?? ((spec: string) => resolveAgentSpec(spec, options.profiles));
+  const resolveAgent = options.resolveAgent ?? ((spec: string) => resolveRunAgent(spec, options.profiles));
   const agents = new Map(options.agents.map((spec) => [spec, resolveAgent(spec)]));
   const tasks = new Map(options.tasks.map((t) => [t.id, t]));
   const usedProfiles = [...new Set(options.agents.map((spec) => options.profiles?.get(spec.split(':')[0] as string)).filter((p) => p !== undefined))];

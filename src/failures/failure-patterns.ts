@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path';
 import { wilson } from '../stats/index.js';
 import type { AttemptResult, Task } from '../types/index.js';
-import type { AgentFailurePatterns, FailurePatternRow } from '../types/index.js';
+import type { AgentFailurePatterns } from '../types/index.js';
 import { failureFacts, type FactCommand, type FactTrajectoryEvent, type FailureFacts } from './failure-facts.js';
 
 /*

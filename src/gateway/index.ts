@@ -11,6 +11,7 @@ export type {
   ModelTurn,
   GatewayMode,
   GatewayOptions,
+  RefusalReason,
   ReplayMiss,
   Session,
   SessionOptions,

@@ -1,4 +1,4 @@
-import type { RunComparison } from '../engine/index.js';
+import type { RunComparison } from '../types/index.js';
 import type { AttemptRow } from '../store/index.js';
 import {
   attemptOutcome,

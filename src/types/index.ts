@@ -4,6 +4,7 @@ export type * from './agent.js';
 export type * from './run.js';
 export type * from './check.js';
 export type * from './stats.js';
+export type * from './compare.js';
 export { ATTEMPT_SCHEMA_VERSION, CAUSES, UNSCORED_CAUSES, VERDICTS } from './attempt.js';
 export { CHECK_IDS, SECRET_PRESETS } from './check.js';
 export { REWARD_TEST_ID } from './task.js';
