@@ -53,6 +53,7 @@ export const UNIT: string[] = [
   'test/gateway/volatile.test.ts',
   'test/grading/verdict.test.ts',
   'test/guard/path-rules.test.ts',
+  'test/lint/layers-doc.test.ts',
   'test/lint/layers-rule.test.ts',
   'test/manifest/canonical.test.ts',
   'test/report/junit.test.ts',
