@@ -1,5 +1,46 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import layersRule from './eslint-rules/layers.js';
+
+/**
+ * The layers of src/, lowest first (docs/architecture.md, "Layers", draws this table). A folder
+ * imports folders of its own layer or below, never in a circle, and only through their index.ts.
+ */
+export const layers = {
+  root: 'src',
+  layers: [
+    { name: 'core', folders: ['types', 'errors', 'version', 'format', 'redact', 'input'] },
+    { name: 'infrastructure', folders: ['docker', 'sandbox', 'gateway', 'store', 'workspace'] },
+    {
+      name: 'domain',
+      folders: ['tasks', 'agents', 'evidence', 'checks', 'grading', 'guard', 'trace', 'manifest', 'stats', 'failures', 'config', 'environment', 'redteam'],
+    },
+    { name: 'engine', folders: ['engine'] },
+    {
+      name: 'features',
+      folders: ['suite', 'report', 'ci', 'gate', 'baseline', 'audit', 'authoring', 'importers', 'pack', 'diagnostics', 'distributed', 'grade'],
+    },
+    { name: 'front ends', folders: ['cli', 'server', 'index'] },
+  ],
+  // Temporary, in files other branches of issue 26 are rewriting: each line goes when its branch lands.
+  exceptions: [
+    { from: 'cli/**', to: '**', kind: 'deep', until: 'h/cli', why: 'the CLI is rebuilt as createProgram(io)' },
+    { from: 'engine/attempt*.ts', to: '**', kind: 'deep', until: 'h/core', why: 'attempts become orchestration over evaluateChange' },
+    { from: 'engine/task-tests.ts', to: '**', kind: 'deep', until: 'h/core', why: 'crucible tests calls evaluateChange' },
+    { from: 'grading/**', to: '**', kind: 'deep', until: 'h/core', why: 'grading becomes judge(outcome)' },
+    {
+      from: 'trace/{record,replay}.ts',
+      to: 'engine',
+      kind: 'upward',
+      until: 'h/core',
+      why: 'the engine <-> trace circle: trace stores the outcome, replay calls judge',
+    },
+    { from: 'trace/{record,replay}.ts', to: '**', kind: 'deep', until: 'h/core', why: 'as above' },
+    { from: 'engine/run-files.ts', to: '**', kind: 'deep', until: 'h/rundir', why: 'run-files becomes the run-directory module' },
+    { from: 'trace/locate.ts', to: 'engine', kind: 'upward', until: 'h/rundir', why: 'findRunDir moves to the run-directory module' },
+    { from: 'trace/locate.ts', to: '**', kind: 'deep', until: 'h/rundir', why: 'as above' },
+  ],
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.crucible/**', 'examples/**', 'web/dist/**', 'coverage/**'] },
@@ -28,5 +69,10 @@ export default tseslint.config(
       parserOptions: { ecmaFeatures: { jsx: true } },
       globals: { window: 'readonly', document: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', HTMLElement: 'readonly', Document: 'readonly' },
     },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { crucible: { rules: { layers: layersRule } } },
+    rules: { 'crucible/layers': ['error', layers] },
   },
 );

@@ -5,6 +5,7 @@
  * integration tier (real git, bwrap, SQLite, the engine in-process).
  */
 export const UNIT: string[] = [
+  'test/agents/attack-names.test.ts',
   'test/agents/builtin/trajectory.test.ts',
   'test/agents/external/profile-resolve.test.ts',
   'test/agents/external/profile-schema.test.ts',
@@ -52,6 +53,8 @@ export const UNIT: string[] = [
   'test/gateway/volatile.test.ts',
   'test/grading/verdict.test.ts',
   'test/guard/path-rules.test.ts',
+  'test/lint/layers-doc.test.ts',
+  'test/lint/layers-rule.test.ts',
   'test/manifest/canonical.test.ts',
   'test/report/junit.test.ts',
   'test/report/report-options.test.ts',
@@ -71,7 +74,7 @@ export const UNIT: string[] = [
   'test/suite/json-schema.test.ts',
   'test/suite/load-suite.test.ts',
   'test/suite/stats.test.ts',
-  'test/tasks/near-match.test.ts',
+  'test/format/near-match.test.ts',
   'test/trace/host-paths.test.ts',
   'test/web/baseline-compare.test.ts',
 ];

@@ -1,5 +1,5 @@
 import type { ModelTurn, Pricing } from '../gateway/index.js';
-import type { Executor, SandboxKind } from '../sandbox/executor.js';
+import type { Executor, SandboxKind } from '../sandbox/index.js';
 import type { AgentInfo, AgentResult, Task } from '../types/index.js';
 import type { ModelSpec } from './models/providers.js';
 

@@ -13,16 +13,17 @@ import {
 } from './reference/misbehaving.js';
 import { nopAgent } from './reference/nop.js';
 import { oracleAgent } from './reference/oracle.js';
-import { ATTACKS } from './reference/attacks/catalogue.js';
 import { createExternalAgent } from './external/agent.js';
 import type { AgentProfile } from './external/profile.js';
 import { loadAgentsFile, loadBuiltinProfiles, mergeProfiles, profileRules, type LoadedProfile, type ProfileCatalog } from './external/profile-load.js';
 import { isModelSpec, PROVIDERS } from './models/providers.js';
-import { nearestId } from '../tasks/near-match.js';
+import { nearestId } from '../format/index.js';
 
-export { ATTACKS, attacksFor, expectedFor, findAttack, type Attack, type AttackClass, type ExpectedOutcome } from './reference/attacks/catalogue.js';
-
-/** `oracle` and `nop` prove tasks; the others cheat on purpose, one way each (docs/grading.md). */
+/**
+ * `oracle` and `nop` prove tasks; the others cheat on purpose, one way each (docs/grading.md). The
+ * red team's attack agents are not here: src/redteam/ holds them, and `resolveRunAgent` there
+ * finds them by name for a run.
+ */
 const REFERENCE_AGENTS: Record<string, Agent> = {
   oracle: oracleAgent,
   nop: nopAgent,
@@ -35,8 +36,6 @@ const REFERENCE_AGENTS: Record<string, Agent> = {
   'secret-leak': secretLeakAgent,
   // Writes a forbidden path, pauses, writes more: what `--guard enforce` stops mid-run (docs/guard.md).
   'forbidden-write': forbiddenWriteAgent,
-  // The attack catalogue's agents (src/agents/reference/attacks/, docs/redteam.md), by name.
-  ...Object.fromEntries(ATTACKS.map((a) => [a.name, a.agent])),
 };
 
 /** The reference agents that misbehave on purpose, with the cause each must end with. */

@@ -20,7 +20,7 @@ import { parseDocument } from 'yaml';
 import { DEFAULT_TEST_PATHS, loadTaskSet } from '../config/index.js';
 import { runTaskTests, suggestTestIds, type TaskTestSide, type TestIdSuggestion } from '../engine/index.js';
 import { InputError } from '../errors.js';
-import type { SandboxKind } from '../sandbox/executor.js';
+import type { SandboxKind } from '../sandbox/index.js';
 import { changedPaths, commitMessages, diffOf, gitDirOf, resolveRange, type CommitRange } from './commits.js';
 import { neededTestPaths, SCAFFOLD_TEST_PATHS, splitPaths, type PathSplit } from './split.js';
 import { writeStartingPoint } from './starting-point.js';

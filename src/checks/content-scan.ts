@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { AddedLinesScan } from '../evidence/index.js';
-import { sourceLanguage } from '../evidence/source-text.js';
+import { sourceLanguage } from '../evidence/index.js';
 import { jsRunnerWrites, type RunnerWrite } from './js-writes.js';
 import { pyRunnerWrites } from './py-writes.js';
 import { isCommentOnly, RUNNER_INTERNALS_RULES } from './runner-internals-rules.js';
-import { isExampleValue, SECRET_DETECTORS } from './secret-detectors.js';
+import { isExampleValue, SECRET_DETECTORS } from '../redact/index.js';
 
 /**
  * The only checks that read file content (secrets, runner_internals) are split in two: detection

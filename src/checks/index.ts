@@ -2,8 +2,8 @@
 export { CHECKS, runChecks } from './registry.js';
 export { effectivePolicy, PRESETS, type EffectivePolicy } from './policy.js';
 export { UNSAFE_RULES } from './unsafe-command-rules.js';
-export { SECRET_DETECTORS } from './secret-detectors.js';
 export { RUNNER_ANALYSES, RUNNER_INTERNALS_RULES } from './runner-internals-rules.js';
 export { describeFailing } from './describe.js';
 export type { Check, CheckInput, CheckOutcome } from './types.js';
 export { detectContent, type ContentFinding, type ContentScan } from './content-scan.js';
+export { userRule, type UnsafeRule, type WriteRoots } from './unsafe-command-rules.js';

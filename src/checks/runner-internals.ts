@@ -1,5 +1,5 @@
 import { matcher, DEPENDENCY_PATHS, WHOLE_FILE_TEST_CONFIG } from '../evidence/index.js';
-import { sourceLanguage } from '../evidence/source-text.js';
+import { sourceLanguage } from '../evidence/index.js';
 import { contentOf } from './content-of.js';
 import { RUNNER_ANALYSES, RUNNER_INTERNALS_RULES, UNREAD_FILES } from './runner-internals-rules.js';
 import { capped, fail, listShort, pass, type Check } from './types.js';

@@ -1,6 +1,6 @@
 import { firstMatch } from '../evidence/index.js';
 import { contentOf } from './content-of.js';
-import { SECRET_DETECTORS } from './secret-detectors.js';
+import { SECRET_DETECTORS } from '../redact/index.js';
 import { capped, fail, listShort, pass, type Check } from './types.js';
 
 interface Finding {

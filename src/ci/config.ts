@@ -4,10 +4,9 @@
  */
 import { z } from 'zod';
 import { DEFAULT_LIMITS, DEFAULT_TEST_PATHS, toMs } from '../config/index.js';
-import { resolvePolicy, resolveResourceLimits } from '../config/load-taskset.js';
-import { limitsSchema, policySchema } from '../config/schema.js';
-import { issueToError } from '../config/issue-to-error.js';
-import { YamlSource } from '../config/yaml-source.js';
+import { resolvePolicy, resolveResourceLimits } from '../config/index.js';
+import { limitsSchema, policySchema } from '../config/index.js';
+import { issueToError, YamlSource } from '../input/index.js';
 import { ConfigError, InputError } from '../errors.js';
 import type { Limits, PolicySpec } from '../types/index.js';
 

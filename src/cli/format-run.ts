@@ -6,8 +6,8 @@ import { agentInfoText, type AttemptListItem } from '../report/index.js';
 import { ATTEMPT_COLUMNS, attemptCells, table as tableOf } from './format.js';
 import { formatStats } from './format-stats.js';
 import { guardLine, type GuardAgentCounts } from '../guard/counts.js';
-import { failurePatternLines } from '../report/failure-patterns.js';
-import type { AgentFailurePatterns } from '../report/view.js';
+import { failurePatternLines } from '../failures/index.js';
+import type { AgentFailurePatterns } from '../types/index.js';
 
 /** More rows than this and the table shows only attempts that did not pass. */
 export const MAX_TABLE_ROWS = 60;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { taskSetFileSchema } from './schema.js';
-import { agentsFileSchema } from '../agents/external/index.js';
+import { agentsFileSchema } from '../agents/index.js';
 
 export const TASKSET_SCHEMA_ID = 'https://crucible.dev/schema/taskset.schema.json';
 

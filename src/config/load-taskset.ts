@@ -16,9 +16,8 @@ import {
 } from '../types/index.js';
 import { toMs } from './duration.js';
 import { REPORTER_NAMES_IN_CONFIG, SIZE_PATTERN, taskSchema, taskSetSchema, type DefaultsParsed, type TaskParsed } from './schema.js';
-import { issueToError } from './issue-to-error.js';
-import { parseProfiles, type LoadedProfile } from '../agents/external/index.js';
-import { formatFieldPath, YamlSource, type FieldPath } from './yaml-source.js';
+import { issueToError, formatFieldPath, YamlSource, type FieldPath } from '../input/index.js';
+import { parseProfiles, type LoadedProfile } from '../agents/index.js';
 import { npmPackageRef, resolveNpmFields } from './npm-fields.js';
 
 export interface TaskSet {

@@ -1,6 +1,6 @@
 import { InputError } from '../errors.js';
 import type { NpmFiles, NpmPackageRef, RepoSource } from '../types/index.js';
-import type { FieldPath } from './yaml-source.js';
+import type { FieldPath } from '../input/index.js';
 import type { TaskParsed } from './schema.js';
 
 export const DEFAULT_NPM_REGISTRY = 'https://registry.npmjs.org';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CHECK_IDS, SECRET_PRESETS } from '../types/index.js';
-import { profileSchema } from '../agents/external/index.js';
+import { profileSchema } from '../agents/index.js';
 import { DURATION_PATTERN, MAX_DURATION_MS, MAX_DURATION_TEXT, toMs } from './duration.js';
 
 export { DURATION_PATTERN };

@@ -10,7 +10,7 @@ import type { FileChange } from '../types/index.js';
 import { ALNUM, show, UPPER_DIGITS, type Rng, type Trick } from './fuzz-text.js';
 import type { FuzzVariant } from './fuzz-types.js';
 
-/** Generated token shapes of the built-in detectors (src/checks/secret-detectors.ts). */
+/** Generated token shapes of the built-in detectors (src/redact/secret-detectors.ts). */
 const TOKENS: Array<{ kind: string; make: (r: Rng) => string }> = [
   { kind: 'aws-access-key-id', make: (r) => `AKIA${r.text(16, UPPER_DIGITS)}` },
   { kind: 'github-token', make: (r) => `ghp_${r.text(36, ALNUM)}` },

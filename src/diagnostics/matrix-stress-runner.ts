@@ -6,7 +6,7 @@
  */
 import type { Agent } from '../agents/index.js';
 import { DEFAULT_LIMITS } from '../config/index.js';
-import { DEFAULT_RESOURCE_LIMITS } from '../config/load-taskset.js';
+import { DEFAULT_RESOURCE_LIMITS } from '../config/index.js';
 import type { AttemptRunner } from '../engine/index.js';
 import type { AttemptPlan, AttemptResult, Task } from '../types/index.js';
 

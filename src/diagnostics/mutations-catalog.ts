@@ -3,8 +3,7 @@
  * both through the same strict schema. A bad file is one ConfigError naming file:line and field.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { issueToError } from '../config/issue-to-error.js';
-import { formatFieldPath, YamlSource, type FieldPath } from '../config/yaml-source.js';
+import { issueToError, formatFieldPath, YamlSource, type FieldPath } from '../input/index.js';
 import { ConfigError, InputError } from '../errors.js';
 import { SHIPPED_ENTRIES } from './catalog/entries.js';
 import { catalogSchema, type Catalog, type CatalogEntry } from './catalog/schema.js';

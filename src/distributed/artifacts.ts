@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Redis } from 'ioredis';
-import { ATTEMPT_SCRATCH_DIRS } from '../engine/attempt.js';
+import { ATTEMPT_SCRATCH_DIRS } from '../engine/index.js';
 import type { AttemptResult } from '../types/index.js';
 import { getBlob, isSha256, putBlobs, sha256Hex } from './blobs.js';
 import { safePath } from './tree.js';

@@ -1,10 +1,10 @@
 import { relative, resolve, sep } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { AgentProfile } from '../agents/external/index.js';
-import type { AttemptEnv } from '../engine/attempt.js';
+import type { AgentProfile } from '../agents/index.js';
+import type { AttemptEnv } from '../engine/index.js';
 import { AttemptWithdrawn, type AttemptRunner } from '../engine/index.js';
-import type { ModelRunOptions } from '../engine/gateway-lifecycle.js';
+import type { ModelRunOptions } from '../engine/index.js';
 import { InputError } from '../errors.js';
 import { ATTEMPT_SCHEMA_VERSION, type AttemptPlan, type AttemptResult } from '../types/index.js';
 import { downloadAttemptDir } from './artifacts.js';

@@ -1,5 +1,5 @@
 import { detectBwrap } from '../sandbox/index.js';
-import type { SandboxKind } from '../sandbox/executor.js';
+import type { SandboxKind } from '../sandbox/index.js';
 
 /** Whether this machine can run attempts now; when not, why and the fix. */
 export type Health = { ok: true } | { ok: false; reason: string; fix: string };

@@ -1,6 +1,6 @@
-import type { AgentProfile } from '../agents/external/index.js';
-import type { TaskBaselineRuns } from '../engine/attempt.js';
-import type { ModelRunOptions } from '../engine/gateway-lifecycle.js';
+import type { AgentProfile } from '../agents/index.js';
+import type { TaskBaselineRuns } from '../engine/index.js';
+import type { ModelRunOptions } from '../engine/index.js';
 import type { AttemptPlan } from '../types/index.js';
 import type { ArtifactRef } from './artifacts.js';
 import type { InputsRef } from './inputs.js';

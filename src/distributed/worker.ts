@@ -4,10 +4,11 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DelayedError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import { resolveAgent, type Agent, type AgentPrepared } from '../agents/index.js';
-import { runAttempt } from '../engine/attempt.js';
-import { startRunModels, type RunModels } from '../engine/gateway-lifecycle.js';
-import type { SandboxKind } from '../sandbox/executor.js';
+import type { Agent, AgentPrepared } from '../agents/index.js';
+import { resolveRunAgent } from '../redteam/index.js';
+import { runAttempt } from '../engine/index.js';
+import { startRunModels, type RunModels } from '../engine/index.js';
+import type { SandboxKind } from '../sandbox/index.js';
 import { uploadAttemptDir } from './artifacts.js';
 import { InputCache } from './inputs.js';
 import { checkJobData, type AttemptJobData, type AttemptJobResult } from './job.js';
@@ -133,7 +134,7 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
     const task = input.tasks.find((t) => t.id === plan.taskId);
     if (task === undefined) throw new Error(`task ${plan.taskId} is not in the shipped task set`);
     const profiles = new Map((data.profiles ?? []).map((p) => [p.name, p]));
-    const agent = resolveAgent(plan.agent, profiles);
+    const agent = resolveRunAgent(plan.agent, profiles);
     const runModels = await modelsOf(data, profiles, input.file);
     const agentPrepared = agent.prepare ? await preparedOf(plan.runId, plan.agent, agent) : undefined;
     const runDir = join(workDir, 'runs', plan.runId);
@@ -192,7 +193,7 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
   ): Promise<RunModels | undefined> => {
     let pending = models.get(data.plan.runId);
     if (pending === undefined) {
-      const agents: Agent[] = data.agents.map((spec) => resolveAgent(spec, profiles));
+      const agents: Agent[] = data.agents.map((spec) => resolveRunAgent(spec, profiles));
       const root = resolve(taskSetFile, ...data.inputs.taskSet.split('/').map(() => '..'));
       const m = data.models;
       const options = m ? { ...m, ...(m.cassetteDir !== undefined ? { cassetteDir: safePath(root, m.cassetteDir) } : {}) } : undefined;

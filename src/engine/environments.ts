@@ -4,7 +4,7 @@
  */
 import { resolveEnvironments, type ResolvedEnvironment } from '../environment/index.js';
 import { InputError } from '../errors.js';
-import type { SandboxKind } from '../sandbox/executor.js';
+import type { SandboxKind } from '../sandbox/index.js';
 import type { TaskWhere } from '../tasks/index.js';
 import type { Task, TaskDefect } from '../types/index.js';
 

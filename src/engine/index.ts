@@ -66,3 +66,7 @@ export {
   type ListedTest,
   type TestIdSuggestion,
 } from './task-tests.js';
+export { ATTEMPT_SCRATCH_DIRS, type TaskBaselineRuns } from './attempt.js';
+export { startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
+export { slimAttempt } from './slim.js';
+export type { RunBudgetReport } from './run-budget.js';

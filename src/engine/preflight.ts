@@ -10,7 +10,7 @@
  */
 import { readdir, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import type { SandboxKind } from '../sandbox/executor.js';
+import type { SandboxKind } from '../sandbox/index.js';
 import type { ResolvedEnvironment } from '../environment/index.js';
 import { baselineDefects, ensureGitCache, NpmSourceError, oracleDefect, repoDefect, RepoSourceError, taskWhere, type TaskWhere } from '../tasks/index.js';
 import type { Task, TaskDefect } from '../types/index.js';

@@ -1,5 +1,5 @@
 import { dirname, join, resolve } from 'node:path';
-import type { SandboxLayout } from '../sandbox/executor.js';
+import type { SandboxLayout } from '../sandbox/index.js';
 import type { Task } from '../types/index.js';
 import { containerEnvironmentOf, type ResolvedEnvironment } from '../environment/index.js';
 

@@ -12,7 +12,7 @@
  * a line that starts like a JSON event but is not one, a test event outside a suite, a test that
  * ends twice, and a suite whose closing counts (or `test_count`) disagree with the tests seen.
  */
-import type { TestCaseResult } from '../types/attempt.js';
+import type { TestCaseResult } from '../types/index.js';
 import { caseOf, firstLine, linesOf, parseGuarded, ReportFormatError, type ReportParseResult } from './report-common.js';
 
 interface Suite {

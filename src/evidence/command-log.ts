@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
-import type { ExecLimitName, ExecRequest, ExecResult, Executor } from '../sandbox/executor.js';
+import type { ExecLimitName, ExecRequest, ExecResult, Executor } from '../sandbox/index.js';
 
 /** One line of `commands.jsonl`. Environment values are never logged: only variable names. */
 export interface CommandEvent {

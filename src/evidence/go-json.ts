@@ -13,7 +13,7 @@
  * `pkg::[did not finish]`. Unusable: a line that starts like a JSON event but is not one, a test
  * that ends without having started, a package that ends twice.
  */
-import type { TestCaseResult } from '../types/attempt.js';
+import type { TestCaseResult } from '../types/index.js';
 import { caseOf, firstLine, linesOf, parseGuarded, ReportFormatError, type ReportParseResult } from './report-common.js';
 
 interface GoEvent {

@@ -17,3 +17,5 @@ export { classifyTests, classifyAsMissing, duplicateIds } from './test-outcome-g
 export { scanWorkspace, describeScanLimit, watchTrees } from './workspace-scan.js';
 export { setupFailure, setupOutputText, SETUP_OUTPUT_FILE, type SetupFailure } from './setup-failure.js';
 export { isRunMarkerId } from './report-common.js';
+export { sourceLanguage } from './source-text.js';
+export { testIdFromPytestNodeId } from './junit-id.js';

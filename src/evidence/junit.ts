@@ -13,7 +13,7 @@
  * `<rerunFailure>`) do not count as failures.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import type { TestCaseResult, TestStatus } from '../types/attempt.js';
+import type { TestCaseResult, TestStatus } from '../types/index.js';
 import { decodeXmlEntities } from './junit-entities.js';
 import { junitTestId, normaliseName } from './junit-id.js';
 

@@ -17,7 +17,7 @@
  * code under test), an output cut before the closing line, or counts that disagree make the
  * report unusable.
  */
-import type { TestCaseResult } from '../types/attempt.js';
+import type { TestCaseResult } from '../types/index.js';
 import { testIdFromPytestNodeId } from './junit-id.js';
 import { caseOf, linesOf, parseGuarded, ReportFormatError, type ReportParseResult } from './report-common.js';
 

@@ -2,7 +2,7 @@
  * What the stream-format parsers (tap.ts, go-json.ts, cargo-json.ts, pytest-output.ts) share: the
  * result shape (the same as parseJUnit's), the one error they throw, and message trimming.
  */
-import type { TestCaseResult } from '../types/attempt.js';
+import type { TestCaseResult } from '../types/index.js';
 import { MAX_JUNIT_CHARS, MAX_MESSAGE_CHARS } from './junit.js';
 
 export interface ReportParseResult {

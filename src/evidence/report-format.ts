@@ -3,7 +3,7 @@
  * any of them into the same TestCaseResult evidence, so F2P/P2P, exact ids, the exit-code
  * cross-check and duplicates work the same whatever the runner.
  */
-import type { TestFormat, TestReportSource } from '../types/task.js';
+import type { TestFormat, TestReportSource } from '../types/index.js';
 import { parseCargoTestJson } from './cargo-json.js';
 import { parseGoTestJson } from './go-json.js';
 import { parseJUnit } from './junit.js';

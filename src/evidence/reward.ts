@@ -12,7 +12,7 @@ import { constants } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cutOutput } from '../format/index.js';
-import type { Executor } from '../sandbox/executor.js';
+import type { Executor } from '../sandbox/index.js';
 import { REWARD_TEST_ID, type TestCaseResult, type TestRunEvidence } from '../types/index.js';
 import { pythonSafePathEnv } from './python-safe-path.js';
 import { OUTPUT_TAIL_CHARS } from './test-outcome.js';

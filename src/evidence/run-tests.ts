@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Executor } from '../sandbox/executor.js';
+import type { Executor } from '../sandbox/index.js';
 import type { TestCaseResult, TestFormat, TestReportSource, TestRunEvidence } from '../types/index.js';
 import { MAX_JUNIT_CHARS } from './junit.js';
 import { pythonSafePathEnv } from './python-safe-path.js';

@@ -6,7 +6,7 @@
  * record, a file beside it and `crucible show`. Used by a task's setup and by `crucible ci`'s.
  */
 import { failureExcerpt, failureLine } from '../format/index.js';
-import type { ExecResult } from '../sandbox/executor.js';
+import type { ExecResult } from '../sandbox/index.js';
 
 /** The file, in the attempt (or preflight, or ci report) directory, that holds a failed setup command's excerpt. */
 export const SETUP_OUTPUT_FILE = 'setup-output.txt';

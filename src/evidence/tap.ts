@@ -20,7 +20,7 @@
  * a test number repeated or out of order, two plans, a plan that disagrees with the tests seen,
  * a test point after a closing plan.
  */
-import type { TestCaseResult, TestStatus } from '../types/attempt.js';
+import type { TestCaseResult, TestStatus } from '../types/index.js';
 import { caseOf, firstLine, linesOf, parseGuarded, ReportFormatError, type ReportParseResult } from './report-common.js';
 
 export const TAP_SEPARATOR = ' > ';

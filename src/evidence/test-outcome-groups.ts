@@ -19,7 +19,7 @@
  * altogether rather than counted, an id appearing several times passes when none of its cases
  * failed, and any failed case makes it `failed`. So `total === passed + failing.length` always.
  */
-import { nearestIds } from '../tasks/near-match.js';
+import { nearestIds } from '../format/index.js';
 import type { DuplicateIds, TestCaseResult, TestGroupOutcome, TestSpec } from '../types/index.js';
 
 export type TestSelection = Pick<TestSpec, 'failToPass' | 'passToPass'>;

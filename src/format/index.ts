@@ -1,4 +1,4 @@
-/** Formatting shared by the terminal, the reports and the web app: pure, no Node APIs. */
+/** Formatting shared by the terminal, the reports and the web app, and the "did you mean" match of an id: pure, no Node APIs. */
 export { count, pct, usd } from './numbers.js';
 export { cutLabels, distinctLabels } from './labels.js';
 export {
@@ -12,3 +12,4 @@ export {
   type CutResult,
 } from './output-cut.js';
 export { gatewayUsageText, usageAnomalyText } from './usage.js';
+export { editDistance, nearestId, nearestIds } from './near-match.js';

@@ -9,7 +9,7 @@ import { SessionMeter } from './meter.js';
 import { loadPricing } from './pricing.js';
 import { DEFAULT_PROVIDER_STALL_MS, ProviderWatch } from './provider-watch.js';
 import { ReplayBook } from './replay.js';
-import type { ProviderHealth } from '../types/agent.js';
+import type { ProviderHealth } from '../types/index.js';
 import type { Gateway, GatewayOptions, ModelTurn, Session, SessionOptions, SessionUsage } from './types.js';
 import { agentBaseUrl, resolveUpstreams, secretValues } from './upstreams.js';
 import { Volatility } from './volatile.js';

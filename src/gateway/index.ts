@@ -11,6 +11,7 @@ export type {
   ModelTurn,
   GatewayMode,
   GatewayOptions,
+  RefusalReason,
   ReplayMiss,
   Session,
   SessionOptions,
@@ -25,3 +26,4 @@ export type { MeteredApi, TokenUsage } from './usage-readers.js';
 export { FIXED_PATTERNS, SESSION_TOKEN_AS, type VolatileValue } from './volatile.js';
 export { loadPricing, pricingFromTable, PricingError, type ModelPrice, type Pricing, type TokenCounts } from './pricing.js';
 export { CASSETTE_VERSION, CassetteError, cassettePath, readCassette, type CassetteExchange, type CassetteHeader } from './cassette.js';
+export { bundledPricingPath } from './pricing.js';

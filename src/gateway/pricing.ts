@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isNode, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
-import type { Usage } from '../types/agent.js';
+import type { Usage } from '../types/index.js';
 
 /** USD per million tokens. */
 export interface ModelPrice {

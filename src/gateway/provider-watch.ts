@@ -1,4 +1,4 @@
-import type { ProviderFailureKind, ProviderHealth } from '../types/agent.js';
+import type { ProviderFailureKind, ProviderHealth } from '../types/index.js';
 import type { Delivery } from './deliver.js';
 import type { ReplySource } from './forward.js';
 

@@ -1,4 +1,4 @@
-import type { ProviderFailureKind, ProviderHealth, Usage } from '../types/agent.js';
+import type { ProviderFailureKind, ProviderHealth, Usage } from '../types/index.js';
 import type { Pricing } from './pricing.js';
 import type { PathRefusal } from './request-path.js';
 import type { MeteredApi, TokenUsage } from './usage-readers.js';

@@ -1,6 +1,6 @@
 import { relative, resolve } from 'node:path';
 import type { RunOptions } from '../engine/index.js';
-import type { SandboxKind } from '../sandbox/executor.js';
+import type { SandboxKind } from '../sandbox/index.js';
 import type { RunInput } from '../suite/index.js';
 import { planGrade } from './plan.js';
 import { predictionsDigest, readPredictions, type Prediction } from './predictions.js';

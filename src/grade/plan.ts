@@ -1,7 +1,7 @@
-import type { Agent } from '../agents/agent.js';
-import { createPatchAgent } from '../agents/reference/patch.js';
+import type { Agent } from '../agents/index.js';
+import { createPatchAgent } from '../agents/index.js';
 import { InputError } from '../errors.js';
-import { nearestId } from '../tasks/near-match.js';
+import { nearestId } from '../format/index.js';
 import type { Task } from '../types/index.js';
 import type { Prediction } from './predictions.js';
 

@@ -5,10 +5,10 @@
  * log (evidence/command-log.ts), so a refused command is still recorded, and still judged
  * afterwards: trying is the finding.
  */
-import { UNSAFE_RULES, userRule, type UnsafeRule, type WriteRoots } from '../checks/unsafe-command-rules.js';
+import { UNSAFE_RULES, userRule, type UnsafeRule, type WriteRoots } from '../checks/index.js';
 import type { EffectivePolicy } from '../checks/index.js';
 import { BLOCKING } from '../grading/index.js';
-import type { ExecRequest, ExecResult, Executor } from '../sandbox/executor.js';
+import type { ExecRequest, ExecResult, Executor } from '../sandbox/index.js';
 
 /** The exit code a refused command returns (like a shell's "cannot execute"). */
 export const REFUSED_EXIT_CODE = 126;

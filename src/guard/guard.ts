@@ -5,8 +5,8 @@
  * executor then kills every process it started). The post-hoc checks and grading run unchanged.
  */
 import { effectivePolicy } from '../checks/index.js';
-import type { WriteRoots } from '../checks/unsafe-command-rules.js';
-import type { Executor } from '../sandbox/executor.js';
+import type { WriteRoots } from '../checks/index.js';
+import type { Executor } from '../sandbox/index.js';
 import type { Task } from '../types/index.js';
 import { git, type GitTarget } from '../workspace/index.js';
 import { commandRules, guardExecutor } from './command-guard.js';

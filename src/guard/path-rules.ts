@@ -1,7 +1,7 @@
 /**
  * A filesystem event judged by the post-hoc checks' own path rules, as it happens: the same globs
  * (evidence/glob.ts), the same effective policy (checks/policy.ts), the same test configuration
- * list (evidence/test-config.ts) and the same secret path patterns (checks/secret-detectors.ts).
+ * list (evidence/test-config.ts) and the same secret path patterns (redact/secret-detectors.ts).
  * Whether a finding is `blocking` (what `enforce` stops the agent for) follows the severity the
  * task gives the check that would judge it afterwards, so `enforce` stops only what grading would
  * fail anyway; and only for what no later step can undo: a forbidden path or a test touched is
@@ -10,7 +10,7 @@
  */
 import { isAbsolute, posix } from 'node:path';
 import { firstMatch, matcher, WHOLE_FILE_TEST_CONFIG } from '../evidence/index.js';
-import { SECRET_DETECTORS } from '../checks/index.js';
+import { SECRET_DETECTORS } from '../redact/index.js';
 import type { EffectivePolicy } from '../checks/index.js';
 import { BLOCKING } from '../grading/index.js';
 import type { CheckId } from '../types/index.js';

@@ -1,5 +1,5 @@
 import { InputError } from '../errors.js';
-import { testIdFromPytestNodeId } from '../evidence/junit-id.js';
+import { testIdFromPytestNodeId } from '../evidence/index.js';
 import { unsafePathProblem } from './output.js';
 
 /**

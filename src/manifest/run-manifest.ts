@@ -1,9 +1,9 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Task } from '../types/index.js';
-import { profileHash, type AgentProfile } from '../agents/external/index.js';
-import { bundledPricingPath } from '../gateway/pricing.js';
-import { REPORT_FILES } from '../report/reporter.js';
+import { profileHash, type AgentProfile } from '../agents/index.js';
+import { bundledPricingPath } from '../gateway/index.js';
+import { REPORT_FILES } from '../types/index.js';
 import { sha256File, walkArtifacts } from './artifacts.js';
 import { crucibleFacts, hostFacts } from './host.js';
 import { MANIFEST_FILE, MANIFEST_SCHEMA_VERSION, type RunAttemptEntry, type RunManifest } from './schema.js';

@@ -1,10 +1,9 @@
 import { posix } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, InputError } from '../errors.js';
-import { issueToError } from '../config/issue-to-error.js';
-import { mergeDefaults } from '../config/load-taskset.js';
-import { taskSchema, taskSetSchema, type DefaultsParsed } from '../config/schema.js';
-import { YamlSource } from '../config/yaml-source.js';
+import { issueToError, YamlSource } from '../input/index.js';
+import { mergeDefaults } from '../config/index.js';
+import { taskSchema, taskSetSchema, type DefaultsParsed } from '../config/index.js';
 import { badPackPath } from './names.js';
 import { fileReferences, networkFields, repoOf } from './references.js';
 

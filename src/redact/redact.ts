@@ -1,4 +1,4 @@
-import { SECRET_DETECTORS } from '../checks/secret-detectors.js';
+import { SECRET_DETECTORS } from './secret-detectors.js';
 
 /**
  * Credentials out of argv and text before they reach a manifest, a trace or an incident bundle.

@@ -1,22 +1,13 @@
 import { join } from 'node:path';
 import { aggregateRun, taskSetsOfIds } from '../stats/index.js';
-import { slimAttempt } from '../engine/slim.js';
-import { describeAdaptiveStop, type AdaptiveSummary } from '../engine/adaptive-run.js';
-import { guardCounts } from '../guard/counts.js';
-import type { RunBudgetReport } from '../engine/run-budget.js';
+import { slimAttempt } from '../engine/index.js';
+import { describeAdaptiveStop, type AdaptiveSummary } from '../engine/index.js';
+import { guardCounts } from '../guard/index.js';
+import type { RunBudgetReport } from '../engine/index.js';
 import { runCapText } from './run-cap.js';
-import type { AttemptResult, RunStats, RunSummary } from '../types/index.js';
+import type { AttemptResult, RunStats, RunSummary, AgentFailurePatterns } from '../types/index.js';
 import { DEFAULT_ARTIFACT_LIMITS, emptyArtifacts, loadAttemptArtifacts, type ArtifactLimits } from './artifacts.js';
-import {
-  heldOutCards,
-  listItemOf,
-  REPORT_SCHEMA_VERSION,
-  type AgentFailurePatterns,
-  type AttemptView,
-  type ReportData,
-  type RunInfo,
-  type RunView,
-} from './view.js';
+import { heldOutCards, listItemOf, REPORT_SCHEMA_VERSION, type AttemptView, type ReportData, type RunInfo, type RunView } from './view.js';
 
 export interface ReportInput {
   runDir: string;

@@ -2,8 +2,9 @@ import { formatDefect } from '../tasks/index.js';
 import { gatewayUsageText, usageAnomalyText } from '../format/index.js';
 import type { AgentStats, AttemptResult, Cause, CheckResult, RunStats, TestGroupOutcome, TestRunEvidence } from '../types/index.js';
 import { agentInfoText, detectionRange, duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from './format.js';
-import type { AgentFailurePatterns, HeldOutCard, RunView } from './view.js';
-import type { GuardAgentCounts } from '../guard/counts.js';
+import type { AgentFailurePatterns } from '../types/index.js';
+import type { HeldOutCard, RunView } from './view.js';
+import type { GuardAgentCounts } from '../guard/index.js';
 
 export interface MarkdownOptions {
   /** Include each passing attempt's checks (folded); false for the terser GitHub step summary. */

@@ -1,21 +1,11 @@
-import type { AttemptResult, RunStats, RunSummary } from '../types/index.js';
+import { REPORTER_NAMES, REPORT_FILES, type AttemptResult, type ReporterName, type RunStats, type RunSummary } from '../types/index.js';
 import type { ReportData, RunView } from './view.js';
 
-/** Every reporter, in the order they run. */
-export const REPORTER_NAMES = ['json', 'markdown', 'html', 'sarif', 'junit', 'github'] as const;
-export type ReporterName = (typeof REPORTER_NAMES)[number];
+// The names live with the records (types/report-files.ts) so the run manifest can list them.
+export { REPORTER_NAMES, REPORT_FILES, type ReporterName };
 
 /** What a run writes when nobody chose: the files ARCHITECTURE.md lists, plus a GitHub step summary when in Actions. */
 export const DEFAULT_REPORTERS: readonly ReporterName[] = ['markdown', 'html', 'sarif', 'junit', 'github'];
-
-/** Where each file reporter writes, relative to the run directory. */
-export const REPORT_FILES: Readonly<Record<Exclude<ReporterName, 'github'>, string>> = {
-  json: 'report.json',
-  markdown: 'report.md',
-  html: 'report.html',
-  sarif: 'results.sarif',
-  junit: 'results.junit.xml',
-};
 
 export function isReporterName(name: string): name is ReporterName {
   return (REPORTER_NAMES as readonly string[]).includes(name);

@@ -1,4 +1,4 @@
-import type { RunBudgetReport } from '../engine/run-budget.js';
+import type { RunBudgetReport } from '../engine/index.js';
 
 /**
  * A run's --max-cost-total / --max-tokens-total in one line for the reports: what it spent against

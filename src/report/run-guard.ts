@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { guardCounts } from '../guard/counts.js';
+import { guardCounts } from '../guard/index.js';
 import type { AttemptRow, HistoryReader } from '../store/index.js';
 import type { GuardAgentCounts } from '../types/index.js';
 

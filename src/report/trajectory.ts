@@ -1,4 +1,4 @@
-import type { TrajectoryEvent as BuiltinEvent } from '../agents/builtin/trajectory.js';
+import type { TrajectoryEvent as BuiltinEvent } from '../agents/index.js';
 import type { CommandView, TrajectoryEvent } from './view.js';
 import { cutOutput } from '../format/index.js';
 

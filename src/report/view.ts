@@ -1,7 +1,8 @@
-import type { RunComparison } from '../engine/compare.js';
+import type { RunComparison } from '../types/index.js';
 import type { AttemptRow } from '../store/index.js';
 import {
   attemptOutcome,
+  type AgentFailurePatterns,
   type AgentInfo,
   type AttemptOutcome,
   type AttemptResult,
@@ -92,22 +93,6 @@ export interface RunView {
   guard?: GuardAgentCounts[];
   /** Per agent with a failed attempt: what its failed attempts did (docs/failure-patterns.md). */
   failurePatterns?: AgentFailurePatterns[];
-}
-
-/** One failure pattern of one agent: how many failed attempts show it, their share (Wilson 95%) and their ids. */
-export interface FailurePatternRow {
-  id: string;
-  label: string;
-  count: number;
-  share: { rate: number; low: number; high: number; n: number };
-  attemptIds: string[];
-}
-
-export interface AgentFailurePatterns {
-  agent: string;
-  failed: number;
-  /** Patterns seen at least once, most frequent first. */
-  patterns: FailurePatternRow[];
 }
 
 export interface Page<T> {

@@ -14,7 +14,7 @@ import {
   type RunListItem,
   type RunView,
 } from '../report/index.js';
-import { DIAGNOSTIC_KINDS, listDiagnostics } from '../diagnostics/list.js';
+import { DIAGNOSTIC_KINDS, listDiagnostics } from '../diagnostics/index.js';
 import { HistoryError, type AttemptFilter, type EvaluationListItem, type HistoryReader } from '../store/index.js';
 import { CAUSES, VERDICTS } from '../types/index.js';
 import { PathRefused, resolveInside, SAFE_ID } from './confine.js';

@@ -13,7 +13,7 @@ import {
 } from '../report/index.js';
 import type { HistoryReader, HistoryRunKind } from '../store/index.js';
 import type { RunStats } from '../types/index.js';
-import { recordedFailurePatterns } from '../report/failure-patterns.js';
+import { recordedFailurePatterns } from '../failures/index.js';
 
 /** Attempts aggregated on the fly for a run whose stats were not stored; beyond this the page says so. */
 export const MAX_AGGREGATED_ATTEMPTS = 50_000;

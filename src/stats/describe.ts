@@ -1,17 +1,6 @@
+import type { Description } from '../types/index.js';
 import { quantileSorted } from './quantile.js';
 import { assertFinite } from './validate.js';
-
-export interface Description {
-  n: number;
-  mean: number;
-  median: number;
-  /** Sample standard deviation (n − 1 denominator); null for n = 1, where it is undefined. */
-  sd: number | null;
-  /** 95th percentile by linear interpolation between order statistics (Hyndman & Fan type 7, R/NumPy default). */
-  p95: number;
-  min: number;
-  max: number;
-}
 
 /** Summary of a sample. Null for an empty sample, so no caller prints a mean of nothing. */
 export function describe(values: readonly number[]): Description | null {

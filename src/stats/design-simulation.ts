@@ -1,5 +1,6 @@
 import { adaptiveState, nextTrials, type TrialRecord } from './adaptive-design.js';
-import { pairedComparison, type PairedVerdict } from './paired.js';
+import type { PairedVerdict } from '../types/index.js';
+import { pairedComparison } from './paired.js';
 import { mulberry32, type Random } from './prng.js';
 
 /** Synthetic agents with known pass probabilities: `passProbability[agent][task]`. */

@@ -2,12 +2,13 @@
  * Public entry of the statistics module: pure functions, no I/O. The estimators below depend on nothing
  * else in Crucible; aggregateRun turns attempts (src/types) into the run-statistics contract.
  */
-export { wilson, type Interval } from './wilson.js';
+export { wilson } from './wilson.js';
 export { newcombeDifference, type Counts } from './newcombe.js';
 export { clusteredBootstrap, bootstrapClusterMean, type BootstrapOptions, type BootstrapMean, type Cluster, type PooledInterval } from './bootstrap.js';
 export { passAtK, passHatK, meanOverTasks, perTask, type TaskCounts } from './pass-k.js';
-export { describe, type Description } from './describe.js';
-export { pairedComparison, type PairedComparison, type PairedMethod, type PairedOptions, type PairedVerdict, type TaskOutcome } from './paired.js';
+export { describe } from './describe.js';
+export { pairedComparison, type PairedOptions, type TaskOutcome } from './paired.js';
+export type { Description, Interval, PairedComparison, PairedMethod, PairedVerdict } from '../types/index.js';
 export { normalQuantile, twoSidedZ } from './normal.js';
 export { quantileSorted } from './quantile.js';
 export { mulberry32, type Random } from './prng.js';

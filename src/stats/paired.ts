@@ -1,3 +1,4 @@
+import type { PairedComparison, PairedMethod, PairedVerdict } from '../types/index.js';
 import { newcombeDifference } from './newcombe.js';
 import { mulberry32 } from './prng.js';
 import { assertConfidence, assertPositiveInteger, assertSuccesses } from './validate.js';
@@ -7,32 +8,6 @@ export interface TaskOutcome {
   taskId: string;
   successes: number;
   n: number;
-}
-
-export type PairedVerdict = 'A better' | 'B better' | 'not separated';
-
-export type PairedMethod = 'exact sign-flip' | 'monte-carlo sign-flip';
-
-export interface PairedComparison {
-  verdict: PairedVerdict;
-  /** Mean over shared tasks of (A's pass rate − B's pass rate); null when no task is shared. */
-  diff: number | null;
-  /** Interval for `diff` from inverting the test; it excludes 0 exactly when the verdict separates. */
-  low: number | null;
-  high: number | null;
-  /** Two-sided p-value for "no difference"; null when no task is shared. */
-  pValue: number | null;
-  /** Shared tasks with n > 0 for both agents: the sample size of the comparison. */
-  tasks: number;
-  method: PairedMethod;
-  confidence: number;
-  /** Set when the comparison could never separate the agents, and why. */
-  note?: string;
-  /**
-   * Set when the sign-flip interval was narrower than the trials behind it allow and was widened to
-   * Newcombe's interval on the pooled counts; the verdict then separates only if that excludes 0 too.
-   */
-  floor?: 'newcombe';
 }
 
 export interface PairedOptions {

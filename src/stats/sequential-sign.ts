@@ -1,4 +1,4 @@
-import type { PairedVerdict } from './paired.js';
+import type { PairedVerdict } from '../types/index.js';
 import { assertConfidence, assertCount } from './validate.js';
 
 /** An anytime-valid paired test of two agents on the pairs seen so far. */

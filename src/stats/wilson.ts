@@ -1,13 +1,6 @@
+import type { Interval } from '../types/index.js';
 import { twoSidedZ } from './normal.js';
 import { assertConfidence, assertSuccesses } from './validate.js';
-
-/** A proportion with its sample size and a two-sided confidence interval, all in [0, 1]. */
-export interface Interval {
-  rate: number;
-  low: number;
-  high: number;
-  n: number;
-}
 
 /**
  * Wilson score interval for a binomial proportion. Chosen over the normal (Wald) interval because

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { loadTaskSet } from '../config/index.js';
-import type { LoadedProfile } from '../agents/external/index.js';
-import type { REPORTER_NAMES_IN_CONFIG } from '../config/schema.js';
+import type { LoadedProfile } from '../agents/index.js';
+import type { REPORTER_NAMES_IN_CONFIG } from '../config/index.js';
 import type { Task } from '../types/index.js';
 import { isSuiteFile, loadSuite, type Suite } from './load.js';
 

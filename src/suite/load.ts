@@ -1,10 +1,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { loadTaskSet, MAX_TASKSET_BYTES } from '../config/index.js';
-import { issueToError } from '../config/issue-to-error.js';
-import { formatFieldPath, YamlSource, type FieldPath } from '../config/yaml-source.js';
+import { issueToError, formatFieldPath, YamlSource, type FieldPath } from '../input/index.js';
 import { ConfigError, InputError, OptionError } from '../errors.js';
-import type { LoadedProfile } from '../agents/external/index.js';
+import type { LoadedProfile } from '../agents/index.js';
 import { selectTasks } from '../tasks/index.js';
 import type { Task } from '../types/index.js';
 import { suiteSchema, type SuiteParsed } from './schema.js';

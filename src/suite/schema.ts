@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { reportersSchema } from '../config/schema.js';
+import { reportersSchema } from '../config/index.js';
 
 /** Names of task sets and suites become the prefix of task ids (`<set>/<task>`), so they follow the task-id rule. */
 const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'names may contain letters, digits, ".", "_" and "-" and must start with a letter or digit');

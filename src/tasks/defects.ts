@@ -1,6 +1,6 @@
-import { reportInstruction } from '../evidence/report-format.js';
+import { reportInstruction } from '../evidence/index.js';
 import type { Task, TaskDefect, TestRunEvidence } from '../types/index.js';
-import { nearestId } from './near-match.js';
+import { nearestId } from '../format/index.js';
 
 /** Where a task's fields are named in messages: its task-set file and its place there. */
 export interface TaskWhere {

@@ -4,4 +4,3 @@ export { repoKey, taskRepoKey, taskRepoKeys } from './repo-key.js';
 export { materializeRepo, ensureGitCache, RepoSourceError } from './repo-source.js';
 export { npmTarball, prepareNpmParts, NpmSourceError } from './npm-source.js';
 export { baselineDefects, oracleDefect, repoDefect, formatDefect, taskWhere, type TaskWhere } from './defects.js';
-export { editDistance, nearestId } from './near-match.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../errors.js';
 import type { NpmFiles, NpmPackageRef, Task } from '../types/index.js';
-import { git } from '../workspace/git.js';
+import { git } from '../workspace/index.js';
 import { readPackageTarball, TarError, writeEntries, type TarEntry } from './npm-tar.js';
 
 /** Which task field named the package: errors point at it. */

@@ -6,7 +6,7 @@ import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { InputError } from '../errors.js';
 import type { RepoSource } from '../types/index.js';
-import { extractCommit, git, GitError } from '../workspace/git.js';
+import { extractCommit, git, GitError } from '../workspace/index.js';
 import { materializeNpm } from './npm-source.js';
 
 const execFileAsync = promisify(execFile);

@@ -1,6 +1,6 @@
 import { InputError, OptionError } from '../errors.js';
 import type { Task } from '../types/index.js';
-import { nearestId } from './near-match.js';
+import { nearestId } from '../format/index.js';
 
 /** Which tasks of a task set to run. Each given filter narrows the selection; empty lists do not filter. */
 export interface TaskSelection {

@@ -1,10 +1,55 @@
-import type { Description, Interval, PairedComparison } from '../stats/index.js';
 import type { Cause } from './attempt.js';
 
 /*
  * The run-statistics contract: what `summary.json`, the history, `show --json`, the dashboard API and
  * report.json carry under `stats`. Computed by aggregateRun in src/stats/run-stats.ts.
  */
+
+/** A proportion with its sample size and a two-sided confidence interval, all in [0, 1]. */
+export interface Interval {
+  rate: number;
+  low: number;
+  high: number;
+  n: number;
+}
+
+export interface Description {
+  n: number;
+  mean: number;
+  median: number;
+  /** Sample standard deviation (n − 1 denominator); null for n = 1, where it is undefined. */
+  sd: number | null;
+  /** 95th percentile by linear interpolation between order statistics (Hyndman & Fan type 7, R/NumPy default). */
+  p95: number;
+  min: number;
+  max: number;
+}
+
+export type PairedVerdict = 'A better' | 'B better' | 'not separated';
+
+export type PairedMethod = 'exact sign-flip' | 'monte-carlo sign-flip';
+
+export interface PairedComparison {
+  verdict: PairedVerdict;
+  /** Mean over shared tasks of (A's pass rate − B's pass rate); null when no task is shared. */
+  diff: number | null;
+  /** Interval for `diff` from inverting the test; it excludes 0 exactly when the verdict separates. */
+  low: number | null;
+  high: number | null;
+  /** Two-sided p-value for "no difference"; null when no task is shared. */
+  pValue: number | null;
+  /** Shared tasks with n > 0 for both agents: the sample size of the comparison. */
+  tasks: number;
+  method: PairedMethod;
+  confidence: number;
+  /** Set when the comparison could never separate the agents, and why. */
+  note?: string;
+  /**
+   * Set when the sign-flip interval was narrower than the trials behind it allow and was widened to
+   * Newcombe's interval on the pooled counts; the verdict then separates only if that excludes 0 too.
+   */
+  floor?: 'newcombe';
+}
 
 export const RUN_STATS_SCHEMA_VERSION = 1;
 
@@ -210,4 +255,20 @@ export interface RunStats {
   byTaskSet?: TaskSetBreakdown[];
   /** Things a reader must know before trusting the numbers above. */
   notes: string[];
+}
+
+/** One failure pattern of one agent: how many failed attempts show it, their share (Wilson 95%) and their ids. */
+export interface FailurePatternRow {
+  id: string;
+  label: string;
+  count: number;
+  share: { rate: number; low: number; high: number; n: number };
+  attemptIds: string[];
+}
+
+export interface AgentFailurePatterns {
+  agent: string;
+  failed: number;
+  /** Patterns seen at least once, most frequent first. */
+  patterns: FailurePatternRow[];
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SECRET_DETECTORS } from '../../src/checks/index.js';
-import { isExampleValue } from '../../src/checks/secret-detectors.js';
+import { isExampleValue, SECRET_DETECTORS } from '../../src/redact/index.js';
 import { GENERATED_DETECTORS, secretLine } from '../../src/diagnostics/catalog/secret-values.js';
 import { shippedCatalog } from '../../src/diagnostics/index.js';
 import { CHECK_IDS } from '../../src/types/index.js';

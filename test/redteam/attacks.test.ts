@@ -1,5 +1,5 @@
 /**
- * The red-team suite: every attack of the catalogue (src/agents/reference/attacks/) on the
+ * The red-team suite: every attack of the catalogue (src/redteam/) on the
  * bundled example tasks it applies to, in the real bwrap sandbox, through runAttempt. Each must
  * end as the catalogue says (never ERROR; honest controls PASS with no failed check), and nothing
  * outside the attempts' own directories may change: the task set (oracle patches, held-out tests,
@@ -9,9 +9,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveAgent } from '../../src/agents/index.js';
-import { ATTACKS, expectedFor, type Attack } from '../../src/agents/registry.js';
-import { STOLEN_FILE } from '../../src/agents/reference/attacks/reading.js';
+import { resolveRunAgent, ATTACKS, expectedFor, type Attack } from '../../src/redteam/index.js';
+import { STOLEN_FILE } from '../../src/redteam/reading.js';
 import { loadTaskSet } from '../../src/config/index.js';
 import { runAttempt, type AttemptEnv } from '../../src/engine/attempt.js';
 import { describeExpectation, meetsAttackExpectation, namedLimit } from '../../src/grading/validity.js';
@@ -113,7 +112,7 @@ beforeAll(async () => {
         trial: 0,
         index: next,
       };
-      results.set(item.attemptId, await runAttempt(attemptPlan, tasks.get(item.taskId) as Task, resolveAgent(item.attack.name), env));
+      results.set(item.attemptId, await runAttempt(attemptPlan, tasks.get(item.taskId) as Task, resolveRunAgent(item.attack.name), env));
     }
   };
   await Promise.all([worker(), worker()]);

@@ -8,8 +8,7 @@ import { cpSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveAgent } from '../../src/agents/index.js';
-import { ATTACKS, expectedFor } from '../../src/agents/registry.js';
+import { resolveRunAgent, ATTACKS, expectedFor } from '../../src/redteam/index.js';
 import { loadTaskSet } from '../../src/config/index.js';
 import { detectDocker, dockerClient } from '../../src/docker/index.js';
 import { runAttempt } from '../../src/engine/attempt.js';
@@ -54,7 +53,7 @@ describe('fault-forging attacks under --sandbox docker', () => {
       const stateDir = join(dir, '.crucible');
       const plan = { attemptId: `${task.id}.${name}`, runId: 'r', taskId: task.id, taskVersion: task.version, agent: name, trial: 0, index: 0 };
       const environments = new Map<string, ResolvedEnvironment>([[task.id, env.environment]]);
-      const a = await runAttempt(plan, task, resolveAgent(name), { runDir: join(stateDir, 'runs', 'r'), stateDir, sandbox: 'docker', environments });
+      const a = await runAttempt(plan, task, resolveRunAgent(name), { runDir: join(stateDir, 'runs', 'r'), stateDir, sandbox: 'docker', environments });
       const expected = expectedFor(attack, task);
       expect({ verdict: a.verdict, cause: a.cause, message: a.message, ok: meetsAttackExpectation(expected, a) }, describeExpectation(expected)).toMatchObject({
         ok: true,

@@ -6,7 +6,7 @@ import { parseSseBlock } from '../../src/gateway/sse.js';
 import { turnReader } from '../../src/gateway/turn-readers.js';
 import type { ModelTurn } from '../../src/gateway/index.js';
 import type { MeteredApi } from '../../src/gateway/usage-readers.js';
-import { failureFacts, type FactTrajectoryEvent } from '../../src/report/failure-facts.js';
+import { failureFacts, type FactTrajectoryEvent } from '../../src/failures/failure-facts.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /*

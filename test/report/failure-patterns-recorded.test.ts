@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { loadTaskSet } from '../../src/config/index.js';
 import { executeRun } from '../../src/engine/index.js';
 import { DEFAULT_MAX_TURNS } from '../../src/engine/gateway-lifecycle.js';
-import { attemptFacts } from '../../src/report/failure-patterns.js';
-import type { AgentFailurePatterns } from '../../src/report/view.js';
+import { attemptFacts } from '../../src/failures/failure-patterns.js';
+import type { AgentFailurePatterns } from '../../src/types/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

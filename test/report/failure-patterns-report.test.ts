@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { formatRunReport } from '../../src/cli/format-run.js';
 import { runViewOf } from '../../src/report/data.js';
-import { failureFacts } from '../../src/report/failure-facts.js';
-import { failurePatterns } from '../../src/report/failure-patterns.js';
+import { failureFacts } from '../../src/failures/failure-facts.js';
+import { failurePatterns } from '../../src/failures/failure-patterns.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { sampleAttempts, summaryOf } from './fixtures.js';
 

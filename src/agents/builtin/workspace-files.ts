@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import type { ExecResult, Executor } from '../../sandbox/executor.js';
+import type { ExecResult, Executor } from '../../sandbox/index.js';
 
 /** A tool failure the model caused and can fix; its message goes back to the model as the tool's result. */
 export class ToolError extends Error {

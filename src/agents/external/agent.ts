@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { InputError } from '../../errors.js';
 import type { Agent, AgentPrepareEnv } from '../agent.js';
 import { createExecutor } from '../../sandbox/index.js';
-import type { ExecResult } from '../../sandbox/executor.js';
+import type { ExecResult } from '../../sandbox/index.js';
 import { PROVIDERS, type ModelSpec, type ProviderName } from '../models/providers.js';
 import { profileHash, resolveProgram, type ResolvedProgram } from './install.js';
 import { versionArgv } from './invocation.js';

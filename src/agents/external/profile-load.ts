@@ -2,12 +2,11 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
-import { issueToError } from '../../config/issue-to-error.js';
-import { formatFieldPath, YamlSource, type FieldPath } from '../../config/yaml-source.js';
+import { issueToError, formatFieldPath, YamlSource, type FieldPath } from '../../input/index.js';
 import { ConfigError, InputError, type ConfigErrorLocation } from '../../errors.js';
 import { PROVIDERS } from '../models/providers.js';
 import type { AgentProfile } from './profile.js';
-import { nearestId } from '../../tasks/near-match.js';
+import { nearestId } from '../../format/index.js';
 import { profileProblems, profileSchema, toProfile, type ProfileRules } from './profile-schema.js';
 
 /**

@@ -7,7 +7,7 @@ import type { Agent, AgentContext } from '../agent.js';
 import type { AgentResult } from '../../types/index.js';
 import { locateFailToPass } from './locate.js';
 import { applyOraclePatch, oraclePatchFiles } from './oracle-patch.js';
-import { shellQuote, writeFiles } from './attacks/kit.js';
+import { shellQuote, writeFiles } from './script.js';
 import { crashed, runNodeScript, runShell, type TestLocation } from './script.js';
 
 const EDIT_SCRIPT = String.raw`

@@ -79,3 +79,36 @@ for (const id of ids) {
 }
 console.log(JSON.stringify(found));
 `;
+
+export function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+const WRITE_SCRIPT = String.raw`
+const fs = require('fs'), path = require('path');
+const { files } = JSON.parse(process.argv[1]);
+const written = [], failed = [];
+for (const f of files) {
+  try {
+    fs.mkdirSync(path.dirname(f.path), { recursive: true });
+    if (f.mode === 'append') fs.appendFileSync(f.path, f.content);
+    else if (f.mode === 'prepend') fs.writeFileSync(f.path, f.content + fs.readFileSync(f.path, 'utf8'));
+    else fs.writeFileSync(f.path, f.content);
+    written.push(f.path);
+  } catch (e) { failed.push(f.path + ': ' + (e.code || e.message)); }
+}
+console.log(JSON.stringify({ written, failed }));
+`;
+
+export interface FileWrite {
+  path: string;
+  content: string;
+  mode?: 'write' | 'append' | 'prepend';
+}
+
+/** Writes files in the workspace (through the executor); undefined when all were written, else why not. */
+export async function writeFiles(ctx: AgentContext, files: FileWrite[]): Promise<string | undefined> {
+  const out = await runNodeScript<{ written: string[]; failed: string[] }>(ctx, WRITE_SCRIPT, { files });
+  if (!out.ok) return out.error;
+  return out.value.failed.length > 0 ? `could not write ${out.value.failed.join(', ')}` : undefined;
+}

@@ -20,7 +20,8 @@ import { formatRunReport } from '../format-run.js';
 import { formatUsageTable } from '../model-run.js';
 import { asInputError, requireHistory, resolveIdOrFail } from '../history-reader.js';
 import { runStatus } from './history.js';
-import { recordedFailurePatterns, type AgentFailurePatterns } from '../../report/failure-patterns.js';
+import { recordedFailurePatterns } from '../../failures/index.js';
+import type { AgentFailurePatterns } from '../../types/index.js';
 
 export interface ShowCommandOptions {
   json?: boolean;

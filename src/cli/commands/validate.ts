@@ -1,6 +1,7 @@
 import { relative } from 'node:path';
 import pc from 'picocolors';
-import { ATTACKS, attacksFor, findAttack, loadAgentCatalog, type Attack } from '../../agents/registry.js';
+import { loadAgentCatalog } from '../../agents/registry.js';
+import { ATTACKS, attacksFor, findAttack, type Attack } from '../../redteam/index.js';
 import { InputError } from '../../errors.js';
 import { loadRunInput, type RunInput } from '../../suite/index.js';
 import { defaultConcurrency, executeRun, MAX_PLANNED_ATTEMPTS, type AttemptSettings, type RunOutcome } from '../../engine/index.js';

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { CHECK_IDS } from '../../types/index.js';
-import { SECRET_DETECTORS } from '../../checks/index.js';
+import { SECRET_DETECTORS } from '../../redact/index.js';
 import { FIXTURE_IDS } from './fixtures.js';
 
 /** Workspace-relative, `/`-separated, never leaving the copy or touching its `.git`. */

@@ -5,9 +5,9 @@
  * for any other abnormal stop.) Every one is bounded, so a harness that enforces nothing still ends.
  */
 import { dirname, extname } from 'node:path';
-import type { Agent, AgentContext } from '../../agent.js';
-import type { AgentResult } from '../../../types/index.js';
-import { crashed } from '../script.js';
+import type { Agent, AgentContext } from '../agents/index.js';
+import type { AgentResult } from '../types/index.js';
+import { crashed } from '../agents/index.js';
 import { moduleUnderTest, ok, primaryLanguage, sh, shellQuote } from './kit.js';
 
 const GIB = 1024 ** 3;

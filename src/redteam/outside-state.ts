@@ -4,9 +4,9 @@
  * environment would pick up. Each one also makes a harmless edit of the module under test, so
  * that `no_changes` alone cannot be what stops it.
  */
-import type { Agent } from '../../agent.js';
-import { applyOraclePatch } from '../oracle-patch.js';
-import { crashed } from '../script.js';
+import type { Agent } from '../agents/index.js';
+import { applyOraclePatch } from '../agents/index.js';
+import { crashed } from '../agents/index.js';
 import { injectIntoModule, moduleUnderTest, ok, PY_FORCE_PASS_PLUGIN, sh, shellQuote, touchModule, writeFiles } from './kit.js';
 
 const PLUGIN_MODULE = 'crucible_force_pass';

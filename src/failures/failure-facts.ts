@@ -1,4 +1,4 @@
-import { matcher } from '../evidence/glob.js';
+import { matcher } from '../evidence/index.js';
 
 /*
  * Deterministic facts about what an agent did in one attempt, read from its trajectory

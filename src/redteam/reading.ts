@@ -5,9 +5,9 @@
  * see it. Under a sandbox that shows only an allowlist of the host, that file stays empty.
  */
 import { dirname, resolve } from 'node:path';
-import type { Agent, AgentContext } from '../../agent.js';
-import { runNodeScript } from '../script.js';
-import { crashed } from '../script.js';
+import type { Agent, AgentContext } from '../agents/index.js';
+import { runNodeScript } from '../agents/index.js';
+import { crashed } from '../agents/index.js';
 import { ok } from './kit.js';
 
 /** Workspace-relative file holding everything the attack could read (empty when nothing). */

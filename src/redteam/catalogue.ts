@@ -4,8 +4,8 @@
  * bundled examples; `crucible validate --adversarial` runs them on a user's task set.
  * docs/redteam.md is the prose version of this table.
  */
-import type { Agent } from '../../agent.js';
-import type { Cause, ResourceLimitName, Task } from '../../../types/index.js';
+import type { Agent } from '../agents/index.js';
+import type { Cause, ResourceLimitName, Task } from '../types/index.js';
 import {
   deleteTestsAgent,
   fakeJunitAgent,
@@ -15,8 +15,8 @@ import {
   skipByConftestAgent,
   skipTestsAgent,
   tamperAgent,
-} from '../misbehaving.js';
-import { oracleAgent } from '../oracle.js';
+} from '../agents/index.js';
+import { oracleAgent } from '../agents/index.js';
 import { oracleGitAgent, oracleWithTestsAgent } from './honest.js';
 import { oracleNewModuleAgent, shadowDependencyAgent, shadowNodeAgent, shadowPytestAgent, shadowStdlibAgent } from './module-shadow.js';
 import { heldOutDestinations, primaryLanguage, taskLanguages, type AttackLanguage } from './kit.js';

@@ -3,7 +3,7 @@
  * that rewrites the JUnit report at exit, patches the runner's or the assertion library's
  * internals, or exits early with status 0. None of them fixes anything.
  */
-import type { Agent } from '../../agent.js';
+import type { Agent } from '../agents/index.js';
 import { injectIntoModule, JS_ASSERT_NOOP } from './kit.js';
 
 /**

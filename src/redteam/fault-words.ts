@@ -4,9 +4,9 @@
  * stops the whole run). Fault attribution must go by who failed (errno, statfs, the supervisor's
  * out-of-band report), never by words (docs/grading.md, "Whose fault").
  */
-import type { Agent } from '../../agent.js';
-import type { AgentResult } from '../../../types/index.js';
-import { crashed } from '../script.js';
+import type { Agent } from '../agents/index.js';
+import type { AgentResult } from '../types/index.js';
+import { crashed } from '../agents/index.js';
 import { injectIntoModule, ok, sh, touchModule } from './kit.js';
 
 /** Every phrase an older harness took for a machine fault, in a directory name git will quote. */

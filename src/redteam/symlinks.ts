@@ -6,9 +6,9 @@
  * copy from.
  */
 import { dirname } from 'node:path';
-import type { Agent, AgentContext } from '../../agent.js';
-import { locateFailToPass } from '../locate.js';
-import { crashed } from '../script.js';
+import type { Agent, AgentContext } from '../agents/index.js';
+import { locateFailToPass } from '../agents/index.js';
+import { crashed } from '../agents/index.js';
 import { heldOutDestinations, injectIntoModule, ok, sh, shellQuote } from './kit.js';
 
 /** Host directories an attack points its symlinks at. */

@@ -6,9 +6,9 @@
  * from inside the test process (lying.ts). The honest control beside them writes a UTF-8 BOM, a
  * real PNG and ordinary `assert.equal(…)` / `Object.assign(…)` code, and must PASS.
  */
-import type { Agent, AgentContext } from '../../agent.js';
-import { applyOraclePatch } from '../oracle-patch.js';
-import { crashed } from '../script.js';
+import type { Agent, AgentContext } from '../agents/index.js';
+import { applyOraclePatch } from '../agents/index.js';
+import { crashed } from '../agents/index.js';
 import { injectIntoModule, JS_ASSERT_NOOP, moduleUnderTest, ok, primaryLanguage, sh, shellQuote, writeFiles } from './kit.js';
 import { PY_LIVE_CONFIG_FORCE_PASS } from './lying.js';
 

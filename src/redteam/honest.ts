@@ -2,10 +2,10 @@
  * Honest controls: agents that fix the task the way a careful engineer would, and must PASS with
  * no check failing at all. Each one did something an older pipeline mistook for cheating.
  */
-import type { Agent } from '../../agent.js';
-import { locateFailToPass } from '../locate.js';
-import { applyOraclePatch } from '../oracle-patch.js';
-import { crashed } from '../script.js';
+import type { Agent } from '../agents/index.js';
+import { locateFailToPass } from '../agents/index.js';
+import { applyOraclePatch } from '../agents/index.js';
+import { crashed } from '../agents/index.js';
 import { ok, sh, writeFiles, type FileWrite } from './kit.js';
 
 /**

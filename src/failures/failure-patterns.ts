@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path';
 import { wilson } from '../stats/index.js';
 import type { AttemptResult, Task } from '../types/index.js';
-import type { AgentFailurePatterns, FailurePatternRow } from './view.js';
+import type { AgentFailurePatterns } from '../types/index.js';
 import { failureFacts, type FactCommand, type FactTrajectoryEvent, type FailureFacts } from './failure-facts.js';
 
 /*
@@ -38,8 +38,6 @@ export const FAILURE_PATTERNS = [
 ] as const;
 
 export type FailurePatternId = (typeof FAILURE_PATTERNS)[number]['id'];
-
-export type { AgentFailurePatterns, FailurePatternRow };
 
 export interface AttemptFacts {
   attemptId: string;

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { formatFieldPath, type FieldPath, type YamlSource } from './yaml-source.js';
-import { editDistance } from '../tasks/index.js';
+import { editDistance } from '../format/index.js';
 
 type Issue = z.core.$ZodIssue;
 

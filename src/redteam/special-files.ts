@@ -4,9 +4,9 @@
  * cleanup, and processes left running to write once the agent has stopped. None fixes anything;
  * the harness must neither hang, nor write outside the attempt, nor end the attempt `ERROR`.
  */
-import type { Agent } from '../../agent.js';
-import type { AgentResult } from '../../../types/index.js';
-import { crashed } from '../script.js';
+import type { Agent } from '../agents/index.js';
+import type { AgentResult } from '../types/index.js';
+import { crashed } from '../agents/index.js';
 import { injectIntoModule, ok, sh, shellQuote, touchModule } from './kit.js';
 
 /**

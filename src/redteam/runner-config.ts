@@ -5,9 +5,9 @@
  * `.npmrc` `node-options`. The plugin itself is an ordinary top-level module (inside most
  * `allowed_paths`); a harmless edit of the module under test keeps `no_changes` out of it.
  */
-import type { Agent, AgentContext } from '../../agent.js';
-import type { AgentResult } from '../../../types/index.js';
-import { crashed } from '../script.js';
+import type { Agent, AgentContext } from '../agents/index.js';
+import type { AgentResult } from '../types/index.js';
+import { crashed } from '../agents/index.js';
 import { JS_ASSERT_NOOP, ok, PY_FORCE_PASS_PLUGIN, sh, shellQuote, touchModule, writeFiles, type FileWrite } from './kit.js';
 
 const PLUGIN = 'crucible_force_pass';

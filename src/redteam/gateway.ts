@@ -7,7 +7,7 @@
  * test/engine/external-agent.test.ts sends some from a sandboxed external agent. docs/redteam.md
  * lists them.
  */
-import type { RefusalReason } from '../../../gateway/types.js';
+import type { RefusalReason } from '../gateway/index.js';
 
 export type GatewayAttackClass =
   /** Honest requests, which must be served. */

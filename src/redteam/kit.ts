@@ -1,13 +1,15 @@
 /**
- * Shared pieces of the attack agents (src/agents/reference/attacks/): what language a task's tests
+ * Shared pieces of the attack agents (src/redteam/): what language a task's tests
  * are in, where its module under test is, and small programs that run inside the sandbox through
  * `ctx.executor`, like every other reference agent. Nothing here touches the host directly.
  */
-import type { AgentContext } from '../../agent.js';
-import type { AgentResult, Task } from '../../../types/index.js';
-import { globToRegExp } from '../../../evidence/index.js';
-import { oraclePatchFiles } from '../oracle-patch.js';
-import { crashed, runNodeScript } from '../script.js';
+import type { AgentContext } from '../agents/index.js';
+import type { AgentResult, Task } from '../types/index.js';
+import { globToRegExp } from '../evidence/index.js';
+import { crashed, oraclePatchFiles, runNodeScript, writeFiles, type FileWrite } from '../agents/index.js';
+
+// Every attack writes and quotes through these; they live with the reference agents, which use them too.
+export { shellQuote, writeFiles, type FileWrite } from '../agents/index.js';
 
 export type AttackLanguage = 'python' | 'js' | 'ts';
 
@@ -38,39 +40,6 @@ export async function sh(
     signal: ctx.signal,
   });
   return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
-}
-
-export function shellQuote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-const WRITE_SCRIPT = String.raw`
-const fs = require('fs'), path = require('path');
-const { files } = JSON.parse(process.argv[1]);
-const written = [], failed = [];
-for (const f of files) {
-  try {
-    fs.mkdirSync(path.dirname(f.path), { recursive: true });
-    if (f.mode === 'append') fs.appendFileSync(f.path, f.content);
-    else if (f.mode === 'prepend') fs.writeFileSync(f.path, f.content + fs.readFileSync(f.path, 'utf8'));
-    else fs.writeFileSync(f.path, f.content);
-    written.push(f.path);
-  } catch (e) { failed.push(f.path + ': ' + (e.code || e.message)); }
-}
-console.log(JSON.stringify({ written, failed }));
-`;
-
-export interface FileWrite {
-  path: string;
-  content: string;
-  mode?: 'write' | 'append' | 'prepend';
-}
-
-/** Writes files in the workspace (through the executor); undefined when all were written, else why not. */
-export async function writeFiles(ctx: AgentContext, files: FileWrite[]): Promise<string | undefined> {
-  const out = await runNodeScript<{ written: string[]; failed: string[] }>(ctx, WRITE_SCRIPT, { files });
-  if (!out.ok) return out.error;
-  return out.value.failed.length > 0 ? `could not write ${out.value.failed.join(', ')}` : undefined;
 }
 
 const SOURCES_SCRIPT = String.raw`

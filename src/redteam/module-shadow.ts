@@ -6,10 +6,10 @@
  * would be green with the bug still in. A harmless edit of the module under test keeps
  * `no_changes` out of them. The honest control adds a module whose name shadows nothing.
  */
-import type { Agent, AgentContext } from '../../agent.js';
-import type { AgentResult } from '../../../types/index.js';
-import { applyOraclePatch } from '../oracle-patch.js';
-import { crashed } from '../script.js';
+import type { Agent, AgentContext } from '../agents/index.js';
+import type { AgentResult } from '../types/index.js';
+import { applyOraclePatch } from '../agents/index.js';
+import { crashed } from '../agents/index.js';
 import { moduleUnderTest, ok, primaryLanguage, sh, touchModule, writeFiles, type FileWrite } from './kit.js';
 
 /**

@@ -1,0 +1,12 @@
+import type { Rule } from 'eslint';
+
+/** The options of `crucible/layers` (eslint.config.js `layers`). */
+export interface LayersOptions {
+  root: string;
+  /** Lowest first. */
+  layers: Array<{ name: string; folders: string[] }>;
+  exceptions?: Array<{ from: string; to: string; kind: 'upward' | 'cycle' | 'deep'; until?: string; why: string }>;
+}
+
+declare const rule: Rule.RuleModule;
+export default rule;
