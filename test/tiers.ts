@@ -11,6 +11,7 @@ export const UNIT: string[] = [
   'test/agents/external/run-agent.test.ts',
   'test/agents/external/run-invocation.test.ts',
   'test/agents/external/run-outputs.test.ts',
+  'test/agents/external/run-result.test.ts',
   'test/agents/external/run-trajectory.test.ts',
   'test/audit/judge.test.ts',
   'test/baseline/schema.test.ts',

@@ -106,10 +106,12 @@ export function checkModelSpecs(specs: readonly ModelSpec[], opts: ModelRunOptio
   if (limits.maxCostUsd !== undefined || opts.runLimits?.maxCostUsd !== undefined) {
     const unpriced = specs.find((s) => !pricing.priceOf(s.modelId));
     if (unpriced) {
+      const field = limits.maxCostUsd !== undefined ? 'models.limits.maxCostUsd' : 'models.runLimits.maxCostUsd';
       throw new OptionError(
-        [{ field: 'models.limits.maxCostUsd' }],
-        `${unpriced.spec} has no price in pricing.yaml, so a cost limit cannot hold`,
-        'add it to a file passed as {models.pricingFile}',
+        [{ field }],
+        // An external agent's spec is its name (`qwen-code`): the price belongs to the model it runs.
+        `model ${unpriced.modelId}${unpriced.spec === unpriced.modelId ? '' : ` (agent ${unpriced.spec})`} has no price in pricing.yaml, so a cost limit cannot hold`,
+        `price it in a file passed as {models.pricingFile} (${unpriced.provider}: { ${unpriced.modelId}: { input: <usd per M>, output: <usd per M> } }), or drop {${field}}`,
       );
     }
   }

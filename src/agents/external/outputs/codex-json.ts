@@ -13,11 +13,13 @@ export function parseCodexJson(stdout: string): ParsedOutput {
   const items = new Map<string, Record<string, unknown>>();
   const completed = new Set<string>();
   let turns = 0;
+  let failed: string | undefined;
+  let lastError: string | undefined;
   for (const event of jsonLines(stdout)) {
     const type = str(event.type);
     if (type === 'turn.completed') turns++;
-    else if (type === 'turn.failed') parsed.error = (isRecord(event.error) ? str(event.error.message) : undefined) ?? 'turn failed';
-    else if (type === 'error') parsed.error = str(event.message) ?? 'error';
+    else if (type === 'turn.failed') failed = (isRecord(event.error) ? str(event.error.message) : undefined) ?? 'turn failed';
+    else if (type === 'error') lastError = str(event.message) ?? 'error';
     else if (type?.startsWith('item.') && isRecord(event.item)) {
       const id = str(event.item.id) ?? `item_${items.size}`;
       // Keep first-seen order: a Map re-set does not move the key.
@@ -60,5 +62,8 @@ export function parseCodexJson(stdout: string): ParsedOutput {
     }
   }
   if (turns > 0) parsed.turns = turns;
+  // `error` events also report retries on the way ("Reconnecting... 2/5"); the failed turn is the verdict.
+  const error = failed ?? lastError;
+  if (error !== undefined) parsed.error = error;
   return parsed;
 }
