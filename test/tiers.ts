@@ -40,6 +40,7 @@ export const UNIT: string[] = [
   'test/gate/evaluate.test.ts',
   'test/gateway/budget.test.ts',
   'test/gateway/canonical.test.ts',
+  'test/gateway/cassette-path.test.ts',
   'test/gateway/gemini.test.ts',
   'test/gateway/loose-replay.test.ts',
   'test/gateway/metering.test.ts',

@@ -30,7 +30,7 @@ interface Exchange {
 }
 
 function recordedTurns(agent: string): ModelTurn[] {
-  const file = resolve('examples/cassettes/agents', `js-slugify%2F${agent}%2F0.jsonl`);
+  const file = resolve('examples/cassettes/agents', 'js-slugify', agent, '0.jsonl');
   const lines = readFileSync(file, 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')

@@ -3,7 +3,6 @@ import { dirname, join } from 'node:path';
 import type { AgentContext } from '../agent.js';
 import type { AgentResult } from '../../types/index.js';
 import type { ExecResult } from '../../sandbox/executor.js';
-import type { ModelTurn } from '../../gateway/index.js';
 import { buildInvocation } from './invocation.js';
 import type { ResolvedProgram } from './install.js';
 import { parseAgentOutput } from './outputs/index.js';

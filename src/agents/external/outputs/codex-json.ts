@@ -1,5 +1,9 @@
 import { emptyOutput, isRecord, jsonLines, num, str, type ParsedOutput, type ReportedTool } from './types.js';
 
+/** The model's tools a command_execution or file_change item reports the call of (codex-rs's tool specs). */
+const SHELL_CALLS = ['exec_command', 'shell', 'shell_command', 'local_shell', 'container.exec'];
+const PATCH_CALLS = ['apply_patch'];
+
 /**
  * `codex exec --json`: one event per line (codex-rs/exec/src/exec_events.rs): `thread.started`,
  * `turn.started`, `turn.completed` (with usage), `turn.failed`, `error`, and `item.started` /
@@ -38,19 +42,21 @@ export function parseCodexJson(stdout: string): ParsedOutput {
         if (command === undefined) break;
         const exitCode = num(item.exit_code);
         parsed.commands.push({ command, exitCode: exitCode ?? null, toolId: id });
-        const tool: ReportedTool = { id, name: 'command_execution', input: { command }, output: str(item.aggregated_output) ?? '' };
+        const tool: ReportedTool = { id, name: 'command_execution', input: { command }, output: str(item.aggregated_output) ?? '', answers: SHELL_CALLS };
         if (done) tool.ok = exitCode === 0;
         parsed.tools.push(tool);
         break;
       }
       case 'file_change':
-        parsed.tools.push({ id, name: 'file_change', input: { changes: item.changes }, ...(done ? { ok: item.status !== 'failed' } : {}) });
+        parsed.tools.push({ id, name: 'file_change', input: { changes: item.changes }, answers: PATCH_CALLS, ...(done ? { ok: item.status !== 'failed' } : {}) });
         break;
       case 'mcp_tool_call':
         parsed.tools.push({
           id,
           name: `${str(item.server) ?? 'mcp'}.${str(item.tool) ?? 'tool'}`,
           input: item.arguments,
+          // Codex names an MCP tool to the model `<server>__<tool>`.
+          answers: [`${str(item.server) ?? 'mcp'}__${str(item.tool) ?? 'tool'}`],
           ...(done ? { ok: item.status !== 'failed' } : {}),
         });
         break;
