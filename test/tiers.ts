@@ -46,6 +46,7 @@ export const UNIT: string[] = [
   'test/gateway/metering.test.ts',
   'test/gateway/pricing.test.ts',
   'test/gateway/record-replay.test.ts',
+  'test/gateway/request-content.test.ts',
   'test/gateway/socket.test.ts',
   'test/gateway/sse.test.ts',
   'test/gateway/turns.test.ts',

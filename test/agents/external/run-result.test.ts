@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAgentOutput } from '../../../src/agents/external/outputs/index.js';
 import { externalAgentResult } from '../../../src/agents/external/result.js';
@@ -14,21 +16,21 @@ const exited = (exitCode: number | null, stdout: string, stderr: string): ExecRe
   durationMs: 10,
 });
 
-/** `codex exec --json` losing its stream: retries reported as `error`, then the failed turn; stderr holds codex's stdin banner. */
-const CODEX_STREAM_LOST = lines(
-  { type: 'thread.started', thread_id: '0199a213-81c0-7800-8aa1-bbab2a035a53' },
-  { type: 'turn.started' },
-  { type: 'error', message: 'Reconnecting... 1/5 (stream disconnected before completion: error sending request)' },
-  { type: 'error', message: 'Reconnecting... 2/5 (stream disconnected before completion: error sending request)' },
-  { type: 'turn.failed', error: { message: 'stream disconnected before completion: error sending request' } },
-);
-const CODEX_STDERR = 'Reading additional input from stdin...\n';
+/**
+ * What the real `codex exec --json` printed when every answer to its first request was cut short
+ * (test/fixtures/agents/outputs/README.md): five retries reported as `error`, then the failed turn;
+ * its stderr holds a warning and its stdin banner.
+ */
+const OUTPUTS = resolve('test/fixtures/agents/outputs');
+const CODEX_STREAM_LOST = readFileSync(join(OUTPUTS, 'codex-stream-cut.stdout'), 'utf8');
+const CODEX_STDERR = readFileSync(join(OUTPUTS, 'codex-stream-cut.stderr'), 'utf8');
 
 describe('externalAgentResult', () => {
   it("explains a failure with the agent's own failure message, not the banner on its stderr", () => {
     const parsed = parseAgentOutput('codex-json', CODEX_STREAM_LOST);
+    expect(CODEX_STDERR).toContain('Reading additional input from stdin...');
     const result = externalAgentResult(exited(1, CODEX_STREAM_LOST, CODEX_STDERR), parsed, false, []);
-    expect(result).toMatchObject({ stopReason: 'error', error: 'the agent failed (exit 1): stream disconnected before completion: error sending request' });
+    expect(result).toMatchObject({ stopReason: 'error', error: 'the agent failed (exit 1): stream disconnected before completion: stream closed before response.completed' });
     // The text says what happened; it does not decide whose fault it is (no harness or task kind).
     expect(result.errorKind).toBeUndefined();
   });
