@@ -4,7 +4,17 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { upstreamFor, type Agent, type ModelAccess, type ModelLimits, type ModelSpec, type ProviderName } from '../agents/index.js';
 import { OptionError } from '../errors.js';
-import { cassetteKeyText, findCassette, loadPricing, PricingError, startGateway, type Gateway, type GatewayMode, type Pricing, type UpstreamConfig } from '../gateway/index.js';
+import {
+  cassetteKeyText,
+  findCassette,
+  loadPricing,
+  PricingError,
+  startGateway,
+  type Gateway,
+  type GatewayMode,
+  type Pricing,
+  type UpstreamConfig,
+} from '../gateway/index.js';
 import type { AgentResult, AttemptPlan } from '../types/index.js';
 import type { RunLimits } from './run-budget.js';
 

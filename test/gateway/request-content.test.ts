@@ -22,10 +22,19 @@ describe('readRequest', () => {
         ],
       }).system,
     ).toBe('You are X.\n\nBe brief.');
-    expect(readRequest('responses', { instructions: 'Base.', input: [{ type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'Dev.' }] }] }).system).toBe(
-      'Base.\n\nDev.',
-    );
-    expect(readRequest('messages', { system: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }], messages: [] }).system).toBe('A\nB');
+    expect(
+      readRequest('responses', { instructions: 'Base.', input: [{ type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'Dev.' }] }] })
+        .system,
+    ).toBe('Base.\n\nDev.');
+    expect(
+      readRequest('messages', {
+        system: [
+          { type: 'text', text: 'A' },
+          { type: 'text', text: 'B' },
+        ],
+        messages: [],
+      }).system,
+    ).toBe('A\nB');
     expect(readRequest('messages', { system: 'Plain.', messages: [] }).system).toBe('Plain.');
     expect(readRequest('gemini', { systemInstruction: { parts: [{ text: 'G.' }] }, contents: [] }).system).toBe('G.');
     expect(readRequest('chat', { messages: [{ role: 'user', content: 'hi' }] }).system).toBeUndefined();
@@ -33,7 +42,9 @@ describe('readRequest', () => {
   });
 
   it('reads the tool results sent back, under the ids of the calls they answer', () => {
-    expect(readRequest('chat', { messages: [{ role: 'tool', tool_call_id: 'call_1', content: 'out' }] }).toolResults).toEqual([{ ids: ['call_1'], output: 'out' }]);
+    expect(readRequest('chat', { messages: [{ role: 'tool', tool_call_id: 'call_1', content: 'out' }] }).toolResults).toEqual([
+      { ids: ['call_1'], output: 'out' },
+    ]);
     expect(
       readRequest('responses', {
         input: [
@@ -46,7 +57,9 @@ describe('readRequest', () => {
       { ids: ['c2'], output: 'two' },
     ]);
     expect(
-      readRequest('messages', { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'no such file', is_error: true }] }] }).toolResults,
+      readRequest('messages', {
+        messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'no such file', is_error: true }] }],
+      }).toolResults,
     ).toEqual([{ ids: ['toolu_1'], output: 'no such file', isError: true }]);
     // Gemini's API gives calls no ids: after the last model turn, a response also answers to `<name>#<position>`.
     const gemini = readRequest('gemini', {
@@ -54,7 +67,13 @@ describe('readRequest', () => {
         { role: 'model', parts: [{ functionCall: { name: 'read_file', args: {} } }] },
         { role: 'user', parts: [{ functionResponse: { name: 'read_file', response: { output: 'old' } } }] },
         { role: 'model', parts: [{ functionCall: { name: 'ls', args: {} } }, { functionCall: { name: 'read_file', args: {} } }] },
-        { role: 'user', parts: [{ functionResponse: { id: 'cli_1', name: 'ls', response: { output: 'a b' } } }, { functionResponse: { name: 'read_file', response: { error: 'gone' } } }] },
+        {
+          role: 'user',
+          parts: [
+            { functionResponse: { id: 'cli_1', name: 'ls', response: { output: 'a b' } } },
+            { functionResponse: { name: 'read_file', response: { error: 'gone' } } },
+          ],
+        },
       ],
     }).toolResults;
     expect(gemini).toEqual([
@@ -64,7 +83,12 @@ describe('readRequest', () => {
   });
 
   it('keeps each result once, on the first request that answers a pending call', () => {
-    const sent = readRequest('chat', { messages: [{ role: 'tool', tool_call_id: 'a', content: '1' }, { role: 'tool', tool_call_id: 'b', content: '2' }] }).toolResults;
+    const sent = readRequest('chat', {
+      messages: [
+        { role: 'tool', tool_call_id: 'a', content: '1' },
+        { role: 'tool', tool_call_id: 'b', content: '2' },
+      ],
+    }).toolResults;
     const earlier = [{ toolCalls: [{ id: 'a' }], toolResults: [] }, { toolCalls: [{ id: 'b' }] }];
     expect(newlyAnswered(earlier, sent)).toEqual([
       { id: 'a', output: '1' },

@@ -19,12 +19,24 @@ const CASES: Array<{ api: string; step: (stream: boolean) => Step; expected: Par
   {
     api: 'chat',
     step: (stream) => ({ upstream: 'openai', path: '/chat/completions', body: chatRequest({ stream, tools: true }) }),
-    expected: { system: SYSTEM, model: 'gpt-4o-mini-2024-07-18', requestedModel: 'gpt-4o-mini', toolCalls: [{ id: 'call_Xq1', ...READ_A }], finishReason: 'tool_calls' },
+    expected: {
+      system: SYSTEM,
+      model: 'gpt-4o-mini-2024-07-18',
+      requestedModel: 'gpt-4o-mini',
+      toolCalls: [{ id: 'call_Xq1', ...READ_A }],
+      finishReason: 'tool_calls',
+    },
   },
   {
     api: 'responses',
     step: (stream) => ({ upstream: 'openai', path: '/responses', body: responsesRequest({ stream, tools: true }) }),
-    expected: { system: SYSTEM, model: 'gpt-4.1-2025-04-14', requestedModel: 'gpt-4.1', toolCalls: [{ id: 'call_unLAR8', ...READ_A }], finishReason: 'completed' },
+    expected: {
+      system: SYSTEM,
+      model: 'gpt-4.1-2025-04-14',
+      requestedModel: 'gpt-4.1',
+      toolCalls: [{ id: 'call_unLAR8', ...READ_A }],
+      finishReason: 'completed',
+    },
   },
   {
     api: 'messages',

@@ -54,6 +54,8 @@ describe('createExternalAgent', () => {
       '--max-cost: model claude-unpriced-9 (agent claude-code:claude-unpriced-9) has no price in pricing.yaml, so a cost limit cannot hold ' +
         '(fix: price it in a file passed as --pricing (anthropic: { claude-unpriced-9: { input: <usd per M>, output: <usd per M> } }), or drop --max-cost)',
     );
-    expect(check({}, { maxCostUsd: 5 })).toMatch(/^--max-cost-total: model claude-unpriced-9 \(agent claude-code:claude-unpriced-9\).* or drop --max-cost-total\)$/);
+    expect(check({}, { maxCostUsd: 5 })).toMatch(
+      /^--max-cost-total: model claude-unpriced-9 \(agent claude-code:claude-unpriced-9\).* or drop --max-cost-total\)$/,
+    );
   });
 });

@@ -30,7 +30,10 @@ describe('externalAgentResult', () => {
     const parsed = parseAgentOutput('codex-json', CODEX_STREAM_LOST);
     expect(CODEX_STDERR).toContain('Reading additional input from stdin...');
     const result = externalAgentResult(exited(1, CODEX_STREAM_LOST, CODEX_STDERR), parsed, false, []);
-    expect(result).toMatchObject({ stopReason: 'error', error: 'the agent failed (exit 1): stream disconnected before completion: stream closed before response.completed' });
+    expect(result).toMatchObject({
+      stopReason: 'error',
+      error: 'the agent failed (exit 1): stream disconnected before completion: stream closed before response.completed',
+    });
     // The text says what happened; it does not decide whose fault it is (no harness or task kind).
     expect(result.errorKind).toBeUndefined();
   });

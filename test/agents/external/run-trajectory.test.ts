@@ -152,7 +152,7 @@ describe('writeExternalTrajectory on recorded sessions', () => {
     expect(tools.every((t) => t.ok === true)).toBe(true);
   });
 
-  it("takes whether a Codex command failed from its own report, paired with the call it reports, and pairs nothing it cannot tell apart", async () => {
+  it('takes whether a Codex command failed from its own report, paired with the call it reports, and pairs nothing it cannot tell apart', async () => {
     const stdout = readFileSync(join(OUTPUTS, 'codex-js-slugify.stdout'), 'utf8');
     const failed = stdout.replace('"exit_code":0,"status":"completed"', '"exit_code":1,"status":"failed"');
     expect(failed).not.toBe(stdout);

@@ -48,7 +48,13 @@ export function parseCodexJson(stdout: string): ParsedOutput {
         break;
       }
       case 'file_change':
-        parsed.tools.push({ id, name: 'file_change', input: { changes: item.changes }, answers: PATCH_CALLS, ...(done ? { ok: item.status !== 'failed' } : {}) });
+        parsed.tools.push({
+          id,
+          name: 'file_change',
+          input: { changes: item.changes },
+          answers: PATCH_CALLS,
+          ...(done ? { ok: item.status !== 'failed' } : {}),
+        });
         break;
       case 'mcp_tool_call':
         parsed.tools.push({
