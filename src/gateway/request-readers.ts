@@ -145,13 +145,18 @@ export function newlyAnswered(
   earlier: ReadonlyArray<{ toolCalls: ReadonlyArray<{ id: string }>; toolResults?: readonly AnsweredCall[] }>,
   sent: readonly SentToolResult[],
 ): AnsweredCall[] {
-  const pending = new Set(earlier.flatMap((turn) => turn.toolCalls.map((call) => call.id)));
-  for (const turn of earlier) for (const answered of turn.toolResults ?? []) pending.delete(answered.id);
+  // Counted, not a set: Gemini's positional ids (`read_file#0`) recur from turn to turn.
+  const pending = new Map<string, number>();
+  const add = (id: string, by: number) => pending.set(id, (pending.get(id) ?? 0) + by);
+  for (const turn of earlier) {
+    for (const answered of turn.toolResults ?? []) add(answered.id, -1);
+    for (const call of turn.toolCalls) add(call.id, 1);
+  }
   const out: AnsweredCall[] = [];
   for (const result of sent) {
-    const id = result.ids.find((candidate) => pending.has(candidate));
+    const id = result.ids.find((candidate) => (pending.get(candidate) ?? 0) > 0);
     if (id === undefined) continue;
-    pending.delete(id);
+    add(id, -1);
     out.push({ id, output: result.output, ...(result.isError !== undefined ? { isError: result.isError } : {}) });
   }
   return out;

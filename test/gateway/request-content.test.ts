@@ -97,6 +97,15 @@ describe('readRequest', () => {
     expect(newlyAnswered([...earlier, { toolCalls: [], toolResults: [{ id: 'a', output: '1' }] }], sent)).toEqual([{ id: 'b', output: '2' }]);
     // A result for no call the model made is no call's result.
     expect(newlyAnswered([], sent)).toEqual([]);
+    // Gemini's positional ids recur: turn 3 asks for read_file#0 again after turn 2 answered turn 1's.
+    const again = [{ ids: ['read_file#0'], output: 'second read' }];
+    const gemini = [
+      { toolCalls: [{ id: 'read_file#0' }] },
+      { toolCalls: [], toolResults: [{ id: 'read_file#0', output: 'first read' }] },
+      { toolCalls: [{ id: 'read_file#0' }] },
+    ];
+    expect(newlyAnswered(gemini, again)).toEqual([{ id: 'read_file#0', output: 'second read' }]);
+    expect(newlyAnswered(gemini.slice(0, 2), again)).toEqual([]);
   });
 });
 

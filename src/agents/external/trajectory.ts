@@ -98,8 +98,16 @@ type Call = ModelTurn['toolCalls'][number];
  */
 function resultsOf(turns: readonly ModelTurn[], reported: readonly ReportedTool[]) {
   const calls = turns.flatMap((t) => t.toolCalls);
-  const sent = new Map<string, AnsweredCall>();
-  for (const turn of turns) for (const answer of turn.toolResults ?? []) if (!sent.has(answer.id)) sent.set(answer.id, answer);
+  // Each result answers the earliest call still waiting under its id (Gemini's positional ids recur).
+  const sent = new Map<Call, AnsweredCall>();
+  const waiting = new Map<string, Call[]>();
+  for (const turn of turns) {
+    for (const answer of turn.toolResults ?? []) {
+      const call = waiting.get(answer.id)?.shift();
+      if (call) sent.set(call, answer);
+    }
+    for (const call of turn.toolCalls) waiting.set(call.id, [...(waiting.get(call.id) ?? []), call]);
+  }
   const callIds = new Set(calls.map((c) => c.id));
   const byId = new Map<string, ReportedTool>();
   for (const tool of reported) if (tool.id !== undefined && callIds.has(tool.id) && !byId.has(tool.id)) byId.set(tool.id, tool);
@@ -111,7 +119,7 @@ function resultsOf(turns: readonly ModelTurn[], reported: readonly ReportedTool[
   return {
     of(call: Call): Omit<ReportedTool, 'name' | 'input'> | undefined {
       const tool = byId.get(call.id) ?? paired.get(call);
-      const answer = sent.get(call.id);
+      const answer = sent.get(call);
       if (tool) used.add(tool);
       if (!tool && !answer) return undefined;
       const output = answer?.output ?? tool?.output;

@@ -181,4 +181,36 @@ describe('writeExternalTrajectory on recorded sessions', () => {
     // The call still has the result the gateway saw sent back for it.
     expect(String(unpaired.events[2]?.output)).toContain('Process exited with code 0');
   });
+
+  it('gives a call id the model reuses (Gemini numbers calls by position) each result in turn', () => {
+    const dir = tempDir();
+    const read = (seq: number, results: ModelTurn['toolResults'], calls: number): ModelTurn => ({
+      seq,
+      api: 'gemini',
+      at: `2026-12-01T06:00:0${seq}.000Z`,
+      status: 200,
+      toolCalls: Array.from({ length: calls }, () => ({ id: 'read_file#0', name: 'read_file', input: { path: 'a' } })),
+      ...(results ? { toolResults: results } : {}),
+      latencyMs: 10,
+    });
+    const file = writeExternalTrajectory({
+      startedAt: Date.parse('2026-12-01T06:00:00.000Z'),
+      attemptDir: dir,
+      spec: 'gemini-cli',
+      instruction: 'x',
+      limits: {},
+      turns: [read(0, undefined, 1), read(1, [{ id: 'read_file#0', output: 'first' }], 1), read(2, [{ id: 'read_file#0', output: 'second' }], 0)],
+      parsed: { tools: [], commands: [] },
+      result: { stopReason: 'end_turn' },
+    });
+    const tools = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((e) => e.type === 'tool');
+    expect(tools.map((t) => [t.turn, t.output])).toEqual([
+      [1, 'first'],
+      [2, 'second'],
+    ]);
+  });
 });
