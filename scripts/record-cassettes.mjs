@@ -19,7 +19,10 @@ export const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
  */
 export async function recordCassettes({ cassettes, upstream, runArgs, keys, env = {} }) {
   mkdirSync(cassettes, { recursive: true });
-  for (const file of readdirSync(cassettes).filter((f) => f.endsWith('.jsonl'))) rmSync(join(cassettes, file));
+  // Cassettes are <task>/<agent>/<trial>.jsonl (older recordings: flat .jsonl files); nothing else here is removed.
+  for (const entry of readdirSync(cassettes, { withFileTypes: true })) {
+    if (entry.isDirectory() || entry.name.endsWith('.jsonl')) rmSync(join(cassettes, entry.name), { recursive: true });
+  }
   const state = mkdtempSync(join(tmpdir(), 'crucible-record-'));
   const args = [join(ROOT, 'dist', 'cli', 'main.js'), 'run', ...runArgs(upstream.baseUrl), '--record', cassettes, '--out', state, ...process.argv.slice(2)];
   const placeholders = Object.fromEntries(keys.map((name) => [name, 'scripted-upstream-ignores-keys']));

@@ -4,7 +4,17 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { upstreamFor, type Agent, type ModelAccess, type ModelLimits, type ModelSpec, type ProviderName } from '../agents/index.js';
 import { OptionError } from '../errors.js';
-import { cassettePath, loadPricing, PricingError, startGateway, type Gateway, type GatewayMode, type Pricing, type UpstreamConfig } from '../gateway/index.js';
+import {
+  cassetteKeyText,
+  findCassette,
+  loadPricing,
+  PricingError,
+  startGateway,
+  type Gateway,
+  type GatewayMode,
+  type Pricing,
+  type UpstreamConfig,
+} from '../gateway/index.js';
 import type { AgentResult, AttemptPlan } from '../types/index.js';
 import type { RunLimits } from './run-budget.js';
 
@@ -106,19 +116,21 @@ export function checkModelSpecs(specs: readonly ModelSpec[], opts: ModelRunOptio
   if (limits.maxCostUsd !== undefined || opts.runLimits?.maxCostUsd !== undefined) {
     const unpriced = specs.find((s) => !pricing.priceOf(s.modelId));
     if (unpriced) {
+      const field = limits.maxCostUsd !== undefined ? 'models.limits.maxCostUsd' : 'models.runLimits.maxCostUsd';
       throw new OptionError(
-        [{ field: 'models.limits.maxCostUsd' }],
-        `${unpriced.spec} has no price in pricing.yaml, so a cost limit cannot hold`,
-        'add it to a file passed as {models.pricingFile}',
+        [{ field }],
+        // An external agent's spec is its name (`qwen-code`): the price belongs to the model it runs.
+        `model ${unpriced.modelId}${unpriced.spec === unpriced.modelId ? '' : ` (agent ${unpriced.spec})`} has no price in pricing.yaml, so a cost limit cannot hold`,
+        `price it in a file passed as {models.pricingFile} (${unpriced.provider}: { ${unpriced.modelId}: { input: <usd per M>, output: <usd per M> } }), or drop {${field}}`,
       );
     }
   }
   return { mode, ...(cassetteDir ? { cassetteDir } : {}), upstreams: upstreams as Record<string, UpstreamConfig>, pricing, limits, env };
 }
 
-/** The cassette of one attempt of a model agent: `<task>/<agent>/<trial>`, the same in every run. */
-export function cassetteKey(plan: Pick<AttemptPlan, 'taskId' | 'trial'>, agent: Pick<Agent, 'name'>): string {
-  return `${plan.taskId}/${agent.name}/${plan.trial}`;
+/** The cassette of one attempt of a model agent: `<task>/<agent>/<trial>`, the same in every run; as parts, so an agent name with `/` stays one. */
+export function cassetteKey(plan: Pick<AttemptPlan, 'taskId' | 'trial'>, agent: Pick<Agent, 'name'>): readonly string[] {
+  return [plan.taskId, agent.name, String(plan.trial)];
 }
 
 /** How many missing recordings a message names before it counts the rest. */
@@ -134,7 +146,10 @@ export function checkReplayCassettes(attempts: readonly AttemptPlan[], agentOf: 
   if (opts?.mode !== 'replay' || opts.cassetteDir === undefined) return;
   const dir = resolve(opts.cassetteDir);
   const model = attempts.filter((a) => agentOf(a.agent).modelSpec !== undefined);
-  const missing = model.map((a) => cassetteKey(a, agentOf(a.agent))).filter((key) => !existsSync(cassettePath(dir, key)));
+  const missing = model
+    .map((a) => cassetteKey(a, agentOf(a.agent)))
+    .filter((key) => findCassette(dir, key) === undefined)
+    .map(cassetteKeyText);
   if (missing.length === 0) return;
   const shown = missing.slice(0, MISSING_SHOWN).join(', ');
   const more = missing.length > MISSING_SHOWN ? `, and ${missing.length - MISSING_SHOWN} more` : '';
@@ -179,8 +194,8 @@ export async function startRunModels(agents: readonly Agent[], options: ModelRun
       const spec = agent.modelSpec;
       if (!spec) return undefined;
       const cassette = cassetteKey(plan, agent);
-      if (mode === 'replay' && !existsSync(cassettePath(cassetteDir as string, cassette))) {
-        throw new Error(`no recording of ${cassette} in ${cassetteDir} (record one with --record)`);
+      if (mode === 'replay' && findCassette(cassetteDir as string, cassette) === undefined) {
+        throw new Error(`no recording of ${cassetteKeyText(cassette)} in ${cassetteDir} (record one with --record)`);
       }
       const session = gateway.openSession(plan.attemptId, {
         model: spec.modelId,

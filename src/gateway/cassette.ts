@@ -1,4 +1,5 @@
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { CanonicalRequest } from './canonical.js';
@@ -6,7 +7,7 @@ import type { HeaderMap } from './headers.js';
 import type { Api, TokenUsage } from './usage-readers.js';
 
 /**
- * A cassette is one JSONL file per session: a header line, then one line per exchange in the order
+ * A cassette is one JSONL file per session (cassettePath: `<task>/<agent>/<trial>.jsonl`): a header line, then one line per exchange in the order
  * the requests arrived (`seq`). Responses are stored as the upstream sent them, SSE streams as the
  * exact text of each event, so replay is byte-identical and re-metered from the same bytes.
  */
@@ -74,10 +75,73 @@ export class CassetteError extends Error {
   override name = 'CassetteError';
 }
 
-/** The key is encoded, not trusted as a path: `task/agent/0` becomes `task%2Fagent%2F0.jsonl`. */
-export function cassettePath(dir: string, key: string): string {
-  if (key.trim() === '') throw new CassetteError('cassette key must not be empty');
-  return join(dir, `${encodeURIComponent(key)}.jsonl`);
+/**
+ * A session's cassette key: its parts (`[task, agent, trial]`), or one string of them joined by
+ * `/` (`task/agent/0`). Given as parts, a part may hold `/` itself (an agent named after a model
+ * id such as `openrouter:anthropic/claude-sonnet-4.5`) and stays one part.
+ */
+export type CassetteKey = string | readonly string[];
+
+export function cassetteKeyParts(key: CassetteKey): string[] {
+  return typeof key === 'string' ? key.split('/') : [...key];
+}
+
+/** The key as people read it, and as the cassette's header records it. */
+export function cassetteKeyText(key: CassetteKey): string {
+  return cassetteKeyParts(key).join('/');
+}
+
+/** Encoded parts longer than this keep their head and a hash of the whole: a file name holds at most 255 bytes. */
+const MAX_PART_CHARS = 150;
+
+/**
+ * One key part as a file or directory name. Every character but `A-Z a-z 0-9 . _ -` is written as
+ * its UTF-8 bytes in `%XX` (a lone surrogate, which has no UTF-8, as `%uXXXX`), so distinct parts
+ * stay distinct (`%` itself is `%25`) and a name never holds `/`; a leading `.` (`.`, `..`, a
+ * hidden name) and a `.jsonl` ending (a directory that would look like a cassette) are escaped the
+ * same way. Names are compared byte for byte: on a case-insensitive file system (macOS, Windows),
+ * keys that differ only in case share a file.
+ */
+function partName(part: string): string {
+  let out = '';
+  for (const ch of part) {
+    const code = ch.codePointAt(0) as number;
+    if (/^[A-Za-z0-9._-]$/.test(ch)) out += ch;
+    else if (code >= 0xd800 && code <= 0xdfff) out += `%u${code.toString(16).toUpperCase().padStart(4, '0')}`;
+    else for (const byte of Buffer.from(ch, 'utf8')) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  if (out.startsWith('.')) out = `%2E${out.slice(1)}`;
+  if (out.endsWith('.jsonl')) out = `${out.slice(0, -'.jsonl'.length)}%2Ejsonl`;
+  // `~` is never in an encoded name otherwise (it is %7E), so a shortened name is no other part's.
+  if (out.length > MAX_PART_CHARS) out = `${out.slice(0, MAX_PART_CHARS)}~${createHash('sha256').update(part).digest('hex')}`;
+  return out;
+}
+
+/**
+ * Where a session's cassette is written: `DIR/<task>/<agent>/<trial>.jsonl`, one directory level
+ * per key part, each part encoded (partName), so the path is confined to `dir` and distinct keys
+ * never share a file (nor is one key's file another's directory).
+ */
+export function cassettePath(dir: string, key: CassetteKey): string {
+  const parts = cassetteKeyParts(key);
+  const empty = parts.findIndex((part) => part === '');
+  if (empty >= 0) throw new CassetteError(`cassette key "${cassetteKeyText(key)}": part ${empty + 1} is empty (fix: give every part of the key a name)`);
+  const names = parts.map(partName);
+  names[names.length - 1] += '.jsonl';
+  return join(dir, ...names);
+}
+
+/** Where cassettes were written before they had folders: one flat file named by the URL-encoded key (`task%2Fagent%2F0.jsonl`). */
+export function flatCassettePath(dir: string, key: CassetteKey): string {
+  return join(dir, `${encodeURIComponent(cassetteKeyText(key))}.jsonl`);
+}
+
+/** The recording of a key in `dir`, in the folder layout or, for a directory recorded before it, the flat one; undefined when neither exists. */
+export function findCassette(dir: string, key: CassetteKey): string | undefined {
+  const file = cassettePath(dir, key);
+  if (existsSync(file)) return file;
+  const flat = flatCassettePath(dir, key);
+  return existsSync(flat) ? flat : undefined;
 }
 
 export class CassetteWriter {

@@ -3,7 +3,7 @@ import { lstatSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { withoutClientIds } from './canonical.js';
-import { CassetteWriter, cassettePath, readCassette } from './cassette.js';
+import { CassetteWriter, cassetteKeyText, cassettePath, findCassette, readCassette } from './cassette.js';
 import { createRequestHandler, type SessionState } from './handler.js';
 import { SessionMeter } from './meter.js';
 import { loadPricing } from './pricing.js';
@@ -80,9 +80,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       if (mode !== 'live') {
         const key = sessionOptions.cassette;
         if (key === undefined) throw new Error(`gateway mode "${mode}" needs a cassette key for attempt ${attemptId}`);
-        const file = cassettePath(cassetteDir as string, key);
-        if (mode === 'record') state.recorder = new CassetteWriter(file, key, () => secretValues(upstreams.values(), env));
-        else state.replay = new ReplayBook(readCassette(file).exchanges, (canonical) => state.volatility.normalise(withoutClientIds(canonical)));
+        const dir = cassetteDir as string;
+        if (mode === 'record') state.recorder = new CassetteWriter(cassettePath(dir, key), cassetteKeyText(key), () => secretValues(upstreams.values(), env));
+        else {
+          const file = findCassette(dir, key) ?? cassettePath(dir, key);
+          state.replay = new ReplayBook(readCassette(file).exchanges, (canonical) => state.volatility.normalise(withoutClientIds(canonical)));
+        }
       }
       sessions.set(attemptId, state);
       byToken.set(state.token, state);

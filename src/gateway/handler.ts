@@ -11,6 +11,7 @@ import { outcomeOf, type ProviderWatch } from './provider-watch.js';
 import type { ReplayBook } from './replay.js';
 import { allowedRoute } from './allowed-routes.js';
 import { canonicalRequestPath, forwardedUrl } from './request-path.js';
+import { newlyAnswered, readRequest } from './request-readers.js';
 import { parseSessionRoute } from './routes.js';
 import type { GatewayMode, ModelTurn, UpstreamKind } from './types.js';
 import type { Api } from './usage-readers.js';
@@ -166,6 +167,11 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
       const failure = session.provider.answerEnded(seq, upstream.name, outcomeOf(delivery, source, unreachable, ctx.stallMs), performance.now());
       session.meter.record(ticket, { status: delivery.status, requestModel, reading: delivery.reading, latencyMs });
       const model = delivery.reading.model ?? requestModel;
+      const sent = readRequest(api, json);
+      const toolResults = newlyAnswered(session.turns, sent.toolResults);
+      // One copy of a system prompt every request repeats: turns are kept for the whole run.
+      const previous = session.turns.at(-1)?.system;
+      const system = sent.system !== undefined && sent.system === previous ? previous : sent.system;
       session.turns.push({
         seq,
         api,
@@ -175,6 +181,8 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
         ...(requestModel !== undefined ? { requestedModel: requestModel } : {}),
         ...delivery.turn,
         toolCalls: delivery.turn?.toolCalls ?? [],
+        ...(system !== undefined ? { system } : {}),
+        ...(toolResults.length > 0 ? { toolResults } : {}),
         ...(delivery.reading.usage ? { usage: delivery.reading.usage } : {}),
         latencyMs,
         ...(failure ? { failure } : {}),

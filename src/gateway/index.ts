@@ -23,7 +23,19 @@ export type {
 export { DEFAULT_UPSTREAMS } from './upstreams.js';
 export { DEFAULT_PROVIDER_STALL_MS } from './provider-watch.js';
 export type { MeteredApi, TokenUsage } from './usage-readers.js';
+export type { AnsweredCall } from './request-readers.js';
 export { FIXED_PATTERNS, SESSION_TOKEN_AS, type VolatileValue } from './volatile.js';
 export { loadPricing, pricingFromTable, PricingError, type ModelPrice, type Pricing, type TokenCounts } from './pricing.js';
-export { CASSETTE_VERSION, CassetteError, cassettePath, readCassette, type CassetteExchange, type CassetteHeader } from './cassette.js';
+export {
+  CASSETTE_VERSION,
+  CassetteError,
+  cassetteKeyText,
+  cassettePath,
+  findCassette,
+  flatCassettePath,
+  readCassette,
+  type CassetteExchange,
+  type CassetteHeader,
+  type CassetteKey,
+} from './cassette.js';
 export { bundledPricingPath } from './pricing.js';

@@ -1,6 +1,8 @@
 import type { ProviderFailureKind, ProviderHealth, Usage } from '../types/index.js';
+import type { CassetteKey } from './cassette.js';
 import type { Pricing } from './pricing.js';
 import type { PathRefusal } from './request-path.js';
+import type { AnsweredCall } from './request-readers.js';
 import type { MeteredApi, TokenUsage } from './usage-readers.js';
 
 export type GatewayMode = 'live' | 'record' | 'replay';
@@ -86,10 +88,11 @@ export interface SessionOptions {
   /** `serve`: requests for other models than `model` are forwarded, and what answered is recorded per request. Default `refuse`. */
   otherModels?: 'refuse' | 'serve';
   /**
-   * Stable name of this session's cassette (e.g. `<task>/<agent>/<trial>`); required when recording
-   * or replaying, so a re-run finds the same file. Never a random token.
+   * Stable name of this session's cassette: its parts (`[task, agent, trial]`) or one string of
+   * them joined by `/`; required when recording or replaying, so a re-run finds the same file
+   * (`<dir>/<task>/<agent>/<trial>.jsonl`, cassette.ts). Never a random token.
    */
-  cassette?: string;
+  cassette?: CassetteKey;
   /**
    * Values that differ on every run of the same attempt (the workspace path, the private HOME,
    * the attempt directory): each occurrence in a request is replaced by `as` before the request is
@@ -115,6 +118,10 @@ export interface ModelTurn {
   /** Tool calls the model asked for; `input` parsed from JSON when it is JSON. */
   toolCalls: Array<{ id: string; name: string; input: unknown }>;
   finishReason?: string;
+  /** The system prompt the request carried (request-readers.ts), as the agent sent it to the gateway. */
+  system?: string;
+  /** Results this request sent back for tool calls of earlier turns, each kept once, on the first request that carried it. */
+  toolResults?: AnsweredCall[];
   usage?: TokenUsage;
   latencyMs: number;
   /** Set when the request failed at the provider (or was refused with a 429): it is no turn. */

@@ -1,7 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readCassette } from '../../src/gateway/index.js';
+import { cassettePath, readCassette } from '../../src/gateway/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { SCENARIOS, startFakeUpstream, USAGE } from './fake-upstream.js';
 import { DUMMY_KEY, GEMINI_KEY, geminiPath, geminiRequest, post, sseData, startTestGateway, useTestGateway } from './helpers.js';
@@ -97,11 +96,11 @@ describe('Gemini record and replay', () => {
     await recorder.close();
     await upstream.close();
 
-    const [file] = readdirSync(dir);
-    const text = readFileSync(join(dir, file as string), 'utf8');
+    const file = cassettePath(dir, 'gemini/agent/0');
+    const text = readFileSync(file, 'utf8');
     expect(text).not.toContain(GEMINI_KEY);
     expect(text).not.toContain(DUMMY_KEY);
-    const { exchanges } = readCassette(join(dir, file as string));
+    const { exchanges } = readCassette(file);
     expect(exchanges.map((e) => [e.api, e.request.canonical['model'], e.request.canonical['stream'], e.request.canonical.path])).toEqual([
       ['gemini', 'gemini-2.5-pro', false, '/v1beta/models/gemini-2.5-pro:generateContent'],
       ['gemini', 'gemini-2.5-pro', true, '/v1beta/models/gemini-2.5-pro:streamGenerateContent'],

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCassette, type Gateway, type SessionUsage } from '../../src/gateway/index.js';
+import { cassettePath, readCassette, type Gateway, type SessionUsage } from '../../src/gateway/index.js';
 import { SCENARIOS, startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
 import { ANTHROPIC_KEY, chatRequest, DUMMY_KEY, messagesRequest, OPENAI_KEY, post, responsesRequest, startTestGateway, type Reply } from './helpers.js';
 
@@ -64,8 +64,9 @@ async function replayGateway(): Promise<Gateway> {
 
 describe('record', () => {
   it('writes one JSONL file named by the stable key, one line per exchange', () => {
-    expect(readdirSync(dir)).toEqual([`${encodeURIComponent(CASSETTE_KEY)}.jsonl`]);
-    const { header, exchanges } = readCassette(join(dir, readdirSync(dir)[0] as string));
+    // One folder per key part: <task>/<agent>/<trial>.jsonl.
+    expect(readdirSync(dir, { recursive: true }).sort()).toEqual(['fix-a-bug', 'fix-a-bug/openai%3Agpt-4o-mini', 'fix-a-bug/openai%3Agpt-4o-mini/0.jsonl']);
+    const { header, exchanges } = readCassette(cassettePath(dir, CASSETTE_KEY));
     expect(header).toMatchObject({ type: 'cassette', version: 1, key: CASSETTE_KEY });
     expect(exchanges.map((e) => e.seq)).toEqual(SESSION.map((_, i) => i));
     expect(exchanges.map((e) => e.api)).toEqual([
@@ -87,7 +88,7 @@ describe('record', () => {
   });
 
   it('never stores a key, an auth header, a cookie or the account id', () => {
-    const bytes = readFileSync(join(dir, readdirSync(dir)[0] as string), 'utf8');
+    const bytes = readFileSync(cassettePath(dir, CASSETTE_KEY), 'utf8');
     for (const secret of [OPENAI_KEY, ANTHROPIC_KEY, DUMMY_KEY, 'REALKEY', 'tracking-cookie', 'org-fake-account', 'f3b0c1d2-org']) {
       expect(bytes).not.toContain(secret);
     }

@@ -10,6 +10,8 @@ const tempDir = useTempDirs();
 const gw = useTestGateway();
 
 const READ_A = { name: 'read_file', input: { path: 'src/a.ts' } };
+/** The system prompt every helper request carries, in its format's place (system message, instructions, system blocks, systemInstruction). */
+const SYSTEM = 'You are a coding agent.';
 
 type Step = { upstream: string; path: string; body: Record<string, unknown> };
 
@@ -17,17 +19,30 @@ const CASES: Array<{ api: string; step: (stream: boolean) => Step; expected: Par
   {
     api: 'chat',
     step: (stream) => ({ upstream: 'openai', path: '/chat/completions', body: chatRequest({ stream, tools: true }) }),
-    expected: { model: 'gpt-4o-mini-2024-07-18', requestedModel: 'gpt-4o-mini', toolCalls: [{ id: 'call_Xq1', ...READ_A }], finishReason: 'tool_calls' },
+    expected: {
+      system: SYSTEM,
+      model: 'gpt-4o-mini-2024-07-18',
+      requestedModel: 'gpt-4o-mini',
+      toolCalls: [{ id: 'call_Xq1', ...READ_A }],
+      finishReason: 'tool_calls',
+    },
   },
   {
     api: 'responses',
     step: (stream) => ({ upstream: 'openai', path: '/responses', body: responsesRequest({ stream, tools: true }) }),
-    expected: { model: 'gpt-4.1-2025-04-14', requestedModel: 'gpt-4.1', toolCalls: [{ id: 'call_unLAR8', ...READ_A }], finishReason: 'completed' },
+    expected: {
+      system: SYSTEM,
+      model: 'gpt-4.1-2025-04-14',
+      requestedModel: 'gpt-4.1',
+      toolCalls: [{ id: 'call_unLAR8', ...READ_A }],
+      finishReason: 'completed',
+    },
   },
   {
     api: 'messages',
     step: (stream) => ({ upstream: 'anthropic', path: '/v1/messages', body: messagesRequest({ stream, tools: true }) }),
     expected: {
+      system: SYSTEM,
       model: 'claude-sonnet-4-5-20250929',
       requestedModel: 'claude-sonnet-4-5',
       text: 'Let me read the file.',
@@ -39,6 +54,7 @@ const CASES: Array<{ api: string; step: (stream: boolean) => Step; expected: Par
     api: 'gemini',
     step: (stream) => ({ upstream: 'gemini', path: geminiPath('gemini-2.5-pro', stream), body: geminiRequest({ tools: true }) }),
     expected: {
+      system: SYSTEM,
       model: 'gemini-2.5-pro',
       requestedModel: 'gemini-2.5-pro',
       text: 'Let me read the file.',

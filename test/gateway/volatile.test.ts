@@ -1,8 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { canonicalRequest, requestHash } from '../../src/gateway/canonical.js';
-import { readCassette } from '../../src/gateway/index.js';
+import { cassettePath, readCassette } from '../../src/gateway/index.js';
 import { ReplayBook } from '../../src/gateway/replay.js';
 import { normaliseText, Volatility } from '../../src/gateway/volatile.js';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -100,7 +99,7 @@ describe('volatile values', () => {
     await recorder.close();
     await fake.close();
 
-    const file = join(dir, readdirSync(dir)[0] as string);
+    const file = cassettePath(dir, 'task/agent/0');
     const text = readFileSync(file, 'utf8');
     expect(text).not.toContain(workspaceA);
     expect(text).toContain('<workspace>/src/a.ts');
@@ -156,7 +155,7 @@ describe('volatile values', () => {
     await recorder.close();
     await fake.close();
 
-    const text = readFileSync(join(dir, readdirSync(dir)[0] as string), 'utf8');
+    const text = readFileSync(cassettePath(dir, 'split'), 'utf8');
     expect(text).not.toContain(workspaceA.slice(0, 20));
     const replayer = await startTestGateway(fake, { mode: 'replay', cassetteDir: dir, env: {} });
     try {

@@ -1,12 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseAgentOutput, type ParsedOutput } from '../../src/agents/external/outputs/index.js';
 import { writeExternalTrajectory } from '../../src/agents/external/trajectory.js';
-import { parseSseBlock } from '../../src/gateway/sse.js';
-import { turnReader } from '../../src/gateway/turn-readers.js';
-import type { ModelTurn } from '../../src/gateway/index.js';
-import type { MeteredApi } from '../../src/gateway/usage-readers.js';
 import { failureFacts, type FactTrajectoryEvent } from '../../src/failures/failure-facts.js';
+import { replayedTurns } from '../helpers/replayed-turns.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /*
@@ -14,41 +12,32 @@ import { useTempDirs } from '../helpers/tmp.js';
  * made by test/agents/external/real-agents.test.ts against the scripted upstream). Each session
  * reads src/slugify.mjs, writes the fix in its second turn (Claude Code's Write, Codex's and
  * OpenCode's apply_patch, Gemini CLI's and Qwen Code's write_file) and ends in its third, and
- * none runs the tests. The gateway's turns are read from each recorded response as the gateway
- * reads them (turn-readers.ts) and written as a trajectory by the code a run uses
- * (writeExternalTrajectory); the agents' own output is not in a cassette, so the calls are known
- * from the turns alone.
+ * none runs the tests. Each session is replayed through the gateway as a run replays it, and its
+ * turns (with the tool results each request sent back) are written as a trajectory by the code a
+ * run uses (writeExternalTrajectory); the agents' own output is not in a cassette, so the results
+ * are the gateway's alone.
  */
 const tempDir = useTempDirs();
 const AGENTS = ['claude-code', 'codex', 'gemini-cli', 'opencode', 'qwen-code'] as const;
+const CASSETTES = resolve('examples/cassettes/agents');
 
-interface Exchange {
-  type: 'exchange';
-  seq: number;
-  api: MeteredApi;
-  response: { status: number; body?: string; events?: string[] };
+/** The three agents whose output on that replay is recorded (test/fixtures/agents/outputs): read too, as a run reads it. */
+const OUTPUTS = { codex: 'codex-json', 'claude-code': 'claude-stream-json', 'qwen-code': 'gemini-json' } as const;
+const CASES = [
+  ...AGENTS.map((agent) => ({ agent, output: 'none' as const })),
+  ...(Object.keys(OUTPUTS) as Array<keyof typeof OUTPUTS>).map((agent) => ({ agent, output: 'recorded' as const })),
+];
+
+function parsedOutput(agent: string, output: 'none' | 'recorded'): ParsedOutput {
+  if (output === 'none' || !(agent in OUTPUTS)) return { tools: [], commands: [] };
+  const stdout = readFileSync(resolve('test/fixtures/agents/outputs', `${agent}-js-slugify.stdout`), 'utf8');
+  return parseAgentOutput(OUTPUTS[agent as keyof typeof OUTPUTS], stdout);
 }
 
-function recordedTurns(agent: string): ModelTurn[] {
-  const file = resolve('examples/cassettes/agents', `js-slugify%2F${agent}%2F0.jsonl`);
-  const lines = readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as { type: string });
-  return lines
-    .filter((l): l is Exchange => l.type === 'exchange')
-    .map((x) => {
-      const reader = turnReader(x.api);
-      if (x.response.events) for (const raw of x.response.events) reader.event(parseSseBlock(raw));
-      else reader.body(x.response.body ?? '');
-      return { seq: x.seq, api: x.api, at: '2026-12-01T06:00:00.000Z', status: x.response.status, latencyMs: 0, ...reader.result() };
-    });
-}
-
-describe.each(AGENTS)('failure facts of the committed %s recording', (agent) => {
-  it('the fix written at turn 2 is the last effective change, one turn before the end; no test run, no repeats', () => {
+describe.each(CASES)('failure facts of the committed $agent recording (agent output: $output)', ({ agent, output }) => {
+  it('the fix written at turn 2 is the last effective change, one turn before the end; no test run, no repeats', async () => {
     const dir = tempDir();
-    const turns = recordedTurns(agent);
+    const { turns } = await replayedTurns(CASSETTES, ['js-slugify', agent, '0'], resolve(CASSETTES, 'js-slugify', agent, '0.jsonl'));
     expect(turns).toHaveLength(3);
     writeExternalTrajectory({
       attemptDir: dir,
@@ -56,7 +45,7 @@ describe.each(AGENTS)('failure facts of the committed %s recording', (agent) => 
       instruction: 'fix slugify',
       limits: {},
       turns,
-      parsed: { tools: [], commands: [] },
+      parsed: parsedOutput(agent, output),
       result: { stopReason: 'completed' },
       startedAt: Date.parse('2026-12-01T06:00:00.000Z'),
     });
@@ -77,7 +66,11 @@ describe.each(AGENTS)('failure facts of the committed %s recording', (agent) => 
     expect(facts.repeats).toEqual({ commands: 0, edits: 0, maxSameCommand: 0, maxSameEdit: 1 });
     expect(facts.outsideChanges).toEqual([]);
     expect(facts.stop).toEqual({ kind: 'own', reason: 'completed' });
-    // Without the agent's output there is no tool result to have seen.
+    // Each call's result follows it (the file read, the write's confirmation), the agent's own reports
+    // of its tools matched to those calls: none is left over after the last turn.
+    expect(trajectory.filter((e) => e.type === 'tool').map((e) => e.turn)).toEqual([1, 2]);
+    expect(facts.toolErrors).toEqual({ tools: 0, commands: 0 });
+    // No output held the failing test's name: the agent never ran the tests.
     expect(facts.sawFailingOutput).toBe(false);
   });
 });

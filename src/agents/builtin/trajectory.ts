@@ -55,6 +55,8 @@ export type TrajectoryEvent =
       t: number;
       at: string;
       turn: number;
+      /** An external agent's request whose system prompt differs from the one in `start`. */
+      system?: string;
       text?: string;
       reasoning?: string;
       toolCalls: TrajectoryToolCall[];

@@ -1,14 +1,13 @@
 import { access, constants, mkdir, writeFile } from 'node:fs/promises';
-import { cutOutput } from '../../format/index.js';
 import { dirname, join } from 'node:path';
 import type { AgentContext } from '../agent.js';
 import type { AgentResult } from '../../types/index.js';
 import type { ExecResult } from '../../sandbox/index.js';
-import type { ModelTurn } from '../../gateway/index.js';
 import { buildInvocation } from './invocation.js';
 import type { ResolvedProgram } from './install.js';
-import { parseAgentOutput, type ParsedOutput } from './outputs/index.js';
+import { parseAgentOutput } from './outputs/index.js';
 import type { AgentProfile } from './profile.js';
+import { externalAgentResult } from './result.js';
 import { writeExternalTrajectory } from './trajectory.js';
 
 /** One profile on one model, with its program resolved by the run's prepare step. */
@@ -25,8 +24,6 @@ export interface ExternalSetup {
 export const TASK_FILE = 'crucible-task.md';
 /** Agents print whole transcripts (stream-json): far more than a test command's output. */
 const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
-/** What is kept of stderr for the result's error. */
-const STDERR_TAIL_CHARS = 800;
 
 /**
  * Runs the agent's program once in the executor (the sandbox) with the gateway as its only
@@ -90,7 +87,7 @@ export async function runExternalAgent(setup: ExternalSetup, ctx: AgentContext):
   const parsed = parseAgentOutput(setup.profile.output, exec.stdout);
   ctx.reportCommands?.(parsed.commands);
   const turns = access_.turns?.() ?? [];
-  const result = resultOf(exec, parsed, ctx.signal.aborted, turns);
+  const result = externalAgentResult(exec, parsed, ctx.signal.aborted, turns);
   writeExternalTrajectory({
     startedAt,
     attemptDir: ctx.attemptDir,
@@ -104,33 +101,6 @@ export async function runExternalAgent(setup: ExternalSetup, ctx: AgentContext):
   return result;
 }
 
-function resultOf(exec: ExecResult, parsed: ParsedOutput, aborted: boolean, metered: readonly ModelTurn[]): AgentResult {
-  // The gateway's count means the same for every agent (Codex calls a whole exec one turn); the
-  // agent's own words count only when the gateway saw nothing.
-  // A request the provider failed or refused, or one the gateway refused, is no turn.
-  const answered = metered.filter(isAnswered);
-  const counts =
-    metered.length > 0
-      ? { turns: answered.length, toolCalls: answered.reduce((sum, turn) => sum + turn.toolCalls.length, 0) }
-      : { turns: parsed.turns ?? 0, toolCalls: parsed.tools.length };
-  if (exec.limitExceeded)
-    return { ...counts, stopReason: 'resource_exceeded', limit: exec.limitExceeded, error: `the agent hit the sandbox's ${exec.limitExceeded} limit` };
-  if (exec.timedOut || aborted) return { ...counts, stopReason: 'timeout', error: 'the agent was stopped before it finished' };
-  // The sandbox could not start the program (its supervisor's out-of-band report of its own spawn's
-  // errno): the machine's fault. An agent that prints "command not found" and exits 127 is not that.
-  if (exec.notStarted !== undefined) {
-    return { stopReason: 'error', errorKind: 'harness', error: `the sandbox could not start the agent's program (${exec.notStarted}): ${tailOf(exec.stderr)}` };
-  }
-  if (exec.exitCode === 0) return { ...counts, stopReason: 'end_turn' };
-  const why = exec.exitCode === null ? `killed by ${exec.signal ?? 'a signal'}` : `exit ${exec.exitCode}`;
-  const tail = tailOf(exec.stderr) || parsed.error || tailOf(exec.stdout);
-  return { ...counts, stopReason: 'error', error: `the agent failed (${why})${tail ? `: ${tail}` : ''}` };
-}
-
-function isAnswered(turn: ModelTurn): boolean {
-  return turn.status >= 200 && turn.status < 300 && turn.failure === undefined;
-}
-
 /** Values shorter than this are not secrets worth the false hits (`LANG=C`). */
 const MIN_REDACTED_CHARS = 8;
 
@@ -140,11 +110,6 @@ function redactor(profile: AgentProfile, hostEnv: Readonly<Record<string, string
     .filter(([, value]) => value.length >= MIN_REDACTED_CHARS)
     .sort((a, b) => b[1].length - a[1].length);
   return (text) => values.reduce((out, [name, value]) => out.split(value).join(`[${name} redacted]`), text);
-}
-
-/** The end of the program's output, and its error lines wherever they are (a stack's `Error:` line sits above its frames). */
-function tailOf(text: string): string {
-  return cutOutput(text.trim(), { maxChars: STDERR_TAIL_CHARS, headLines: 0, tailLines: 5 });
 }
 
 async function isExecutable(path: string): Promise<boolean> {

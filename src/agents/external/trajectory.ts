@@ -1,5 +1,5 @@
 import { abbreviate, abbreviateInput, abbreviateOutput, trajectoryWriter, TRAJECTORY_FILE, type TurnUsage } from '../builtin/trajectory.js';
-import type { ModelTurn } from '../../gateway/index.js';
+import type { AnsweredCall, ModelTurn } from '../../gateway/index.js';
 import type { AgentResult } from '../../types/index.js';
 import type { ParsedOutput, ReportedTool } from './outputs/index.js';
 import { join } from 'node:path';
@@ -7,10 +7,13 @@ import { join } from 'node:path';
 /**
  * An external agent's trajectory.jsonl, in the built-in agent's format (builtin/trajectory.ts) so
  * every reader renders it the same way. Turns come from the gateway, which saw every model
- * exchange whatever the agent; tool results come from the agent's own output where it reports
- * them, matched to the turn that asked for them by tool-call id. Tools the output reports that no
- * metered turn asked for (an agent whose ids differ from the wire's, or no turns read) follow the
- * last turn, so nothing the agent said it did is dropped. Written once, after the agent stopped.
+ * exchange whatever the agent: what the model said and asked for (its responses), the system
+ * prompt and the tool results the agent sent back (its requests). Each call is followed by its
+ * result: the output the gateway saw sent back under the call's id, and whether it failed as the
+ * agent's own output reports it — matched by the call id, or, for an agent that numbers its tools
+ * itself (Codex), paired in order with the calls of the tools it names when there are as many.
+ * Tools the output reports that match no call (or no turns read) follow the last turn, so nothing
+ * the agent said it did is dropped. Written once, after the agent stopped.
  */
 export interface ExternalTrajectoryInput {
   attemptDir: string;
@@ -38,11 +41,10 @@ export function writeExternalTrajectory(input: ExternalTrajectoryInput): string 
   );
   const { turns, parsed } = input;
   const tools = [...new Set([...turns.flatMap((t) => t.toolCalls.map((c) => c.name)), ...parsed.tools.map((t) => t.name)])];
-  writer.write({ type: 'start', v: 1, model: input.spec, system: '', instruction: input.instruction, tools, limits: input.limits });
+  const system = turns.find((t) => t.system !== undefined)?.system ?? '';
+  writer.write({ type: 'start', v: 1, model: input.spec, system, instruction: input.instruction, tools, limits: input.limits });
 
-  const reported = new Map<string, ReportedTool>();
-  for (const tool of parsed.tools) if (tool.id !== undefined) reported.set(tool.id, tool);
-  const used = new Set<ReportedTool>();
+  const results = resultsOf(turns, parsed.tools);
   turns.forEach((turn, index) => {
     const number = index + 1;
     const arrived = Date.parse(turn.at);
@@ -51,6 +53,8 @@ export function writeExternalTrajectory(input: ExternalTrajectoryInput): string 
     writer.write({
       type: 'turn',
       turn: number,
+      // A request whose system prompt is not the first one's (a sub-agent's, a summariser's) says so.
+      ...(turn.system !== undefined && turn.system !== system ? { system: turn.system } : {}),
       ...(turn.text ? { text: turn.text } : {}),
       ...(turn.reasoning ? { reasoning: turn.reasoning } : {}),
       toolCalls: turn.toolCalls.map((c) => ({ id: c.id, name: c.name, input: abbreviateInput(c.input) })),
@@ -63,14 +67,12 @@ export function writeExternalTrajectory(input: ExternalTrajectoryInput): string 
       ...(turn.model !== undefined ? { model: turn.model } : {}),
     });
     for (const call of turn.toolCalls) {
-      const tool = reported.get(call.id);
-      if (!tool) continue;
-      used.add(tool);
-      writer.write(toolEvent(number, { ...tool, name: call.name, input: call.input }));
+      const found = results.of(call);
+      if (found) writer.write(toolEvent(number, { ...found, id: call.id, name: call.name, input: call.input }));
     }
   });
   const last = turns.length;
-  for (const tool of parsed.tools) if (!used.has(tool)) writer.write(toolEvent(last, tool));
+  for (const tool of results.unmatched()) writer.write(toolEvent(last, tool));
 
   const { result } = input;
   clock = Math.max(clock, Date.now());
@@ -85,6 +87,68 @@ export function writeExternalTrajectory(input: ExternalTrajectoryInput): string 
     ...(parsed.finalMessage !== undefined ? { summary: abbreviate(parsed.finalMessage) } : {}),
   });
   return file;
+}
+
+type Call = ModelTurn['toolCalls'][number];
+
+/**
+ * Each call's result: the output the gateway saw sent back for it, and the agent's own report of
+ * the tool (by id, or paired in order, see ReportedTool.answers) for whether it failed and, when
+ * the gateway saw no result (the agent stopped first), for its output.
+ */
+function resultsOf(turns: readonly ModelTurn[], reported: readonly ReportedTool[]) {
+  const calls = turns.flatMap((t) => t.toolCalls);
+  // Each result answers the earliest call still waiting under its id (Gemini's positional ids recur).
+  const sent = new Map<Call, AnsweredCall>();
+  const waiting = new Map<string, Call[]>();
+  for (const turn of turns) {
+    for (const answer of turn.toolResults ?? []) {
+      const call = waiting.get(answer.id)?.shift();
+      if (call) sent.set(call, answer);
+    }
+    for (const call of turn.toolCalls) waiting.set(call.id, [...(waiting.get(call.id) ?? []), call]);
+  }
+  const callIds = new Set(calls.map((c) => c.id));
+  const byId = new Map<string, ReportedTool>();
+  for (const tool of reported) if (tool.id !== undefined && callIds.has(tool.id) && !byId.has(tool.id)) byId.set(tool.id, tool);
+  const paired = pairInOrder(
+    calls.filter((c) => !byId.has(c.id)),
+    reported.filter((t) => t.id === undefined || !callIds.has(t.id)),
+  );
+  const used = new Set<ReportedTool>();
+  return {
+    of(call: Call): Omit<ReportedTool, 'name' | 'input'> | undefined {
+      const tool = byId.get(call.id) ?? paired.get(call);
+      const answer = sent.get(call);
+      if (tool) used.add(tool);
+      if (!tool && !answer) return undefined;
+      const output = answer?.output ?? tool?.output;
+      const ok = tool?.ok ?? (answer ? answer.isError !== true : undefined);
+      return { ...(output !== undefined ? { output } : {}), ...(ok !== undefined ? { ok } : {}) };
+    },
+    unmatched: () => reported.filter((t) => !used.has(t)),
+  };
+}
+
+/**
+ * Reports without the wire's call id, paired with the calls of the tools they name, in order: per
+ * set of names, only when the reports and the calls are as many (else which is which is a guess).
+ */
+function pairInOrder(calls: readonly Call[], reports: readonly ReportedTool[]): Map<Call, ReportedTool> {
+  const pairs = new Map<Call, ReportedTool>();
+  const groups = new Map<string, ReportedTool[]>();
+  for (const report of reports) {
+    if (report.answers === undefined || report.answers.length === 0) continue;
+    const key = JSON.stringify(report.answers);
+    groups.set(key, [...(groups.get(key) ?? []), report]);
+  }
+  for (const group of groups.values()) {
+    const names = new Set(group[0]?.answers);
+    const mine = calls.filter((c) => names.has(c.name) && !pairs.has(c));
+    if (mine.length !== group.length) continue;
+    mine.forEach((call, i) => pairs.set(call, group[i] as ReportedTool));
+  }
+  return pairs;
 }
 
 function toolEvent(turn: number, tool: ReportedTool) {

@@ -1,5 +1,5 @@
-import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AttemptResult } from '../../../src/types/index.js';
 import { attemptBudget } from '../../helpers/budget.js';
@@ -122,9 +122,10 @@ describe('the committed agents cassette (examples/cassettes/agents, recorded aga
       // One cassette directory holding both recordings of js-slugify: Claude Code's and the built-in agent's.
       const cassettes = tempDir();
       for (const [dir, file] of [
-        [CASSETTES, 'js-slugify%2Fclaude-code%2F0.jsonl'],
-        [resolve('examples/cassettes/quickstart'), 'js-slugify%2Fopenai%3Agpt-4.1-mini%2F0.jsonl'],
+        [CASSETTES, 'js-slugify/claude-code/0.jsonl'],
+        [resolve('examples/cassettes/quickstart'), 'js-slugify/openai%3Agpt-4.1-mini/0.jsonl'],
       ] as const) {
+        mkdirSync(dirname(join(cassettes, file)), { recursive: true });
         copyFileSync(join(dir, file), join(cassettes, file));
       }
       const out = tempDir();

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createExternalAgent } from '../../../src/agents/external/agent.js';
 import { PROVIDERS } from '../../../src/agents/index.js';
+import { checkModelSpecs } from '../../../src/engine/gateway-lifecycle.js';
+import { flagOf } from '../../../src/cli/option-flags.js';
+import { OptionError } from '../../../src/errors.js';
 import { InputError } from '../../../src/errors.js';
 import { CLAUDE_PROFILE } from './fixtures.js';
 
@@ -33,5 +36,26 @@ describe('createExternalAgent', () => {
   it('will not run before the run prepared it', async () => {
     const agent = createExternalAgent(profile, undefined, 'claude-code');
     await expect(agent.run({} as never)).rejects.toThrow(/run before prepare/);
+  });
+
+  it('refuses a cost limit on an unpriced model naming the model, the agent and the fix', () => {
+    const spec = createExternalAgent(profile, 'claude-unpriced-9', 'claude-code:claude-unpriced-9').modelSpec;
+    if (!spec) throw new Error('an external agent has a model spec');
+    const check = (limits: { maxCostUsd?: number }, runLimits: { maxCostUsd?: number }) => {
+      try {
+        checkModelSpecs([spec], { env: { ANTHROPIC_API_KEY: 'k' }, limits, runLimits });
+      } catch (error) {
+        if (error instanceof OptionError) return error.renamed((field) => flagOf(field)).message;
+        throw error;
+      }
+      throw new Error('accepted');
+    };
+    expect(check({ maxCostUsd: 1 }, {})).toBe(
+      '--max-cost: model claude-unpriced-9 (agent claude-code:claude-unpriced-9) has no price in pricing.yaml, so a cost limit cannot hold ' +
+        '(fix: price it in a file passed as --pricing (anthropic: { claude-unpriced-9: { input: <usd per M>, output: <usd per M> } }), or drop --max-cost)',
+    );
+    expect(check({}, { maxCostUsd: 5 })).toMatch(
+      /^--max-cost-total: model claude-unpriced-9 \(agent claude-code:claude-unpriced-9\).* or drop --max-cost-total\)$/,
+    );
   });
 });

@@ -1,5 +1,9 @@
 import { emptyOutput, isRecord, jsonLines, num, str, type ParsedOutput, type ReportedTool } from './types.js';
 
+/** The model's tools a command_execution or file_change item reports the call of (codex-rs's tool specs). */
+const SHELL_CALLS = ['exec_command', 'shell', 'shell_command', 'local_shell', 'container.exec'];
+const PATCH_CALLS = ['apply_patch'];
+
 /**
  * `codex exec --json`: one event per line (codex-rs/exec/src/exec_events.rs): `thread.started`,
  * `turn.started`, `turn.completed` (with usage), `turn.failed`, `error`, and `item.started` /
@@ -13,11 +17,13 @@ export function parseCodexJson(stdout: string): ParsedOutput {
   const items = new Map<string, Record<string, unknown>>();
   const completed = new Set<string>();
   let turns = 0;
+  let failed: string | undefined;
+  let lastError: string | undefined;
   for (const event of jsonLines(stdout)) {
     const type = str(event.type);
     if (type === 'turn.completed') turns++;
-    else if (type === 'turn.failed') parsed.error = (isRecord(event.error) ? str(event.error.message) : undefined) ?? 'turn failed';
-    else if (type === 'error') parsed.error = str(event.message) ?? 'error';
+    else if (type === 'turn.failed') failed = (isRecord(event.error) ? str(event.error.message) : undefined) ?? 'turn failed';
+    else if (type === 'error') lastError = str(event.message) ?? 'error';
     else if (type?.startsWith('item.') && isRecord(event.item)) {
       const id = str(event.item.id) ?? `item_${items.size}`;
       // Keep first-seen order: a Map re-set does not move the key.
@@ -36,19 +42,27 @@ export function parseCodexJson(stdout: string): ParsedOutput {
         if (command === undefined) break;
         const exitCode = num(item.exit_code);
         parsed.commands.push({ command, exitCode: exitCode ?? null, toolId: id });
-        const tool: ReportedTool = { id, name: 'command_execution', input: { command }, output: str(item.aggregated_output) ?? '' };
+        const tool: ReportedTool = { id, name: 'command_execution', input: { command }, output: str(item.aggregated_output) ?? '', answers: SHELL_CALLS };
         if (done) tool.ok = exitCode === 0;
         parsed.tools.push(tool);
         break;
       }
       case 'file_change':
-        parsed.tools.push({ id, name: 'file_change', input: { changes: item.changes }, ...(done ? { ok: item.status !== 'failed' } : {}) });
+        parsed.tools.push({
+          id,
+          name: 'file_change',
+          input: { changes: item.changes },
+          answers: PATCH_CALLS,
+          ...(done ? { ok: item.status !== 'failed' } : {}),
+        });
         break;
       case 'mcp_tool_call':
         parsed.tools.push({
           id,
           name: `${str(item.server) ?? 'mcp'}.${str(item.tool) ?? 'tool'}`,
           input: item.arguments,
+          // Codex names an MCP tool to the model `<server>__<tool>`.
+          answers: [`${str(item.server) ?? 'mcp'}__${str(item.tool) ?? 'tool'}`],
           ...(done ? { ok: item.status !== 'failed' } : {}),
         });
         break;
@@ -60,5 +74,8 @@ export function parseCodexJson(stdout: string): ParsedOutput {
     }
   }
   if (turns > 0) parsed.turns = turns;
+  // `error` events also report retries on the way ("Reconnecting... 2/5"); the failed turn is the verdict.
+  const error = failed ?? lastError;
+  if (error !== undefined) parsed.error = error;
   return parsed;
 }

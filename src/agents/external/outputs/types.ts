@@ -23,6 +23,12 @@ export interface ReportedTool {
   input: unknown;
   output?: string;
   ok?: boolean;
+  /**
+   * For an agent that numbers its tools itself (Codex's `item_3`, not the wire's call id): the
+   * names of the model's calls this report is of. The trajectory pairs such reports with those
+   * calls in order, and only when there are as many of each (trajectory.ts).
+   */
+  answers?: readonly string[];
 }
 
 export interface ReportedCommand {
