@@ -102,7 +102,23 @@ export function readRequest(api: MeteredApi, json: Json | undefined): RequestCon
     }
     case 'gemini':
       return geminiRequest(json);
+    case 'converse':
+      return converseRequest(json);
   }
+}
+
+/** Bedrock Converse: `system` is a list of text blocks; tool results are `toolResult` blocks of user messages. */
+function converseRequest(json: Json): RequestContent {
+  const system = joined(list(json['system']).map((block) => (isObject(block) ? (str(block['text']) ?? '') : '')));
+  const toolResults = list(json['messages']).flatMap((m) =>
+    isObject(m)
+      ? list(m['content']).flatMap((block) => {
+          const r = isObject(block) ? block['toolResult'] : undefined;
+          return isObject(r) ? result(str(r['toolUseId']), r['content'], r['status'] === 'error') : [];
+        })
+      : [],
+  );
+  return { ...(system !== undefined ? { system } : {}), toolResults };
 }
 
 function geminiRequest(json: Json): RequestContent {

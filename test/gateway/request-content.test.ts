@@ -82,6 +82,19 @@ describe('readRequest', () => {
     ]);
   });
 
+  it('reads Bedrock Converse: system text blocks, toolResult blocks with their status', () => {
+    const read = readRequest('converse', {
+      system: [{ text: 'Be brief.' }, { text: 'Use tools.' }],
+      messages: [
+        { role: 'user', content: [{ text: 'fix it' }] },
+        { role: 'assistant', content: [{ toolUse: { toolUseId: 'tu_1', name: 'run', input: { cmd: 'ls' } } }] },
+        { role: 'user', content: [{ toolResult: { toolUseId: 'tu_1', content: [{ text: 'a.txt' }], status: 'error' } }] },
+      ],
+    });
+    expect(read.system).toBe('Be brief.\n\nUse tools.');
+    expect(read.toolResults).toEqual([{ ids: ['tu_1'], output: 'a.txt', isError: true }]);
+  });
+
   it('keeps each result once, on the first request that answers a pending call', () => {
     const sent = readRequest('chat', {
       messages: [
