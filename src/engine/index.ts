@@ -66,3 +66,5 @@ export {
   type ListedTest,
   type TestIdSuggestion,
 } from './task-tests.js';
+export { openSession, inSession, type RunSession, type SessionOptions, type SessionSignal, type SignalSource } from './session.js';
+export { runValidation, type ValidationRunOptions, type ValidationTaskSet } from './validation-run.js';
