@@ -98,7 +98,11 @@ let queue: Promise<unknown> = Promise.resolve();
  * for the call the process's directory and environment are made the io's and then put back, one
  * call at a time.
  */
-export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  /** `attempts` is accepted as crucible() takes it; in-process the test's own timeout bounds the call. */
+  options: { cwd?: string; env?: Record<string, string | undefined>; attempts?: number } = {},
+): Promise<CliResult> {
   const run = queue.then(() => runNow(args, options));
   queue = run.catch(() => undefined);
   return run;
