@@ -2,16 +2,7 @@ import { Command, CommanderError, Option, type OutputConfiguration } from 'comma
 import { EXIT, handleError, type ExitCode } from './exit.js';
 import type { CliIo } from './io.js';
 import { addModelOptions } from './model-options.js';
-import {
-  agentsFileOption,
-  collect,
-  concurrencyOption,
-  jsonOption,
-  quietOption,
-  sandboxOption,
-  stateDirOption,
-  taskOption,
-} from './options.js';
+import { agentsFileOption, collect, concurrencyOption, jsonOption, quietOption, sandboxOption, stateDirOption, taskOption } from './options.js';
 import { addReporterOptions } from './report-options.js';
 import { resolveStateDirOption } from './state-dir-option.js';
 import { version } from '../version.js';
@@ -63,9 +54,7 @@ export function createProgram(io: CliIo): CrucibleProgram {
     .option('--force', 'with --resume: accept a changed config, rerunning only attempts whose task, agent or settings changed')
     .option('--retry-errors', 'with --resume: also rerun the attempts that ended in a harness error (a full disk, a sandbox failure)')
     .addOption(stateDirOption("Crucible's state directory (runs, caches, history)"))
-    .addOption(
-      sandboxOption('where agents and tests run: bwrap (default on Linux), local, or docker (containers; tasks with an environment need it)'),
-    )
+    .addOption(sandboxOption('where agents and tests run: bwrap (default on Linux), local, or docker (containers; tasks with an environment need it)'))
     .option(
       '--keep-workspace',
       "keep each attempt's scratch trees after grading, for debugging: agent-workspace/ (what the agent left), workspace/ (the last verification copy), pristine/",
@@ -131,9 +120,7 @@ export function createProgram(io: CliIo): CrucibleProgram {
     .option('--skip-unknown', 'leave out predictions for tasks the task set does not have (with a note) instead of stopping')
     .addOption(concurrencyOption('attempts in flight at once (default: min(cores, 4))'))
     .addOption(stateDirOption("Crucible's state directory (runs, caches, history)"))
-    .addOption(
-      sandboxOption('where the patched code and tests run: bwrap (default on Linux), local, or docker'),
-    )
+    .addOption(sandboxOption('where the patched code and tests run: bwrap (default on Linux), local, or docker'))
     .option('--keep-workspace', "keep each attempt's scratch trees after grading, for debugging")
     .addOption(quietOption('no progress output; only the final report'))
     .addOption(jsonOption('print the run summary as JSON on stdout; the report goes to stderr'))
@@ -166,9 +153,7 @@ export function createProgram(io: CliIo): CrucibleProgram {
     .option('--fail-to-pass <id>', 'a test id that must pass at head (repeatable; overrides tests.fail_to_pass)', collect)
     .option('--commands <file>', 'a command log (commands.jsonl) for the unsafe_commands check')
     .option('--no-baseline-tests', 'do not run the tests at base (then every failing test counts as a regression)')
-    .addOption(
-      sandboxOption('where setup and tests run (default: bwrap when available; docker: containers of the host view)'),
-    )
+    .addOption(sandboxOption('where setup and tests run (default: bwrap when available; docker: containers of the host view)'))
     .option('--allow-failure', 'report a FAIL but exit 0')
     .addOption(stateDirOption("Crucible's state directory (reports go to <out>/ci/<id>/)"))
     .addOption(jsonOption('print ci.json on stdout; the summary goes to stderr'))
@@ -201,9 +186,7 @@ export function createProgram(io: CliIo): CrucibleProgram {
     .addOption(concurrencyOption('attempts in flight at once (default: min(cores, 4))'))
     .addOption(agentsFileOption("also check this file of agent profiles (the task set's agents: section is always checked)"))
     .addOption(stateDirOption("Crucible's state directory (validation attempts go to <out>/validate)"))
-    .addOption(
-      sandboxOption('where agents and tests run: bwrap (default on Linux), local, or docker (containers; tasks with an environment need it)'),
-    )
+    .addOption(sandboxOption('where agents and tests run: bwrap (default on Linux), local, or docker (containers; tasks with an environment need it)'))
     .addOption(jsonOption('print the validity of each task as JSON on stdout'))
     .option('--adversarial', 'run the attack catalogue on each task instead: which cheats get through (docs/redteam.md)')
     .option('--attack <name>', 'with --adversarial: only this attack (repeatable; resource attacks run only when named)', collect)
@@ -221,9 +204,7 @@ export function createProgram(io: CliIo): CrucibleProgram {
     .option('--at <side>', 'baseline (the repo after setup, default) or oracle (with the oracle patch applied)')
     .option('--suggest', 'run both sides and print fail_to_pass (fails at the baseline, passes with the oracle) and pass_to_pass (passes on both) as YAML')
     .addOption(stateDirOption("Crucible's state directory (caches; the scratch copy goes to <out>/tests/ and is removed)"))
-    .addOption(
-      sandboxOption('where setup and the tests run (default: bwrap on Linux; a task with an environment needs docker)'),
-    )
+    .addOption(sandboxOption('where setup and the tests run (default: bwrap on Linux; a task with an environment needs docker)'))
     .addOption(jsonOption('print the runs (every id, its outcome and case count) and the suggestion as JSON'))
     .addHelpText(
       'after',
@@ -483,9 +464,7 @@ export function createProgram(io: CliIo): CrucibleProgram {
     .option('--max-regressed-tasks <n>', 'fail when more tasks than this went PASS→FAIL (default 0)')
     .option('--allow-version-mismatch', 'compare even when a task changed version since the baseline (reported in the verdict)')
     .addOption(stateDirOption("Crucible's state directory (runs; the gate's report goes to <out>/gates/<id>/)"))
-    .addOption(
-      sandboxOption('where agents and tests run: bwrap (default on Linux), local, or docker (containers; tasks with an environment need it)'),
-    )
+    .addOption(sandboxOption('where agents and tests run: bwrap (default on Linux), local, or docker (containers; tasks with an environment need it)'))
     .addOption(quietOption('no progress output'))
     .addOption(jsonOption('print gate.json on stdout'))
     .addHelpText(
@@ -555,7 +534,9 @@ export function createProgram(io: CliIo): CrucibleProgram {
   // .command() (not addCommand) so the subcommand inherits exitOverride: a usage error exits 2, not 1.
   importCommand
     .command('swe-bench')
-    .description('One task per SWE-bench instance (JSON Lines or a JSON array): problem statement, gold patch as oracle, test patch applied only at evaluation.')
+    .description(
+      'One task per SWE-bench instance (JSON Lines or a JSON array): problem statement, gold patch as oracle, test patch applied only at evaluation.',
+    )
     .argument('<instances>', 'instances file: .jsonl (one instance per line) or .json (an array)')
     .requiredOption('-o, --out <dir>', 'directory to write the task set into (tasks.yaml, instructions/, oracle/)')
     .option('--ids <list>', 'only these instance ids, comma-separated')
@@ -935,9 +916,7 @@ export function createProgram(io: CliIo): CrucibleProgram {
     .description('Run attempts for distributed runs (`crucible run --queue`) from a Redis queue, until stopped.')
     .requiredOption('--queue <url>', 'the Redis the coordinators use, e.g. redis://127.0.0.1:6379/0 (a password goes in CRUCIBLE_QUEUE_PASSWORD)')
     .addOption(concurrencyOption('attempts this worker runs at once (default 1)'))
-    .addOption(
-      sandboxOption('where agents and tests run on this machine: bwrap (default on Linux), local, or docker'),
-    )
+    .addOption(sandboxOption('where agents and tests run on this machine: bwrap (default on Linux), local, or docker'))
     .addOption(stateDirOption("this worker's state directory (shipped task sets, scratch attempts, caches)"))
     .option('--lock-ms <ms>', "a job's lock: a killed worker's job goes to another worker after about this long (default 30000)")
     .addHelpText(

@@ -27,11 +27,7 @@ export interface RunReportOutput {
  * (stdout, or stderr under --json, where stdout carries only the summary) and writes the run's
  * reports. `run`, `resume` and `grade` end with runOutcomeExit of what it returns.
  */
-export async function runAndReport(
-  io: CliIo,
-  options: Omit<RunOptions, 'observer' | 'signal' | 'killSignal'>,
-  output: RunReportOutput,
-): Promise<RunOutcome> {
+export async function runAndReport(io: CliIo, options: Omit<RunOptions, 'observer' | 'signal' | 'killSignal'>, output: RunReportOutput): Promise<RunOutcome> {
   const outcome = await withRunSession(
     io,
     { quiet: output.quiet, onSignal: (stage) => (stage === 'stop' ? output.onInterrupt?.() : undefined) },

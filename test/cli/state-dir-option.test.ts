@@ -42,7 +42,8 @@ describe('the state-directory option', () => {
     const { command } = createProgram(captureIo().io);
     const stateDirs: string[] = [];
     const walk = (c: Command): void => {
-      for (const o of c.options) if (/state directory/.test(o.description) && o.long === '--out') stateDirs.push(`${c.name()} ${o.flags}: ${String(o.defaultValue)}`);
+      for (const o of c.options)
+        if (/state directory/.test(o.description) && o.long === '--out') stateDirs.push(`${c.name()} ${o.flags}: ${String(o.defaultValue)}`);
       for (const sub of c.commands) walk(sub);
     };
     walk(command);

@@ -182,7 +182,7 @@ describe('the cheap documented commands, from a fresh copy with the default stat
     const result = spawnSync(process.execPath, [join(copy, 'bin/crucible.js'), ...argv], {
       cwd: copy,
       encoding: 'utf8',
-      env: { ...process.env, NO_COLOR: '1', CI: 'true', },
+      env: { ...process.env, NO_COLOR: '1', CI: 'true' },
       timeout: 170_000,
     });
     expect(result.error).toBeUndefined();

@@ -24,9 +24,7 @@ export async function exportCommand(run: string, opts: ExportCommandOptions, io:
       `${e.agent}: ${r.resolved_instances} resolved, ${r.unresolved_instances} unresolved, ${r.error_instances} error, ${r.incomplete_ids.length} incomplete of ${r.total_instances}\n`,
     );
     if (e.truncated.length > 0)
-      io.stderr.write(
-        `warning ${e.agent}: the stored diff.patch of ${e.truncated.join(', ')} was cut at its size cap, so that prediction is incomplete\n`,
-      );
+      io.stderr.write(`warning ${e.agent}: the stored diff.patch of ${e.truncated.join(', ')} was cut at its size cap, so that prediction is incomplete\n`);
   }
   for (const file of written) io.stdout.write(`wrote ${shown(file, io)}\n`);
 }

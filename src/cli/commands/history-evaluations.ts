@@ -37,8 +37,7 @@ export function printEvaluations(opts: EvaluationListOptions, rows: EvaluationRe
         2,
       )}\n`,
     );
-  else if (opts.csv)
-    io.stdout.write(csv([EVALUATION_CSV, ...rows.map((r) => [r.id, r.kind, r.createdAt, r.verdict, r.title, r.runId ?? null, r.reportDir])]));
+  else if (opts.csv) io.stdout.write(csv([EVALUATION_CSV, ...rows.map((r) => [r.id, r.kind, r.createdAt, r.verdict, r.title, r.runId ?? null, r.reportDir])]));
   else if (rows.length === 0) io.stdout.write(`${pc.dim('no ci or gate results recorded')}\n`);
   else {
     const text = table(

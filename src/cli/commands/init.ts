@@ -26,19 +26,21 @@ export async function initCommand(dir: string | undefined, opts: InitCommandOpti
   for (const file of result.files) io.stdout.write(`wrote ${shown(file)}\n`);
   if (result.oracle) io.stdout.write(`the uncommitted change is the task's oracle patch (${shown(result.oracle)})\n`);
   if (result.testChanges.length > 0)
-    io.stdout.write(
-      `${pc.yellow('note')} changed test files are not in the oracle: commit them (${result.testChanges.join(', ')}) so the baseline has them\n`,
-    );
+    io.stdout.write(`${pc.yellow('note')} changed test files are not in the oracle: commit them (${result.testChanges.join(', ')}) so the baseline has them\n`);
   if (!ignoredByGit(dir ?? '.', '.crucible/')) io.stdout.write(`${pc.dim("tip: add .crucible/ (Crucible's state directory) to .gitignore")}\n`);
   const tasks = shown(result.files.find((f) => f.endsWith('crucible.tasks.yaml')) as string);
   if (opts.tests !== false) {
     io.stdout.write('\n');
-    await testsCommand(tasks, {
-      task: result.taskId,
-      out: opts.out,
-      ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
-      ...(result.oracle ? { suggest: true } : {}),
-    }, io);
+    await testsCommand(
+      tasks,
+      {
+        task: result.taskId,
+        out: opts.out,
+        ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
+        ...(result.oracle ? { suggest: true } : {}),
+      },
+      io,
+    );
   }
   const oracleStep = result.oracle ? '' : ', add a known-good fix as oracle: { patch: FILE } (git diff > FILE)';
   io.stdout.write(

@@ -1,13 +1,7 @@
 import { relative } from 'node:path';
 import { loadAgentCatalog, referenceAgentNames } from '../../agents/registry.js';
 import { loadRunInput, resolveRunAgents } from '../../suite/index.js';
-import {
-  checkPlanSize,
-  defaultConcurrency,
-  findRunDir,
-  MAX_PLANNED_ATTEMPTS,
-  readPlanFile,
-} from '../../engine/index.js';
+import { checkPlanSize, defaultConcurrency, findRunDir, MAX_PLANNED_ATTEMPTS, readPlanFile } from '../../engine/index.js';
 import { InputError } from '../../errors.js';
 import { selectTasks } from '../../tasks/index.js';
 import { withFlagNames } from '../option-flags.js';

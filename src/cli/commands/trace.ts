@@ -86,9 +86,7 @@ export async function traceReplayCommand(target: string, opts: TraceCommandOptio
       const what = r.note ?? `${r.checks.filter((c) => c.match).length}/${r.checks.length} checks`;
       io.stdout.write(`${status} ${r.attemptId}: ${verdict} (${what})${r.problem ? `: ${r.problem}` : ''}\n`);
     }
-    io.stdout.write(
-      `\nreplayed ${replays.length} attempt(s): ${matched} match (${(rate * 100).toFixed(1)}%); no agent, test, container or network was used\n`,
-    );
+    io.stdout.write(`\nreplayed ${replays.length} attempt(s): ${matched} match (${(rate * 100).toFixed(1)}%); no agent, test, container or network was used\n`);
   }
   exitWith(matched === replays.length ? EXIT.ok : EXIT.failed);
 }

@@ -29,7 +29,10 @@ export async function viewCommand(opts: ViewCommandOptions, io: CliIo): Promise<
   }
   const server = await startServer({ stateDir: opts.out, port, host: opts.host });
   io.stdout.write(`Crucible dashboard on ${pc.bold(server.url)}  (history: ${shownStateDir(opts.out, io.cwd)}; read-only; Ctrl-C stops it)\n`);
-  await inSession(io.signals, (session) => new Promise<void>((resolve) => session.stop.addEventListener('abort', () => void server.close().then(resolve), { once: true })));
+  await inSession(
+    io.signals,
+    (session) => new Promise<void>((resolve) => session.stop.addEventListener('abort', () => void server.close().then(resolve), { once: true })),
+  );
 }
 
 /** A host that does not resolve is a typo, said before anything starts. */
