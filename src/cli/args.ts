@@ -29,8 +29,9 @@ export function durationFlag(flag: string, text: string): number {
  * The state directory (`--out`) exists or can be made, and is a writable directory: checked before
  * any work so a typo fails in one line, not halfway through a run.
  */
-export function writableStateDir(flag: string, stateDir: string): void {
-  const dir = shownStateDir(stateDir);
+/** `cwd`: the directory the user ran from, to show the directory relative to it; without it, as given. */
+export function writableStateDir(flag: string, stateDir: string, cwd?: string): void {
+  const dir = cwd === undefined ? stateDir : shownStateDir(stateDir, cwd);
   let isDir: boolean | undefined;
   try {
     isDir = statSync(stateDir).isDirectory();

@@ -34,10 +34,11 @@ export interface RunReportInput {
 }
 
 /** The end-of-run report: the attempts, the statistics, the totals and what to do next. */
-export function formatRunReport(r: RunReportInput): string {
+/** `cwd`: where the user runs from; paths under it are shown relative to it. */
+export function formatRunReport(r: RunReportInput, cwd?: string): string {
   const parts: string[] = [];
   if (r.attempts.length > 0) parts.push(attemptTable(r.attempts, r.runId));
-  if (r.stats) parts.push(formatStats(r.stats));
+  if (r.stats) parts.push(formatStats(r.stats, cwd));
   const infos = Object.entries(r.agentInfo ?? {});
   if (infos.length > 0) parts.push(infos.map(([agent, info]) => `${pc.bold(agent)}  ${pc.dim(agentInfoText(info))}`).join('\n'));
   if (r.guard && r.guard.length > 0) parts.push(r.guard.map((c) => `${pc.bold(c.agent)}  guard ${c.mode}: ${guardLine(c)}`).join('\n'));
@@ -64,7 +65,7 @@ export function formatRunReport(r: RunReportInput): string {
       : `run the rest with \`crucible resume ${r.runId}\``;
     totals.push(pc.yellow(`stopped early (${why}): planned ${r.planned}, executed ${r.executed}; ${rest}`));
   }
-  if (r.runDir) totals.push(pc.dim(`evidence in ${relative(process.cwd(), r.runDir) || r.runDir}`));
+  if (r.runDir) totals.push(pc.dim(`evidence in ${(cwd === undefined ? '' : relative(cwd, r.runDir)) || r.runDir}`));
   parts.push(totals.join('\n'));
   return parts.join('\n\n');
 }

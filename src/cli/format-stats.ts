@@ -9,7 +9,8 @@ import { count, formatDuration, pct, table, usd } from './format.js';
  * profile when there is more than one repo. Agents are listed in name order, never ranked: only
  * the paired comparison below the table says which is better.
  */
-export function formatStats(stats: RunStats): string {
+/** `cwd`: where the user runs from, to show legacy absolute repo keys relative to it. */
+export function formatStats(stats: RunStats, cwd?: string): string {
   if (stats.attempts === 0) return pc.dim('no finished attempts: no statistics');
   const conf = `${Math.round(stats.confidence * 100)}%`;
   const parts: string[] = [];
@@ -43,7 +44,7 @@ export function formatStats(stats: RunStats): string {
   if (effort) parts.push(effort);
   parts.push(formatComparisons(stats.comparisons, stats.agents.length));
   if (stats.byTaskSet && stats.byTaskSet.length > 0) parts.push(formatTaskSets(stats.byTaskSet, conf));
-  if (stats.repos.profiles.length > 1) parts.push(formatRepos(stats.repos.profiles, conf));
+  if (stats.repos.profiles.length > 1) parts.push(formatRepos(stats.repos.profiles, conf, cwd));
   for (const note of stats.notes) parts.push(`${pc.yellow('note')} ${note}`);
   return parts.join('\n\n');
 }
@@ -164,7 +165,7 @@ function formatTaskSets(sets: readonly TaskSetBreakdown[], conf: string): string
   return [pc.bold('by task set'), table(['task set', 'agent', 'pass rate', `${conf} interval`, 'n', 'tasks', 'errors'], rows)].join('\n');
 }
 
-function formatRepos(profiles: readonly RepoProfile[], conf: string): string {
+function formatRepos(profiles: readonly RepoProfile[], conf: string, cwd: string | undefined): string {
   // A repo of one task would only repeat that task's rate, pooled over agents: say why there is no table.
   if (profiles.every((p) => p.tasks === 1)) {
     return `${pc.bold('repo profile')} ${pc.dim(
@@ -174,7 +175,7 @@ function formatRepos(profiles: readonly RepoProfile[], conf: string): string {
   const rate = (r: RateEstimate | null): string => (r ? pct(r.rate, 1) : 'n/a');
   // Effort columns only when some attempt reported the figure, as in the agent table.
   const columns: Array<{ header: string; cell: (p: RepoProfile) => string; shown: boolean }> = [
-    { header: 'repo', cell: (p) => displayRepo(p.repo), shown: true },
+    { header: 'repo', cell: (p) => displayRepo(p.repo, cwd), shown: true },
     { header: 'agents', cell: (p) => p.agents.join(', ') || '-', shown: true },
     { header: 'tasks', cell: (p) => String(p.tasks), shown: true },
     { header: 'attempts', cell: (p) => String(p.attempts), shown: true },
@@ -199,8 +200,8 @@ function formatRepos(profiles: readonly RepoProfile[], conf: string): string {
 }
 
 /** Histories written before repo identities keyed local repos by absolute path; under the working directory they read better relative. */
-export function displayRepo(key: string): string {
-  if (!key.startsWith('/')) return key;
-  const rel = relative(process.cwd(), key);
+export function displayRepo(key: string, cwd: string | undefined): string {
+  if (!key.startsWith('/') || cwd === undefined) return key;
+  const rel = relative(cwd, key);
   return rel.startsWith('..') ? key : rel || '.';
 }

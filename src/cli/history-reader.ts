@@ -9,19 +9,19 @@ export function historyPath(stateDir: string): string {
 }
 
 /** The history, read-only; undefined when no run has been recorded in this state directory yet. */
-export function openHistoryReader(stateDir: string): HistoryReader | undefined {
+export function openHistoryReader(stateDir: string, cwd?: string): HistoryReader | undefined {
   const path = historyPath(stateDir);
   if (existsSync(stateDir) && !statSync(stateDir).isDirectory()) {
     throw new InputError(
-      `--out ${shownStateDir(stateDir)}: is a file, expected Crucible's state directory (fix: pass the directory your runs used, e.g. --out .crucible)`,
+      `--out ${cwd === undefined ? stateDir : shownStateDir(stateDir, cwd)}: is a file, expected Crucible's state directory (fix: pass the directory your runs used, e.g. --out .crucible)`,
     );
   }
   if (!existsSync(path)) return undefined;
   return asInputError(() => openHistory(path, { readonly: true }));
 }
 
-export function requireHistory(stateDir: string): HistoryReader {
-  const reader = openHistoryReader(stateDir);
+export function requireHistory(stateDir: string, cwd?: string): HistoryReader {
+  const reader = openHistoryReader(stateDir, cwd);
   if (reader === undefined) {
     throw new InputError(`no history at ${historyPath(stateDir)} (fix: run \`crucible run\` first, or pass --out with the state directory your runs used)`);
   }

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { newRunId, type RunOptions, type RunOutcome } from '../engine/index.js';
-import type { ReporterName } from '../report/reporter.js';
-import { runAndReport } from './commands/run.js';
+import type { CliIo } from './io.js';
+import { runAndReport, type RunReportOutput } from './run-report.js';
 
 /** Default `--concurrency` with `--queue`: attempts queued at once, which workers on many machines share. */
 export const QUEUE_CONCURRENCY = 64;
@@ -13,11 +13,12 @@ export const QUEUE_CONCURRENCY = 64;
  * run keeps it, so `crucible resume` finds the jobs the workers finished meanwhile.
  */
 export async function runAndReportOn(
+  io: CliIo,
   queue: string | undefined,
   options: Omit<RunOptions, 'observer' | 'signal' | 'killSignal'>,
-  output: { json?: boolean; quiet?: boolean; reporters?: ReporterName[] },
+  output: Omit<RunReportOutput, 'onInterrupt'>,
 ): Promise<RunOutcome> {
-  if (queue === undefined) return runAndReport(options, output);
+  if (queue === undefined) return runAndReport(io, options, output);
   const { openQueueRunner, parseQueueUrl, checkQueueReachable } = await import('../distributed/index.js');
   const address = parseQueueUrl('--queue', queue);
   await checkQueueReachable('--queue', address);
@@ -31,23 +32,25 @@ export async function runAndReportOn(
     agents: options.agents,
     ...(options.profiles ? { profiles: options.profiles } : {}),
     ...(options.models ? { models: options.models } : {}),
-    onWarning: (message) => process.stderr.write(`warning ${message}\n`),
+    onWarning: (message) => io.stderr.write(`warning ${message}\n`),
     // Printed even with -q: a run waiting on Redis must say why it is not moving.
-    onNotice: (message) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`),
+    onNotice: (message) => io.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`),
   });
   let completed = false;
-  // Beside runAndReport's own handler (which stops scheduling and starts the grace period).
-  const onSigint = (): void => void queued.drain().catch(() => undefined);
-  process.once('SIGINT', onSigint);
+  // On the first Ctrl-C, beside the session stopping the scheduling (and starting the grace period).
+  const onInterrupt = (): void => void queued.drain().catch(() => undefined);
   try {
     // The preflight still runs here, once per task: a broken task never reaches a worker.
     // A cap on the whole run reached: the jobs queued ahead that no worker took are withdrawn, as on Ctrl-C.
     const onHalted = (): void => void queued.drain('withdrawn from the queue when the run stopped starting attempts').catch(() => undefined);
-    const outcome = await runAndReport({ ...options, runId, runAttempt: queued.runner, onHalted, preflight: true, queue: address.url }, output);
+    const outcome = await runAndReport(
+      io,
+      { ...options, runId, runAttempt: queued.runner, onHalted, preflight: true, queue: address.url },
+      { ...output, onInterrupt },
+    );
     completed = outcome.summary.ended === 'completed';
     return outcome;
   } finally {
-    process.off('SIGINT', onSigint);
     await queued.close(completed);
   }
 }

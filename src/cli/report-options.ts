@@ -51,10 +51,15 @@ export interface RunForReports {
  * Writes the run's reports (loading the report code only now) and says where. A reporter that
  * fails is a warning, never a failed run: the evidence is already on disk.
  */
-export async function writeRunReports(run: RunForReports, reporters: readonly ReporterName[] | undefined, log: (line: string) => void): Promise<void> {
+export async function writeRunReports(
+  run: RunForReports,
+  reporters: readonly ReporterName[] | undefined,
+  log: (line: string) => void,
+  cwd: string,
+): Promise<void> {
   const { writeReports } = await import('../report/index.js');
   const outcomes = await writeReports({ runDir: run.runDir, summary: run.summary, attempts: run.attempts, stats: run.summary.stats, reporters });
   for (const o of outcomes) if (o.error) log(`warning: the ${o.reporter} report was not written: ${o.error}`);
   const html = outcomes.find((o) => o.reporter === 'html' && !o.error)?.files[0];
-  if (html) log(`report: ${relative(process.cwd(), html) || html}`);
+  if (html) log(`report: ${relative(cwd, html) || html}`);
 }

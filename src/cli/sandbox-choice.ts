@@ -4,6 +4,7 @@ import { referenceAgentNames } from '../agents/index.js';
 import { InputError } from '../errors.js';
 import { resolveSandbox } from '../sandbox/index.js';
 import type { SandboxKind } from '../sandbox/executor.js';
+import type { CliIo } from './io.js';
 
 /** Where a run remembers that bwrap works here (src/sandbox/probe-cache.ts). */
 export function sandboxProbeFile(stateDir: string): string {
@@ -17,12 +18,13 @@ export function sandboxProbeFile(stateDir: string): string {
  * does an adversarial validation (`purpose: 'attack'`), which exists to test that sandbox.
  */
 export async function chooseSandbox(
+  io: Pick<CliIo, 'stderr'>,
   requested: SandboxKind | undefined,
   agents: readonly string[],
   purpose: 'grade' | 'attack' = 'grade',
   stateDir?: string,
 ): Promise<SandboxKind> {
-  return startSandboxChoice(requested, agents, purpose, stateDir)();
+  return startSandboxChoice(io, requested, agents, purpose, stateDir)();
 }
 
 /**
@@ -30,6 +32,7 @@ export async function chooseSandbox(
  * call that awaits it and prints the fallback warning, so the warning never precedes an input error.
  */
 export function startSandboxChoice(
+  io: Pick<CliIo, 'stderr'>,
   requested: SandboxKind | undefined,
   agents: readonly string[],
   purpose: 'grade' | 'attack' = 'grade',
@@ -42,7 +45,7 @@ export function startSandboxChoice(
   check.catch(() => undefined);
   return async () => {
     const sandbox = await check;
-    if (sandbox.warning) process.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
+    if (sandbox.warning) io.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
     return sandbox.kind;
   };
 }

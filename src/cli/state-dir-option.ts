@@ -10,19 +10,19 @@ export const STATE_DIR_DEFAULT = '.crucible';
  * under it to git and sandboxes that run with another cwd, where it would name nothing (issue 27:
  * `crucible tests` failed with "not a git repository: '.crucible/tests/…/baseline.git'").
  */
-export function resolveStateDirOption(command: Command): void {
+export function resolveStateDirOption(command: Command, cwd: string): void {
   const option = command.options.find((o) => o.attributeName() === 'out');
   if (option?.defaultValue !== STATE_DIR_DEFAULT) return;
   const value: unknown = command.getOptionValue('out');
-  if (typeof value === 'string' && value !== '') command.setOptionValue('out', resolve(value));
+  if (typeof value === 'string' && value !== '') command.setOptionValue('out', resolve(cwd, value));
 }
 
 /**
  * A state directory as a message shows it: relative to the working directory when it lies inside
  * it (`.crucible`, as the user typed or defaulted it), else absolute.
  */
-export function shownStateDir(dir: string): string {
-  const rel = relative(process.cwd(), dir);
+export function shownStateDir(dir: string, cwd: string): string {
+  const rel = relative(cwd, dir);
   if (rel === '') return '.';
   return rel.startsWith('..') || isAbsolute(rel) ? dir : rel;
 }

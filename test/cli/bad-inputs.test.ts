@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHistory } from '../../src/store/index.js';
-import { CLI } from '../helpers/cli.js';
+import { runCli as runInProcess } from '../helpers/cli.js';
 
 /**
- * A corpus of inputs a user gets wrong, run through the built CLI. Each must end in exit 2 with one
+ * A corpus of inputs a user gets wrong, run through the CLI program in-process. Each must end in exit 2 with one
  * `error …` line that carries a fix, never a stack trace or "this is a bug". Every case fails while
  * loading or parsing, before any agent runs, so the whole corpus takes seconds.
  */
@@ -306,23 +305,11 @@ interface Outcome {
   stdout: string;
 }
 
+/** The CLI in-process (test/helpers/cli.ts): every case fails while parsing or loading, so no process is needed. */
 function runCli(argv: string[], cwd: string, env: Record<string, string> = {}): Promise<Outcome> {
-  return new Promise((resolveRun) => {
-    const child = spawn(process.execPath, [CLI, ...argv], { cwd, env: { ...process.env, NO_COLOR: '1', CI: 'true', DEBUG: '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    // A case that starts serving or running instead of refusing would hang the corpus: stop it.
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolveRun({ status, stdout, stderr });
-    });
-  });
+  return runInProcess(argv, { cwd, env: { DEBUG: '', ...env } });
 }
 
-/** Runs `work` over `items` with at most `size` in flight (the CLI is a process each). */
 async function pool<T, R>(items: readonly T[], size: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);
   let next = 0;

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openHistory, type EvaluationRecord } from '../../src/store/index.js';
-import { crucible } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -32,9 +32,9 @@ function stateWithEvaluations(): string {
 }
 
 describe('crucible history --evaluations / --kind', () => {
-  it('lists ci and gate results newest first, with id, kind, verdict, title, time and report dir', () => {
+  it('lists ci and gate results newest first, with id, kind, verdict, title, time and report dir', async () => {
     const dir = stateWithEvaluations();
-    const r = crucible(['history', '--evaluations'], { cwd: dir });
+    const r = await runCli(['history', '--evaluations'], { cwd: dir });
     expect(r.status).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/finished\s+id\s+kind\s+result\s+title\s+report/);
@@ -44,9 +44,9 @@ describe('crucible history --evaluations / --kind', () => {
     expect(r.stdout).toContain('2026-11-30 09:00');
   });
 
-  it('--kind filters, --limit limits, --json prints the records without their detail', () => {
+  it('--kind filters, --limit limits, --json prints the records without their detail', async () => {
     const dir = stateWithEvaluations();
-    const gates = JSON.parse(crucible(['history', '--kind', 'gate', '--json'], { cwd: dir }).stdout) as Record<string, unknown>[];
+    const gates = JSON.parse((await runCli(['history', '--kind', 'gate', '--json'], { cwd: dir })).stdout) as Record<string, unknown>[];
     expect(gates).toEqual([
       {
         id: 'gate-bbb',
@@ -58,34 +58,34 @@ describe('crucible history --evaluations / --kind', () => {
         reportDir: '/work/repo/.crucible/gates/gate-bbb',
       },
     ]);
-    const ci = JSON.parse(crucible(['history', '--kind', 'ci', '--limit', '1', '--json'], { cwd: dir }).stdout) as { id: string }[];
+    const ci = JSON.parse((await runCli(['history', '--kind', 'ci', '--limit', '1', '--json'], { cwd: dir })).stdout) as { id: string }[];
     expect(ci.map((e) => e.id)).toEqual(['ci-ccc']);
-    const csv = crucible(['history', '--evaluations', '--csv'], { cwd: dir }).stdout.trim().split('\n');
+    const csv = (await runCli(['history', '--evaluations', '--csv'], { cwd: dir })).stdout.trim().split('\n');
     expect(csv[0]).toBe('id,kind,createdAt,verdict,title,runId,reportDir');
     expect(csv).toHaveLength(4);
   });
 
-  it('runs and attempts listings are unchanged next to them', () => {
+  it('runs and attempts listings are unchanged next to them', async () => {
     const dir = stateWithEvaluations();
-    const runs = JSON.parse(crucible(['history', '--runs', '--json'], { cwd: dir }).stdout) as { runId: string }[];
+    const runs = JSON.parse((await runCli(['history', '--runs', '--json'], { cwd: dir })).stdout) as { runId: string }[];
     expect(runs.map((r) => r.runId)).toEqual(['run-1']);
   });
 
-  it('refuses a bad kind and filters that do not apply, exit 2 with the fix', () => {
+  it('refuses a bad kind and filters that do not apply, exit 2 with the fix', async () => {
     const dir = stateWithEvaluations();
-    const bad = crucible(['history', '--kind', 'run'], { cwd: dir });
+    const bad = await runCli(['history', '--kind', 'run'], { cwd: dir });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--kind run: expected ci or gate \(fix:/);
-    const mixed = crucible(['history', '--evaluations', '--agent', 'oracle'], { cwd: dir });
+    const mixed = await runCli(['history', '--evaluations', '--agent', 'oracle'], { cwd: dir });
     expect(mixed.status).toBe(2);
     expect(mixed.stderr).toMatch(/--agent filters runs and attempts \(fix: drop --agent/);
-    const runs = crucible(['history', '--kind', 'ci', '--runs'], { cwd: dir });
+    const runs = await runCli(['history', '--kind', 'ci', '--runs'], { cwd: dir });
     expect(runs.status).toBe(2);
     expect(runs.stderr).toMatch(/--runs lists runs \(fix: drop --runs or --evaluations\/--kind\)/);
   });
 
-  it('no history yet: an empty JSON list', () => {
-    const r = crucible(['history', '--evaluations', '--json'], { cwd: tempDir() });
+  it('no history yet: an empty JSON list', async () => {
+    const r = await runCli(['history', '--evaluations', '--json'], { cwd: tempDir() });
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { cpSync, existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crucible } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -10,11 +10,11 @@ const QUICKSTART = resolve('examples/cassettes/quickstart');
 const MODEL = 'openai:gpt-4.1-mini';
 
 describe('--replay is checked before any attempt', () => {
-  it('names the missing recordings, how many, and the fix, in one line with exit 2, before any setup or run directory', () => {
+  it('names the missing recordings, how many, and the fix, in one line with exit 2, before any setup or run directory', async () => {
     const out = tempDir();
     // The quick-start recordings hold trial 0 only: trials 1 and 2 of both tasks are missing.
     const args = ['run', TASKS, '--model', MODEL, '--replay', QUICKSTART, '--task', 'js-slugify', '--task', 'py-median', '--runs', '3', '--out', out];
-    const r = crucible(args, { env: { OPENAI_API_KEY: undefined } });
+    const r = await runCli(args, { env: { OPENAI_API_KEY: undefined } });
     expect(r.status).toBe(2);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -27,11 +27,11 @@ describe('--replay is checked before any attempt', () => {
     expect(existsSync(join(out, 'runs')) ? readdirSync(join(out, 'runs')) : []).toEqual([]);
   });
 
-  it('lets a replay start when every planned attempt has its recording', () => {
+  it('lets a replay start when every planned attempt has its recording', async () => {
     const out = tempDir();
     const cassettes = join(tempDir(), 'cassettes');
     cpSync(QUICKSTART, cassettes, { recursive: true });
-    const r = crucible(['run', TASKS, '--model', MODEL, '--replay', cassettes, '--task', 'js-slugify', '--out', out, '--sandbox', 'local', '-q'], {
+    const r = await runCli(['run', TASKS, '--model', MODEL, '--replay', cassettes, '--task', 'js-slugify', '--out', out, '--sandbox', 'local', '-q'], {
       env: { OPENAI_API_KEY: undefined },
       attempts: 1,
     });

@@ -1,6 +1,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { formatAttempt } from '../../src/cli/commands/show.js';
+import { captureIo } from '../helpers/cli.js';
 import { renderJUnit, renderMarkdown, runViewOf } from '../../src/report/index.js';
 import type { AttemptDetail } from '../../src/store/index.js';
 import { attempt, summaryOf } from '../report/fixtures.js';
@@ -33,7 +34,7 @@ const setupFailed = attempt({
 
 describe('an attempt with a failed setup and contradictory usage, as show and the reports print it', () => {
   it('`show` prints the setup excerpt, the split of prepare and the usage contradiction', () => {
-    const text = stripVTControlCharacters(formatAttempt({ attempt: setupFailed, checks: [] } as unknown as AttemptDetail, '/nowhere'));
+    const text = stripVTControlCharacters(formatAttempt({ attempt: setupFailed, checks: [] } as unknown as AttemptDetail, '/nowhere', captureIo().io));
     expect(text).toContain('  │ npm error notarget No matching version found for left-pad@99.0.0');
     expect(text).toContain('  │ [… 12 lines cut …]');
     expect(text).toMatch(/prepare 4\.2s \(copy 150ms · setup 4\.0s\)/);

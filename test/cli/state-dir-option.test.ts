@@ -1,12 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { createProgram } from '../../src/cli/program.js';
 import { resolveStateDirOption, shownStateDir, STATE_DIR_DEFAULT } from '../../src/cli/state-dir-option.js';
+import { captureIo } from '../helpers/cli.js';
 
 function parsed(argv: string[], fileOption = false): string {
   let seen = '';
-  const program = new Command('crucible').exitOverride().hook('preAction', (_p, action) => resolveStateDirOption(action));
+  const program = new Command('crucible').exitOverride().hook('preAction', (_p, action) => resolveStateDirOption(action, process.cwd()));
   const cmd = program.command('x');
   if (fileOption) cmd.option('-o, --out <file>', 'a file to write');
   else cmd.option('-o, --out <dir>', "Crucible's state directory", STATE_DIR_DEFAULT);
@@ -25,10 +26,10 @@ describe('the state-directory option', () => {
   });
 
   it('is shown in messages as the user gave it: relative inside the working directory, else absolute', () => {
-    expect(shownStateDir(resolve('.crucible'))).toBe('.crucible');
-    expect(shownStateDir(resolve('state/here'))).toBe('state/here');
-    expect(shownStateDir(process.cwd())).toBe('.');
-    expect(shownStateDir('/tmp/abs-state')).toBe('/tmp/abs-state');
+    expect(shownStateDir(resolve('.crucible'), process.cwd())).toBe('.crucible');
+    expect(shownStateDir(resolve('state/here'), process.cwd())).toBe('state/here');
+    expect(shownStateDir(process.cwd(), process.cwd())).toBe('.');
+    expect(shownStateDir('/tmp/abs-state', process.cwd())).toBe('/tmp/abs-state');
   });
 
   it('leaves a file output as written', () => {
@@ -37,11 +38,16 @@ describe('the state-directory option', () => {
 
   // The hook recognises a state directory by its default: a command whose state-dir option had
   // another default (or none) would pass a relative path on to git again.
-  it('reaches every state-directory option main.ts declares', () => {
-    const source = readFileSync('src/cli/main.ts', 'utf8');
-    const options = [...source.matchAll(/\.(?:option|requiredOption)\(\s*'([^']*--out[^']*)',\s*(["'`])((?:(?!\2).)*)\2(?:,\s*([^)]*))?\)/g)];
-    const stateDirs = options.filter((m) => /state directory/.test(m[3] ?? ''));
+  it('reaches every state-directory option the program declares', () => {
+    const { command } = createProgram(captureIo().io);
+    const stateDirs: string[] = [];
+    const walk = (c: Command): void => {
+      for (const o of c.options)
+        if (/state directory/.test(o.description) && o.long === '--out') stateDirs.push(`${c.name()} ${o.flags}: ${String(o.defaultValue)}`);
+      for (const sub of c.commands) walk(sub);
+    };
+    walk(command);
     expect(stateDirs.length).toBeGreaterThan(20);
-    for (const m of stateDirs) expect(`${m[1]} ${m[3]}: ${m[4] ?? '(no default)'}`).toBe(`${m[1]} ${m[3]}: '${STATE_DIR_DEFAULT}'`);
+    for (const line of stateDirs) expect(line.endsWith(`: ${STATE_DIR_DEFAULT}`), line).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummaryFile } from '../../src/engine/index.js';
 import { openHistory } from '../../src/store/index.js';
-import { crucible } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { join } from 'node:path';
 import { brokenTaskSet } from './fixtures.js';
@@ -9,11 +9,11 @@ import { brokenTaskSet } from './fixtures.js';
 const tempDir = useTempDirs();
 
 describe('crucible run: broken tasks', () => {
-  it('reports each broken task once, before any attempt, as a task error with the fix; no agent FAILs on it; exit 2', () => {
+  it('reports each broken task once, before any attempt, as a task error with the fix; no agent FAILs on it; exit 2', async () => {
     const dir = tempDir();
     const out = tempDir();
     const file = brokenTaskSet(dir);
-    const result = crucible([
+    const result = await runCli([
       'run',
       file,
       '--agent',
@@ -58,15 +58,15 @@ describe('crucible run: broken tasks', () => {
 });
 
 describe('crucible run: the engine names option fields, the CLI prints flags', () => {
-  it('names --agent, --tag and --out in its one-line errors', () => {
+  it('names --agent, --tag and --out in its one-line errors', async () => {
     const out = tempDir();
-    const twice = crucible(['run', 'examples/tasks.yaml', '--agent', 'nop', '--agent', 'nop', '--out', out]);
+    const twice = await runCli(['run', 'examples/tasks.yaml', '--agent', 'nop', '--agent', 'nop', '--out', out]);
     expect(twice.status).toBe(2);
     expect(twice.stderr).toContain('--agent nop: given twice (fix: list each agent once; use --runs for repeats)');
-    const tag = crucible(['run', 'examples/tasks.yaml', '--agent', 'nop', '--tag', 'nosuch', '--out', out]);
+    const tag = await runCli(['run', 'examples/tasks.yaml', '--agent', 'nop', '--tag', 'nosuch', '--out', out]);
     expect(tag.status).toBe(2);
     expect(tag.stderr).toMatch(/--tag nosuch: no task in examples\/tasks\.yaml matches \(fix: the task set has tags: /);
-    const resume = crucible(['run', 'examples/tasks.yaml', '--agent', 'nop', '--resume', 'nope', '--out', out]);
+    const resume = await runCli(['run', 'examples/tasks.yaml', '--agent', 'nop', '--resume', 'nope', '--out', out]);
     expect(resume.status).toBe(2);
     expect(resume.stderr).toContain('(fix: pass --out with the state directory the run used)');
   });

@@ -13,6 +13,8 @@ import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CommanderError } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProgram } from '../../src/cli/program.js';
+import { captureIo } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { docCommands, type DocCommand } from './doc-commands.js';
 
@@ -20,7 +22,6 @@ const tempDir = useTempDirs();
 const ROOT = resolve('.');
 const COMMANDS = docCommands(ROOT);
 
-process.env.CRUCIBLE_CLI_IMPORT_ONLY = '1';
 let program: Command;
 
 /** Thrown by the test's preAction hook: the line parsed, and the action is never run. */
@@ -31,7 +32,7 @@ class Parsed extends Error {
 }
 
 beforeAll(async () => {
-  ({ program } = (await import('../../src/cli/main.js')) as { program: Command });
+  program = createProgram(captureIo().io).command;
   const silence = (command: Command): void => {
     command.configureOutput({ writeOut: () => undefined, writeErr: () => undefined, outputError: () => undefined });
     for (const sub of command.commands) silence(sub);
@@ -181,7 +182,7 @@ describe('the cheap documented commands, from a fresh copy with the default stat
     const result = spawnSync(process.execPath, [join(copy, 'bin/crucible.js'), ...argv], {
       cwd: copy,
       encoding: 'utf8',
-      env: { ...process.env, NO_COLOR: '1', CI: 'true', CRUCIBLE_CLI_IMPORT_ONLY: undefined },
+      env: { ...process.env, NO_COLOR: '1', CI: 'true' },
       timeout: 170_000,
     });
     expect(result.error).toBeUndefined();

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resumeCommand } from '../../src/cli/commands/resume.js';
+import { captureIo } from '../helpers/cli.js';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CHECKPOINT_FILE, executeRun, readCheckpoint } from '../../src/engine/index.js';
@@ -136,15 +137,13 @@ describe('crucible grade', () => {
       // As a killed run leaves it: one attempt checkpointed, the other not.
       const checkpoint = join(first.runDir, CHECKPOINT_FILE);
       writeFileSync(checkpoint, `${readFileSync(checkpoint, 'utf8').split('\n')[0]}\n`);
-      vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-      vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-      await resumeCommand(runId, { out: stateDir });
-      expect(process.exitCode).toBe(0);
+      // Resolving is exit 0: any other code is raised as an ExitError.
+      await resumeCommand(runId, { out: stateDir }, captureIo().io);
       const { entries } = await readCheckpoint(first.runDir);
       expect(entries.map((e) => `${e.agent} ${e.taskId} ${e.verdict}`).sort()).toEqual(['honest js-slugify PASS', 'honest js-sortby PASS']);
 
       writeFileSync(file, `${line('js-slugify')}\n`);
-      await expect(resumeCommand(runId, { out: stateDir })).rejects.toThrow(
+      await expect(resumeCommand(runId, { out: stateDir }, captureIo().io)).rejects.toThrow(
         `run ${runId}: its predictions ${file} changed since the run started (fix: restore them, or grade them as a new run)`,
       );
     },

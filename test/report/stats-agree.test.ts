@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { showCommand } from '../../src/cli/commands/show.js';
+import { captureIo } from '../helpers/cli.js';
 import { executeRun, type AttemptRunner, type RunOutcome } from '../../src/engine/index.js';
 import { attemptRowsOf, runViewOf, taskRepoOfRows, type RunView } from '../../src/report/index.js';
 import { createApp } from '../../src/server/index.js';
@@ -47,17 +48,9 @@ async function runOnce(dir: string): Promise<{ stateDir: string; outcome: RunOut
 }
 
 async function showJsonStats(stateDir: string, runId: string): Promise<RunStats> {
-  let out = '';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    out += String(chunk);
-    return true;
-  });
-  try {
-    await showCommand(runId, { json: true, out: stateDir });
-  } finally {
-    spy.mockRestore();
-  }
-  return (JSON.parse(out) as { stats: RunStats }).stats;
+  const captured = captureIo();
+  await showCommand(runId, { json: true, out: stateDir }, captured.io);
+  return (JSON.parse(captured.stdout()) as { stats: RunStats }).stats;
 }
 
 async function serverStats(stateDir: string, runId: string): Promise<RunStats | null> {

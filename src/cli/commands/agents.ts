@@ -15,6 +15,8 @@ import { modelRunOptions } from '../model-run.js';
 import { withFlagNames } from '../option-flags.js';
 import { createProgress } from '../progress.js';
 import { chooseSandbox } from '../sandbox-choice.js';
+import type { CliIo } from '../io.js';
+import { EXIT, exitWith } from '../exit.js';
 
 interface CatalogOptions {
   agents?: string;
@@ -22,7 +24,7 @@ interface CatalogOptions {
 }
 
 /** `crucible agents list`: every profile a run could choose, and whether its program is ready. */
-export function agentsListCommand(opts: CatalogOptions & { json?: boolean }): void {
+export function agentsListCommand(opts: CatalogOptions & { json?: boolean }, io: CliIo): void {
   const { profiles, overrides } = loadAgentCatalog({ agentsFile: opts.agents });
   const cacheDir = agentCacheDir(opts.out);
   const rows = [...profiles.values()].map((p) => ({
@@ -35,11 +37,11 @@ export function agentsListCommand(opts: CatalogOptions & { json?: boolean }): vo
     overrides: overrides.get(p.name) ?? [],
   }));
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify({ cacheDir, agents: rows }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ cacheDir, agents: rows }, null, 2)}\n`);
     return;
   }
   if (rows.length === 0) {
-    process.stdout.write(`no agent profiles (fix: pass --agents FILE; see docs/agents.md)\n`);
+    io.stdout.write(`no agent profiles (fix: pass --agents FILE; see docs/agents.md)\n`);
     return;
   }
   const shown = rows.map((r) => [
@@ -48,10 +50,10 @@ export function agentsListCommand(opts: CatalogOptions & { json?: boolean }): vo
     r.model ?? '-',
     r.protocol,
     r.installed ?? pc.dim('not installed'),
-    r.overrides.length > 0 ? `${display(r.source)} (overrides ${r.overrides.map(display).join(', ')})` : display(r.source),
+    r.overrides.length > 0 ? `${display(r.source, io)} (overrides ${r.overrides.map((o) => display(o, io)).join(', ')})` : display(r.source, io),
   ]);
-  process.stdout.write(`${table(['agent', 'package / program', 'default model', 'protocol', 'installed', 'source'], shown)}\n`);
-  process.stdout.write(pc.dim(`agent cache: ${cacheDir}; later sources override earlier ones by name: builtin, the task set's agents:, --agents FILE\n`));
+  io.stdout.write(`${table(['agent', 'package / program', 'default model', 'protocol', 'installed', 'source'], shown)}\n`);
+  io.stdout.write(pc.dim(`agent cache: ${cacheDir}; later sources override earlier ones by name: builtin, the task set's agents:, --agents FILE\n`));
 }
 
 /** The installed version, `host` for a command_path that is there, undefined when not ready. */
@@ -61,20 +63,20 @@ function installedState(profile: AgentProfile, cacheDir: string): string | undef
 }
 
 /** `crucible agents install NAME… [--all]`: installs the packages now, so runs do not wait. */
-export async function agentsInstallCommand(names: string[], opts: CatalogOptions & { all?: boolean }): Promise<void> {
+export async function agentsInstallCommand(names: string[], opts: CatalogOptions & { all?: boolean }, io: CliIo): Promise<void> {
   const { profiles } = loadAgentCatalog({ agentsFile: opts.agents });
   if (names.length === 0 && !opts.all)
     throw new InputError(`agents install: no agent named (fix: name one of ${[...profiles.keys()].join(', ')}, or add --all)`);
   if (names.length > 0 && opts.all) throw new InputError('agents install: names and --all together (fix: drop one)');
   const chosen = opts.all ? [...profiles.values()] : names.map((n) => profileOf(n, profiles));
-  writableStateDir('--out', opts.out);
+  writableStateDir('--out', opts.out, io.cwd);
   const cacheDir = agentCacheDir(opts.out);
   for (const profile of chosen) {
     const before = installedVersion(profile, cacheDir);
-    const program = await resolveProgram(profile, { cacheDir, install: true, onProgress: (line) => process.stderr.write(`${line}\n`) });
+    const program = await resolveProgram(profile, { cacheDir, install: true, onProgress: (line) => io.stderr.write(`${line}\n`) });
     const what =
       profile.package !== undefined ? `${profile.package} ${before !== undefined ? 'already installed' : 'installed'}` : 'uses a program on this host';
-    process.stdout.write(`${pc.green('ok')} ${profile.name}: ${what} (${program.argv0})\n`);
+    io.stdout.write(`${pc.green('ok')} ${profile.name}: ${what} (${program.argv0})\n`);
   }
 }
 
@@ -92,21 +94,21 @@ export const CHECK_TASK = 'js-slugify';
  * `crucible run` makes, and one line per problem found. Exit 0 when it passed, 1 when it ran but
  * did not pass, 2 for bad input (a missing key, an unknown agent).
  */
-export async function agentsCheckCommand(spec: string, opts: CatalogOptions & { replay?: string; sandbox?: SandboxKind }): Promise<void> {
+export async function agentsCheckCommand(spec: string, opts: CatalogOptions & { replay?: string; sandbox?: SandboxKind }, io: CliIo): Promise<void> {
   const { profiles } = loadAgentCatalog({ agentsFile: opts.agents });
   if (!isProfileSpec(spec, profiles)) {
     throw new InputError(`agents check ${spec}: not an agent profile (fix: use one of ${[...profiles.keys()].join(', ')}, optionally with :<model>)`);
   }
-  const examples = bundledExamples();
+  const examples = bundledExamples(io);
   const taskSet = loadTaskSet(examples);
   const tasks = selectTasks(taskSet.tasks, { taskIds: [CHECK_TASK] }, examples);
   // The run's own checks: a missing API key names its variable here (exit 2), before anything starts.
   const models = modelRunOptions({ ...(opts.replay !== undefined ? { replay: opts.replay } : {}) }, [spec], profiles);
-  writableStateDir('--out', opts.out);
+  writableStateDir('--out', opts.out, io.cwd);
   const profile = profiles.get(spec.split(':')[0] as string) as AgentProfile;
-  await resolveProgram(profile, { cacheDir: agentCacheDir(opts.out), install: true, onProgress: (line) => process.stderr.write(`${line}\n`) });
-  const sandbox = await chooseSandbox(opts.sandbox, [spec]);
-  const progress = createProgress({ stream: process.stderr });
+  await resolveProgram(profile, { cacheDir: agentCacheDir(opts.out), install: true, onProgress: (line) => io.stderr.write(`${line}\n`) });
+  const sandbox = await chooseSandbox(io, opts.sandbox, [spec]);
+  const progress = createProgress({ stream: io.stderr });
   let outcome: RunOutcome;
   try {
     outcome = await withFlagNames(() =>
@@ -128,8 +130,8 @@ export async function agentsCheckCommand(spec: string, opts: CatalogOptions & { 
   }
   const attempt = outcome.attempts[0];
   const lines = attempt ? diagnose(attempt) : [`${pc.red('problem')} the attempt did not run (the run ended ${outcome.summary.ended})`];
-  process.stdout.write(`${lines.join('\n')}\n${pc.dim(`evidence: crucible show ${attempt?.attemptId ?? outcome.summary.runId} (in ${outcome.runDir})`)}\n`);
-  process.exitCode = attempt?.verdict === 'PASS' ? 0 : 1;
+  io.stdout.write(`${lines.join('\n')}\n${pc.dim(`evidence: crucible show ${attempt?.attemptId ?? outcome.summary.runId} (in ${outcome.runDir})`)}\n`);
+  exitWith(attempt?.verdict === 'PASS' ? EXIT.ok : EXIT.failed);
 }
 
 /** One line per problem the attempt shows, then the verdict; exported for tests. */
@@ -154,14 +156,14 @@ function oneLine(text: string): string {
 }
 
 /** examples/tasks.yaml beside profiles/ at the package root. */
-function bundledExamples(): string {
+function bundledExamples(io: CliIo): string {
   const file = join(dirname(builtinProfilesDir()), 'examples', 'tasks.yaml');
   if (!existsSync(file)) throw new InputError(`${file}: the bundled examples are missing (fix: run from a Crucible checkout, or reinstall Crucible)`);
-  return display(file);
+  return display(file, io);
 }
 
-function display(file: string): string {
+function display(file: string, io: CliIo): string {
   if (file === 'builtin') return file;
-  const rel = relative(process.cwd(), file);
+  const rel = relative(io.cwd, file);
   return rel === '' || rel.startsWith('..') ? file : rel;
 }

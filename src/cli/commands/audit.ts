@@ -27,8 +27,10 @@ import { wholeNumber, writableStateDir } from '../args.js';
 import { table } from '../format.js';
 import { withFlagNames } from '../option-flags.js';
 import { chooseSandbox } from '../sandbox-choice.js';
-import { formatTaskErrors } from './run.js';
-import { validationRun } from './validate.js';
+import { formatTaskErrors } from '../run-report.js';
+import { runValidationIn } from '../run-session.js';
+import type { CliIo } from '../io.js';
+import { exitWith, runExitCode } from '../exit.js';
 
 export interface AuditCommandOptions {
   registry?: string;
@@ -54,15 +56,15 @@ export function isPackArgument(input: string): boolean {
  * scratch directory first (src/pack/, nothing in it runs but the tasks' own commands, as in any run)
  * and removed afterwards. Exit 0 when everything conforms, 1 on a departure or instability, 2 on bad input.
  */
-export async function auditCommand(input: string, opts: AuditCommandOptions): Promise<void> {
+export async function auditCommand(input: string, opts: AuditCommandOptions, io: CliIo): Promise<void> {
   const runs = wholeNumber('--runs', opts.runs, 3, 1, MAX_PLANNED_ATTEMPTS);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
-  writableStateDir('--out', opts.out);
-  if (!isPackArgument(input)) return audit(input, undefined, opts, runs, concurrency);
+  writableStateDir('--out', opts.out, io.cwd);
+  if (!isPackArgument(input)) return audit(input, undefined, opts, runs, concurrency, io);
   const scratch = await mkdtemp(join(tmpdir(), 'crucible-audit-'));
   try {
     const pack = await openPack(input, join(scratch, 'pack'), opts.trust);
-    await audit(pack.tasksetPath, { archive: input, pack }, opts, runs, concurrency);
+    await audit(pack.tasksetPath, { archive: input, pack }, opts, runs, concurrency, io);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -87,6 +89,7 @@ async function audit(
   opts: AuditCommandOptions,
   runs: number,
   concurrency: number,
+  io: CliIo,
 ): Promise<void> {
   const taskSet = loadRunInput(tasksetPath);
   const registryFile = opts.registry ?? findRegistry(tasksetPath);
@@ -100,12 +103,12 @@ async function audit(
     throw new InputError(`--task ${outside}: in no family of ${registryFile ?? 'the registry'} (fix: add it to a family's tasks, or leave it out)`);
   const tasks = selected.filter((t) => familyOf.has(t.id));
   if (registry.unregistered.length > 0 && opts.task === undefined)
-    process.stderr.write(`${pc.yellow('warning')} not in any family, not audited: ${registry.unregistered.join(', ')}\n`);
+    io.stderr.write(`${pc.yellow('warning')} not in any family, not audited: ${registry.unregistered.join(', ')}\n`);
   // oracle and nop first, then the other reference agents in the order the registry names them.
   const agents = [...new Set(tasks.flatMap((t) => Object.keys(familyOf.get(t.id)?.contract ?? {})))];
-  const sandbox = await chooseSandbox(opts.sandbox, agents);
+  const sandbox = await chooseSandbox(io, opts.sandbox, agents);
 
-  const { outcome, results } = await validationRun({
+  const { outcome, results } = await runValidationIn(io, {
     taskSet,
     tasks,
     selection: { taskIds: tasks.map((t) => t.id) },
@@ -122,8 +125,8 @@ async function audit(
   const report: AuditReport = {
     schemaVersion: AUDIT_SCHEMA_VERSION,
     id: basename(outcome.runDir),
-    registry: { name: registry.name, version: registry.version, file: registryFile ? shown(registryFile) : null },
-    taskSet: from ? from.pack.taskset : shown(taskSet.file),
+    registry: { name: registry.name, version: registry.version, file: registryFile ? shown(registryFile, io) : null },
+    taskSet: from ? from.pack.taskset : shown(taskSet.file, io),
     ...(from ? { pack: { archive: from.archive, archiveDigest: from.pack.archiveDigest, rootDigest: from.pack.rootDigest } } : {}),
     runs,
     runDir: relative(resolve(opts.out), outcome.runDir),
@@ -133,23 +136,23 @@ async function audit(
     taskErrors: outcome.taskErrors.map((e) => ({ taskId: e.taskId, defects: e.defects.map((d) => ({ field: d.field, problem: d.problem, fix: d.fix })) })),
   };
   const dir = await writeAuditReport(opts.out, report);
-  if (opts.json) process.stdout.write(`${JSON.stringify({ ...report, dir: shown(dir) }, null, 2)}\n`);
+  if (opts.json) io.stdout.write(`${JSON.stringify({ ...report, dir: shown(dir, io) }, null, 2)}\n`);
   else {
-    process.stdout.write(`\n${formatAudit(families)}\n`);
-    if (outcome.taskErrors.length > 0) process.stdout.write(`\n${formatTaskErrors(outcome.taskErrors)}\n`);
+    io.stdout.write(`\n${formatAudit(families)}\n`);
+    if (outcome.taskErrors.length > 0) io.stdout.write(`\n${formatTaskErrors(outcome.taskErrors)}\n`);
     const departing = families.reduce((n, f) => n + f.departing, 0);
     const unstable = families.reduce((n, f) => n + f.unstable, 0);
     const total = families.reduce((n, f) => n + f.tasks.length, 0);
     const head = report.conform
       ? pc.green(`all ${total} tasks conform to ${registry.name} ${registry.version}`)
       : pc.red(`${departing} of ${total} tasks depart from the contract, ${unstable} unstable`);
-    process.stdout.write(`\n${head}  ${pc.dim(`report in ${shown(dir)}`)}\n`);
+    io.stdout.write(`\n${head}  ${pc.dim(`report in ${shown(dir, io)}`)}\n`);
   }
-  process.exitCode = aborted ? 130 : report.conform ? 0 : 1;
+  exitWith(runExitCode({ interrupted: aborted, taskErrors: 0, passed: report.conform }));
 }
 
-function shown(path: string): string {
-  return relative(process.cwd(), path) || path;
+function shown(path: string, io: CliIo): string {
+  return relative(io.cwd, path) || path;
 }
 
 export function formatAudit(families: FamilyAudit[]): string {

@@ -5,6 +5,7 @@ import { InputError, OptionError } from '../../errors.js';
 import { UNSCORED_CAUSES } from '../../types/index.js';
 import { flagOf } from '../option-flags.js';
 import { table } from '../format.js';
+import type { CliIo } from '../io.js';
 
 export interface BaselineSaveOptions {
   /** The baseline file to write. */
@@ -14,7 +15,7 @@ export interface BaselineSaveOptions {
 }
 
 /** `crucible baseline save <run-id> --out FILE`: the run's outcomes as a committed baseline. */
-export async function baselineSaveCommand(runId: string, opts: BaselineSaveOptions): Promise<void> {
+export async function baselineSaveCommand(runId: string, opts: BaselineSaveOptions, io: CliIo): Promise<void> {
   const run = await readRunOutcomes(opts.stateDir, runId).catch((error: unknown) => {
     // Here the state directory is --state-dir: --out names the baseline file.
     throw error instanceof OptionError ? error.renamed((field) => (field === 'stateDir' ? '--state-dir' : flagOf(field))) : error;
@@ -29,19 +30,19 @@ export async function baselineSaveCommand(runId: string, opts: BaselineSaveOptio
   }
   const agents = [...new Set(baseline.entries.map((e) => e.agent.spec))];
   const tasks = new Set(baseline.entries.map((e) => e.taskId));
-  process.stdout.write(
+  io.stdout.write(
     `baseline ${opts.out}: run ${baseline.sourceRun}, ${tasks.size} task(s), agents ${agents.join(', ')}, ${baseline.trials} trial(s) each (commit it; gate with \`crucible gate ${baseline.taskSet} --baseline ${opts.out}\`)\n`,
   );
 }
 
 /** `crucible baseline show FILE`: what a baseline holds, per agent and task. */
-export async function baselineShowCommand(file: string, opts: { json?: boolean }): Promise<void> {
+export async function baselineShowCommand(file: string, opts: { json?: boolean }, io: CliIo): Promise<void> {
   const baseline = readBaseline(file);
   if (opts.json) {
-    process.stdout.write(serializeBaseline(baseline));
+    io.stdout.write(serializeBaseline(baseline));
     return;
   }
-  process.stdout.write(`${formatBaseline(file, baseline)}\n`);
+  io.stdout.write(`${formatBaseline(file, baseline)}\n`);
 }
 
 export function formatBaseline(file: string, b: BaselineFile): string {

@@ -1,6 +1,8 @@
 import pc from 'picocolors';
 import { runCi, type CiResult } from '../../ci/index.js';
 import type { SandboxKind } from '../../sandbox/index.js';
+import type { CliIo } from '../io.js';
+import { EXIT, exitWith } from '../exit.js';
 
 export interface CiCommandOptions {
   repo?: string;
@@ -19,8 +21,8 @@ export interface CiCommandOptions {
   quiet?: boolean;
 }
 
-export async function ciCommand(opts: CiCommandOptions): Promise<void> {
-  const warn = (m: string): void => void process.stderr.write(`${pc.yellow('warning')} ${m}\n`);
+export async function ciCommand(opts: CiCommandOptions, io: CliIo): Promise<void> {
+  const warn = (m: string): void => void io.stderr.write(`${pc.yellow('warning')} ${m}\n`);
   const result = await runCi({
     ...(opts.repo !== undefined ? { repo: opts.repo } : {}),
     ...(opts.base !== undefined ? { base: opts.base } : {}),
@@ -35,9 +37,9 @@ export async function ciCommand(opts: CiCommandOptions): Promise<void> {
     out: opts.out,
     warn,
   });
-  if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  if (!opts.quiet || !opts.json) (opts.json ? process.stderr : process.stdout).write(summary(result));
-  process.exitCode = result.verdict === 'FAIL' && !opts.allowFailure ? 1 : 0;
+  if (opts.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  if (!opts.quiet || !opts.json) (opts.json ? io.stderr : io.stdout).write(summary(result));
+  exitWith(result.verdict === 'FAIL' && !opts.allowFailure ? EXIT.failed : EXIT.ok);
 }
 
 function summary(r: CiResult): string {

@@ -7,13 +7,14 @@ import { pct, table } from '../format.js';
 import { points, verdictText } from '../format-stats.js';
 import { requireHistory, resolveRunId } from '../history-reader.js';
 import { environmentsOfRun } from '../../report/compare.js';
+import type { CliIo } from '../io.js';
 
 export interface CompareCommandOptions {
   json?: boolean;
   out: string;
 }
 
-export async function compareCommand(a: string, b: string, opts: CompareCommandOptions): Promise<void> {
+export async function compareCommand(a: string, b: string, opts: CompareCommandOptions, io: CliIo): Promise<void> {
   const reader = requireHistory(opts.out);
   let comparison: RunComparison;
   try {
@@ -37,8 +38,8 @@ export async function compareCommand(a: string, b: string, opts: CompareCommandO
   } finally {
     reader.close();
   }
-  if (opts.json) process.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
-  else process.stdout.write(`${formatComparison(comparison)}\n`);
+  if (opts.json) io.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
+  else io.stdout.write(`${formatComparison(comparison)}\n`);
 }
 
 /** The plan's task hashes say whether a task changed between the runs; a run without plan.json just lacks that note. */

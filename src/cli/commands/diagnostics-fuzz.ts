@@ -1,6 +1,8 @@
 import { relative } from 'node:path';
 import { fuzzMarkdown, runFuzz, writeDiagnosticReport } from '../../diagnostics/index.js';
 import { wholeNumberOption } from './whole-number-option.js';
+import type { CliIo } from '../io.js';
+import { EXIT, exitWith } from '../exit.js';
 
 export interface FuzzCommandOptions {
   seed?: string;
@@ -18,13 +20,13 @@ export const DEFAULT_FUZZ_COUNT = 500;
  * disagreement, 2 on bad options. The report's directory is named by seed and count, so a rerun
  * replaces it with identical bytes.
  */
-export async function fuzzCommand(opts: FuzzCommandOptions): Promise<void> {
+export async function fuzzCommand(opts: FuzzCommandOptions, io: CliIo): Promise<void> {
   const seed = wholeNumberOption('--seed', opts.seed, DEFAULT_FUZZ_SEED, 0, 2 ** 32 - 1);
   const count = wholeNumberOption('--count', opts.count, DEFAULT_FUZZ_COUNT, 1, 100_000);
   const report = await runFuzz({ seed, count });
   const files = await writeDiagnosticReport(opts.out, 'fuzz', `seed-${seed}-n${count}`, { json: report, markdown: fuzzMarkdown(report) });
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
     const limits = report.knownLimits.filter((k) => k.class === 'known-limit').length;
     const head =
@@ -39,7 +41,7 @@ export async function fuzzCommand(opts: FuzzCommandOptions): Promise<void> {
           .join('; ')}`,
     );
     const more = report.disagreements.length > shown.length ? [`  … ${report.disagreements.length - shown.length} more in the report`] : [];
-    process.stdout.write(`${[head, ...shown, ...more, `report: ${relative(process.cwd(), files.markdown) || files.markdown}`].join('\n')}\n`);
+    io.stdout.write(`${[head, ...shown, ...more, `report: ${relative(io.cwd, files.markdown) || files.markdown}`].join('\n')}\n`);
   }
-  process.exitCode = report.verdict === 'agree' ? 0 : 1;
+  exitWith(report.verdict === 'agree' ? EXIT.ok : EXIT.failed);
 }

@@ -2,6 +2,8 @@ import { relative } from 'node:path';
 import { matrixStressMarkdown, runMatrixStress, writeDiagnosticReport } from '../../diagnostics/index.js';
 import { newRunId } from '../../engine/index.js';
 import { wholeNumberOption } from './whole-number-option.js';
+import type { CliIo } from '../io.js';
+import { EXIT, exitWith } from '../exit.js';
 
 export interface MatrixStressCommandOptions {
   attempts?: string;
@@ -21,13 +23,13 @@ export const DEFAULT_STRESS_CONCURRENCY = 4;
  * 2 on bad options. The synthetic runs live in a temporary state directory, never in the user's
  * history; only the report is written under --out.
  */
-export async function matrixStressCommand(opts: MatrixStressCommandOptions): Promise<void> {
+export async function matrixStressCommand(opts: MatrixStressCommandOptions, io: CliIo): Promise<void> {
   const attempts = wholeNumberOption('--attempts', opts.attempts, DEFAULT_STRESS_ATTEMPTS, 1, 1_000_000);
   const concurrency = wholeNumberOption('--concurrency', opts.concurrency, DEFAULT_STRESS_CONCURRENCY, 1, 256);
   const report = await runMatrixStress({ attempts, concurrency, failFast: opts.failFast !== false });
   const files = await writeDiagnosticReport(opts.out, 'matrix-stress', `${newRunId()}-n${attempts}`, { json: report, markdown: matrixStressMarkdown(report) });
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
     const failed = report.checks.filter((c) => !c.passed);
     const lines = [
@@ -37,9 +39,9 @@ export async function matrixStressCommand(opts: MatrixStressCommandOptions): Pro
       ...failed.map((c) => `  ${c.run}: ${c.id}: ${c.detail}`),
       ...report.runs.map((x) => `  ${x.run}: ${x.executed}/${x.planned} executed (${x.skipped} skipped) in ${x.seconds} s, ${x.attemptsPerSecond} attempts/s`),
       `  peak RSS ${report.memory.sampledPeakRssMb} MB (sampled), max RSS ${report.memory.maxRssMb} MB`,
-      `report: ${relative(process.cwd(), files.markdown) || files.markdown}`,
+      `report: ${relative(io.cwd, files.markdown) || files.markdown}`,
     ];
-    process.stdout.write(`${lines.join('\n')}\n`);
+    io.stdout.write(`${lines.join('\n')}\n`);
   }
-  process.exitCode = report.passed ? 0 : 1;
+  exitWith(report.passed ? EXIT.ok : EXIT.failed);
 }

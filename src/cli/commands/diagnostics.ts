@@ -2,6 +2,8 @@ import pc from 'picocolors';
 import { runAblation, runMutations } from '../../diagnostics/index.js';
 import type { SandboxKind } from '../../sandbox/index.js';
 import { wholeNumber } from '../args.js';
+import type { CliIo } from '../io.js';
+import { EXIT, exitWith } from '../exit.js';
 
 export interface AuditCommandOptions {
   catalog?: string;
@@ -12,11 +14,11 @@ export interface AuditCommandOptions {
   json?: boolean;
 }
 
-export async function mutationsCommand(opts: AuditCommandOptions): Promise<void> {
-  const outcome = await runMutations({ ...common(opts), ...(opts.disableCheck ? { disable: opts.disableCheck } : {}) });
+export async function mutationsCommand(opts: AuditCommandOptions, io: CliIo): Promise<void> {
+  const outcome = await runMutations({ ...common(opts, io), ...(opts.disableCheck ? { disable: opts.disableCheck } : {}) });
   const j = outcome.judgement;
-  if (opts.json) process.stdout.write(`${JSON.stringify(outcome.report.json, null, 2)}\n`);
-  const out = opts.json ? process.stderr : process.stdout;
+  if (opts.json) io.stdout.write(`${JSON.stringify(outcome.report.json, null, 2)}\n`);
+  const out = opts.json ? io.stderr : io.stdout;
   const s = j.summary;
   const rate = s.detectionRate === null ? 'n/a' : `${(s.detectionRate * 100).toFixed(1)}%`;
   const lines = [
@@ -25,14 +27,14 @@ export async function mutationsCommand(opts: AuditCommandOptions): Promise<void>
     `report: ${outcome.files.dir}`,
   ];
   out.write(`${lines.join('\n')}\n`);
-  process.exitCode = j.valid ? 0 : 1;
+  exitWith(j.valid ? EXIT.ok : EXIT.failed);
 }
 
-export async function ablationCommand(opts: AuditCommandOptions): Promise<void> {
-  const outcome = await runAblation(common(opts));
+export async function ablationCommand(opts: AuditCommandOptions, io: CliIo): Promise<void> {
+  const outcome = await runAblation(common(opts, io));
   const a = outcome.ablation;
-  if (opts.json) process.stdout.write(`${JSON.stringify(outcome.report.json, null, 2)}\n`);
-  const out = opts.json ? process.stderr : process.stdout;
+  if (opts.json) io.stdout.write(`${JSON.stringify(outcome.report.json, null, 2)}\n`);
+  const out = opts.json ? io.stderr : io.stdout;
   const lines = a.contributionsClaimed
     ? [
         `${pc.green('control valid')}: unique contribution per check (entries only it detects)`,
@@ -46,17 +48,17 @@ export async function ablationCommand(opts: AuditCommandOptions): Promise<void> 
         ...a.control.entries.filter((e) => e.status !== 'ok').map((e) => `  ${pc.red('✗')} ${e.id}: ${problem(e)}`),
       ];
   out.write(`${[...lines, `report: ${outcome.files.dir}`].join('\n')}\n`);
-  process.exitCode = a.contributionsClaimed ? 0 : 1;
+  exitWith(a.contributionsClaimed ? EXIT.ok : EXIT.failed);
 }
 
-function common(opts: AuditCommandOptions): Parameters<typeof runAblation>[0] {
+function common(opts: AuditCommandOptions, io: CliIo): Parameters<typeof runAblation>[0] {
   const concurrency = opts.concurrency === undefined ? undefined : wholeNumber('--concurrency', opts.concurrency, 2, 1, 16);
   return {
     out: opts.out,
     ...(opts.catalog !== undefined ? { catalog: opts.catalog } : {}),
     ...(opts.sandbox !== undefined ? { sandbox: opts.sandbox } : {}),
     ...(concurrency !== undefined ? { concurrency } : {}),
-    warn: (m) => void process.stderr.write(`${pc.yellow('warning')} ${m}\n`),
+    warn: (m) => void io.stderr.write(`${pc.yellow('warning')} ${m}\n`),
   };
 }
 

@@ -3,6 +3,7 @@ import { findRunDir } from '../../engine/index.js';
 import { InputError } from '../../errors.js';
 import { exportSweBench, writeSweBenchExport } from '../../grade/export-swe-bench.js';
 import { withFlagNames } from '../option-flags.js';
+import type { CliIo } from '../io.js';
 
 export interface ExportCommandOptions {
   format: string;
@@ -11,7 +12,7 @@ export interface ExportCommandOptions {
 }
 
 /** `crucible export <run> --format swe-bench`: the run's patches as SWE-bench predictions, with its resolved-ids report. */
-export async function exportCommand(run: string, opts: ExportCommandOptions): Promise<void> {
+export async function exportCommand(run: string, opts: ExportCommandOptions, io: CliIo): Promise<void> {
   if (opts.format !== 'swe-bench') throw new InputError(`--format ${opts.format}: unknown export format (fix: --format swe-bench)`);
   const { runId, runDir } = await withFlagNames(() => findRunDir(opts.out, run));
   const exports = await exportSweBench(runDir, runId);
@@ -19,18 +20,16 @@ export async function exportCommand(run: string, opts: ExportCommandOptions): Pr
   const written = await writeSweBenchExport(dir, runId, exports);
   for (const e of exports) {
     const r = e.report;
-    process.stdout.write(
+    io.stdout.write(
       `${e.agent}: ${r.resolved_instances} resolved, ${r.unresolved_instances} unresolved, ${r.error_instances} error, ${r.incomplete_ids.length} incomplete of ${r.total_instances}\n`,
     );
     if (e.truncated.length > 0)
-      process.stderr.write(
-        `warning ${e.agent}: the stored diff.patch of ${e.truncated.join(', ')} was cut at its size cap, so that prediction is incomplete\n`,
-      );
+      io.stderr.write(`warning ${e.agent}: the stored diff.patch of ${e.truncated.join(', ')} was cut at its size cap, so that prediction is incomplete\n`);
   }
-  for (const file of written) process.stdout.write(`wrote ${shown(file)}\n`);
+  for (const file of written) io.stdout.write(`wrote ${shown(file, io)}\n`);
 }
 
-function shown(file: string): string {
-  const rel = relative(process.cwd(), file);
+function shown(file: string, io: CliIo): string {
+  const rel = relative(io.cwd, file);
   return rel.startsWith('..') ? file : rel;
 }

@@ -23,8 +23,10 @@ import { historyPath } from '../history-reader.js';
 import type { ModelCliOptions } from '../model-options.js';
 import { modelRunOptions } from '../model-run.js';
 import { withFlagNames } from '../option-flags.js';
-import { createProgress } from '../progress.js';
+import { withRunSession } from '../run-session.js';
 import { startSandboxChoice } from '../sandbox-choice.js';
+import type { CliIo } from '../io.js';
+import { EXIT, exitWith } from '../exit.js';
 
 export interface GateCommandOptions extends ModelCliOptions {
   baseline: string;
@@ -49,10 +51,10 @@ export function loadTasksForGate(path: string): RunInput {
 }
 
 /** `crucible gate <taskset> --baseline FILE`: run (or take `--run`), compare with the baseline, exit 0/1/2. */
-export async function gateCommand(path: string, opts: GateCommandOptions): Promise<void> {
+export async function gateCommand(path: string, opts: GateCommandOptions, io: CliIo): Promise<void> {
   const baseline = readBaseline(opts.baseline);
   const thresholds = parseThresholds(opts);
-  writableStateDir('--out', opts.out);
+  writableStateDir('--out', opts.out, io.cwd);
   let mismatches: VersionMismatch[];
   let runId: string;
   if (opts.run !== undefined) {
@@ -74,9 +76,9 @@ export async function gateCommand(path: string, opts: GateCommandOptions): Promi
     // Checked before any agent runs: a changed task would waste the whole run.
     mismatches = versionMismatches(baseline, tasks);
     if (mismatches.length > 0 && !opts.allowVersionMismatch) throw versionMismatchError(mismatches, opts.baseline);
-    const ran = await runForGate(loaded, tasks, baseline, opts);
+    const ran = await runForGate(loaded, tasks, baseline, opts, io);
     if (ran === undefined) {
-      process.exitCode = 130;
+      exitWith(EXIT.interrupted);
       return;
     }
     runId = ran;
@@ -100,18 +102,18 @@ export async function gateCommand(path: string, opts: GateCommandOptions): Promi
   await writeFile(join(reportDir, 'gate.json'), `${JSON.stringify(report, null, 2)}\n`);
   const markdown = gateMarkdown(report);
   await writeFile(join(reportDir, 'gate.md'), markdown);
-  const summary = process.env.GITHUB_STEP_SUMMARY;
+  const summary = io.env.GITHUB_STEP_SUMMARY;
   if (summary) {
     try {
       await appendFile(summary, `${markdown}\n`);
     } catch (error) {
-      process.stderr.write(`warning: could not append to GITHUB_STEP_SUMMARY ${summary} (${(error as NodeJS.ErrnoException).code ?? 'error'})\n`);
+      io.stderr.write(`warning: could not append to GITHUB_STEP_SUMMARY ${summary} (${(error as NodeJS.ErrnoException).code ?? 'error'})\n`);
     }
   }
-  recordInHistory(opts.out, report);
-  if (opts.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  else process.stdout.write(`${formatGate(report)}\n`);
-  process.exitCode = report.verdict === 'PASS' ? 0 : 1;
+  recordInHistory(opts.out, report, io);
+  if (opts.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else io.stdout.write(`${formatGate(report)}\n`);
+  exitWith(report.verdict === 'PASS' ? EXIT.ok : EXIT.failed);
 }
 
 function parseThresholds(opts: GateCommandOptions): GateThresholds {
@@ -131,21 +133,16 @@ function parseThresholds(opts: GateCommandOptions): GateThresholds {
 }
 
 /** Runs the gated tasks with executeRun, as `crucible run` does; returns the new run's id. */
-async function runForGate(loaded: RunInput, tasks: Task[], baseline: BaselineFile, opts: GateCommandOptions): Promise<string | undefined> {
+async function runForGate(loaded: RunInput, tasks: Task[], baseline: BaselineFile, opts: GateCommandOptions, io: CliIo): Promise<string | undefined> {
   const agents = opts.agent ?? [...new Set(baseline.entries.map((e) => e.agent.spec))].sort();
   const { profiles } = loadAgentCatalog({ taskSet: loaded.profiles, agentsFile: opts.agents });
   const models = modelRunOptions(opts, agents, profiles);
   const trials = wholeNumber('--runs', opts.runs, baseline.trials, 1, MAX_PLANNED_ATTEMPTS);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
-  const sandbox = await startSandboxChoice(opts.sandbox, agents)();
-  const progress = createProgress({ stream: process.stderr, quiet: opts.quiet });
-  const stop = new AbortController();
-  const kill = new AbortController();
-  const onSigint = (): void => (stop.signal.aborted ? kill.abort() : stop.abort());
-  process.on('SIGINT', onSigint);
-  try {
-    const rel = relative(process.cwd(), loaded.file);
-    const outcome = await withFlagNames(() =>
+  const sandbox = await startSandboxChoice(io, opts.sandbox, agents)();
+  const rel = relative(io.cwd, loaded.file);
+  const outcome = await withRunSession(io, { quiet: opts.quiet }, (session, progress) =>
+    withFlagNames(() =>
       executeRun({
         taskSetFile: rel === '' || rel.startsWith('..') ? loaded.file : rel,
         taskSetPath: loaded.file,
@@ -160,29 +157,26 @@ async function runForGate(loaded: RunInput, tasks: Task[], baseline: BaselineFil
         concurrency,
         models,
         observer: progress,
-        signal: stop.signal,
-        killSignal: kill.signal,
+        signal: session.stop,
+        killSignal: session.kill,
       }),
+    ),
+  );
+  if (outcome.summary.ended === 'interrupted') {
+    io.stderr.write(
+      `gate: run ${outcome.summary.runId} was interrupted, nothing was judged (\`crucible resume ${outcome.summary.runId}\`, then gate it with --run ${outcome.summary.runId})\n`,
     );
-    if (outcome.summary.ended === 'interrupted') {
-      process.stderr.write(
-        `gate: run ${outcome.summary.runId} was interrupted, nothing was judged (\`crucible resume ${outcome.summary.runId}\`, then gate it with --run ${outcome.summary.runId})\n`,
-      );
-      return undefined;
-    }
-    if (outcome.taskErrors.length > 0)
-      throw new InputError(
-        `gate: ${outcome.taskErrors.map((t) => t.taskId).join(', ')} broken in run ${outcome.summary.runId} (fix: \`crucible validate ${loaded.file}\` names the field to fix)`,
-      );
-    return outcome.summary.runId;
-  } finally {
-    progress.close();
-    process.off('SIGINT', onSigint);
+    return undefined;
   }
+  if (outcome.taskErrors.length > 0)
+    throw new InputError(
+      `gate: ${outcome.taskErrors.map((t) => t.taskId).join(', ')} broken in run ${outcome.summary.runId} (fix: \`crucible validate ${loaded.file}\` names the field to fix)`,
+    );
+  return outcome.summary.runId;
 }
 
 /** The history row of the gate; the gate's verdict does not depend on it, so failing is a warning. */
-function recordInHistory(stateDir: string, report: GateReport): void {
+function recordInHistory(stateDir: string, report: GateReport, io: CliIo): void {
   try {
     const history = openHistory(historyPath(stateDir));
     try {
@@ -200,7 +194,7 @@ function recordInHistory(stateDir: string, report: GateReport): void {
       history.close();
     }
   } catch (error) {
-    process.stderr.write(
+    io.stderr.write(
       `warning: the gate was not recorded in the history (${error instanceof Error ? error.message : String(error)}); ${report.reportDir}/gate.json has it\n`,
     );
   }

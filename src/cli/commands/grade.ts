@@ -6,7 +6,9 @@ import { wholeNumber, writableStateDir } from '../args.js';
 import pc from 'picocolors';
 import { resolveRunSandbox } from '../sandbox-choice.js';
 import { reporterOptions, type ReporterCliOptions } from '../report-options.js';
-import { runAndReport } from './run.js';
+import { runAndReport, runOutcomeExit } from '../run-report.js';
+import { exitWith } from '../exit.js';
+import type { CliIo } from '../io.js';
 
 export interface GradeCommandOptions extends ReporterCliOptions {
   predictions: string;
@@ -21,10 +23,10 @@ export interface GradeCommandOptions extends ReporterCliOptions {
 }
 
 /** `crucible grade <taskset> --predictions P`: patches made elsewhere, graded as Crucible's own attempts. */
-export async function gradeCommand(tasksetPath: string, opts: GradeCommandOptions): Promise<void> {
+export async function gradeCommand(tasksetPath: string, opts: GradeCommandOptions, io: CliIo): Promise<void> {
   const input = loadRunInput(tasksetPath);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
-  writableStateDir('--out', opts.out);
+  writableStateDir('--out', opts.out, io.cwd);
   // Read before the sandbox check, so bad predictions are the one line the user sees.
   const graded = gradeRunOptions({
     input,
@@ -39,11 +41,11 @@ export async function gradeCommand(tasksetPath: string, opts: GradeCommandOption
   // The patches are untrusted code: they get the sandbox a model agent gets, never the local fallback
   // (whatever the model is called: one named `oracle` is still somebody else's patch).
   const chosen = await resolveRunSandbox(opts.sandbox, false);
-  if (chosen.warning) process.stderr.write(`${pc.yellow('warning')} ${chosen.warning}\n`);
+  if (chosen.warning) io.stderr.write(`${pc.yellow('warning')} ${chosen.warning}\n`);
   const sandbox = chosen.kind;
   const options = { ...graded.options, settings: { ...graded.options.settings, sandbox } };
   const skipped = graded.skipped;
-  const log = opts.json ? process.stderr : process.stdout;
+  const log = opts.json ? io.stderr : io.stdout;
   for (const p of skipped) log.write(`skipped ${p.where}: ${p.taskId} is not a task of ${options.taskSetFile}\n`);
-  await runAndReport(options, { ...opts, reporters: reporterOptions(opts, input.reporters) });
+  exitWith(runOutcomeExit(await runAndReport(io, options, { ...opts, reporters: reporterOptions(opts, input.reporters) })));
 }

@@ -3,6 +3,7 @@ import { InputError } from '../../errors.js';
 import type { EvaluationKind, EvaluationRecord, HistoryReader } from '../../store/index.js';
 import { colorVerdict, csv, table } from '../format.js';
 import { asInputError } from '../history-reader.js';
+import type { CliIo } from '../io.js';
 
 /** `crucible history --evaluations` / `--kind ci|gate`: ci and gate results, newest first. */
 export interface EvaluationListOptions {
@@ -26,24 +27,23 @@ export function listEvaluations(reader: HistoryReader, kind: EvaluationKind | un
   return asInputError(() => reader.listEvaluations({ ...(kind ? { kind } : {}), limit }));
 }
 
-export function printEvaluations(opts: EvaluationListOptions, rows: EvaluationRecord[]): void {
+export function printEvaluations(opts: EvaluationListOptions, rows: EvaluationRecord[], io: CliIo): void {
   // JSON leaves out `detail` (the whole ci.json / gate.json): it is in reportDir for whoever needs it.
   if (opts.json)
-    process.stdout.write(
+    io.stdout.write(
       `${JSON.stringify(
         rows.map(({ detail: _detail, ...row }) => row),
         null,
         2,
       )}\n`,
     );
-  else if (opts.csv)
-    process.stdout.write(csv([EVALUATION_CSV, ...rows.map((r) => [r.id, r.kind, r.createdAt, r.verdict, r.title, r.runId ?? null, r.reportDir])]));
-  else if (rows.length === 0) process.stdout.write(`${pc.dim('no ci or gate results recorded')}\n`);
+  else if (opts.csv) io.stdout.write(csv([EVALUATION_CSV, ...rows.map((r) => [r.id, r.kind, r.createdAt, r.verdict, r.title, r.runId ?? null, r.reportDir])]));
+  else if (rows.length === 0) io.stdout.write(`${pc.dim('no ci or gate results recorded')}\n`);
   else {
     const text = table(
       ['finished', 'id', 'kind', 'result', 'title', 'report'],
       rows.map((r) => [r.createdAt.slice(0, 16).replace('T', ' '), r.id, r.kind, colorVerdict(r.verdict), r.title, r.reportDir]),
     );
-    process.stdout.write(`${text}\n`);
+    io.stdout.write(`${text}\n`);
   }
 }

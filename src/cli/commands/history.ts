@@ -6,6 +6,7 @@ import { colorVerdict, count, csv, formatDuration, table, usd } from '../format.
 import { asInputError, openHistoryReader, resolveRunId } from '../history-reader.js';
 import { EVALUATION_CSV, evaluationKind, listEvaluations, printEvaluations } from './history-evaluations.js';
 import { shownStateDir } from '../state-dir-option.js';
+import type { CliIo } from '../io.js';
 
 export interface HistoryCommandOptions {
   agent?: string;
@@ -21,7 +22,7 @@ export interface HistoryCommandOptions {
   out: string;
 }
 
-export async function historyCommand(opts: HistoryCommandOptions): Promise<void> {
+export async function historyCommand(opts: HistoryCommandOptions, io: CliIo): Promise<void> {
   const limit = wholeNumber('--limit', opts.limit, 50);
   if (opts.json && opts.csv) throw new InputError('--json and --csv: one output format at a time (fix: drop one of them)');
   if (opts.runs && (opts.task || opts.run))
@@ -29,24 +30,24 @@ export async function historyCommand(opts: HistoryCommandOptions): Promise<void>
   const kind = evaluationKind(opts.kind);
   const evaluations = opts.evaluations === true || kind !== undefined;
   if (evaluations) refuseAttemptFilters(opts);
-  const reader = openHistoryReader(opts.out);
+  const reader = openHistoryReader(opts.out, io.cwd);
   if (reader === undefined) {
-    if (opts.json) process.stdout.write('[]\n');
-    else if (!opts.csv) process.stdout.write(`no history yet in ${shownStateDir(opts.out)} (run \`crucible run\` first)\n`);
-    else process.stdout.write(csv([evaluations ? EVALUATION_CSV : opts.runs ? RUN_CSV : ATTEMPT_CSV]));
+    if (opts.json) io.stdout.write('[]\n');
+    else if (!opts.csv) io.stdout.write(`no history yet in ${shownStateDir(opts.out, io.cwd)} (run \`crucible run\` first)\n`);
+    else io.stdout.write(csv([evaluations ? EVALUATION_CSV : opts.runs ? RUN_CSV : ATTEMPT_CSV]));
     return;
   }
   try {
     if (evaluations) {
-      printEvaluations(opts, listEvaluations(reader, kind, Math.min(limit, MAX_PAGE_SIZE)));
+      printEvaluations(opts, listEvaluations(reader, kind, Math.min(limit, MAX_PAGE_SIZE)), io);
     } else if (opts.runs) {
       const rows = collect(limit, (page) => asInputError(() => reader.listRuns({ agent: opts.agent, since: opts.since, ...page })));
-      print(opts, rows, RUN_CSV, runCsvRow, runTable);
+      print(opts, rows, RUN_CSV, runCsvRow, runTable, io);
     } else {
       const runId = opts.run ? resolveRunId(reader, opts.run, '--run') : undefined;
       const filter = { agent: opts.agent, taskId: opts.task, since: opts.since, runId };
       const rows = collect(limit, (page) => asInputError(() => reader.listAttempts({ ...filter, ...page })));
-      print(opts, rows, ATTEMPT_CSV, attemptCsvRow, (r) => attemptTable(r, runId === undefined));
+      print(opts, rows, ATTEMPT_CSV, attemptCsvRow, (r) => attemptTable(r, runId === undefined), io);
     }
   } finally {
     reader.close();
@@ -73,10 +74,10 @@ function collect<T>(limit: number, page: (request: { limit: number; cursor?: str
   return rows;
 }
 
-function print<T>(opts: HistoryCommandOptions, rows: T[], header: string[], csvRow: (r: T) => Cell[], text: (rows: T[]) => string): void {
-  if (opts.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-  else if (opts.csv) process.stdout.write(csv([header, ...rows.map(csvRow)]));
-  else process.stdout.write(rows.length === 0 ? `${pc.dim('nothing matches')}\n` : `${text(rows)}\n`);
+function print<T>(opts: HistoryCommandOptions, rows: T[], header: string[], csvRow: (r: T) => Cell[], text: (rows: T[]) => string, io: CliIo): void {
+  if (opts.json) io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+  else if (opts.csv) io.stdout.write(csv([header, ...rows.map(csvRow)]));
+  else io.stdout.write(rows.length === 0 ? `${pc.dim('nothing matches')}\n` : `${text(rows)}\n`);
 }
 
 type Cell = string | number | boolean | null;

@@ -1,5 +1,6 @@
 import { InputError } from '../../errors.js';
 import { importHarbor, importSweBench, type ImportResult, type SweBenchEnvironment } from '../../importers/index.js';
+import type { CliIo } from '../io.js';
 
 export interface SweBenchCommandOptions {
   out: string;
@@ -12,7 +13,7 @@ export interface SweBenchCommandOptions {
 }
 
 /** `crucible import swe-bench <instances> -o DIR`. */
-export async function importSweBenchCommand(file: string, opts: SweBenchCommandOptions): Promise<void> {
+export async function importSweBenchCommand(file: string, opts: SweBenchCommandOptions, io: CliIo): Promise<void> {
   const ids = opts.ids
     ?.split(',')
     .map((id) => id.trim())
@@ -26,7 +27,7 @@ export async function importSweBenchCommand(file: string, opts: SweBenchCommandO
     ...(opts.repos === undefined ? {} : { repos: opts.repos }),
     environment: sweBenchEnvironment(opts),
   });
-  printImportResult(result);
+  printImportResult(result, io);
 }
 
 function sweBenchEnvironment(opts: SweBenchCommandOptions): SweBenchEnvironment {
@@ -38,15 +39,15 @@ function sweBenchEnvironment(opts: SweBenchCommandOptions): SweBenchEnvironment 
 }
 
 /** `crucible import harbor <task-dir...> -o DIR` (Harbor, or Terminal-Bench's task.yaml layout). */
-export async function importHarborCommand(dirs: string[], opts: { out: string; force?: boolean }): Promise<void> {
-  printImportResult(await importHarbor({ dirs, out: opts.out, force: opts.force === true }));
+export async function importHarborCommand(dirs: string[], opts: { out: string; force?: boolean }, io: CliIo): Promise<void> {
+  printImportResult(await importHarbor({ dirs, out: opts.out, force: opts.force === true }), io);
 }
 
 /**
  * The summary every importer prints: what was imported and skipped (with why), what of each task
  * Crucible does not use (one note per task), what the user still has to supply, how to check it.
  */
-export function printImportResult(result: ImportResult): void {
+export function printImportResult(result: ImportResult, io: CliIo): void {
   const lines = [`wrote ${result.taskIds.length} task${result.taskIds.length === 1 ? '' : 's'} to ${result.taskSetFile}`];
   if (result.skipped.length > 0) lines.push(`skipped ${result.skipped.length}:`);
   for (const s of result.skipped) lines.push(`  ${s.id} (${s.source}): ${s.reason}`);
@@ -54,5 +55,5 @@ export function printImportResult(result: ImportResult): void {
   if (result.needs.length > 0) lines.push('you still need:');
   for (const need of result.needs) lines.push(`  ${need}`);
   lines.push(`next: crucible validate ${result.taskSetFile}`);
-  process.stdout.write(`${lines.join('\n')}\n`);
+  io.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -4,6 +4,7 @@ import pc from 'picocolors';
 import { initRepo, INIT_PLACEHOLDER_ID } from '../../authoring/init.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
 import { testsCommand } from './tests.js';
+import type { CliIo } from '../io.js';
 
 export interface InitCommandOptions {
   testCommand?: string;
@@ -18,29 +19,31 @@ export interface InitCommandOptions {
  * lists its tests at the baseline the way `crucible tests` does (with `--suggest` when the
  * uncommitted change became the oracle), and prints the next command.
  */
-export async function initCommand(dir: string | undefined, opts: InitCommandOptions): Promise<void> {
+export async function initCommand(dir: string | undefined, opts: InitCommandOptions, io: CliIo): Promise<void> {
   const result = initRepo(dir ?? '.', opts.testCommand === undefined ? {} : { testCommand: opts.testCommand });
-  const shown = (f: string): string => relative(process.cwd(), f) || f;
-  process.stdout.write(`${pc.bold('test runner')} ${result.runner.runner}: ${result.runner.command} ${pc.dim(`(${result.runner.evidence})`)}\n`);
-  for (const file of result.files) process.stdout.write(`wrote ${shown(file)}\n`);
-  if (result.oracle) process.stdout.write(`the uncommitted change is the task's oracle patch (${shown(result.oracle)})\n`);
+  const shown = (f: string): string => relative(io.cwd, f) || f;
+  io.stdout.write(`${pc.bold('test runner')} ${result.runner.runner}: ${result.runner.command} ${pc.dim(`(${result.runner.evidence})`)}\n`);
+  for (const file of result.files) io.stdout.write(`wrote ${shown(file)}\n`);
+  if (result.oracle) io.stdout.write(`the uncommitted change is the task's oracle patch (${shown(result.oracle)})\n`);
   if (result.testChanges.length > 0)
-    process.stdout.write(
-      `${pc.yellow('note')} changed test files are not in the oracle: commit them (${result.testChanges.join(', ')}) so the baseline has them\n`,
-    );
-  if (!ignoredByGit(dir ?? '.', '.crucible/')) process.stdout.write(`${pc.dim("tip: add .crucible/ (Crucible's state directory) to .gitignore")}\n`);
+    io.stdout.write(`${pc.yellow('note')} changed test files are not in the oracle: commit them (${result.testChanges.join(', ')}) so the baseline has them\n`);
+  if (!ignoredByGit(dir ?? '.', '.crucible/')) io.stdout.write(`${pc.dim("tip: add .crucible/ (Crucible's state directory) to .gitignore")}\n`);
   const tasks = shown(result.files.find((f) => f.endsWith('crucible.tasks.yaml')) as string);
   if (opts.tests !== false) {
-    process.stdout.write('\n');
-    await testsCommand(tasks, {
-      task: result.taskId,
-      out: opts.out,
-      ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
-      ...(result.oracle ? { suggest: true } : {}),
-    });
+    io.stdout.write('\n');
+    await testsCommand(
+      tasks,
+      {
+        task: result.taskId,
+        out: opts.out,
+        ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
+        ...(result.oracle ? { suggest: true } : {}),
+      },
+      io,
+    );
   }
   const oracleStep = result.oracle ? '' : ', add a known-good fix as oracle: { patch: FILE } (git diff > FILE)';
-  process.stdout.write(
+  io.stdout.write(
     `\nNext: in ${tasks}, replace "${INIT_PLACEHOLDER_ID}" with a test id above, write the instruction${oracleStep}, then\n  crucible validate ${tasks}\n`,
   );
 }

@@ -2,9 +2,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../../errors.js';
 import { generateKey } from '../../pack/index.js';
+import type { CliIo } from '../io.js';
 
 /** `crucible keys generate [-o DIR]`: an Ed25519 key pair; the private key is written mode 0600 and never printed. */
-export function keysGenerateCommand(opts: { out: string }): void {
+export function keysGenerateCommand(opts: { out: string }, io: CliIo): void {
   const key = generateKey();
   mkdirSync(opts.out, { recursive: true });
   const privateFile = join(opts.out, `${key.id}.key.pem`);
@@ -17,11 +18,11 @@ export function keysGenerateCommand(opts: { out: string }): void {
       `-o ${opts.out}: cannot write the key files (${(error as NodeJS.ErrnoException).code ?? 'error'}) (fix: pick a directory you can write)`,
     );
   }
-  process.stderr.write(`private key: ${privateFile} (keep it secret; mode 0600)\npublic key:  ${publicFile}\n`);
+  io.stderr.write(`private key: ${privateFile} (keep it secret; mode 0600)\npublic key:  ${publicFile}\n`);
   const indented = key.publicPem
     .trimEnd()
     .split('\n')
     .map((line) => `      ${line}`)
     .join('\n');
-  process.stdout.write(`key id ${key.id}\n# trust policy entry:\ntrusted_keys:\n  - id: ${key.id}\n    public_key: |\n${indented}\nrequired: 1\n`);
+  io.stdout.write(`key id ${key.id}\n# trust policy entry:\ntrusted_keys:\n  - id: ${key.id}\n    public_key: |\n${indented}\nrequired: 1\n`);
 }

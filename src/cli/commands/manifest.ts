@@ -5,6 +5,8 @@ import { findRunDir, runsDirOf } from '../../engine/index.js';
 import { InputError } from '../../errors.js';
 import { MANIFEST_FILE, verifyRunDir, type VerifyReport } from '../../manifest/index.js';
 import { withFlagNames } from '../option-flags.js';
+import type { CliIo } from '../io.js';
+import { EXIT, exitWith } from '../exit.js';
 
 export interface ManifestVerifyOptions {
   json?: boolean;
@@ -16,12 +18,12 @@ export interface ManifestVerifyOptions {
  * from the files as they are; nothing runs. Exit 0 when all match, 1 when anything differs, 2 for a
  * run that cannot be found.
  */
-export async function manifestVerifyCommand(target: string, opts: ManifestVerifyOptions): Promise<void> {
+export async function manifestVerifyCommand(target: string, opts: ManifestVerifyOptions, io: CliIo): Promise<void> {
   const runDir = await resolveRunDir(target, opts.out);
   const report = await verifyRunDir(runDir);
-  if (opts.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  else process.stdout.write(formatVerify(report));
-  process.exitCode = report.ok ? 0 : 1;
+  if (opts.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else io.stdout.write(formatVerify(report));
+  exitWith(report.ok ? EXIT.ok : EXIT.failed);
 }
 
 export function formatVerify(report: VerifyReport): string {

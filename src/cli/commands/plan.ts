@@ -2,6 +2,7 @@ import { InputError } from '../../errors.js';
 import { planDesigns } from '../../stats/index.js';
 import { loadRunInput } from '../../suite/index.js';
 import { wholeNumber } from '../args.js';
+import type { CliIo } from '../io.js';
 
 export interface PlanCommandOptions {
   detect: string;
@@ -11,14 +12,14 @@ export interface PlanCommandOptions {
 }
 
 /** `crucible plan <taskset> --detect 5pp`: trials and tasks a fixed design needs, and what adaptive spends instead. */
-export async function planCommand(tasksetPath: string, opts: PlanCommandOptions): Promise<void> {
+export async function planCommand(tasksetPath: string, opts: PlanCommandOptions, io: CliIo): Promise<void> {
   const detect = parseDetect(opts.detect);
   const power = opts.power === undefined ? 0.8 : parseFraction('--power', opts.power, '0.8');
   const runs = wholeNumber('--sims', opts.sims, 200, 20, 100_000);
   const tasks = loadRunInput(tasksetPath).tasks.length;
   const plan = planDesigns({ tasks, detect, power, runs });
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify({ taskSet: tasksetPath, tasks, detect, power, ...plan }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ taskSet: tasksetPath, tasks, detect, power, ...plan }, null, 2)}\n`);
     return;
   }
   const pp = (x: number): string => `${(x * 100).toFixed(0)}%`;
@@ -35,7 +36,7 @@ export async function planCommand(tasksetPath: string, opts: PlanCommandOptions)
       : `  adaptive: not simulated (no fixed design on these tasks to take the budget from)`,
     `  The model has no easy or impossible tasks; on task sets where most tasks agree, both need fewer and adaptive saves more (docs/adaptive.md, bench/adaptive.mjs).`,
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  io.stdout.write(`${lines.join('\n')}\n`);
 }
 
 /** `5pp`, `5%` or `0.05` → 0.05. */

@@ -11,6 +11,9 @@ import type { SandboxKind } from '../../sandbox/executor.js';
 import type { Task } from '../../types/index.js';
 import { wholeNumber } from '../args.js';
 import { QUEUE_CONCURRENCY, runAndReportOn } from '../queue-run.js';
+import { runOutcomeExit } from '../run-report.js';
+import { exitWith } from '../exit.js';
+import type { CliIo } from '../io.js';
 
 export interface ResumeCommandOptions {
   out: string;
@@ -25,7 +28,7 @@ export interface ResumeCommandOptions {
 }
 
 /** Continues a run from its plan.json: same task set, tasks, agents, runs and settings. */
-export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOptions): Promise<void> {
+export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOptions, io: CliIo): Promise<void> {
   const { runId, runDir } = await withFlagNames(() => findRunDir(opts.out, runIdPrefix));
   const plan = await readPlanFile(runDir, runId);
   // A distributed run reattaches to its queue: jobs the workers finished meanwhile are read back.
@@ -55,9 +58,10 @@ export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOpti
   // A grading run's agents are patches from elsewhere, whatever their names.
   const trusted = !plan.predictions && plan.agents.every((a) => referenceAgentNames().includes(a));
   const sandbox = await resolveRunSandbox(kind, trusted, opts.out);
-  if (sandbox.warning) process.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
+  if (sandbox.warning) io.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
 
-  await runAndReportOn(
+  const outcome = await runAndReportOn(
+    io,
     queue,
     {
       taskSetFile: plan.taskSet,
@@ -83,4 +87,5 @@ export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOpti
     },
     opts,
   );
+  exitWith(runOutcomeExit(outcome));
 }

@@ -4,13 +4,14 @@ import { agentsJsonSchema, taskSetJsonSchema } from '../../config/index.js';
 import { ciJsonSchema } from '../../ci/index.js';
 import { InputError } from '../../errors.js';
 import { suiteJsonSchema } from '../../suite/index.js';
+import type { CliIo } from '../io.js';
 
 /**
  * `crucible schema [taskset|agents|suite|ci|baseline|registry|trust|pack-index]`: the task-set format,
  * the `--agents FILE` format, the suite format, crucible.ci.yaml's, a baseline file's, registry.yaml's,
  * a pack trust policy's or a pack index's. The last three load lazily: `schema` alone stays light.
  */
-export async function schemaCommand(which: string | undefined, opts: { out?: string }): Promise<void> {
+export async function schemaCommand(which: string | undefined, opts: { out?: string }, io: CliIo): Promise<void> {
   const kind = which ?? 'taskset';
   const schemas: Record<string, () => Record<string, unknown>> = {
     taskset: taskSetJsonSchema,
@@ -26,7 +27,7 @@ export async function schemaCommand(which: string | undefined, opts: { out?: str
   if (!make) throw new InputError(`schema ${kind}: unknown schema (fix: use taskset, agents, suite, ci, baseline, registry, trust or pack-index)`);
   const text = `${JSON.stringify(make(), null, 2)}\n`;
   if (!opts.out) {
-    process.stdout.write(text);
+    io.stdout.write(text);
     return;
   }
   try {

@@ -22,24 +22,25 @@ import { asInputError, requireHistory, resolveIdOrFail } from '../history-reader
 import { runStatus } from './history.js';
 import { recordedFailurePatterns } from '../../failures/index.js';
 import type { AgentFailurePatterns } from '../../types/index.js';
+import type { CliIo } from '../io.js';
 
 export interface ShowCommandOptions {
   json?: boolean;
   out: string;
 }
 
-export async function showCommand(id: string, opts: ShowCommandOptions): Promise<void> {
+export async function showCommand(id: string, opts: ShowCommandOptions, io: CliIo): Promise<void> {
   const reader = requireHistory(opts.out);
   try {
     const resolved = resolveIdOrFail(reader, id);
-    if (resolved.kind === 'run') showRun(reader, resolved.runId, opts);
-    else await showAttempt(reader, resolved.attemptId, opts);
+    if (resolved.kind === 'run') showRun(reader, resolved.runId, opts, io);
+    else await showAttempt(reader, resolved.attemptId, opts, io);
   } finally {
     reader.close();
   }
 }
 
-function showRun(reader: HistoryReader, runId: string, opts: ShowCommandOptions): void {
+function showRun(reader: HistoryReader, runId: string, opts: ShowCommandOptions, io: CliIo): void {
   const run = asInputError(() => reader.getRun(runId));
   if (run === undefined) return;
   const rows = attemptRowsOf(reader, runId);
@@ -49,7 +50,7 @@ function showRun(reader: HistoryReader, runId: string, opts: ShowCommandOptions)
   // summary.json's `guard`, present only for a run with --guard.
   const guard = guardOfRecordedRun(runDir, reader, rows);
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify({ ...run, stats, ...(guard ? { guard } : {}), attempts: rows }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ ...run, stats, ...(guard ? { guard } : {}), attempts: rows }, null, 2)}\n`);
     return;
   }
   const header = [
@@ -69,28 +70,28 @@ function showRun(reader: HistoryReader, runId: string, opts: ShowCommandOptions)
     ...(guard ? { guard } : {}),
     ...failurePatternsArg(runDir),
   });
-  process.stdout.write(`${header}\n\n${report}\n`);
+  io.stdout.write(`${header}\n\n${report}\n`);
   // The table `run` prints at its end, from the recorded attempts: only the metered ones are read in full.
   const usage = formatUsageTable(rows.filter((r) => r.usage !== null).flatMap((r) => reader.getAttempt(r.attemptId)?.attempt ?? []));
-  if (usage) process.stdout.write(`\n${usage}\n`);
+  if (usage) io.stdout.write(`\n${usage}\n`);
 }
 
-async function showAttempt(reader: HistoryReader, attemptId: string, opts: ShowCommandOptions): Promise<void> {
+async function showAttempt(reader: HistoryReader, attemptId: string, opts: ShowCommandOptions, io: CliIo): Promise<void> {
   const detail = asInputError(() => reader.getAttempt(attemptId));
   if (detail === undefined) return;
   const dir = join(runsDirOf(opts.out, reader.getRun(detail.runId)?.kind), detail.runId, 'attempts', attemptId);
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify(detail.attempt, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(detail.attempt, null, 2)}\n`);
     return;
   }
-  process.stdout.write(`${formatAttempt(detail, dir)}\n`);
+  io.stdout.write(`${formatAttempt(detail, dir, io)}\n`);
   // The same reader and events as the dashboard and the report, so any agent's trajectory shows.
   const trajectory = await loadTrajectory(dir);
-  if (trajectory !== null) process.stdout.write(`\n${pc.bold('trajectory')}\n${formatTrajectoryText(trajectory)}\n`);
+  if (trajectory !== null) io.stdout.write(`\n${pc.bold('trajectory')}\n${formatTrajectoryText(trajectory)}\n`);
 }
 
 /** Everything recorded about one attempt, in the order a person checks it: verdict, why, evidence, cost. */
-export function formatAttempt(detail: AttemptDetail, dir: string): string {
+export function formatAttempt(detail: AttemptDetail, dir: string, io: CliIo): string {
   const a: AttemptResult = detail.attempt;
   const out: string[] = [];
   out.push(`${pc.bold(`attempt ${a.attemptId}`)}  ${pc.dim(`run ${a.runId} · #${a.index}`)}`);
@@ -162,7 +163,7 @@ export function formatAttempt(detail: AttemptDetail, dir: string): string {
     out.push('', pc.bold('checks'));
     for (const c of detail.checks) out.push(`  ${c.passed ? pc.green('✓') : pc.red('✗')} ${c.id} ${pc.dim(c.severity)} ${c.message}`);
   }
-  out.push('', pc.dim(`evidence in ${relative(process.cwd(), dir) || dir}`));
+  out.push('', pc.dim(`evidence in ${relative(io.cwd, dir) || dir}`));
   return out.join('\n');
 }
 

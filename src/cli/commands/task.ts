@@ -6,6 +6,9 @@ import type { SandboxKind } from '../../sandbox/executor.js';
 import { writableStateDir } from '../args.js';
 import { chooseSandbox } from '../sandbox-choice.js';
 import { validateCommand } from './validate.js';
+import type { CliIo } from '../io.js';
+import { EXIT, exitWith } from '../exit.js';
+import { openSession } from '../../engine/session.js';
 
 export interface TaskNewOptions {
   id?: string;
@@ -30,7 +33,7 @@ export interface TaskNewOptions {
  * Exit 0 written and valid, 1 written but not valid (or flaky), 2 bad input (nothing written),
  * 130 interrupted.
  */
-export async function taskNewCommand(taskSet: string, opts: TaskNewOptions): Promise<void> {
+export async function taskNewCommand(taskSet: string, opts: TaskNewOptions, io: CliIo): Promise<void> {
   const needsTestCommand = opts.testCommand === undefined && (await defaultTestCommand(taskSet)) === undefined;
   let given: Partial<ScaffoldRequest> = {
     ...(opts.id !== undefined ? { id: opts.id } : {}),
@@ -39,8 +42,8 @@ export async function taskNewCommand(taskSet: string, opts: TaskNewOptions): Pro
     ...(opts.testCommand !== undefined ? { testCommand: opts.testCommand } : {}),
   };
   const missing = !given.id || !given.repo || !given.fromCommits || needsTestCommand;
-  if (missing && process.stdin.isTTY === true) {
-    given = { ...given, ...(await askForMissing(given, { input: process.stdin, output: process.stderr }, { needsTestCommand })) };
+  if (missing && io.prompt !== undefined) {
+    given = { ...given, ...(await askForMissing(given, io.prompt, { needsTestCommand })) };
   }
   checkRequest(given);
   if (needsTestCommand && given.testCommand === undefined) {
@@ -48,7 +51,7 @@ export async function taskNewCommand(taskSet: string, opts: TaskNewOptions): Pro
       `--test-command: missing, and ${taskSet} has no defaults.tests.command (fix: give the command that runs the tests and writes JUnit XML to $CRUCIBLE_JUNIT, e.g. --test-command 'python3 -m pytest --junitxml="$CRUCIBLE_JUNIT"')`,
     );
   }
-  writableStateDir('--out', opts.out);
+  writableStateDir('--out', opts.out, io.cwd);
   const request: ScaffoldRequest = {
     taskSet,
     id: given.id as string,
@@ -61,38 +64,36 @@ export async function taskNewCommand(taskSet: string, opts: TaskNewOptions): Pro
     force: opts.force === true,
   };
   // The tests run the repository's own code, as the oracle reference agent's do: the same fallback rule.
-  const sandbox = await chooseSandbox(opts.sandbox, ['oracle']);
+  const sandbox = await chooseSandbox(io, opts.sandbox, ['oracle']);
 
-  const stop = new AbortController();
-  const onSigint = (): void => stop.abort();
-  process.once('SIGINT', onSigint);
+  const session = openSession(io.signals);
   let result: ScaffoldResult;
   try {
     result = await scaffoldTask(request, {
       stateDir: opts.out,
       sandbox,
-      signal: stop.signal,
-      onProgress: (step) => process.stderr.write(`${pc.dim(step)}\n`),
-      onRunOutput: (tail) => process.stderr.write(`${pc.dim(tail)}\n`),
+      signal: session.stop,
+      onProgress: (step) => io.stderr.write(`${pc.dim(step)}\n`),
+      onRunOutput: (tail) => io.stderr.write(`${pc.dim(tail)}\n`),
     });
   } catch (error) {
-    if (!stop.signal.aborted) throw error;
-    process.stderr.write(`${pc.yellow('interrupted')} nothing was written\n`);
-    process.exitCode = 130;
+    if (!session.interrupted) throw error;
+    io.stderr.write(`${pc.yellow('interrupted')} nothing was written\n`);
+    exitWith(EXIT.interrupted);
     return;
   } finally {
-    process.off('SIGINT', onSigint);
+    session.close();
   }
-  process.stdout.write(formatScaffold(request, result));
+  io.stdout.write(formatScaffold(request, result, io));
   if (opts.validate === false) {
-    process.stdout.write(`${pc.dim(`not validated (--no-validate): run crucible validate ${taskSet} --task ${request.id}`)}\n`);
+    io.stdout.write(`${pc.dim(`not validated (--no-validate): run crucible validate ${taskSet} --task ${request.id}`)}\n`);
     return;
   }
-  await validateCommand(taskSet, { task: [request.id], out: opts.out, sandbox, ...(opts.runs !== undefined ? { runs: opts.runs } : {}) });
+  await validateCommand(taskSet, { task: [request.id], out: opts.out, sandbox, ...(opts.runs !== undefined ? { runs: opts.runs } : {}) }, io);
 }
 
-export function formatScaffold(request: ScaffoldRequest, r: ScaffoldResult): string {
-  const where = relative(process.cwd(), r.file) || r.file;
+export function formatScaffold(request: ScaffoldRequest, r: ScaffoldResult, io: CliIo): string {
+  const where = relative(io.cwd, r.file) || r.file;
   const verb = r.replaced ? 'replaced' : 'added';
   const s = r.suggestion;
   const p2p =

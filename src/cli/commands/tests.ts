@@ -10,6 +10,9 @@ import { selectTasks, taskWhere } from '../../tasks/index.js';
 import { writableStateDir } from '../args.js';
 import { withFlagNames } from '../option-flags.js';
 import { chooseSandbox } from '../sandbox-choice.js';
+import type { CliIo } from '../io.js';
+import { EXIT, exitWith } from '../exit.js';
+import { openSession } from '../../engine/session.js';
 
 export interface TestsCommandOptions {
   task: string;
@@ -31,9 +34,9 @@ const OUTPUT_LINES = 20;
  * The work is the engine's `runTaskTests`; this file reads the flags and prints.
  * Exit 0 listed, 1 the run gave no usable report, 2 bad input or a broken task, 130 interrupted.
  */
-export async function testsCommand(tasksetPath: string, opts: TestsCommandOptions): Promise<void> {
+export async function testsCommand(tasksetPath: string, opts: TestsCommandOptions, io: CliIo): Promise<void> {
   const sides = sidesOf(opts);
-  writableStateDir('--out', opts.out);
+  writableStateDir('--out', opts.out, io.cwd);
   const input = loadRunInput(tasksetPath);
   const [task] = withFlagNames(() => selectTasks(input.tasks, { taskIds: [opts.task] }, tasksetPath));
   if (task === undefined) throw new InputError(`--task ${opts.task}: no such task in ${tasksetPath}`);
@@ -45,11 +48,9 @@ export async function testsCommand(tasksetPath: string, opts: TestsCommandOption
     );
   }
   // The task's own code runs here, as under the reference agents: the same fallback rule.
-  const sandbox = await chooseSandbox(opts.sandbox, [sides.includes('oracle') ? 'oracle' : 'nop']);
+  const sandbox = await chooseSandbox(io, opts.sandbox, [sides.includes('oracle') ? 'oracle' : 'nop']);
 
-  const stop = new AbortController();
-  const onSigint = (): void => stop.abort();
-  process.once('SIGINT', onSigint);
+  const session = openSession(io.signals);
   let runs: TaskTestSide[];
   try {
     runs = await runTaskTests(task, {
@@ -57,16 +58,16 @@ export async function testsCommand(tasksetPath: string, opts: TestsCommandOption
       sandbox,
       sides,
       where,
-      signal: stop.signal,
-      onProgress: (step) => process.stderr.write(`${pc.dim(step)}\n`),
+      signal: session.stop,
+      onProgress: (step) => io.stderr.write(`${pc.dim(step)}\n`),
     });
   } catch (error) {
-    if (!stop.signal.aborted) throw error;
-    process.stderr.write(`${pc.yellow('interrupted')}\n`);
-    process.exitCode = 130;
+    if (!session.interrupted) throw error;
+    io.stderr.write(`${pc.yellow('interrupted')}\n`);
+    exitWith(EXIT.interrupted);
     return;
   } finally {
-    process.off('SIGINT', onSigint);
+    session.close();
   }
 
   const unusable = runs.filter((r) => r.evidence.invalidReason !== undefined);
@@ -74,7 +75,7 @@ export async function testsCommand(tasksetPath: string, opts: TestsCommandOption
   if (opts.json) {
     const out = {
       schemaVersion: TESTS_SCHEMA_VERSION,
-      taskSet: relative(process.cwd(), input.file) || input.file,
+      taskSet: relative(io.cwd, input.file) || input.file,
       taskId: task.id,
       sandbox,
       runs: runs.map((r) => ({
@@ -89,21 +90,21 @@ export async function testsCommand(tasksetPath: string, opts: TestsCommandOption
       })),
       ...(suggestion ? { suggestion } : {}),
     };
-    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else if (suggestion) {
-    for (const run of runs) process.stderr.write(`${summaryLine(task.id, run)}\n`);
-    process.stdout.write(formatSuggestion(suggestion));
+    for (const run of runs) io.stderr.write(`${summaryLine(task.id, run)}\n`);
+    io.stdout.write(formatSuggestion(suggestion));
   } else {
-    for (const run of runs) process.stdout.write(`${formatListing(task.id, run)}\n`);
+    for (const run of runs) io.stdout.write(`${formatListing(task.id, run)}\n`);
   }
   for (const run of unusable) {
     const tail = run.evidence.outputTail.trimEnd().split('\n').slice(-OUTPUT_LINES).join('\n');
-    process.stderr.write(
+    io.stderr.write(
       `${pc.red('error')} ${where.file}: ${where.prefix}.tests.command: the run ${sideName(run.at)} gives no usable report (${run.evidence.invalidReason ?? ''}) ` +
         `(fix: run it in the repo and ${reportInstruction(task.tests)})\n${tail ? `${pc.dim(tail)}\n` : ''}`,
     );
   }
-  process.exitCode = unusable.length > 0 ? 1 : 0;
+  exitWith(unusable.length > 0 ? EXIT.failed : EXIT.ok);
 }
 
 function sidesOf(opts: TestsCommandOptions): TestSide[] {

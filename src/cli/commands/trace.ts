@@ -14,13 +14,15 @@ import {
   type MetamorphicReport,
 } from '../../trace/index.js';
 import { withFlagNames } from '../option-flags.js';
+import type { CliIo } from '../io.js';
+import { EXIT, exitWith } from '../exit.js';
 
 export interface TraceCommandOptions {
   out: string;
   json?: boolean;
 }
 
-const shown = (dir: string): string => relative(process.cwd(), dir) || '.';
+const shown = (dir: string, cwd: string): string => relative(cwd, dir) || '.';
 
 /** A missing or unreadable trace file is bad input (exit 2); a chain that fails is a finding (exit 1). */
 async function asInput<T>(work: () => Promise<T>): Promise<T> {
@@ -38,7 +40,7 @@ function missing(dir: string, error: unknown): AttemptVerification {
 }
 
 /** `crucible trace verify`: every attempt's chain, header and count. Exit 1 names the first bad line. */
-export async function traceVerifyCommand(target: string, opts: TraceCommandOptions): Promise<void> {
+export async function traceVerifyCommand(target: string, opts: TraceCommandOptions, io: CliIo): Promise<void> {
   const located = await withFlagNames(() => locateTrace(target, opts.out, true));
   const results: AttemptVerification[] = [];
   for (const dir of located.attemptDirs) {
@@ -50,23 +52,23 @@ export async function traceVerifyCommand(target: string, opts: TraceCommandOptio
   if (opts.json) {
     const rows = results.map((r) => ({
       attemptId: r.attemptId,
-      file: shown(`${r.attemptDir}/${TRACE_FILE}`),
+      file: shown(`${r.attemptDir}/${TRACE_FILE}`, io.cwd),
       ok: r.chain.ok,
       ...(r.chain.ok ? { events: r.chain.header.events } : { line: r.chain.line, reason: r.chain.reason }),
     }));
-    process.stdout.write(`${JSON.stringify({ ok: bad.length === 0, attempts: rows }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ ok: bad.length === 0, attempts: rows }, null, 2)}\n`);
   } else {
     for (const r of results) {
-      const file = shown(`${r.attemptDir}/${TRACE_FILE}`);
-      if (r.chain.ok) process.stdout.write(`${pc.green('ok')}   ${file}: ${r.chain.header.events} event(s), chain and header match\n`);
-      else process.stdout.write(`${pc.red('FAIL')} ${file}:${r.chain.line}: ${r.chain.reason}\n`);
+      const file = shown(`${r.attemptDir}/${TRACE_FILE}`, io.cwd);
+      if (r.chain.ok) io.stdout.write(`${pc.green('ok')}   ${file}: ${r.chain.header.events} event(s), chain and header match\n`);
+      else io.stdout.write(`${pc.red('FAIL')} ${file}:${r.chain.line}: ${r.chain.reason}\n`);
     }
   }
-  process.exitCode = bad.length > 0 ? 1 : 0;
+  exitWith(bad.length > 0 ? EXIT.failed : EXIT.ok);
 }
 
 /** `crucible trace replay`: re-grades each attempt from its trace alone and compares with what was recorded. */
-export async function traceReplayCommand(target: string, opts: TraceCommandOptions): Promise<void> {
+export async function traceReplayCommand(target: string, opts: TraceCommandOptions, io: CliIo): Promise<void> {
   const located = await withFlagNames(() => locateTrace(target, opts.out, true));
   const replays: AttemptReplay[] = [];
   for (const dir of located.attemptDirs) replays.push(await replayAttemptDir(dir));
@@ -74,7 +76,7 @@ export async function traceReplayCommand(target: string, opts: TraceCommandOptio
   const checks = replays.flatMap((r) => r.checks);
   const rate = replays.length === 0 ? 0 : matched / replays.length;
   if (opts.json) {
-    process.stdout.write(
+    io.stdout.write(
       `${JSON.stringify({ attempts: replays.length, matched, matchRate: rate, checks: { total: checks.length, matched: checks.filter((c) => c.match).length }, replays }, null, 2)}\n`,
     );
   } else {
@@ -82,30 +84,28 @@ export async function traceReplayCommand(target: string, opts: TraceCommandOptio
       const verdict = r.replayed ? `${r.replayed.verdict} ${r.replayed.cause}` : '-';
       const status = r.match ? pc.green('match') : pc.red('MISMATCH');
       const what = r.note ?? `${r.checks.filter((c) => c.match).length}/${r.checks.length} checks`;
-      process.stdout.write(`${status} ${r.attemptId}: ${verdict} (${what})${r.problem ? `: ${r.problem}` : ''}\n`);
+      io.stdout.write(`${status} ${r.attemptId}: ${verdict} (${what})${r.problem ? `: ${r.problem}` : ''}\n`);
     }
-    process.stdout.write(
-      `\nreplayed ${replays.length} attempt(s): ${matched} match (${(rate * 100).toFixed(1)}%); no agent, test, container or network was used\n`,
-    );
+    io.stdout.write(`\nreplayed ${replays.length} attempt(s): ${matched} match (${(rate * 100).toFixed(1)}%); no agent, test, container or network was used\n`);
   }
-  process.exitCode = matched === replays.length ? 0 : 1;
+  exitWith(matched === replays.length ? EXIT.ok : EXIT.failed);
 }
 
 /** `crucible trace metamorphic`: the catalogue of transformations over one attempt's trace. */
-export async function traceMetamorphicCommand(target: string, opts: TraceCommandOptions): Promise<void> {
+export async function traceMetamorphicCommand(target: string, opts: TraceCommandOptions, io: CliIo): Promise<void> {
   const located = await withFlagNames(() => locateTrace(target, opts.out, false));
   const [dir] = located.attemptDirs;
   if (dir === undefined) throw new InputError(`${target}: no attempt`);
   const report: MetamorphicReport = runMetamorphic(await asInput(() => readTrace(dir)));
   const disagree = report.results.filter((r) => r.agree === false);
-  if (opts.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  if (opts.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else {
-    if (report.problem) process.stdout.write(`${pc.red('FAIL')} ${report.attemptId}: ${report.problem}\n`);
+    if (report.problem) io.stdout.write(`${pc.red('FAIL')} ${report.attemptId}: ${report.problem}\n`);
     for (const r of report.results) {
       const status = r.skipped !== undefined ? pc.dim('skip') : r.agree ? pc.green('ok  ') : pc.red('FAIL');
       const seen = r.skipped !== undefined ? `n/a: ${r.skipped}` : `seen ${r.seen ?? '-'}; ${r.detail ?? ''}`;
-      process.stdout.write(`${status} ${r.id.padEnd(24)} expected ${r.expected.padEnd(8)} ${seen}\n`);
+      io.stdout.write(`${status} ${r.id.padEnd(24)} expected ${r.expected.padEnd(8)} ${seen}\n`);
     }
   }
-  process.exitCode = report.problem !== undefined || disagree.length > 0 ? 1 : 0;
+  exitWith(report.problem !== undefined || disagree.length > 0 ? EXIT.failed : EXIT.ok);
 }

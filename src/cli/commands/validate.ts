@@ -3,19 +3,20 @@ import pc from 'picocolors';
 import { loadAgentCatalog } from '../../agents/registry.js';
 import { ATTACKS, attacksFor, findAttack, type Attack } from '../../redteam/index.js';
 import { InputError } from '../../errors.js';
-import { loadRunInput, type RunInput } from '../../suite/index.js';
-import { defaultConcurrency, executeRun, MAX_PLANNED_ATTEMPTS, type AttemptSettings, type RunOutcome } from '../../engine/index.js';
-import { selectTasks, type TaskSelection } from '../../tasks/index.js';
-import { createProgress } from '../progress.js';
+import { loadRunInput } from '../../suite/index.js';
+import { defaultConcurrency, MAX_PLANNED_ATTEMPTS } from '../../engine/index.js';
+import { selectTasks } from '../../tasks/index.js';
 import { withFlagNames } from '../option-flags.js';
 import { chooseSandbox } from '../sandbox-choice.js';
-import { formatTaskErrors } from './run.js';
+import { formatTaskErrors } from '../run-report.js';
+import { runValidationIn } from '../run-session.js';
 import { judgeTaskValidity, type TaskValidity } from '../../grading/index.js';
 import { judgeAttack, judgeTaskAdversarial, type AttackReport, type TaskAdversarial } from '../../grading/validity.js';
 import type { SandboxKind } from '../../sandbox/executor.js';
-import type { AttemptResult, Task } from '../../types/index.js';
 import { wholeNumber, writableStateDir } from '../args.js';
 import { table } from '../format.js';
+import type { CliIo } from '../io.js';
+import { exitWith, runExitCode } from '../exit.js';
 
 export interface ValidateCommandOptions {
   task?: string[];
@@ -42,21 +43,21 @@ export const VALIDATE_SCHEMA_VERSION = 1;
  * any attempt. Per-attempt baseline test runs are off: the nop attempt is the baseline.
  * Exit 0 when every task is valid, 1 when some is invalid or flaky, 2 when some task is broken.
  */
-export async function validateCommand(tasksetPath: string, opts: ValidateCommandOptions): Promise<void> {
-  if (opts.adversarial) return adversarialCommand(tasksetPath, opts);
+export async function validateCommand(tasksetPath: string, opts: ValidateCommandOptions, io: CliIo): Promise<void> {
+  if (opts.adversarial) return adversarialCommand(tasksetPath, opts, io);
   if (opts.attack?.length) throw new InputError('--attack: only with --adversarial (fix: add --adversarial)');
   const runs = wholeNumber('--runs', opts.runs, 3, 1, MAX_PLANNED_ATTEMPTS);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
-  writableStateDir('--out', opts.out);
+  writableStateDir('--out', opts.out, io.cwd);
   // A suite validates every task of its task sets, ids `<set>/<task>`.
   const taskSet = loadRunInput(tasksetPath);
   // Agent profiles (the task set's agents:, --agents FILE) are checked too: a broken one fails here, not in a later run.
   loadAgentCatalog({ taskSet: taskSet.profiles, agentsFile: opts.agents });
   const tasks = withFlagNames(() => selectTasks(taskSet.tasks, { taskIds: opts.task }, tasksetPath));
   const agents = ['nop', 'oracle'];
-  const sandbox = await chooseSandbox(opts.sandbox, agents);
+  const sandbox = await chooseSandbox(io, opts.sandbox, agents);
 
-  const { outcome, results } = await validationRun({
+  const { outcome, results } = await runValidationIn(io, {
     taskSet,
     tasks,
     selection: { taskIds: opts.task },
@@ -82,23 +83,23 @@ export async function validateCommand(tasksetPath: string, opts: ValidateCommand
   if (opts.json) {
     const out = {
       schemaVersion: VALIDATE_SCHEMA_VERSION,
-      taskSet: relative(process.cwd(), taskSet.file) || taskSet.file,
+      taskSet: relative(io.cwd, taskSet.file) || taskSet.file,
       runs,
       dir: runDir,
       valid,
       tasks: validity,
     };
-    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else {
-    process.stdout.write(`\n${formatValidity(validity, runs)}\n`);
-    if (outcome.taskErrors.length > 0) process.stdout.write(`\n${formatTaskErrors(outcome.taskErrors)}\n`);
+    io.stdout.write(`\n${formatValidity(validity, runs)}\n`);
+    if (outcome.taskErrors.length > 0) io.stdout.write(`\n${formatTaskErrors(outcome.taskErrors)}\n`);
     const bad = validity.filter((v) => v.status !== 'valid').length;
-    process.stdout.write(
-      `\n${bad === 0 ? pc.green(`all ${validity.length} tasks valid`) : pc.red(`${bad} of ${validity.length} tasks not valid`)}  ${pc.dim(`evidence in ${relative(process.cwd(), runDir) || runDir}`)}\n`,
+    io.stdout.write(
+      `\n${bad === 0 ? pc.green(`all ${validity.length} tasks valid`) : pc.red(`${bad} of ${validity.length} tasks not valid`)}  ${pc.dim(`evidence in ${relative(io.cwd, runDir) || runDir}`)}\n`,
     );
   }
   // A broken task is bad input (exit 2, like `run`); a task that is merely invalid or flaky is 1.
-  process.exitCode = aborted ? 130 : outcome.taskErrors.length > 0 ? 2 : valid ? 0 : 1;
+  exitWith(runExitCode({ interrupted: aborted, taskErrors: outcome.taskErrors.length, passed: valid }));
 }
 
 export function formatValidity(validity: TaskValidity[], runs: number): string {
@@ -120,12 +121,12 @@ export function formatValidity(validity: TaskValidity[], runs: number): string {
  * grades. Reports per task which attacks got through (PASS), turned into a harness error (ERROR)
  * or, for an honest control, failed. Exit 0 when none did, 2 when a task is broken, 1 otherwise.
  */
-async function adversarialCommand(tasksetPath: string, opts: ValidateCommandOptions): Promise<void> {
+async function adversarialCommand(tasksetPath: string, opts: ValidateCommandOptions, io: CliIo): Promise<void> {
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
   const names = opts.attack?.length ? opts.attack : undefined;
   const unknown = names?.find((n) => !findAttack(n));
   if (unknown !== undefined) throw new InputError(`--attack ${unknown}: no such attack (fix: use one of ${ATTACKS.map((a) => a.name).join(', ')})`);
-  writableStateDir('--out', opts.out);
+  writableStateDir('--out', opts.out, io.cwd);
   // A suite validates every task of its task sets, ids `<set>/<task>`.
   const taskSet = loadRunInput(tasksetPath);
   // Agent profiles (the task set's agents:, --agents FILE) are checked too: a broken one fails here, not in a later run.
@@ -135,9 +136,9 @@ async function adversarialCommand(tasksetPath: string, opts: ValidateCommandOpti
   const attackNames = [...new Set([...applicable.values()].flat().map((a) => a.name))];
   if (attackNames.length === 0) throw new InputError(`--adversarial: no attack applies to the selected tasks (attacks need pytest or node test commands)`);
   // The attacks exist to test the sandbox: no fallback to the local executor.
-  const sandbox = await chooseSandbox(opts.sandbox, attackNames, 'attack');
+  const sandbox = await chooseSandbox(io, opts.sandbox, attackNames, 'attack');
   const reports = new Map<string, AttackReport>();
-  const { outcome } = await validationRun({
+  const { outcome } = await runValidationIn(io, {
     taskSet,
     tasks,
     selection: { taskIds: opts.task },
@@ -150,7 +151,7 @@ async function adversarialCommand(tasksetPath: string, opts: ValidateCommandOpti
     onResult: (result) => {
       const attack = findAttack(result.agent) as Attack;
       const report = judgeAttack(attack, result);
-      process.stderr.write(`${outcomeLabel(report)} ${result.taskId} ${pc.dim(`${attack.name} → ${result.verdict} ${result.cause}`)}\n`);
+      io.stderr.write(`${outcomeLabel(report)} ${result.taskId} ${pc.dim(`${attack.name} → ${result.verdict} ${result.cause}`)}\n`);
       reports.set(result.attemptId, report);
     },
   });
@@ -167,16 +168,16 @@ async function adversarialCommand(tasksetPath: string, opts: ValidateCommandOpti
     const out = {
       schemaVersion: VALIDATE_SCHEMA_VERSION,
       adversarial: true,
-      taskSet: relative(process.cwd(), taskSet.file) || taskSet.file,
+      taskSet: relative(io.cwd, taskSet.file) || taskSet.file,
       dir: runDir,
       secure,
       tasks: judged,
       taskErrors: outcome.taskErrors,
     };
-    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else {
-    process.stdout.write(`\n${formatAdversarial(judged)}\n`);
-    if (outcome.taskErrors.length > 0) process.stdout.write(`\n${formatTaskErrors(outcome.taskErrors)}\n`);
+    io.stdout.write(`\n${formatAdversarial(judged)}\n`);
+    if (outcome.taskErrors.length > 0) io.stdout.write(`\n${formatTaskErrors(outcome.taskErrors)}\n`);
     const bad = judged.filter((t) => !t.secure);
     const lines = bad.map(
       (t) =>
@@ -186,71 +187,9 @@ async function adversarialCommand(tasksetPath: string, opts: ValidateCommandOpti
       bad.length === 0
         ? pc.green(`no attack got through on ${judged.length} task${judged.length === 1 ? '' : 's'}`)
         : pc.red(`${bad.length} of ${judged.length} tasks let something through`);
-    process.stdout.write(`\n${head}  ${pc.dim(`evidence in ${relative(process.cwd(), runDir) || runDir}`)}\n${lines.length ? `${lines.join('\n')}\n` : ''}`);
+    io.stdout.write(`\n${head}  ${pc.dim(`evidence in ${relative(io.cwd, runDir) || runDir}`)}\n${lines.length ? `${lines.join('\n')}\n` : ''}`);
   }
-  process.exitCode = aborted ? 130 : outcome.taskErrors.length > 0 ? 2 : secure ? 0 : 1;
-}
-
-export interface ValidationRun {
-  taskSet: RunInput;
-  tasks: Task[];
-  selection: TaskSelection;
-  agents: string[];
-  trials: number;
-  agentTrials?: Record<string, number>;
-  only?: (taskId: string, agent: string) => boolean;
-  stateDir: string;
-  settings: AttemptSettings;
-  concurrency: number;
-  /** Each attempt as it is recorded, in full (the outcome's copies are slimmed). */
-  onResult?: (result: AttemptResult) => void;
-}
-
-/**
- * Both kinds of validation, and `crucible audit`: one engine run of kind `validate` (preflight, checkpoint, lock; in
- * `<out>/validate/`), with the progress view on stderr and Ctrl-C stopping it. It is recorded in the
- * history marked `validate`, so `history --runs`, `show` and the dashboard list it.
- */
-export async function validationRun(v: ValidationRun): Promise<{ outcome: RunOutcome; results: AttemptResult[] }> {
-  const results: AttemptResult[] = [];
-  const progress = createProgress({ stream: process.stderr });
-  const stop = new AbortController();
-  const onSigint = (): void => stop.abort();
-  process.once('SIGINT', onSigint);
-  try {
-    const outcome = await withFlagNames(() =>
-      executeRun({
-        kind: 'validate',
-        taskSetFile: relative(process.cwd(), v.taskSet.file) || v.taskSet.file,
-        taskSetPath: v.taskSet.file,
-        tasks: v.tasks,
-        taskIndex: v.taskSet.taskIndex,
-        ...(v.taskSet.taskSets.size > 0 ? { taskSets: v.taskSet.taskSets } : {}),
-        selection: v.selection,
-        agents: v.agents,
-        trials: v.trials,
-        ...(v.agentTrials ? { agentTrials: v.agentTrials } : {}),
-        ...(v.only ? { only: v.only } : {}),
-        stateDir: v.stateDir,
-        settings: v.settings,
-        concurrency: v.concurrency,
-        signal: stop.signal,
-        killSignal: stop.signal,
-        observer: {
-          ...progress,
-          onAttemptDone: (r) => {
-            progress.onAttemptDone?.(r);
-            results.push(r);
-            v.onResult?.(r);
-          },
-        },
-      }),
-    );
-    return { outcome, results };
-  } finally {
-    progress.close();
-    process.off('SIGINT', onSigint);
-  }
+  exitWith(runExitCode({ interrupted: aborted, taskErrors: outcome.taskErrors.length, passed: secure }));
 }
 
 function outcomeLabel(r: AttackReport): string {

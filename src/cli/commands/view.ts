@@ -5,6 +5,8 @@ import { isLoopback, startServer } from '../../server/index.js';
 import { wholeNumber } from '../args.js';
 import { HISTORY_FIX, openHistoryReader } from '../history-reader.js';
 import { shownStateDir } from '../state-dir-option.js';
+import type { CliIo } from '../io.js';
+import { inSession } from '../../engine/session.js';
 
 export interface ViewCommandOptions {
   port?: string;
@@ -15,27 +17,22 @@ export interface ViewCommandOptions {
 export const DEFAULT_VIEW_PORT = 4317;
 
 /** Serves the dashboard until Ctrl-C. */
-export async function viewCommand(opts: ViewCommandOptions): Promise<void> {
+export async function viewCommand(opts: ViewCommandOptions, io: CliIo): Promise<void> {
   const port = wholeNumber('--port', opts.port, DEFAULT_VIEW_PORT, 0);
   if (port > 65535) throw new InputError(`--port ${port}: ports go up to 65535 (fix: e.g. --port ${DEFAULT_VIEW_PORT})`);
   await checkHost(opts.host);
   checkHistory(opts.out);
   if (!isLoopback(opts.host)) {
-    process.stderr.write(
-      `${pc.yellow('warning')} serving on ${opts.host}: the dashboard has no authentication, so anyone who can reach this address can read every run, diff and trajectory in ${shownStateDir(opts.out)}\n`,
+    io.stderr.write(
+      `${pc.yellow('warning')} serving on ${opts.host}: the dashboard has no authentication, so anyone who can reach this address can read every run, diff and trajectory in ${shownStateDir(opts.out, io.cwd)}\n`,
     );
   }
   const server = await startServer({ stateDir: opts.out, port, host: opts.host });
-  process.stdout.write(`Crucible dashboard on ${pc.bold(server.url)}  (history: ${shownStateDir(opts.out)}; read-only; Ctrl-C stops it)\n`);
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      void server.close().then(resolve);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  io.stdout.write(`Crucible dashboard on ${pc.bold(server.url)}  (history: ${shownStateDir(opts.out, io.cwd)}; read-only; Ctrl-C stops it)\n`);
+  await inSession(
+    io.signals,
+    (session) => new Promise<void>((resolve) => session.stop.addEventListener('abort', () => void server.close().then(resolve), { once: true })),
+  );
 }
 
 /** A host that does not resolve is a typo, said before anything starts. */

@@ -3,6 +3,8 @@ import type { SandboxKind } from '../../sandbox/executor.js';
 import { resolveSandbox } from '../../sandbox/index.js';
 import { checkQueueReachable, parseQueueUrl, startWorker } from '../../distributed/index.js';
 import { wholeNumber, writableStateDir } from '../args.js';
+import type { CliIo } from '../io.js';
+import { inSession } from '../../engine/session.js';
 
 export interface WorkerCommandOptions {
   queue: string;
@@ -18,29 +20,26 @@ export interface WorkerCommandOptions {
  * SIGINT/SIGTERM stop taking jobs and finish the running ones; a second signal aborts them (their
  * jobs go back to the queue when the lock expires and run elsewhere).
  */
-export async function workerCommand(opts: WorkerCommandOptions): Promise<void> {
+export async function workerCommand(opts: WorkerCommandOptions, io: CliIo): Promise<void> {
   const address = parseQueueUrl('--queue', opts.queue);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, 1, 1, 256);
   const lockMs = wholeNumber('--lock-ms', opts.lockMs, 30_000, 1_000, 3_600_000);
-  writableStateDir('--out', opts.out);
+  writableStateDir('--out', opts.out, io.cwd);
   const sandbox = await workerSandbox(opts.sandbox);
   await checkQueueReachable('--queue', address);
   const log = (line: string): void => {
-    process.stderr.write(`${pc.dim(new Date().toISOString().slice(11, 19))} ${line}\n`);
+    io.stderr.write(`${pc.dim(new Date().toISOString().slice(11, 19))} ${line}\n`);
   };
   const worker = await startWorker({ address, concurrency, sandbox, stateDir: opts.out, lockMs, log });
-  let signals = 0;
-  const onSignal = (): void => {
-    signals++;
-    if (signals === 1) log('stopping: no new jobs; finishing the running attempts (signal again to abort them)');
-    else log('aborting the running attempts; their jobs go back to the queue');
-    void worker.stop(signals > 1);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  await worker.stopped;
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  // A worker drains on SIGTERM too: a deploy stopping it should not throw its running attempts away.
+  await inSession(io.signals, () => worker.stopped, {
+    terminate: 'stop',
+    onSignal: (stage) => {
+      if (stage === 'stop') log('stopping: no new jobs; finishing the running attempts (signal again to abort them)');
+      else log('aborting the running attempts; their jobs go back to the queue');
+      void worker.stop(stage === 'kill');
+    },
+  });
   log('worker stopped');
 }
 

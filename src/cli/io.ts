@@ -1,0 +1,50 @@
+import { relative } from 'node:path';
+import type { SignalSource } from '../engine/session.js';
+
+/** Where the CLI writes: process.stdout / process.stderr, or a buffer in the in-process tests. */
+export interface CliStream {
+  write(text: string): unknown;
+  /** A terminal that can redraw (the live progress view); absent means not. */
+  isTTY?: boolean;
+  /** Its width, for help text and the progress view; absent means 80. */
+  columns?: number;
+}
+
+/** The terminal `task new` asks missing values on. */
+export interface CliPrompt {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+}
+
+/**
+ * Everything the CLI takes from its process, handed to createProgram: the program reads no
+ * `process.*` itself, so a test runs it in-process with its own streams, directory and environment.
+ */
+export interface CliIo {
+  stdout: CliStream;
+  stderr: CliStream;
+  /** Present only when stdin is a terminal: nothing else is ever asked a question. */
+  prompt?: CliPrompt;
+  env: Readonly<Record<string, string | undefined>>;
+  /** The directory relative paths on the command line mean. */
+  cwd: string;
+  /** Ctrl-C and SIGTERM, for the long commands' run sessions (engine/session.ts). */
+  signals: SignalSource;
+}
+
+/** The io of the real process: bin/crucible.js runs the program with this. */
+export function processIo(): CliIo {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    ...(process.stdin.isTTY === true ? { prompt: { input: process.stdin, output: process.stderr } } : {}),
+    env: process.env,
+    cwd: process.cwd(),
+    signals: process,
+  };
+}
+
+/** A path as messages show it: relative to the directory the user ran from, else as it is. */
+export function shownPath(io: Pick<CliIo, 'cwd'>, path: string): string {
+  return relative(io.cwd, path) || path;
+}
