@@ -96,9 +96,7 @@ describe('crucible import harbor', () => {
       oracle: { script: 'touch ok.txt\n' },
     });
     // As Terminal-Bench runs it: in the image's workdir, its tests/ and run-tests.sh at /tests (read-only, the verifier's alone), with the network.
-    expect(task?.tests.command).toBe(
-      'if TEST_DIR=/tests bash /tests/run-tests.sh; then echo 1 > "$CRUCIBLE_REWARD"; else echo 0 > "$CRUCIBLE_REWARD"; fi',
-    );
+    expect(task?.tests.command).toBe('if TEST_DIR=/tests bash /tests/run-tests.sh; then echo 1 > "$CRUCIBLE_REWARD"; else echo 0 > "$CRUCIBLE_REWARD"; fi');
     expect(task?.tests.reward).toMatchObject({ mount: '/tests', network: 'host' });
     expect(task?.environment).toMatchObject({ workdir: 'image' });
     expect(existsSync(join(out, 'tb-task/environment/data.txt'))).toBe(true);

@@ -1,6 +1,6 @@
 import { cutOutput } from '../../format/index.js';
 import type { ModelTurn } from '../../gateway/index.js';
-import type { ExecResult } from '../../sandbox/executor.js';
+import type { ExecResult } from '../../sandbox/index.js';
 import type { AgentResult } from '../../types/index.js';
 import type { ParsedOutput } from './outputs/index.js';
 
