@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import type { ZodError } from 'zod';
 import { walkArtifacts, type ArtifactEntry } from './artifacts.js';
 import { sha256Hex } from './canonical.js';
-import { attemptDirNames } from './run-manifest.js';
+import { attemptDir, attemptDirNames, attemptRecordFile, RUN_FILES } from '../run-dir/index.js';
 import { attemptManifestSchema, MANIFEST_FILE, runManifestSchema } from './schema.js';
 
 export type ProblemKind = 'changed' | 'missing' | 'unexpected' | 'schema';
@@ -45,7 +45,7 @@ export async function verifyRunDir(runDir: string): Promise<VerifyReport> {
   const manifest = parsed.data;
   if (manifest.runId !== basename(runDir))
     problems.push({ file: MANIFEST_FILE, kind: 'schema', detail: `runId is ${manifest.runId}, the directory is ${basename(runDir)}` });
-  checked += compareEntries('', manifest.files, await walkArtifacts(runDir, { skip: ['attempts', MANIFEST_FILE, ...manifest.derived] }), problems);
+  checked += compareEntries('', manifest.files, await walkArtifacts(runDir, { skip: [RUN_FILES.attempts, MANIFEST_FILE, ...manifest.derived] }), problems);
 
   const recorded = new Set<string>();
   for (const entry of manifest.attempts) {
@@ -55,7 +55,7 @@ export async function verifyRunDir(runDir: string): Promise<VerifyReport> {
       continue;
     }
     recorded.add(entry.attemptId);
-    const dir = join(runDir, 'attempts', entry.attemptId);
+    const dir = attemptDir(runDir, entry.attemptId);
     if (!(await isDirectory(dir))) {
       problems.push({ file: where, kind: 'missing', detail: 'the attempt directory is gone' });
       continue;
@@ -84,7 +84,7 @@ export async function verifyRunDir(runDir: string): Promise<VerifyReport> {
   for (const name of await attemptDirNames(runDir)) {
     if (recorded.has(name)) continue;
     // An attempt cut off by an interrupt leaves a directory without attempt.json until a resume reruns it.
-    const unfinished = !(await exists(join(runDir, 'attempts', name, 'attempt.json')));
+    const unfinished = !(await exists(attemptRecordFile(runDir, name)));
     problems.push({
       file: `attempts/${name}`,
       kind: 'unexpected',

@@ -1,6 +1,5 @@
-import { join } from 'node:path';
 import { aggregateRun, taskSetsOfIds } from '../stats/index.js';
-import { slimAttempt } from '../engine/slim.js';
+import { attemptDir, slimAttempt } from '../run-dir/index.js';
 import { describeAdaptiveStop, type AdaptiveSummary } from '../engine/adaptive-run.js';
 import { guardCounts } from '../guard/counts.js';
 import type { RunBudgetReport } from '../engine/run-budget.js';
@@ -103,7 +102,7 @@ export async function buildReportData(input: ReportInput, opts: BuildOptions = {
     const recordSize = JSON.stringify(attempt).length;
     if (recordSize <= budget) {
       budget -= recordSize;
-      const loaded = await loadAttemptArtifacts(join(input.runDir, 'attempts', attempt.attemptId), limits);
+      const loaded = await loadAttemptArtifacts(attemptDir(input.runDir, attempt.attemptId), limits);
       const size = JSON.stringify(loaded).length;
       if (size <= budget) {
         artifacts = loaded;

@@ -1,3 +1,4 @@
+import { RUN_REPORT_FILES } from '../run-dir/index.js';
 import type { AttemptResult, RunStats, RunSummary } from '../types/index.js';
 import type { ReportData, RunView } from './view.js';
 
@@ -9,13 +10,7 @@ export type ReporterName = (typeof REPORTER_NAMES)[number];
 export const DEFAULT_REPORTERS: readonly ReporterName[] = ['markdown', 'html', 'sarif', 'junit', 'github'];
 
 /** Where each file reporter writes, relative to the run directory. */
-export const REPORT_FILES: Readonly<Record<Exclude<ReporterName, 'github'>, string>> = {
-  json: 'report.json',
-  markdown: 'report.md',
-  html: 'report.html',
-  sarif: 'results.sarif',
-  junit: 'results.junit.xml',
-};
+export const REPORT_FILES: Readonly<Record<Exclude<ReporterName, 'github'>, string>> = RUN_REPORT_FILES;
 
 export function isReporterName(name: string): name is ReporterName {
   return (REPORTER_NAMES as readonly string[]).includes(name);

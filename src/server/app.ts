@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Hono, type Context } from 'hono';
-import { readPlanFile, type PlannedTask } from '../engine/index.js';
+import { peekPlanFile, RUN_FILES, runFolderOf, type PlannedTask } from '../run-dir/index.js';
 import {
   compareRuns,
   listItemOf,
@@ -19,7 +19,7 @@ import { HistoryError, type AttemptFilter, type EvaluationListItem, type History
 import { CAUSES, VERDICTS } from '../types/index.js';
 import { PathRefused, resolveInside, SAFE_ID } from './confine.js';
 import { APP_CSP, contentType, FILE_CSP } from './responses.js';
-import { runFolderOf, RunViews } from './run-views.js';
+import { RunViews } from './run-views.js';
 
 export interface AppOptions {
   /** The `.crucible` directory: every file served comes from inside it (or from webDir). */
@@ -185,7 +185,7 @@ export function createApp(opts: AppOptions): Hono {
     const detail = history.getAttempt(attemptId);
     if (!detail) return c.json({ error: 'no such attempt' }, 404);
     const attempt = { ...detail.attempt, checks: detail.checks };
-    const dir = await resolveInside(stateDir, `${runFolder(safeId(detail.runId, 'runId'))}/attempts/${attemptId}`, 'dir').catch(() => null);
+    const dir = await resolveInside(stateDir, `${runFolder(safeId(detail.runId, 'runId'))}/${RUN_FILES.attempts}/${attemptId}`, 'dir').catch(() => null);
     const artifacts = dir
       ? await loadAttemptArtifacts(dir)
       : { diff: null, trajectory: null, commands: null, tests: null, heldOutTests: null, omitted: 'not found: the attempt directory is gone' };
@@ -196,7 +196,8 @@ export function createApp(opts: AppOptions): Hono {
   /** The run's planned tasks with their hashes, so a comparison can say which tasks changed between runs. */
   const plannedTasks = async (runId: string): Promise<readonly PlannedTask[] | undefined> => {
     const dir = await resolveInside(stateDir, runFolder(runId), 'dir').catch(() => null);
-    return dir ? (await readPlanFile(dir, runId).catch(() => undefined))?.tasks : undefined;
+    const tasks = dir ? peekPlanFile(dir)?.tasks : undefined;
+    return Array.isArray(tasks) ? tasks : undefined;
   };
 
   app.get('/api/compare', async (c) => {
