@@ -5,7 +5,6 @@ import type { AdaptiveRunOptions } from '../run-dir/index.js';
 
 export type { AdaptiveRunOptions };
 
-
 /** Why an adaptive run stopped, in summary.json as `adaptive`. */
 export type AdaptiveStop = 'target met' | 'budget spent' | 'trials exhausted' | 'interrupted' | 'fail-fast';
 

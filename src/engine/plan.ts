@@ -22,7 +22,6 @@ export const NON_DEFINING_SETTINGS: ReadonlySet<string> = new Set(['keepWorkspac
  */
 export const AGENT_SETTINGS: ReadonlySet<string> = new Set(['models', 'profiles', 'agentTrials', 'predictions']);
 
-
 export interface Plan {
   configHash: string;
   tasks: PlannedTask[];

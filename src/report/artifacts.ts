@@ -18,7 +18,6 @@ export const DEFAULT_ARTIFACT_LIMITS: ArtifactLimits = {
   junitBytes: 4 * 1024 * 1024,
 };
 
-
 /** Reads at most `maxBytes` of a file; null when it does not exist. Never follows into a directory. */
 export async function readBounded(file: string, maxBytes: number): Promise<BoundedText | null> {
   let handle;
