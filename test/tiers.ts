@@ -57,6 +57,7 @@ export const UNIT: string[] = [
   'test/report/report-options.test.ts',
   'test/report/sarif.test.ts',
   'test/report/write-reports.test.ts',
+  'test/run-dir/names.test.ts',
   'test/server/confine.test.ts',
   'test/stats/bootstrap.test.ts',
   'test/stats/describe.test.ts',
