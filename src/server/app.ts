@@ -4,7 +4,6 @@ import { peekPlanFile, RUN_FILES, runFolderOf, type PlannedTask } from '../run-d
 import {
   compareRuns,
   listItemOf,
-  listItemOfRow,
   loadAttemptArtifacts,
   runListItemOf,
   trendView,
@@ -156,7 +155,7 @@ export function createApp(opts: AppOptions): Hono {
       cursor: optional(c.req.query('cursor')),
     });
     return c.json({
-      items: page.items.map(listItemOfRow),
+      items: page.items.map(listItemOf),
       nextCursor: page.nextCursor,
     });
   });
