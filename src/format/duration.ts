@@ -12,8 +12,7 @@ export function duration(ms: number | null | undefined, style: DurationStyle = '
   if (ms < 1000) return unit(Math.round(ms), 'ms', compact);
   if (ms < 60_000) return unit((ms / 1000).toFixed(1), 's', compact);
   // Rounded once, in the smaller unit shown, so a carry never writes `1 m 60 s`.
-  const [big, small, bigUnit, smallUnit] =
-    ms < 3_600_000 ? split(Math.round(ms / 1000), 60, 'm', 's') : split(Math.round(ms / 60_000), 60, 'h', 'm');
+  const [big, small, bigUnit, smallUnit] = ms < 3_600_000 ? split(Math.round(ms / 1000), 60, 'm', 's') : split(Math.round(ms / 60_000), 60, 'h', 'm');
   return compact ? `${big}${bigUnit}${String(small).padStart(2, '0')}${smallUnit}` : `${big} ${bigUnit} ${small} ${smallUnit}`;
 }
 
