@@ -23,6 +23,7 @@ export const UNIT: string[] = [
   'test/config/agents-json-schema.test.ts',
   'test/config/json-schema.test.ts',
   'test/config/reward-tests-config.test.ts',
+  'test/config/schema-errors.test.ts',
   'test/diagnostics/catalog.test.ts',
   'test/evidence/fs-guard.test.ts',
   'test/evidence/go-cargo-json.test.ts',
