@@ -33,6 +33,7 @@ import {
   type GradePredictionsRef,
   type RunKind,
   type RunPlanFile,
+  type SlimAttempt,
 } from '../run-dir/index.js';
 import { taskRepoKeys, taskWhere, type TaskSelection } from '../tasks/index.js';
 import { preflightTasks, type TaskPreflight } from './preflight.js';
@@ -162,7 +163,7 @@ export { runsDirOf, type RunKind };
 export interface RunOutcome {
   summary: RunSummaryFile;
   /** Every finished attempt in plan order, slimmed (full records are in attempt.json and the history). */
-  attempts: AttemptResult[];
+  attempts: SlimAttempt[];
   runDir: string;
   /** Tasks behind the attempts, for reports that need repo keys or metadata. */
   tasks: Task[];
@@ -359,7 +360,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     if (dropped.length > 0) history?.deleteAttempts(runId, dropped);
     flushHistory();
 
-    const results = new Map<string, AttemptResult>(reconciled.reused);
+    const results = new Map<string, SlimAttempt>(reconciled.reused);
     const toRun = plan.attempts.filter((a) => !results.has(a.attemptId));
     if (previous) checkReplayCassettes(toRun, (spec) => agents.get(spec) as Agent, options.models);
     options.observer?.onStart?.({
