@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { writeFileAtomic } from '../engine/index.js';
+import { writeFileAtomic } from '../run-dir/index.js';
 import type { AgentContract } from './contract.js';
 import type { AgentAudit, Departure, FamilyAudit, TrialOutcome } from './judge.js';
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { CAUSES, VERDICTS } from '../types/index.js';
+import { schemaError } from '../config/issue-to-error.js';
 import { InputError } from '../errors.js';
 
 export const BASELINE_VERSION = 1;
@@ -99,11 +100,10 @@ export function readBaseline(file: string): BaselineFile {
     );
   }
   const result = baselineFileSchema.safeParse(parsed);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const field = issue === undefined || issue.path.length === 0 ? '(top level)' : issue.path.map(String).join('.');
-    throw new InputError(`baseline ${file}: ${field}: ${issue?.message ?? 'invalid'} (fix: save it again with \`crucible baseline save <run-id>\`)`);
-  }
+  if (!result.success)
+    throw schemaError(file, text, baselineFileSchema, result.error.issues, {
+      reference: 'schema/baseline.schema.json, or save it again with `crucible baseline save <run-id>`',
+    });
   return result.data;
 }
 

@@ -1,8 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { findRunDir, readCheckpoint, readPlanFile, type RunPlanFile } from '../engine/index.js';
+import { attemptRecordFile, findRunDir, readAttemptRecord, readCheckpoint, readPlanFile, type RunPlanFile } from '../run-dir/index.js';
 import { InputError } from '../errors.js';
-import type { AgentInfo, AttemptResult, Cause, Verdict } from '../types/index.js';
+import type { AgentInfo, Cause, Verdict } from '../types/index.js';
 
 /** One finished attempt of a run, reduced to what baselines and gates compare. */
 export interface RunAttemptOutcome {
@@ -39,11 +37,9 @@ export async function readRunOutcomes(stateDir: string, runIdOrPrefix: string): 
     throw new InputError(`run ${runId}: has no finished attempts (fix: finish it with \`crucible resume ${runId}\`, or pass another run)`);
   const attempts: RunAttemptOutcome[] = [];
   for (const entry of entries) {
-    const file = join(runDir, 'attempts', entry.attemptId, 'attempt.json');
-    let result: AttemptResult;
-    try {
-      result = JSON.parse(await readFile(file, 'utf8')) as AttemptResult;
-    } catch {
+    const result = await readAttemptRecord(runDir, entry.attemptId);
+    if (result === undefined) {
+      const file = attemptRecordFile(runDir, entry.attemptId);
       throw new InputError(`run ${runId}: ${file} is missing or not JSON (fix: \`crucible resume ${runId}\` reruns it)`);
     }
     attempts.push({
@@ -53,7 +49,7 @@ export async function readRunOutcomes(stateDir: string, runIdOrPrefix: string): 
       trial: result.trial,
       verdict: result.verdict,
       cause: result.cause,
-      failedChecks: [...new Set((result.checks ?? []).filter((c) => !c.passed).map((c) => c.id))].sort(),
+      failedChecks: [...new Set(result.checks.filter((c) => !c.passed).map((c) => c.id))].sort(),
       ...(result.agentInfo ? { agentInfo: result.agentInfo } : {}),
     });
   }

@@ -1,20 +1,10 @@
 import pc from 'picocolors';
 import type { AttemptListItem } from '../report/index.js';
 import type { Verdict } from '../types/index.js';
+import { compactDuration as formatDuration } from '../format/index.js';
 
 export { count, pct, usd } from '../format/index.js';
-
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms)) return '-';
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
-  if (ms < 3_600_000) {
-    const minutes = Math.floor(ms / 60_000);
-    return `${minutes}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`;
-  }
-  const hours = Math.floor(ms / 3_600_000);
-  return `${hours}h${String(Math.round((ms % 3_600_000) / 60_000)).padStart(2, '0')}m`;
-}
+export { formatDuration };
 
 export function colorVerdict(verdict: Verdict): string {
   const text = verdict.padEnd(5);

@@ -6,12 +6,12 @@
  * in the summary whatever order attempts finished in, aggregates equal to the arithmetic, and a
  * fail-fast stop that recorded everything it started. Reports throughput and peak memory.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { executeRun, readCheckpoint, type RunOutcome } from '../engine/index.js';
+import { executeRun, type RunOutcome } from '../engine/index.js';
+import { readCheckpoint, readPlanFile } from '../run-dir/index.js';
 import { openHistory } from '../store/index.js';
-import type { AttemptPlan } from '../types/index.js';
 import {
   expectedPass,
   STRESS_AGENTS,
@@ -139,7 +139,7 @@ async function auditRun(
   historyPath: string,
 ): Promise<{ checks: StressCheck[]; figures: Omit<StressRunFigures, 'seconds' | 'attemptsPerSecond'> }> {
   const { summary, runDir } = outcome;
-  const plan = (JSON.parse(await readFile(join(runDir, 'plan.json'), 'utf8')) as { attempts: AttemptPlan[] }).attempts;
+  const plan = (await readPlanFile(runDir, summary.runId)).attempts;
   const planIds = new Set(plan.map((a) => a.attemptId));
   const submitted = new Set(log.submitted);
   const skipped = plan.filter((a) => !submitted.has(a.attemptId)).length;

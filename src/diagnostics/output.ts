@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../engine/index.js';
+import { writeFileAtomic } from '../run-dir/index.js';
 
 /** The diagnostics Crucible runs on itself; each writes its reports under `<state>/diagnostics/<kind>/<id>/`. */
 export type DiagnosticKind = 'mutations' | 'ablation' | 'fuzz' | 'matrix-stress';

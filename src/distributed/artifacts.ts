@@ -2,6 +2,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { dirname, join, relative, sep } from 'node:path';
 import type { Redis } from 'ioredis';
 import { ATTEMPT_SCRATCH_DIRS } from '../engine/index.js';
+import { ATTEMPT_FILES, attemptDir, attemptsDir } from '../run-dir/index.js';
 import type { AttemptResult } from '../types/index.js';
 import { getBlob, isSha256, putBlobs, sha256Hex } from './blobs.js';
 import { safePath } from './tree.js';
@@ -36,7 +37,7 @@ export async function uploadAttemptDir(redis: Redis, attemptDir: string): Promis
     }
   };
   await walk(attemptDir, true);
-  if (!refs.some((r) => r.path === 'attempt.json')) throw new Error(`the attempt left no attempt.json in ${attemptDir}`);
+  if (!refs.some((r) => r.path === ATTEMPT_FILES.record)) throw new Error(`the attempt left no attempt.json in ${attemptDir}`);
   await putBlobs(redis, blobs);
   return refs;
 }
@@ -48,9 +49,8 @@ export async function uploadAttemptDir(redis: Redis, attemptDir: string): Promis
  */
 export async function downloadAttemptDir(redis: Redis, runDir: string, expect: { attemptId: string; runId: string }, refs: unknown): Promise<AttemptResult> {
   if (!Array.isArray(refs) || refs.length === 0) throw new Error('the job result lists no files');
-  const attemptsDir = join(runDir, 'attempts');
-  const dest = join(attemptsDir, expect.attemptId);
-  const staging = join(attemptsDir, `.${expect.attemptId}.${process.pid}.incoming`);
+  const dest = attemptDir(runDir, expect.attemptId);
+  const staging = join(attemptsDir(runDir), `.${expect.attemptId}.${process.pid}.incoming`);
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });
   try {
@@ -61,7 +61,7 @@ export async function downloadAttemptDir(redis: Redis, runDir: string, expect: {
       const bytes = await getBlob(redis, ref.sha256);
       await mkdir(dirname(abs), { recursive: true });
       await writeFile(abs, bytes, { flag: 'wx' });
-      if (ref.path === 'attempt.json') record = JSON.parse(bytes.toString('utf8')) as AttemptResult;
+      if (ref.path === ATTEMPT_FILES.record) record = JSON.parse(bytes.toString('utf8')) as AttemptResult;
     }
     if (record === undefined) throw new Error('the job result has no attempt.json');
     if (record.attemptId !== expect.attemptId || record.runId !== expect.runId)

@@ -9,6 +9,7 @@ import { resolveRunAgent } from '../redteam/index.js';
 import { runAttempt } from '../engine/index.js';
 import { startRunModels, type RunModels } from '../engine/index.js';
 import type { SandboxKind } from '../sandbox/index.js';
+import { attemptDir as attemptDirOf, attemptsDir, runsDir } from '../run-dir/index.js';
 import { uploadAttemptDir } from './artifacts.js';
 import { InputCache } from './inputs.js';
 import { checkJobData, type AttemptJobData, type AttemptJobResult } from './job.js';
@@ -137,9 +138,9 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
     const agent = resolveRunAgent(plan.agent, profiles);
     const runModels = await modelsOf(data, profiles, input.file);
     const agentPrepared = agent.prepare ? await preparedOf(plan.runId, plan.agent, agent) : undefined;
-    const runDir = join(workDir, 'runs', plan.runId);
-    const attemptDir = join(runDir, 'attempts', plan.attemptId);
-    await mkdir(join(runDir, 'attempts'), { recursive: true });
+    const runDir = join(runsDir(workDir), plan.runId);
+    const attemptDir = attemptDirOf(runDir, plan.attemptId);
+    await mkdir(attemptsDir(runDir), { recursive: true });
     try {
       const result = await runAttempt(plan, task, agent, {
         runDir,
@@ -245,7 +246,7 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
     const m = models.get(runId);
     models.delete(runId);
     await (await m?.catch(() => undefined))?.close();
-    await rm(join(workDir, 'runs', runId), { recursive: true, force: true });
+    await rm(join(runsDir(workDir), runId), { recursive: true, force: true });
     options.log(`run ${runId} is done`);
   };
 

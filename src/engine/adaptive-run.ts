@@ -1,16 +1,9 @@
 import { adaptiveState, nextTrials, type AdaptiveState, type AdaptiveTarget, type TrialRecord } from '../stats/index.js';
 import { UNSCORED_CAUSES, type AttemptPlan, type AttemptResult } from '../types/index.js';
 import type { FailedFast, RunEnd } from './attempt-loop.js';
+import type { AdaptiveRunOptions } from '../run-dir/index.js';
 
-/**
- * `--adaptive`: what the run is for and the most it may spend. Recorded in plan.json for resume.
- * The budget is attempts, dollars (the run's `--max-cost-total`, metered by the gateway), or both.
- */
-export interface AdaptiveRunOptions {
-  target: AdaptiveTarget;
-  /** Attempts the run may spend in all, finished ones from before a resume included; absent: every planned attempt. */
-  maxAttempts?: number;
-}
+export type { AdaptiveRunOptions };
 
 /** Why an adaptive run stopped, in summary.json as `adaptive`. */
 export type AdaptiveStop = 'target met' | 'budget spent' | 'trials exhausted' | 'interrupted' | 'fail-fast';

@@ -45,7 +45,7 @@ import type {
 import { changeBlobs, type ChangeBlobs } from '../trace/record.js';
 import { materializeTree, overlayDirectory, removeTree, withoutSetupOutputs, type Baseline } from '../workspace/index.js';
 import type { AttemptEnv } from './attempt.js';
-import { ATTEMPT_JUNIT_FILES } from './run-files.js';
+import { ATTEMPT_JUNIT_FILES } from '../run-dir/index.js';
 import { sandboxLayout } from './sandbox-layout.js';
 import { agentCaused, isMachineError } from './agent-caused.js';
 

@@ -52,7 +52,7 @@ import {
 } from './attempt-verify.js';
 import { baselineDefects, taskWhere } from '../tasks/index.js';
 import { TaskDefectError, taskErrorMessage } from './task-error.js';
-import { writeFileAtomic } from './run-files.js';
+import { writeFileAtomic } from '../run-dir/index.js';
 import { fileSystemFull } from './disk-full.js';
 import { attemptJsonText, MANIFEST_FILE, writeAttemptManifest, type ManifestSubject } from '../manifest/index.js';
 import { sandboxLayout } from './sandbox-layout.js';

@@ -33,6 +33,7 @@ export {
   type PlanSettings,
 } from './plan.js';
 export { schedule } from './scheduler.js';
+// The run directory's readers, for the front ends that reach them through the engine (src/run-dir/ owns them).
 export {
   findRunDir,
   readPlanFile,
@@ -40,11 +41,12 @@ export {
   writeFileAtomic,
   ATTEMPT_JUNIT_FILES,
   PLAN_SCHEMA_VERSION,
+  readCheckpoint,
   type RunPlanFile,
   type GradePredictionsRef,
   type ResumeRecord,
-} from './run-files.js';
-export { readCheckpoint, CHECKPOINT_FILE, type CheckpointEntry } from './checkpoint.js';
+  type CheckpointEntry,
+} from '../run-dir/index.js';
 export {
   compareRuns,
   type RunComparison,

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { attemptsDir, runsDir } from '../run-dir/index.js';
 import { removeTree } from '../workspace/index.js';
 
 /**
@@ -25,7 +26,7 @@ export async function removeLeftovers(stateDir: string, runDir: string, finished
     removed++;
   };
   for (const name of await names(runDir)) if (isTemp(name)) await remove(join(runDir, name));
-  const attempts = join(runDir, 'attempts');
+  const attempts = attemptsDir(runDir);
   for (const id of await names(attempts)) {
     if (!finished.has(id)) {
       await remove(join(attempts, id));
@@ -33,12 +34,12 @@ export async function removeLeftovers(stateDir: string, runDir: string, finished
     }
     for (const name of await names(join(attempts, id))) if (isTemp(name)) await remove(join(attempts, id, name));
   }
-  const runs = join(stateDir, 'runs');
+  const runs = runsDir(stateDir);
   for (const name of await names(runs)) {
     const pid = /^\..+\.(\d+)\.staging$/.exec(name)?.[1];
     if (pid !== undefined && isStale(join(runs, name), Number(pid))) await remove(join(runs, name));
     if (name.startsWith('.')) continue;
-    const attemptsOf = join(runs, name, 'attempts');
+    const attemptsOf = attemptsDir(join(runs, name));
     for (const entry of await names(attemptsOf)) {
       const owner = /^\..+\.(\d+)\.incoming$/.exec(entry)?.[1];
       if (owner !== undefined && isStale(join(attemptsOf, entry), Number(owner))) await remove(join(attemptsOf, entry));

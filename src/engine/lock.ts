@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { open, readFile, unlink } from 'node:fs/promises';
 import { InputError } from '../errors.js';
 
-const LOCK_FILE = 'run.lock';
+import { runFile } from '../run-dir/index.js';
 
 /**
  * Makes sure one process at a time works on a run: two resumes of the same run would run the same
@@ -14,7 +14,7 @@ const LOCK_FILE = 'run.lock';
  * lock without one, a command line that is not Node's. Returns the release function.
  */
 export async function acquireRunLock(runDir: string, runId: string): Promise<() => Promise<void>> {
-  const file = join(runDir, LOCK_FILE);
+  const file = runFile(runDir, 'lock');
   const started = startTimeOf(process.pid);
   const mine = `${process.pid} ${hostname()}${started !== undefined ? ` ${started}` : ''}\n`;
   for (let tries = 0; tries < 2; tries++) {

@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { dirname, isAbsolute, relative } from 'node:path';
 import { OptionError } from '../errors.js';
-import type { AttemptPlan, Task } from '../types/index.js';
+import type { AttemptPlan, PlannedTask, Task } from '../types/index.js';
+
+export type { PlannedTask };
 
 /**
  * Settings that change what an attempt means (sandbox kind, grading options). Every key is part of
@@ -19,20 +21,6 @@ export const NON_DEFINING_SETTINGS: ReadonlySet<string> = new Set(['keepWorkspac
  * are in the config hash and the attempt ids (resume checks them) but not in a task's identity.
  */
 export const AGENT_SETTINGS: ReadonlySet<string> = new Set(['models', 'profiles', 'agentTrials', 'predictions']);
-
-/** One task as the plan pins it: a resumed run must find the same hash to reuse its attempts. */
-export interface PlannedTask {
-  id: string;
-  version: string;
-  /** The task and every defining setting, agents' included: attempt ids and the config hash derive from it. */
-  hash: string;
-  /**
-   * What the task is, for comparing runs (`crucible compare`): its content and the settings that
-   * change how it is graded, not how the run reached its model (taskIdentity). Absent in plans
-   * written before it existed; compare then falls back to `hash`.
-   */
-  identity?: string;
-}
 
 export interface Plan {
   configHash: string;

@@ -27,7 +27,7 @@ import {
 } from './attempt.js';
 import { SHARED_TREE_DIRS, type SharedTaskTree } from './shared-baseline.js';
 import { runBaselineHeldOut, runBaselineTests } from './attempt-verify.js';
-import { ATTEMPT_JUNIT_FILES } from './run-files.js';
+import { ATTEMPT_JUNIT_FILES } from '../run-dir/index.js';
 import { sha256 } from './plan.js';
 import { schedule } from './scheduler.js';
 import { stateDirFaultOf } from './state-faults.js';

@@ -1,15 +1,21 @@
 import { removeTree } from '../workspace/index.js';
-import { join } from 'node:path';
 import type { AttemptResult } from '../types/index.js';
-import { readAttemptFile, readCheckpoint, rewriteCheckpoint, type CheckpointEntry } from './checkpoint.js';
+import {
+  attemptDir,
+  readAttemptBytes,
+  readCheckpoint,
+  rewriteCheckpoint,
+  slimAttempt,
+  type CheckpointEntry,
+  type RunPlanFile,
+  type SlimAttempt,
+} from '../run-dir/index.js';
 import { canonicalJson, definingSettings, hashedSettings, type Plan } from './plan.js';
-import type { RunPlanFile } from './run-files.js';
-import { slimAttempt } from './slim.js';
 
 /** What a resumed run does with each attempt its checkpoint records. */
 export interface Reconciled {
   /** Finished attempts that stay, by attempt id, as recorded in attempt.json (slimmed). */
-  reused: Map<string, AttemptResult>;
+  reused: Map<string, SlimAttempt>;
   /** Recorded attempts whose evidence no longer checks out; they run again. */
   rerun: Array<{ attemptId: string; reason: string }>;
   /** Recorded attempts the (forced) new plan no longer has; removed from the run. */
@@ -70,7 +76,7 @@ export async function reconcile(
 ): Promise<Reconciled> {
   const indexOf = new Map(plan.attempts.map((a) => [a.attemptId, a.index]));
   const { entries, malformed, duplicates } = await readCheckpoint(runDir);
-  const reused = new Map<string, AttemptResult>();
+  const reused = new Map<string, SlimAttempt>();
   const kept: CheckpointEntry[] = [];
   const rerun: Reconciled['rerun'] = [];
   const superseded: string[] = [];
@@ -100,12 +106,12 @@ export async function reconcile(
   if (malformed > 0 || duplicates > 0 || rerun.length > 0 || superseded.length > 0 || kept.some((e, i) => e.attemptId !== entries[i]?.attemptId)) {
     await rewriteCheckpoint(runDir, kept);
   }
-  for (const id of [...superseded, ...retried]) await removeTree(join(runDir, 'attempts', id));
+  for (const id of [...superseded, ...retried]) await removeTree(attemptDir(runDir, id));
   return { reused, rerun, superseded, retried, malformed: malformed + duplicates };
 }
 
 async function checkRecorded(runDir: string, entry: CheckpointEntry): Promise<{ attempt: AttemptResult } | { reason: string }> {
-  const file = await readAttemptFile(runDir, entry.attemptId);
+  const file = await readAttemptBytes(runDir, entry.attemptId);
   if (file === undefined) return { reason: 'attempt.json is missing' };
   if (file.hash !== entry.sha256) return { reason: 'attempt.json changed after it was recorded' };
   try {

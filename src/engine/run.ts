@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Agent, AgentPrepared } from '../agents/index.js';
@@ -11,18 +10,35 @@ import { aggregateRun } from '../stats/index.js';
 import { ATTEMPT_SCRATCH_DIRS, runAttempt, type AttemptEnv, type PreparedNotice } from './attempt.js';
 import { writeRunManifest } from '../manifest/index.js';
 import { checkModelSpecs, checkReplayCassettes, startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
-import { appendCheckpoint, attemptFile, checkpointEntry, readAttemptFile } from './checkpoint.js';
 import { runAttempts, type AttemptRunner, type LoopObserver } from './attempt-loop.js';
 import { openRunHistory, type RunHistory } from './history-sink.js';
 import { acquireRunLock } from './lock.js';
 import { expandPlan, hashedSettings, newRunId } from './plan.js';
 import { planDifferences, reconcile, type Reconciled } from './resume.js';
 import { removeLeftovers } from './leftovers.js';
-import { createRunDir, PLAN_SCHEMA_VERSION, readPlanFile, runsDir, writeJsonAtomic, type GradePredictionsRef, type RunPlanFile } from './run-files.js';
+import {
+  appendCheckpoint,
+  checkpointEntry,
+  createRunDir,
+  hasPlan,
+  PLAN_SCHEMA_VERSION,
+  readAttemptBytes,
+  readPlanFile,
+  runFile,
+  runsDir,
+  runsDirOf,
+  slimAttempt,
+  writeAttemptRecord,
+  writePlanFile,
+  writeSummaryFile,
+  type GradePredictionsRef,
+  type RunKind,
+  type RunPlanFile,
+  type SlimAttempt,
+} from '../run-dir/index.js';
 import { taskRepoKeys, taskWhere, type TaskSelection } from '../tasks/index.js';
 import { preflightTasks, type TaskPreflight } from './preflight.js';
 import { removeSharedTrees } from './shared-baseline.js';
-import { slimAttempt } from './slim.js';
 import { RunBudget } from './run-budget.js';
 import { StateFaultWatch, withStateDirFaults } from './state-faults.js';
 import { taskErrorAttempt } from './task-error.js';
@@ -143,17 +159,12 @@ export interface RunOptions {
   predictions?: GradePredictionsRef;
 }
 
-export type RunKind = 'run' | 'validate';
-
-/** Where runs of a kind live under the state directory. */
-export function runsDirOf(stateDir: string, kind: RunKind = 'run'): string {
-  return kind === 'validate' ? join(resolve(stateDir), 'validate') : runsDir(stateDir);
-}
+export { runsDirOf, type RunKind };
 
 export interface RunOutcome {
   summary: RunSummaryFile;
   /** Every finished attempt in plan order, slimmed (full records are in attempt.json and the history). */
-  attempts: AttemptResult[];
+  attempts: SlimAttempt[];
   runDir: string;
   /** Tasks behind the attempts, for reports that need repo keys or metadata. */
   tasks: Task[];
@@ -264,7 +275,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   }
   const fresh = options.resume ? undefined : planFileOf(undefined, undefined);
   if (fresh === undefined) {
-    if (!existsSync(join(runDir, 'plan.json'))) {
+    if (!hasPlan(runDir)) {
       throw new OptionError(
         [{ field: 'resume.runId', value: runId }],
         `no plan.json in ${runDir}, so there is nothing to resume`,
@@ -283,7 +294,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     options.observer?.onPreflight?.({ tasks: pending.length });
     return preflightTasks(pending, {
       stateDir,
-      dir: join(runDir, 'preflight'),
+      dir: runFile(runDir, 'preflight'),
       sandbox: options.settings.sandbox,
       oracle: kind === 'validate' || options.agents.includes('oracle'),
       concurrency,
@@ -336,7 +347,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
 
     const planFile = previous ? planFileOf(previous, reconciled) : (fresh as RunPlanFile);
     const { createdAt } = planFile;
-    if (previous) await writeJsonAtomic(join(runDir, 'plan.json'), planFile);
+    if (previous) await writePlanFile(runDir, planFile);
     history?.recordRun({
       runId,
       kind,
@@ -350,7 +361,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     if (dropped.length > 0) history?.deleteAttempts(runId, dropped);
     flushHistory();
 
-    const results = new Map<string, AttemptResult>(reconciled.reused);
+    const results = new Map<string, SlimAttempt>(reconciled.reused);
     const toRun = plan.attempts.filter((a) => !results.has(a.attemptId));
     if (previous) checkReplayCassettes(toRun, (spec) => agents.get(spec) as Agent, options.models);
     options.observer?.onStart?.({
@@ -493,9 +504,9 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       ...(adaptive ? { adaptive } : {}),
       failurePatterns,
     });
-    await writeJsonAtomic(join(runDir, 'summary.json'), summary);
+    await writeSummaryFile(runDir, summary);
     // Every attempt is done with the tasks' shared trees: scratch, not evidence, so they go before the manifest is taken.
-    await removeSharedTrees(join(runDir, 'preflight'));
+    await removeSharedTrees(runFile(runDir, 'preflight'));
     // Last of the run's evidence: it commits to summary.json, plan.json, the checkpoint and each attempt's manifest.
     await writeRunManifest({
       runDir,
@@ -521,7 +532,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     history?.close();
     await runModels?.close();
     // The tasks' shared trees served every attempt (finished or interrupted): they go before the lock does.
-    await removeSharedTrees(join(runDir, 'preflight'));
+    await removeSharedTrees(runFile(runDir, 'preflight'));
     await release();
   }
 }
@@ -532,11 +543,10 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
  * attempt has its file.
  */
 async function ensureAttemptFile(runDir: string, result: AttemptResult): Promise<string> {
-  const existing = await readAttemptFile(runDir, result.attemptId);
+  const existing = await readAttemptBytes(runDir, result.attemptId);
   if (existing !== undefined && matches(existing.bytes, result)) return existing.hash;
-  await mkdir(join(runDir, 'attempts', result.attemptId), { recursive: true });
-  await writeJsonAtomic(attemptFile(runDir, result.attemptId), result);
-  const written = await readAttemptFile(runDir, result.attemptId);
+  await writeAttemptRecord(runDir, result);
+  const written = await readAttemptBytes(runDir, result.attemptId);
   if (written === undefined) throw new Error('attempt.json vanished after it was written');
   return written.hash;
 }

@@ -1,7 +1,8 @@
 import { accessSync, constants, existsSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { InputError, StateDirError, type StateDirFault } from '../errors.js';
 import { fileSystemFull } from './disk-full.js';
+import { attemptDir, hasPlan, runFile } from '../run-dir/index.js';
 import type { AttemptResult } from '../types/index.js';
 
 /** Where a run keeps its files, for naming them in a message and telling the user what to do. */
@@ -59,7 +60,7 @@ export function stateDirFaultOf(error: unknown, ctx: StateDirContext): StateDirE
  */
 export function attemptFaultOf(result: AttemptResult, ctx: StateDirContext & { runDir: string }): StateDirError | undefined {
   if (result.verdict !== 'ERROR' || result.cause !== 'harness_error') return undefined;
-  const where = resolve(ctx.runDir, 'attempts', result.attemptId);
+  const where = resolve(attemptDir(ctx.runDir, result.attemptId));
   const full = result.harnessError?.stateDiskFull === true || fileSystemFull(ctx.runDir);
   const fault: StateDirFault | undefined = full ? 'no_space' : probe(ctx.runDir) === 'read_only' ? 'read_only' : vanished(ctx, where) ? 'vanished' : undefined;
   return fault === undefined ? undefined : new StateDirError(fault, describeFault(fault, where, ctx));
@@ -70,7 +71,7 @@ function describeFault(fault: StateDirFault, path: string, ctx: StateDirContext)
   const state = shown(ctx.stateDir);
   switch (fault) {
     case 'no_space': {
-      const resumable = ctx.runId !== undefined && ctx.runDir !== undefined && existsSync(join(ctx.runDir, 'plan.json'));
+      const resumable = ctx.runId !== undefined && ctx.runDir !== undefined && hasPlan(ctx.runDir);
       const then = resumable ? `\`crucible resume ${ctx.runId} --retry-errors\`` : 'run again';
       return `no space left on device writing ${where} (fix: free space on the disk of ${state}, then ${then})`;
     }
@@ -138,9 +139,9 @@ export class StateFaultWatch {
    * attempts' own mkdir -p), which no resume could use.
    */
   noteAttempt(result: AttemptResult): void {
-    const where = join(this.ctx.runDir, 'plan.json');
+    const where = runFile(this.ctx.runDir, 'plan');
     this.first ??=
-      attemptFaultOf(result, this.ctx) ?? (existsSync(where) ? undefined : new StateDirError('vanished', describeFault('vanished', where, this.ctx)));
+      attemptFaultOf(result, this.ctx) ?? (hasPlan(this.ctx.runDir) ? undefined : new StateDirError('vanished', describeFault('vanished', where, this.ctx)));
   }
 
   /** An attempt that could not be checkpointed. */

@@ -1,5 +1,5 @@
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { attemptDir, attemptFile, peekAttemptRecord, peekSummaryFile } from '../run-dir/index.js';
 import { wilson } from '../stats/index.js';
 import type { AttemptResult, Task } from '../types/index.js';
 import type { AgentFailurePatterns } from '../types/index.js';
@@ -98,26 +98,22 @@ const isCommand = (v: unknown): v is FactCommand =>
 
 /**
  * The final diff's paths, a rename's old path too. The engine's in-memory results are slimmed
- * (engine/slim.ts: no per-file list), so a list that is empty while files changed is read from
+ * (SlimAttempt, run-dir/attempt-record.ts: no per-file list), so a list that is empty while files changed is read from
  * the attempt's own attempt.json.
  */
 function changedFilesOf(attemptDir: string, attempt: AttemptResult): string[] {
   let files = attempt.diff?.files ?? [];
   if (files.length === 0 && (attempt.diff?.filesChanged ?? 0) > 0) {
-    try {
-      const full = JSON.parse(readFileSync(join(attemptDir, 'attempt.json'), 'utf8')) as Partial<AttemptResult>;
-      files = full.diff?.files ?? [];
-    } catch {
-      // No readable attempt.json: the rules see no changed files.
-    }
+    // No readable attempt.json: the rules see no changed files.
+    files = peekAttemptRecord(attemptDir)?.diff?.files ?? [];
   }
   return files.flatMap((f) => (f.oldPath ? [f.path, f.oldPath] : [f.path]));
 }
 
 /** The facts of one finished attempt, from its directory and its task (fail-to-pass ids, allowed_paths). */
 export function attemptFacts(attemptDir: string, attempt: AttemptResult, task?: Pick<Task, 'tests' | 'policy'>): AttemptFacts {
-  const trajectory = jsonLines(join(attemptDir, 'trajectory.jsonl')) as FactTrajectoryEvent[];
-  const commands = jsonLines(join(attemptDir, 'commands.jsonl')).filter(isCommand);
+  const trajectory = jsonLines(attemptFile(attemptDir, 'trajectory')) as FactTrajectoryEvent[];
+  const commands = jsonLines(attemptFile(attemptDir, 'commands')).filter(isCommand);
   const changedFiles = changedFilesOf(attemptDir, attempt);
   const testCommand = attempt.tests?.command ?? task?.tests.command;
   const facts = failureFacts({
@@ -153,15 +149,11 @@ export function runFailurePatterns(
   attempts: readonly AttemptResult[],
   tasks: ReadonlyMap<string, Pick<Task, 'tests' | 'policy'>>,
 ): AgentFailurePatterns[] {
-  return failurePatterns(attempts.filter((a) => a.verdict === 'FAIL').map((a) => attemptFacts(join(runDir, 'attempts', a.attemptId), a, tasks.get(a.taskId))));
+  return failurePatterns(attempts.filter((a) => a.verdict === 'FAIL').map((a) => attemptFacts(attemptDir(runDir, a.attemptId), a, tasks.get(a.taskId))));
 }
 
 /** summary.json's table of a finished run (none for a live run, a run from before it, or an unreadable file). */
 export function recordedFailurePatterns(runDir: string): AgentFailurePatterns[] | undefined {
-  try {
-    const summary = JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')) as { failurePatterns?: unknown };
-    return Array.isArray(summary.failurePatterns) && summary.failurePatterns.length > 0 ? (summary.failurePatterns as AgentFailurePatterns[]) : undefined;
-  } catch {
-    return undefined;
-  }
+  const patterns = peekSummaryFile(runDir)?.failurePatterns;
+  return Array.isArray(patterns) && patterns.length > 0 ? (patterns as AgentFailurePatterns[]) : undefined;
 }

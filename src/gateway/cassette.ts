@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import { schemaError } from '../config/issue-to-error.js';
 import type { CanonicalRequest } from './canonical.js';
 import type { HeaderMap } from './headers.js';
 import type { Api, TokenUsage } from './usage-readers.js';
@@ -168,6 +169,8 @@ export class CassetteWriter {
   }
 }
 
+const CASSETTE_FILE = { reference: 'docs/agents.md#record-and-replay; record the cassette again with --record' };
+
 export function readCassette(file: string): { header: CassetteHeader; exchanges: CassetteExchange[] } {
   let text: string;
   try {
@@ -187,10 +190,12 @@ export function readCassette(file: string): { header: CassetteHeader; exchanges:
     } catch {
       throw new CassetteError(`${where}: not JSON`);
     }
-    const parsed = header === undefined ? headerSchema.safeParse(value) : exchangeSchema.safeParse(value);
+    const schema = header === undefined ? headerSchema : exchangeSchema;
+    const parsed = schema.safeParse(value);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new CassetteError(`${where}: ${issue?.path.join('.') || '(line)'}: ${issue?.message ?? 'invalid'}`);
+      // Blank lines before it, so the line the message names is the line in the cassette.
+      const error = schemaError(file, `${'\n'.repeat(index)}${line}`, schema, parsed.error.issues, CASSETTE_FILE);
+      throw new CassetteError(error.message);
     }
     if (header === undefined) header = parsed.data as CassetteHeader;
     else exchanges.push(parsed.data as CassetteExchange);

@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isNode, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
+import { schemaError } from '../input/index.js';
 import type { Usage } from '../types/index.js';
 
 /** USD per million tokens. */
@@ -79,6 +80,10 @@ export function bundledPricingPath(): string {
   throw new PricingError('bundled pricing.yaml not found above ' + fileURLToPath(import.meta.url));
 }
 
+const PRICING_FILE = {
+  reference: 'docs/agents.md (a pricing file is <provider>: { <model>: { input, output, cache_read?, cache_write? } }, dollars per million tokens)',
+};
+
 function readPricingFile(file: string): Map<string, ModelPrice> {
   let text: string;
   try {
@@ -94,12 +99,8 @@ function readPricingFile(file: string): Map<string, ModelPrice> {
   }
   const parsed = pricingFileSchema.safeParse(doc.toJS() ?? {});
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => {
-      const path = issue.path.map(String);
-      const fields = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...path, k].join('.')) : [path.join('.')];
-      return `${file}:${lineOf(doc, lineCounter, path)}: ${fields.join(', ') || '(top level)'}: ${issue.message}`;
-    });
-    throw new PricingError(lines.join('\n'));
+    const error = schemaError(file, text, pricingFileSchema, parsed.error.issues, PRICING_FILE);
+    throw new PricingError(error.message);
   }
   const table = new Map<string, ModelPrice>();
   const providerOf = new Map<string, string>();

@@ -1,6 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readCheckpoint, readPlanFile, writeFileAtomic, type CheckpointEntry } from '../engine/index.js';
+import { attemptDir, attemptFile, readAttemptRecord, readCheckpoint, readPlanFile, writeFileAtomic, type CheckpointEntry } from '../run-dir/index.js';
 import { UNSCORED_CAUSES, type AttemptResult } from '../types/index.js';
 import { SWE_BENCH_FIELDS } from './predictions.js';
 
@@ -137,7 +137,7 @@ export async function writeSweBenchExport(dir: string, runId: string, exports: r
 
 async function readPatch(runDir: string, entry: CheckpointEntry): Promise<string> {
   try {
-    return await readFile(join(runDir, entry.dir, 'diff.patch'), 'utf8');
+    return await readFile(attemptFile(attemptDir(runDir, entry.attemptId), 'diff'), 'utf8');
   } catch {
     // No change was captured (a task error, an agent that never ran): an empty prediction.
     return '';
@@ -145,9 +145,5 @@ async function readPatch(runDir: string, entry: CheckpointEntry): Promise<string
 }
 
 async function readAttempt(runDir: string, entry: CheckpointEntry): Promise<Pick<AttemptResult, 'diff'> | undefined> {
-  try {
-    return JSON.parse(await readFile(join(runDir, entry.dir, 'attempt.json'), 'utf8')) as Pick<AttemptResult, 'diff'>;
-  } catch {
-    return undefined;
-  }
+  return readAttemptRecord(runDir, entry.attemptId);
 }

@@ -1,16 +1,50 @@
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { formatFieldPath, type FieldPath, type YamlSource } from './yaml-source.js';
+import { formatFieldPath, YamlSource, type FieldPath } from './yaml-source.js';
 import { editDistance } from '../format/index.js';
 
 type Issue = z.core.$ZodIssue;
+
+/**
+ * What a fix may point at, per kind of file: where its format is written down, and examples for the
+ * fields whose format a generic message cannot show. The task-set file's are the default.
+ */
+export interface SchemaReference {
+  /** e.g. "schema/taskset.schema.json (`crucible schema`)" or "docs/packs.md". */
+  reference: string;
+  examples?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The one-line error for a file of any kind (a pack's manifest, a baseline, a pricing file, a
+ * cassette line, a run manifest) that failed its schema: the file's text is read again for the
+ * line of the field (JSON is YAML), so the message names file:line, field, problem and fix like a
+ * task set's. `text` must be what was parsed.
+ */
+export function schemaError(file: string, text: string, schema: z.ZodType, issues: readonly Issue[], about: SchemaReference): ConfigError {
+  let source: YamlSource;
+  try {
+    source = YamlSource.parse(file, text);
+  } catch {
+    // Text only the JSON reader takes (it was parsed already): the field and fix without a line.
+    source = YamlSource.parse(file, 'null');
+  }
+  return issueToError(source, schema, issues, [], [], about);
+}
 
 /**
  * Turns the first zod issue into a one-line ConfigError: file:line, the field, what is wrong and
  * how to fix it. `base` is where the validated value sits in the file; `fallbacks` are other places
  * the value may have come from (a task's field may be inherited from `defaults`).
  */
-export function issueToError(source: YamlSource, schema: z.ZodType, issues: readonly Issue[], base: FieldPath, fallbacks: FieldPath[] = []): ConfigError {
+export function issueToError(
+  source: YamlSource,
+  schema: z.ZodType,
+  issues: readonly Issue[],
+  base: FieldPath,
+  fallbacks: FieldPath[] = [],
+  about: SchemaReference = TASKSET_REFERENCE,
+): ConfigError {
   const locate = (issuePath: Issue['path']): { inner: FieldPath; full: FieldPath } => {
     const inner = issuePath.filter((p): p is string | number => typeof p !== 'symbol');
     const located = [base, ...fallbacks].find((root) => source.has([...root, ...inner])) ?? base;
@@ -68,7 +102,7 @@ export function issueToError(source: YamlSource, schema: z.ZodType, issues: read
   return new ConfigError(
     { file: source.file, ...source.position(full), field: formatFieldPath(full) },
     missing ? 'required field is missing' : describeIssue(issue),
-    fixFor(issue, missing, full),
+    fixFor(issue, missing, full, about),
   );
 }
 
@@ -116,7 +150,7 @@ function describeIssue(issue: Issue): string {
   return issue.message.replace(/^Invalid input: /, '');
 }
 
-/** Examples for the fields whose format a generic message cannot show. */
+/** Examples for the task-set fields whose format a generic message cannot show. */
 const FIELD_EXAMPLES: Record<string, string> = {
   agent_timeout: 'write a duration such as 90s, 10m or 1h',
   test_timeout: 'write a duration such as 90s, 10m or 1h',
@@ -137,11 +171,14 @@ const FIELD_EXAMPLES: Record<string, string> = {
   unsafe_commands: 'write a JavaScript regular expression, e.g. "curl .*\\| *sh"; escape ( [ { with a backslash',
 };
 
+const TASKSET_REFERENCE: SchemaReference = { reference: 'schema/taskset.schema.json (`crucible schema`)', examples: FIELD_EXAMPLES };
+
 /** Every issue gets a fix: what to write instead, in the terms of the field. */
-function fixFor(issue: Issue, missing: boolean, path: FieldPath): string {
+function fixFor(issue: Issue, missing: boolean, path: FieldPath, about: SchemaReference): string {
   if (missing) return 'add it';
   const field = [...path].reverse().find((p): p is string => typeof p === 'string') ?? '';
-  const example = FIELD_EXAMPLES[field];
+  const example = about.examples?.[field];
+  const reference = about.reference;
   switch (issue.code) {
     case 'invalid_value':
       return `use one of: ${issue.values.map(String).join(', ')}`;
@@ -153,14 +190,14 @@ function fixFor(issue: Issue, missing: boolean, path: FieldPath): string {
       return issue.origin === 'array' ? `list at most ${String(issue.maximum)}` : `use at most ${String(issue.maximum)}`;
     case 'custom':
       // The duration ceiling (schema.ts) is a refinement; everything else custom has its own words.
-      return /^longer than/.test(issue.message) ? 'use a shorter duration, e.g. 24h' : (example ?? 'see schema/taskset.schema.json (`crucible schema`)');
+      return /^longer than/.test(issue.message) ? 'use a shorter duration, e.g. 24h' : (example ?? `see ${reference}`);
     case 'not_multiple_of':
       return `use a multiple of ${String(issue.divisor)}`;
     case 'invalid_key':
     case 'invalid_element':
-      return 'see schema/taskset.schema.json (`crucible schema`) for the accepted keys';
+      return `see ${reference} for the accepted keys`;
     default:
-      return example ?? 'see schema/taskset.schema.json (`crucible schema`) for the accepted shapes';
+      return example ?? `see ${reference} for the accepted shapes`;
   }
 }
 

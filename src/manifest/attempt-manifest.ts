@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { ATTEMPT_FILES } from '../run-dir/index.js';
 import type { AttemptResult, Task } from '../types/index.js';
 import type { Agent } from '../agents/index.js';
 import { walkArtifacts } from './artifacts.js';
@@ -41,8 +42,8 @@ export async function writeAttemptManifest(input: AttemptManifestInput): Promise
 export async function buildAttemptManifest(input: AttemptManifestInput): Promise<AttemptManifest> {
   const { result, task } = input;
   const scratch = [...input.scratch].sort();
-  const kept = await walkArtifacts(input.attemptDir, { skip: [...scratch, MANIFEST_FILE, 'attempt.json'] });
-  const record = { path: 'attempt.json', type: 'file' as const, sha256: sha256Hex(input.attemptJson), size: Buffer.byteLength(input.attemptJson) };
+  const kept = await walkArtifacts(input.attemptDir, { skip: [...scratch, MANIFEST_FILE, ATTEMPT_FILES.record] });
+  const record = { path: ATTEMPT_FILES.record, type: 'file' as const, sha256: sha256Hex(input.attemptJson), size: Buffer.byteLength(input.attemptJson) };
   const artifacts = [...kept, record].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return {
     schemaVersion: MANIFEST_SCHEMA_VERSION,

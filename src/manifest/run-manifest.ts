@@ -1,9 +1,9 @@
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Task } from '../types/index.js';
 import { profileHash, type AgentProfile } from '../agents/index.js';
 import { bundledPricingPath } from '../gateway/index.js';
-import { REPORT_FILES } from '../types/index.js';
+import { attemptDir, RUN_FILES, RUN_REPORT_FILES } from '../run-dir/index.js';
 import { sha256File, walkArtifacts } from './artifacts.js';
 import { crucibleFacts, hostFacts } from './host.js';
 import { MANIFEST_FILE, MANIFEST_SCHEMA_VERSION, type RunAttemptEntry, type RunManifest } from './schema.js';
@@ -14,7 +14,7 @@ import { writeManifestFile } from './write.js';
  * Run-level names a run manifest does not cover: the reports, written after it from the files it
  * covers (and rewritten by `crucible report`), and the run's lock while a process holds it.
  */
-export const RUN_DERIVED = [...Object.values(REPORT_FILES), 'run.lock'].sort();
+export const RUN_DERIVED = [...Object.values(RUN_REPORT_FILES), RUN_FILES.lock].sort();
 
 export interface RunManifestInput {
   runDir: string;
@@ -47,7 +47,7 @@ export async function buildRunManifest(input: RunManifestInput): Promise<RunMani
   const scratch = [...input.scratch].sort();
   const attempts: RunAttemptEntry[] = [];
   for (const attemptId of input.attemptIds) {
-    const dir = join(input.runDir, 'attempts', attemptId);
+    const dir = attemptDir(input.runDir, attemptId);
     const manifest = join(dir, MANIFEST_FILE);
     if (await isFile(manifest)) attempts.push({ attemptId, manifest: await sha256File(manifest) });
     else attempts.push({ attemptId, manifest: null, artifacts: await walkArtifacts(dir, { skip: [...scratch, MANIFEST_FILE] }).catch(() => []) });
@@ -72,7 +72,7 @@ export async function buildRunManifest(input: RunManifestInput): Promise<RunMani
     agents: [...input.agents],
     profiles: (input.profiles ?? []).map((p) => ({ name: p.name, sha256: profileHash(p) })),
     ...(pricing ? { pricing } : {}),
-    files: await walkArtifacts(input.runDir, { skip: ['attempts', MANIFEST_FILE, ...RUN_DERIVED] }),
+    files: await walkArtifacts(input.runDir, { skip: [RUN_FILES.attempts, MANIFEST_FILE, ...RUN_DERIVED] }),
     derived: RUN_DERIVED,
     scratch,
     attempts,
@@ -85,9 +85,4 @@ async function isFile(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** The attempt directories a run directory holds (names only; verify compares them with the manifest). */
-export async function attemptDirNames(runDir: string): Promise<string[]> {
-  return (await readdir(join(runDir, 'attempts')).catch(() => [] as string[])).sort();
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RUN_FILES } from '../run-dir/index.js';
 import type { EnvironmentProvenance, Limits } from '../types/index.js';
 import type { ArtifactEntry } from './artifacts.js';
 import type { CrucibleFacts, HostFacts } from './host.js';
@@ -6,7 +7,8 @@ import type { TaskFacts } from './task-facts.js';
 
 /** Bumped when a field changes meaning or goes; new optional fields keep it. */
 export const MANIFEST_SCHEMA_VERSION = 1;
-export const MANIFEST_FILE = 'manifest.json';
+/** The same name at both levels: a run's manifest and each attempt's (run-dir/names.ts). */
+export const MANIFEST_FILE = RUN_FILES.manifest;
 
 /** What ran and what it left, for one attempt: `<runDir>/attempts/<id>/manifest.json`. */
 export interface AttemptManifest {

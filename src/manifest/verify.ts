@@ -1,9 +1,10 @@
 import { lstat, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { ZodError } from 'zod';
+import type { ZodError, ZodType } from 'zod';
+import { schemaError } from '../config/issue-to-error.js';
 import { walkArtifacts, type ArtifactEntry } from './artifacts.js';
 import { sha256Hex } from './canonical.js';
-import { attemptDirNames } from './run-manifest.js';
+import { attemptDir, attemptDirNames, attemptRecordFile, RUN_FILES } from '../run-dir/index.js';
 import { attemptManifestSchema, MANIFEST_FILE, runManifestSchema } from './schema.js';
 
 export type ProblemKind = 'changed' | 'missing' | 'unexpected' | 'schema';
@@ -39,13 +40,13 @@ export async function verifyRunDir(runDir: string): Promise<VerifyReport> {
   if (run === undefined) return report(basename(runDir), 0);
   const parsed = runManifestSchema.safeParse(run.value);
   if (!parsed.success) {
-    problems.push({ file: MANIFEST_FILE, kind: 'schema', detail: schemaDetail(parsed.error) });
+    problems.push({ file: MANIFEST_FILE, kind: 'schema', detail: schemaDetail(MANIFEST_FILE, run.text, runManifestSchema, parsed.error) });
     return report(basename(runDir), 0);
   }
   const manifest = parsed.data;
   if (manifest.runId !== basename(runDir))
     problems.push({ file: MANIFEST_FILE, kind: 'schema', detail: `runId is ${manifest.runId}, the directory is ${basename(runDir)}` });
-  checked += compareEntries('', manifest.files, await walkArtifacts(runDir, { skip: ['attempts', MANIFEST_FILE, ...manifest.derived] }), problems);
+  checked += compareEntries('', manifest.files, await walkArtifacts(runDir, { skip: [RUN_FILES.attempts, MANIFEST_FILE, ...manifest.derived] }), problems);
 
   const recorded = new Set<string>();
   for (const entry of manifest.attempts) {
@@ -55,7 +56,7 @@ export async function verifyRunDir(runDir: string): Promise<VerifyReport> {
       continue;
     }
     recorded.add(entry.attemptId);
-    const dir = join(runDir, 'attempts', entry.attemptId);
+    const dir = attemptDir(runDir, entry.attemptId);
     if (!(await isDirectory(dir))) {
       problems.push({ file: where, kind: 'missing', detail: 'the attempt directory is gone' });
       continue;
@@ -73,7 +74,7 @@ export async function verifyRunDir(runDir: string): Promise<VerifyReport> {
     if (attempt.sha256 !== entry.manifest) problems.push({ file, kind: 'changed', detail: hashDetail(entry.manifest, attempt.sha256) });
     const parsedAttempt = attemptManifestSchema.safeParse(attempt.value);
     if (!parsedAttempt.success) {
-      problems.push({ file, kind: 'schema', detail: schemaDetail(parsedAttempt.error) });
+      problems.push({ file, kind: 'schema', detail: schemaDetail(file, attempt.text, attemptManifestSchema, parsedAttempt.error) });
       continue;
     }
     const a = parsedAttempt.data;
@@ -84,7 +85,7 @@ export async function verifyRunDir(runDir: string): Promise<VerifyReport> {
   for (const name of await attemptDirNames(runDir)) {
     if (recorded.has(name)) continue;
     // An attempt cut off by an interrupt leaves a directory without attempt.json until a resume reruns it.
-    const unfinished = !(await exists(join(runDir, 'attempts', name, 'attempt.json')));
+    const unfinished = !(await exists(attemptRecordFile(runDir, name)));
     problems.push({
       file: `attempts/${name}`,
       kind: 'unexpected',
@@ -118,7 +119,7 @@ function hashDetail(recorded: string, now: string): string {
 }
 
 /** Reads a manifest that must be a regular file (a symlink is refused, never followed) holding JSON. */
-async function readManifest(path: string, file: string, problems: ManifestProblem[]): Promise<{ value: unknown; sha256: string } | undefined> {
+async function readManifest(path: string, file: string, problems: ManifestProblem[]): Promise<{ value: unknown; text: string; sha256: string } | undefined> {
   let bytes: Buffer;
   try {
     const info = await lstat(path);
@@ -133,19 +134,23 @@ async function readManifest(path: string, file: string, problems: ManifestProble
   }
   const sha256 = sha256Hex(bytes);
   try {
-    return { value: JSON.parse(bytes.toString('utf8')) as unknown, sha256 };
+    const text = bytes.toString('utf8');
+    return { value: JSON.parse(text) as unknown, text, sha256 };
   } catch {
     problems.push({ file, kind: 'schema', detail: 'not valid JSON' });
     return undefined;
   }
 }
 
-function schemaDetail(error: ZodError): string {
-  const [issue] = error.issues;
-  if (issue === undefined) return 'does not match the manifest schema';
-  const field = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
-  return `${field}: ${issue.message}`;
+/** The shared one-line schema message (line, field, problem, fix) without the file, which the problem names already. */
+function schemaDetail(file: string, text: string, schema: ZodType, error: ZodError): string {
+  const found = schemaError(file, text, schema, error.issues, MANIFEST_SCHEMA);
+  const line = found.location.line !== undefined ? `line ${found.location.line}: ` : '';
+  return `${line}${found.location.field ? `${found.location.field}: ` : ''}${found.problem}${found.fix ? ` (fix: ${found.fix})` : ''}`;
 }
+
+// Manifests are written by Crucible, never by hand: one that does not match was changed or comes from another version.
+const MANIFEST_SCHEMA = { reference: 'docs/evidence.md#manifests; a manifest that does not match was edited or written by another version' };
 
 function isSafeName(name: string): boolean {
   return name !== '' && name !== '.' && name !== '..' && !/[/\\\0]/.test(name);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { schemaError } from '../config/issue-to-error.js';
 import { InputError } from '../errors.js';
 
 /**
@@ -46,26 +47,23 @@ export function serializeManifest(manifest: PackManifest): Buffer {
   return Buffer.from(`${JSON.stringify(ordered, null, 2)}\n`, 'utf8');
 }
 
+// Nobody writes pack.json by hand: whatever is wrong with it, the fix is to make the pack again.
+const PACK_JSON = { reference: 'docs/packs.md#format; recreate the pack with crucible pack create' };
+
 /** Parses pack.json's bytes; a schema error names the field. It must also be in its one serialization. */
 export function parseManifest(bytes: Buffer, where: string): PackManifest {
   let raw: unknown;
+  let text: string;
   try {
-    raw = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    raw = JSON.parse(text);
   } catch (error) {
     throw new InputError(
       `${where}: ${MANIFEST_NAME} is not valid UTF-8 JSON (${(error as Error).message.split('\n')[0]}) (fix: recreate the pack with crucible pack create)`,
     );
   }
   const parsed = manifestSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field =
-      issue?.path
-        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
-        .join('')
-        .replace(/^\./, '') || '(top level)';
-    throw new InputError(`${where}: ${MANIFEST_NAME} ${field}: ${issue?.message ?? 'invalid'} (fix: recreate the pack with crucible pack create)`);
-  }
+  if (!parsed.success) throw schemaError(`${where}: ${MANIFEST_NAME}`, text, manifestSchema, parsed.error.issues, PACK_JSON);
   // One serialization only: two byte forms of one manifest would give one pack two root digests.
   if (!serializeManifest(parsed.data).equals(bytes)) {
     throw new InputError(

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { schemaError } from '../config/issue-to-error.js';
 import { InputError } from '../errors.js';
 import { badPackPath } from './names.js';
 
@@ -41,22 +42,18 @@ export interface IndexEntry {
 export function loadIndex(file: string): IndexEntry[] {
   if (!existsSync(file)) throw new InputError(`${file}: no such index file (fix: check --index)`);
   let raw: unknown;
+  let text: string;
   try {
-    raw = parse(readFileSync(file, 'utf8'), { uniqueKeys: true });
+    text = readFileSync(file, 'utf8');
+    raw = parse(text, { uniqueKeys: true });
   } catch (error) {
     throw new InputError(`${file}: invalid YAML/JSON (${(error as Error).message.split('\n')[0]}) (fix: check the index file)`);
   }
   const parsed = indexSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field =
-      issue?.path
-        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
-        .join('')
-        .replace(/^\./, '') || '(top level)';
-    const problem = issue?.code === 'unrecognized_keys' ? `unknown field "${issue.keys[0]}"` : (issue?.message ?? 'invalid');
-    throw new InputError(`${file}: ${field}: ${problem} (fix: an index is packs: [{name, version, path, sha256, signatures?}])`);
-  }
+  if (!parsed.success)
+    throw schemaError(file, text, indexSchema, parsed.error.issues, {
+      reference: 'docs/packs.md#index-and-install (an index is packs: [{name, version, path, sha256, signatures?}])',
+    });
   const base = dirname(resolve(file));
   const seen = new Set<string>();
   return parsed.data.packs.map((p, i) => {

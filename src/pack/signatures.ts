@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
+import { schemaError } from '../config/issue-to-error.js';
 import { InputError } from '../errors.js';
 import { keyId, parsePrivateKey, parsePublicKey, signDigest } from './keys.js';
 
@@ -27,22 +28,19 @@ export function signaturePathFor(archive: string): string {
 
 export function readSignatureFile(file: string): SignatureFile {
   let raw: unknown;
+  let text: string;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    text = readFileSync(file, 'utf8');
+    raw = JSON.parse(text);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new InputError(`${file}: ${code ? `cannot read (${code})` : 'not valid JSON'} (fix: pass the .sig.json that crucible pack sign wrote)`);
   }
   const parsed = signatureFileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field =
-      issue?.path
-        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
-        .join('')
-        .replace(/^\./, '') || '(top level)';
-    throw new InputError(`${file}: ${field}: ${issue?.message ?? 'invalid'} (fix: pass the .sig.json that crucible pack sign wrote)`);
-  }
+  if (!parsed.success)
+    throw schemaError(file, text, signatureFileSchema, parsed.error.issues, {
+      reference: 'docs/packs.md#keys-signatures-and-trust; pass the .sig.json that crucible pack sign wrote',
+    });
   return parsed.data;
 }
 

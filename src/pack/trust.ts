@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { schemaError } from '../config/issue-to-error.js';
 import { InputError } from '../errors.js';
 import { keyId, parsePublicKey, verifyDigest } from './keys.js';
 import { PackVerificationError } from './errors.js';
@@ -25,8 +26,10 @@ export const trustFileSchema = z.strictObject({
 /** Reads and checks a trust policy YAML; every problem names the file, the field and the fix. */
 export function loadTrustPolicy(file: string): TrustPolicy & { publicKeys: Record<string, string> } {
   let raw: unknown;
+  let text: string;
   try {
-    raw = parse(readFileSync(file, 'utf8'), { uniqueKeys: true });
+    text = readFileSync(file, 'utf8');
+    raw = parse(text, { uniqueKeys: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new InputError(
@@ -34,16 +37,10 @@ export function loadTrustPolicy(file: string): TrustPolicy & { publicKeys: Recor
     );
   }
   const parsed = trustFileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field =
-      issue?.path
-        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
-        .join('')
-        .replace(/^\./, '') || '(top level)';
-    const unknown = issue?.code === 'unrecognized_keys' ? `unknown field "${issue.keys[0]}"` : (issue?.message ?? 'invalid');
-    throw new InputError(`${file}: ${field}: ${unknown} (fix: a trust policy is trusted_keys: [{id, public_key, name?}] and required: N)`);
-  }
+  if (!parsed.success)
+    throw schemaError(file, text, trustFileSchema, parsed.error.issues, {
+      reference: 'docs/packs.md#keys-signatures-and-trust (a trust policy is trusted_keys: [{id, public_key, name?}] and required: N)',
+    });
   const publicKeys: Record<string, string> = {};
   parsed.data.trusted_keys.forEach((k, i) => {
     const key = parsePublicKey(k.public_key, `${file}: trusted_keys[${i}].public_key`);

@@ -1,6 +1,5 @@
 import { open } from 'node:fs/promises';
-import { join } from 'node:path';
-import { ATTEMPT_JUNIT_FILES } from '../engine/index.js';
+import { attemptFile } from '../run-dir/index.js';
 import { parseJUnit } from '../evidence/index.js';
 import type { TestCaseResult } from '../types/index.js';
 import { parseCommands, parseTrajectory, type ParsedTrajectory } from './trajectory.js';
@@ -18,11 +17,6 @@ export const DEFAULT_ARTIFACT_LIMITS: ArtifactLimits = {
   trajectoryBytes: 2 * 1024 * 1024,
   junitBytes: 4 * 1024 * 1024,
 };
-
-// Only the copies the engine made: results/ is the test command's scratch directory, which an
-// agent without a sandbox could have written to.
-const HELD_OUT_JUNIT = [ATTEMPT_JUNIT_FILES.heldOut];
-const TESTS_JUNIT = [ATTEMPT_JUNIT_FILES.tests];
 
 /** Reads at most `maxBytes` of a file; null when it does not exist. Never follows into a directory. */
 export async function readBounded(file: string, maxBytes: number): Promise<BoundedText | null> {
@@ -50,14 +44,12 @@ export async function readBounded(file: string, maxBytes: number): Promise<Bound
   }
 }
 
-async function readJUnitCases(dir: string, names: readonly string[], maxBytes: number): Promise<TestCaseResult[] | null> {
-  for (const name of names) {
-    const xml = await readBounded(join(dir, name), maxBytes);
-    if (xml === null || xml.truncated) continue;
-    const parsed = parseJUnit(xml.text);
-    if (parsed.error === undefined) return parsed.cases;
-  }
-  return null;
+/** The copy of a JUnit report the engine made (results/ is the test command's scratch, which an agent without a sandbox could write to). */
+async function readJUnitCases(dir: string, name: 'tests' | 'heldOut', maxBytes: number): Promise<TestCaseResult[] | null> {
+  const xml = await readBounded(attemptFile(dir, name), maxBytes);
+  if (xml === null || xml.truncated) return null;
+  const parsed = parseJUnit(xml.text);
+  return parsed.error === undefined ? parsed.cases : null;
 }
 
 /**
@@ -65,7 +57,7 @@ async function readJUnitCases(dir: string, names: readonly string[], maxBytes: n
  * bounded, never throws, null when the attempt has none.
  */
 export async function loadTrajectory(attemptDir: string, maxBytes = DEFAULT_ARTIFACT_LIMITS.trajectoryBytes): Promise<ParsedTrajectory | null> {
-  const text = await readBounded(join(attemptDir, 'trajectory.jsonl'), maxBytes);
+  const text = await readBounded(attemptFile(attemptDir, 'trajectory'), maxBytes);
   if (text === null) return null;
   const parsed = parseTrajectory(text.text);
   if (text.truncated) parsed.truncated = true;
@@ -75,11 +67,11 @@ export async function loadTrajectory(attemptDir: string, maxBytes = DEFAULT_ARTI
 /** Loads what the attempt page shows from an attempt directory; missing files become nulls. */
 export async function loadAttemptArtifacts(attemptDir: string, limits: ArtifactLimits = DEFAULT_ARTIFACT_LIMITS): Promise<AttemptArtifacts> {
   const [diff, trajectory, commandsText, tests, heldOutTests] = await Promise.all([
-    readBounded(join(attemptDir, 'diff.patch'), limits.diffBytes),
+    readBounded(attemptFile(attemptDir, 'diff'), limits.diffBytes),
     loadTrajectory(attemptDir, limits.trajectoryBytes),
-    readBounded(join(attemptDir, 'commands.jsonl'), limits.trajectoryBytes),
-    readJUnitCases(attemptDir, TESTS_JUNIT, limits.junitBytes),
-    readJUnitCases(attemptDir, HELD_OUT_JUNIT, limits.junitBytes),
+    readBounded(attemptFile(attemptDir, 'commands'), limits.trajectoryBytes),
+    readJUnitCases(attemptDir, 'tests', limits.junitBytes),
+    readJUnitCases(attemptDir, 'heldOut', limits.junitBytes),
   ]);
   const commands = commandsText === null ? null : parseCommands(commandsText.text);
   if (commands && commandsText?.truncated) commands.truncated = true;

@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import { aggregateRun, taskSetsOfIds } from '../stats/index.js';
-import { slimAttempt } from '../engine/index.js';
 import { describeAdaptiveStop, type AdaptiveSummary } from '../engine/index.js';
 import { guardCounts } from '../guard/index.js';
 import type { RunBudgetReport } from '../engine/index.js';
+import { attemptDir, slimAttempt } from '../run-dir/index.js';
 import { runCapText } from './run-cap.js';
 import type { AttemptResult, RunStats, RunSummary, AgentFailurePatterns } from '../types/index.js';
 import { DEFAULT_ARTIFACT_LIMITS, emptyArtifacts, loadAttemptArtifacts, type ArtifactLimits } from './artifacts.js';
@@ -94,7 +93,7 @@ export async function buildReportData(input: ReportInput, opts: BuildOptions = {
     const recordSize = JSON.stringify(attempt).length;
     if (recordSize <= budget) {
       budget -= recordSize;
-      const loaded = await loadAttemptArtifacts(join(input.runDir, 'attempts', attempt.attemptId), limits);
+      const loaded = await loadAttemptArtifacts(attemptDir(input.runDir, attempt.attemptId), limits);
       const size = JSON.stringify(loaded).length;
       if (size <= budget) {
         artifacts = loaded;

@@ -2,8 +2,8 @@
 import { pct } from '../format/index.js';
 import type { AgentInfo, GuardAgentCounts } from '../types/index.js';
 
-// Numbers and dollars have one formatter for the terminal, the reports and the web app.
-export { count, pct, usd } from '../format/index.js';
+// Numbers, dollars and durations have one formatter for the terminal, the reports and the web app.
+export { count, duration, pct, usd } from '../format/index.js';
 
 export function interval(low: number | null | undefined, high: number | null | undefined): string {
   if (low === null || low === undefined || high === null || high === undefined) return '';
@@ -15,15 +15,6 @@ export function points(diff: number | null | undefined): string {
   if (diff === null || diff === undefined || !Number.isFinite(diff)) return '–';
   const v = Math.round(diff * 100);
   return `${v > 0 ? '+' : ''}${v} pts`;
-}
-
-export function duration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const m = Math.floor(ms / 60_000);
-  const s = Math.round((ms % 60_000) / 1000);
-  return `${m} m ${s} s`;
 }
 
 export function pValue(p: number | null | undefined): string {

@@ -1,6 +1,6 @@
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../engine/index.js';
+import { writeFileAtomic } from '../run-dir/index.js';
 import { renderHtml } from './html.js';
 import { renderJUnit } from './junit.js';
 import { renderMarkdown } from './markdown.js';

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { guardCounts } from '../guard/index.js';
+import { peekPlanFile, peekSummaryFile } from '../run-dir/index.js';
 import type { AttemptRow, HistoryReader } from '../store/index.js';
 import type { GuardAgentCounts } from '../types/index.js';
 
@@ -11,19 +10,9 @@ import type { GuardAgentCounts } from '../types/index.js';
  * attempt documents, as statsOfRecordedRun computes its statistics.
  */
 export function guardOfRecordedRun(runDir: string, reader: HistoryReader, rows: readonly Pick<AttemptRow, 'attemptId'>[]): GuardAgentCounts[] | undefined {
-  const plan = readJson(join(runDir, 'plan.json')) as { settings?: { guard?: unknown } } | undefined;
-  if (!plan?.settings?.guard) return undefined;
-  const summary = readJson(join(runDir, 'summary.json')) as { guard?: unknown } | undefined;
+  if (!peekPlanFile(runDir)?.settings?.guard) return undefined;
+  const summary = peekSummaryFile(runDir);
   if (summary && Array.isArray(summary.guard)) return summary.guard as GuardAgentCounts[];
   const counts = guardCounts(rows.flatMap((r) => reader.getAttempt(r.attemptId)?.attempt ?? []));
   return counts.length > 0 ? counts : undefined;
-}
-
-/** A file the engine wrote; a missing or half-written one is no answer, not an error. */
-function readJson(file: string): unknown {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
 }

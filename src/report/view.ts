@@ -47,7 +47,7 @@ export interface RunListItem extends RunInfo {
 
 /**
  * One attempt as every list shows it: the terminal table (`run`, `show`), the dashboard's attempts
- * page and the report. Made by listItemOf from a record or by listItemOfRow from a history row.
+ * page and the report. Made by listItemOf, from a record or from a history row alike.
  */
 export interface AttemptListItem extends AttemptOutcome {
   runId: string;
@@ -59,15 +59,13 @@ export interface AttemptListItem extends AttemptOutcome {
   failToPass: TestCount | null;
   passToPass: TestCount | null;
   heldOut: TestCount | null;
-  /** `tests.kind: reward`: the verifier's reward in [0, 1] (PASS needs exactly 1); absent for JUnit tests and history rows. */
-  reward?: number;
   filesChanged: number | null;
   /** input + output tokens; null when the agent reported no usage. */
   tokens: number | null;
   /** Null when unknown (no usage, or no price): never 0 for unknown. */
   costUsd: number | null;
-  /** Null where a list does not carry checks (the history index keeps them per attempt). */
-  failedChecks: number | null;
+  /** Checks that did not pass. */
+  failedChecks: number;
 }
 
 /** Held-out results of one agent in one run: the overfitting signal. */
@@ -199,45 +197,49 @@ export interface TrendView {
   points: TrendPointView[];
 }
 
-export function listItemOf(a: AttemptResult): AttemptListItem {
-  const usage = a.agentResult?.usage;
+/**
+ * The one list item of an attempt, from its full or slim record (attempt.json, a run's results) or
+ * from its history row, which holds the same facts: both sources give the same item. Timings are
+ * whole milliseconds, as the history stores them.
+ */
+export function listItemOf(source: AttemptResult | AttemptRow): AttemptListItem {
+  const facts = 'timings' in source ? factsOfRecord(source) : source;
+  const usage = facts.usage;
   return {
-    ...attemptOutcome(a),
-    runId: a.runId,
-    score: a.score ?? null,
-    totalMs: a.timings.totalMs,
-    prepareMs: a.timings.prepareMs,
-    agentMs: a.timings.agentMs,
-    verifyMs: a.timings.verifyMs,
-    failToPass: a.tests ? testCount(a.tests.failToPass) : null,
-    passToPass: a.tests ? testCount(a.tests.passToPass) : null,
-    heldOut: heldOutCount(a),
-    ...(a.tests?.reward !== undefined ? { reward: a.tests.reward } : {}),
-    filesChanged: a.diff?.filesChanged ?? null,
+    ...attemptOutcome(source),
+    runId: source.runId,
+    score: facts.score,
+    totalMs: Math.round(facts.totalMs),
+    prepareMs: Math.round(facts.prepareMs),
+    agentMs: Math.round(facts.agentMs),
+    verifyMs: Math.round(facts.verifyMs),
+    failToPass: facts.failToPass,
+    passToPass: facts.passToPass,
+    heldOut: facts.heldOut,
+    filesChanged: facts.diff?.filesChanged ?? null,
     tokens: usage ? usage.inputTokens + usage.outputTokens : null,
     costUsd: usage?.costUsd ?? null,
-    failedChecks: a.checks.filter((c) => !c.passed).length,
+    failedChecks: facts.failedChecks,
   };
 }
 
-/** The same item from the history's index, without reading the attempt's document. */
-export function listItemOfRow(r: AttemptRow): AttemptListItem {
+/** The facts of a list item, in the history row's terms. */
+type ListFacts = Pick<AttemptRow, 'score' | 'totalMs' | 'prepareMs' | 'agentMs' | 'verifyMs' | 'failToPass' | 'passToPass' | 'heldOut' | 'failedChecks'> & {
+  diff: { filesChanged: number } | null;
+  usage: { inputTokens: number; outputTokens: number; costUsd: number | null } | null;
+};
+
+function factsOfRecord(a: AttemptResult): ListFacts {
+  const usage = a.agentResult?.usage;
   return {
-    ...attemptOutcome(r),
-    runId: r.runId,
-    score: r.score,
-    totalMs: r.totalMs,
-    prepareMs: r.prepareMs,
-    agentMs: r.agentMs,
-    verifyMs: r.verifyMs,
-    failToPass: r.failToPass,
-    passToPass: r.passToPass,
-    heldOut: r.heldOut,
-    filesChanged: r.diff?.filesChanged ?? null,
-    tokens: r.usage ? r.usage.inputTokens + r.usage.outputTokens : null,
-    costUsd: r.usage?.costUsd ?? null,
-    // The history index keeps checks per attempt, not in its rows.
-    failedChecks: null,
+    score: a.score ?? null,
+    ...a.timings,
+    failToPass: a.tests ? testCount(a.tests.failToPass) : null,
+    passToPass: a.tests ? testCount(a.tests.passToPass) : null,
+    heldOut: heldOutCount(a),
+    diff: a.diff ?? null,
+    usage: usage ? { ...usage, costUsd: usage.costUsd ?? null } : null,
+    failedChecks: a.checks.filter((c) => !c.passed).length,
   };
 }
 
@@ -245,7 +247,7 @@ function testCount(g: TestCount): TestCount {
   return { passed: g.passed, total: g.total };
 }
 
-/** Held-out counts over both groups the held-out run classifies. */
+/** Held-out counts over both groups the held-out run classifies (as the history stores them). */
 function heldOutCount(a: AttemptResult): TestCount | null {
   const h = a.heldOut;
   if (!h) return null;

@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readAttemptRecord } from '../run-dir/index.js';
 import { version } from '../version.js';
 import type { AttemptResult } from '../types/index.js';
 import { buildReportData, runViewOf, type BuildOptions, type ReportInput } from './data.js';
@@ -65,13 +64,6 @@ export async function writeReports(options: WriteReportsOptions): Promise<Report
 /** attempt.json where it can be read and names the same attempt; the record given otherwise. */
 async function fullAttempts(runDir: string, attempts: readonly AttemptResult[]): Promise<AttemptResult[]> {
   const out: AttemptResult[] = [];
-  for (const a of attempts) {
-    try {
-      const full = JSON.parse(await readFile(join(runDir, 'attempts', a.attemptId, 'attempt.json'), 'utf8')) as AttemptResult;
-      out.push(full.attemptId === a.attemptId && Array.isArray(full.checks) ? full : a);
-    } catch {
-      out.push(a);
-    }
-  }
+  for (const a of attempts) out.push((await readAttemptRecord(runDir, a.attemptId)) ?? a);
   return out;
 }

@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { Hono, type Context } from 'hono';
-import { readPlanFile, type PlannedTask } from '../engine/index.js';
+import { peekPlanFile, RUN_FILES, runFolderOf, type PlannedTask } from '../run-dir/index.js';
 import {
   compareRuns,
   listItemOf,
-  listItemOfRow,
   loadAttemptArtifacts,
   runListItemOf,
   trendView,
@@ -19,7 +18,7 @@ import { HistoryError, type AttemptFilter, type EvaluationListItem, type History
 import { CAUSES, VERDICTS } from '../types/index.js';
 import { PathRefused, resolveInside, SAFE_ID } from './confine.js';
 import { APP_CSP, contentType, FILE_CSP } from './responses.js';
-import { runFolderOf, RunViews } from './run-views.js';
+import { RunViews } from './run-views.js';
 
 export interface AppOptions {
   /** The `.crucible` directory: every file served comes from inside it (or from webDir). */
@@ -156,7 +155,7 @@ export function createApp(opts: AppOptions): Hono {
       cursor: optional(c.req.query('cursor')),
     });
     return c.json({
-      items: page.items.map(listItemOfRow),
+      items: page.items.map(listItemOf),
       nextCursor: page.nextCursor,
     });
   });
@@ -185,7 +184,7 @@ export function createApp(opts: AppOptions): Hono {
     const detail = history.getAttempt(attemptId);
     if (!detail) return c.json({ error: 'no such attempt' }, 404);
     const attempt = { ...detail.attempt, checks: detail.checks };
-    const dir = await resolveInside(stateDir, `${runFolder(safeId(detail.runId, 'runId'))}/attempts/${attemptId}`, 'dir').catch(() => null);
+    const dir = await resolveInside(stateDir, `${runFolder(safeId(detail.runId, 'runId'))}/${RUN_FILES.attempts}/${attemptId}`, 'dir').catch(() => null);
     const artifacts = dir
       ? await loadAttemptArtifacts(dir)
       : { diff: null, trajectory: null, commands: null, tests: null, heldOutTests: null, omitted: 'not found: the attempt directory is gone' };
@@ -196,7 +195,8 @@ export function createApp(opts: AppOptions): Hono {
   /** The run's planned tasks with their hashes, so a comparison can say which tasks changed between runs. */
   const plannedTasks = async (runId: string): Promise<readonly PlannedTask[] | undefined> => {
     const dir = await resolveInside(stateDir, runFolder(runId), 'dir').catch(() => null);
-    return dir ? (await readPlanFile(dir, runId).catch(() => undefined))?.tasks : undefined;
+    const tasks = dir ? peekPlanFile(dir)?.tasks : undefined;
+    return Array.isArray(tasks) ? tasks : undefined;
   };
 
   app.get('/api/compare', async (c) => {

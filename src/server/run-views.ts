@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { peekSummaryFile, runsDirOf } from '../run-dir/index.js';
 import {
   attemptRowsOf,
   guardOfRecordedRun,
@@ -11,7 +12,7 @@ import {
   type RunInfo,
   type RunView,
 } from '../report/index.js';
-import type { HistoryReader, HistoryRunKind } from '../store/index.js';
+import type { HistoryReader } from '../store/index.js';
 import type { RunStats } from '../types/index.js';
 import { recordedFailurePatterns } from '../failures/index.js';
 
@@ -38,7 +39,7 @@ export class RunViews {
     const key = `${detail.finishedAt ?? ''}|${detail.recorded.attempts}`;
     const hit = this.cache.get(runId);
     if (hit && hit.key === key) return hit.view;
-    const view = this.build(runId, detail.stats, runInfoOfRow(detail), join(this.stateDir, runFolderOf(detail.kind), runId));
+    const view = this.build(runId, detail.stats, runInfoOfRow(detail), join(runsDirOf(this.stateDir, detail.kind), runId));
     this.cache.delete(runId);
     this.cache.set(runId, { key, view });
     if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
@@ -68,16 +69,7 @@ function failurePatternsOf(dir: string): Pick<RunView, 'failurePatterns'> {
   return failurePatterns ? { failurePatterns } : {};
 }
 
-/** The state directory's folder a run of this kind lives in (engine's runsDirOf, for the server's path confinement). */
-export function runFolderOf(kind: HistoryRunKind | undefined): string {
-  return kind === 'validate' ? 'validate' : 'runs';
-}
-
 function summaryStats(dir: string): RunStats | null {
-  try {
-    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as { stats?: unknown };
-    return storedStats(summary.stats);
-  } catch {
-    return null;
-  }
+  const summary = peekSummaryFile(dir);
+  return summary ? storedStats(summary.stats) : null;
 }

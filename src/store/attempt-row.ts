@@ -10,7 +10,8 @@ export const ATTEMPT_ROW_SELECT = `
     a.files_changed, a.lines_added, a.lines_deleted, a.stop_reason, a.turns, a.tool_calls,
     a.repo_key, a.category, a.difficulty,
     u.attempt_id IS NOT NULL AS has_usage, u.input_tokens, u.output_tokens, u.cache_read_tokens,
-    u.cache_write_tokens, u.reasoning_tokens, u.requests, u.cost_usd
+    u.cache_write_tokens, u.reasoning_tokens, u.requests, u.cost_usd,
+    (SELECT count(*) FROM checks c WHERE c.attempt_id = a.attempt_id AND c.passed = 0) AS failed_checks
   FROM attempts a LEFT JOIN usage u ON u.attempt_id = a.attempt_id`;
 
 export interface RawAttemptRow {
@@ -55,6 +56,7 @@ export interface RawAttemptRow {
   reasoning_tokens: number | null;
   requests: number | null;
   cost_usd: number | null;
+  failed_checks: number;
 }
 
 function testCount(passed: number | null, total: number | null): TestCount | null {
@@ -92,6 +94,7 @@ export function toAttemptRow(r: RawAttemptRow): AttemptRow {
     repoKey: r.repo_key,
     category: r.category,
     difficulty: r.difficulty,
+    failedChecks: r.failed_checks,
     usage: r.has_usage
       ? {
           inputTokens: r.input_tokens ?? 0,

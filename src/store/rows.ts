@@ -89,6 +89,8 @@ export interface AttemptRow extends Omit<AttemptPlan, 'index'> {
   category: string | null;
   difficulty: string | null;
   usage: UsageRow | null;
+  /** Checks that did not pass (the checks table, counted per attempt). */
+  failedChecks: number;
 }
 
 export interface AttemptDetail extends AttemptRow {

@@ -1,9 +1,7 @@
 import { existsSync, lstatSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
-import { findRunDir } from '../engine/run-files.js';
+import { basename, resolve } from 'node:path';
+import { ATTEMPT_FILES, attemptFile, attemptsDir, findRunDir, listAttemptDirs, RUN_FILES } from '../run-dir/index.js';
 import { InputError } from '../errors.js';
-import { TRACE_FILE } from './events.js';
-import { runAttemptDirs } from './replay.js';
 
 export interface TraceTarget {
   kind: 'attempt' | 'run';
@@ -22,10 +20,10 @@ function isDir(path: string): boolean {
 export async function locateTrace(target: string, stateDir: string, allowRun: boolean): Promise<TraceTarget> {
   const asPath = resolve(target);
   if (isDir(asPath)) {
-    if (existsSync(join(asPath, TRACE_FILE)) || existsSync(join(asPath, 'attempt.json'))) return { kind: 'attempt', attemptDirs: [asPath] };
-    if (isDir(join(asPath, 'attempts'))) return runTarget(asPath, allowRun, target);
+    if (existsSync(attemptFile(asPath, 'trace')) || existsSync(attemptFile(asPath, 'record'))) return { kind: 'attempt', attemptDirs: [asPath] };
+    if (isDir(attemptsDir(asPath))) return runTarget(asPath, allowRun, target);
     throw new InputError(
-      `${target}: neither an attempt directory (no ${TRACE_FILE}) nor a run directory (no attempts/) (fix: pass <run-dir>/attempts/<attempt-id>)`,
+      `${target}: neither an attempt directory (no ${ATTEMPT_FILES.trace}) nor a run directory (no ${RUN_FILES.attempts}/) (fix: pass <run-dir>/attempts/<attempt-id>)`,
     );
   }
   const [runPart, attemptPart, ...rest] = target.split('/');
@@ -36,7 +34,7 @@ export async function locateTrace(target: string, stateDir: string, allowRun: bo
   if (attemptPart === undefined || attemptPart === '') return runTarget(runDir, allowRun, target);
   if (attemptPart === '.' || attemptPart === '..') throw new InputError(`${target}: not an attempt id`);
   // Attempt directories carry a suffix after the plan id (`js-slugify.oracle.0.78a8db7a54`): a unique prefix will do.
-  const dirs = await runAttemptDirs(runDir);
+  const dirs = await listAttemptDirs(runDir);
   const exact = dirs.find((d) => basename(d) === attemptPart);
   const prefixed = dirs.filter((d) => basename(d).startsWith(`${attemptPart}`));
   const attemptDir = exact ?? (prefixed.length === 1 ? prefixed[0] : undefined);
@@ -48,7 +46,7 @@ export async function locateTrace(target: string, stateDir: string, allowRun: bo
 }
 
 async function runTarget(runDir: string, allowRun: boolean, target: string): Promise<TraceTarget> {
-  const attemptDirs = await runAttemptDirs(runDir);
+  const attemptDirs = await listAttemptDirs(runDir);
   if (!allowRun && attemptDirs.length !== 1) {
     throw new InputError(`${target}: is a run with ${attemptDirs.length} attempts; this command takes one attempt (fix: pass <run-id>/<attempt-id>)`);
   }

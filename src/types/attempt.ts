@@ -57,6 +57,20 @@ export interface TaskDefect {
   fix: string;
 }
 
+/** One task as the plan pins it: a resumed run must find the same hash to reuse its attempts. */
+export interface PlannedTask {
+  id: string;
+  version: string;
+  /** The task and every defining setting, agents' included: attempt ids and the config hash derive from it. */
+  hash: string;
+  /**
+   * What the task is, for comparing runs (`crucible compare`): its content and the settings that
+   * change how it is graded, not how the run reached its model (taskIdentity). Absent in plans
+   * written before it existed; compare then falls back to `hash`.
+   */
+  identity?: string;
+}
+
 /** One attempt of the plan: what to run, before anything runs. */
 export interface AttemptPlan {
   attemptId: string;

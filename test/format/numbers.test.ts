@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { count, pct, usd } from '../../src/format/index.js';
+import { compactDuration, count, duration, pct, usd } from '../../src/format/index.js';
 import * as cli from '../../src/cli/format.js';
 import * as report from '../../src/report/format.js';
 
@@ -49,7 +49,27 @@ describe('pct', () => {
   });
 });
 
+describe('duration', () => {
+  it('writes the same units spaced for the reports and the web app, compact for the terminal', () => {
+    const samples = [850, 1234, 59_000, 125_000, 3_540_000, 3_900_000, 7_260_000];
+    expect(samples.map((ms) => duration(ms))).toEqual(['850 ms', '1.2 s', '59.0 s', '2 m 5 s', '59 m 0 s', '1 h 5 m', '2 h 1 m']);
+    expect(samples.map(compactDuration)).toEqual(['850ms', '1.2s', '59.0s', '2m05s', '59m00s', '1h05m', '2h01m']);
+  });
+
+  it('carries a rounded-up second into the minute instead of writing 60 s', () => {
+    expect(duration(119_600)).toBe('2 m 0 s');
+    expect(compactDuration(119_600)).toBe('2m00s');
+  });
+
+  it('writes an unknown duration as each output writes its blanks', () => {
+    expect([null, undefined, Number.NaN].map((ms) => duration(ms))).toEqual(['–', '–', '–']);
+    expect(compactDuration(Number.POSITIVE_INFINITY)).toBe('-');
+  });
+});
+
 it('the terminal and the reports print numbers with the same functions', () => {
+  expect(cli.formatDuration).toBe(compactDuration);
+  expect(report.duration).toBe(duration);
   expect(cli.usd).toBe(usd);
   expect(report.usd).toBe(usd);
   expect(cli.count).toBe(count);

@@ -70,7 +70,7 @@ describe('crucible baseline save / show and crucible gate', () => {
     const bad = crucible(['baseline', 'show', 'bad.json'], { cwd: dir });
     expect(bad.status).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
-    expect(bad.stderr).toMatch(/baseline bad\.json: trials: .*\(fix:/);
+    expect(bad.stderr).toMatch(/bad\.json:1:\d+: trials: Too small: expected number to be >=1 \(fix: use a number ≥ 1\)/);
     writeFileSync(join(dir, 'old.json'), '{"version": 7}');
     const old = crucible(['gate', 'tasks.yaml', '--baseline', 'old.json', '--run', nopRun], { cwd: dir });
     expect(old.status).toBe(2);

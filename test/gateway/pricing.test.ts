@@ -65,16 +65,16 @@ describe('override files', () => {
     expect(pricing.priceOf('claude-sonnet-4-5')).toBeDefined();
   });
 
-  it('name the file, the line and the field in validation errors', () => {
+  it('name the file, the line, the field and the fix in validation errors, as a task set does', () => {
     const wrongType = file('bad-type.yaml', 'openai:\n  gpt-4o:\n    input: cheap\n    output: 1\n');
     expect(() => loadPricing(wrongType)).toThrow(PricingError);
-    expect(() => loadPricing(wrongType)).toThrow(`${wrongType}:3: openai.gpt-4o.input:`);
+    expect(() => loadPricing(wrongType)).toThrow(`${wrongType}:3:5: openai.gpt-4o.input: expected number, received string (fix: write a number)`);
     const missing = file('missing.yaml', 'openai:\n  gpt-4o: { input: 1 }\n');
-    expect(() => loadPricing(missing)).toThrow('openai.gpt-4o.output');
+    expect(() => loadPricing(missing)).toThrow(`${missing}:2:3: openai.gpt-4o.output: required field is missing (fix: add it)`);
     const typo = file('typo.yaml', 'openai:\n  gpt-4o: { input: 1, output: 2, cache_reads: 1 }\n');
-    expect(() => loadPricing(typo)).toThrow('openai.gpt-4o.cache_reads');
+    expect(() => loadPricing(typo)).toThrow(`${typo}:2:34: openai.gpt-4o.cache_reads: unknown field "cache_reads" (fix: did you mean "cache_read"?)`);
     const negative = file('negative.yaml', 'openai:\n  gpt-4o: { input: -1, output: 2 }\n');
-    expect(() => loadPricing(negative)).toThrow(`${negative}:2: openai.gpt-4o.input`);
+    expect(() => loadPricing(negative)).toThrow(`${negative}:2:13: openai.gpt-4o.input: Too small: expected number to be >=0 (fix: use a number ≥ 0)`);
   });
 
   it('reject a model listed under two providers, and unreadable or broken files', () => {

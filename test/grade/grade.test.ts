@@ -4,7 +4,8 @@ import { resumeCommand } from '../../src/cli/commands/resume.js';
 import { captureIo } from '../helpers/cli.js';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CHECKPOINT_FILE, executeRun, readCheckpoint } from '../../src/engine/index.js';
+import { executeRun, readCheckpoint } from '../../src/engine/index.js';
+import { RUN_FILES } from '../../src/run-dir/index.js';
 import { exportSweBench, writeSweBenchExport, sweBenchFileNames } from '../../src/grade/export-swe-bench.js';
 import { gradeRunOptions } from '../../src/grade/options.js';
 import { readPredictions } from '../../src/grade/predictions.js';
@@ -135,7 +136,7 @@ describe('crucible grade', () => {
       const first = await executeRun(options);
       const runId = first.summary.runId;
       // As a killed run leaves it: one attempt checkpointed, the other not.
-      const checkpoint = join(first.runDir, CHECKPOINT_FILE);
+      const checkpoint = join(first.runDir, RUN_FILES.checkpoint);
       writeFileSync(checkpoint, `${readFileSync(checkpoint, 'utf8').split('\n')[0]}\n`);
       // Resolving is exit 0: any other code is raised as an ExitError.
       await resumeCommand(runId, { out: stateDir }, captureIo().io);

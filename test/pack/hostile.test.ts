@@ -173,7 +173,7 @@ const cases: Case[] = [
     name: 'a pack.json schema error',
     zip: () =>
       rawZip(entries(baseFiles(), [], Buffer.from(JSON.stringify({ format: 'crucible-pack', version: 1, taskset: 'tasks.yaml', files: [], run: 'rm -rf /' })))),
-    message: /pack\.json \(top level\): Unrecognized key/i,
+    message: /pack\.json:1:\d+: run: unknown field "run" \(fix: allowed fields: format, version, taskset, files\)/,
     exit: 2,
   },
   {

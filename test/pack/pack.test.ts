@@ -189,7 +189,7 @@ describe('signatures, trust and the index', () => {
     const zip = join(work, 'none.zip');
     const unknown = trustFile(work, [k], 'allow_unsigned: true\n');
     const r1 = crucible(['pack', 'verify', zip, '--trust', unknown]);
-    expect(r1.stderr).toMatch(/trust\.yaml: \(top level\): unknown field "allow_unsigned" \(fix: a trust policy is/);
+    expect(r1.stderr).toMatch(/trust\.yaml:\d+:1: allow_unsigned: unknown field "allow_unsigned" \(fix: allowed fields: trusted_keys, required\)/);
     expect(r1.status).toBe(2);
     writeFileSync(unknown, readFileSync(unknown, 'utf8').replace('allow_unsigned: true\n', '').replace(k.id, 'f'.repeat(32)));
     const r2 = crucible(['pack', 'verify', zip, '--trust', unknown]);

@@ -7,7 +7,7 @@ import {
   attemptRowsOf,
   formatTrajectoryText,
   guardOfRecordedRun,
-  listItemOfRow,
+  listItemOf as listItemOfRow,
   loadTrajectory,
   statsOfRecordedRun,
   storedStats,

@@ -63,7 +63,6 @@ export function AttemptsTable({ runId, stats, initial = {} }: { runId: string; s
     );
   };
 
-  const showChecks = items.some((i) => i.failedChecks !== null);
   const agents = stats ? stats.agents.map((a) => a.agent) : [];
   const tasks = stats ? [...new Set(stats.cells.map((c) => c.taskId))] : [];
   const causes = stats ? (Object.keys(stats.agents[0]?.causes ?? {}) as Cause[]).filter((c) => stats.agents.some((a) => a.causes[c] > 0)) : [];
@@ -122,7 +121,7 @@ export function AttemptsTable({ runId, stats, initial = {} }: { runId: string; s
             <th>F2P</th>
             <th>P2P</th>
             <th>held-out</th>
-            {showChecks ? <th>checks</th> : null}
+            <th>checks</th>
             <th>cost</th>
             <th>time</th>
           </tr>
@@ -146,7 +145,7 @@ export function AttemptsTable({ runId, stats, initial = {} }: { runId: string; s
               <td>{count(a.failToPass)}</td>
               <td>{count(a.passToPass)}</td>
               <td>{count(a.heldOut)}</td>
-              {showChecks ? <td>{a.failedChecks === null ? '–' : a.failedChecks > 0 ? <span className="warn">{a.failedChecks} failed</span> : 'ok'}</td> : null}
+              <td>{a.failedChecks > 0 ? <span className="warn">{a.failedChecks} failed</span> : 'ok'}</td>
               <td>{usd(a.costUsd)}</td>
               <td>{duration(a.totalMs)}</td>
             </tr>

@@ -1,8 +1,7 @@
 import { appendFile, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { toSummaryRow, type AttemptResult, type AttemptSummaryRow } from '../types/index.js';
-import { sha256 } from './plan.js';
-import { writeFileAtomic } from './run-files.js';
+import { writeFileAtomic } from './atomic.js';
+import { runFile } from './names.js';
 
 /**
  * `checkpoint.jsonl`: one line per finished attempt, appended after its attempt.json is on disk.
@@ -16,12 +15,6 @@ export interface CheckpointEntry extends AttemptSummaryRow {
   sha256: string;
 }
 
-export const CHECKPOINT_FILE = 'checkpoint.jsonl';
-
-export function attemptFile(runDir: string, attemptId: string): string {
-  return join(runDir, 'attempts', attemptId, 'attempt.json');
-}
-
 export function checkpointEntry(result: AttemptResult, hash: string): CheckpointEntry {
   return { ...toSummaryRow(result), index: result.index, sha256: hash };
 }
@@ -31,19 +24,19 @@ export function checkpointEntry(result: AttemptResult, hash: string): Checkpoint
  * which readCheckpoint skips and the next resume rewrites away.
  */
 export async function appendCheckpoint(runDir: string, entry: CheckpointEntry): Promise<void> {
-  await appendFile(join(runDir, CHECKPOINT_FILE), `${JSON.stringify(entry)}\n`);
+  await appendFile(runFile(runDir, 'checkpoint'), `${JSON.stringify(entry)}\n`);
 }
 
 /** Replaces the checkpoint with exactly these entries (used by resume to drop torn and stale lines). */
 export async function rewriteCheckpoint(runDir: string, entries: readonly CheckpointEntry[]): Promise<void> {
-  await writeFileAtomic(join(runDir, CHECKPOINT_FILE), entries.map((e) => `${JSON.stringify(e)}\n`).join(''));
+  await writeFileAtomic(runFile(runDir, 'checkpoint'), entries.map((e) => `${JSON.stringify(e)}\n`).join(''));
 }
 
 /** Entries in file order, first occurrence of each attempt id; lines that do not parse are counted, not fatal. */
 export async function readCheckpoint(runDir: string): Promise<{ entries: CheckpointEntry[]; malformed: number; duplicates: number }> {
   let text: string;
   try {
-    text = await readFile(join(runDir, CHECKPOINT_FILE), 'utf8');
+    text = await readFile(runFile(runDir, 'checkpoint'), 'utf8');
   } catch {
     return { entries: [], malformed: 0, duplicates: 0 };
   }
@@ -74,14 +67,4 @@ function parseEntry(line: string): CheckpointEntry | undefined {
     // A torn line from a crash mid-append.
   }
   return undefined;
-}
-
-/** Reads attempt.json and returns it with its hash, or undefined when it is missing. */
-export async function readAttemptFile(runDir: string, attemptId: string): Promise<{ bytes: Buffer; hash: string } | undefined> {
-  try {
-    const bytes = await readFile(attemptFile(runDir, attemptId));
-    return { bytes, hash: sha256(bytes) };
-  } catch {
-    return undefined;
-  }
 }

@@ -1,14 +1,27 @@
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { AgentProfile } from '../agents/external/index.js';
-import { InputError, OptionError } from '../errors.js';
-import type { AttemptPlan } from '../types/index.js';
-import type { PlannedTask } from './plan.js';
+import { InputError } from '../errors.js';
+import type { AdaptiveTarget } from '../stats/index.js';
 import type { TaskSelection } from '../tasks/index.js';
-import type { AdaptiveRunOptions } from './adaptive-run.js';
+import type { AttemptPlan, PlannedTask } from '../types/index.js';
+import { writeJsonAtomic } from './atomic.js';
+import { RUN_FILES, runFile } from './names.js';
 
 export const PLAN_SCHEMA_VERSION = 2;
+
+export type { PlannedTask };
+
+/**
+ * `--adaptive`: what the run is for and the most it may spend. Recorded in plan.json for resume.
+ * The budget is attempts, dollars (the run's `--max-cost-total`, metered by the gateway), or both.
+ */
+export interface AdaptiveRunOptions {
+  target: AdaptiveTarget;
+  /** Attempts the run may spend in all, finished ones from before a resume included; absent: every planned attempt. */
+  maxAttempts?: number;
+}
 
 /** One resume of a run, kept in plan.json so a reader knows the run was not done in one go. */
 export interface ResumeRecord {
@@ -20,7 +33,6 @@ export interface ResumeRecord {
   superseded: number;
 }
 
-/** `plan.json`: everything needed to run the rest of the run again, written before anything runs. */
 /** The predictions a `crucible grade` run grades (docs/runs.md#grading-patches-made-elsewhere-crucible-grade). */
 export interface GradePredictionsRef {
   /** Absolute path of the predictions file or directory. */
@@ -31,6 +43,7 @@ export interface GradePredictionsRef {
   sha256: string;
 }
 
+/** `plan.json`: everything needed to run the rest of the run again, written before anything runs. */
 export interface RunPlanFile {
   schemaVersion: typeof PLAN_SCHEMA_VERSION;
   runId: string;
@@ -67,30 +80,14 @@ export interface RunPlanFile {
   attempts: AttemptPlan[];
 }
 
-export function runsDir(stateDir: string): string {
-  return join(resolve(stateDir), 'runs');
+/** Whether `runDir` is a run (a directory with a plan), as `resume` and error messages ask. */
+export function hasPlan(runDir: string): boolean {
+  return existsSync(runFile(runDir, 'plan'));
 }
 
-/** Writes to a temporary file and renames it over the target: readers see the old file or the new one. */
-export async function writeFileAtomic(file: string, text: string): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
-  try {
-    await writeFile(tmp, text);
-  } catch (error) {
-    // A write that fails after the open (a disk that fills mid-file) carries no path: name the file.
-    await rm(tmp, { force: true }).catch(() => undefined);
-    if (error instanceof Error && (error as NodeJS.ErrnoException).path === undefined) Object.assign(error, { path: file });
-    throw error;
-  }
-  await rename(tmp, file);
-}
-
-export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
-  await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
-}
-
+/** plan.json, checked to be one this version can resume; a one-line error otherwise. */
 export async function readPlanFile(runDir: string, runId: string): Promise<RunPlanFile> {
-  const file = join(runDir, 'plan.json');
+  const file = runFile(runDir, 'plan');
   let parsed: unknown;
   try {
     parsed = JSON.parse(await readFile(file, 'utf8'));
@@ -108,30 +105,15 @@ export async function readPlanFile(runDir: string, runId: string): Promise<RunPl
 }
 
 /**
- * Finds a run directory by id or unique id prefix, the way `git` takes short hashes. Looks at the
- * run directories themselves, so a run can be resumed even when the history file is missing.
+ * plan.json as far as it can be read, for views of a run that may be of another version or half
+ * written: a missing or unreadable plan is no answer, not an error.
  */
-export async function findRunDir(stateDir: string, prefix: string): Promise<{ runId: string; runDir: string }> {
-  const dir = runsDir(stateDir);
-  let names: string[];
-  try {
-    names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
-  } catch {
-    throw new OptionError([{ field: 'runId', value: prefix }], `no runs in ${dir}`, 'pass {stateDir} with the state directory the run used');
-  }
-  if (names.includes(prefix)) return { runId: prefix, runDir: join(dir, prefix) };
-  const matches = names.filter((n) => n.startsWith(prefix)).sort();
-  const [only] = matches;
-  if (matches.length === 1 && only !== undefined) return { runId: only, runDir: join(dir, only) };
-  if (matches.length === 0) {
-    const recent = names.sort().slice(-3).reverse();
-    throw new InputError(
-      `run ${prefix}: no such run in ${dir} (fix: use a run id${recent.length > 0 ? `, e.g. ${recent.join(', ')}` : ''}; \`crucible history --runs\` lists them)`,
-    );
-  }
-  throw new InputError(
-    `run ${prefix}: matches ${matches.length} runs (${matches.slice(0, 5).join(', ')}${matches.length > 5 ? ', …' : ''}) (fix: give more of the id)`,
-  );
+export function peekPlanFile(runDir: string): Partial<RunPlanFile> | undefined {
+  return peekJson(runFile(runDir, 'plan')) as Partial<RunPlanFile> | undefined;
+}
+
+export async function writePlanFile(runDir: string, plan: RunPlanFile): Promise<void> {
+  await writeJsonAtomic(runFile(runDir, 'plan'), plan);
 }
 
 /**
@@ -142,8 +124,8 @@ export async function createRunDir(runDir: string, plan: RunPlanFile): Promise<v
   const staging = join(dirname(runDir), `.${basename(runDir)}.${process.pid}.staging`);
   await rm(staging, { recursive: true, force: true });
   try {
-    await mkdir(join(staging, 'attempts'), { recursive: true });
-    await writeJsonAtomic(join(staging, 'plan.json'), plan);
+    await mkdir(join(staging, RUN_FILES.attempts), { recursive: true });
+    await writePlanFile(staging, plan);
     await rename(staging, runDir);
   } catch (error) {
     // A full or read-only disk: leave nothing half-made behind.
@@ -152,10 +134,11 @@ export async function createRunDir(runDir: string, plan: RunPlanFile): Promise<v
   }
 }
 
-/** The JUnit copies an attempt directory holds: baseline run, the verify run, held-out tests. */
-export const ATTEMPT_JUNIT_FILES = {
-  baseline: 'baseline.junit.xml',
-  baselineHeldOut: 'baseline-held-out.junit.xml',
-  tests: 'tests.junit.xml',
-  heldOut: 'held-out.junit.xml',
-} as const;
+/** A file the engine wrote, parsed; undefined when it is missing or half written. */
+export function peekJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
