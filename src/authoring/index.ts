@@ -3,3 +3,4 @@ export { scaffoldTask, checkRequest, defaultTestCommand, type ScaffoldRequest, t
 export { askForMissing, slug, type Answerable, type PromptStreams } from './prompt.js';
 export { addTask, renderTask, type TaskYaml, type EditResult, type RenderOptions } from './taskset-edit.js';
 export { splitPaths, neededTestPaths, SCAFFOLD_TEST_PATHS, type PathSplit } from './split.js';
+export { initRepo, INIT_PLACEHOLDER_ID } from './init.js';

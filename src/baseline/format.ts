@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { CAUSES, VERDICTS } from '../types/index.js';
-import { schemaError } from '../config/issue-to-error.js';
+import { schemaError } from '../input/index.js';
 import { InputError } from '../errors.js';
 
 export const BASELINE_VERSION = 1;

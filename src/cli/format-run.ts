@@ -5,7 +5,7 @@ import type { VerdictCounts } from '../store/index.js';
 import { agentInfoText, type AttemptListItem } from '../report/index.js';
 import { ATTEMPT_COLUMNS, attemptCells, table as tableOf } from './format.js';
 import { formatStats } from './format-stats.js';
-import { guardLine, type GuardAgentCounts } from '../guard/counts.js';
+import { guardLine, type GuardAgentCounts } from '../guard/index.js';
 import { failurePatternLines } from '../failures/index.js';
 import type { AgentFailurePatterns } from '../types/index.js';
 

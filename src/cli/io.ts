@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import type { SignalSource } from '../engine/session.js';
+import type { SignalSource } from '../engine/index.js';
 
 /** Where the CLI writes: process.stdout / process.stderr, or a buffer in the in-process tests. */
 export interface CliStream {

@@ -1,7 +1,7 @@
 import { parseModelSpec, PROVIDERS } from '../agents/index.js';
-import type { AgentProfile } from '../agents/external/index.js';
-import { isProfileSpec } from '../agents/registry.js';
-import { checkModelSpecs, DEFAULT_MAX_TURNS, type ModelRunOptions } from '../engine/gateway-lifecycle.js';
+import type { AgentProfile } from '../agents/index.js';
+import { isProfileSpec } from '../agents/index.js';
+import { checkModelSpecs, DEFAULT_MAX_TURNS, type ModelRunOptions } from '../engine/index.js';
 import { InputError } from '../errors.js';
 import type { AttemptResult } from '../types/index.js';
 import { durationFlag, wholeNumber, writableStateDir } from './args.js';

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { AttemptResult, RunStats, RunSummary } from '../types/index.js';
 import { InputError } from '../errors.js';
 // reporter.ts holds only names and types, so `crucible --help` still loads no report code.
-import { DEFAULT_REPORTERS, isReporterName, REPORTER_NAMES, type ReporterName } from '../report/reporter.js';
+import { DEFAULT_REPORTERS, isReporterName, REPORTER_NAMES, type ReporterName } from '../report/index.js';
 
 export interface ReporterCliOptions {
   reporter?: string[];

@@ -1,9 +1,9 @@
 import pc from 'picocolors';
 import { executeRun, describeAdaptiveStop, type RunOptions, type RunOutcome } from '../engine/index.js';
-import { guardCounts } from '../guard/counts.js';
+import { guardCounts } from '../guard/index.js';
 // The leaf, not report/index.js: that loads every report writer, which a run without reports never needs.
-import { listItemOf } from '../report/view.js';
-import type { ReporterName } from '../report/reporter.js';
+import { listItemOf } from '../report/index.js';
+import type { ReporterName } from '../report/index.js';
 import { formatDefect } from '../tasks/index.js';
 import { runExitCode, type ExitCode } from './exit.js';
 import { formatCostPerSolve } from './format-cost.js';

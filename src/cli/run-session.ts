@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { runValidation, type RunOutcome, type ValidationRunOptions } from '../engine/index.js';
-import { inSession, type RunSession, type SessionOptions } from '../engine/session.js';
+import { inSession, type RunSession, type SessionOptions } from '../engine/index.js';
 import type { AttemptResult } from '../types/index.js';
 import { withFlagNames } from './option-flags.js';
 import type { CliIo } from './io.js';

@@ -3,7 +3,7 @@ import pc from 'picocolors';
 import { referenceAgentNames } from '../agents/index.js';
 import { InputError } from '../errors.js';
 import { resolveSandbox } from '../sandbox/index.js';
-import type { SandboxKind } from '../sandbox/executor.js';
+import type { SandboxKind } from '../sandbox/index.js';
 import type { CliIo } from './io.js';
 
 /** Where a run remembers that bwrap works here (src/sandbox/probe-cache.ts). */

@@ -70,7 +70,8 @@ export {
 } from './task-tests.js';
 export { ATTEMPT_SCRATCH_DIRS, type TaskBaselineRuns } from './attempt.js';
 export { startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
-export { slimAttempt } from './slim.js';
+export { slimAttempt } from '../run-dir/index.js';
 export type { RunBudgetReport } from './run-budget.js';
 export { openSession, inSession, type RunSession, type SessionOptions, type SessionSignal, type SignalSource } from './session.js';
 export { runValidation, type ValidationRunOptions, type ValidationTaskSet } from './validation-run.js';
+export { checkModelSpecs, DEFAULT_MAX_TURNS } from './gateway-lifecycle.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { schemaError } from '../config/issue-to-error.js';
+import { schemaError } from '../input/index.js';
 import type { CanonicalRequest } from './canonical.js';
 import type { HeaderMap } from './headers.js';
 import type { Api, TokenUsage } from './usage-readers.js';

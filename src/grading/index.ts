@@ -4,3 +4,4 @@ export { score, SEVERITY_POINTS, BLOCKING } from './score.js';
 export { judgeTaskValidity, failToPassAlreadyPassing, type TaskValidity, type ValidityStatus } from './validity.js';
 export { resourceLimitOf } from './limit.js';
 export { providerFailure, PROVIDER_FAILURE_THRESHOLD } from './provider-failure.js';
+export { judgeAttack, judgeTaskAdversarial, type AttackReport, type TaskAdversarial } from './validity.js';

@@ -3,5 +3,5 @@
  * YAML with node positions, and zod issues turned into that line. Every loader of a user file
  * (task sets, agent profiles, suites, registries, ci and pack files) shares it.
  */
-export { issueToError } from './issue-to-error.js';
+export { issueToError, schemaError } from './issue-to-error.js';
 export { formatFieldPath, YamlSource, type FieldPath } from './yaml-source.js';

@@ -1,7 +1,7 @@
 import { lstat, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { ZodError, ZodType } from 'zod';
-import { schemaError } from '../config/issue-to-error.js';
+import { schemaError } from '../input/index.js';
 import { walkArtifacts, type ArtifactEntry } from './artifacts.js';
 import { sha256Hex } from './canonical.js';
 import { attemptDir, attemptDirNames, attemptRecordFile, RUN_FILES } from '../run-dir/index.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { schemaError } from '../config/issue-to-error.js';
+import { schemaError } from '../input/index.js';
 import { InputError } from '../errors.js';
 
 /**

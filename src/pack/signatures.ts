@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { schemaError } from '../config/issue-to-error.js';
+import { schemaError } from '../input/index.js';
 import { InputError } from '../errors.js';
 import { keyId, parsePrivateKey, parsePublicKey, signDigest } from './keys.js';
 

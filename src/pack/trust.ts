@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { schemaError } from '../config/issue-to-error.js';
+import { schemaError } from '../input/index.js';
 import { InputError } from '../errors.js';
 import { keyId, parsePublicKey, verifyDigest } from './keys.js';
 import { PackVerificationError } from './errors.js';

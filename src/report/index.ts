@@ -15,3 +15,4 @@ export { agentInfoText } from './format.js';
 export * from './view.js';
 export { runInfoOfRow, runListItemOf, storedStats, attemptRowsOf, statsOfRecordedRun, taskRepoOfRows } from './history-view.js';
 export { guardOfRecordedRun } from './run-guard.js';
+export { environmentsOfRun } from './compare.js';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { AgentProfile } from '../agents/external/index.js';
+import type { AgentProfile } from '../agents/index.js';
 import { InputError } from '../errors.js';
 import type { AdaptiveTarget } from '../stats/index.js';
 import type { TaskSelection } from '../tasks/index.js';

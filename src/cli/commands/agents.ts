@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import pc from 'picocolors';
-import { isProfileSpec, loadAgentCatalog } from '../../agents/registry.js';
-import { agentCacheDir, builtinProfilesDir, installedVersion, resolveProgram, type AgentProfile } from '../../agents/external/index.js';
+import { isProfileSpec, loadAgentCatalog } from '../../agents/index.js';
+import { agentCacheDir, builtinProfilesDir, installedVersion, resolveProgram, type AgentProfile } from '../../agents/index.js';
 import { loadTaskSet } from '../../config/index.js';
 import { executeRun, type RunOutcome } from '../../engine/index.js';
 import { InputError } from '../../errors.js';
-import type { SandboxKind } from '../../sandbox/executor.js';
+import type { SandboxKind } from '../../sandbox/index.js';
 import { selectTasks } from '../../tasks/index.js';
 import type { AttemptResult } from '../../types/index.js';
 import { writableStateDir } from '../args.js';

@@ -20,7 +20,7 @@ import {
 import { InputError } from '../../errors.js';
 import { defaultConcurrency, MAX_PLANNED_ATTEMPTS } from '../../engine/index.js';
 import { importPack, loadTrustPolicy, PackVerificationError, type ImportedPack } from '../../pack/index.js';
-import type { SandboxKind } from '../../sandbox/executor.js';
+import type { SandboxKind } from '../../sandbox/index.js';
 import { loadRunInput } from '../../suite/index.js';
 import { selectTasks } from '../../tasks/index.js';
 import { wholeNumber, writableStateDir } from '../args.js';

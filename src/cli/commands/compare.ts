@@ -6,7 +6,7 @@ import { InputError } from '../../errors.js';
 import { pct, table } from '../format.js';
 import { points, verdictText } from '../format-stats.js';
 import { requireHistory, resolveRunId } from '../history-reader.js';
-import { environmentsOfRun } from '../../report/compare.js';
+import { environmentsOfRun } from '../../report/index.js';
 import type { CliIo } from '../io.js';
 
 export interface CompareCommandOptions {

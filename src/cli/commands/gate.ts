@@ -1,6 +1,6 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { loadAgentCatalog } from '../../agents/registry.js';
+import { loadAgentCatalog } from '../../agents/index.js';
 import { readBaseline, readRunOutcomes, type BaselineFile } from '../../baseline/index.js';
 import { loadRunInput, type RunInput } from '../../suite/index.js';
 import { defaultConcurrency, executeRun, MAX_PLANNED_ATTEMPTS, newRunId } from '../../engine/index.js';
@@ -16,7 +16,7 @@ import {
   type VersionMismatch,
 } from '../../gate/index.js';
 import { openHistory } from '../../store/index.js';
-import type { SandboxKind } from '../../sandbox/executor.js';
+import type { SandboxKind } from '../../sandbox/index.js';
 import type { Task } from '../../types/index.js';
 import { wholeNumber, writableStateDir } from '../args.js';
 import { historyPath } from '../history-reader.js';

@@ -19,9 +19,9 @@ export async function schemaCommand(which: string | undefined, opts: { out?: str
     suite: suiteJsonSchema,
     ci: ciJsonSchema,
     baseline: baselineJsonSchema,
-    registry: (await import('../../audit/json-schema.js')).registryJsonSchema,
-    trust: (await import('../../pack/json-schema.js')).trustJsonSchema,
-    'pack-index': (await import('../../pack/json-schema.js')).packIndexJsonSchema,
+    registry: (await import('../../audit/index.js')).registryJsonSchema,
+    trust: (await import('../../pack/index.js')).trustJsonSchema,
+    'pack-index': (await import('../../pack/index.js')).packIndexJsonSchema,
   };
   const make = schemas[kind];
   if (!make) throw new InputError(`schema ${kind}: unknown schema (fix: use taskset, agents, suite, ci, baseline, registry, trust or pack-index)`);

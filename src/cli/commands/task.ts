@@ -2,13 +2,13 @@ import { relative } from 'node:path';
 import pc from 'picocolors';
 import { askForMissing, checkRequest, defaultTestCommand, scaffoldTask, type ScaffoldRequest, type ScaffoldResult } from '../../authoring/index.js';
 import { InputError } from '../../errors.js';
-import type { SandboxKind } from '../../sandbox/executor.js';
+import type { SandboxKind } from '../../sandbox/index.js';
 import { writableStateDir } from '../args.js';
 import { chooseSandbox } from '../sandbox-choice.js';
 import { validateCommand } from './validate.js';
 import type { CliIo } from '../io.js';
 import { EXIT, exitWith } from '../exit.js';
-import { openSession } from '../../engine/session.js';
+import { openSession } from '../../engine/index.js';
 
 export interface TaskNewOptions {
   id?: string;

@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { runTaskTests, suggestTestIds, type ListedTest, type TaskTestSide, type TestSide } from '../../engine/index.js';
 import { InputError } from '../../errors.js';
 import { reportInstruction } from '../../evidence/index.js';
-import type { SandboxKind } from '../../sandbox/executor.js';
+import type { SandboxKind } from '../../sandbox/index.js';
 import { loadRunInput } from '../../suite/index.js';
 import { selectTasks, taskWhere } from '../../tasks/index.js';
 import { writableStateDir } from '../args.js';
@@ -12,7 +12,7 @@ import { withFlagNames } from '../option-flags.js';
 import { chooseSandbox } from '../sandbox-choice.js';
 import type { CliIo } from '../io.js';
 import { EXIT, exitWith } from '../exit.js';
-import { openSession } from '../../engine/session.js';
+import { openSession } from '../../engine/index.js';
 
 export interface TestsCommandOptions {
   task: string;

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import pc from 'picocolors';
-import { loadAgentCatalog } from '../../agents/registry.js';
+import { loadAgentCatalog } from '../../agents/index.js';
 import { ATTACKS, attacksFor, findAttack, type Attack } from '../../redteam/index.js';
 import { InputError } from '../../errors.js';
 import { loadRunInput } from '../../suite/index.js';
@@ -11,8 +11,8 @@ import { chooseSandbox } from '../sandbox-choice.js';
 import { formatTaskErrors } from '../run-report.js';
 import { runValidationIn } from '../run-session.js';
 import { judgeTaskValidity, type TaskValidity } from '../../grading/index.js';
-import { judgeAttack, judgeTaskAdversarial, type AttackReport, type TaskAdversarial } from '../../grading/validity.js';
-import type { SandboxKind } from '../../sandbox/executor.js';
+import { judgeAttack, judgeTaskAdversarial, type AttackReport, type TaskAdversarial } from '../../grading/index.js';
+import type { SandboxKind } from '../../sandbox/index.js';
 import { wholeNumber, writableStateDir } from '../args.js';
 import { table } from '../format.js';
 import type { CliIo } from '../io.js';

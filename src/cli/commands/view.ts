@@ -6,7 +6,7 @@ import { wholeNumber } from '../args.js';
 import { HISTORY_FIX, openHistoryReader } from '../history-reader.js';
 import { shownStateDir } from '../state-dir-option.js';
 import type { CliIo } from '../io.js';
-import { inSession } from '../../engine/session.js';
+import { inSession } from '../../engine/index.js';
 
 export interface ViewCommandOptions {
   port?: string;

@@ -1,10 +1,10 @@
 import pc from 'picocolors';
-import type { SandboxKind } from '../../sandbox/executor.js';
+import type { SandboxKind } from '../../sandbox/index.js';
 import { resolveSandbox } from '../../sandbox/index.js';
 import { checkQueueReachable, parseQueueUrl, startWorker } from '../../distributed/index.js';
 import { wholeNumber, writableStateDir } from '../args.js';
 import type { CliIo } from '../io.js';
-import { inSession } from '../../engine/session.js';
+import { inSession } from '../../engine/index.js';
 
 export interface WorkerCommandOptions {
   queue: string;
