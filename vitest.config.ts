@@ -16,7 +16,8 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT, setupFiles: ['test/setup/no-processes.ts'] } },
       { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...E2E] } },
-      { extends: true, test: { name: 'e2e', include: E2E, exclude: REGISTRY } },
+      // The e2e tier's global setup runs the bundled examples once, on first request, for every test that reads them.
+      { extends: true, test: { name: 'e2e', include: E2E, exclude: REGISTRY, globalSetup: ['test/setup/examples.ts'] } },
       ...(registry ? [{ extends: true as const, test: { name: 'registry', include: REGISTRY } }] : []),
     ],
   },
