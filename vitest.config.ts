@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { E2E, REGISTRY, UNIT } from './test/tiers.js';
 
@@ -13,6 +14,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // vitest's default is one worker per core but one, so a single file at a time on 2 cores; the
+    // integration and e2e files mostly wait on git, sandboxes and test runners, so two overlap well.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT, setupFiles: ['test/setup/no-processes.ts'] } },
       { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...E2E] } },
