@@ -105,14 +105,17 @@ beforeAll(async () => {
   // touch them: they are taken before any agent, each attempt starts from its own copy, and they lie
   // in the state directory the sandbox hides; they are fingerprinted with the canaries to show it.
   const preflightDir = join(runDir, 'preflight');
-  const checked = await preflightTasks([...new Set(plan.map((p) => p.taskId))].map((id) => tasks.get(id) as Task), {
-    stateDir,
-    dir: preflightDir,
-    sandbox: 'bwrap',
-    oracle: true,
-    concurrency: 2,
-    shareTree: true,
-  });
+  const checked = await preflightTasks(
+    [...new Set(plan.map((p) => p.taskId))].map((id) => tasks.get(id) as Task),
+    {
+      stateDir,
+      dir: preflightDir,
+      sandbox: 'bwrap',
+      oracle: true,
+      concurrency: 2,
+      shareTree: true,
+    },
+  );
   expect(checked.map((c) => ({ taskId: c.taskId, defects: c.defects, unchecked: c.unchecked, shared: c.baseline?.tree !== undefined }))).toEqual(
     checked.map((c) => ({ taskId: c.taskId, defects: [], unchecked: undefined, shared: true })),
   );

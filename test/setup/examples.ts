@@ -75,7 +75,20 @@ function listen(server: Server, socket: string): Promise<void> {
 /** `crucible run` on the examples with both reference agents: what each reader used to run itself. */
 function runExamples(cwd: string, root: string): Promise<ExampleRun> {
   const state = join(root, '.crucible');
-  const args = [resolve(cwd, 'bin/crucible.js'), 'run', 'examples/tasks.yaml', '--agent', 'oracle', '--agent', 'nop', '--sandbox', 'bwrap', '--out', state, '--json'];
+  const args = [
+    resolve(cwd, 'bin/crucible.js'),
+    'run',
+    'examples/tasks.yaml',
+    '--agent',
+    'oracle',
+    '--agent',
+    'nop',
+    '--sandbox',
+    'bwrap',
+    '--out',
+    state,
+    '--json',
+  ];
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, args, {
       cwd,
