@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { E2E, REGISTRY, UNIT } from './test/tiers.js';
 
@@ -13,10 +14,14 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // vitest's default is one worker per core but one, so a single file at a time on 2 cores; the
+    // integration and e2e files mostly wait on git, sandboxes and test runners, so two overlap well.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT, setupFiles: ['test/setup/no-processes.ts'] } },
       { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...E2E] } },
-      { extends: true, test: { name: 'e2e', include: E2E, exclude: REGISTRY } },
+      // The e2e tier's global setup runs the bundled examples once, on first request, for every test that reads them.
+      { extends: true, test: { name: 'e2e', include: E2E, exclude: REGISTRY, globalSetup: ['test/setup/examples.ts'] } },
       ...(registry ? [{ extends: true as const, test: { name: 'registry', include: REGISTRY } }] : []),
     ],
   },

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -8,10 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTaskSet } from '../../src/config/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { CLI, crucible } from '../helpers/cli.js';
+import { sharedExampleRun } from '../helpers/examples.js';
 
 /*
  * The dashboard and the HTML report in a real browser: Debian's Chromium driven by playwright-core
- * (no browser download). The data comes from the real CLI: two example runs, then `crucible view`.
+ * (no browser download). The data comes from the real CLI: two example runs (the first the e2e
+ * tier's shared run, copied), then `crucible view`.
  * Screenshots are kept in test-artifacts/e2e/ (gitignored); docs/screenshots/ holds current ones.
  */
 
@@ -57,8 +59,11 @@ describe('dashboard and HTML report in Chromium', () => {
       if (!existsSync(CLI) || !existsSync('dist/web/assets/app.js')) throw new Error('the CLI or the web app is not built: run `npm run build` first');
       mkdirSync(ARTIFACTS, { recursive: true });
       state = mkdtempSync(join(tmpdir(), 'crucible-e2e-'));
-      const full = crucible(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--agent', 'nop', '--out', state], { attempts: FULL_RUN_ATTEMPTS });
+      // The tier's shared run of every example (test/setup/examples.ts), copied: this state gets a second run.
+      const full = await sharedExampleRun();
+      expect(full.attempts).toBe(FULL_RUN_ATTEMPTS);
       expect(full.status, full.stderr).toBe(1);
+      cpSync(full.state, state, { recursive: true });
       const part = crucible(
         ['run', 'examples/tasks.yaml', '--agent', 'oracle', '--agent', 'nop', '--task', 'js-sortby', '--task', 'py-roman-subtractive', '--out', state],
         { attempts: 4 },

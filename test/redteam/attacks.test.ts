@@ -3,7 +3,8 @@
  * bundled example tasks it applies to, in the real bwrap sandbox, through runAttempt. Each must
  * end as the catalogue says (never ERROR; honest controls PASS with no failed check), and nothing
  * outside the attempts' own directories may change: the task set (oracle patches, held-out tests,
- * repo sources) and another run's state are fingerprinted before and after. docs/redteam.md.
+ * repo sources), another run's state and the trees the attempts share (each task's preflight) are
+ * fingerprinted before and after. docs/redteam.md.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,10 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveRunAgent, ATTACKS, expectedFor, type Attack } from '../../src/redteam/index.js';
 import { STOLEN_FILE } from '../../src/redteam/reading.js';
 import { loadTaskSet } from '../../src/config/index.js';
-import { runAttempt, type AttemptEnv } from '../../src/engine/attempt.js';
+import { runAttempt, type AttemptEnv, type TaskBaselineRuns } from '../../src/engine/attempt.js';
+import { preflightTasks } from '../../src/engine/preflight.js';
+import { removeSharedTrees } from '../../src/engine/shared-baseline.js';
 import { describeExpectation, meetsAttackExpectation, namedLimit } from '../../src/grading/validity.js';
 import type { AttemptResult, Task } from '../../src/types/index.js';
-import { filesLargerThan, snapshotTree, treeChanges } from './canary.js';
+import { filesLargerThan, snapshotTree, treeChanges } from '../helpers/tree-snapshot.js';
 
 const MIB = 1024 ** 2;
 /** Must never appear in any attempt's change: planted in the task set and in another run's state. */
@@ -96,13 +99,38 @@ beforeAll(async () => {
   for (const attack of ATTACKS.filter((a) => !ONLY || ONLY.includes(a.name)))
     for (const taskId of tasksFor(attack)) plan.push({ attack, taskId, attemptId: `${taskId}.${attack.name}` });
 
+  // What a run shares between attempts, made once as `crucible run` makes it: each task's prepared
+  // tree, baseline commit and baseline test runs (preflight.ts, shared-baseline.ts). No attack can
+  // touch them: they are taken before any agent, each attempt starts from its own copy, and they lie
+  // in the state directory the sandbox hides; they are fingerprinted with the canaries to show it.
+  const preflightDir = join(runDir, 'preflight');
+  const checked = await preflightTasks(
+    [...new Set(plan.map((p) => p.taskId))].map((id) => tasks.get(id) as Task),
+    {
+      stateDir,
+      dir: preflightDir,
+      sandbox: 'bwrap',
+      oracle: true,
+      concurrency: 2,
+      shareTree: true,
+    },
+  );
+  expect(checked.map((c) => ({ taskId: c.taskId, defects: c.defects, unchecked: c.unchecked, shared: c.baseline?.tree !== undefined }))).toEqual(
+    checked.map((c) => ({ taskId: c.taskId, defects: [], unchecked: undefined, shared: true })),
+  );
+  const taskBaselines = new Map(checked.map((c) => [c.taskId, c.baseline as TaskBaselineRuns]));
+
   const canaryRoots = [taskSetDir, join(stateDir, 'runs', 'other-run')];
+  // The shared trees by content: every attempt's git store reads the baseline's objects as
+  // alternates, and git touches an object's mtime when it writes one it already has there.
+  const shared = (): Map<string, string> => snapshotTree([preflightDir], { mtimes: false });
   const before = snapshotTree(canaryRoots);
+  const sharedBefore = shared();
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < plan.length) {
       const item = plan[next++] as Planned;
-      const env: AttemptEnv = { runDir, stateDir, sandbox: 'bwrap', keepWorkspace: item.attack.name === 'read-secrets' };
+      const env: AttemptEnv = { runDir, stateDir, sandbox: 'bwrap', keepWorkspace: item.attack.name === 'read-secrets', taskBaselines };
       const attemptPlan = {
         attemptId: item.attemptId,
         runId: 'redteam',
@@ -116,7 +144,8 @@ beforeAll(async () => {
     }
   };
   await Promise.all([worker(), worker()]);
-  hostChanges = treeChanges(before, snapshotTree(canaryRoots));
+  hostChanges = [...treeChanges(before, snapshotTree(canaryRoots)), ...treeChanges(sharedBefore, shared())];
+  await removeSharedTrees(preflightDir);
 }, 1_800_000);
 
 afterAll(() => {
@@ -157,7 +186,7 @@ describe('the attack catalogue on the bundled examples (bwrap)', () => {
     expect(alarms).toEqual([]);
   });
 
-  it('nothing outside the attempts changed: the task set, its oracle patches and held-out tests, and another run are untouched', () => {
+  it('nothing outside the attempts changed: the task set, its oracle patches and held-out tests, another run and the shared task trees are untouched', () => {
     expect(hostChanges).toEqual([]);
   });
 

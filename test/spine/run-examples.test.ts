@@ -1,15 +1,15 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadTaskSet } from '../../src/config/index.js';
 import { attemptBudget } from '../helpers/budget.js';
-import { crucible, type CliResult } from '../helpers/cli.js';
+import { crucible } from '../helpers/cli.js';
+import { sharedExampleRun, type ExampleRun } from '../helpers/examples.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
 const EXAMPLE_TASKS = loadTaskSet('examples/tasks.yaml').tasks;
-/** oracle and nop on every example: the one full run the tests below share. */
+/** oracle and nop on every example: the shared run the tests below read. */
 const FULL_RUN_ATTEMPTS = EXAMPLE_TASKS.length * 2;
 
 interface SummaryJson {
@@ -18,18 +18,18 @@ interface SummaryJson {
 }
 
 describe('crucible run on the bundled examples', () => {
-  // One run of every example with both reference agents, shared by the tests that read it; its
-  // time limit comes from its attempt count (helpers/budget.ts), not from one machine's speed.
+  // The tier's one run of every example with both reference agents (test/setup/examples.ts),
+  // shared read-only; its time limit comes from its attempt count (helpers/budget.ts).
   let out: string;
-  let full: CliResult;
+  let full: ExampleRun;
   let summary: SummaryJson;
-  beforeAll(() => {
-    out = mkdtempSync(join(tmpdir(), 'crucible-examples-'));
-    full = crucible(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--agent', 'nop', '--out', out, '--json'], { attempts: FULL_RUN_ATTEMPTS });
+  beforeAll(async () => {
+    full = await sharedExampleRun();
+    out = full.state;
+    expect(full.attempts).toBe(FULL_RUN_ATTEMPTS);
     expect(full.status, full.stderr).toBe(1);
     summary = JSON.parse(full.stdout) as SummaryJson;
   }, attemptBudget(FULL_RUN_ATTEMPTS));
-  afterAll(() => rmSync(out, { recursive: true, force: true }));
 
   it('oracle passes every task, nop fails every task naming its failing F2P tests', () => {
     expect(summary.runId).toMatch(/^\d{8}-\d{6}-[0-9a-f]{4}$/);

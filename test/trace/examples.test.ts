@@ -6,26 +6,27 @@ import type { MetamorphicReport } from '../../src/trace/index.js';
 import { CHECK_IDS } from '../../src/types/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { crucible } from '../helpers/cli.js';
+import { sharedExampleRun } from '../helpers/examples.js';
 
-// One run of the bundled examples (six tasks × oracle and nop), shared by every test in this file.
+// The e2e tier's one run of the bundled examples (six tasks × oracle and nop, bwrap;
+// test/setup/examples.ts), shared read-only: a test that edits a trace edits a copy in `scratch`.
 const ATTEMPTS = 12;
 let root = '';
 let out = '';
 let runId = '';
+let scratch = '';
 let attemptDirs: string[] = [];
 
-beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'crucible-trace-'));
-  out = join(root, '.crucible');
-  const r = crucible(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--agent', 'nop', '--runs', '1', '--sandbox', 'bwrap', '-o', out, '-q', '--json'], {
-    attempts: ATTEMPTS,
-  });
-  expect(r.stderr).not.toMatch(/crucible failed/);
-  [runId = ''] = readdirSync(join(out, 'runs')).filter((n) => !n.startsWith('.'));
+beforeAll(async () => {
+  const run = await sharedExampleRun();
+  ({ root, state: out, runId } = run);
+  expect(run.attempts).toBe(ATTEMPTS);
+  expect(run.stderr).not.toMatch(/crucible failed/);
+  scratch = mkdtempSync(join(tmpdir(), 'crucible-trace-'));
   attemptDirs = readdirSync(join(out, 'runs', runId, 'attempts')).map((n) => join(out, 'runs', runId, 'attempts', n));
 }, attemptBudget(ATTEMPTS));
 
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('traces of a run of the examples', () => {
   it('every attempt has a trace that verifies', () => {
@@ -77,7 +78,7 @@ describe('traces of a run of the examples', () => {
   });
 
   it('one edited byte fails verify, naming the file and line; replay then reports a mismatch', () => {
-    const copy = join(root, 'edited');
+    const copy = join(scratch, 'edited');
     const source = attemptDirs.find((d) => d.includes('js-sortby.oracle')) ?? '';
     cpSync(source, copy, { recursive: true });
     const file = join(copy, 'trace.jsonl');

@@ -5,9 +5,12 @@ import { join, relative } from 'node:path';
 /**
  * A fingerprint of every entry under the roots: type, size, mtime and content hash (files),
  * target (symlinks), mtime (directories). Two snapshots differ exactly when something under a
- * root was added, removed, written or touched.
+ * root was added, removed, written or touched. With `mtimes: false`, only added, removed or
+ * rewritten count: for trees git reads as alternates, whose objects it touches ("freshens")
+ * whenever another store writes one it already holds.
  */
-export function snapshotTree(roots: string[]): Map<string, string> {
+export function snapshotTree(roots: string[], options: { mtimes?: boolean } = {}): Map<string, string> {
+  const mtime = (ms: number): string => (options.mtimes === false ? '' : ` mtime=${ms}`);
   const out = new Map<string, string>();
   const visit = (root: string, path: string): void => {
     let st;
@@ -19,10 +22,10 @@ export function snapshotTree(roots: string[]): Map<string, string> {
     const key = `${root}:${relative(root, path) || '.'}`;
     if (st.isSymbolicLink()) out.set(key, `symlink -> ${readlinkSync(path)}`);
     else if (st.isDirectory()) {
-      out.set(key, `dir mtime=${st.mtimeMs}`);
+      out.set(key, `dir${mtime(st.mtimeMs)}`);
       for (const name of readdirSync(path).sort()) visit(root, join(path, name));
     } else if (st.isFile()) {
-      out.set(key, `file size=${st.size} mtime=${st.mtimeMs} sha256=${createHash('sha256').update(readFileSync(path)).digest('hex')}`);
+      out.set(key, `file size=${st.size}${mtime(st.mtimeMs)} sha256=${createHash('sha256').update(readFileSync(path)).digest('hex')}`);
     } else out.set(key, `other mode=${st.mode}`);
   };
   for (const root of roots) visit(root, root);
