@@ -18,7 +18,7 @@ import {
   type FsGuardEvidence,
   type TestGuardEvidence,
 } from '../evidence/index.js';
-import { grade, type Grade } from '../grading/index.js';
+import { judge, type Grade } from '../grading/index.js';
 import type { SandboxKind } from '../sandbox/index.js';
 import type { CheckResult, DiffStats, TestRunEvidence } from '../types/index.js';
 import { commitBaseline, removeTree } from '../workspace/index.js';
@@ -120,7 +120,7 @@ async function evaluateIn(dir: string, input: CiInput): Promise<CiEvaluation> {
   // A limit the change's tests hit explains their failure better than the tests do, as for an attempt.
   const resourceLimit = atHead.evidence.limitExceeded;
   return {
-    grade: grade({ checks, ...(resourceLimit ? { resourceLimit } : {}) }),
+    grade: judge({ kind: 'graded', checks, ...(resourceLimit ? { resourceLimit } : {}) }),
     checks,
     diff,
     tests: atHead.evidence,

@@ -21,7 +21,8 @@ import { createExecutor } from '../sandbox/index.js';
 import type { Baseline } from '../workspace/index.js';
 import { sandboxLayout } from './sandbox-layout.js';
 import { checkEnvironmentSandbox, resolveRunEnvironments } from './environments.js';
-import { execLimits, runBaselineTests, runTaskTestsOnTree, type AttemptPaths, type TestRun } from './attempt-verify.js';
+import { execLimits } from '../evaluation/index.js';
+import { runBaselineTests, runTaskTestsOnTree, type AttemptPaths, type TestRun } from './attempt-verify.js';
 
 export type TestSide = 'baseline' | 'oracle';
 
@@ -163,9 +164,9 @@ async function runOracleScript(task: Task, paths: AttemptPaths, baseline: Baseli
       baselineGitDir: baseline.gitDir,
       ...(env.environments ? { environments: env.environments } : {}),
     }),
-    limits: execLimits(task),
+    limits: execLimits(task.limits),
   };
-  const executor = createExecutor(env.sandbox, layout);
+  const executor = (env.executorFactory ?? createExecutor)(env.sandbox, layout);
   try {
     const ran = await executor.exec({
       argv: ['bash', '-c', script, 'oracle-script'],
