@@ -17,7 +17,7 @@ import { formatDefect, oracleDefect, taskWhere, type TaskWhere } from '../tasks/
 import type { Task, TestCaseResult, TestRunEvidence } from '../types/index.js';
 import { git, GitError, removeTree } from '../workspace/index.js';
 import { attemptPaths, besideWorkspace, prepareWorkspace, type AttemptEnv } from './attempt.js';
-import { createExecutor } from '../sandbox/index.js';
+import { createExecutor, type ExecutorFactory } from '../sandbox/index.js';
 import type { Baseline } from '../workspace/index.js';
 import { sandboxLayout } from './sandbox-layout.js';
 import { checkEnvironmentSandbox, resolveRunEnvironments } from './environments.js';
@@ -48,6 +48,8 @@ export interface TaskTestsOptions {
   /** Crucible's state directory: caches, and the scratch directory (`<stateDir>/tests/…`). */
   stateDir: string;
   sandbox: SandboxKind;
+  /** Makes setup's, the oracle script's and the test runs' executors; default createExecutor. */
+  executorFactory?: ExecutorFactory;
   /** Which runs (the baseline's always first); `oracle` needs the task's oracle patch. */
   sides: readonly TestSide[];
   /** How the task's fields are named in messages (default: by id). */
@@ -80,6 +82,7 @@ export async function runTaskTests(task: Task, options: TaskTestsOptions): Promi
     runDir: paths.attemptDir,
     stateDir,
     sandbox: options.sandbox,
+    ...(options.executorFactory ? { executorFactory: options.executorFactory } : {}),
     ...environments,
     ...(options.signal ? { signal: options.signal } : {}),
   };

@@ -32,8 +32,8 @@ export interface ChangeInput {
   bench: TestBench;
   /** The captured change: a tree in the baseline's store. */
   change: string;
-  /** File names in the bench's report directory: the diff, the tests' and the held-out tests' JUnit reports. */
-  files: { patch: string; tests: string; heldOut: string };
+  /** File names in the bench's report directory: the diff, the tests' and the held-out tests' JUnit reports (default held-out.xml). */
+  files: { patch: string; tests: string; heldOut?: string };
   /** Every command the change's author ran, as recorded by the harness (or a command log). */
   commands: CommandEvent[];
   /** Where those commands may write, as the unsafe-command rules read it. */
@@ -87,7 +87,7 @@ export async function evaluateChange(input: ChangeInput): Promise<ChangeEvidence
     // whatever the change put at their paths (a file, a symlink, a directory) gives way to them.
     const tree = await overlayDirectory(baseline, graded.tree, spec.heldOut.path);
     const required = requiredHeldOut(input.baselineHeldOut);
-    const run = await runTestsOnTree(bench, tree, { ...heldOutRun(spec.heldOut, input.files.heldOut, required), changeTree: true }, true);
+    const run = await runTestsOnTree(bench, tree, { ...heldOutRun(spec.heldOut, input.files.heldOut ?? 'held-out.xml', required), changeTree: true }, true);
     heldOut = checkHeldOutCount(run, input.baselineHeldOut);
   }
   const addedLines = await readAddedLines(patchFile, diff, { gitDir: baseline.store, tree: captured });
