@@ -20,7 +20,7 @@ import {
   type TestGuardEvidence,
 } from '../evidence/index.js';
 import type { CheckResult, DiffStats, NotGraded, Task } from '../types/index.js';
-import { overlayDirectory, withoutSetupOutputs } from '../workspace/index.js';
+import { overlayDirectory, withoutSetupOutputs, type Baseline } from '../workspace/index.js';
 import { changeBlobs, type ChangeBlobs } from './blobs.js';
 import { heldOutRun, runTestsOnTree, testsRun, type TestBench, type TestRun } from './test-run.js';
 
@@ -68,10 +68,7 @@ export interface ChangeEvidence {
 export async function evaluateChange(input: ChangeInput): Promise<ChangeEvidence> {
   const { spec, bench } = input;
   const { baseline } = bench;
-  const reportPaths = [spec.tests.junit, spec.heldOut?.junit].filter((p): p is string => p !== undefined);
-  // What setup produced is the environment: nothing the change did to it is part of it.
-  const captured = await withoutSetupOutputs(baseline, input.change);
-  const graded = await protectTests({ baseline, tree: captured, testPaths: spec.tests.testPaths, reportPaths });
+  const { captured, graded } = await guardChange(spec, baseline, input.change);
 
   const patchFile = join(bench.reportDir, input.files.patch);
   // One byte over the scan limit: a patch cut there is one the secrets scan knows is incomplete.
@@ -122,6 +119,22 @@ export async function evaluateChange(input: ChangeInput): Promise<ChangeEvidence
     checks,
     blobs,
   };
+}
+
+/**
+ * The change as it is verified: without what setup produced (the environment, never part of a
+ * change) and with its protected paths (tests, runner configuration, report paths) taken from the
+ * baseline. `captured` is the first of those trees (what the diff shows), `graded.tree` the second.
+ */
+export async function guardChange(
+  spec: Pick<EvaluationSpec, 'tests' | 'heldOut'>,
+  baseline: Baseline,
+  change: string,
+): Promise<{ captured: string; graded: Awaited<ReturnType<typeof protectTests>> }> {
+  const reportPaths = [spec.tests.junit, spec.heldOut?.junit].filter((p): p is string => p !== undefined);
+  const captured = await withoutSetupOutputs(baseline, change);
+  const graded = await protectTests({ baseline, tree: captured, testPaths: spec.tests.testPaths, reportPaths });
+  return { captured, graded };
 }
 
 /** Held-out cases required by id: those that passed at the baseline (the rest fail there by design). */

@@ -4,7 +4,7 @@
  * /tmp and results directory, the workspace limits); `evaluateChange` verifies a captured change
  * with it and runs the checks. Verdicts are src/grading's judge(), never made here.
  */
-export { evaluateChange, type ChangeEvidence, type ChangeInput, type EvaluationSpec } from './evaluate.js';
+export { evaluateChange, guardChange, type ChangeEvidence, type ChangeInput, type EvaluationSpec } from './evaluate.js';
 export {
   execLimits,
   heldOutRun,
