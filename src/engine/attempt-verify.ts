@@ -29,7 +29,8 @@ import {
   type TestBench,
   type TestRun,
 } from '../evaluation/index.js';
-import type { CheckResult, DiffStats, NotGraded, ResourceLimitName, Task, TestRunEvidence } from '../types/index.js';
+import type { Outcome } from '../grading/index.js';
+import type { CheckResult, DiffStats, NotGraded, Task, TestRunEvidence } from '../types/index.js';
 import type { TraceEvidence } from '../trace/index.js';
 import type { Baseline } from '../workspace/index.js';
 import type { AttemptEnv } from './attempt.js';
@@ -130,7 +131,7 @@ export type Verified =
       evidence: VerifiedEvidence;
     }
   /** The agent's workspace or change was past a limit: nothing else is judged. */
-  | { kind: 'resource'; limit: ResourceLimitName; message: string };
+  | Extract<Outcome, { kind: 'over_limit' }>;
 
 /**
  * After the agent stopped: its workspace is measured, its change captured as a tree, the
@@ -145,12 +146,12 @@ export async function verifyAttempt(input: VerifyInput): Promise<Verified> {
   const scan = await scanWorkspace(paths.agentWorkspace, { maxFiles: limits.workspaceFiles, maxBytes: limits.workspaceBytes });
   if (scan.exceeded) {
     const what = describeScanLimit(scan, { maxFiles: limits.workspaceFiles, maxBytes: limits.workspaceBytes });
-    return { kind: 'resource', limit: scan.exceeded, message: `the agent left the workspace with ${what}` };
+    return { kind: 'over_limit', limit: scan.exceeded, message: `the agent left the workspace with ${what}` };
   }
   const capture = await agentCaused('capture the change', paths.attemptDir, () =>
     captureChange({ baseline, workTree: paths.agentWorkspace, nestedGit: scan.nestedGit, maxFiles: limits.changeFiles, maxBytes: limits.changeBytes }),
   );
-  if (!capture.ok) return { kind: 'resource', limit: capture.exceeded, message: capture.detail };
+  if (!capture.ok) return { kind: 'over_limit', limit: capture.exceeded, message: capture.detail };
   const evaluated = await evaluateChange({
     spec: task,
     bench: attemptBench(task, paths, baseline, env),

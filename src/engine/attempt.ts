@@ -213,8 +213,8 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
       throw error;
     });
     const early = { baselineCommit: baseline.commit, baselineTests: baselineRun?.evidence, baselineHeldOut: baselineHeldOut?.evidence, agentResult };
-    if (verified.kind === 'resource') return await ended({ kind: 'over_limit', limit: verified.limit, message: verified.message }, early);
-    if (verified.kind === 'unverifiable') return await ended({ kind: 'unverifiable', message: verified.message }, early);
+    // Over a limit, or a change that cannot be captured: ended before the checks.
+    if (verified.kind !== 'verified') return await ended(verified, early);
     ({ diff, tests, heldOut, checks } = verified);
     const evidence = { ...early, diff, notGraded: verified.notGraded, tests, heldOut, checks };
     const outcome = verifiedOutcome({ checks, tests, baselineTests: baselineRun?.evidence, heldOut, commands: agentRun.commands, agentResult });
