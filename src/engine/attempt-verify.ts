@@ -21,14 +21,7 @@ import {
   describeScanLimit,
 } from '../evidence/index.js';
 import type { WriteRoots } from '../checks/unsafe-command-rules.js';
-import {
-  evaluateChange,
-  runBaselineHeldOut as runHeldOutAtBaseline,
-  runTestsOnTree,
-  testsRun,
-  type TestBench,
-  type TestRun,
-} from '../evaluation/index.js';
+import { evaluateChange, runBaselineHeldOut as runHeldOutAtBaseline, runTestsOnTree, testsRun, type TestBench, type TestRun } from '../evaluation/index.js';
 import type { Outcome } from '../grading/index.js';
 import type { CheckResult, DiffStats, NotGraded, Task, TestRunEvidence } from '../types/index.js';
 import type { TraceEvidence } from '../trace/index.js';

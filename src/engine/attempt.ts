@@ -254,9 +254,7 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
       checks,
       finishedAt: '',
     };
-    return record(attemptDir, result, startedAt, env, subject, { outcome: { kind: 'harness_fault', phase, message } }).catch(() =>
-      finish(result, startedAt),
-    );
+    return record(attemptDir, result, startedAt, env, subject, { outcome: { kind: 'harness_fault', phase, message } }).catch(() => finish(result, startedAt));
   }
 }
 

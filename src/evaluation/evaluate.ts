@@ -154,4 +154,3 @@ function checkHeldOutCount(run: TestRun, baselineRun: TestRun | undefined): Test
     },
   };
 }
-

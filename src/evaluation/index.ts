@@ -5,14 +5,5 @@
  * with it and runs the checks. Verdicts are src/grading's judge(), never made here.
  */
 export { evaluateChange, guardChange, type ChangeEvidence, type ChangeInput, type EvaluationSpec } from './evaluate.js';
-export {
-  execLimits,
-  heldOutRun,
-  runBaselineHeldOut,
-  runTestsOnTree,
-  testsRun,
-  type TestBench,
-  type TestRun,
-  type TestRunSpec,
-} from './test-run.js';
+export { execLimits, heldOutRun, runBaselineHeldOut, runTestsOnTree, testsRun, type TestBench, type TestRun, type TestRunSpec } from './test-run.js';
 export { changeBlobs, type ChangeBlobs } from './blobs.js';

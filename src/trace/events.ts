@@ -27,9 +27,7 @@ export type TraceEnd = 'graded' | 'never_ran' | 'resource' | 'unverifiable' | 't
  * written before it existed have only `end`; rebuild.ts reads those through `outcomeOfEnd`.
  */
 export type TraceOutcome =
-  | { kind: 'over_limit'; limit: ResourceLimitName }
-  | { kind: 'harness_fault'; phase?: string }
-  | { kind: Exclude<OutcomeKind, 'over_limit' | 'harness_fault'> };
+  { kind: 'over_limit'; limit: ResourceLimitName } | { kind: 'harness_fault'; phase?: string } | { kind: Exclude<OutcomeKind, 'over_limit' | 'harness_fault'> };
 
 /** The end an outcome is recorded as (the field every trace has, old and new). */
 export const END_OF_OUTCOME: Readonly<Record<OutcomeKind, TraceEnd>> = {

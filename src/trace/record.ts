@@ -33,7 +33,12 @@ export const LITERAL_PLACEHOLDER = '<literal>';
  * then the checks and the verdict recorded. Written under a temporary name and renamed, so the
  * file is whole or absent. Never throws: an attempt is recorded even when its trace cannot be.
  */
-export async function writeTrace(attemptDir: string, result: AttemptResult, judged: Judged = {}, hostDirs: Omit<HostDirs, 'attemptDir'> = {}): Promise<boolean> {
+export async function writeTrace(
+  attemptDir: string,
+  result: AttemptResult,
+  judged: Judged = {},
+  hostDirs: Omit<HostDirs, 'attemptDir'> = {},
+): Promise<boolean> {
   const { evidence } = judged;
   const file = join(attemptDir, TRACE_FILE);
   const temp = `${file}.${process.pid}.tmp`;

@@ -34,7 +34,11 @@ describe('judge', () => {
   it('tests that never ran, a task defect and a harness fault are errors without a score', () => {
     const cases: Array<[Outcome, string, string]> = [
       [{ kind: 'never_ran', reason: 'no report at the baseline either' }, 'harness_error', 'verify: no report at the baseline either'],
-      [{ kind: 'task_defect', message: 'task error: tests.fail_to_pass: x is not reported' }, 'task_error', 'task error: tests.fail_to_pass: x is not reported'],
+      [
+        { kind: 'task_defect', message: 'task error: tests.fail_to_pass: x is not reported' },
+        'task_error',
+        'task error: tests.fail_to_pass: x is not reported',
+      ],
       [{ kind: 'harness_fault', phase: 'prepare', message: 'bwrap: cannot mount' }, 'harness_error', 'prepare: bwrap: cannot mount'],
       [{ kind: 'harness_fault', message: 'attempt crashed: EMFILE' }, 'harness_error', 'attempt crashed: EMFILE'],
     ];
@@ -61,7 +65,15 @@ describe('judge', () => {
   it('a graded outcome with a provider failure is the provider error grade() makes of it', () => {
     const agentResult = {
       stopReason: 'error' as const,
-      provider: { name: 'p', requests: 4, answered: 0, failed: 4, byKind: {}, retryWaitMs: 0, last: { seq: 4, ok: false, status: 502, failure: 'status' as const } },
+      provider: {
+        name: 'p',
+        requests: 4,
+        answered: 0,
+        failed: 4,
+        byKind: {},
+        retryWaitMs: 0,
+        last: { seq: 4, ok: false, status: 502, failure: 'status' as const },
+      },
     };
     expect(judge({ kind: 'graded', checks: [check('tests', false)], agentResult })).toMatchObject({ verdict: 'ERROR', cause: 'provider_error' });
   });

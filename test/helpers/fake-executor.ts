@@ -74,7 +74,9 @@ export function junitTests(cases: (value: string) => Record<string, boolean>, ne
     const outcomes = Object.entries(cases(value));
     const xml = [
       `<testsuites><testsuite name="fake" tests="${outcomes.length}">`,
-      ...outcomes.map(([name, passed]) => (passed ? `<testcase classname="spec" name="${name}"/>` : `<testcase classname="spec" name="${name}"><failure message="no"/></testcase>`)),
+      ...outcomes.map(([name, passed]) =>
+        passed ? `<testcase classname="spec" name="${name}"/>` : `<testcase classname="spec" name="${name}"><failure message="no"/></testcase>`,
+      ),
       '</testsuite></testsuites>',
       '',
     ].join('\n');
