@@ -56,6 +56,7 @@ export const UNIT: string[] = [
   'test/gateway/upstream.test.ts',
   'test/gateway/usage-anomalies.test.ts',
   'test/gateway/volatile.test.ts',
+  'test/grading/judge.test.ts',
   'test/grading/verdict.test.ts',
   'test/guard/path-rules.test.ts',
   'test/lint/layers-doc.test.ts',

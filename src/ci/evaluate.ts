@@ -1,30 +1,23 @@
 /**
  * `crucible ci`'s evaluation: the change base → head of a checkout, graded like an attempt. Base
  * is exported into a scratch directory (and set up), committed as the baseline; the change is laid
- * over it as a tree; the test guard, the diff, the secrets scan, the test runs (at base and at
- * head, each in a fresh copy) and the checks registry are the attempts' own; the verdict is
- * src/grading's. The checkout is read through git and never written.
+ * over it as a tree and verified by src/evaluation's evaluateChange, as an attempt's change is (the
+ * test guard, the diff, the secrets scan, the test runs at base and at head, each in a fresh copy,
+ * the checks); the verdict is src/grading's judge(). The checkout is read through git and never written.
  */
 import { mkdir, mkdtemp, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { effectivePolicy, runChecks, type CheckInput } from '../checks/index.js';
-import {
-  MAX_PATCH_BYTES,
-  collectDiff,
-  protectTests,
-  readAddedLines,
-  type CommandEvent,
-  type FsGuardEvidence,
-  type TestGuardEvidence,
-} from '../evidence/index.js';
-import { grade, type Grade } from '../grading/index.js';
-import type { SandboxKind } from '../sandbox/index.js';
+import type { CheckInput } from '../checks/index.js';
+import { evaluateChange, runTestsOnTree, testsRun, type TestBench } from '../evaluation/index.js';
+import type { CommandEvent, FsGuardEvidence, TestGuardEvidence } from '../evidence/index.js';
+import { judge, type Grade } from '../grading/index.js';
+import type { ExecutorFactory, SandboxKind } from '../sandbox/index.js';
 import type { CheckResult, DiffStats, TestRunEvidence } from '../types/index.js';
 import { commitBaseline, removeTree } from '../workspace/index.js';
 import type { Checkout } from './checkout.js';
 import type { CiSettings } from './config.js';
-import { runSetup, runTestsOnTree, type CiWork } from './test-run.js';
+import { runSetup, type CiWork } from './setup.js';
 import { changeOverBaseline, commitTree, exportCommit, openSource, workingTree } from './trees.js';
 
 export interface CiInput {
@@ -34,6 +27,8 @@ export interface CiInput {
   head?: { ref: string; commit: string };
   settings: CiSettings;
   sandbox: SandboxKind;
+  /** Makes the executors of setup and the test runs; default createExecutor. */
+  executorFactory?: ExecutorFactory;
   /** Crucible's state directory: hidden from tests, left out of the working tree. */
   stateDir: string;
   /** This evaluation's report directory: diff.patch and the JUnit reports go there. */
@@ -59,7 +54,7 @@ export interface CiEvaluation {
 
 export const CI_REPORT_FILES = { patch: 'diff.patch', junit: 'junit.xml', baselineJunit: 'junit.base.xml' } as const;
 
-export async function evaluateChange(input: CiInput): Promise<CiEvaluation> {
+export async function evaluateCheckout(input: CiInput): Promise<CiEvaluation> {
   const dir = await mkdtemp(join(tmpdir(), 'crucible-ci-'));
   try {
     return await evaluateIn(dir, input);
@@ -76,6 +71,7 @@ async function evaluateIn(dir: string, input: CiInput): Promise<CiEvaluation> {
     workspace: join(dir, 'workspace'),
     pristine: join(dir, 'pristine'),
     sandbox: input.sandbox,
+    ...(input.executorFactory ? { executorFactory: input.executorFactory } : {}),
     // Tests see their copy, never the checkout; unless the scratch directory lies inside it.
     hidden: [resolve(input.stateDir), ...(isInside(dir, checkout.root) ? [] : [checkout.root])],
   };
@@ -89,44 +85,43 @@ async function evaluateIn(dir: string, input: CiInput): Promise<CiEvaluation> {
   const baseTree = await commitTree(source, input.base.commit);
   const headTree = input.head ? await commitTree(source, input.head.commit) : await workingTree(source, checkout, input.base.commit, [input.stateDir]);
   const changed = await changeOverBaseline(source, baseline, baseTree, headTree);
-  const task = { id: 'ci', tests: settings.tests, heldOut: undefined };
-  const reportPaths = settings.tests.junit === undefined ? [] : [settings.tests.junit];
-  const graded = await protectTests({ baseline, tree: changed, testPaths: settings.tests.testPaths, reportPaths });
-
-  const patchFile = join(input.reportDir, CI_REPORT_FILES.patch);
-  const diff = await collectDiff({ gitDir: baseline.store, from: baseline.tree, to: changed, patchFile, maxPatchBytes: MAX_PATCH_BYTES + 1 });
-  const addedLines = await readAddedLines(patchFile, diff, { gitDir: baseline.store, tree: changed });
-
-  const report = (name: string): { dir: string; name: string } => ({ dir: input.reportDir, name });
-  const atBase = input.baselineTests ? await runTestsOnTree(work, baseline, settings, baseline.tree, report(CI_REPORT_FILES.baselineJunit), false) : undefined;
-  const atHead = await runTestsOnTree(work, baseline, settings, graded.tree, report(CI_REPORT_FILES.junit), true);
-
-  const checkInput: CheckInput = {
-    task,
-    policy: effectivePolicy({ policy: settings.policy, tests: settings.tests, heldOut: undefined }),
-    diff,
-    tests: atHead.evidence,
-    cases: atHead.cases,
-    baselineTests: atBase?.evidence,
-    baselineCases: atBase?.cases,
-    tampering: graded.evidence,
+  const resultsDir = join(dir, 'results');
+  const bench: TestBench = {
+    baseline,
+    pristine: work.pristine,
+    workspace: work.workspace,
+    home: join(dir, 'home'),
+    tmp: join(dir, 'tmp'),
+    resultsDir,
+    reportDir: input.reportDir,
+    limits: settings.limits,
+    layout: { writable: [work.workspace, resultsDir], hidden: work.hidden, readOnly: [] },
+    sandbox: work.sandbox,
+    ...(work.executorFactory ? { executorFactory: work.executorFactory } : {}),
+  };
+  const atBase = input.baselineTests ? await runTestsOnTree(bench, baseline.tree, testsRun(settings.tests, CI_REPORT_FILES.baselineJunit)) : undefined;
+  const evaluated = await evaluateChange({
+    spec: { id: 'ci', tests: settings.tests, policy: settings.policy },
+    bench,
+    change: changed,
+    files: { patch: CI_REPORT_FILES.patch, tests: CI_REPORT_FILES.junit },
     commands: input.commands,
     writeRoots: { workspace: checkout.root, protected: [resolve(input.stateDir), checkout.gitDir] },
     sandboxEnforcesFs: input.sandbox === 'bwrap',
-    addedLines,
     ...(input.outsideWrites ? { outsideWrites: input.outsideWrites } : {}),
-  };
-  const checks = runChecks(checkInput);
+    ...(atBase ? { baselineRun: atBase } : {}),
+  });
+  const { checks, tests: atHead } = evaluated;
   // A limit the change's tests hit explains their failure better than the tests do, as for an attempt.
   const resourceLimit = atHead.evidence.limitExceeded;
   return {
-    grade: grade({ checks, ...(resourceLimit ? { resourceLimit } : {}) }),
+    grade: judge({ kind: 'graded', checks, ...(resourceLimit ? { resourceLimit } : {}) }),
     checks,
-    diff,
+    diff: evaluated.diff,
     tests: atHead.evidence,
     ...(atBase ? { baselineTests: atBase.evidence } : {}),
-    tampering: graded.evidence,
-    checkInput,
+    tampering: evaluated.tampering,
+    checkInput: evaluated.checkInput,
   };
 }
 

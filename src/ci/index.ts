@@ -5,4 +5,4 @@ export { ciConfigSchema, resolveCiSettings, CI_CONFIG_FILE, type CiSettings, typ
 export { renderCiMarkdown, renderCiSarif, appendStepSummary, CI_FILES } from './report.js';
 export { readCommandLog } from './command-log.js';
 export { ciJsonSchema, CI_SCHEMA_ID } from './json-schema.js';
-export { evaluateChange, type CiInput, type CiEvaluation } from './evaluate.js';
+export { evaluateCheckout, type CiInput, type CiEvaluation } from './evaluate.js';

@@ -9,15 +9,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { setupOutputText, SETUP_OUTPUT_FILE, type CommandEvent } from '../evidence/index.js';
 import { InputError } from '../errors.js';
-import { detectBwrap, type SandboxKind } from '../sandbox/index.js';
+import { detectBwrap, type ExecutorFactory, type SandboxKind } from '../sandbox/index.js';
 import { openCheckout, readAtCommit, resolveCommit, type Checkout } from './checkout.js';
 import { readCommandLog } from './command-log.js';
 import { CI_CONFIG_FILE, resolveCiSettings, type CiFlags, type CiSettings } from './config.js';
-import { evaluateChange } from './evaluate.js';
+import { evaluateCheckout } from './evaluate.js';
 import { recordCiResult } from './history.js';
 import { appendStepSummary, renderCiMarkdown, writeCiReports } from './report.js';
 import { ciResult, type CiResult } from './result.js';
-import { CiSetupError } from './test-run.js';
+import { CiSetupError } from './setup.js';
 
 export interface CiOptions extends CiFlags {
   /** The checkout; default the current directory. */
@@ -31,6 +31,8 @@ export interface CiOptions extends CiFlags {
   /** Default true. */
   baselineTests?: boolean;
   sandbox?: SandboxKind;
+  /** Makes setup's and the test runs' executors; default createExecutor. */
+  executorFactory?: ExecutorFactory;
   /** Crucible's state directory; reports go to `<out>/ci/<id>/`. */
   out: string;
   warn?: (message: string) => void;
@@ -54,12 +56,13 @@ export async function runCi(options: CiOptions): Promise<CiResult> {
   await mkdir(reportDir, { recursive: true });
   let evaluation;
   try {
-    evaluation = await evaluateChange({
+    evaluation = await evaluateCheckout({
       checkout,
       base,
       ...(head ? { head } : {}),
       settings,
       sandbox,
+      ...(options.executorFactory ? { executorFactory: options.executorFactory } : {}),
       stateDir,
       reportDir,
       commands,

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { CheckInput } from '../checks/index.js';
-import { evaluateChange, resolveCiSettings, type CiSettings } from '../ci/index.js';
+import { evaluateCheckout, resolveCiSettings, type CiSettings } from '../ci/index.js';
 import { InputError } from '../errors.js';
 import type { SandboxKind } from '../sandbox/index.js';
 import type { CatalogEntry } from './catalog/schema.js';
@@ -70,7 +70,7 @@ async function executeEntry(entry: CatalogEntry, where: string, dir: string, set
     if (error instanceof ActionError) throw new InputError(`${error.message} (fix: correct the action so it applies to fixture ${entry.fixture})`);
     throw error;
   }
-  const evaluation = await evaluateChange({
+  const evaluation = await evaluateCheckout({
     checkout: { root: applied.root, gitDir: applied.gitDir },
     base: { ref: 'fixture', commit: applied.base },
     head: { ref: entry.id, commit: applied.head },

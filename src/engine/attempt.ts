@@ -13,11 +13,12 @@ import {
   SETUP_OUTPUT_FILE,
   type SetupFailure,
 } from '../evidence/index.js';
-import { grade, resourceLimitOf } from '../grading/index.js';
+import { judge, verifiedOutcome, type Outcome } from '../grading/index.js';
 import { writeTrace } from '../trace/record.js';
 import { TRACE_FILE } from '../trace/index.js';
-import { createExecutor } from '../sandbox/index.js';
+import { createExecutor, type ExecutorFactory } from '../sandbox/index.js';
 import type { SandboxKind } from '../sandbox/executor.js';
+import { execLimits } from '../evaluation/index.js';
 import { materializeRepo, prepareNpmParts } from '../tasks/index.js';
 import {
   ATTEMPT_SCHEMA_VERSION,
@@ -41,8 +42,6 @@ import { startGuard, type GuardSession } from '../guard/index.js';
 import {
   AgentChangeError,
   attemptWriteRoots,
-  execLimits,
-  neverRanReason,
   runBaselineHeldOut,
   runBaselineTests,
   verifyAttempt,
@@ -63,6 +62,8 @@ export interface AttemptEnv {
   /** Crucible's state directory (`.crucible`), hidden from agents. */
   stateDir: string;
   sandbox: SandboxKind;
+  /** Makes every executor of the attempt (setup, agent, test runs); default createExecutor. Tests pass a fake where the sandbox is not what they test. */
+  executorFactory?: ExecutorFactory;
   /** Keep the workspace after the attempt (for debugging); by default only the evidence stays. */
   keepWorkspace?: boolean;
   /** Aborts the agent and any command running for this attempt. */
@@ -151,6 +152,9 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
     startedAt: startedAt.toISOString(),
   } satisfies Partial<AttemptResult>;
   const subject: ManifestSubject = { task, agent };
+  /** Records the attempt with the verdict judge() gives its outcome: the engine never writes one itself. */
+  const ended = (outcome: Outcome, fields: Partial<AttemptResult>, evidence?: VerifiedEvidence): Promise<AttemptResult> =>
+    record(attemptDir, { ...base, ...fields, ...judge(outcome), finishedAt: '' }, startedAt, env, subject, { outcome, ...(evidence ? { evidence } : {}) });
 
   let baseline: Baseline | undefined;
   let baselineRun: TestRun | undefined;
@@ -209,65 +213,28 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
       throw error;
     });
     const early = { baselineCommit: baseline.commit, baselineTests: baselineRun?.evidence, baselineHeldOut: baselineHeldOut?.evidence, agentResult };
-    if (verified.kind === 'resource') {
-      const message = `${verified.limit}: ${verified.message}`;
-      return await record(
-        attemptDir,
-        { ...base, ...early, verdict: 'FAIL', cause: 'resource_exceeded', resourceLimit: verified.limit, message, score: 0, finishedAt: '' },
-        startedAt,
-        env,
-        subject,
-      );
-    }
-    if (verified.kind === 'unverifiable') {
-      return await record(
-        attemptDir,
-        { ...base, ...early, verdict: 'FAIL', cause: 'tests_failed', message: `verify: ${verified.message}`, score: 0, finishedAt: '' },
-        startedAt,
-        env,
-        subject,
-      );
-    }
+    // Over a limit, or a change that cannot be captured: ended before the checks.
+    if (verified.kind !== 'verified') return await ended(verified, early);
     ({ diff, tests, heldOut, checks } = verified);
     const evidence = { ...early, diff, notGraded: verified.notGraded, tests, heldOut, checks };
-    const neverRan = neverRanReason(verified.tests, baselineRun?.evidence);
-    if (neverRan) {
-      return await record(
-        attemptDir,
-        {
-          ...base,
-          ...evidence,
-          verdict: 'ERROR',
-          cause: 'harness_error',
-          message: `verify: ${neverRan}`,
-          harnessError: { phase: 'verify', message: neverRan },
-          finishedAt: '',
-        },
-        startedAt,
-        env,
-        subject,
-        verified.evidence,
-      );
-    }
-    const resourceLimit = resourceLimitOf(agentResult.limit, agentRun.commands, tests, heldOut);
-    const verdict = grade({ checks, agentResult, ...(resourceLimit ? { resourceLimit } : {}) });
-    const limitNote = verdict.cause === 'resource_exceeded' && resourceLimit ? { resourceLimit } : {};
-    return await record(attemptDir, { ...base, ...evidence, ...verdict, ...limitNote, finishedAt: '' }, startedAt, env, subject, verified.evidence);
+    const outcome = verifiedOutcome({ checks, tests, baselineTests: baselineRun?.evidence, heldOut, commands: agentRun.commands, agentResult });
+    const harnessError = outcome.kind === 'never_ran' ? { harnessError: { phase: 'verify' as const, message: outcome.reason } } : {};
+    return await ended(outcome, { ...evidence, ...harnessError }, verified.evidence);
   } catch (error) {
     if (error instanceof PhaseError && error.original instanceof TaskDefectError) {
       const { defects } = error.original;
       const result: AttemptResult = {
         ...base,
-        verdict: 'ERROR',
-        cause: 'task_error',
-        message: taskErrorMessage(defects),
+        ...judge({ kind: 'task_defect', message: taskErrorMessage(defects) }),
         taskError: { defects: [...defects] },
         baselineCommit: baseline?.commit,
         baselineTests: baselineRun?.evidence,
         checks,
         finishedAt: '',
       };
-      return record(attemptDir, result, startedAt, env, subject).catch(() => finish(result, startedAt));
+      return record(attemptDir, result, startedAt, env, subject, { outcome: { kind: 'task_defect', message: result.message } }).catch(() =>
+        finish(result, startedAt),
+      );
     }
     const phase = error instanceof PhaseError ? error.phase : 'record';
     const message = error instanceof Error ? error.message : String(error);
@@ -275,9 +242,7 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
     const detail = original instanceof SetupCommandError ? { detail: original.failure.excerpt } : {};
     const result: AttemptResult = {
       ...base,
-      verdict: 'ERROR',
-      cause: 'harness_error',
-      message: `${phase}: ${message}`,
+      ...judge({ kind: 'harness_fault', phase, message }),
       // Looked at now, before record's cleanup frees space: statfs, not the message, says whether the disk was full.
       harnessError: { phase, message, ...detail, ...(fileSystemFull(env.runDir) ? { stateDiskFull: true } : {}) },
       baselineCommit: baseline?.commit,
@@ -289,7 +254,7 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
       checks,
       finishedAt: '',
     };
-    return record(attemptDir, result, startedAt, env, subject).catch(() => finish(result, startedAt));
+    return record(attemptDir, result, startedAt, env, subject, { outcome: { kind: 'harness_fault', phase, message } }).catch(() => finish(result, startedAt));
   }
 }
 
@@ -352,7 +317,7 @@ export class SetupCommandError extends Error {
 export async function prepareWorkspace(
   task: Task,
   paths: AttemptPaths,
-  env: Pick<AttemptEnv, 'stateDir' | 'sandbox' | 'signal' | 'environments' | 'prepareCache' | 'onPrepared'>,
+  env: Pick<AttemptEnv, 'stateDir' | 'sandbox' | 'signal' | 'environments' | 'prepareCache' | 'onPrepared' | 'executorFactory'>,
 ): Promise<Prepared> {
   const { attemptDir, workspace } = paths;
   let started = performance.now();
@@ -418,14 +383,14 @@ export async function prepareWorkspace(
 async function runSetup(
   task: Task,
   paths: AttemptPaths,
-  env: Pick<AttemptEnv, 'stateDir' | 'sandbox' | 'signal' | 'environments'>,
+  env: Pick<AttemptEnv, 'stateDir' | 'sandbox' | 'signal' | 'environments' | 'executorFactory'>,
   copyMs: number,
   lap: () => number,
 ): Promise<void> {
   const { attemptDir, workspace } = paths;
   const toolCache = join(env.stateDir, 'cache', 'tools');
   await mkdir(toolCache, { recursive: true });
-  const executor = createExecutor(
+  const executor = (env.executorFactory ?? createExecutor)(
     env.sandbox,
     sandboxLayout({ task, stateDir: env.stateDir, workspace, attemptDir, alsoWritable: [toolCache], environments: env.environments }),
   );
@@ -492,12 +457,12 @@ async function runAgent(agent: Agent, task: Task, paths: AttemptPaths, baseline:
     ...base,
     readOnly: [...base.readOnly, ...agentDirs],
     ...(gateway ? { gateway } : {}),
-    limits: execLimits(task),
+    limits: execLimits(task.limits),
   };
   const controller = new AbortController();
   const guard = env.guard ? await startAttemptGuard(env.guard, task, paths, baseline, env, controller) : undefined;
   const guarded: AgentRun['guarded'] = {};
-  const sandboxed = createExecutor(env.sandbox, layout);
+  const sandboxed = (env.executorFactory ?? createExecutor)(env.sandbox, layout);
   const executor = recordingExecutor(guard ? guard.executor(sandboxed) : sandboxed, join(attemptDir, 'commands.jsonl'), controller.signal);
   const enforcesFs = executor.isolation.filesystem;
   // Without a sandbox that stops them, outside writes can only be looked for afterwards.
@@ -673,7 +638,7 @@ export async function record(
   startedAt: Date,
   env: AttemptEnv,
   subject: ManifestSubject,
-  evidence?: VerifiedEvidence,
+  judged: { outcome?: Outcome; evidence?: VerifiedEvidence } = {},
 ): Promise<AttemptResult> {
   finish(result, startedAt);
   await mkdir(attemptDir, { recursive: true });
@@ -682,7 +647,7 @@ export async function record(
     await Promise.all(ATTEMPT_SCRATCH_DIRS.map((d) => removeTree(join(attemptDir, d))));
   }
   // trace.jsonl: the hash-chained evidence an offline replay re-grades (src/trace/).
-  await writeTrace(attemptDir, result, evidence, { stateDir: env.stateDir, tasksetDir: dirname(subject.task.sourceFile) });
+  await writeTrace(attemptDir, result, judged, { stateDir: env.stateDir, tasksetDir: dirname(subject.task.sourceFile) });
   const json = attemptJsonText(result);
   const file = join(attemptDir, 'attempt.json');
   try {

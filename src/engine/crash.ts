@@ -1,3 +1,4 @@
+import { judge } from '../grading/index.js';
 import { ATTEMPT_SCHEMA_VERSION, type AttemptPlan, type AttemptResult } from '../types/index.js';
 
 /**
@@ -12,9 +13,7 @@ export function crashedAttempt(plan: AttemptPlan, sandbox: string, startedAt: Da
   return {
     ...plan,
     schemaVersion: ATTEMPT_SCHEMA_VERSION,
-    verdict: 'ERROR',
-    cause: 'harness_error',
-    message: `attempt crashed: ${message}`,
+    ...judge({ kind: 'harness_fault', message: `attempt crashed: ${message}` }),
     sandbox,
     checks: [],
     timings: { prepareMs: 0, agentMs: 0, verifyMs: 0, totalMs },

@@ -38,6 +38,8 @@ export interface PreflightOptions {
   /** Where each task's preflight works: `<dir>/<task>/`. */
   dir: string;
   sandbox: SandboxKind;
+  /** Makes setup's and the baseline runs' executors; default createExecutor. */
+  executorFactory?: AttemptEnv['executorFactory'];
   /** Check the oracle patch too (the run includes the oracle agent, or it is a validation). */
   oracle: boolean;
   concurrency: number;
@@ -102,6 +104,7 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
   const env = {
     stateDir: options.stateDir,
     sandbox: options.sandbox,
+    ...(options.executorFactory ? { executorFactory: options.executorFactory } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.environments ? { environments: options.environments } : {}),
     ...(options.prepareCache === false ? { prepareCache: false } : {}),

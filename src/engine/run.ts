@@ -296,6 +296,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       stateDir,
       dir: runFile(runDir, 'preflight'),
       sandbox: options.settings.sandbox,
+      ...(options.settings.executorFactory ? { executorFactory: options.settings.executorFactory } : {}),
       oracle: kind === 'validate' || options.agents.includes('oracle'),
       concurrency,
       ...(options.signal ? { signal: options.signal } : {}),

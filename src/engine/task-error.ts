@@ -1,3 +1,4 @@
+import { judge } from '../grading/index.js';
 import { formatDefect } from '../tasks/index.js';
 import { ATTEMPT_SCHEMA_VERSION, type AttemptPlan, type AttemptResult, type TaskDefect } from '../types/index.js';
 
@@ -23,9 +24,7 @@ export function taskErrorAttempt(plan: AttemptPlan, sandbox: string, defects: re
   return {
     ...plan,
     schemaVersion: ATTEMPT_SCHEMA_VERSION,
-    verdict: 'ERROR',
-    cause: 'task_error',
-    message: taskErrorMessage(defects),
+    ...judge({ kind: 'task_defect', message: taskErrorMessage(defects) }),
     sandbox,
     checks: [],
     timings: { prepareMs: 0, agentMs: 0, verifyMs: 0, totalMs: 0 },

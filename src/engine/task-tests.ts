@@ -2,26 +2,27 @@
  * `crucible tests`: one task's test command run once, the way an attempt runs it, to show a task
  * author every test id with its outcome, in the exact form `fail_to_pass` / `pass_to_pass` match.
  *
- * The same engine code as an attempt: `prepareWorkspace` (repo, setup, baseline commit), then the
- * tests in a fresh copy of the post-setup tree, in the sandbox, without network — at the baseline,
- * or on the oracle's change captured and guarded as verification captures an agent's (test files
- * taken from the baseline). Everything happens in a scratch directory under the state directory,
+ * The same code as an attempt: `prepareWorkspace` (repo, setup, baseline commit), then the tests
+ * in a fresh copy of the post-setup tree (src/evaluation's one test run), in the sandbox, without
+ * network — at the baseline, or on the oracle's change captured and guarded as verification guards
+ * an agent's (`guardChange`: setup outputs dropped, test files taken from the baseline). Everything happens in a scratch directory under the state directory,
  * removed at the end whatever happens.
  */
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
-import { captureChange, protectTests } from '../evidence/index.js';
+import { captureChange } from '../evidence/index.js';
 import type { SandboxKind } from '../sandbox/executor.js';
 import { formatDefect, oracleDefect, taskWhere, type TaskWhere } from '../tasks/index.js';
 import type { Task, TestCaseResult, TestRunEvidence } from '../types/index.js';
 import { git, GitError, removeTree } from '../workspace/index.js';
 import { attemptPaths, besideWorkspace, prepareWorkspace, type AttemptEnv } from './attempt.js';
-import { createExecutor } from '../sandbox/index.js';
+import { createExecutor, type ExecutorFactory } from '../sandbox/index.js';
 import type { Baseline } from '../workspace/index.js';
 import { sandboxLayout } from './sandbox-layout.js';
 import { checkEnvironmentSandbox, resolveRunEnvironments } from './environments.js';
-import { execLimits, runBaselineTests, runTaskTestsOnTree, type AttemptPaths, type TestRun } from './attempt-verify.js';
+import { execLimits, guardChange } from '../evaluation/index.js';
+import { runBaselineTests, runTaskTestsOnTree, type AttemptPaths, type TestRun } from './attempt-verify.js';
 
 export type TestSide = 'baseline' | 'oracle';
 
@@ -47,6 +48,8 @@ export interface TaskTestsOptions {
   /** Crucible's state directory: caches, and the scratch directory (`<stateDir>/tests/…`). */
   stateDir: string;
   sandbox: SandboxKind;
+  /** Makes setup's, the oracle script's and the test runs' executors; default createExecutor. */
+  executorFactory?: ExecutorFactory;
   /** Which runs (the baseline's always first); `oracle` needs the task's oracle patch. */
   sides: readonly TestSide[];
   /** How the task's fields are named in messages (default: by id). */
@@ -79,6 +82,7 @@ export async function runTaskTests(task: Task, options: TaskTestsOptions): Promi
     runDir: paths.attemptDir,
     stateDir,
     sandbox: options.sandbox,
+    ...(options.executorFactory ? { executorFactory: options.executorFactory } : {}),
     ...environments,
     ...(options.signal ? { signal: options.signal } : {}),
   };
@@ -141,9 +145,7 @@ async function oracleTree(
   const capture = await captureChange({ baseline, workTree: workspace, nestedGit: [], maxFiles: limits.changeFiles, maxBytes: limits.changeBytes });
   if (!capture.ok)
     throw new InputError(`${where.file}: ${where.prefix}.oracle: the change is past a limit: ${capture.detail} (fix: raise limits.${capture.exceeded})`);
-  const reportPaths = task.tests.junit === undefined ? [] : [task.tests.junit];
-  const guarded = await protectTests({ baseline, tree: capture.tree, testPaths: task.tests.testPaths, reportPaths });
-  return guarded.tree;
+  return (await guardChange(task, baseline, capture.tree)).graded.tree;
 }
 
 /**
@@ -163,9 +165,9 @@ async function runOracleScript(task: Task, paths: AttemptPaths, baseline: Baseli
       baselineGitDir: baseline.gitDir,
       ...(env.environments ? { environments: env.environments } : {}),
     }),
-    limits: execLimits(task),
+    limits: execLimits(task.limits),
   };
-  const executor = createExecutor(env.sandbox, layout);
+  const executor = (env.executorFactory ?? createExecutor)(env.sandbox, layout);
   try {
     const ran = await executor.exec({
       argv: ['bash', '-c', script, 'oracle-script'],

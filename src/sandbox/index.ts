@@ -22,6 +22,12 @@ export type { BwrapDetection, DetectOptions, ResolveOptions } from './detect.js'
 export { detectBwrap, resolveSandbox } from './detect.js';
 export { SandboxSetupError, SandboxUnavailableError } from './errors.js';
 
+/**
+ * How the engine, `crucible ci` and evaluation make their executors: createExecutor by default,
+ * a fake in tests where the sandbox is not what is being tested.
+ */
+export type ExecutorFactory = (kind: SandboxKind, layout: SandboxLayout) => Executor;
+
 /** An executor for one attempt; `layout` is fixed for its lifetime. */
 export function createExecutor(kind: SandboxKind, layout: SandboxLayout, options: ExecutorOptions = {}): Executor {
   switch (kind) {

@@ -1,5 +1,6 @@
 import type { CheckInput, ContentFinding, ContentScan, EffectivePolicy } from '../checks/index.js';
 import type { CommandEvent, FsGuardEvidence, TestGuardEvidence } from '../evidence/index.js';
+import type { OutcomeKind } from '../grading/index.js';
 import type { AgentResult, Cause, FileChange, ResourceLimitName, Severity, TestCaseResult, TestRunEvidence, Verdict } from '../types/index.js';
 
 export const TRACE_FORMAT = 'crucible-trace';
@@ -19,6 +20,24 @@ export interface TraceHeader {
 
 /** How the attempt ended: only `graded` and `never_ran` went through the checks and grade(). */
 export type TraceEnd = 'graded' | 'never_ran' | 'resource' | 'unverifiable' | 'task_error' | 'harness_error';
+
+/**
+ * The outcome judge() was given (src/grading/judge.ts), without what other events hold (the
+ * checks, the agent's stop) or its message: what a replay rebuilds and judges again. Traces
+ * written before it existed have only `end`; rebuild.ts reads those through `outcomeOfEnd`.
+ */
+export type TraceOutcome =
+  { kind: 'over_limit'; limit: ResourceLimitName } | { kind: 'harness_fault'; phase?: string } | { kind: Exclude<OutcomeKind, 'over_limit' | 'harness_fault'> };
+
+/** The end an outcome is recorded as (the field every trace has, old and new). */
+export const END_OF_OUTCOME: Readonly<Record<OutcomeKind, TraceEnd>> = {
+  graded: 'graded',
+  never_ran: 'never_ran',
+  over_limit: 'resource',
+  unverifiable: 'unverifiable',
+  task_defect: 'task_error',
+  harness_fault: 'harness_error',
+};
 
 export type TestRunName = 'baseline' | 'baseline_held_out' | 'tests' | 'held_out';
 
@@ -49,7 +68,7 @@ export interface TraceEventData {
   outside_writes: FsGuardEvidence;
   content_findings: Omit<ContentScan, 'findings'> & { findings: Array<Omit<ContentFinding, 'excerpt'>> };
   check: { id: string; passed: boolean; severity: Severity; messageSha256: string };
-  verdict: { end: TraceEnd; verdict: Verdict; cause: Cause; score?: number; resourceLimit?: ResourceLimitName; messageSha256: string };
+  verdict: { end: TraceEnd; outcome?: TraceOutcome; verdict: Verdict; cause: Cause; score?: number; resourceLimit?: ResourceLimitName; messageSha256: string };
 }
 
 export type TraceEventType = keyof TraceEventData;

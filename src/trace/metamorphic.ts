@@ -296,11 +296,12 @@ export function runMetamorphic(text: string): MetamorphicReport {
   if (!original.match || !original.replayed)
     return { attemptId, problem: `the trace does not replay as recorded: ${original.problem ?? 'unknown'}`, results: [] };
   const ctx: Context = { header: chain.header, events: plain(chain.events), text, attempt: rebuild(chain.events) };
+  const before = original.replayed;
   const results = TRANSFORMATIONS.map((t): MetamorphicResult => {
     const base = { id: t.id, description: t.description, expected: t.expected };
     const outcome = t.apply(ctx);
     if ('skip' in outcome) return { ...base, skipped: outcome.skip };
-    const seen = observe(outcome.text, original.replayed ?? { verdict: 'ERROR', cause: 'harness_error' });
+    const seen = observe(outcome.text, before);
     return { ...base, seen: seen.seen, agree: seen.seen === t.expected, detail: `${outcome.detail}: ${seen.detail}` };
   });
   return { attemptId, results };

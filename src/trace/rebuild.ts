@@ -1,12 +1,14 @@
 import type { CheckInput } from '../checks/index.js';
 import type { CommandEvent } from '../evidence/index.js';
 import type { AgentResult, DiffStats, TestCaseResult, TestRunEvidence } from '../types/index.js';
-import type { ChainedEvent, TestRunName, TraceEnd, TraceEventData, TraceEventType } from './events.js';
+import type { ChainedEvent, TestRunName, TraceEnd, TraceEventData, TraceEventType, TraceOutcome } from './events.js';
 
 /** The typed evidence a trace holds, put back together: what the checks and grade() take. */
 export interface RebuiltAttempt {
   attempt: TraceEventData['attempt'];
   end: TraceEnd;
+  /** The outcome the attempt was judged on (read from `end` in traces written before outcomes were recorded). */
+  outcome: TraceOutcome;
   /** Present when the attempt got as far as the checks (end `graded` or `never_ran`). */
   input?: CheckInput;
   agentResult?: AgentResult;
@@ -45,8 +47,9 @@ export function rebuild(events: readonly ChainedEvent[]): RebuiltAttempt {
       }
     : undefined;
   const recordedChecks = all('check');
-  const base = { attempt, end: verdict.end, recordedChecks, recordedVerdict: verdict, ...(agentResult ? { agentResult } : {}) };
-  if (verdict.end !== 'graded' && verdict.end !== 'never_ran') return base;
+  const outcome = verdict.outcome ?? outcomeOfEnd(verdict);
+  const base = { attempt, end: verdict.end, outcome, recordedChecks, recordedVerdict: verdict, ...(agentResult ? { agentResult } : {}) };
+  if (outcome.kind !== 'graded' && outcome.kind !== 'never_ran') return base;
 
   const task = one('task');
   const policy = one('policy');
@@ -99,4 +102,21 @@ export function rebuild(events: readonly ChainedEvent[]): RebuiltAttempt {
     ...(content ? { content } : {}),
   };
   return { ...base, input };
+}
+
+/** The outcome of a trace written before outcomes were recorded: its `end`, and the limit its verdict named. */
+export function outcomeOfEnd(verdict: Pick<TraceEventData['verdict'], 'end' | 'resourceLimit'>): TraceOutcome {
+  switch (verdict.end) {
+    case 'graded':
+    case 'never_ran':
+    case 'unverifiable':
+      return { kind: verdict.end };
+    case 'task_error':
+      return { kind: 'task_defect' };
+    case 'harness_error':
+      return { kind: 'harness_fault' };
+    case 'resource':
+      if (verdict.resourceLimit === undefined) throw new TraceShapeError('a verdict that ended on a resource limit names no limit');
+      return { kind: 'over_limit', limit: verdict.resourceLimit };
+  }
 }

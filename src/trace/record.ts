@@ -1,32 +1,28 @@
 import { lstat, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommandEvent } from '../evidence/index.js';
-import type { VerifiedEvidence } from '../engine/attempt-verify.js';
+import type { CheckInput } from '../checks/index.js';
+import type { ChangeBlobs } from '../evaluation/index.js';
+import type { Outcome } from '../grading/index.js';
 import type { AttemptResult, DiffStats, TestCaseResult, TestRunEvidence } from '../types/index.js';
-import { git } from '../workspace/index.js';
 import { sha256 } from './canonical.js';
 import { sealTrace } from './chain.js';
-import { TRACE_FILE, type TestRunName, type TraceEnd, type TraceEvent } from './events.js';
+import { END_OF_OUTCOME, TRACE_FILE, type TestRunName, type TraceEnd, type TraceEvent, type TraceOutcome } from './events.js';
 import { redactArgv } from '../redact/index.js';
 import { hostPathMapper, mapStrings, type HostDirs } from './host-paths.js';
 
-/** Git blob ids of each changed path, before (`old`) and after (`new`); a side that does not exist has none. */
-export type ChangeBlobs = Record<string, { old?: string; new?: string }>;
+/** What a trace records of a verified attempt: the checks' input, and what only verification could read. */
+export interface TraceEvidence {
+  checkInput: CheckInput;
+  /** Git blob ids before and after, per changed path (from the baseline and the captured tree). */
+  blobs: ChangeBlobs;
+  heldOutCases?: TestCaseResult[];
+}
 
-const NO_BLOB = /^0+$/;
-
-/** Reads the blob ids of every path that differs between two trees of the harness's store (no rename detection: paths as they are). */
-export async function changeBlobs(gitDir: string, from: string, to: string): Promise<ChangeBlobs> {
-  const out = await git({ gitDir }, ['diff-tree', '-r', '-z', '--no-renames', '--raw', from, to]);
-  const fields = out.split('\0');
-  const blobs: ChangeBlobs = {};
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const meta = (fields[i] ?? '').split(' ');
-    const path = fields[i + 1] ?? '';
-    const [oldId, newId] = [meta[2] ?? '', meta[3] ?? ''];
-    blobs[path] = { ...(NO_BLOB.test(oldId) ? {} : { old: oldId }), ...(NO_BLOB.test(newId) ? {} : { new: newId }) };
-  }
-  return blobs;
+/** How the attempt was judged: the outcome judge() was given, and the evidence when verification ran. */
+export interface Judged {
+  outcome?: Outcome;
+  evidence?: TraceEvidence;
 }
 
 /** The placeholder that stands for each of the task's literal secrets in a trace. */
@@ -40,14 +36,15 @@ export const LITERAL_PLACEHOLDER = '<literal>';
 export async function writeTrace(
   attemptDir: string,
   result: AttemptResult,
-  evidence?: VerifiedEvidence,
+  judged: Judged = {},
   hostDirs: Omit<HostDirs, 'attemptDir'> = {},
 ): Promise<boolean> {
+  const { evidence } = judged;
   const file = join(attemptDir, TRACE_FILE);
   const temp = `${file}.${process.pid}.tmp`;
   try {
     const commands = evidence ? evidence.checkInput.commands : await readCommandLog(join(attemptDir, 'commands.jsonl'));
-    const events = mapStrings(traceEvents(result, commands, evidence), hostPathMapper({ attemptDir, ...hostDirs }));
+    const events = mapStrings(traceEvents(result, commands, judged), hostPathMapper({ attemptDir, ...hostDirs }));
     const text = sealTrace({ attemptId: result.attemptId, runId: result.runId }, events);
     await writeFile(temp, text, { flag: 'w', mode: 0o644 });
     await rename(temp, file);
@@ -59,7 +56,8 @@ export async function writeTrace(
 }
 
 /** The events of one attempt, in trace order. */
-export function traceEvents(result: AttemptResult, commands: readonly CommandEvent[], evidence?: VerifiedEvidence): TraceEvent[] {
+export function traceEvents(result: AttemptResult, commands: readonly CommandEvent[], judged: Judged = {}): TraceEvent[] {
+  const { evidence, outcome } = judged;
   const events: TraceEvent[] = [];
   const input = evidence?.checkInput;
   events.push({
@@ -133,7 +131,8 @@ export function traceEvents(result: AttemptResult, commands: readonly CommandEve
   events.push({
     type: 'verdict',
     data: {
-      end: endOf(result, evidence !== undefined),
+      end: outcome ? END_OF_OUTCOME[outcome.kind] : endOf(result, evidence !== undefined),
+      ...(outcome ? { outcome: traceOutcome(outcome) } : {}),
       verdict: result.verdict,
       cause: result.cause,
       ...(result.score !== undefined ? { score: result.score } : {}),
@@ -144,7 +143,14 @@ export function traceEvents(result: AttemptResult, commands: readonly CommandEve
   return events;
 }
 
-/** How the engine ended the attempt, from what it recorded (engine/attempt.ts). */
+/** The outcome without its evidence and message: those are in the other events, or hashed. */
+function traceOutcome(outcome: Outcome): TraceOutcome {
+  if (outcome.kind === 'over_limit') return { kind: outcome.kind, limit: outcome.limit };
+  if (outcome.kind === 'harness_fault') return { kind: outcome.kind, ...(outcome.phase !== undefined ? { phase: outcome.phase } : {}) };
+  return { kind: outcome.kind };
+}
+
+/** How the engine ended an attempt recorded without its outcome (bench/matrix.mjs's instant attempts), from the record. */
 function endOf(result: AttemptResult, verified: boolean): TraceEnd {
   if (verified) return result.cause === 'harness_error' && result.harnessError?.phase === 'verify' ? 'never_ran' : 'graded';
   if (result.cause === 'task_error') return 'task_error';

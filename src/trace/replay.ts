@@ -1,11 +1,10 @@
 import { lstat, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runChecks } from '../checks/index.js';
-import { neverRanReason } from '../engine/attempt-verify.js';
-import { grade, resourceLimitOf } from '../grading/index.js';
-import type { Cause, Verdict } from '../types/index.js';
+import { judge, verifiedOutcome, type Outcome } from '../grading/index.js';
+import type { Cause, CheckResult, Verdict } from '../types/index.js';
 import { verifyChain, type ChainCheck } from './chain.js';
-import { TRACE_FILE, type ChainedEvent, type TraceEnd } from './events.js';
+import { END_OF_OUTCOME, TRACE_FILE, type ChainedEvent, type TraceEnd, type TraceOutcome } from './events.js';
 import { rebuild } from './rebuild.js';
 
 /** Traces past this size are refused rather than read into memory. */
@@ -32,18 +31,11 @@ export interface AttemptReplay {
   note?: string;
 }
 
-/** What an attempt that ended before the checks must have recorded. */
-const EARLY_ENDS: Partial<Record<TraceEnd, { verdict: Verdict; cause: Cause }>> = {
-  resource: { verdict: 'FAIL', cause: 'resource_exceeded' },
-  unverifiable: { verdict: 'FAIL', cause: 'tests_failed' },
-  task_error: { verdict: 'ERROR', cause: 'task_error' },
-  harness_error: { verdict: 'ERROR', cause: 'harness_error' },
-};
-
 /**
- * Re-grades a verified chain: rebuilds the checks' input, runs the registered checks and grade()
- * exactly as engine/attempt.ts does (neverRanReason first, then the limit, then grade), and
- * compares with the checks and verdict the trace recorded. Pure: no agent, test, container or network.
+ * Re-grades a verified chain: rebuilds the outcome the attempt was judged on (for one that got as
+ * far as the checks, from its evidence, through the registered checks and verifiedOutcome() as
+ * engine/attempt.ts builds it), judges it, and compares with the checks and verdict the trace
+ * recorded. Pure: no agent, test, container or network.
  */
 export function replayEvents(attemptId: string, events: readonly ChainedEvent[]): AttemptReplay {
   let rebuilt;
@@ -53,17 +45,21 @@ export function replayEvents(attemptId: string, events: readonly ChainedEvent[])
     return { attemptId, match: false, checks: [], problem: `cannot rebuild the evidence: ${error instanceof Error ? error.message : String(error)}` };
   }
   const recorded = { verdict: rebuilt.recordedVerdict.verdict, cause: rebuilt.recordedVerdict.cause };
-  const { input, agentResult, end } = rebuilt;
+  const { input, agentResult, end, outcome: stored } = rebuilt;
+  if (END_OF_OUTCOME[stored.kind] !== end) {
+    return { attemptId, end, match: false, checks: [], recorded, problem: `the trace records an ${stored.kind} outcome but ends as ${end}` };
+  }
   if (!input) {
-    const expected = EARLY_ENDS[end];
-    const match = expected !== undefined && expected.verdict === recorded.verdict && expected.cause === recorded.cause && rebuilt.recordedChecks.length === 0;
+    const judged = judge(earlyOutcome(stored));
+    const replayed = { verdict: judged.verdict, cause: judged.cause };
+    const match = replayed.verdict === recorded.verdict && replayed.cause === recorded.cause && rebuilt.recordedChecks.length === 0;
     return {
       attemptId,
       end,
       match,
       checks: [],
       recorded,
-      ...(expected ? { replayed: expected } : {}),
+      replayed,
       note: `ended before grading (${end}): nothing to re-grade`,
       ...(match
         ? {}
@@ -73,27 +69,17 @@ export function replayEvents(attemptId: string, events: readonly ChainedEvent[])
     };
   }
   const checks = runChecks(input);
-  const comparisons: CheckComparison[] = [];
-  const count = Math.max(checks.length, rebuilt.recordedChecks.length);
-  for (let i = 0; i < count; i++) {
-    const live = checks[i];
-    const was = rebuilt.recordedChecks[i];
-    const match = live !== undefined && was !== undefined && live.id === was.id && live.passed === was.passed && live.severity === was.severity;
-    comparisons.push({
-      id: live?.id ?? was?.id ?? '?',
-      ...(was ? { recorded: { passed: was.passed, severity: was.severity } } : {}),
-      ...(live ? { replayed: { passed: live.passed, severity: live.severity } } : {}),
-      match,
-    });
-  }
-  let replayed: { verdict: Verdict; cause: Cause };
-  const neverRan = end === 'never_ran' && input.tests ? neverRanReason(input.tests, input.baselineTests) : undefined;
-  if (neverRan) replayed = { verdict: 'ERROR', cause: 'harness_error' };
-  else {
-    const resourceLimit = resourceLimitOf(agentResult?.limit, input.commands, input.tests, input.heldOut);
-    const graded = grade({ checks, ...(agentResult ? { agentResult } : {}), ...(resourceLimit ? { resourceLimit } : {}) });
-    replayed = { verdict: graded.verdict, cause: graded.cause };
-  }
+  const comparisons = compareChecks(checks, rebuilt.recordedChecks);
+  const outcome = verifiedOutcome({
+    checks,
+    tests: input.tests,
+    baselineTests: input.baselineTests,
+    heldOut: input.heldOut,
+    commands: input.commands,
+    agentResult,
+  });
+  const judged = judge(outcome);
+  const replayed = { verdict: judged.verdict, cause: judged.cause };
   const checksMatch = comparisons.every((c) => c.match);
   const verdictMatch = replayed.verdict === recorded.verdict && replayed.cause === recorded.cause;
   const mismatched = comparisons.filter((c) => !c.match).map((c) => c.id);
@@ -115,6 +101,41 @@ export function replayEvents(attemptId: string, events: readonly ChainedEvent[])
             .join('; '),
         }),
   };
+}
+
+/** An outcome that ended before the checks, as judge() takes it: the messages are not in the trace (only their hashes). */
+function earlyOutcome(stored: TraceOutcome): Outcome {
+  switch (stored.kind) {
+    case 'over_limit':
+      return { kind: 'over_limit', limit: stored.limit, message: '' };
+    case 'harness_fault':
+      return { kind: 'harness_fault', ...(stored.phase !== undefined ? { phase: stored.phase } : {}), message: '' };
+    case 'never_ran':
+      return { kind: 'never_ran', reason: '' };
+    case 'unverifiable':
+    case 'task_defect':
+      return { kind: stored.kind, message: '' };
+    case 'graded':
+      // rebuild() gives a graded trace its checks' input or throws: a graded outcome never gets here.
+      throw new Error('a graded outcome has its evidence');
+  }
+}
+
+function compareChecks(checks: readonly CheckResult[], recordedChecks: ReadonlyArray<{ id: string; passed: boolean; severity: string }>): CheckComparison[] {
+  const comparisons: CheckComparison[] = [];
+  const count = Math.max(checks.length, recordedChecks.length);
+  for (let i = 0; i < count; i++) {
+    const live = checks[i];
+    const was = recordedChecks[i];
+    const match = live !== undefined && was !== undefined && live.id === was.id && live.passed === was.passed && live.severity === was.severity;
+    comparisons.push({
+      id: live?.id ?? was?.id ?? '?',
+      ...(was ? { recorded: { passed: was.passed, severity: was.severity } } : {}),
+      ...(live ? { replayed: { passed: live.passed, severity: live.severity } } : {}),
+      match,
+    });
+  }
+  return comparisons;
 }
 
 /** Reads an attempt directory's trace.jsonl (a regular file, not a link, within the size limit). */

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectContent, runChecks, type CheckInput } from '../../src/checks/index.js';
-import { grade } from '../../src/grading/index.js';
-import { replayAttemptDir, replayEvents, runMetamorphic, sealTrace, traceEvents, verifyChain, writeTrace } from '../../src/trace/index.js';
+import { judge, type Outcome } from '../../src/grading/index.js';
+import { replayAttemptDir, replayEvents, runMetamorphic, sealTrace, traceEvents, verifyChain, writeTrace, type TraceEvent } from '../../src/trace/index.js';
 import type { AttemptResult } from '../../src/types/index.js';
 import { command, diffOf, input as checkInput, taskFor } from '../checks/helpers.js';
 
@@ -46,7 +46,8 @@ function live(over: Omit<Partial<CheckInput>, 'task'> = {}): CheckInput {
 function recorded(input: CheckInput): { result: AttemptResult; text: string } {
   const checks = runChecks(input);
   const agentResult = { stopReason: 'completed' as const };
-  const verdict = grade({ checks, agentResult });
+  const outcome: Outcome = { kind: 'graded', checks, agentResult };
+  const verdict = judge(outcome);
   const result = {
     attemptId: 't.oracle.0',
     runId: 'r',
@@ -62,7 +63,7 @@ function recorded(input: CheckInput): { result: AttemptResult; text: string } {
     checks,
     ...verdict,
   } as unknown as AttemptResult;
-  const events = traceEvents(result, input.commands, { checkInput: input, blobs: {} });
+  const events = traceEvents(result, input.commands, { outcome, evidence: { checkInput: input, blobs: {} } });
   return { result, text: sealTrace({ attemptId: result.attemptId, runId: result.runId }, events) };
 }
 
@@ -100,12 +101,60 @@ describe('trace replay', () => {
     expect(result.checks.filter((c) => !c.passed).map((c) => `${c.id}: ${c.message}`)).toEqual([]);
     expect(result.verdict).toBe('PASS');
     const forged = { ...result, verdict: 'FAIL', cause: 'tests_failed' } as AttemptResult;
-    const text = sealTrace({ attemptId: 't.oracle.0', runId: 'r' }, traceEvents(forged, clean.commands, { checkInput: clean, blobs: {} }));
+    const text = sealTrace({ attemptId: 't.oracle.0', runId: 'r' }, traceEvents(forged, clean.commands, { evidence: { checkInput: clean, blobs: {} } }));
     const chain = verifyChain(text);
     if (!chain.ok) throw new Error(chain.reason);
     const replay = replayEvents('t.oracle.0', chain.events);
     expect(replay.match).toBe(false);
     expect(replay.problem).toMatch(/verdict PASS passed, recorded FAIL tests_failed/);
+  });
+
+  it('stores the outcome judged; a trace of the old shape (only its end) replays the same', () => {
+    const { text } = recorded(live());
+    const chain = verifyChain(text);
+    if (!chain.ok) throw new Error(chain.reason);
+    const verdict = chain.events.find((e) => e.type === 'verdict');
+    expect(verdict?.data).toMatchObject({ end: 'graded', outcome: { kind: 'graded' } });
+    // The same events as a trace written before outcomes were recorded: the verdict event without one.
+    const old = chain.events.map(({ type, data }) => {
+      if (type !== 'verdict') return { type, data };
+      const { outcome: _outcome, ...rest } = data;
+      return { type, data: rest };
+    }) as TraceEvent[];
+    const oldChain = verifyChain(sealTrace({ attemptId: 't.oracle.0', runId: 'r' }, old));
+    if (!oldChain.ok) throw new Error(oldChain.reason);
+    expect(oldChain.events.find((e) => e.type === 'verdict')?.data).not.toHaveProperty('outcome');
+    expect(replayEvents('t.oracle.0', oldChain.events)).toMatchObject({ match: true, replayed: { verdict: 'FAIL', cause: 'tampered' } });
+  });
+
+  it('an early end replays through judge() on its stored outcome; an outcome its end contradicts is a mismatch', () => {
+    const result = {
+      attemptId: 't.agent.0',
+      runId: 'r',
+      taskId: 't',
+      agent: 'agent',
+      trial: 0,
+      sandbox: 'bwrap',
+      agentResult: { stopReason: 'completed' },
+      ...judge({ kind: 'over_limit', limit: 'change_size', message: 'the change is 2 GB' }),
+      checks: [],
+    } as unknown as AttemptResult;
+    const over: Outcome = { kind: 'over_limit', limit: 'change_size', message: 'the change is 2 GB' };
+    const events = traceEvents(result, [], { outcome: over });
+    const replay = (list: TraceEvent[]): ReturnType<typeof replayEvents> => {
+      const chain = verifyChain(sealTrace({ attemptId: 't.agent.0', runId: 'r' }, list));
+      if (!chain.ok) throw new Error(chain.reason);
+      return replayEvents('t.agent.0', chain.events);
+    };
+    expect(replay(events)).toMatchObject({ match: true, end: 'resource', replayed: { verdict: 'FAIL', cause: 'resource_exceeded' } });
+    // A stored outcome of another kind than the end recorded: the trace says two things.
+    const contradicted = events.map((e) => (e.type === 'verdict' ? { ...e, data: { ...e.data, outcome: { kind: 'unverifiable' as const } } } : e));
+    expect(replay(contradicted)).toMatchObject({ match: false, problem: 'the trace records an unverifiable outcome but ends as resource' });
+    // The same end with an outcome judge() gives another verdict: not what was recorded.
+    const harness = events.map((e) =>
+      e.type === 'verdict' ? { ...e, data: { ...e.data, end: 'harness_error' as const, outcome: { kind: 'harness_fault' as const } } } : e,
+    );
+    expect(replay(harness)).toMatchObject({ match: false, replayed: { verdict: 'ERROR', cause: 'harness_error' } });
   });
 
   it('an attempt that ended before grading still gets a trace, from commands.jsonl, sanitized', async () => {
