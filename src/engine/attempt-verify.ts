@@ -20,7 +20,7 @@ import {
   scanWorkspace,
   describeScanLimit,
 } from '../evidence/index.js';
-import type { WriteRoots } from '../checks/unsafe-command-rules.js';
+import type { WriteRoots } from '../checks/index.js';
 import { evaluateChange, runBaselineHeldOut as runHeldOutAtBaseline, runTestsOnTree, testsRun, type TestBench, type TestRun } from '../evaluation/index.js';
 import type { Outcome } from '../grading/index.js';
 import type { CheckResult, DiffStats, NotGraded, Task, TestRunEvidence } from '../types/index.js';

@@ -14,10 +14,10 @@ import {
   type SetupFailure,
 } from '../evidence/index.js';
 import { judge, verifiedOutcome, type Outcome } from '../grading/index.js';
-import { writeTrace } from '../trace/record.js';
+import { writeTrace } from '../trace/index.js';
 import { TRACE_FILE } from '../trace/index.js';
 import { createExecutor, type ExecutorFactory } from '../sandbox/index.js';
-import type { SandboxKind } from '../sandbox/executor.js';
+import type { SandboxKind } from '../sandbox/index.js';
 import { execLimits } from '../evaluation/index.js';
 import { materializeRepo, prepareNpmParts } from '../tasks/index.js';
 import {

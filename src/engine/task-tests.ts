@@ -12,7 +12,7 @@ import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
 import { captureChange } from '../evidence/index.js';
-import type { SandboxKind } from '../sandbox/executor.js';
+import type { SandboxKind } from '../sandbox/index.js';
 import { formatDefect, oracleDefect, taskWhere, type TaskWhere } from '../tasks/index.js';
 import type { Task, TestCaseResult, TestRunEvidence } from '../types/index.js';
 import { git, GitError, removeTree } from '../workspace/index.js';

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { detectContent, effectivePolicy, runChecks, type CheckInput } from '../checks/index.js';
-import type { WriteRoots } from '../checks/unsafe-command-rules.js';
+import type { WriteRoots } from '../checks/index.js';
 import {
   MAX_PATCH_BYTES,
   collectDiff,

@@ -1,5 +1,5 @@
 import type { AttemptResult, Cause, DuplicateIds, ResourceLimitName, Task, TaskDefect, TestRunEvidence } from '../types/index.js';
-import { describeFailing } from '../checks/describe.js';
+import { describeFailing } from '../checks/index.js';
 import { isRunMarkerId } from '../evidence/index.js';
 
 export type ValidityStatus = 'valid' | 'invalid' | 'flaky';
