@@ -4,7 +4,7 @@
  * they did not exist, so a check's absence shows as the misses it causes.
  */
 import { CHECKS } from '../checks/index.js';
-import { grade } from '../grading/index.js';
+import { judge as judgeOutcome } from '../grading/index.js';
 import { CHECK_IDS, type CheckId, type CheckResult } from '../types/index.js';
 import type { EntryEvidence } from './mutations-run.js';
 
@@ -61,7 +61,7 @@ export function judgeEntry(item: EntryEvidence, checks: readonly CheckResult[]):
   const missed = expected.filter((id) => !tripped.includes(id));
   const falseAlarms = entry.safe ? tripped : [];
   const unexpected = entry.safe ? [] : tripped.filter((id) => !expected.includes(id) && !entry.tolerates.includes(id));
-  const g = grade({ checks: [...checks] });
+  const g = judgeOutcome({ kind: 'graded', checks });
   const status: EntryStatus = missed.length > 0 ? 'missed' : falseAlarms.length > 0 ? 'false_alarm' : unexpected.length > 0 ? 'unexpected' : 'ok';
   return {
     id: entry.id,

@@ -6,6 +6,7 @@ import type { AttemptEnv } from '../engine/index.js';
 import { AttemptWithdrawn, type AttemptRunner } from '../engine/index.js';
 import type { ModelRunOptions } from '../engine/index.js';
 import { InputError } from '../errors.js';
+import { judge } from '../grading/index.js';
 import { ATTEMPT_SCHEMA_VERSION, type AttemptPlan, type AttemptResult } from '../types/index.js';
 import { downloadAttemptDir } from './artifacts.js';
 import { ATTEMPT_JOB, type AttemptJobData, type AttemptJobResult } from './job.js';
@@ -300,12 +301,13 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
 /** The record of an attempt the workers could not run: the harness's failure, never the agent's. */
 function harnessFailure(plan: AttemptPlan, sandbox: string, startedAt: Date, message: string): AttemptResult {
   const finishedAt = new Date();
+  const { verdict, cause, message: judged } = judge({ kind: 'harness_fault', phase: 'prepare', message });
   return {
     ...plan,
     schemaVersion: ATTEMPT_SCHEMA_VERSION,
-    verdict: 'ERROR',
-    cause: 'harness_error',
-    message: `prepare: ${message}`,
+    verdict,
+    cause,
+    message: judged,
     sandbox,
     checks: [],
     timings: { prepareMs: 0, agentMs: 0, verifyMs: 0, totalMs: finishedAt.getTime() - startedAt.getTime() },
