@@ -92,7 +92,6 @@ export const E2E: string[] = [
   'test/distributed/**/*.test.ts',
   'test/action/real-cli.test.ts',
   'test/agents/builtin/quickstart.test.ts',
-  'test/agents/external/real-agents.test.ts',
   'test/audit/audit-cli.test.ts',
   'test/audit/registry.test.ts',
   'test/ci/ci.test.ts',
@@ -142,4 +141,9 @@ export const E2E: string[] = [
  * CRUCIBLE_TEST_REGISTRY=1 (`npm run test:registry`, which .ci/run runs: CI reaches the registry),
  * so a plain `npm test` stays offline.
  */
-export const REGISTRY: string[] = ['test/e2e/real-npm-tasks.test.ts', 'test/e2e/packed-package.test.ts'];
+export const REGISTRY: string[] = [
+  'test/e2e/real-npm-tasks.test.ts',
+  'test/e2e/packed-package.test.ts',
+  // Installs the five external agents' pinned npm packages before it drives them.
+  'test/agents/external/real-agents.test.ts',
+];
