@@ -8,7 +8,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/agents/index.js';
-import { resolveAgent } from '../../src/agents/index.js';
+import { resolveRunAgent } from '../../src/redteam/index.js';
 import { loadTaskSet } from '../../src/config/index.js';
 import { runAttempt, type AttemptEnv } from '../../src/engine/attempt.js';
 import { attemptFaultOf, StateFaultWatch } from '../../src/engine/state-faults.js';
@@ -48,7 +48,7 @@ function watched(result: AttemptResult, env: { stateDir: string; runDir: string 
 describe('an agent that dresses its failure in the words of a machine fault', () => {
   it("a file git refuses, in a directory named 'No space left on device …': the agent's FAIL, and the run goes on", async () => {
     const env = envIn(join(tempDir(), '.crucible'));
-    const result = await runAttempt(plan('fault-words-filename'), slugify(), resolveAgent('fault-words-filename'), env);
+    const result = await runAttempt(plan('fault-words-filename'), slugify(), resolveRunAgent('fault-words-filename'), env);
     expect({ verdict: result.verdict, cause: result.cause }, result.message).toEqual({ verdict: 'FAIL', cause: 'tests_failed' });
     expect(result.message).toMatch(/^verify: could not capture the change: .*invalid path 'No space left on device/);
     expect(result.harnessError).toBeUndefined();
