@@ -25,6 +25,12 @@ function run(cmd: string, args: string[], cwd: string): SpawnSyncReturns<string>
   return spawnSync(cmd, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
 }
 
+/** The proxy and certificate settings npm and Node read, as this machine has them. */
+function networkEnv(): Record<string, string> {
+  const names = /^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|(HTTPS?|NO)_PROXY|npm_config_(cafile|ca|registry|https?_proxy|proxy|noproxy|strict_ssl))$/i;
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => names.test(e[0]) && e[1] !== undefined));
+}
+
 function crucible(...args: string[]): SpawnSyncReturns<string> {
   return run(join(prefix, 'bin', 'crucible'), args, empty);
 }
@@ -36,6 +42,8 @@ beforeAll(() => {
   mkdirSync(empty);
   // The installed CLI sees the prefix's bin first, and nothing that points back at this checkout.
   env = {
+    // How this machine reaches the registry (a proxy, its CA) is the machine's, not the checkout's: kept.
+    ...networkEnv(),
     PATH: `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`,
     HOME: process.env.HOME ?? root,
     NPM_CONFIG_PREFIX: prefix,
