@@ -1,46 +1,78 @@
 /**
- * Crucible as a library: the same parts the CLI is a thin shell over. Load a task set, run a plan
- * of attempts, read the history, write reports; or use a part alone (the sandbox, the gateway).
+ * Crucible as a library: the same parts the CLI is a thin shell over.
+ *
+ * The root entry is cheap to import (no dependency is loaded until a function is called): it
+ * holds the types, the constants, the error classes and every asynchronous entry point, each of
+ * which loads its part on first call. The synchronous parts (loading a task set, opening the
+ * history, the statistics, redaction, …) are the package's subpath entries, one per folder
+ * (`crucible-harness/config`, `crucible-harness/store`, `crucible-harness/stats`, …; package.json
+ * `exports` lists them), and cost what they load.
  */
 export type * from './types/index.js';
 export { ATTEMPT_SCHEMA_VERSION, RUN_SCHEMA_VERSION, CAUSES, UNSCORED_CAUSES, VERDICTS, CHECK_IDS } from './types/index.js';
 export { InputError, ConfigError, OptionError, StateDirError, EXIT_DISK_FULL, type StateDirFault } from './errors.js';
-export { loadTaskSet, taskSetJsonSchema, type TaskSet } from './config/index.js';
-export { selectTasks, type TaskSelection } from './tasks/index.js';
-export { executeRun, preflightTasks, runAttempt, compareRuns, type RunOptions, type RunOutcome, type AttemptEnv } from './engine/index.js';
-export { resolveAgent, referenceAgentNames, type Agent, type AgentContext } from './agents/index.js';
-export { loadAgentCatalog, resolveProgram, profileHash, agentCacheDir, type AgentProfile, type ProfileCatalog, type ResolvedProgram } from './agents/index.js';
-export { createExecutor, resolveSandbox, detectBwrap, type Executor, type ExecRequest, type ExecResult, type SandboxLayout } from './sandbox/index.js';
-export { startGateway, loadPricing, type Gateway, type GatewayOptions } from './gateway/index.js';
-export { openHistory, type History, type HistoryReader } from './store/index.js';
-export { writeReports, type Reporter } from './report/index.js';
-export { wilson, clusteredBootstrap, passAtK, passHatK, pairedComparison, newcombeDifference, aggregateRun } from './stats/index.js';
-export { loadRegistry, defaultRegistry, judgeAudit, trialOutcomes, DEFAULT_CONTRACT, type Registry, type Contract, type AuditReport } from './audit/index.js';
-export {
-  runFuzz,
-  runMatrixStress,
-  runMutations,
-  runAblation,
-  shippedCatalog,
-  listDiagnostics,
-  type FuzzReport,
-  type MatrixStressReport,
-  type Judgement,
-  type Ablation,
-} from './diagnostics/index.js';
-export { verifyRunDir, canonicalJson, type AttemptManifest, type RunManifest, type VerifyReport } from './manifest/index.js';
-export { redactArgv, redactText } from './redact/index.js';
-export {
-  verifyChain,
-  replayAttemptDir,
-  replayEvents,
-  runMetamorphic,
-  sealTrace,
-  TRACE_FILE,
-  type AttemptReplay,
-  type MetamorphicReport,
-} from './trace/index.js';
-export { startGuard, watchTree, guardCounts, GUARD_MODES, type GuardSession, type GuardFinding, type IncidentBundle } from './guard/index.js';
-export { createPack, verifyPack, importPack, installPack, loadTrustPolicy, type TrustPolicy, type VerifiedPack, type ImportedPack } from './pack/index.js';
 
-export { openQueueRunner, startWorker, parseQueueUrl, type QueueRunner, type WorkerHandle, type QueueAddress } from './distributed/index.js';
+export type { TaskSet } from './config/index.js';
+export type { TaskSelection } from './tasks/index.js';
+export type { RunOptions, RunOutcome, AttemptEnv } from './engine/index.js';
+export type { Agent, AgentContext, AgentProfile, ProfileCatalog, ResolvedProgram } from './agents/index.js';
+export type { Executor, ExecRequest, ExecResult, SandboxLayout } from './sandbox/index.js';
+export type { Gateway, GatewayOptions } from './gateway/index.js';
+export type { History, HistoryReader } from './store/index.js';
+export type { Reporter } from './report/index.js';
+export type { Registry, Contract, AuditReport } from './audit/index.js';
+export type { FuzzReport, MatrixStressReport, Judgement, Ablation } from './diagnostics/index.js';
+export type { AttemptManifest, RunManifest, VerifyReport } from './manifest/index.js';
+export type { AttemptReplay, MetamorphicReport } from './trace/index.js';
+export type { GuardSession, GuardFinding, IncidentBundle } from './guard/index.js';
+export type { TrustPolicy, VerifiedPack, ImportedPack } from './pack/index.js';
+export type { QueueRunner, WorkerHandle, QueueAddress } from './distributed/index.js';
+
+type Engine = typeof import('./engine/index.js');
+type Agents = typeof import('./agents/index.js');
+type Sandbox = typeof import('./sandbox/index.js');
+type Gateways = typeof import('./gateway/index.js');
+type Reports = typeof import('./report/index.js');
+type Diagnostics = typeof import('./diagnostics/index.js');
+type Manifests = typeof import('./manifest/index.js');
+type Traces = typeof import('./trace/index.js');
+type Guards = typeof import('./guard/index.js');
+type Packs = typeof import('./pack/index.js');
+type Distributed = typeof import('./distributed/index.js');
+
+// Each part is imported on the first call of one of its functions; Node caches the module after.
+const engine = (): Promise<Engine> => import('./engine/index.js');
+const agents = (): Promise<Agents> => import('./agents/index.js');
+const sandbox = (): Promise<Sandbox> => import('./sandbox/index.js');
+const gateway = (): Promise<Gateways> => import('./gateway/index.js');
+const report = (): Promise<Reports> => import('./report/index.js');
+const diagnostics = (): Promise<Diagnostics> => import('./diagnostics/index.js');
+const manifest = (): Promise<Manifests> => import('./manifest/index.js');
+const trace = (): Promise<Traces> => import('./trace/index.js');
+const guard = (): Promise<Guards> => import('./guard/index.js');
+const pack = (): Promise<Packs> => import('./pack/index.js');
+const distributed = (): Promise<Distributed> => import('./distributed/index.js');
+
+export const executeRun: Engine['executeRun'] = async (...args) => (await engine()).executeRun(...args);
+export const preflightTasks: Engine['preflightTasks'] = async (...args) => (await engine()).preflightTasks(...args);
+export const runAttempt: Engine['runAttempt'] = async (...args) => (await engine()).runAttempt(...args);
+export const resolveProgram: Agents['resolveProgram'] = async (...args) => (await agents()).resolveProgram(...args);
+export const resolveSandbox: Sandbox['resolveSandbox'] = async (...args) => (await sandbox()).resolveSandbox(...args);
+export const detectBwrap: Sandbox['detectBwrap'] = async (...args) => (await sandbox()).detectBwrap(...args);
+export const startGateway: Gateways['startGateway'] = async (...args) => (await gateway()).startGateway(...args);
+export const writeReports: Reports['writeReports'] = async (...args) => (await report()).writeReports(...args);
+export const runFuzz: Diagnostics['runFuzz'] = async (...args) => (await diagnostics()).runFuzz(...args);
+export const runMatrixStress: Diagnostics['runMatrixStress'] = async (...args) => (await diagnostics()).runMatrixStress(...args);
+export const runMutations: Diagnostics['runMutations'] = async (...args) => (await diagnostics()).runMutations(...args);
+export const runAblation: Diagnostics['runAblation'] = async (...args) => (await diagnostics()).runAblation(...args);
+export const listDiagnostics: Diagnostics['listDiagnostics'] = async (...args) => (await diagnostics()).listDiagnostics(...args);
+export const verifyRunDir: Manifests['verifyRunDir'] = async (...args) => (await manifest()).verifyRunDir(...args);
+export const replayAttemptDir: Traces['replayAttemptDir'] = async (...args) => (await trace()).replayAttemptDir(...args);
+export const startGuard: Guards['startGuard'] = async (...args) => (await guard()).startGuard(...args);
+export const watchTree: Guards['watchTree'] = async (...args) => (await guard()).watchTree(...args);
+export const createPack: Packs['createPack'] = async (...args) => (await pack()).createPack(...args);
+export const verifyPack: Packs['verifyPack'] = async (...args) => (await pack()).verifyPack(...args);
+export const importPack: Packs['importPack'] = async (...args) => (await pack()).importPack(...args);
+export const installPack: Packs['installPack'] = async (...args) => (await pack()).installPack(...args);
+export const openQueueRunner: Distributed['openQueueRunner'] = async (...args) => (await distributed()).openQueueRunner(...args);
+export const startWorker: Distributed['startWorker'] = async (...args) => (await distributed()).startWorker(...args);
