@@ -41,5 +41,8 @@ for (let round = 0; round < rounds; round++) {
 }
 const floor = median(samples[names[0]]);
 console.log(`${rounds} rounds, ms as min / median, ratio = median / bare node's median`);
-for (const n of names) console.log(`${n.padEnd(44)} ${min(samples[n]).toFixed(1).padStart(7)} / ${median(samples[n]).toFixed(1).padStart(7)}   ${(median(samples[n]) / floor).toFixed(2)}x`);
+for (const n of names)
+  console.log(
+    `${n.padEnd(44)} ${min(samples[n]).toFixed(1).padStart(7)} / ${median(samples[n]).toFixed(1).padStart(7)}   ${(median(samples[n]) / floor).toFixed(2)}x`,
+  );
 console.log(loadLine());
