@@ -39,6 +39,8 @@ export interface CiInput {
   baselineTests: boolean;
   /** Writes outside the checkout a watcher saw; `crucible diagnostics mutations` passes synthetic ones. */
   outsideWrites?: FsGuardEvidence;
+  /** Kills the running command (setup, a test run) and starts no further one. */
+  signal?: AbortSignal;
 }
 
 export interface CiEvaluation {
@@ -72,6 +74,7 @@ async function evaluateIn(dir: string, input: CiInput): Promise<CiEvaluation> {
     pristine: join(dir, 'pristine'),
     sandbox: input.sandbox,
     ...(input.executorFactory ? { executorFactory: input.executorFactory } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
     // Tests see their copy, never the checkout; unless the scratch directory lies inside it.
     hidden: [resolve(input.stateDir), ...(isInside(dir, checkout.root) ? [] : [checkout.root])],
   };
@@ -79,6 +82,7 @@ async function evaluateIn(dir: string, input: CiInput): Promise<CiEvaluation> {
   const source = await openSource(checkout, join(dir, 'source.git'), [input.base.commit, ...(input.head ? [input.head.commit] : [])]);
   await exportCommit(source, input.base.commit, work.workspace);
   await runSetup(work, settings);
+  input.signal?.throwIfAborted();
   const baseline = await commitBaseline(work.workspace, join(dir, 'baseline.git'), join(dir, 'store.git'));
   await rename(work.workspace, work.pristine);
 
@@ -98,8 +102,10 @@ async function evaluateIn(dir: string, input: CiInput): Promise<CiEvaluation> {
     layout: { writable: [work.workspace, resultsDir], hidden: work.hidden, readOnly: [] },
     sandbox: work.sandbox,
     ...(work.executorFactory ? { executorFactory: work.executorFactory } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
   };
   const atBase = input.baselineTests ? await runTestsOnTree(bench, baseline.tree, testsRun(settings.tests, CI_REPORT_FILES.baselineJunit)) : undefined;
+  input.signal?.throwIfAborted();
   const evaluated = await evaluateChange({
     spec: { id: 'ci', tests: settings.tests, policy: settings.policy },
     bench,

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { setupOutputText, SETUP_OUTPUT_FILE, type CommandEvent } from '../evidence/index.js';
 import { InputError } from '../errors.js';
@@ -37,6 +37,11 @@ export interface CiOptions extends CiFlags {
   out: string;
   warn?: (message: string) => void;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Aborted when the user interrupts: the running command (setup, a test run) is killed, and the
+   * evaluation ends with this signal's reason thrown, writing and recording nothing.
+   */
+  signal?: AbortSignal;
 }
 
 export async function runCi(options: CiOptions): Promise<CiResult> {
@@ -67,8 +72,15 @@ export async function runCi(options: CiOptions): Promise<CiResult> {
       reportDir,
       commands,
       baselineTests: options.baselineTests ?? true,
+      ...(options.signal ? { signal: options.signal } : {}),
     });
+    // A killed command's result is no evidence about the change: an interrupted evaluation has no verdict.
+    options.signal?.throwIfAborted();
   } catch (error) {
+    if (options.signal?.aborted) {
+      await rm(reportDir, { recursive: true, force: true });
+      throw error;
+    }
     if (error instanceof CiSetupError) {
       // The one line names the reason; the output that shows it goes beside the reports.
       const file = join(reportDir, SETUP_OUTPUT_FILE);

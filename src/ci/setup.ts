@@ -18,6 +18,8 @@ export interface CiWork {
   pristine: string;
   sandbox: SandboxKind;
   executorFactory?: ExecutorFactory;
+  /** The user's interrupt: kills the running setup command. */
+  signal?: AbortSignal;
   /** Shown to nothing the tests run: the checkout itself and Crucible's state directory. */
   hidden: string[];
 }
@@ -46,7 +48,9 @@ export async function runSetup(work: CiWork, settings: CiSettings): Promise<void
         env: { CI: 'true' },
         timeoutMs: settings.limits.setupTimeoutMs,
         network: 'host',
+        ...(work.signal ? { signal: work.signal } : {}),
       });
+      work.signal?.throwIfAborted();
       if (result.exitCode !== 0) throw new CiSetupError(setupFailure(command, result, settings.limits.setupTimeoutMs));
     }
   } finally {

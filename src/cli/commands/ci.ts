@@ -2,6 +2,7 @@ import pc from 'picocolors';
 import { runCi, type CiResult } from '../../ci/index.js';
 import type { SandboxKind } from '../../sandbox/index.js';
 import type { CliIo } from '../io.js';
+import { openSession } from '../../engine/index.js';
 import { EXIT, exitWith } from '../exit.js';
 
 export interface CiCommandOptions {
@@ -21,9 +22,29 @@ export interface CiCommandOptions {
   quiet?: boolean;
 }
 
+/** Exit 0 PASS (or FAIL with --allow-failure), 1 FAIL, 2 bad input, 130 interrupted (nothing written or recorded). */
 export async function ciCommand(opts: CiCommandOptions, io: CliIo): Promise<void> {
   const warn = (m: string): void => void io.stderr.write(`${pc.yellow('warning')} ${m}\n`);
-  const result = await runCi({
+  // One evaluation, no attempts to let finish: the first Ctrl-C kills the running command.
+  const session = openSession(io.signals);
+  let result: CiResult;
+  try {
+    result = await evaluate(opts, warn, session.stop);
+  } catch (error) {
+    if (!session.interrupted) throw error;
+    io.stderr.write(`${pc.yellow('interrupted')}: nothing was written or recorded\n`);
+    exitWith(EXIT.interrupted);
+    return;
+  } finally {
+    session.close();
+  }
+  if (opts.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  if (!opts.quiet || !opts.json) (opts.json ? io.stderr : io.stdout).write(summary(result));
+  exitWith(result.verdict === 'FAIL' && !opts.allowFailure ? EXIT.failed : EXIT.ok);
+}
+
+function evaluate(opts: CiCommandOptions, warn: (m: string) => void, signal: AbortSignal): Promise<CiResult> {
+  return runCi({
     ...(opts.repo !== undefined ? { repo: opts.repo } : {}),
     ...(opts.base !== undefined ? { base: opts.base } : {}),
     ...(opts.head !== undefined ? { head: opts.head } : {}),
@@ -36,10 +57,8 @@ export async function ciCommand(opts: CiCommandOptions, io: CliIo): Promise<void
     baselineTests: opts.baselineTests,
     out: opts.out,
     warn,
+    signal,
   });
-  if (opts.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  if (!opts.quiet || !opts.json) (opts.json ? io.stderr : io.stdout).write(summary(result));
-  exitWith(result.verdict === 'FAIL' && !opts.allowFailure ? EXIT.failed : EXIT.ok);
 }
 
 function summary(r: CiResult): string {
