@@ -34,13 +34,22 @@ export interface SharedTaskTree {
 /** What the preflight keeps of a task it shares (the rest of ATTEMPT_SCRATCH_DIRS goes). */
 export const SHARED_TREE_DIRS = ['workspace', 'baseline.git'];
 
-/** An attempt's workspace and pristine tree, each a fresh copy of the task's shared tree, over the shared baseline. */
+/**
+ * An attempt's paths over the task's shared tree: its pristine tree is that tree itself, which its
+ * test runs copy from (never move or write), so the attempt makes one copy fewer than one that
+ * prepares itself.
+ */
+export function sharedTreePaths(own: AttemptPaths, shared: SharedTaskTree): AttemptPaths {
+  return { ...own, pristine: shared.dir, pristineShared: true };
+}
+
+/** An attempt's workspace, a fresh copy of the task's shared tree, over the shared baseline; `paths` from sharedTreePaths. */
 export async function prepareFromShared(task: Task, shared: SharedTaskTree, paths: AttemptPaths, env: Pick<AttemptEnv, 'onPrepared'>): Promise<Prepared> {
   const started = performance.now();
   // An attempt directory left by an interrupted run is not evidence of anything: start clean.
   await removeTree(paths.attemptDir);
   await Promise.all(['home', 'tmp'].map((d) => mkdir(join(paths.attemptDir, d), { recursive: true })));
-  await Promise.all([copyTree(shared.dir, paths.workspace), copyTree(shared.dir, paths.pristine)]);
+  await copyTree(shared.dir, paths.workspace);
   const copyMs = Math.round(performance.now() - started);
   const baseline = await forkBaseline(shared.baseline, join(paths.attemptDir, 'store.git'));
   if (shared.preparedKey !== undefined) env.onPrepared?.({ taskId: task.id, key: shared.preparedKey, reused: true });
