@@ -5,8 +5,9 @@
  * copy of the tree instead of preparing it again.
  *
  * The clean-copy guarantee holds: the kept tree lies in the state directory, which every sandbox
- * hides, and is only ever copied (`cp -a`, never hard links), so each attempt's workspace and
- * pristine tree are its own. The baseline's git directory is shown to sandboxes read-only (its
+ * hides, and is only ever copied (`cp -a`, never hard links), so each attempt's workspace and each
+ * test run's tree are its own; it also serves as every attempt's pristine tree, which is why no
+ * test run may move it (TestBench.pristineShared) and no attempt needs a pristine copy. The baseline's git directory is shown to sandboxes read-only (its
  * objects, for the workspace's alternates) and nothing writes to it after the commit: each
  * attempt gets a store of its own for the objects it makes.
  *

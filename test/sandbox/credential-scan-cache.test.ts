@@ -26,7 +26,7 @@ function toolchain(): { root: string; cacheFile: string } {
 const pathsOf = (hits: ReadonlyArray<{ path: string }>): string[] => hits.map((h) => h.path).sort();
 
 describe('the credential walk remembered across processes', () => {
-  it("a later process takes the remembered walk while every directory it read is unchanged, and walks again once one changes", async () => {
+  it('a later process takes the remembered walk while every directory it read is unchanged, and walks again once one changes', async () => {
     const { root, cacheFile } = toolchain();
     const first = await freshProcess();
     first.rememberCredentialScans(cacheFile);

@@ -192,7 +192,9 @@ describe('profile sources', () => {
     const catalog = loadAgentCatalog({ builtinDir, agentsFile: file, builtin: false });
     expect([...catalog.profiles.keys()]).toEqual(['my-agent']);
     expect(catalog.profiles.get('my-agent')?.source).toBe(file);
-    expect(() => loadAgentCatalog({ builtinDir, agentsFile: agentsFile(GOOD.replace('name: my-agent', 'name: oracle')), builtin: false })).toThrow(/"oracle" is already an agent/);
+    expect(() => loadAgentCatalog({ builtinDir, agentsFile: agentsFile(GOOD.replace('name: my-agent', 'name: oracle')), builtin: false })).toThrow(
+      /"oracle" is already an agent/,
+    );
   });
 
   it("a bad profile in a task set's agents: is an error naming the task set, line and field", () => {
