@@ -161,4 +161,46 @@ describe("a task's baseline built once per run", () => {
     expect(debris).toEqual([false, false, false]);
     expect(seen.map((s) => s.value)).toEqual(['wrong\n', 'wrong\n', 'wrong\n']);
   });
+
+  it("under bwrap an agent's command cannot write into the task's shared tree, the tree every later attempt and test run copies", async () => {
+    const dir = tempDir();
+    const file = taskSet(dir);
+    const { tasks } = loadTaskSet(file);
+    const stateDir = join(dir, '.crucible');
+    const writes: Array<{ exitCode: number | null; seen: string }> = [];
+    const agent: Agent = {
+      name: 'writer',
+      run: async ({ executor, workspace }) => {
+        const runs = join(stateDir, 'runs');
+        const [run = ''] = readdirSync(runs);
+        const [task = ''] = readdirSync(join(runs, run, 'preflight'));
+        const shared = join(runs, run, 'preflight', task, 'workspace');
+        const result = await executor.exec({
+          argv: ['sh', '-c', `echo right > '${shared}/value.txt' && echo right > '${shared}/gen/out.txt'`],
+          cwd: workspace,
+          timeoutMs: 60_000,
+          network: 'none',
+        });
+        writes.push({ exitCode: result.exitCode, seen: readFileSync(join(workspace, 'value.txt'), 'utf8') });
+        return { stopReason: 'completed' };
+      },
+    };
+    const { attempts } = await executeRun({
+      taskSetFile: 'tasks.yaml',
+      taskSetPath: file,
+      tasks: tasks.filter((t) => t.id === 'a'),
+      agents: ['writer'],
+      trials: 2,
+      stateDir,
+      settings: { sandbox: 'bwrap' },
+      concurrency: 1,
+      history: false,
+      resolveAgent: () => agent,
+    });
+    // The path does not exist inside the sandbox (the state directory is hidden): the write fails.
+    expect(writes.map((w) => w.exitCode === 0)).toEqual([false, false]);
+    expect(writes.map((w) => w.seen)).toEqual(['wrong\n', 'wrong\n']);
+    // The command named a path in the state directory: the checks judge the try itself, and neither attempt passes.
+    expect(attempts.map((a) => `${a.verdict} ${a.cause}`)).toEqual(['FAIL policy_violation', 'FAIL policy_violation']);
+  });
 });
