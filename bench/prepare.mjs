@@ -8,12 +8,14 @@
 //        node bench/prepare.mjs --taskset examples/real/tasks.yaml --task qs-depth-remainder --runs 3
 // The setup is `npm install` of a pinned package from the npm registry (tape@5.7.5: 126 packages,
 // about 4,300 files). Prepare time is each attempt's timings.prepareMs (copy, setup or the prepared
-// tree's copy, baseline commit and pristine copy), read from attempt.json.
+// tree's copy, baseline commit and pristine copy; over the preflight's shared tree, its one copy),
+// read from attempt.json. The load average is printed from before the first run and after the last.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadLine } from './lib/measure.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist', 'cli', 'main.js');
@@ -92,6 +94,7 @@ const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const s = (ms) => `${(ms / 1000).toFixed(2)}s`;
 
+const loadBefore = loadLine();
 try {
   const tasks = taskset ? resolve(taskset) : writeTask();
   // Warm the npm cache (the tool cache every attempt shares), so both sides install from it.
@@ -124,6 +127,8 @@ try {
       ? `task: ${taskId ?? '(every task)'} of ${taskset} (${files} files in node_modules), sandbox ${sandbox}, ${runs} attempts per side`
       : `task: setup = npm install ${pkg} (${files} files in node_modules), sandbox ${sandbox}, ${runs} attempts per side`,
   );
+  console.log(`before: ${loadBefore}`);
+  console.log(`after:  ${loadLine()}`);
   console.log('');
   console.log('| per attempt | attempts | prepare (mean) | prepare (median) | parts (mean): repo copy · setup or tree copy · baseline commit |');
   console.log('|---|---|---|---|---|');

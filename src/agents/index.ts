@@ -1,5 +1,5 @@
 export type { Agent, AgentContext, AgentPrepared, AgentPrepareEnv, ModelAccess, ModelLimits } from './agent.js';
-export { resolveAgent, referenceAgentNames, loadAgentCatalog, isProfileSpec, type AgentCatalogSources } from './registry.js';
+export { resolveAgent, referenceAgentNames, loadAgentCatalog, onlyReferenceAgents, isProfileSpec, type AgentCatalogSources } from './registry.js';
 export {
   agentCacheDir,
   profileHash,

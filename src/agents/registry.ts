@@ -93,6 +93,16 @@ export interface AgentCatalogSources {
   agentsFile?: string;
   /** Where the built-in profiles are; default `profiles/` at the package root. */
   builtinDir?: string;
+  /**
+   * False when no agent of the run can name a built-in profile (onlyReferenceAgents): they are
+   * not read then, which saves every such run parsing files it cannot use.
+   */
+  builtin?: boolean;
+}
+
+/** Whether every spec is a reference agent, which no profile may be named like (profileRules reserves them). */
+export function onlyReferenceAgents(specs: readonly string[]): boolean {
+  return specs.every((spec) => Object.hasOwn(REFERENCE_AGENTS, spec));
 }
 
 /**
@@ -102,7 +112,7 @@ export interface AgentCatalogSources {
  */
 export function loadAgentCatalog(sources: AgentCatalogSources = {}): ProfileCatalog {
   const rules = profileRules(referenceAgentNames());
-  const builtin = loadBuiltinProfiles(sources.builtinDir, rules);
+  const builtin = sources.builtin === false ? [] : loadBuiltinProfiles(sources.builtinDir, rules);
   const file = sources.agentsFile === undefined ? [] : loadAgentsFile(sources.agentsFile, rules);
   return mergeProfiles([builtin, sources.taskSet ?? [], file], rules.reserved);
 }

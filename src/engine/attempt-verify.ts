@@ -38,8 +38,14 @@ export interface AttemptPaths {
   attemptDir: string;
   /** Where the agent works, and where every test run's fresh copy is built: one path for all. */
   workspace: string;
-  /** A copy of the post-setup tree as the baseline committed it; copied from, and moved into place for the last test run. */
+  /** The post-setup tree as the baseline committed it; copied from, and moved into place for the last test run unless `pristineShared`. */
   pristine: string;
+  /**
+   * `pristine` is not this attempt's own copy but a tree the harness keeps for others too (the
+   * task's shared tree; the preflight's own tree, set beside during its baseline run): only ever
+   * copied from, never moved or written, and never shown to a sandbox (it lies in the state directory).
+   */
+  pristineShared?: boolean;
   /** The agent's workspace once the agent has stopped, moved aside. */
   agentWorkspace: string;
   /** Outside the workspace, emptied before every test run: where `$CRUCIBLE_JUNIT` points. */
@@ -57,6 +63,7 @@ export function attemptBench(
   return {
     baseline,
     pristine: paths.pristine,
+    ...(paths.pristineShared ? { pristineShared: true } : {}),
     workspace,
     home: join(attemptDir, 'test-home'),
     tmp: join(attemptDir, 'test-tmp'),

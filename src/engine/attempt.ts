@@ -36,7 +36,7 @@ import {
 } from '../types/index.js';
 import { addWorkspaceRepo, commitBaseline, copyTree, listTree, removeTree, setupOutputs, type Baseline } from '../workspace/index.js';
 import { copyPrepared, ensurePrepared, mentionsPath, pathBound, preparedKey } from './prepared-cache.js';
-import { prepareFromShared, type SharedTaskTree } from './shared-baseline.js';
+import { prepareFromShared, sharedTreePaths, type SharedTaskTree } from './shared-baseline.js';
 import type { RunModels } from './gateway-lifecycle.js';
 import { startGuard, type GuardSession } from '../guard/index.js';
 import {
@@ -135,7 +135,8 @@ class PhaseError extends Error {
 export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, env: AttemptEnv): Promise<AttemptResult> {
   const startedAt = new Date();
   const attemptDir = join(env.runDir, 'attempts', plan.attemptId);
-  const paths = attemptPaths(attemptDir);
+  const shared = env.taskBaselines?.get(task.id);
+  const paths = shared?.tree ? sharedTreePaths(attemptPaths(attemptDir), shared.tree) : attemptPaths(attemptDir);
   const timings: AttemptResult['timings'] = { prepareMs: 0, agentMs: 0, verifyMs: 0, totalMs: 0 };
   const agentInfo = env.prepared?.get(agent.name)?.info;
   const resolved = env.environments?.get(task.id);
@@ -165,7 +166,6 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
   let heldOut: TestRunEvidence | undefined;
   let checks: CheckResult[] = [];
   try {
-    const shared = env.taskBaselines?.get(task.id);
     const prepared = await timed(timings, 'prepareMs', 'prepare', () =>
       (shared?.tree ? prepareFromShared(task, shared.tree, paths, env) : prepareWorkspace(task, paths, env)).catch((error: unknown) => {
         // The parts that finished before setup failed still say where the time went.
@@ -373,8 +373,9 @@ export async function prepareWorkspace(
   const ignored = await ignoredManifest(baseline, workspace);
   await addWorkspaceRepo(workspace, baseline);
   // The agent works on this very tree, whose stat data the baseline index holds (so git re-reads
-  // only what the agent touched); every test run works on a copy of the pristine one.
-  await copyTree(workspace, paths.pristine);
+  // only what the agent touched); every test run works on a copy of the pristine one. A pristine
+  // tree kept elsewhere (the preflight's: this tree itself, set beside) needs no copy of its own.
+  if (paths.pristineShared !== true) await copyTree(workspace, paths.pristine);
   const baselineCommitMs = lap();
   return { baseline, ignored, timings: { copyMs, ...(setupMs !== undefined ? { setupMs } : {}), baselineCommitMs } };
 }

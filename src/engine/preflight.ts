@@ -26,7 +26,7 @@ import {
   type TaskBaselineRuns,
 } from './attempt.js';
 import { SHARED_TREE_DIRS, type SharedTaskTree } from './shared-baseline.js';
-import { runBaselineHeldOut, runBaselineTests } from './attempt-verify.js';
+import { runBaselineHeldOut, runBaselineTests, type AttemptPaths } from './attempt-verify.js';
 import { ATTEMPT_JUNIT_FILES } from '../run-dir/index.js';
 import { sha256 } from './plan.js';
 import { schedule } from './scheduler.js';
@@ -98,7 +98,10 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
       return { taskId: task.id, defects: [], unchecked: messageOf(error) };
     }
   }
-  const paths = attemptPaths(join(options.dir, slug(task.id)));
+  const own = attemptPaths(join(options.dir, slug(task.id)));
+  // No agent works in the preflight's tree: its baseline run copies it from where it waits beside
+  // the workspace path, instead of from a pristine copy of its own (one full copy fewer per task).
+  const paths: AttemptPaths = { ...own, pristine: own.agentWorkspace, pristineShared: true };
   let preparedKey: string | undefined;
   let shared = false;
   const env = {

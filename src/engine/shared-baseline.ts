@@ -5,8 +5,9 @@
  * copy of the tree instead of preparing it again.
  *
  * The clean-copy guarantee holds: the kept tree lies in the state directory, which every sandbox
- * hides, and is only ever copied (`cp -a`, never hard links), so each attempt's workspace and
- * pristine tree are its own. The baseline's git directory is shown to sandboxes read-only (its
+ * hides, and is only ever copied (`cp -a`, never hard links), so each attempt's workspace and each
+ * test run's tree are its own; it also serves as every attempt's pristine tree, which is why no
+ * test run may move it (TestBench.pristineShared) and no attempt needs a pristine copy. The baseline's git directory is shown to sandboxes read-only (its
  * objects, for the workspace's alternates) and nothing writes to it after the commit: each
  * attempt gets a store of its own for the objects it makes.
  *
@@ -34,13 +35,22 @@ export interface SharedTaskTree {
 /** What the preflight keeps of a task it shares (the rest of ATTEMPT_SCRATCH_DIRS goes). */
 export const SHARED_TREE_DIRS = ['workspace', 'baseline.git'];
 
-/** An attempt's workspace and pristine tree, each a fresh copy of the task's shared tree, over the shared baseline. */
+/**
+ * An attempt's paths over the task's shared tree: its pristine tree is that tree itself, which its
+ * test runs copy from (never move or write), so the attempt makes one copy fewer than one that
+ * prepares itself.
+ */
+export function sharedTreePaths(own: AttemptPaths, shared: SharedTaskTree): AttemptPaths {
+  return { ...own, pristine: shared.dir, pristineShared: true };
+}
+
+/** An attempt's workspace, a fresh copy of the task's shared tree, over the shared baseline; `paths` from sharedTreePaths. */
 export async function prepareFromShared(task: Task, shared: SharedTaskTree, paths: AttemptPaths, env: Pick<AttemptEnv, 'onPrepared'>): Promise<Prepared> {
   const started = performance.now();
   // An attempt directory left by an interrupted run is not evidence of anything: start clean.
   await removeTree(paths.attemptDir);
   await Promise.all(['home', 'tmp'].map((d) => mkdir(join(paths.attemptDir, d), { recursive: true })));
-  await Promise.all([copyTree(shared.dir, paths.workspace), copyTree(shared.dir, paths.pristine)]);
+  await copyTree(shared.dir, paths.workspace);
   const copyMs = Math.round(performance.now() - started);
   const baseline = await forkBaseline(shared.baseline, join(paths.attemptDir, 'store.git'));
   if (shared.preparedKey !== undefined) env.onPrepared?.({ taskId: task.id, key: shared.preparedKey, reused: true });

@@ -15,8 +15,13 @@ import { materializeTree, overlayDirectory, removeTree, type Baseline } from '..
 /** Where and how every test run of one evaluation happens: the same for all of its runs. */
 export interface TestBench {
   baseline: Baseline;
-  /** The post-setup tree as the baseline committed it: copied from, and moved into place for the last run. */
+  /** The post-setup tree as the baseline committed it: copied from, and moved into place for the last run unless `pristineShared`. */
   pristine: string;
+  /**
+   * The pristine tree is read by more than this evaluation (the task's tree every attempt of a run
+   * copies): every run copies it and none moves it, so no test run ever writes into it.
+   */
+  pristineShared?: boolean;
   /** Where each fresh copy is built: one path for every run. */
   workspace: string;
   /** Emptied before every run: the code under test's HOME and /tmp. */
@@ -106,7 +111,7 @@ export async function runTestsOnTree(bench: TestBench, tree: string, spec: TestR
     spec.reward?.files !== undefined && spec.reward.mount !== undefined ? { source: spec.reward.files, target: spec.reward.mount, readOnly: true } : undefined;
   if (spec.reward?.files !== undefined && !verifierMount) tree = await overlayDirectory(baseline, tree, spec.reward.files);
   try {
-    await materializeTree({ pristine: bench.pristine, dest: workspace, baseline, tree, consume: lastUse });
+    await materializeTree({ pristine: bench.pristine, dest: workspace, baseline, tree, consume: lastUse && bench.pristineShared !== true });
   } catch (error) {
     if (!spec.changeTree || !bench.changeCaused?.(error)) throw error;
     return { evidence: unusableRun(spec, `the agent's change could not be checked out: ${error instanceof Error ? error.message : String(error)}`) };

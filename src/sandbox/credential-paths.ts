@@ -1,5 +1,6 @@
-import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync, type Dirent } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { version } from '../version.js';
 
 /**
  * Credential files and folders that are never shown in a sandbox, wherever a visible host tree
@@ -71,13 +72,13 @@ export function credentialsWithin(root: string): ReadonlyArray<{ path: string; i
   const dirs: Array<{ dir: string; mtimeMs: number }> = [];
   const walk = (dir: string, depth: number): void => {
     let entries: Dirent[];
-    const mtimeMs = mtimeOf(dir);
+    // Recorded even when unreadable or missing (-1): a root made later changes it and is walked then.
+    dirs.push({ dir, mtimeMs: mtimeOf(dir) });
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
       return;
     }
-    dirs.push({ dir, mtimeMs });
     for (const entry of entries) {
       const path = join(dir, entry.name);
       if (isCredentialPath(path)) hits.push({ path, isDir: entry.isDirectory() });
@@ -87,5 +88,62 @@ export function credentialsWithin(root: string): ReadonlyArray<{ path: string; i
   if (isCredentialPath(root)) hits.push({ path: root, isDir: true });
   else walk(root, 1);
   walked.set(root, { hits, dirs });
+  if (scanFile !== undefined) saveScans(scanFile);
   return hits;
+}
+
+/**
+ * Where the walks are remembered across processes: a toolchain root with an interpreter in it
+ * takes a walk of thousands of directories (~150 ms here), every run, to find what the last run
+ * found. A remembered walk is used exactly as one made earlier in this process: only while every
+ * directory it read still has the mtime it had. The file lies in the state directory's cache,
+ * which no sandbox sees; one written by another Crucible version is not read.
+ */
+let scanFile: string | undefined;
+
+interface ScanFile {
+  version: string;
+  depth: number;
+  roots: Record<string, Walked>;
+}
+
+/** Reads the walks remembered in `file` (once per file) and remembers every later walk there. */
+export function rememberCredentialScans(file: string): void {
+  if (scanFile === file) return;
+  scanFile = file;
+  let saved: Partial<ScanFile>;
+  try {
+    saved = JSON.parse(readFileSync(file, 'utf8')) as Partial<ScanFile>;
+  } catch {
+    return;
+  }
+  if (saved.version !== version() || saved.depth !== CREDENTIAL_SCAN_DEPTH || typeof saved.roots !== 'object' || saved.roots === null) return;
+  for (const [root, scan] of Object.entries(saved.roots)) if (!walked.has(root) && isWalked(scan)) walked.set(root, scan);
+}
+
+function isWalked(value: unknown): value is Walked {
+  const scan = value as Partial<Walked> | null;
+  return (
+    Array.isArray(scan?.hits) &&
+    Array.isArray(scan.dirs) &&
+    scan.hits.every((h: Partial<Walked['hits'][number]>) => typeof h?.path === 'string' && typeof h.isDir === 'boolean') &&
+    scan.dirs.every((d: Partial<Walked['dirs'][number]>) => typeof d?.dir === 'string' && typeof d.mtimeMs === 'number')
+  );
+}
+
+/** Only inside a state directory that exists (its `cache/` made if need be); a failed write only means the next run walks again. */
+function saveScans(file: string): void {
+  const content: ScanFile = { version: version(), depth: CREDENTIAL_SCAN_DEPTH, roots: Object.fromEntries(walked) };
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    try {
+      mkdirSync(dirname(file));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    writeFileSync(temporary, JSON.stringify(content));
+    renameSync(temporary, file);
+  } catch {
+    // Not worth failing a command over.
+  }
 }

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { allowlistMounts } from './bwrap-allowlist.js';
 import { buildBwrapArgs } from './bwrap-args.js';
+import { rememberCredentialScans } from './credential-paths.js';
 import { SandboxUnavailableError } from './errors.js';
 import type { SandboxKind } from './executor.js';
 import { findOnPath } from './find-on-path.js';
@@ -34,6 +36,8 @@ export async function detectBwrap(options: DetectOptions = {}): Promise<BwrapDet
   }
   const path = findOnPath('bwrap', options.searchPath ?? process.env.PATH);
   if (path === undefined) return { ok: false, reason: 'bwrap is not installed (not found on PATH)', fix: INSTALL_FIX };
+  // Beside the probe's verdict: the credential walk every sandbox's mounts need (credential-paths.ts).
+  if (options.cacheFile !== undefined) rememberCredentialScans(join(dirname(options.cacheFile), 'credential-scan.json'));
   const fingerprint = options.cacheFile === undefined ? undefined : await probeFingerprint(path);
   if (options.cacheFile !== undefined && fingerprint !== undefined) {
     const remembered = await readProbeCache(options.cacheFile, path, fingerprint);

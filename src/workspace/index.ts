@@ -11,7 +11,7 @@ export {
   RUNTIME_DEBRIS,
   type Baseline,
 } from './baseline.js';
-export { copyTree, materializeTree, type MaterializeInput } from './materialize.js';
+export { copyTree, materializeTree, treeCopyCount, type MaterializeInput } from './materialize.js';
 export { removeTree } from './remove-tree.js';
 export { editTree, overlayDirectory, entry, removal, type IndexUpdate } from './tree-edit.js';
 export { listTree, setupOutputs, excludeLines, type TreeListing } from './setup-outputs.js';

@@ -13,7 +13,15 @@ const execFileAsync = promisify(execFile);
  * whoever works in the copy could write through them. Symlinks are copied as symlinks.
  */
 export async function copyTree(from: string, dest: string): Promise<void> {
+  treesCopied += 1;
   await execFileAsync('cp', ['-a', '--reflink=auto', '--no-target-directory', '--', from, dest], { maxBuffer: 1024 * 1024 });
+}
+
+let treesCopied = 0;
+
+/** How many trees this process has copied: what an attempt's prepare and test runs cost in full copies. */
+export function treeCopyCount(): number {
+  return treesCopied;
 }
 
 export interface MaterializeInput {

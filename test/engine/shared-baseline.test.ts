@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/agents/index.js';
 import { loadTaskSet } from '../../src/config/index.js';
 import { executeRun } from '../../src/engine/index.js';
-import { baselineCommitCount } from '../../src/workspace/index.js';
+import { baselineCommitCount, treeCopyCount } from '../../src/workspace/index.js';
 import type { AttemptResult } from '../../src/types/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -129,5 +129,78 @@ describe("a task's baseline built once per run", () => {
     // The preflight's and each attempt's own.
     expect(baselineCommitCount() - before).toBe(3);
     expect(seen.map((s) => s.generated)).toEqual(workspaces.map((w) => `${w}\n`));
+  });
+
+  it("copies the task's tree twice in the preflight (the cache, its test run) and twice per attempt (its workspace, its test run), and no test run writes into the shared tree", async () => {
+    const dir = tempDir();
+    const file = taskSet(dir);
+    // The tests leave a file in the tree they run in, as pytest's caches or a build would.
+    writeFileSync(join(dir, 'repo', 'check.sh'), `echo ran >> test-debris.txt\n${readFileSync(join(dir, 'repo', 'check.sh'), 'utf8')}`);
+    const { tasks } = loadTaskSet(file);
+    const debris: boolean[] = [];
+    const seen: Seen[] = [];
+    const agent = scribbler(seen);
+    const copiesBefore = treeCopyCount();
+    const { attempts } = await executeRun({
+      taskSetFile: 'tasks.yaml',
+      taskSetPath: file,
+      tasks: tasks.filter((t) => t.id === 'a'),
+      agents: ['scribbler'],
+      trials: 3,
+      stateDir: join(dir, '.crucible'),
+      settings: { sandbox: 'local' },
+      concurrency: 1,
+      history: false,
+      resolveAgent: () => ({ ...agent, run: (ctx) => (debris.push(existsSync(join(ctx.workspace, 'test-debris.txt'))), agent.run(ctx)) }),
+    });
+    expect(attempts.map((a) => a.verdict)).toEqual(['PASS', 'PASS', 'PASS']);
+    // The preflight: setup's tree into the prepared cache, and its baseline run's copy; each attempt
+    // its workspace and its test run's copy. Before, the preflight also made a pristine copy (9).
+    expect(treeCopyCount() - copiesBefore).toBe(2 + 2 * 3);
+    // Neither the preflight's baseline run nor any attempt's test run reached the tree the next attempt copies.
+    expect(debris).toEqual([false, false, false]);
+    expect(seen.map((s) => s.value)).toEqual(['wrong\n', 'wrong\n', 'wrong\n']);
+  });
+
+  it("under bwrap an agent's command cannot write into the task's shared tree, the tree every later attempt and test run copies", async () => {
+    const dir = tempDir();
+    const file = taskSet(dir);
+    const { tasks } = loadTaskSet(file);
+    const stateDir = join(dir, '.crucible');
+    const writes: Array<{ exitCode: number | null; seen: string }> = [];
+    const agent: Agent = {
+      name: 'writer',
+      run: async ({ executor, workspace }) => {
+        const runs = join(stateDir, 'runs');
+        const [run = ''] = readdirSync(runs);
+        const [task = ''] = readdirSync(join(runs, run, 'preflight'));
+        const shared = join(runs, run, 'preflight', task, 'workspace');
+        const result = await executor.exec({
+          argv: ['sh', '-c', `echo right > '${shared}/value.txt' && echo right > '${shared}/gen/out.txt'`],
+          cwd: workspace,
+          timeoutMs: 60_000,
+          network: 'none',
+        });
+        writes.push({ exitCode: result.exitCode, seen: readFileSync(join(workspace, 'value.txt'), 'utf8') });
+        return { stopReason: 'completed' };
+      },
+    };
+    const { attempts } = await executeRun({
+      taskSetFile: 'tasks.yaml',
+      taskSetPath: file,
+      tasks: tasks.filter((t) => t.id === 'a'),
+      agents: ['writer'],
+      trials: 2,
+      stateDir,
+      settings: { sandbox: 'bwrap' },
+      concurrency: 1,
+      history: false,
+      resolveAgent: () => agent,
+    });
+    // The path does not exist inside the sandbox (the state directory is hidden): the write fails.
+    expect(writes.map((w) => w.exitCode === 0)).toEqual([false, false]);
+    expect(writes.map((w) => w.seen)).toEqual(['wrong\n', 'wrong\n']);
+    // The command named a path in the state directory: the checks judge the try itself, and neither attempt passes.
+    expect(attempts.map((a) => `${a.verdict} ${a.cause}`)).toEqual(['FAIL policy_violation', 'FAIL policy_violation']);
   });
 });

@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import { loadAgentCatalog, referenceAgentNames } from '../../agents/index.js';
+import { loadAgentCatalog, onlyReferenceAgents, referenceAgentNames } from '../../agents/index.js';
 import { loadRunInput, resolveRunAgents } from '../../suite/index.js';
 import { checkPlanSize, defaultConcurrency, findRunDir, MAX_PLANNED_ATTEMPTS, readPlanFile } from '../../engine/index.js';
 import { InputError } from '../../errors.js';
@@ -56,7 +56,8 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions, i
     const fix = `add --agent ${referenceAgentNames().join(' or --agent ')}${input.kind === 'suite' ? ', or an `agents:` list to the suite' : ''}`;
     throw new InputError(`no agent given (fix: ${fix})`);
   }
-  const { profiles } = loadAgentCatalog({ taskSet: input.profiles, agentsFile: opts.agents });
+  const builtin = !onlyReferenceAgents([...flagAgents, ...(input.agents ?? [])]);
+  const { profiles } = loadAgentCatalog({ taskSet: input.profiles, agentsFile: opts.agents, builtin });
   const runs = opts.runs === undefined ? (opts.adaptive ? ADAPTIVE_DEFAULT_RUNS : undefined) : wholeNumber('--runs', opts.runs, 1, 1, MAX_PLANNED_ATTEMPTS);
   const { agents, trials, agentTrials } = resolveRunAgents(input, { agents: flagAgents, ...(runs === undefined ? {} : { runs }) });
   const models = modelRunOptions(opts, agents, profiles);

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAgentsFile, loadBuiltinProfiles } from '../../../src/agents/external/profile-load.js';
-import { loadAgentCatalog } from '../../../src/agents/registry.js';
+import { loadAgentCatalog, onlyReferenceAgents } from '../../../src/agents/registry.js';
 import { loadTaskSet } from '../../../src/config/index.js';
 import { ConfigError } from '../../../src/errors.js';
 import { useTempDirs } from '../../helpers/tmp.js';
@@ -177,6 +177,24 @@ describe('profile sources', () => {
     expect(all.profiles.get('my-agent')?.source).toBe(file);
     expect(all.overrides.get('my-agent')).toEqual(['builtin', taskSet]);
     expect(all.profiles.get('other')?.source).toBe('builtin');
+  });
+
+  it('a run of reference agents alone reads no built-in profile, and still reads the task set and --agents FILE', () => {
+    expect(onlyReferenceAgents(['nop', 'oracle'])).toBe(true);
+    expect(onlyReferenceAgents(['nop', 'my-agent'])).toBe(false);
+    expect(onlyReferenceAgents(['openai:gpt-4.1-mini'])).toBe(false);
+    expect(onlyReferenceAgents(['constructor'])).toBe(false);
+    const builtinDir = builtins();
+    // A built-in file the run would refuse: read, it throws; not read, it cannot.
+    writeFileSync(join(builtinDir, 'broken.yaml'), 'name: [\n');
+    expect(() => loadAgentCatalog({ builtinDir })).toThrow(/broken\.yaml/);
+    const file = agentsFile(GOOD.replace('my-agent-cli@1.2.3', 'my-agent-cli@3.0.0'));
+    const catalog = loadAgentCatalog({ builtinDir, agentsFile: file, builtin: false });
+    expect([...catalog.profiles.keys()]).toEqual(['my-agent']);
+    expect(catalog.profiles.get('my-agent')?.source).toBe(file);
+    expect(() => loadAgentCatalog({ builtinDir, agentsFile: agentsFile(GOOD.replace('name: my-agent', 'name: oracle')), builtin: false })).toThrow(
+      /"oracle" is already an agent/,
+    );
   });
 
   it("a bad profile in a task set's agents: is an error naming the task set, line and field", () => {
