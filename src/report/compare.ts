@@ -11,15 +11,16 @@ function rateOf(stats: RunStats | null, agent: string): AgentRate | null {
   return { n: a.scored, passes: a.passes, rate: a.passRate?.rate ?? null, low: a.passRate?.low ?? null, high: a.passRate?.high ?? null };
 }
 
-const cellsOf = (v: RunView) => (v.stats?.cells ?? []).map((c) => ({ agent: c.agent, taskId: c.taskId, n: c.n, passes: c.passes, errors: c.harnessErrors }));
+const cellsOf = (v: Pick<RunView, 'stats'>) =>
+  (v.stats?.cells ?? []).map((c) => ({ agent: c.agent, taskId: c.taskId, n: c.n, passes: c.passes, errors: c.harnessErrors }));
 
 /**
  * Two runs side by side, compared by the engine exactly as `crucible compare` does (cell deltas and
  * a paired verdict per agent over the tasks both runs scored), with each run's own pass rates.
  */
 export function compareRuns(
-  a: RunView,
-  b: RunView,
+  a: Pick<RunView, 'run' | 'stats'>,
+  b: Pick<RunView, 'run' | 'stats'>,
   tasks: { a?: readonly PlannedTask[]; b?: readonly PlannedTask[] } = {},
   environments: { a?: ReadonlyMap<string, TaskImages>; b?: ReadonlyMap<string, TaskImages> } = {},
 ): CompareView {

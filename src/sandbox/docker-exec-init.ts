@@ -96,9 +96,8 @@ function start(line = '') {
     finish({ setupError: `cwd ${cwd} is not a directory inside the container (is it in the layout?)` });
     return;
   }
-  baseline.pids = counters().pids;
-  baseline.oom = counters().oom;
-  baseline.cpu = counters().cpu;
+  // One read of the counters: each is several files, and this is on every command's path.
+  Object.assign(baseline, counters());
   const [command, ...args] = argv;
   const hasStdin = typeof orders.stdin === 'string';
   const child = spawn(command ?? '', args, { cwd, env, stdio: [hasStdin ? 'pipe' : 'ignore', 'inherit', 'inherit'], detached: true });
@@ -145,9 +144,11 @@ function end() {
       signal(first, 'SIGTERM');
       await waitGone(first, exited ? Math.min(graceMs, 250) : graceMs);
     }
-    // Forks racing the kill are caught by looking again until nothing is left.
+    // Forks racing the kill are caught by looking again until nothing is left. An exited command
+    // that left nothing at the first look has no one left to fork: the common case skips the
+    // second scan of /proc.
     const until = Date.now() + KILL_SETTLE_MS;
-    for (let again = members(); again.length > 0 && Date.now() < until; again = members()) {
+    for (let again = first.length === 0 && exited ? [] : members(); again.length > 0 && Date.now() < until; again = members()) {
       signal(again, 'SIGKILL');
       await sleep(POLL_MS);
     }

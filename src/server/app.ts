@@ -11,14 +11,13 @@ import {
   type CompareView,
   type Page,
   type RunListItem,
-  type RunView,
 } from '../report/index.js';
 import { DIAGNOSTIC_KINDS, listDiagnostics } from '../diagnostics/index.js';
 import { HistoryError, type AttemptFilter, type EvaluationListItem, type HistoryReader } from '../store/index.js';
 import { CAUSES, VERDICTS } from '../types/index.js';
 import { PathRefused, resolveInside, SAFE_ID } from './confine.js';
 import { APP_CSP, contentType, FILE_CSP } from './responses.js';
-import { RunViews } from './run-views.js';
+import { RunViews, type RunStatsView } from './run-views.js';
 
 export interface AppOptions {
   /** The `.crucible` directory: every file served comes from inside it (or from webDir). */
@@ -74,7 +73,7 @@ export function createApp(opts: AppOptions): Hono {
   const views = new RunViews(history, stateDir);
   // A validate run's files are under `validate/`, every other run's under `runs/`.
   const runFolder = (runId: string): string => `${runFolderOf(history.getRun(runId)?.kind)}/${runId}`;
-  const comparisons = new WeakMap<RunView, WeakMap<RunView, CompareView>>();
+  const comparisons = new WeakMap<RunStatsView, WeakMap<RunStatsView, CompareView>>();
   const app = new Hono();
 
   app.use('*', async (c, next) => {
@@ -202,10 +201,10 @@ export function createApp(opts: AppOptions): Hono {
   app.get('/api/compare', async (c) => {
     const a = safeId(c.req.query('a') ?? '', 'a');
     const b = safeId(c.req.query('b') ?? '', 'b');
-    const va = views.get(a);
-    const vb = views.get(b);
+    const va = views.stats(a);
+    const vb = views.stats(b);
     if (!va || !vb) return c.json({ error: `no such run: ${!va ? a : b}` }, 404);
-    // The paired test is Monte Carlo beyond 16 tasks (the same computation as `crucible compare`):
+    // The same computation as `crucible compare` (its exact test costs milliseconds per agent):
     // remember it per pair of run views, which are rebuilt only when a run changes.
     let byB = comparisons.get(va);
     if (!byB) comparisons.set(va, (byB = new WeakMap()));

@@ -25,8 +25,12 @@ const CACHE_SIZE = 64;
  * Stats come from the history (as the engine stored them), else from summary.json, else they are
  * computed from the recorded attempts as `crucible show` computes them (statsOfRecordedRun).
  */
+/** What a comparison of two runs reads of each: no attempt rows, guard or failure patterns. */
+export type RunStatsView = Pick<RunView, 'run' | 'stats'>;
+
 export class RunViews {
   private readonly cache = new Map<string, { key: string; view: RunView }>();
+  private readonly statsCache = new Map<string, { key: string; view: RunStatsView }>();
 
   constructor(
     private readonly history: HistoryReader,
@@ -36,13 +40,29 @@ export class RunViews {
   get(runId: string): RunView | undefined {
     const detail = this.history.getRun(runId);
     if (!detail) return undefined;
-    const key = `${detail.finishedAt ?? ''}|${detail.recorded.attempts}`;
+    const key = keyOf(detail);
     const hit = this.cache.get(runId);
     if (hit && hit.key === key) return hit.view;
     const view = this.build(runId, detail.stats, runInfoOfRow(detail), join(runsDirOf(this.stateDir, detail.kind), runId));
-    this.cache.delete(runId);
-    this.cache.set(runId, { key, view });
-    if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
+    remember(this.cache, runId, { key, view });
+    return view;
+  }
+
+  /**
+   * A run's info and stats only, for comparisons: the stored stats need none of the attempt rows
+   * a run page reads (held-out cards, guard), so a comparison of two uncached runs does not pay two
+   * run pages. A run without stored stats gets its whole page built, which computes them.
+   */
+  stats(runId: string): RunStatsView | undefined {
+    const detail = this.history.getRun(runId);
+    if (!detail) return undefined;
+    const key = keyOf(detail);
+    const hit = this.statsCache.get(runId);
+    if (hit && hit.key === key) return hit.view;
+    const full = this.cache.get(runId);
+    const stats = full && full.key === key ? null : (storedStats(detail.stats) ?? summaryStats(join(runsDirOf(this.stateDir, detail.kind), runId)));
+    const view: RunStatsView | undefined = stats ? { run: runInfoOfRow(detail), stats } : this.get(runId);
+    if (view) remember(this.statsCache, runId, { key, view });
     return view;
   }
 
@@ -61,6 +81,18 @@ export class RunViews {
       ...failurePatternsOf(dir),
     };
   }
+}
+
+/** Changes whenever the run records another attempt or finishes. */
+function keyOf(detail: { finishedAt?: string | null; recorded: { attempts: number } }): string {
+  return `${detail.finishedAt ?? ''}|${detail.recorded.attempts}`;
+}
+
+/** Least recently built last out: a run looked at again moves to the back. */
+function remember<T>(cache: Map<string, T>, runId: string, entry: T): void {
+  cache.delete(runId);
+  cache.set(runId, entry);
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
 }
 
 /** summary.json's failure patterns (written when the run ended; a live run has none yet). */

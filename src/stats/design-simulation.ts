@@ -39,7 +39,8 @@ export interface SimulationOptions {
 /**
  * The fixed design: every agent tries every task `trials` times, then Crucible's paired test
  * (pairedComparison: sign-flip over per-task rate differences, Newcombe floor) decides each pair.
- * `iterations` trades the Monte Carlo test's precision for speed (the CLI uses 20 000).
+ * `iterations` only matters where the test falls back to Monte Carlo (trial counts with no small
+ * common grid); on the scenarios' equal trial counts it is exact.
  */
 export function simulateFixed(scenario: Scenario, trials: number, opts: SimulationOptions & { iterations?: number }): DesignOutcome {
   const random = mulberry32(opts.seed ?? 1);

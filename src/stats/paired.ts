@@ -1,6 +1,7 @@
 import type { PairedComparison, PairedMethod, PairedVerdict } from '../types/index.js';
 import { newcombeDifference } from './newcombe.js';
 import { mulberry32 } from './prng.js';
+import { gridFlips, type PairedCounts } from './sign-flip-grid.js';
 import { assertConfidence, assertPositiveInteger, assertSuccesses } from './validate.js';
 
 /** One agent's outcome on one task, harness errors already removed from `n`. */
@@ -14,9 +15,13 @@ export interface PairedOptions {
   confidence?: number;
   /** Seeds the Monte Carlo sign flips; unused when the test is exact. */
   seed?: number;
-  /** Up to this many shared tasks every sign assignment is enumerated (2^16 = 65 536). */
+  /**
+   * Up to this many shared tasks the test is exact (default: any number): from the sign-flip
+   * distribution on the rates' common grid when that fits the computation budget, else by
+   * enumerating every sign assignment up to 16 tasks. Beyond either, Monte Carlo.
+   */
   exactMaxTasks?: number;
-  /** Random sign assignments drawn when the task count exceeds `exactMaxTasks`. */
+  /** Random sign assignments drawn when the test is not exact. */
   iterations?: number;
   /**
    * Never report an interval narrower than Newcombe's on the pooled counts (default true). When
@@ -26,12 +31,12 @@ export interface PairedOptions {
   newcombeFloor?: boolean;
 }
 
-const DEFAULT_EXACT_MAX_TASKS = 16;
+/** 2^16 = 65 536 assignments: beyond this many tasks enumerating them costs more than sampling. */
+const ENUMERATE_MAX_TASKS = 16;
 const DEFAULT_ITERATIONS = 20_000;
 const DEFAULT_SEED = 1;
 /** Absorbs floating-point noise so exact ties count as "at least as extreme" (conservative). */
 const TIE_TOLERANCE = 1e-9;
-const BISECTION_STEPS = 40;
 
 /**
  * Paired comparison of two agents over the tasks both were scored on.
@@ -39,8 +44,10 @@ const BISECTION_STEPS = 40;
  * Unit of analysis: per shared task, d = rateA − rateB. Tasks are the independent units (trials of
  * one task share its difficulty), and pairing on the task removes task difficulty from the noise.
  *
- * Method: a sign-flip permutation test on the mean of d, exact (all 2^m sign assignments) for up to
- * 16 tasks and Monte Carlo beyond. Under "no difference" which agent is A on a task is arbitrary, so
+ * Method: a sign-flip permutation test on the mean of d, exact: its distribution over all 2^m sign
+ * assignments is computed on the 1/lcm(trials) grid the rates lie on (sign-flip-grid.ts), or the
+ * assignments enumerated up to 16 tasks when that grid is too fine; Monte Carlo only when neither
+ * fits. Under "no difference" which agent is A on a task is arbitrary, so
  * each d is equally likely to carry either sign; the p-value is the share of sign assignments whose
  * |mean| is at least the observed one. Chosen over a paired bootstrap because runs usually have few
  * tasks, where the percentile bootstrap is badly over-confident (3 of 3 tasks won gives a bootstrap
@@ -50,23 +57,25 @@ const BISECTION_STEPS = 40;
  *
  * Interval: the shifts δ not rejected when the test is applied to d − δ. For each sign assignment
  * the set of δ where it counts as extreme is an interval around the observed mean, so the p-value
- * falls monotonically away from the mean and bisection finds each end. Because the verdict is the
+ * falls monotonically away from the mean and each end is one of those intervals' ends, found by
+ * sorting them (invertedInterval). Because the verdict is the
  * same test at δ = 0, the interval excludes 0 exactly when the verdict separates the agents.
  */
 export function pairedComparison(a: readonly TaskOutcome[], b: readonly TaskOutcome[], opts: PairedOptions = {}): PairedComparison {
   const confidence = opts.confidence ?? 0.95;
-  const exactMaxTasks = opts.exactMaxTasks ?? DEFAULT_EXACT_MAX_TASKS;
+  const exactMaxTasks = opts.exactMaxTasks ?? Number.POSITIVE_INFINITY;
   const iterations = opts.iterations ?? DEFAULT_ITERATIONS;
   assertConfidence(confidence);
   assertPositiveInteger('iterations', iterations);
-  if (!Number.isInteger(exactMaxTasks) || exactMaxTasks < 0 || exactMaxTasks > 24) {
-    throw new RangeError(`exactMaxTasks must be an integer in [0, 24], got ${exactMaxTasks}`);
+  if (!(Number.isInteger(exactMaxTasks) || exactMaxTasks === Number.POSITIVE_INFINITY) || exactMaxTasks < 0) {
+    throw new RangeError(`exactMaxTasks must be a non-negative integer, got ${exactMaxTasks}`);
   }
 
-  const diffs = sharedDifferences(a, b);
+  const shared = sharedCounts(a, b);
+  const diffs = shared.map((t) => t.successesA / t.nA - t.successesB / t.nB);
   const m = diffs.length;
-  const exact = m <= exactMaxTasks;
-  const method: PairedMethod = exact ? 'exact sign-flip' : 'monte-carlo sign-flip';
+  const flips = m > exactMaxTasks ? null : (gridFlips(shared) ?? (m <= ENUMERATE_MAX_TASKS ? enumerateFlips(diffs) : null));
+  const method: PairedMethod = flips !== null ? 'exact sign-flip' : 'monte-carlo sign-flip';
   if (m === 0) {
     return {
       verdict: 'not separated',
@@ -82,16 +91,13 @@ export function pairedComparison(a: readonly TaskOutcome[], b: readonly TaskOutc
   }
 
   const alpha = 1 - confidence;
-  const flips = exact ? enumerateFlips(diffs) : sampleFlips(diffs, iterations, opts.seed ?? DEFAULT_SEED);
+  const distribution = flips ?? sampleFlips(diffs, iterations, opts.seed ?? DEFAULT_SEED);
   const total = diffs.reduce((s, d) => s + d, 0);
   const diff = total / m;
-  const pAt = (delta: number): number => pValue(flips, total, m, delta);
-
-  const p0 = pAt(0);
+  const p0 = pValue(distribution, total, m, 0);
   const separated = p0 <= alpha;
   const verdict: PairedVerdict = !separated ? 'not separated' : diff > 0 ? 'A better' : 'B better';
-  const low = pAt(-1) > alpha ? -1 : boundary(pAt, alpha, -1, diff);
-  const high = pAt(1) > alpha ? 1 : boundary(pAt, alpha, 1, diff);
+  const { low, high } = invertedInterval(distribution, total, m, alpha);
 
   const result: PairedComparison = { verdict, diff, low, high, pValue: p0, tasks: m, method, confidence };
   const note = cannotSeparateNote(diffs, alpha, confidence);
@@ -121,30 +127,39 @@ function floorByNewcombe(result: PairedComparison, a: readonly TaskOutcome[], b:
   return { ...result, low, high, verdict, floor: 'newcombe' };
 }
 
-/** Per-task rate differences over tasks scored for both, in taskId order so sampling is stable. */
-function sharedDifferences(a: readonly TaskOutcome[], b: readonly TaskOutcome[]): number[] {
-  const rateA = ratesByTask(a, 'a');
-  const rateB = ratesByTask(b, 'b');
-  const shared = [...rateA.keys()].filter((id) => rateB.has(id)).sort();
-  return shared.map((id) => (rateA.get(id) as number) - (rateB.get(id) as number));
+/** Both agents' counts on each task scored for both, in taskId order so sampling is stable. */
+function sharedCounts(a: readonly TaskOutcome[], b: readonly TaskOutcome[]): PairedCounts[] {
+  const onA = scoredByTask(a, 'a');
+  const onB = scoredByTask(b, 'b');
+  const shared = [...onA.keys()].filter((id) => onB.has(id)).sort();
+  return shared.map((id) => {
+    const oa = onA.get(id) as TaskOutcome;
+    const ob = onB.get(id) as TaskOutcome;
+    return { successesA: oa.successes, nA: oa.n, successesB: ob.successes, nB: ob.n };
+  });
 }
 
-function ratesByTask(outcomes: readonly TaskOutcome[], side: string): Map<string, number> {
-  const rates = new Map<string, number>();
+function scoredByTask(outcomes: readonly TaskOutcome[], side: string): Map<string, TaskOutcome> {
+  const scored = new Map<string, TaskOutcome>();
   const seen = new Set<string>();
   for (const o of outcomes) {
     assertSuccesses(o.successes, o.n);
     if (seen.has(o.taskId)) throw new RangeError(`task ${o.taskId} appears twice in ${side}`);
     seen.add(o.taskId);
-    if (o.n > 0) rates.set(o.taskId, o.successes / o.n);
+    if (o.n > 0) scored.set(o.taskId, o);
   }
-  return rates;
+  return scored;
 }
 
-/** For each sign assignment s: Σ s_i d_i and Σ s_i, enough to evaluate the test at any shift. */
+/**
+ * Sign assignments as Σ s_i d_i and Σ s_i, enough to evaluate the test at any shift; `weights`
+ * gives each entry's probability when entries are distinct states, null when each entry is one
+ * equally likely assignment.
+ */
 interface Flips {
   signedSums: Float64Array;
   signSums: Float64Array;
+  weights: Float64Array | null;
 }
 
 function enumerateFlips(diffs: readonly number[]): Flips {
@@ -162,7 +177,7 @@ function enumerateFlips(diffs: readonly number[]): Flips {
     signedSums[mask] = s;
     signSums[mask] = f;
   }
-  return { signedSums, signSums };
+  return { signedSums, signSums, weights: null };
 }
 
 /** The observed assignment plus `iterations` random ones, so the p-value is never below 1/(B+1). */
@@ -187,31 +202,103 @@ function sampleFlips(diffs: readonly number[], iterations: number, seed: number)
     signedSums[it] = s;
     signSums[it] = f;
   }
-  return { signedSums, signSums };
+  return { signedSums, signSums, weights: null };
 }
 
 /** Share of sign assignments at least as extreme as the observed one when testing mean(d) = delta. */
 function pValue(flips: Flips, total: number, m: number, delta: number): number {
   const observed = Math.abs(total - delta * m) - TIE_TOLERANCE;
-  const { signedSums, signSums } = flips;
+  const { signedSums, signSums, weights } = flips;
   let extreme = 0;
   for (let j = 0; j < signedSums.length; j++) {
-    if (Math.abs((signedSums[j] as number) - delta * (signSums[j] as number)) >= observed) extreme++;
+    if (Math.abs((signedSums[j] as number) - delta * (signSums[j] as number)) >= observed) extreme += weights === null ? 1 : (weights[j] as number);
   }
-  return extreme / signedSums.length;
+  return weights === null ? extreme / signedSums.length : Math.min(1, extreme);
 }
 
-/** Bisects between a rejected shift and the (accepted) observed mean; returns the accepted end. */
-function boundary(pAt: (delta: number) => number, alpha: number, rejected: number, accepted: number): number {
-  let out = rejected;
-  let inside = accepted;
-  for (let step = 0; step < BISECTION_STEPS; step++) {
-    const mid = (out + inside) / 2;
-    if (mid === out || mid === inside) break;
-    if (pAt(mid) > alpha) inside = mid;
-    else out = mid;
+/**
+ * The shifts the test does not reject, within [−1, 1], computed exactly. At δ an entry is extreme
+ * when |S − δF| ≥ |T − δm| − tol (S = Σ s_i d_i, F = Σ s_i, T the observed sum). Because |F| ≤ m the
+ * right side grows at least as fast as the left away from T/m, so the entry is extreme on an
+ * interval [lo, hi] around T/m whose ends are roots of the two linear pieces. p(δ) is the weight of
+ * the entries whose interval holds δ; the accepted set ends where that weight, taken from the
+ * outermost ends inwards, first exceeds alpha.
+ */
+function invertedInterval(flips: Flips, total: number, m: number, alpha: number): { low: number; high: number } {
+  const { signedSums, signSums, weights } = flips;
+  const count = signedSums.length;
+  const lows = new Float64Array(count);
+  const highs = new Float64Array(count);
+  for (let j = 0; j < count; j++) {
+    const s = signedSums[j] as number;
+    const f = signSums[j] as number;
+    highs[j] = Math.max(root(s + total + TIE_TOLERANCE, m + f), root(total - s + TIE_TOLERANCE, m - f));
+    lows[j] = -Math.max(root(-(total - s - TIE_TOLERANCE), m - f), root(-(total + s - TIE_TOLERANCE), m + f));
   }
-  return inside;
+  const uniform = weights === null ? new Float64Array(count).fill(1 / count) : null;
+  const mass = uniform ?? (weights as Float64Array);
+  // Lows are taken from the smallest up: negated, the same search as for the highs from the largest down.
+  for (let j = 0; j < count; j++) lows[j] = -(lows[j] as number);
+  const low = -outermostEnd(lows, mass.slice(), alpha);
+  const high = outermostEnd(highs, mass.slice(), alpha);
+  return { low: Math.max(-1, low), high: Math.min(1, high) };
+}
+
+/**
+ * The value v at which the weight of the keys ≥ v, taken from the largest down, first exceeds
+ * alpha: a weighted selection (three-way quickselect on keys and weights together), linear on
+ * average where sorting the entries would not be. Reorders both arrays.
+ */
+function outermostEnd(keys: Float64Array, weights: Float64Array, alpha: number): number {
+  let from = 0;
+  let to = keys.length;
+  let above = 0;
+  const swap = (i: number, j: number): void => {
+    const key = keys[i] as number;
+    keys[i] = keys[j] as number;
+    keys[j] = key;
+    const weight = weights[i] as number;
+    weights[i] = weights[j] as number;
+    weights[j] = weight;
+  };
+  while (to - from > 0) {
+    const pivot = medianOfThree(keys[from] as number, keys[(from + to) >> 1] as number, keys[to - 1] as number);
+    // [from, gt): keys > pivot; [gt, i): = pivot; [lt, to): < pivot.
+    let gt = from;
+    let i = from;
+    let lt = to;
+    while (i < lt) {
+      const k = keys[i] as number;
+      if (k > pivot) swap(i++, gt++);
+      else if (k < pivot) swap(i, --lt);
+      else i++;
+    }
+    let greater = 0;
+    for (let j = from; j < gt; j++) greater += weights[j] as number;
+    if (above + greater > alpha) {
+      to = gt;
+      continue;
+    }
+    let equal = 0;
+    for (let j = gt; j < lt; j++) equal += weights[j] as number;
+    if (above + greater + equal > alpha) return pivot;
+    above += greater + equal;
+    from = lt;
+  }
+  // Rounding left the total weight at or below alpha: the innermost end is the answer.
+  let innermost = Number.POSITIVE_INFINITY;
+  for (const k of keys) innermost = Math.min(innermost, k);
+  return innermost;
+}
+
+function medianOfThree(a: number, b: number, c: number): number {
+  return Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
+}
+
+/** The largest δ with δ · denominator ≤ numerator (denominator ≥ 0); unbounded when it is 0 and holds. */
+function root(numerator: number, denominator: number): number {
+  if (denominator === 0) return numerator >= 0 ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+  return numerator / denominator;
 }
 
 /** The smallest p-value an exact test can reach is 2 / 2^(tasks that differ); say so when that exceeds alpha. */

@@ -138,6 +138,56 @@ describe('pairedComparison', () => {
     expect(pairedComparison(a, b, { exactMaxTasks: 4, seed: 3 })).toEqual(sampled);
   });
 
+  it('is exact beyond 16 tasks when the rates share a grid, matching brute-force enumeration', () => {
+    // Mixed trial counts (harness errors leave n from 1 to 4), grid 1/12; the reference enumerates
+    // all 2^18 sign assignments here in the test.
+    const counts: Array<[[number, number], [number, number]]> = [];
+    for (let t = 0; t < 18; t++) {
+      const nA = 1 + ((t * 7) % 4);
+      const nB = 1 + ((t * 5 + 2) % 4);
+      counts.push([
+        [(t * 3 + 1) % (nA + 1), nA],
+        [(t * 2) % (nB + 1), nB],
+      ]);
+    }
+    const r = pairedComparison(outcomes(counts.map(([x]) => x)), outcomes(counts.map(([, y]) => y)), { newcombeFloor: false });
+    expect(r.method).toBe('exact sign-flip');
+    const d = counts.map(([[sa, na], [sb, nb]]) => sa / na - sb / nb);
+    const bruteP = (delta: number): number => {
+      const observed = Math.abs(d.reduce((s, x) => s + x - delta, 0)) - 1e-9;
+      let extreme = 0;
+      for (let mask = 0; mask < 2 ** d.length; mask++) {
+        let s = 0;
+        for (let i = 0; i < d.length; i++) s += (mask & (1 << i) ? -1 : 1) * ((d[i] as number) - delta);
+        if (Math.abs(s) >= observed) extreme++;
+      }
+      return extreme / 2 ** d.length;
+    };
+    expect(r.pValue).toBeCloseTo(bruteP(0), 12);
+    // The interval's ends are where the brute-force test starts rejecting.
+    const alpha = 0.05;
+    expect(bruteP((r.low as number) + 1e-6)).toBeGreaterThan(alpha);
+    expect(bruteP((r.low as number) - 1e-6)).toBeLessThanOrEqual(alpha);
+    expect(bruteP((r.high as number) - 1e-6)).toBeGreaterThan(alpha);
+    expect(bruteP((r.high as number) + 1e-6)).toBeLessThanOrEqual(alpha);
+  });
+
+  it('gives the exact p-value on 50 tasks × 4 trials, where 2^50 assignments cannot be enumerated', () => {
+    const r = pairedComparison(always(50, 4), never(50, 4), { newcombeFloor: false });
+    expect(r.method).toBe('exact sign-flip');
+    expect(r.pValue).toBe(2 / 2 ** 50);
+    const same = pairedComparison(always(50, 4), always(50, 4));
+    expect(same).toMatchObject({ method: 'exact sign-flip', pValue: 1, verdict: 'not separated' });
+  });
+
+  it('falls back to Monte Carlo beyond 16 tasks when the trial counts share no small grid', () => {
+    const primes = [101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167, 173, 179, 181];
+    const a = outcomes(primes.map((n) => [n, n] as [number, number]));
+    const b = outcomes(primes.map((n) => [0, n] as [number, number]));
+    expect(pairedComparison(a, b).method).toBe('monte-carlo sign-flip');
+    expect(pairedComparison(a.slice(0, 16), b.slice(0, 16)).method).toBe('exact sign-flip');
+  });
+
   it('rejects a task listed twice for one agent', () => {
     const a = [...always(2, 1), { taskId: 't0', successes: 0, n: 1 }];
     expect(() => pairedComparison(a, never(2, 1))).toThrow(/twice/);
