@@ -52,7 +52,7 @@ async function setUp(
     async run(prompt = 'Fix it.') {
       const id = `attempt-${++n}`;
       const { baseUrls } = gateway.openSession(id, { model: spec.modelId, cassette: `task/${provider}/${n}` });
-      const result = await generateText({ model: createLanguageModel(spec, { baseUrls, apiKey: DUMMY }), prompt, tools: TOOL_DEFINITIONS, maxRetries: 0 });
+      const result = await generateText({ model: await createLanguageModel(spec, { baseUrls, apiKey: DUMMY }), prompt, tools: TOOL_DEFINITIONS, maxRetries: 0 });
       gateway.closeSession(id);
       return { id, toolCalls: result.toolCalls.map((c) => [c.toolCallId, c.toolName, c.input]), sdkInput: result.usage.inputTokens };
     },
@@ -165,7 +165,7 @@ describe('AWS Bedrock (Converse) through the gateway', () => {
       const { baseUrls } = s.gateway.openSession('stream', { model, cassette: 'task/stream/1' });
       const errors: unknown[] = [];
       const result = streamText({
-        model: createLanguageModel(parseModelSpec(`bedrock:${model}`), { baseUrls, apiKey: DUMMY }),
+        model: await createLanguageModel(parseModelSpec(`bedrock:${model}`), { baseUrls, apiKey: DUMMY }),
         prompt: 'Fix it.',
         maxRetries: 0,
         onError: ({ error }) => void errors.push(error),
