@@ -81,7 +81,7 @@ describe('AWS event-stream frame reader', () => {
 
   it('refuses a message whose CRC does not match (a flipped payload byte)', () => {
     const bytes = bedrockEventFrame('chunk', { bytes: 'AAAA' });
-    bytes[bytes.length - 6] ^= 0xff;
+    bytes.writeUInt8((bytes.readUInt8(bytes.length - 6) ^ 0xff) & 0xff, bytes.length - 6);
     expect(() => new EventStreamDecoder().push(bytes)).toThrow(/message CRC mismatch/);
     expect(() => new EventStreamDecoder().push(frame({ a: 'b' }, 'x', { messageCrc: true }))).toThrow(/message CRC mismatch/);
   });

@@ -189,7 +189,7 @@ describe('AWS Bedrock (Converse) through the gateway', () => {
       expect(s.gateway.turns('stream')).toMatchObject([
         { api: 'converse', requestedModel: model, text: 'On it.', toolCalls: [{ id: 'call_1', name: 'read_file', input: { path: 'src/a.py' } }], finishReason: 'tool_use' },
       ]);
-      expect(s.gateway.provider('stream').failures ?? []).toEqual([]);
+      expect(s.gateway.provider('stream')).toMatchObject({ requests: 1, answered: 1, failed: 0 });
     });
 
     it("meters Claude Code's call on Bedrock (invoke-with-response-stream, Anthropic events in event-stream frames)", async () => {
