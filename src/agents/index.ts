@@ -33,4 +33,4 @@ export {
 export { crashed, runNodeScript, shellQuote, writeFiles, type FileWrite } from './reference/script.js';
 export { applyOraclePatch, oraclePatchFiles } from './reference/oracle-patch.js';
 export { locateFailToPass } from './reference/locate.js';
-export { builtinProfilesDir, installedVersion } from './external/index.js';
+export { builtinProfilesDir, installedVersion, splitProfileSpec } from './external/index.js';

@@ -14,6 +14,7 @@ import {
 import { nopAgent } from './reference/nop.js';
 import { oracleAgent } from './reference/oracle.js';
 import { createExternalAgent } from './external/agent.js';
+import { onPlatform, splitProfileSpec } from './external/platform.js';
 import type { AgentProfile } from './external/profile.js';
 import { loadAgentsFile, loadBuiltinProfiles, mergeProfiles, profileRules, type LoadedProfile, type ProfileCatalog } from './external/profile-load.js';
 import { isModelSpec, PROVIDERS } from './models/providers.js';
@@ -55,17 +56,20 @@ export function referenceAgentNames(): string[] {
 
 /**
  * Looks an agent spec up: a reference agent (`oracle`), a profile (`claude-code`, or
- * `claude-code:claude-sonnet-4-5` for another model), or the built-in agent on a provider's
- * model (`openai:gpt-4.1-mini`). An unknown one is the user's input error, named with the choices.
+ * `claude-code:claude-sonnet-4-5` for another model, `claude-code@bedrock[:model]` on a cloud
+ * platform its profile declares), or the built-in agent on a provider's model
+ * (`openai:gpt-4.1-mini`). An unknown one is the user's input error, named with the choices.
  */
 export function resolveAgent(spec: string, profiles: ReadonlyMap<string, AgentProfile> = new Map()): Agent {
   const colon = spec.indexOf(':');
   const head = colon < 0 ? spec : spec.slice(0, colon);
-  const profile = profiles.get(head);
+  const parts = splitProfileSpec(spec);
+  const profile = profiles.get(parts.name);
   if (profile) {
-    const model = colon < 0 ? undefined : spec.slice(colon + 1);
-    if (model === '') throw new InputError(`--agent ${spec}: no model after ":" (fix: --agent ${head} for its default model, or --agent ${head}:<model>)`);
-    return createExternalAgent(profile, model, spec);
+    if (parts.model === '') throw new InputError(`--agent ${spec}: no model after ":" (fix: --agent ${head} for its default model, or --agent ${head}:<model>)`);
+    if (parts.platform === undefined) return createExternalAgent(profile, parts.model, spec);
+    const onIt = onPlatform(profile, parts.platform, spec);
+    return createExternalAgent(onIt, parts.model, spec, onIt.platform);
   }
   // `provider:model` is the built-in agent on that model.
   if (colon >= 0 && isModelSpec(spec)) return createModelAgent(spec);
@@ -81,8 +85,7 @@ export function resolveAgent(spec: string, profiles: ReadonlyMap<string, AgentPr
 
 /** True when `spec` names a profile (`NAME` or `NAME:model`) rather than a reference or model agent. */
 export function isProfileSpec(spec: string, profiles: ReadonlyMap<string, AgentProfile>): boolean {
-  const colon = spec.indexOf(':');
-  return profiles.has(colon < 0 ? spec : spec.slice(0, colon));
+  return profiles.has(splitProfileSpec(spec).name);
 }
 
 /** Options of loadAgentCatalog: the sources of profiles besides the built-in ones. */

@@ -1,6 +1,6 @@
 import type { UpstreamKind } from './types.js';
 import type { Api } from './usage-readers.js';
-import { apiOf, converseCall, geminiCall } from './upstreams.js';
+import { apiOf, bedrockCall, geminiCall, vertexAnthropicCall } from './upstreams.js';
 
 /**
  * Side requests: what agents send besides model calls, forwarded and counted but carrying no
@@ -13,7 +13,7 @@ export interface AllowedRoute {
   /** `other` for side requests. */
   api: Api;
   side?: SideRoute;
-  /** The model a Gemini, Vertex or Bedrock path names (`/v1beta/models/<model>:…`, `/model/<id>/converse`). */
+  /** The model a Gemini, Vertex or Bedrock path names (`/v1beta/models/<model>:…`, `/model/<id>/converse`, `…/publishers/anthropic/models/<model>:rawPredict`). */
   pathModel?: string;
 }
 
@@ -29,10 +29,9 @@ export function allowedRoute(kind: UpstreamKind, method: string, pathWithQuery: 
     const model = geminiCall(pathWithQuery)?.model;
     return { api, ...(model !== undefined ? { pathModel: model } : {}) };
   }
-  if (api === 'converse') {
-    const model = converseCall(pathWithQuery)?.model;
-    return { api, ...(model !== undefined ? { pathModel: model } : {}) };
-  }
+  // Bedrock's and Vertex's Claude calls name the model in the path only.
+  const pathModel = kind === 'bedrock' ? bedrockCall(pathWithQuery)?.model : kind === 'vertex' ? vertexAnthropicCall(pathWithQuery)?.model : undefined;
+  if (pathModel !== undefined && api !== 'other') return { api, pathModel };
   if (api !== 'other') return { api };
   // Bedrock and Vertex clients list no models through the runtime endpoint.
   const listing = kind === 'gemini' ? GEMINI_MODELS : kind === 'openai' || kind === 'anthropic' ? OPENAI_MODELS : undefined;

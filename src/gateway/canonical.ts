@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { converseCall, geminiCall } from './upstreams.js';
+import { bedrockCall, geminiCall, vertexAnthropicCall } from './upstreams.js';
 import type { Api } from './usage-readers.js';
 
 /**
@@ -29,7 +29,7 @@ const ANSWER_FIELDS: Record<Exclude<Api, 'other'>, readonly string[]> = {
   messages: ['model', 'system', 'messages', 'tools', 'tool_choice', 'temperature', 'top_p', 'top_k', 'max_tokens', 'thinking', 'stop_sequences'],
   // The model and whether it streams are in the path (`/v1beta/models/<model>:streamGenerateContent`).
   gemini: ['contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig'],
-  // The model is in the path (`/model/<id>/converse`); converse-stream is never forwarded.
+  // The model is in the path (`/model/<id>/converse` or `/converse-stream`).
   converse: ['messages', 'system', 'toolConfig', 'inferenceConfig', 'additionalModelRequestFields', 'guardrailConfig', 'performanceConfig'],
 };
 
@@ -56,8 +56,12 @@ export function canonicalRequest(facts: RequestFacts): CanonicalRequest {
   const gemini = api === 'gemini' ? geminiCall(path) : undefined;
   const canonical: CanonicalRequest = { upstream, method, path, stream: gemini ? gemini.stream : json['stream'] === true };
   if (gemini) canonical['model'] = gemini.model;
-  const converse = api === 'converse' ? converseCall(path) : undefined;
-  if (converse) canonical['model'] = converse.model;
+  // Bedrock's and Vertex's Claude calls name the model and whether they stream in the path only.
+  const inPath = bedrockCall(path) ?? vertexAnthropicCall(path);
+  if (inPath && !gemini) {
+    canonical['model'] = inPath.model;
+    canonical['stream'] = inPath.stream;
+  }
   for (const name of ANSWER_FIELDS[api]) {
     if (json[name] !== undefined && json[name] !== null) canonical[name] = json[name];
   }

@@ -49,7 +49,7 @@ const headerMapSchema = z.record(z.string(), z.union([z.string(), z.array(z.stri
 const exchangeSchema = z.object({
   type: z.literal('exchange'),
   seq: z.number().int().nonnegative(),
-  api: z.enum(['chat', 'responses', 'messages', 'gemini', 'other']),
+  api: z.enum(['chat', 'responses', 'messages', 'gemini', 'converse', 'other']),
   request: z.object({
     hash: z.string().regex(/^[0-9a-f]{64}$/),
     canonical: z.looseObject({ upstream: z.string(), method: z.string(), path: z.string() }),

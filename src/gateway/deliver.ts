@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { bedrockEvent } from './bedrock-stream.js';
 import { encodeBody, type RecordedResponse } from './cassette.js';
+import { EventStreamDecoder } from './event-stream.js';
 import type { ReplySource } from './forward.js';
 import { clientResponseHeaders, recordableHeaders } from './headers.js';
 import { SseSplitter, type SseEvent } from './sse.js';
@@ -46,9 +48,11 @@ export async function deliver(source: ReplySource, res: ServerResponse, options:
   const reader: UsageReader | undefined = metered && usageReader(metered);
   const turns: TurnReader | undefined = metered && turnReader(metered);
   const isSse = String(headers['content-type'] ?? '').includes('text/event-stream');
+  // Bedrock's binary event stream is passed and recorded as bytes, and read frame by frame.
+  const frames = metered && String(headers['content-type'] ?? '').includes('application/vnd.amazon.eventstream') ? new BedrockFrames() : undefined;
   const events: string[] = [];
   const chunks: Buffer[] = [];
-  const streamEnd = metered && isSse ? new StreamEnd(metered) : undefined;
+  const streamEnd = metered && (isSse || frames) ? new StreamEnd(metered) : undefined;
   let complete = true;
   let clientLeft = false;
   let upstreamError: string | undefined;
@@ -64,10 +68,13 @@ export async function deliver(source: ReplySource, res: ServerResponse, options:
   };
   res.on('close', onClientClose);
 
-  const passEvent = async (event: SseEvent): Promise<void> => {
+  const observe = (event: SseEvent): void => {
     reader?.event(event);
     turns?.event(event);
     streamEnd?.event(event);
+  };
+  const passEvent = async (event: SseEvent): Promise<void> => {
+    observe(event);
     events.push(event.raw);
     if (!(options.hideUsageChunk && isUsageOnlyChunk(event))) await write(res, event.raw);
   };
@@ -80,10 +87,12 @@ export async function deliver(source: ReplySource, res: ServerResponse, options:
         for (const event of splitter.push(chunk)) await passEvent(event);
       } else {
         chunks.push(chunk);
+        frames?.push(chunk).forEach(observe);
         await write(res, chunk);
       }
     }
     if (splitter) for (const event of splitter.end()) await passEvent(event);
+    frames?.end().forEach(observe);
     res.end();
   } catch (error) {
     complete = false;
@@ -97,7 +106,7 @@ export async function deliver(source: ReplySource, res: ServerResponse, options:
   }
 
   const body = Buffer.concat(chunks);
-  if (!isSse) {
+  if (!isSse && !frames) {
     const text = body.toString('utf8');
     reader?.body(text);
     turns?.body(text);
@@ -121,6 +130,30 @@ export async function deliver(source: ReplySource, res: ServerResponse, options:
     ...(upstreamError !== undefined && !clientLeft ? { upstreamError } : {}),
     ...(clientLeft && isSse && silentMs !== undefined ? { silentMs: Math.round(silentMs) } : {}),
   };
+}
+
+/** Bedrock event-stream frames as reader events; a bad or cut frame is one `error` event, after which nothing is read. */
+class BedrockFrames {
+  private readonly decoder = new EventStreamDecoder();
+
+  push(chunk: Uint8Array): SseEvent[] {
+    return this.read(() => this.decoder.push(chunk).map(bedrockEvent));
+  }
+
+  end(): SseEvent[] {
+    return this.read(() => {
+      this.decoder.end();
+      return [];
+    });
+  }
+
+  private read(step: () => Array<SseEvent | undefined>): SseEvent[] {
+    try {
+      return step().filter((event): event is SseEvent => event !== undefined);
+    } catch (error) {
+      return [{ raw: '', event: 'error', data: JSON.stringify({ error: { type: 'event_stream', message: (error as Error).message } }) }];
+    }
+  }
 }
 
 /** The extra final chunk include_usage adds: no choices, only usage. */

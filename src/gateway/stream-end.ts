@@ -7,7 +7,8 @@ import type { MeteredApi } from './usage-readers.js';
  * - chat: `data: [DONE]`, or a chunk with a `finish_reason` (servers that never send [DONE]);
  * - responses: `response.completed` or `response.incomplete` (`response.failed` is an error);
  * - messages: `message_stop`;
- * - gemini: a candidate with a `finishReason`.
+ * - gemini: a candidate with a `finishReason`;
+ * - converse (Bedrock's converse-stream, read from its event-stream frames): `metadata`.
  * An `error` event (Anthropic's overloaded_error mid-stream), or a chunk that is an error object,
  * is the provider failing inside a 2xx.
  */
@@ -50,7 +51,8 @@ export class StreamEnd {
         if (list(json['candidates']).some((c) => isObject(c) && typeof c['finishReason'] === 'string')) this.ended = true;
         return;
       case 'converse':
-        // Never an event stream: converse-stream is refused at the route.
+        // converse-stream ends with messageStop, then the metadata event that carries the usage.
+        if (event.event === 'metadata') this.ended = true;
         return;
     }
   }

@@ -363,11 +363,34 @@ class ConverseTurnReader implements TurnReader {
     this.turn.finishReason = str(response['stopReason']);
   }
 
-  event(): void {
-    // converse-stream is refused at the route (upstreams.ts).
+  /** converse-stream: blocks by contentBlockIndex, tool input as JSON text in pieces, stopReason in messageStop. */
+  event(event: SseEvent): void {
+    const data = parse(event.data);
+    if (!isObject(data)) return;
+    const index = typeof data['contentBlockIndex'] === 'number' ? data['contentBlockIndex'] : -1;
+    if (event.event === 'contentBlockStart') {
+      const use = isObject(data['start']) ? data['start']['toolUse'] : undefined;
+      if (isObject(use)) this.streamed.set(index, { id: str(use['toolUseId']) ?? '', name: str(use['name']) ?? '', json: '' });
+    } else if (event.event === 'contentBlockDelta') {
+      const delta = isObject(data['delta']) ? data['delta'] : {};
+      this.turn.text += str(delta['text']) ?? '';
+      const reasoning = delta['reasoningContent'];
+      if (isObject(reasoning)) this.turn.reasoning += str(reasoning['text']) ?? '';
+      const use = delta['toolUse'];
+      const call = this.streamed.get(index);
+      if (isObject(use) && call) call.json += str(use['input']) ?? '';
+    } else if (event.event === 'messageStop') {
+      this.turn.finishReason = str(data['stopReason']);
+    }
   }
 
+  private readonly streamed = new Map<number, { id: string; name: string; json: string }>();
+
   result(): TurnContent {
+    for (const call of [...this.streamed.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c)) {
+      this.turn.calls.push({ id: call.id, name: call.name, input: parseInput(call.json) });
+    }
+    this.streamed.clear();
     return this.turn.result();
   }
 }

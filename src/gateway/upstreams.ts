@@ -65,6 +65,8 @@ export function agentBaseUrl(gatewayUrl: string, token: string, upstream: Upstre
  * Anthropic and Gemini clients send the version themselves.
  */
 export function upstreamUrl(upstream: Upstream, clientPath: string): string | undefined {
+  const claudeOnVertex = upstream.kind === 'vertex' ? vertexAnthropicCall(clientPath) : undefined;
+  if (claudeOnVertex) return upstream.baseUrl + claudeOnVertex.path + clientPath.slice(clientPath.split('?')[0]?.length ?? 0);
   if (upstream.kind !== 'openai') return upstream.baseUrl + clientPath;
   const match = /^\/v1(?=[/?]|$)/.exec(clientPath);
   return match ? upstream.baseUrl + clientPath.slice(match[0].length) : undefined;
@@ -84,17 +86,45 @@ export function geminiCall(clientPath: string): { model: string; stream: boolean
 }
 
 /**
- * Bedrock's `/model/<model id>/converse`, the id percent-encoded as the AI SDK sends it
- * (`us.anthropic.claude-sonnet-4-5-20250929-v1%3A0`). `converse-stream` is not metered: its AWS
- * event-stream framing is not read by the gateway, so it is refused rather than forwarded.
+ * Bedrock Runtime's model calls, the model id percent-encoded as the SDKs send it
+ * (`us.anthropic.claude-sonnet-4-5-20250929-v1%3A0`): `converse` and `converse-stream` (the
+ * Converse API), and `invoke` and `invoke-with-response-stream` for Claude models, whose body and
+ * events are Anthropic's Messages API (what Claude Code sends on Bedrock). Other models' invoke
+ * bodies are each model's own format, which the gateway cannot meter, so they are not routes.
+ * Streams come back as AWS event-stream frames (event-stream.ts).
  */
-const BEDROCK_CONVERSE = /^\/model\/([^/?]+)\/converse$/;
+const BEDROCK_CALL = /^\/model\/([^/?]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/;
+const CLAUDE_ON_BEDROCK = /(^|[./:])anthropic\.claude/;
 
-export function converseCall(clientPath: string): { model: string } | undefined {
-  const match = BEDROCK_CONVERSE.exec(clientPath.split('?')[0] ?? '');
+export function bedrockCall(clientPath: string): { model: string; api: 'converse' | 'messages'; stream: boolean } | undefined {
+  const match = BEDROCK_CALL.exec(clientPath.split('?')[0] ?? '');
+  if (!match) return undefined;
+  let model: string;
+  try {
+    model = decodeURIComponent(match[1] as string);
+  } catch {
+    return undefined;
+  }
+  const operation = match[2] as string;
+  const stream = operation.endsWith('-stream');
+  if (operation.startsWith('converse')) return { model, api: 'converse', stream };
+  return CLAUDE_ON_BEDROCK.test(model) ? { model, api: 'messages', stream } : undefined;
+}
+
+/**
+ * Claude on Vertex AI (`@anthropic-ai/vertex-sdk`, Claude Code with CLAUDE_CODE_USE_VERTEX):
+ * `/projects/<p>/locations/<l>/publishers/anthropic/models/<model>:rawPredict` or
+ * `:streamRawPredict`, an Anthropic Messages body and answer. The project and location the agent
+ * names are not trusted: the upstream's own (from GOOGLE_VERTEX_PROJECT and
+ * GOOGLE_VERTEX_LOCATION) replace them.
+ */
+const VERTEX_ANTHROPIC = /^(?:\/projects\/[^/?]+\/locations\/[^/?]+)?(\/publishers\/anthropic\/models\/([^/:?]+):(rawPredict|streamRawPredict))$/;
+
+export function vertexAnthropicCall(clientPath: string): { model: string; stream: boolean; path: string } | undefined {
+  const match = VERTEX_ANTHROPIC.exec(clientPath.split('?')[0] ?? '');
   if (!match) return undefined;
   try {
-    return { model: decodeURIComponent(match[1] as string) };
+    return { model: decodeURIComponent(match[2] as string), stream: match[3] === 'streamRawPredict', path: match[1] as string };
   } catch {
     return undefined;
   }
@@ -104,7 +134,8 @@ export function apiOf(kind: UpstreamKind, method: string, clientPath: string): A
   if (method !== 'POST') return 'other';
   const pathname = clientPath.split('?')[0] ?? '';
   if (kind === 'anthropic') return pathname === '/v1/messages' ? 'messages' : 'other';
-  if (kind === 'bedrock') return converseCall(pathname) ? 'converse' : 'other';
+  if (kind === 'bedrock') return bedrockCall(pathname)?.api ?? 'other';
+  if (kind === 'vertex' && vertexAnthropicCall(pathname)) return 'messages';
   if (kind === 'gemini' || kind === 'vertex') {
     const vertexPath = pathname.startsWith('/publishers/');
     return geminiCall(clientPath) && vertexPath === (kind === 'vertex') ? 'gemini' : 'other';

@@ -261,8 +261,10 @@ class ConverseReader implements UsageReader {
     this.read = fromUncachedInputUsage(field(parseObject(body), 'usage'), CONVERSE_FIELDS);
   }
 
-  event(): void {
-    // converse-stream is refused at the route (upstreams.ts), so no events arrive.
+  /** converse-stream: the `metadata` event, after messageStop, carries the usage. */
+  event(event: SseEvent): void {
+    if (event.event !== 'metadata') return;
+    this.read = fromUncachedInputUsage(field(parseObject(event.data), 'usage'), CONVERSE_FIELDS) ?? this.read;
   }
 
   result(): UsageReading {
@@ -336,11 +338,18 @@ class MessagesReader implements UsageReader {
     this.usage = isObject(usage) ? usage : undefined;
   }
 
-  /** message_start carries the input side; each message_delta carries cumulative counts that win. */
+  /**
+   * message_start carries the input side; each message_delta carries cumulative counts that win.
+   * On Bedrock, message_stop adds `amazon-bedrock-invocationMetrics`: the counts AWS bills, used
+   * when the stream carried no usage of its own.
+   */
   event(event: SseEvent): void {
     const data = parseObject(event.data);
     const type = text(data, 'type');
-    if (type === 'message_start') {
+    if (type === 'message_stop') {
+      const metrics = field(data, 'amazon-bedrock-invocationMetrics');
+      if (this.usage === undefined && isObject(metrics)) this.usage = fromInvocationMetrics(metrics);
+    } else if (type === 'message_start') {
       this.model ??= text(data, 'message', 'model');
       const usage = field(data, 'message', 'usage');
       if (isObject(usage)) this.usage = { ...usage };
@@ -359,6 +368,17 @@ class MessagesReader implements UsageReader {
   result(): UsageReading {
     return reading(this.model, fromAnthropicUsage(this.usage));
   }
+}
+
+/** Bedrock's invocation metrics in Anthropic's usage names (input uncached, cache reads and writes apart). */
+function fromInvocationMetrics(metrics: Json): Json {
+  const names: Array<[string, string]> = [
+    ['inputTokenCount', 'input_tokens'],
+    ['outputTokenCount', 'output_tokens'],
+    ['cacheReadInputTokenCount', 'cache_read_input_tokens'],
+    ['cacheWriteInputTokenCount', 'cache_creation_input_tokens'],
+  ];
+  return Object.fromEntries(names.filter(([from]) => metrics[from] !== undefined).map(([from, to]) => [to, metrics[from]]));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -11,10 +11,35 @@ const bundleDir = resolve('dist', 'bundle');
 
 /** Whether a file of the built CLI holds code of the model SDK (`ai`, `@ai-sdk/*`), by its source map. */
 function holdsModelSdk(file: string): boolean {
+  return sdkPackages(file).length > 0;
+}
+
+const PROVIDER_PACKAGES = [
+  '@ai-sdk/amazon-bedrock',
+  '@ai-sdk/anthropic',
+  '@ai-sdk/azure',
+  '@ai-sdk/google-vertex',
+  '@ai-sdk/groq',
+  '@ai-sdk/openai',
+  '@ai-sdk/openai-compatible',
+  '@openrouter/ai-sdk-provider',
+];
+
+/** The model SDK packages (`ai`, `@ai-sdk/*`, `@openrouter/*`) whose code a built file holds, by its source map. */
+function sdkPackages(file: string): string[] {
   const map = `${file}.map`;
-  if (!existsSync(map)) return false;
+  if (!existsSync(map)) return [];
   const { sources } = JSON.parse(readFileSync(map, 'utf8')) as { sources: string[] };
-  return sources.some((s) => /node_modules\/(ai|@ai-sdk\/[^/]+)\//.test(s));
+  const names = sources.map((s) => /node_modules\/(ai|@ai-sdk\/[^/]+|@openrouter\/[^/]+)\//.exec(s)?.[1]).filter((n): n is string => n !== undefined);
+  return [...new Set(names)];
+}
+
+/** The files a CLI run loaded, from the log record-loads.mjs wrote. */
+function loadedFiles(log: string): string[] {
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((url) => url.startsWith('file:'))
+    .map((url) => fileURLToPath(url));
 }
 
 describe('the CLI loads the model SDK only for model agents', () => {
@@ -39,12 +64,40 @@ describe('the CLI loads the model SDK only for model agents', () => {
     );
     // nop changes nothing: its attempt FAILs, which exits 1; anything else is not the run we meant.
     expect(result.status, result.stderr).toBe(1);
-    const loaded = readFileSync(log, 'utf8')
-      .split('\n')
-      .filter((url) => url.startsWith('file:'))
-      .map((url) => fileURLToPath(url));
+    const loaded = loadedFiles(log);
     // The run really loaded the engine's chunks (the log is not empty for another reason).
     expect(loaded.some((file) => file.startsWith(bundleDir))).toBe(true);
     expect(loaded.filter((file) => holdsModelSdk(file) || /node_modules\/(ai|@ai-sdk)\//.test(file))).toEqual([]);
+  });
+
+  it('a run of the built-in agent on one provider loads that provider package and no other', () => {
+    const dir = tempDir();
+    const log = join(dir, 'loads.txt');
+    // A cassette with no exchanges: the run needs no key and no network, yet builds its model
+    // (the one request misses the recording and the attempt errors, after the SDK is loaded).
+    const cassettes = join(dir, 'cassettes');
+    const agent = 'groq:llama-3.3-70b-versatile';
+    mkdirSync(join(cassettes, 'js-slugify', encodeURIComponent(agent)), { recursive: true });
+    const header = { type: 'cassette', version: 1, key: `js-slugify/${agent}/0`, recordedAt: '2026-01-01T00:00:00.000Z' };
+    writeFileSync(join(cassettes, 'js-slugify', encodeURIComponent(agent), '0.jsonl'), `${JSON.stringify(header)}\n`);
+    const result = spawnSync(
+      process.execPath,
+      ['--import', resolve('test', 'cli', 'helpers', 'record-loads.mjs'), CLI, 'run', 'examples/tasks.yaml', '--model', agent, '--task', 'js-slugify'].concat([
+        '--replay',
+        cassettes,
+        '--sandbox',
+        'local',
+        '--out',
+        join(dir, 'state'),
+        '--quiet',
+      ]),
+      { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', CI: 'true', CRUCIBLE_LOAD_LOG: log }, timeout: 300_000 },
+    );
+    // The attempt errors on the replay miss (exit 1), which proves a request was made.
+    expect(result.status, result.stderr).toBe(1);
+    expect(result.stdout).toContain('replay miss');
+    const packages = new Set(loadedFiles(log).flatMap(sdkPackages));
+    expect(packages.has('@ai-sdk/groq')).toBe(true);
+    expect(PROVIDER_PACKAGES.filter((name) => name !== '@ai-sdk/groq' && packages.has(name))).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { bedrockEventFrame, invokeChunkFrame } from '../gateway/event-stream-frames.js';
 
 export type Platform = 'bedrock' | 'azure' | 'vertex' | 'openrouter';
 
@@ -65,6 +66,13 @@ export async function startPlatformServer(platform: Platform): Promise<PlatformS
         return;
       }
       received.push({ method: req.method ?? '', path, headers: req.headers, body });
+      const stream = streamed(platform, path);
+      if (stream) {
+        res.writeHead(200, { 'content-type': stream.contentType });
+        for (const piece of stream.pieces) res.write(piece);
+        res.end();
+        return;
+      }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(answer(platform)));
     });
@@ -81,6 +89,76 @@ export async function startPlatformServer(platform: Platform): Promise<PlatformS
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * The streamed answers: Bedrock's converse-stream and invoke-with-response-stream (Claude Code on
+ * Bedrock) as AWS event-stream frames, and Claude on Vertex's streamRawPredict as Anthropic SSE.
+ * The same tool call and usage as the unstreamed answers.
+ */
+function streamed(platform: Platform, path: string): { contentType: string; pieces: Array<Buffer | string> } | undefined {
+  const u = PLATFORM_USAGE[platform];
+  const eventStream = 'application/vnd.amazon.eventstream';
+  if (platform === 'bedrock' && path.endsWith('/converse-stream')) {
+    return {
+      contentType: eventStream,
+      pieces: [
+        bedrockEventFrame('messageStart', { role: 'assistant' }),
+        bedrockEventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'On it.' } }),
+        bedrockEventFrame('contentBlockStop', { contentBlockIndex: 0 }),
+        bedrockEventFrame('contentBlockStart', { contentBlockIndex: 1, start: { toolUse: { toolUseId: CALL.id, name: CALL.name } } }),
+        bedrockEventFrame('contentBlockDelta', { contentBlockIndex: 1, delta: { toolUse: { input: JSON.stringify(CALL.args) } } }),
+        bedrockEventFrame('contentBlockStop', { contentBlockIndex: 1 }),
+        bedrockEventFrame('messageStop', { stopReason: 'tool_use' }),
+        bedrockEventFrame('metadata', {
+          usage: {
+            inputTokens: u.uncached,
+            outputTokens: u.output,
+            totalTokens: u.uncached + u.cacheRead + u.cacheWrite + u.output,
+            cacheReadInputTokens: u.cacheRead,
+            cacheWriteInputTokens: u.cacheWrite,
+          },
+          metrics: { latencyMs: 640 },
+        }),
+      ],
+    };
+  }
+  const claude = anthropicEvents(u, platform === 'bedrock');
+  if (platform === 'bedrock' && path.endsWith('/invoke-with-response-stream')) return { contentType: eventStream, pieces: claude.map(invokeChunkFrame) };
+  if (platform === 'vertex' && path.includes(':streamRawPredict')) {
+    return { contentType: 'text/event-stream', pieces: claude.map((e) => `event: ${String(e['type'])}\ndata: ${JSON.stringify(e)}\n\n`) };
+  }
+  return undefined;
+}
+
+/** Anthropic's Messages stream for the tool call; on Bedrock its message_stop carries AWS's invocation metrics. */
+function anthropicEvents(u: (typeof PLATFORM_USAGE)[Platform], bedrock: boolean): Array<Record<string, unknown>> {
+  const usage = { input_tokens: u.uncached, cache_read_input_tokens: u.cacheRead, cache_creation_input_tokens: u.cacheWrite, output_tokens: 1 };
+  return [
+    { type: 'message_start', message: { id: 'msg_bdrk_01', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [], usage } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'On it.' } },
+    { type: 'content_block_stop', index: 0 },
+    { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: CALL.id, name: CALL.name, input: {} } },
+    { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: JSON.stringify(CALL.args) } },
+    { type: 'content_block_stop', index: 1 },
+    { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: u.output } },
+    {
+      type: 'message_stop',
+      ...(bedrock
+        ? {
+            'amazon-bedrock-invocationMetrics': {
+              inputTokenCount: u.uncached,
+              outputTokenCount: u.output,
+              invocationLatency: 900,
+              firstByteLatency: 300,
+              cacheReadInputTokenCount: u.cacheRead,
+              cacheWriteInputTokenCount: u.cacheWrite,
+            },
+          }
+        : {}),
+    },
+  ];
 }
 
 function answer(platform: Platform): unknown {

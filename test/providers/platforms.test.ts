@@ -1,12 +1,16 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateText, streamText } from 'ai';
+import { EventStreamCodec } from '@smithy/eventstream-codec';
+import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { AwsV4Signer } from 'aws4fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLanguageModel } from '../../src/agents/builtin/model.js';
 import { TOOL_DEFINITIONS } from '../../src/agents/builtin/tools.js';
 import { parseModelSpec, upstreamFor, type ProviderName } from '../../src/agents/models/providers.js';
+import { EventStreamDecoder } from '../../src/gateway/event-stream.js';
 import { loadPricing, startGateway, type Gateway, type GatewayMode } from '../../src/gateway/index.js';
+import { frame } from '../gateway/event-stream-frames.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { ANSWERING_MODEL, PLATFORM_USAGE, startPlatformServer, type Platform, type PlatformRequest, type PlatformServer } from './platform-server.js';
 
@@ -52,7 +56,7 @@ async function setUp(
     async run(prompt = 'Fix it.') {
       const id = `attempt-${++n}`;
       const { baseUrls } = gateway.openSession(id, { model: spec.modelId, cassette: `task/${provider}/${n}` });
-      const result = await generateText({ model: createLanguageModel(spec, { baseUrls, apiKey: DUMMY }), prompt, tools: TOOL_DEFINITIONS, maxRetries: 0 });
+      const result = await generateText({ model: await createLanguageModel(spec, { baseUrls, apiKey: DUMMY }), prompt, tools: TOOL_DEFINITIONS, maxRetries: 0 });
       gateway.closeSession(id);
       return { id, toolCalls: result.toolCalls.map((c) => [c.toolCallId, c.toolName, c.input]), sdkInput: result.usage.inputTokens };
     },
@@ -68,6 +72,12 @@ function recorded(dir: string): string {
   const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
   expect(files.length).toBeGreaterThan(0);
   return files.map((f) => readFileSync(join(f.parentPath, f.name), 'utf8')).join('\n');
+}
+
+/** A decoded message framed again, for AWS's codec to read (a check of the bytes, not of our reader). */
+function frameOf(message: { headers: Record<string, unknown>; payload: Uint8Array }): Uint8Array {
+  const headers = Object.fromEntries(Object.entries(message.headers).map(([name, value]) => [name, String(value)]));
+  return frame(headers, message.payload);
 }
 
 function headerText(request: PlatformRequest): string {
@@ -160,20 +170,58 @@ describe('AWS Bedrock (Converse) through the gateway', () => {
         expect(written).not.toContain(secret);
     });
 
-    it('refuses the event stream (converse-stream) instead of forwarding what it cannot meter', async () => {
-      const before = s.server.received.length;
+    it('meters the event stream (converse-stream) the package reads, frame by frame, and passes its bytes unchanged', async () => {
       const { baseUrls } = s.gateway.openSession('stream', { model, cassette: 'task/stream/1' });
-      const errors: unknown[] = [];
       const result = streamText({
-        model: createLanguageModel(parseModelSpec(`bedrock:${model}`), { baseUrls, apiKey: DUMMY }),
+        model: await createLanguageModel(parseModelSpec(`bedrock:${model}`), { baseUrls, apiKey: DUMMY }),
         prompt: 'Fix it.',
+        tools: TOOL_DEFINITIONS,
         maxRetries: 0,
-        onError: ({ error }) => void errors.push(error),
       });
-      await expect(result.text).rejects.toThrow();
-      expect(String((errors[0] as Error | undefined)?.message)).toMatch(/converse-stream is not a route the gateway meters/);
+      // The package decodes AWS's framing itself: a byte changed on the way would fail its CRC check.
+      expect((await result.toolCalls).map((c) => [c.toolCallId, c.toolName, c.input])).toEqual([['call_1', 'read_file', { path: 'src/a.py' }]]);
+      expect(await result.text).toBe('On it.');
+      expect((await result.usage).inputTokens).toBe(totalInput('bedrock'));
+      const sent = s.server.received.at(-1) as PlatformRequest;
+      expect(sent.path).toBe(`/model/${encodeURIComponent(model)}/converse-stream`);
+      expect(String(sent.headers.authorization)).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE\//);
+      expectMetered(s.gateway, 'stream', 'bedrock', cost('bedrock', { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }));
+      expect(s.gateway.turns('stream')).toMatchObject([
+        { api: 'converse', requestedModel: model, text: 'On it.', toolCalls: [{ id: 'call_1', name: 'read_file', input: { path: 'src/a.py' } }], finishReason: 'tool_use' },
+      ]);
+      expect(s.gateway.provider('stream')).toMatchObject({ requests: 1, answered: 1, failed: 0 });
+    });
+
+    it("meters Claude Code's call on Bedrock (invoke-with-response-stream, Anthropic events in event-stream frames)", async () => {
+      const { baseUrls } = s.gateway.openSession('invoke', { model, cassette: 'task/invoke/1' });
+      const response = await fetch(`${baseUrls.bedrock}/model/${encodeURIComponent(model)}/invoke-with-response-stream`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/vnd.amazon.eventstream' },
+        body: JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 1024, messages: [{ role: 'user', content: 'Fix it.' }] }),
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/vnd.amazon.eventstream');
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      // What the client got decodes with AWS's own codec into the nine events the platform sent.
+      const codec = new EventStreamCodec(toUtf8, fromUtf8);
+      const events: unknown[] = [];
+      const decoder = new EventStreamDecoder();
+      for (const message of decoder.push(bytes)) events.push(codec.decode(frameOf(message)).headers[':event-type']?.value);
+      expect(events).toEqual(Array(9).fill('chunk'));
+      const sent = s.server.received.at(-1) as PlatformRequest;
+      expect(sent.path).toBe(`/model/${encodeURIComponent(model)}/invoke-with-response-stream`);
+      expect(String(sent.headers.authorization)).toMatch(/^AWS4-HMAC-SHA256 /);
+      expectMetered(s.gateway, 'invoke', 'bedrock', cost('bedrock', { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }));
+      expect(s.gateway.turns('invoke')).toMatchObject([{ api: 'messages', text: 'On it.', toolCalls: [{ id: 'call_1', name: 'read_file' }], finishReason: 'tool_use' }]);
+    });
+
+    it("refuses invoke for a model whose body is not Anthropic's (it could not be metered)", async () => {
+      const before = s.server.received.length;
+      const { baseUrls } = s.gateway.openSession('llama', { otherModels: 'serve', cassette: 'task/llama/1' });
+      const response = await fetch(`${baseUrls.bedrock}/model/meta.llama3-70b-instruct-v1%3A0/invoke`, { method: 'POST', body: '{"prompt":"hi"}' });
+      expect(response.status).toBe(404);
       expect(s.server.received.length).toBe(before);
-      expect(s.gateway.usage('stream').refused?.reasons).toEqual({ route_not_allowed: 1 });
+      expect(s.gateway.usage('llama').refused?.reasons).toEqual({ route_not_allowed: 1 });
     });
   });
 
@@ -227,35 +275,44 @@ describe('Azure OpenAI (v1 Responses API) through the gateway', () => {
   });
 });
 
+/**
+ * Workload identity federation credentials: google-auth-library exchanges a subject token at
+ * token_url, which is on the platform server too, so the credentials name it once it is up.
+ */
+function workloadIdentity(): { env: Record<string, string>; baseUrl: (server: PlatformServer) => string } {
+  const dir = tempDir();
+  const subject = join(dir, 'subject-token');
+  writeFileSync(subject, 'local-subject-token');
+  const credentials = join(dir, 'adc.json');
+  return {
+    env: { GOOGLE_APPLICATION_CREDENTIALS: credentials, GOOGLE_VERTEX_PROJECT: 'proj-1', GOOGLE_VERTEX_LOCATION: 'us-central1' },
+    baseUrl: (srv) => {
+      writeFileSync(
+        credentials,
+        JSON.stringify({
+          type: 'external_account',
+          audience: '//iam.googleapis.com/projects/123/locations/global/workloadIdentityPools/pool/providers/local',
+          subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
+          token_url: `${srv.url}/sts/token`,
+          credential_source: { file: subject },
+        }),
+      );
+      return `${srv.url}/v1/projects/proj-1/locations/us-central1`;
+    },
+  };
+}
+
 describe('Google Vertex AI (Gemini) through the gateway', () => {
   it('sends generateContent under the project with an ADC access token; the agent asks Google for none', async () => {
-    const dir = tempDir();
-    // Workload identity federation: google-auth-library exchanges a subject token at token_url (here, the local server).
-    const subject = join(dir, 'subject-token');
-    writeFileSync(subject, 'local-subject-token');
-    const credentials = join(dir, 'adc.json');
     let s: Setup | undefined;
     try {
-      const env = { GOOGLE_APPLICATION_CREDENTIALS: credentials, GOOGLE_VERTEX_PROJECT: 'proj-1', GOOGLE_VERTEX_LOCATION: 'us-central1' };
-      expect(upstreamFor('vertex', { env, replay: false, spec: 'vertex:gemini-2.5-flash' }).config).toEqual({
+      const adc = workloadIdentity();
+      expect(upstreamFor('vertex', { env: adc.env, replay: false, spec: 'vertex:gemini-2.5-flash' }).config).toEqual({
         kind: 'vertex',
         baseUrl: 'https://us-central1-aiplatform.googleapis.com/v1/projects/proj-1/locations/us-central1',
         auth: { scheme: 'google-adc' },
       });
-      // The token endpoint is on the platform server too: the credentials name it once it is up.
-      s = await setUp('vertex', 'vertex', 'gemini-2.5-flash', env, (srv) => {
-        writeFileSync(
-          credentials,
-          JSON.stringify({
-            type: 'external_account',
-            audience: '//iam.googleapis.com/projects/123/locations/global/workloadIdentityPools/pool/providers/local',
-            subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
-            token_url: `${srv.url}/sts/token`,
-            credential_source: { file: subject },
-          }),
-        );
-        return `${srv.url}/v1/projects/proj-1/locations/us-central1`;
-      });
+      s = await setUp('vertex', 'vertex', 'gemini-2.5-flash', adc.env, adc.baseUrl);
       const { id, toolCalls, sdkInput } = await s.run();
       expect(toolCalls.map(([, name, input]) => [name, input])).toEqual([['read_file', { path: 'src/a.py' }]]);
       expect(sdkInput).toBe(totalInput('vertex'));
@@ -268,6 +325,33 @@ describe('Google Vertex AI (Gemini) through the gateway', () => {
       expect(recorded(s.cassetteDir)).not.toContain(s.server.accessToken);
     } finally {
       await s?.close();
+    }
+  });
+
+  it("meters Claude Code's call on Vertex (streamRawPredict), under the host's project and location whatever the agent names", async () => {
+    const adc = workloadIdentity();
+    const claude = 'claude-sonnet-4-5@20250929';
+    const s = await setUp('vertex', 'vertex', claude, adc.env, adc.baseUrl);
+    try {
+      const { baseUrls } = s.gateway.openSession('claude', { model: claude, cassette: 'task/claude/1' });
+      const response = await fetch(`${baseUrls.vertex}/projects/crucible/locations/gateway/publishers/anthropic/models/${claude}:streamRawPredict`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${DUMMY}` },
+        body: JSON.stringify({ anthropic_version: 'vertex-2023-10-16', max_tokens: 1024, stream: true, messages: [{ role: 'user', content: 'Fix it.' }] }),
+      });
+      expect(response.status).toBe(200);
+      expect(await response.text()).toContain('event: message_stop');
+      const sent = s.server.received.at(-1) as PlatformRequest;
+      expect(sent.path).toBe(`/v1/projects/proj-1/locations/us-central1/publishers/anthropic/models/${claude}:streamRawPredict`);
+      expect(sent.headers.authorization).toBe(`Bearer ${s.server.accessToken}`);
+      const u = PLATFORM_USAGE.vertex;
+      expect(s.gateway.usage('claude')).toMatchObject({ requests: 1, inputTokens: totalInput('vertex'), cacheReadTokens: u.cacheRead, outputTokens: u.output, unmeteredResponses: 0 });
+      expect(s.gateway.turns('claude')).toMatchObject([{ api: 'messages', requestedModel: claude, toolCalls: [{ id: 'call_1', name: 'read_file' }] }]);
+      // rawPredict for another model than the attempt's is refused like any other request.
+      const other = await fetch(`${baseUrls.vertex}/projects/p/locations/l/publishers/anthropic/models/claude-opus-4-1@20250805:rawPredict`, { method: 'POST', body: '{}' });
+      expect(other.status).toBe(400);
+    } finally {
+      await s.close();
     }
   });
 

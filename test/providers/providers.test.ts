@@ -69,10 +69,10 @@ describe.each(CASES)('$provider through the gateway', ({ provider, dialect, mode
     await server.close();
   });
 
-  const open = (): { id: string; model: ReturnType<typeof createLanguageModel> } => {
+  const open = async (): Promise<{ id: string; model: Awaited<ReturnType<typeof createLanguageModel>> }> => {
     const id = `attempt-${++session}`;
     const { baseUrls } = gateway.openSession(id, { model: spec.modelId });
-    return { id, model: createLanguageModel(spec, { baseUrls, apiKey: 'dummy-key-the-agent-holds' }) };
+    return { id, model: await createLanguageModel(spec, { baseUrls, apiKey: 'dummy-key-the-agent-holds' }) };
   };
 
   const expectMetered = (id: string, times: number, unmetered = 0): void => {
@@ -90,7 +90,7 @@ describe.each(CASES)('$provider through the gateway', ({ provider, dialect, mode
   };
 
   it('answers a tool call without streaming; the SDK and the gateway read the same usage, cached tokens included', async () => {
-    const { id, model: languageModel } = open();
+    const { id, model: languageModel } = await open();
     server.queue.push({ kind: 'tool', name: 'read_file', args: { path: 'src/a.py' }, id: 'call_1' });
     const result = await generateText({ model: languageModel, prompt: 'Fix it.', tools: TOOL_DEFINITIONS, maxRetries: 0 });
     expect(result.toolCalls.map((c) => [c.toolCallId, c.toolName, c.input])).toEqual([['call_1', 'read_file', { path: 'src/a.py' }]]);
@@ -112,7 +112,7 @@ describe.each(CASES)('$provider through the gateway', ({ provider, dialect, mode
   });
 
   it('answers a tool call streamed, metered the same', async () => {
-    const { id, model: languageModel } = open();
+    const { id, model: languageModel } = await open();
     server.queue.push({ kind: 'tool', name: 'list_files', args: { path: 'src' }, id: 'call_2' });
     const result = streamText({ model: languageModel, prompt: 'Fix it.', tools: TOOL_DEFINITIONS, maxRetries: 0 });
     const calls = await result.toolCalls;
@@ -122,7 +122,7 @@ describe.each(CASES)('$provider through the gateway', ({ provider, dialect, mode
   });
 
   it('runs the agent loop: 429 (retry-after), 5xx and malformed JSON are retried, then the tool call is acted on', async () => {
-    const { id, model: languageModel } = open();
+    const { id, model: languageModel } = await open();
     server.queue.push(
       { kind: 'rate-limited' },
       { kind: 'server-error' },

@@ -44,7 +44,7 @@ describe('checking model agents before a run', () => {
     expect(() => checkModelSpecs(specs('openai:gpt-4.1'), { env: {}, mode: 'replay', cassetteDir: '.' })).not.toThrow();
   });
 
-  it("routes gemini: to Gemini's native protocol, keyed by GEMINI_API_KEY or GOOGLE_API_KEY, base without a version", () => {
+  it("routes gemini: to Gemini's native protocol, keyed by GEMINI_API_KEY or GOOGLE_API_KEY, base without a version", async () => {
     expect(fail(() => upstreamFor('gemini', { env: {}, replay: false, spec: 'gemini:gemini-2.5-pro' }))).toMatch(
       /^--model gemini:gemini-2.5-pro: GEMINI_API_KEY \(or GOOGLE_API_KEY\) is not set/,
     );
@@ -53,7 +53,7 @@ describe('checking model agents before a run', () => {
       config: { kind: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com', apiKeyEnv: 'GOOGLE_API_KEY' },
     });
     // Gemini's native protocol is for external agents; the built-in agent says what to use instead.
-    expect(fail(() => createLanguageModel(parseModelSpec('gemini:gemini-2.5-pro'), { baseUrls: { gemini: 'http://x' }, apiKey: 'k' }))).toMatch(
+    await expect(createLanguageModel(parseModelSpec('gemini:gemini-2.5-pro'), { baseUrls: { gemini: 'http://x' }, apiKey: 'k' })).rejects.toThrow(
       /built-in agent does not speak Gemini's native protocol \(fix: use --model google:gemini-2.5-pro/,
     );
     const proxied = upstreamFor('gemini', { env: {}, replay: true, baseUrl: 'https://proxy.example/v1beta', spec: 'gemini:g' });

@@ -1,11 +1,3 @@
-import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createAzure } from '@ai-sdk/azure';
-import { createVertex } from '@ai-sdk/google-vertex';
-import { createGroq } from '@ai-sdk/groq';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { createOpenRouter } from '@openrouter/ai-sdk-provider';
 import type { LanguageModel } from 'ai';
 import { InputError } from '../../errors.js';
 import type { ModelAccess } from '../agent.js';
@@ -30,26 +22,29 @@ import type { ModelSpec } from '../models/providers.js';
  * - openrouter: @openrouter/ai-sdk-provider (Chat Completions), usage included in every answer.
  * - gemini: refused. It is Gemini's native protocol, there for external agents (Gemini CLI); the
  *   built-in agent reaches Gemini models as `google:<model>`.
+ *
+ * Each provider package is imported only when a run uses it: eight SDKs loaded for one model would
+ * cost every attempt's start-up what only one of them needs (test/cli/lazy-model-sdk.test.ts).
  */
-export function createLanguageModel(spec: ModelSpec, access: Pick<ModelAccess, 'baseUrls' | 'apiKey'>): LanguageModel {
+export async function createLanguageModel(spec: ModelSpec, access: Pick<ModelAccess, 'baseUrls' | 'apiKey'>): Promise<LanguageModel> {
   const baseURL = access.baseUrls[spec.provider];
   if (baseURL === undefined) throw new Error(`gateway session has no route for provider ${spec.provider}`);
   const apiKey = access.apiKey;
   switch (spec.provider) {
     case 'openai':
-      return createOpenAI({ baseURL, apiKey }).responses(spec.modelId);
+      return (await import('@ai-sdk/openai')).createOpenAI({ baseURL, apiKey }).responses(spec.modelId);
     case 'anthropic':
-      return createAnthropic({ baseURL: `${baseURL}/v1`, apiKey })(spec.modelId);
+      return (await import('@ai-sdk/anthropic')).createAnthropic({ baseURL: `${baseURL}/v1`, apiKey })(spec.modelId);
     case 'groq':
-      return createGroq({ baseURL, apiKey })(spec.modelId);
+      return (await import('@ai-sdk/groq')).createGroq({ baseURL, apiKey })(spec.modelId);
     case 'bedrock':
-      return createAmazonBedrock({ baseURL, apiKey, region: 'gateway' })(spec.modelId);
+      return (await import('@ai-sdk/amazon-bedrock')).createAmazonBedrock({ baseURL, apiKey, region: 'gateway' })(spec.modelId);
     case 'azure':
-      return createAzure({ baseURL, apiKey }).responses(spec.modelId);
+      return (await import('@ai-sdk/azure')).createAzure({ baseURL, apiKey }).responses(spec.modelId);
     case 'vertex':
-      return createVertex({ baseURL: `${baseURL}/publishers/google`, apiKey })(spec.modelId);
+      return (await import('@ai-sdk/google-vertex')).createVertex({ baseURL: `${baseURL}/publishers/google`, apiKey })(spec.modelId);
     case 'openrouter':
-      return createOpenRouter({ baseURL, apiKey, compatibility: 'strict' })(spec.modelId, { usage: { include: true } });
+      return (await import('@openrouter/ai-sdk-provider')).createOpenRouter({ baseURL, apiKey, compatibility: 'strict' })(spec.modelId, { usage: { include: true } });
     case 'gemini':
       throw new InputError(
         `--model ${spec.spec}: the built-in agent does not speak Gemini's native protocol (fix: use --model google:${spec.modelId}, or an external agent such as gemini-cli)`,
@@ -57,6 +52,6 @@ export function createLanguageModel(spec: ModelSpec, access: Pick<ModelAccess, '
     case 'google':
     case 'ollama':
     case 'openai-compatible':
-      return createOpenAICompatible({ name: spec.provider, baseURL, apiKey, includeUsage: true })(spec.modelId);
+      return (await import('@ai-sdk/openai-compatible')).createOpenAICompatible({ name: spec.provider, baseURL, apiKey, includeUsage: true })(spec.modelId);
   }
 }

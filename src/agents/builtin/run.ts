@@ -15,7 +15,7 @@ export async function runModelAgent(spec: ModelSpec, ctx: AgentContext): Promise
   const started = performance.now();
   const [realWorkspace, realAttemptDir] = await Promise.all([realpath(ctx.workspace), realpath(ctx.attemptDir)]);
   return runLoop({
-    model: createLanguageModel(spec, access),
+    model: await createLanguageModel(spec, access),
     modelName: spec.spec,
     system: SYSTEM_PROMPT,
     instruction: ctx.instruction,

@@ -9,7 +9,7 @@ import type { ExecResult } from '../../sandbox/index.js';
 import { PROVIDERS, type ModelSpec, type ProviderName } from '../models/providers.js';
 import { profileHash, resolveProgram, type ResolvedProgram } from './install.js';
 import { versionArgv } from './invocation.js';
-import type { AgentProfile, AgentProtocolKind } from './profile.js';
+import type { AgentPlatform, AgentProfile, AgentProtocolKind } from './profile.js';
 import type { AgentInfo } from '../../types/index.js';
 
 /** The gateway provider each protocol is metered on; its key variable is the one the run needs. */
@@ -27,14 +27,16 @@ const VERSION_TIMEOUT_MS = 30_000;
  * The Agent for one profile on one model: `spec` is what the user wrote (`claude-code` or
  * `claude-code:claude-sonnet-4-5`), its name in reports and cassette keys; `model` overrides the
  * profile's default model. Its modelSpec makes the engine check the provider's key and open a
- * gateway session per attempt, exactly as for the built-in agent.
+ * gateway session per attempt, exactly as for the built-in agent. `platform` (from
+ * `NAME@bedrock`, the profile already switched by onPlatform) makes that provider the platform's.
  */
-export function createExternalAgent(profile: AgentProfile, model: string | undefined, spec: string): Agent {
+export function createExternalAgent(profile: AgentProfile, model: string | undefined, spec: string, platform?: AgentPlatform): Agent {
   const modelId = model ?? profile.model;
   if (modelId === undefined || modelId === '') {
     throw new InputError(`--agent ${spec}: profile ${profile.name} names no model (fix: --agent ${profile.name}:<model>, or set model: in ${profile.source})`);
   }
-  const provider = PROVIDER_OF[profile.protocol.kind];
+  // On a platform the gateway upstream is the platform's (`bedrock`, …): its credentials, its metering.
+  const provider = platform ?? PROVIDER_OF[profile.protocol.kind];
   if (!(provider in PROVIDERS)) {
     throw new InputError(`--agent ${spec}: protocol ${profile.protocol.kind} is not metered by this gateway yet (fix: use a profile with another protocol)`);
   }

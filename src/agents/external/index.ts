@@ -5,8 +5,19 @@
  * (invocation, output parsers, the trajectory) stay inside this folder. Nothing here loads the
  * sandbox, so config stays light.
  */
-export { COMMAND_PLACEHOLDERS, TEXT_PLACEHOLDERS, type AgentOutputFormat, type AgentProfile, type AgentProtocol, type AgentProtocolKind } from './profile.js';
+export {
+  AGENT_PLATFORMS,
+  COMMAND_PLACEHOLDERS,
+  TEXT_PLACEHOLDERS,
+  type AgentOutputFormat,
+  type AgentPlatform,
+  type AgentProfile,
+  type AgentProtocol,
+  type AgentProtocolKind,
+  type PlatformSwitch,
+} from './profile.js';
 export { agentsFileSchema, profileSchema } from './profile-schema.js';
+export { onPlatform, splitProfileSpec, type ProfileSpec } from './platform.js';
 export {
   builtinProfilesDir,
   loadAgentsFile,

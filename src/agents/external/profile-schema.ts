@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { COMMAND_PLACEHOLDERS, TEXT_PLACEHOLDERS, type AgentProfile } from './profile.js';
+import { AGENT_PLATFORMS, COMMAND_PLACEHOLDERS, TEXT_PLACEHOLDERS, type AgentPlatform, type AgentProfile, type PlatformSwitch } from './profile.js';
 
 /**
  * The agent-profile format as users write it (snake_case YAML), and the checks zod cannot express
@@ -22,6 +22,26 @@ export const protocolSchema = z.strictObject({
     .default([])
     .describe('Variables the agent reads its API key from; each is set to a per-attempt dummy key (the real key stays in the gateway).'),
 });
+
+export const platformSchema = z.strictObject({
+  base_url_env: z.array(envName).optional().describe("Replaces protocol.base_url_env on this platform: variables set to the gateway URL of the platform's upstream."),
+  api_key_env: z.array(envName).optional().describe('Replaces protocol.api_key_env on this platform: variables set to the per-attempt dummy key.'),
+  env: z.array(envName).default([]).describe('Host variables passed through besides the profile\'s (a region; never a credential).'),
+  set_env: z
+    .record(envName, z.string())
+    .default({})
+    .describe(`Fixed variables merged over the profile's: the agent's own switches for the platform; values may use ${TEXT_PLACEHOLDERS.join(', ')}.`),
+  home_files: z.record(z.string().min(1), z.string()).default({}).describe("Files merged over the profile's home_files on this platform."),
+  model: z.string().min(1).optional().describe("The model on this platform when --agent NAME@platform names none (default: the profile's)."),
+});
+
+/** Which platforms carry which protocol: the gateway meters Claude's Messages API on Bedrock and Vertex, OpenAI's APIs on Azure and OpenRouter. */
+export const PLATFORMS_OF_PROTOCOL: Record<AgentProfile['protocol']['kind'], readonly AgentPlatform[]> = {
+  anthropic: ['bedrock', 'vertex'],
+  'openai-responses': ['azure', 'openrouter'],
+  'openai-chat': ['azure', 'openrouter'],
+  gemini: [],
+};
 
 export const profileSchema = z.strictObject({
   name: z
@@ -58,6 +78,10 @@ export const profileSchema = z.strictObject({
       "Requests for another model than the attempt's: refuse (default; the gateway answers 400 model_not_allowed) or serve (forwarded, and the model that answered is recorded per request).",
     ),
   protocol: protocolSchema,
+  platforms: z
+    .partialRecord(z.enum(AGENT_PLATFORMS), platformSchema)
+    .default({})
+    .describe('Cloud platforms the agent can reach its model through (`--agent NAME@bedrock`), each with the switches the agent documents for it.'),
   output: z
     .enum(['claude-stream-json', 'codex-json', 'gemini-json', 'text'])
     .default('text')
@@ -128,6 +152,23 @@ export function profileProblems(p: ProfileParsed, rules: ProfileRules): ProfileP
     checkText(content, ['home_files', path], out);
   }
   const keys = [...rules.keyVariables, ...p.protocol.api_key_env];
+  for (const [platform, switches] of Object.entries(p.platforms) as Array<[AgentPlatform, z.output<typeof platformSchema>]>) {
+    if (!PLATFORMS_OF_PROTOCOL[p.protocol.kind].includes(platform)) {
+      const fits = PLATFORMS_OF_PROTOCOL[p.protocol.kind];
+      out.push({
+        path: ['platforms', platform],
+        problem: `protocol ${p.protocol.kind} is not metered on ${platform}`,
+        fix: fits.length > 0 ? `use one of ${fits.join(', ')}` : 'remove it: no platform carries this protocol yet',
+      });
+    }
+    for (const [name, value] of Object.entries(switches.set_env)) checkText(value, ['platforms', platform, 'set_env', name], out);
+    for (const [path, content] of Object.entries(switches.home_files)) checkText(content, ['platforms', platform, 'home_files', path], out);
+    switches.env.forEach((name, i) => {
+      if (keys.includes(name) || (switches.api_key_env ?? []).includes(name)) {
+        out.push({ path: ['platforms', platform, 'env', i], problem: `passing ${name} through would give the agent the real key`, fix: 'remove it: the gateway holds the credentials' });
+      }
+    });
+  }
   p.env.forEach((name, i) => {
     if (keys.includes(name)) {
       out.push({
@@ -185,9 +226,25 @@ export function toProfile(p: ProfileParsed, source: string, dir: string): AgentP
     ...(p.model !== undefined ? { model: p.model } : {}),
     ...(p.other_models === 'serve' ? { otherModels: 'serve' as const } : {}),
     protocol: { kind: p.protocol.kind, baseUrlEnv: p.protocol.base_url_env, apiKeyEnv: p.protocol.api_key_env },
+    ...(Object.keys(p.platforms).length > 0 ? { platforms: toPlatforms(p.platforms) } : {}),
     output: p.output,
     source,
   };
+}
+
+function toPlatforms(parsed: ProfileParsed['platforms']): Partial<Record<AgentPlatform, PlatformSwitch>> {
+  const out: Partial<Record<AgentPlatform, PlatformSwitch>> = {};
+  for (const [platform, p] of Object.entries(parsed) as Array<[AgentPlatform, z.output<typeof platformSchema>]>) {
+    out[platform] = {
+      ...(p.base_url_env ? { baseUrlEnv: p.base_url_env } : {}),
+      ...(p.api_key_env ? { apiKeyEnv: p.api_key_env } : {}),
+      env: p.env,
+      setEnv: p.set_env,
+      homeFiles: p.home_files,
+      ...(p.model !== undefined ? { model: p.model } : {}),
+    };
+  }
+  return out;
 }
 
 /** True for a package spec that is a local tarball path rather than a registry name@version. */

@@ -24,6 +24,26 @@ export interface AgentProtocol {
   apiKeyEnv: string[];
 }
 
+/** The cloud platforms an external agent may reach its model through, by the gateway upstream of the same name. */
+export const AGENT_PLATFORMS = ['bedrock', 'vertex', 'azure', 'openrouter'] as const;
+export type AgentPlatform = (typeof AGENT_PLATFORMS)[number];
+
+/**
+ * What changes when the agent runs on a platform (`--agent NAME@bedrock`): the agent's own
+ * documented switches for it (Claude Code's CLAUDE_CODE_USE_BEDROCK and its base URL variable,
+ * say). Lists replace the profile's when given; maps are merged over the profile's.
+ */
+export interface PlatformSwitch {
+  baseUrlEnv?: string[];
+  apiKeyEnv?: string[];
+  /** Host variables passed through besides the profile's (a region, never a credential). */
+  env: string[];
+  setEnv: Record<string, string>;
+  homeFiles: Record<string, string>;
+  /** The model when `--agent NAME@platform` names none; default the profile's. */
+  model?: string;
+}
+
 export interface AgentProfile {
   /** `[a-z0-9][a-z0-9-]*`; never a provider name (`openai`, …) nor a reference agent's. */
   name: string;
@@ -51,6 +71,8 @@ export interface AgentProfile {
   /** `serve`: the gateway forwards requests for other models than the attempt's (default: refused). */
   otherModels?: 'serve';
   protocol: AgentProtocol;
+  /** The platforms this agent can run on besides its protocol's own provider, with its switches for each. */
+  platforms?: Partial<Record<AgentPlatform, PlatformSwitch>>;
   output: AgentOutputFormat;
   /** Where the profile came from: `builtin` or the file it was read from. */
   source: string;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import pc from 'picocolors';
-import { isProfileSpec, loadAgentCatalog } from '../../agents/index.js';
+import { isProfileSpec, loadAgentCatalog, splitProfileSpec } from '../../agents/index.js';
 import { agentCacheDir, builtinProfilesDir, installedVersion, resolveProgram, type AgentProfile } from '../../agents/index.js';
 import { loadTaskSet } from '../../config/index.js';
 import { executeRun, type RunOutcome } from '../../engine/index.js';
@@ -105,7 +105,7 @@ export async function agentsCheckCommand(spec: string, opts: CatalogOptions & { 
   // The run's own checks: a missing API key names its variable here (exit 2), before anything starts.
   const models = modelRunOptions({ ...(opts.replay !== undefined ? { replay: opts.replay } : {}) }, [spec], profiles);
   writableStateDir('--out', opts.out, io.cwd);
-  const profile = profiles.get(spec.split(':')[0] as string) as AgentProfile;
+  const profile = profiles.get(splitProfileSpec(spec).name) as AgentProfile;
   await resolveProgram(profile, { cacheDir: agentCacheDir(opts.out), install: true, onProgress: (line) => io.stderr.write(`${line}\n`) });
   const sandbox = await chooseSandbox(io, opts.sandbox, [spec]);
   const progress = createProgress({ stream: io.stderr });
