@@ -68,7 +68,7 @@ export function adaptiveState(
   assertTarget(target);
   if (target.kind === 'gate') {
     const agentStates = target.agents.map((gated) => {
-      const gate = gateSequence(records, gated, taskIds, target);
+      const gate = gateSequence(records, gated, target.tasks, target);
       const futile = remaining !== undefined && gateFutile(gate, remaining);
       return { agent: gated.agent, gate, open: gate.decision === 'open' && !futile, ...(futile ? { futile } : {}) };
     });

@@ -27,6 +27,8 @@ export interface GateTarget {
   /** The drop tolerated, as a fraction (`--max-drop` / 100). */
   margin: number;
   agents: GatedAgent[];
+  /** The gated tasks, in the order the draws index them. */
+  tasks: string[];
   /** Draws per look. */
   batch: number;
   seed: number;

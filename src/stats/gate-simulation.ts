@@ -76,6 +76,7 @@ export function simulateAdaptiveGate(
       confidence: opts.confidence ?? 0.95,
       margin: s.margin,
       agents: [{ agent: 'candidate', baseline }],
+      tasks: taskIds,
       batch: opts.batch ?? 8,
       seed: run + 1,
     };
