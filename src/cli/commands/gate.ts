@@ -21,6 +21,7 @@ import {
 } from '../../gate/index.js';
 import { openHistory } from '../../store/index.js';
 import { runFile } from '../../run-dir/index.js';
+import { gateFutile, gateSequence } from '../../stats/index.js';
 import type { AdaptiveRunOptions, AdaptiveStop } from '../../engine/index.js';
 import type { SandboxKind } from '../../sandbox/index.js';
 import type { Task } from '../../types/index.js';
@@ -206,6 +207,13 @@ async function runForGate(
       throw new InputError(
         `baseline ${opts.baseline}: no gated task has a scored baseline attempt (fix: save the baseline from a run whose attempts were graded)`,
       );
+    if (flags.maxAttempts !== undefined) {
+      const budget = flags.maxAttempts;
+      if (target.agents.every((g) => gateFutile(gateSequence([], g, target.tasks, target), budget)))
+        throw new InputError(
+          `--max-attempts ${budget}: too few for the anytime test to decide at --alpha ${Number((1 - flags.confidence).toPrecision(6))} even if every attempt went one way (fix: raise --max-attempts, or gate without --adaptive)`,
+        );
+    }
     tasks = tasks.filter((t) => target.tasks.includes(t.id));
     // Draws are uniform over tasks, so one task may take several times its share of the budget.
     const share = flags.maxAttempts === undefined ? ADAPTIVE_DEFAULT_RUNS : Math.ceil((3 * flags.maxAttempts) / tasks.length);
