@@ -32,7 +32,7 @@ export function adaptiveRunOptions(opts: AdaptiveCliOptions, maxCostTotal?: stri
   return { ...budget, target: { kind: 'separate', confidence: 1 - alpha } };
 }
 
-function fraction(flag: string, text: string, example: string): number {
+export function fraction(flag: string, text: string, example: string): number {
   const value = Number(text);
   if (!/^\s*(0?\.\d+|1(\.0*)?)\s*$/.test(text) || !(value > 0 && value < 1)) {
     throw new InputError(`${flag} ${text}: expected a number between 0 and 1 (fix: e.g. ${flag} ${example})`);

@@ -463,6 +463,12 @@ export function createProgram(io: CliIo): CrucibleProgram {
     .option('--max-drop <points>', 'fail when the paired test says an agent got worse by more than this many points (default 0)')
     .option('--max-regressed-tasks <n>', 'fail when more tasks than this went PASS→FAIL (default 0)')
     .option('--allow-version-mismatch', 'compare even when a task changed version since the baseline (reported in the verdict)')
+    .option(
+      '--adaptive',
+      'draw trials until an anytime-valid test decides pass or regression beyond --max-drop, or the budget is spent (docs/adaptive.md#gating-adaptively-gate---adaptive)',
+    )
+    .option('--max-attempts <n>', 'with --adaptive: the most attempts the gate may spend')
+    .option('--alpha <a>', 'with --adaptive: the error rate of the decision (default 0.05)')
     .addOption(stateDirOption("Crucible's state directory (runs; the gate's report goes to <out>/gates/<id>/)"))
     .addOption(sandboxOption('where agents and tests run: bwrap (default on Linux), local, or docker (containers; tasks with an environment need it)'))
     .addOption(quietOption('no progress output'))
@@ -481,7 +487,8 @@ export function createProgram(io: CliIo): CrucibleProgram {
   Examples:
     crucible gate examples/tasks.yaml --baseline baselines/main.json
     crucible gate examples/tasks.yaml --baseline baselines/main.json --agent nop --max-drop 5
-    crucible gate examples/tasks.yaml --baseline baselines/main.json --run 20261201-1002`,
+    crucible gate examples/tasks.yaml --baseline baselines/main.json --run 20261201-1002
+    crucible gate examples/tasks.yaml --baseline baselines/main.json --adaptive --max-attempts 60 --max-drop 10`,
     )
     .action(async (taskset: string, opts) => (await import('./commands/gate.js')).gateCommand(taskset, opts, io));
   addModelOptions(program.commands.find((c) => c.name() === 'gate') as Command);

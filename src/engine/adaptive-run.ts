@@ -1,4 +1,4 @@
-import { adaptiveState, nextTrials, type AdaptiveState, type AdaptiveTarget, type TrialRecord } from '../stats/index.js';
+import { adaptiveState, nextTrials, type AdaptiveState, type AdaptiveTarget, type GateSequence, type TrialRecord } from '../stats/index.js';
 import { UNSCORED_CAUSES, type AttemptPlan, type AttemptResult } from '../types/index.js';
 import type { FailedFast, RunEnd } from './attempt-loop.js';
 import type { AdaptiveRunOptions } from '../run-dir/index.js';
@@ -6,7 +6,7 @@ import type { AdaptiveRunOptions } from '../run-dir/index.js';
 export type { AdaptiveRunOptions };
 
 /** Why an adaptive run stopped, in summary.json as `adaptive`. */
-export type AdaptiveStop = 'target met' | 'budget spent' | 'trials exhausted' | 'interrupted' | 'fail-fast';
+export type AdaptiveStop = 'target met' | 'futile' | 'budget spent' | 'trials exhausted' | 'interrupted' | 'fail-fast';
 
 export interface AdaptiveSummary {
   target: AdaptiveTarget;
@@ -19,8 +19,30 @@ export interface AdaptiveSummary {
   cost?: { maxUsd: number; spentUsd: number };
   /** Which budget stopped the run, when one did. */
   budget?: 'attempts' | 'cost';
-  comparisons: Array<{ a: string; b: string; verdict: string; eValue: number; threshold: number; wins: number; losses: number; pairs: number }>;
-  agents: Array<{ agent: string; low?: number; high?: number; rounds?: number; open: boolean }>;
+  comparisons: Array<{
+    a: string;
+    b: string;
+    verdict: string;
+    eValue: number;
+    threshold: number;
+    wins: number;
+    losses: number;
+    pairs: number;
+    futile?: boolean;
+  }>;
+  agents: Array<{ agent: string; low?: number; high?: number; rounds?: number; open: boolean; futile?: boolean; gate?: AdaptiveGateSummary }>;
+}
+
+/** `gate --adaptive`: one agent's anytime test against its baseline (stats/gate-sequential.ts). */
+export interface AdaptiveGateSummary {
+  decision: 'pass' | 'fail' | 'open';
+  baselineRate: number;
+  reference: number;
+  eForPass: number;
+  eForFail: number;
+  threshold: number;
+  steps: number;
+  estimate: number | null;
 }
 
 export interface AdaptiveLoop {
@@ -54,12 +76,13 @@ export async function runAdaptive(loop: AdaptiveLoop): Promise<{ ended: RunEnd; 
   };
   for (;;) {
     const records = trialRecords(loop.results, allowed);
-    const state = adaptiveState(records, loop.agents, loop.taskIds, loop.options.target);
     const spent = records.length;
+    const state = adaptiveState(records, loop.agents, loop.taskIds, loop.options.target, budget.maxAttempts - spent);
     const cost = costSoFar(loop.results);
     const summary = (stopped: AdaptiveStop, by?: 'attempts' | 'cost'): AdaptiveSummary =>
       summarize(loop.options, budget, state, stopped, spent, cost.spentUsd, by);
     if (state.met) return { ended: 'completed', adaptive: summary('target met') };
+    if (state.futile) return { ended: 'completed', adaptive: summary('futile') };
     if (budget.maxCostUsd !== undefined && cost.spentUsd >= budget.maxCostUsd) return { ended: 'completed', adaptive: summary('budget spent', 'cost') };
     const batch: AttemptPlan[] = [];
     let exhausted = false;
@@ -92,7 +115,7 @@ export async function runAdaptive(loop: AdaptiveLoop): Promise<{ ended: RunEnd; 
     const { ended, failedFast } = await loop.runBatch(batch);
     if (ended !== 'completed') {
       const after = trialRecords(loop.results, allowed);
-      const last = adaptiveState(after, loop.agents, loop.taskIds, loop.options.target);
+      const last = adaptiveState(after, loop.agents, loop.taskIds, loop.options.target, budget.maxAttempts - after.length);
       return {
         ended,
         ...(failedFast ? { failedFast } : {}),
@@ -102,7 +125,7 @@ export async function runAdaptive(loop: AdaptiveLoop): Promise<{ ended: RunEnd; 
     // The run loop started nothing (its own caps halted it): looking again would ask for the same batch forever.
     if (loop.results.size === before) {
       const after = trialRecords(loop.results, allowed);
-      const last = adaptiveState(after, loop.agents, loop.taskIds, loop.options.target);
+      const last = adaptiveState(after, loop.agents, loop.taskIds, loop.options.target, budget.maxAttempts - after.length);
       return {
         ended,
         adaptive: summarize(
@@ -174,10 +197,29 @@ function summarize(
       wins: c.test.wins,
       losses: c.test.losses,
       pairs: c.pairs,
+      ...(c.futile ? { futile: true } : {}),
     })),
-    agents: state.agents.map((s) =>
-      s.sequence ? { agent: s.agent, low: s.sequence.low, high: s.sequence.high, rounds: s.sequence.t, open: s.open } : { agent: s.agent, open: s.open },
-    ),
+    agents: state.agents.map((s) => ({
+      agent: s.agent,
+      ...(s.sequence ? { low: s.sequence.low, high: s.sequence.high, rounds: s.sequence.t } : {}),
+      open: s.open,
+      ...(s.futile ? { futile: true } : {}),
+      ...(s.gate ? { gate: gateSummary(s.gate) } : {}),
+    })),
+  };
+}
+
+function gateSummary(g: GateSequence): AdaptiveGateSummary {
+  const round = (x: number): number => Number(x.toPrecision(6));
+  return {
+    decision: g.decision,
+    baselineRate: round(g.baselineRate),
+    reference: round(g.reference),
+    eForPass: round(g.eForPass),
+    eForFail: round(g.eForFail),
+    threshold: g.threshold,
+    steps: g.steps,
+    estimate: g.estimate === null ? null : round(g.estimate),
   };
 }
 
@@ -187,21 +229,37 @@ export function describeAdaptiveStop(a: AdaptiveSummary): string {
     a.stopped === 'target met'
       ? a.target.kind === 'separate'
         ? 'target met: every pair of agents separated'
-        : `target met: every pass-rate interval at most ${a.target.width} wide`
-      : a.stopped === 'budget spent'
-        ? a.budget === 'cost' && a.cost
-          ? `budget spent (--max-cost-total $${a.cost.maxUsd}, $${a.cost.spentUsd} spent) before the target was met`
-          : `budget spent (--max-attempts ${a.maxAttempts}) before the target was met`
-        : a.stopped === 'trials exhausted'
-          ? 'every open task reached its --runs trials before the target was met'
-          : a.stopped;
+        : a.target.kind === 'gate'
+          ? 'target met: every gate decided'
+          : `target met: every pass-rate interval at most ${a.target.width} wide`
+      : a.stopped === 'futile'
+        ? `futile: what is left of the budget (${a.maxAttempts - a.spent} attempts) cannot decide what is still open`
+        : a.stopped === 'budget spent'
+          ? a.budget === 'cost' && a.cost
+            ? `budget spent (--max-cost-total $${a.cost.maxUsd}, $${a.cost.spentUsd} spent) before the target was met`
+            : `budget spent (--max-attempts ${a.maxAttempts}) before the target was met`
+          : a.stopped === 'trials exhausted'
+            ? 'every open task reached its --runs trials before the target was met'
+            : a.stopped;
   const parts = a.comparisons.map(
     (c) => `${c.a} vs ${c.b}: ${c.verdict} (e-value ${formatE(c.eValue)} vs ${formatE(c.threshold)}, ${c.wins}–${c.losses} on discordant pairs)`,
   );
   const widths = a.agents.flatMap((s) =>
     s.low !== undefined && s.high !== undefined ? [`${s.agent}: [${pct(s.low)}, ${pct(s.high)}] after ${s.rounds} rounds`] : [],
   );
-  return [`adaptive: stopped, ${why}, after ${a.spent} of at most ${a.maxAttempts} attempts`, ...parts, ...widths].join('\n  ');
+  const gates = a.agents.flatMap((s) => (s.gate ? [`${s.agent}: ${describeGateDecision(s.gate)}`] : []));
+  return [`adaptive: stopped, ${why}, after ${a.spent} of at most ${a.maxAttempts} attempts`, ...parts, ...widths, ...gates].join('\n  ');
+}
+
+/** One agent's anytime gate test in words: the decision, the e-values against their threshold, the rates. */
+export function describeGateDecision(g: AdaptiveGateSummary): string {
+  const decided =
+    g.decision === 'pass'
+      ? `decided pass: pass rate not below ${pct(g.reference)} (baseline ${pct(g.baselineRate)} − margin), e-value ${formatE(g.eForPass)} ≥ ${formatE(g.threshold)}`
+      : g.decision === 'fail'
+        ? `decided fail: pass rate below ${pct(g.reference)} (baseline ${pct(g.baselineRate)} − margin), e-value ${formatE(g.eForFail)} ≥ ${formatE(g.threshold)}`
+        : `not decided: e-values ${formatE(g.eForPass)} (pass) and ${formatE(g.eForFail)} (fail), both under ${formatE(g.threshold)}, against ${pct(g.reference)} (baseline ${pct(g.baselineRate)} − margin)`;
+  return `${decided}, after ${g.steps} scored draws${g.estimate === null ? '' : `, estimated rate ${pct(g.estimate)}`}`;
 }
 
 const formatE = (e: number): string => (e >= 1000 ? e.toExponential(1) : e.toFixed(e >= 100 ? 0 : 1));

@@ -14,7 +14,15 @@ export {
   type RunKind,
   runsDirOf,
 } from './run.js';
-export { runAdaptive, describeAdaptiveStop, type AdaptiveRunOptions, type AdaptiveStop, type AdaptiveSummary } from './adaptive-run.js';
+export {
+  runAdaptive,
+  describeAdaptiveStop,
+  describeGateDecision,
+  type AdaptiveRunOptions,
+  type AdaptiveStop,
+  type AdaptiveSummary,
+  type AdaptiveGateSummary,
+} from './adaptive-run.js';
 export { AttemptWithdrawn } from './attempt-loop.js';
 export { preflightTasks, type PreflightOptions, type TaskPreflight } from './preflight.js';
 export { taskErrorAttempt } from './task-error.js';

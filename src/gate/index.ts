@@ -13,4 +13,5 @@ export {
   type GateTaskChange,
   type VersionMismatch,
 } from './evaluate.js';
+export { applyAdaptiveGate, gateTarget, type GateAdaptiveReport } from './adaptive.js';
 export { formatGate, gateMarkdown, type GateReport } from './report.js';

@@ -1,3 +1,4 @@
+import type { GateAdaptiveReport } from './adaptive.js';
 import type { GateEvaluation, GateThresholds } from './evaluate.js';
 import { points } from './evaluate.js';
 
@@ -10,6 +11,29 @@ export interface GateReport extends GateEvaluation {
   taskSet: string;
   baseline: { file: string; sourceRun: string; createdAt: string };
   thresholds: GateThresholds;
+  /** `gate --adaptive`: how the run stopped and which test decided each agent. */
+  adaptive?: GateAdaptiveReport;
+}
+
+const STOPS: Record<string, string> = {
+  'target met': 'every agent decided by the anytime test',
+  futile: 'futile (what was left of the budget could not decide the open test)',
+  'budget spent': 'budget spent before the anytime test decided',
+  'trials exhausted': 'an open task reached its --runs trials before the anytime test decided',
+};
+
+/** How an adaptive gate stopped and, per agent, which test decided it. */
+function adaptiveLines(a: GateAdaptiveReport): string[] {
+  const how = a.stopped === undefined ? '' : `stopped: ${STOPS[a.stopped] ?? a.stopped}; `;
+  return [
+    `adaptive gate (anytime test at alpha ${a.alpha}, margin ${a.maxDrop} pts): ${how}${a.agents
+      .map((g) =>
+        g.decision === 'open'
+          ? `${g.agent} not decided, so the ordinary fixed-sample gate decides`
+          : `${g.agent} decided ${g.decision} by the anytime test (e-value ${(g.decision === 'pass' ? g.eForPass : g.eForFail).toPrecision(3)} ≥ ${g.threshold}, ${g.steps} draws)`,
+      )
+      .join('; ')}`,
+  ];
 }
 
 const pct = (r: number | null): string => (r === null ? 'n/a' : `${(r * 100).toFixed(1)}%`);
@@ -24,6 +48,7 @@ function interval(a: GateReport['agents'][number]): string {
 export function formatGate(g: GateReport): string {
   const out: string[] = [`gate ${g.verdict} — run ${g.runId} vs baseline ${g.baseline.file} (run ${g.baseline.sourceRun})`];
   for (const f of g.failures) out.push(`  FAILED ${f}`);
+  if (g.adaptive) out.push(...adaptiveLines(g.adaptive));
   for (const a of g.agents) {
     out.push(
       '',
@@ -55,6 +80,7 @@ export function gateMarkdown(g: GateReport): string {
     '',
   ];
   if (g.failures.length > 0) out.push('**Failed rules**', '', ...g.failures.map((f) => `- ${f}`), '');
+  if (g.adaptive) out.push(...adaptiveLines(g.adaptive).map((l) => `**${l.replace(/^adaptive gate/, 'Adaptive gate')}**`), '');
   out.push('| agent | baseline | pass rate | baseline rate | change (new − baseline) | interval | p | regressed tasks |', '|---|---|---|---|---|---|---|---|');
   for (const a of g.agents) {
     const c = a.comparison;

@@ -1,4 +1,5 @@
 import { bettingConfidenceSequence, type ConfidenceSequence } from './betting-cs.js';
+import { gateFutile, gateSequence, type GateSequence, type GateTarget } from './gate-sequential.js';
 import { sequentialSignTest, type SequentialSignTest } from './sequential-sign.js';
 import { assertConfidence } from './validate.js';
 
@@ -11,7 +12,7 @@ export interface TrialRecord {
 }
 
 /** What an adaptive run is for: separate every pair of agents, or pin each pass rate to a width. */
-export type AdaptiveTarget = { kind: 'separate'; confidence: number } | { kind: 'width'; width: number; confidence: number };
+export type AdaptiveTarget = { kind: 'separate'; confidence: number } | { kind: 'width'; width: number; confidence: number } | GateTarget;
 
 export interface ComparisonState {
   a: string;
@@ -20,13 +21,18 @@ export interface ComparisonState {
   /** Completed pairs (both trials scored) per task. */
   pairs: number;
   open: boolean;
+  /** Open, but the remaining budget cannot separate the pair any more: it gets no more trials. */
+  futile?: boolean;
 }
 
 export interface AgentState {
   agent: string;
   /** Over complete rounds (every task tried once more); present for the width target. */
   sequence?: ConfidenceSequence;
+  /** Present for the gate target: the agent's anytime test against its baseline. */
+  gate?: GateSequence;
   open: boolean;
+  futile?: boolean;
 }
 
 export interface AdaptiveState {
@@ -35,6 +41,8 @@ export interface AdaptiveState {
   agents: AgentState[];
   /** True when the target is met: every comparison decided, or every interval narrow enough. */
   met: boolean;
+  /** Not met, but every open question is futile: the remaining budget cannot decide it. */
+  futile: boolean;
 }
 
 /** The next trials to run: trial `trial` of each agent on `taskId`, scheduled together as one pair set. */
@@ -49,8 +57,24 @@ export interface TrialStep {
  * agents (sequentialSignTest) or the confidence sequence of every agent (bettingConfidenceSequence),
  * and which of them is still open. Pure: an interrupted run rebuilds exactly this from its attempts.
  */
-export function adaptiveState(records: readonly TrialRecord[], agents: readonly string[], taskIds: readonly string[], target: AdaptiveTarget): AdaptiveState {
+export function adaptiveState(
+  records: readonly TrialRecord[],
+  agents: readonly string[],
+  taskIds: readonly string[],
+  target: AdaptiveTarget,
+  /** Attempts left in the budget; with it, questions the rest cannot decide are closed as futile. */
+  remaining?: number,
+): AdaptiveState {
   assertTarget(target);
+  if (target.kind === 'gate') {
+    const agentStates = target.agents.map((gated) => {
+      const gate = gateSequence(records, gated, target.tasks, target);
+      const futile = remaining !== undefined && gateFutile(gate, remaining);
+      return { agent: gated.agent, gate, open: gate.decision === 'open' && !futile, ...(futile ? { futile } : {}) };
+    });
+    const met = agentStates.every((a) => a.gate.decision !== 'open');
+    return { target, comparisons: [], agents: agentStates, met, futile: !met && agentStates.every((a) => !a.open) };
+  }
   const outcomes = outcomeTable(records);
   if (target.kind === 'separate') {
     const comparisons: ComparisonState[] = [];
@@ -63,15 +87,40 @@ export function adaptiveState(records: readonly TrialRecord[], agents: readonly 
         comparisons.push({ a, b, test, pairs: tally.pairs, open: test.verdict === 'not separated' });
       }
     }
+    closeFutile(comparisons, agents.length, target.confidence, remaining);
     const inOpen = new Set(comparisons.filter((c) => c.open).flatMap((c) => [c.a, c.b]));
     const agentStates = agents.map((agent) => ({ agent, open: inOpen.has(agent) }));
-    return { target, comparisons, agents: agentStates, met: comparisons.every((c) => !c.open) };
+    const met = comparisons.every((c) => c.test.verdict !== 'not separated');
+    return { target, comparisons, agents: agentStates, met, futile: !met && comparisons.every((c) => !c.open) };
   }
   const agentStates = agents.map((agent) => {
     const sequence = bettingConfidenceSequence(roundShares(outcomes, agent, taskIds), { confidence: target.confidence });
     return { agent, sequence, open: sequence.high - sequence.low > target.width };
   });
-  return { target, comparisons: [], agents: agentStates, met: agentStates.every((a) => !a.open) };
+  return { target, comparisons: [], agents: agentStates, met: agentStates.every((a) => !a.open), futile: false };
+}
+
+/**
+ * Futility of the separate target: with `remaining` attempts, at most remaining / agents more pair
+ * sets run, so a comparison gets at most that many more discordant pairs. When even all of them
+ * going to one side leaves the e-value under its threshold, the comparison cannot be separated in
+ * this budget and is closed (its agents stop unless another comparison still needs them). Stopping
+ * a test without rejecting never adds an error, so this keeps the design's validity.
+ */
+function closeFutile(comparisons: ComparisonState[], agents: number, confidence: number, remaining: number | undefined): void {
+  if (remaining === undefined) return;
+  const more = Math.floor(Math.max(0, remaining) / Math.max(2, agents));
+  for (const c of comparisons) {
+    if (!c.open) continue;
+    const best = Math.max(
+      sequentialSignTest(c.test.wins + more, c.test.losses, confidence).eValue,
+      sequentialSignTest(c.test.wins, c.test.losses + more, confidence).eValue,
+    );
+    if (best < c.test.threshold) {
+      c.open = false;
+      c.futile = true;
+    }
+  }
 }
 
 /**
@@ -88,6 +137,8 @@ export function adaptiveState(records: readonly TrialRecord[], agents: readonly 
  */
 export function nextTrials(records: readonly TrialRecord[], state: AdaptiveState, taskIds: readonly string[], batch = 1): TrialStep[] {
   if (state.met) return [];
+  if (state.target.kind === 'gate')
+    return state.agents.flatMap((a) => (a.open && a.gate ? a.gate.pending.map((p) => ({ taskId: p.taskId, agents: [a.agent], trial: p.trial })) : []));
   const open = state.agents.filter((a) => a.open).map((a) => a.agent);
   const outcomes = outcomeTable(records);
   const nextIndex = (taskId: string): number => Math.max(0, ...open.map((agent) => outcomes.get(key(taskId, agent))?.length ?? 0));
@@ -188,6 +239,7 @@ function roundShares(outcomes: OutcomeTable, agent: string, taskIds: readonly st
 
 function assertTarget(target: AdaptiveTarget): void {
   assertConfidence(target.confidence);
+  if (target.kind === 'gate') return; // gateSequence checks the rest
   if (target.kind === 'width' && !(target.width > 0 && target.width <= 1)) {
     throw new RangeError(`width must lie in (0, 1], got ${target.width}`);
   }

@@ -25,6 +25,8 @@ export {
   type TrialRecord,
   type TrialStep,
 } from './adaptive-design.js';
+export { gateSequence, gateFutile, type GateTarget, type GatedAgent, type GateSequence, type GateDecision } from './gate-sequential.js';
+export { simulateAdaptiveGate, simulateFixedGate, gateShouldFail, type GateScenario, type GateDesignOutcome } from './gate-simulation.js';
 export { simulateAdaptive, simulateFixed, type ComparisonOutcome, type DesignOutcome, type Scenario, type SimulationOptions } from './design-simulation.js';
 export { planDesigns, type DesignPlan, type PlanQuestion } from './design-planning.js';
 export { costPerSolve, costFrontier, costRowsOf, type CostPerSolve, type FrontierEntry, type FrontierPoint, type TaskCost } from './cost-per-solve.js';

@@ -26,12 +26,14 @@ describe('executeRun --adaptive', () => {
     expect(summary.stats.agents.find((a) => a.agent === 'good')?.passRate).toMatchObject({ rate: 1, n: 8 });
   });
 
-  it('stops at the budget when the agents cannot be told apart', async () => {
+  it('stops for futility when the agents cannot be told apart and the rest of the budget could not separate them', async () => {
     const dir = tempDir();
     const same = fakeRunner({ causeOf: () => 'passed' });
     const { summary } = await executeRun(options(dir, separate(20), { runAttempt: same }));
-    expect(summary.executed).toBe(20);
-    expect(summary.adaptive).toMatchObject({ stopped: 'budget spent', spent: 20 });
+    // After 8 attempts, 12 are left: 6 pairs, and even 6 discordant wins give 2⁶/7 ≈ 9 < 20.
+    expect(summary.executed).toBe(8);
+    expect(summary.adaptive).toMatchObject({ stopped: 'futile', spent: 8 });
+    expect(summary.adaptive?.comparisons[0]).toMatchObject({ futile: true });
     expect(summary.adaptive?.comparisons[0]?.verdict).toBe('not separated');
   });
 
@@ -55,6 +57,37 @@ describe('executeRun --adaptive', () => {
     const resumed = await executeRun(options(dir, undefined, { concurrency: 1, resume: { runId: first.summary.runId } }));
     expect(resumed.summary).toMatchObject({ reused: 5, executed: 16, ended: 'completed' });
     expect(resumed.summary.adaptive).toMatchObject({ stopped: 'target met', spent: 16 });
+  });
+
+  it('gates adaptively against a fixed baseline, and an interrupted gate resumes to the same decision after the same attempts', async () => {
+    const gate = (): AdaptiveRunOptions => ({
+      maxAttempts: 40,
+      target: {
+        kind: 'gate',
+        confidence: 0.95,
+        margin: 0,
+        agents: [{ agent: 'bad', baseline: Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`task-${i}`, 1])) }],
+        tasks: Array.from({ length: 6 }, (_, i) => `task-${i}`),
+        batch: 2,
+        seed: 5,
+      },
+    });
+    const whole = await executeRun(options(tempDir(), gate(), { agents: ['bad'], concurrency: 1 }));
+    expect(whole.summary.adaptive).toMatchObject({ stopped: 'target met' });
+    expect(whole.summary.adaptive?.agents[0]?.gate).toMatchObject({ decision: 'fail' });
+    const spent = whole.summary.executed;
+    expect(spent).toBeLessThan(20);
+
+    const dir = tempDir();
+    const stop = new AbortController();
+    let done = 0;
+    const first = await executeRun(
+      options(dir, gate(), { agents: ['bad'], concurrency: 1, signal: stop.signal, observer: { onAttemptDone: () => (++done === 3 ? stop.abort() : undefined) } }),
+    );
+    expect(first.summary.ended).toBe('interrupted');
+    const resumed = await executeRun(options(dir, undefined, { agents: ['bad'], concurrency: 1, resume: { runId: first.summary.runId } }));
+    expect(resumed.summary).toMatchObject({ reused: 3, executed: spent, ended: 'completed' });
+    expect(resumed.summary.adaptive?.agents[0]?.gate).toEqual(whole.summary.adaptive?.agents[0]?.gate);
   });
 
   it('spends a dollar budget (--max-cost-total) and stops before the next trial would pass it, with no attempt budget given', async () => {

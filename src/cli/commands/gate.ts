@@ -1,4 +1,5 @@
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { randomInt } from 'node:crypto';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { loadAgentCatalog } from '../../agents/index.js';
 import { readBaseline, readRunOutcomes, type BaselineFile } from '../../baseline/index.js';
@@ -6,8 +7,11 @@ import { loadRunInput, type RunInput } from '../../suite/index.js';
 import { defaultConcurrency, executeRun, MAX_PLANNED_ATTEMPTS, newRunId } from '../../engine/index.js';
 import { InputError } from '../../errors.js';
 import {
+  applyAdaptiveGate,
   evaluateGate,
   formatGate,
+  gateTarget,
+  pairAgents,
   gateMarkdown,
   versionMismatchError,
   versionMismatches,
@@ -16,6 +20,9 @@ import {
   type VersionMismatch,
 } from '../../gate/index.js';
 import { openHistory } from '../../store/index.js';
+import { runFile } from '../../run-dir/index.js';
+import { gateFutile, gateSequence } from '../../stats/index.js';
+import type { AdaptiveRunOptions, AdaptiveStop } from '../../engine/index.js';
 import type { SandboxKind } from '../../sandbox/index.js';
 import type { Task } from '../../types/index.js';
 import { wholeNumber, writableStateDir } from '../args.js';
@@ -27,8 +34,12 @@ import { withRunSession } from '../run-session.js';
 import { startSandboxChoice } from '../sandbox-choice.js';
 import type { CliIo } from '../io.js';
 import { EXIT, exitWith } from '../exit.js';
+import { ADAPTIVE_DEFAULT_RUNS, fraction } from '../adaptive-options.js';
 
 export interface GateCommandOptions extends ModelCliOptions {
+  adaptive?: boolean;
+  maxAttempts?: string;
+  alpha?: string;
   baseline: string;
   run?: string;
   agent?: string[];
@@ -54,12 +65,17 @@ export function loadTasksForGate(path: string): RunInput {
 export async function gateCommand(path: string, opts: GateCommandOptions, io: CliIo): Promise<void> {
   const baseline = readBaseline(opts.baseline);
   const thresholds = parseThresholds(opts);
+  const adaptive = parseAdaptive(opts);
   writableStateDir('--out', opts.out, io.cwd);
   let mismatches: VersionMismatch[];
   let runId: string;
   if (opts.run !== undefined) {
     if (opts.agent !== undefined || opts.runs !== undefined)
       throw new InputError('--agent and --runs choose what a gate runs; with --run nothing runs (fix: drop them, or drop --run)');
+    if (adaptive)
+      throw new InputError(
+        '--adaptive chooses how a gate runs; with --run nothing runs, and a run made by `gate --adaptive` is judged by its own test (fix: drop --adaptive and its budget)',
+      );
     const found = await withFlagNames(() => readRunOutcomes(opts.out, opts.run as string));
     mismatches = versionMismatches(baseline, found.plan.tasks);
     if (mismatches.length > 0 && !opts.allowVersionMismatch) throw versionMismatchError(mismatches, opts.baseline);
@@ -76,7 +92,7 @@ export async function gateCommand(path: string, opts: GateCommandOptions, io: Cl
     // Checked before any agent runs: a changed task would waste the whole run.
     mismatches = versionMismatches(baseline, tasks);
     if (mismatches.length > 0 && !opts.allowVersionMismatch) throw versionMismatchError(mismatches, opts.baseline);
-    const ran = await runForGate(loaded, tasks, baseline, opts, io);
+    const ran = await runForGate(loaded, tasks, baseline, opts, io, adaptive, thresholds.maxDrop);
     if (ran === undefined) {
       exitWith(EXIT.interrupted);
       return;
@@ -84,7 +100,9 @@ export async function gateCommand(path: string, opts: GateCommandOptions, io: Cl
     runId = ran;
   }
   const run = await readRunOutcomes(opts.out, runId);
-  const evaluation = evaluateGate(baseline, run, thresholds, { baselineFile: opts.baseline, versionMismatches: mismatches });
+  const fixed = evaluateGate(baseline, run, thresholds, { baselineFile: opts.baseline, versionMismatches: mismatches });
+  const target = run.plan.adaptive?.target;
+  const evaluation = target?.kind === 'gate' ? applyAdaptiveGate(fixed, target, run.attempts, await adaptiveStop(run.runDir)) : fixed;
 
   const id = `gate-${newRunId()}`;
   const reportDir = join(resolve(opts.out), 'gates', id);
@@ -132,13 +150,77 @@ function parseThresholds(opts: GateCommandOptions): GateThresholds {
   };
 }
 
+interface GateAdaptiveFlags {
+  maxAttempts?: number;
+  confidence: number;
+}
+
+/** `--adaptive` with its budget (`--max-attempts`, `--max-cost-total` or both) and `--alpha`; undefined without --adaptive. */
+function parseAdaptive(opts: GateCommandOptions): GateAdaptiveFlags | undefined {
+  if (!opts.adaptive) {
+    const stray = opts.maxAttempts !== undefined ? '--max-attempts' : opts.alpha !== undefined ? '--alpha' : undefined;
+    if (stray) throw new InputError(`${stray} only applies with --adaptive (fix: add --adaptive, or drop ${stray})`);
+    return undefined;
+  }
+  if (opts.maxAttempts === undefined && opts.maxCostTotal === undefined)
+    throw new InputError('gate --adaptive needs a budget (fix: add --max-attempts <n>, e.g. --max-attempts 200, or --max-cost-total <usd>)');
+  const confidence = 1 - (opts.alpha === undefined ? 0.05 : fraction('--alpha', opts.alpha, '0.05'));
+  return { ...(opts.maxAttempts === undefined ? {} : { maxAttempts: wholeNumber('--max-attempts', opts.maxAttempts, 200, 1) }), confidence };
+}
+
+/** Why the run's adaptive design stopped, from its summary.json; undefined when it has none yet. */
+async function adaptiveStop(runDir: string): Promise<AdaptiveStop | undefined> {
+  try {
+    const summary = JSON.parse(await readFile(runFile(runDir, 'summary'), 'utf8')) as { adaptive?: { stopped?: AdaptiveStop } };
+    return summary.adaptive?.stopped;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Runs the gated tasks with executeRun, as `crucible run` does; returns the new run's id. */
-async function runForGate(loaded: RunInput, tasks: Task[], baseline: BaselineFile, opts: GateCommandOptions, io: CliIo): Promise<string | undefined> {
+async function runForGate(
+  loaded: RunInput,
+  tasks: Task[],
+  baseline: BaselineFile,
+  opts: GateCommandOptions,
+  io: CliIo,
+  flags: GateAdaptiveFlags | undefined,
+  maxDrop: number,
+): Promise<string | undefined> {
   const agents = opts.agent ?? [...new Set(baseline.entries.map((e) => e.agent.spec))].sort();
   const { profiles } = loadAgentCatalog({ taskSet: loaded.profiles, agentsFile: opts.agents });
   const models = modelRunOptions(opts, agents, profiles);
-  const trials = wholeNumber('--runs', opts.runs, baseline.trials, 1, MAX_PLANNED_ATTEMPTS);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
+  let adaptive: AdaptiveRunOptions | undefined;
+  let trials: number;
+  if (flags) {
+    const pairs = pairAgents([...new Set(baseline.entries.map((e) => e.agent.spec))].sort(), agents, opts.baseline);
+    // A seed drawn before any attempt runs: the draws cannot depend on outcomes; plan.json keeps it for resume.
+    const target = gateTarget(
+      baseline,
+      pairs,
+      tasks.map((t) => t.id),
+      { maxDrop, confidence: flags.confidence, batch: concurrency, seed: randomInt(2 ** 31) },
+    );
+    if (target.tasks.length === 0)
+      throw new InputError(
+        `baseline ${opts.baseline}: no gated task has a scored baseline attempt (fix: save the baseline from a run whose attempts were graded)`,
+      );
+    if (flags.maxAttempts !== undefined) {
+      const budget = flags.maxAttempts;
+      if (target.agents.every((g) => gateFutile(gateSequence([], g, target.tasks, target), budget)))
+        throw new InputError(
+          `--max-attempts ${budget}: too few for the anytime test to decide at --alpha ${Number((1 - flags.confidence).toPrecision(6))} even if every attempt went one way (fix: raise --max-attempts, or gate without --adaptive)`,
+        );
+    }
+    tasks = tasks.filter((t) => target.tasks.includes(t.id));
+    // Draws are uniform over tasks, so one task may take several times its share of the budget.
+    const share = flags.maxAttempts === undefined ? ADAPTIVE_DEFAULT_RUNS : Math.ceil((3 * flags.maxAttempts) / tasks.length);
+    const fallback = Math.min(Math.max(ADAPTIVE_DEFAULT_RUNS, share), Math.floor(MAX_PLANNED_ATTEMPTS / (tasks.length * agents.length)));
+    trials = wholeNumber('--runs', opts.runs, fallback, 1, MAX_PLANNED_ATTEMPTS);
+    adaptive = { target, ...(flags.maxAttempts !== undefined ? { maxAttempts: flags.maxAttempts } : {}) };
+  } else trials = wholeNumber('--runs', opts.runs, baseline.trials, 1, MAX_PLANNED_ATTEMPTS);
   const sandbox = await startSandboxChoice(io, opts.sandbox, agents)();
   const rel = relative(io.cwd, loaded.file);
   const outcome = await withRunSession(io, { quiet: opts.quiet }, (session, progress) =>
@@ -156,6 +238,7 @@ async function runForGate(loaded: RunInput, tasks: Task[], baseline: BaselineFil
         settings: { sandbox },
         concurrency,
         models,
+        ...(adaptive ? { adaptive } : {}),
         observer: progress,
         signal: session.stop,
         killSignal: session.kill,
