@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crucible } from '../helpers/cli.js';
+import { crucible, runCli } from '../helpers/cli.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { checkQueueReachable } from '../../src/distributed/connect.js';
@@ -96,24 +96,28 @@ describe('a worker of another Crucible version', () => {
 
 describe('environment errors exit 2 with the fix, never "a bug"', () => {
   const noBwrap = { PATH: '/nonexistent' };
-  it('a worker without bwrap', () => {
-    const r = crucible(['worker', '--queue', server.url, '--out', join(tempDir(), 'w')], { env: noBwrap });
+  // In-process where the error is the CLI's own; the no-engine case keeps a process of its own, as
+  // the Docker client is made once per process (DOCKER_HOST is read then).
+  it('a worker without bwrap', async () => {
+    const r = await runCli(['worker', '--queue', server.url, '--out', join(tempDir(), 'w')], { env: noBwrap });
     expect(r.status, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/^error bubblewrap sandbox unavailable: bwrap is not installed.*Fix: sudo apt-get install -y bubblewrap/m);
     expect(r.stderr).not.toMatch(/a bug/);
   });
-  it('a worker whose password Redis refuses', () => {
-    const r = crucible(['worker', '--queue', server.url, '--sandbox', 'local', '--out', join(tempDir(), 'w')], { env: { CRUCIBLE_QUEUE_PASSWORD: 'wrong' } });
+  it('a worker whose password Redis refuses', async () => {
+    const r = await runCli(['worker', '--queue', server.url, '--sandbox', 'local', '--out', join(tempDir(), 'w')], {
+      env: { CRUCIBLE_QUEUE_PASSWORD: 'wrong' },
+    });
     expect(r.status, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/Redis refused the password \(WRONGPASS/);
   });
-  it('run --sandbox docker with no engine, and run --queue with no Redis', () => {
+  it('run --sandbox docker with no engine, and run --queue with no Redis', async () => {
     const docker = crucible(['run', 'examples/tasks.yaml', '--agent', 'nop', '--task', 'js-slugify', '--sandbox', 'docker', '--out', tempDir()], {
       env: { DOCKER_HOST: `unix://${join(tempDir(), 'none.sock')}` },
     });
     expect(docker.status, docker.stderr).toBe(2);
     expect(docker.stderr).toMatch(/no Docker engine answers.*fix:/);
-    const redis = crucible(['run', 'examples/tasks.yaml', '--agent', 'nop', '--queue', 'redis://127.0.0.1:1/0', '--out', tempDir()]);
+    const redis = await runCli(['run', 'examples/tasks.yaml', '--agent', 'nop', '--queue', 'redis://127.0.0.1:1/0', '--out', tempDir()]);
     expect(redis.status, redis.stderr).toBe(2);
     expect(redis.stderr).toMatch(/no Redis answers.*fix: start redis-server/);
     for (const r of [docker, redis]) expect(r.stderr).not.toMatch(/a bug/);

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFi
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crucible } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { downloadAttemptDir } from '../../src/distributed/artifacts.js';
@@ -126,13 +126,13 @@ describe('--queue URLs', () => {
     expect(parseQueueUrl('--queue', 'redis://localhost').url).toBe('redis://localhost/0');
   });
 
-  it('a bad URL, or no Redis answering, is one line and exit 2 for run and worker', () => {
-    const bad = crucible(['run', 'examples/tasks.yaml', '--agent', 'nop', '--queue', 'redis://u:pw@127.0.0.1:1/0']);
+  it('a bad URL, or no Redis answering, is one line and exit 2 for run and worker', async () => {
+    const bad = await runCli(['run', 'examples/tasks.yaml', '--agent', 'nop', '--queue', 'redis://u:pw@127.0.0.1:1/0']);
     expect(bad.status).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/--queue redis:\/\/\*\*\*@127\.0\.0\.1:1\/0: has credentials/);
     expect(bad.stderr).not.toMatch(/pw/);
-    const none = crucible(['worker', '--queue', 'redis://127.0.0.1:1/0', '--sandbox', 'local', '--out', join(tempDir(), 'w')]);
+    const none = await runCli(['worker', '--queue', 'redis://127.0.0.1:1/0', '--sandbox', 'local', '--out', join(tempDir(), 'w')]);
     expect(none.status).toBe(2);
     expect(none.stderr).toMatch(/^error.*--queue redis:\/\/127\.0\.0\.1:1\/0: no Redis answers .*\(fix: start redis-server/m);
   });

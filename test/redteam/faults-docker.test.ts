@@ -3,9 +3,12 @@
  * supervisor's status travels on the command's own stderr (bwrap's travels on fd 3, which the
  * command never holds: test/redteam/attacks.test.ts covers bwrap). Through runAttempt on the
  * Dockerfile example: neither may end ERROR, and neither fixes anything. docs/redteam.md.
+ * Both attacks run on one copy of the example and its one image: what differs between them is the
+ * agent, not the environment.
  */
-import { cpSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveRunAgent, ATTACKS, expectedFor } from '../../src/redteam/index.js';
@@ -16,43 +19,46 @@ import { resolveEnvironments, type ResolvedEnvironment } from '../../src/environ
 import { describeExpectation, meetsAttackExpectation } from '../../src/grading/validity.js';
 import type { Task } from '../../src/types/index.js';
 import { attemptBudget } from '../helpers/budget.js';
-import { useTempDirs } from '../helpers/tmp.js';
 
-const tempDir = useTempDirs();
 const client = dockerClient();
-let imageId = '';
+let dir = '';
+let task: Task;
+let environment: ResolvedEnvironment | undefined;
 
 beforeAll(async () => {
   const docker = await detectDocker(client);
   if (!docker.ok) throw new Error(`these tests need a Docker engine: ${docker.reason} (fix: ${docker.fix})`);
-});
+  dir = mkdtempSync(join(tmpdir(), 'crucible-test-'));
+  cpSync(resolve('examples/docker'), dir, { recursive: true });
+  // A nonce in the build context, so that the image is this file's own.
+  writeFileSync(join(dir, 'env', 'nonce.txt'), randomBytes(8).toString('hex'));
+  task = loadTaskSet(join(dir, 'tasks.yaml')).tasks[0] as Task;
+  const resolved = (await resolveEnvironments([task])).get(task.id);
+  if (!resolved?.ok) throw new Error(`environment not resolved: ${JSON.stringify(resolved)}`);
+  environment = resolved.environment;
+}, attemptBudget(1));
 
 afterAll(async () => {
-  if (imageId)
+  if (environment)
     await client
-      .getImage(imageId)
+      .getImage(environment.imageId)
       .remove({ force: true })
       .catch(() => undefined);
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('fault-forging attacks under --sandbox docker', () => {
   it.each(['forged-supervisor-status', 'fault-words-filename'])(
     '%s ends as the catalogue says, never ERROR',
     async (name) => {
-      const dir = tempDir();
-      cpSync(resolve('examples/docker'), dir, { recursive: true });
-      writeFileSync(join(dir, 'env', 'nonce.txt'), randomBytes(8).toString('hex'));
-      const task = loadTaskSet(join(dir, 'tasks.yaml')).tasks[0] as Task;
-      const resolved = await resolveEnvironments([task]);
-      const env = resolved.get(task.id);
-      if (!env?.ok) throw new Error(`environment not resolved: ${JSON.stringify(env)}`);
-      imageId = env.environment.imageId;
+      if (!environment) throw new Error('the environment was not resolved');
       const attack = ATTACKS.find((a) => a.name === name);
       if (!attack) throw new Error(`no attack ${name}`);
       expect(attack.appliesTo(task)).toBe(true);
-      const stateDir = join(dir, '.crucible');
+      // A state directory per attack: neither attempt can see what the other left.
+      const stateDir = join(dir, `.crucible-${name}`);
       const plan = { attemptId: `${task.id}.${name}`, runId: 'r', taskId: task.id, taskVersion: task.version, agent: name, trial: 0, index: 0 };
-      const environments = new Map<string, ResolvedEnvironment>([[task.id, env.environment]]);
+      const environments = new Map<string, ResolvedEnvironment>([[task.id, environment]]);
       const a = await runAttempt(plan, task, resolveRunAgent(name), { runDir: join(stateDir, 'runs', 'r'), stateDir, sandbox: 'docker', environments });
       const expected = expectedFor(attack, task);
       expect({ verdict: a.verdict, cause: a.cause, message: a.message, ok: meetsAttackExpectation(expected, a) }, describeExpectation(expected)).toMatchObject({
