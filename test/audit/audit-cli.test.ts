@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AuditReport } from '../../src/audit/index.js';
 import { attemptBudget } from '../helpers/budget.js';
-import { crucible } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -17,15 +17,15 @@ function readReport(out: string, stdout: string): { report: AuditReport & { dir:
 describe('crucible audit', () => {
   it(
     'runs the reference agents of the examples registry on two bundled examples, twice each, and finds them conforming',
-    () => {
+    async () => {
       const out = tempDir();
       // js-slugify: oracle, nop, tamper; py-median: oracle, nop, secret-leak; 2 trials each.
-      const result = crucible(
+      const result = (await runCli(
         ['audit', 'examples/tasks.yaml', '--task', 'js-slugify', '--task', 'py-median', '--runs', '2', '--sandbox', 'bwrap', '--out', out, '--json'],
         {
           attempts: 12,
         },
-      );
+      ));
       expect(result.status, result.stderr).toBe(0);
       const { report, dir } = readReport(out, result.stdout);
       expect(report).toMatchObject({
@@ -61,14 +61,14 @@ describe('crucible audit', () => {
 
   it(
     'reports a contract the oracle does not meet as a departure, expected vs seen, and exits 1',
-    () => {
+    async () => {
       const out = tempDir();
       const registry = join(tempDir(), 'registry.yaml');
       writeFileSync(
         registry,
         'registry: wrong\nversion: 0.1.0\nfamilies:\n  - id: slug\n    version: 0.1.0\n    tasks: [js-slugify]\n    contract:\n      oracle: { verdict: FAIL, cause: tests_failed, must_fail: [tests] }\n',
       );
-      const result = crucible(['audit', 'examples/tasks.yaml', '--registry', registry, '--runs', '1', '--sandbox', 'bwrap', '--out', out], { attempts: 2 });
+      const result = (await runCli(['audit', 'examples/tasks.yaml', '--registry', registry, '--runs', '1', '--sandbox', 'bwrap', '--out', out], { attempts: 2 }));
       expect(result.status, result.stderr).toBe(1);
       // Tasks no family selects are named, not run.
       expect(result.stderr).toContain('not in any family, not audited: js-sortby, js-csv-quoting, ts-lru-recency, py-median, py-roman-subtractive');
@@ -92,13 +92,13 @@ describe('crucible audit', () => {
     attemptBudget(2),
   );
 
-  it('refuses bad options before any attempt, one line with the fix, exit 2', () => {
+  it('refuses bad options before any attempt, one line with the fix, exit 2', async () => {
     const out = tempDir();
     const registry = join(tempDir(), 'registry.yaml');
     writeFileSync(registry, 'registry: one\nversion: 1.0.0\nfamilies:\n  - id: slug\n    version: 1.0.0\n    tasks: [js-slugify]\n');
-    const runs = crucible(['audit', 'examples/tasks.yaml', '--runs', '0', '--out', out]);
+    const runs = (await runCli(['audit', 'examples/tasks.yaml', '--runs', '0', '--out', out]));
     expect([runs.status, runs.stderr.trim()]).toEqual([2, 'error --runs 0: expected a whole number ≥ 1 (fix: e.g. --runs 3)']);
-    const outside = crucible(['audit', 'examples/tasks.yaml', '--registry', registry, '--task', 'py-median', '--out', out]);
+    const outside = (await runCli(['audit', 'examples/tasks.yaml', '--registry', registry, '--task', 'py-median', '--out', out]));
     expect([outside.status, outside.stderr.trim()]).toEqual([
       2,
       `error --task py-median: in no family of ${registry} (fix: add it to a family's tasks, or leave it out)`,
@@ -106,29 +106,29 @@ describe('crucible audit', () => {
     expect(existsSync(join(out, 'validate'))).toBe(false);
   });
 
-  it('routes a .zip argument to the pack importer and surfaces its failure as one message, before any attempt', () => {
+  it('routes a .zip argument to the pack importer and surfaces its failure as one message, before any attempt', async () => {
     const out = tempDir();
     const archive = join(tempDir(), 'bench.crucible.zip');
     writeFileSync(archive, 'not a zip archive');
-    const result = crucible(['audit', archive, '--out', out]);
+    const result = (await runCli(['audit', archive, '--out', out]));
     expect(result.status).toBe(2);
     expect(result.stderr).toContain(`cannot import pack ${archive}: `);
     expect(existsSync(join(out, 'validate'))).toBe(false);
     expect(existsSync(join(out, 'audit'))).toBe(false);
   });
 
-  it('with --trust, refuses a pack without the signatures the policy requires (exit 1) before any attempt', () => {
+  it('with --trust, refuses a pack without the signatures the policy requires (exit 1) before any attempt', async () => {
     const work = tempDir();
     const out = join(work, '.crucible');
     const archive = join(work, 'bench.crucible.zip');
-    expect(crucible(['pack', 'create', 'examples/tasks.yaml', '-o', archive]).status).toBe(0);
-    const generated = crucible(['keys', 'generate', '-o', join(work, 'keys')]);
+    expect((await runCli(['pack', 'create', 'examples/tasks.yaml', '-o', archive])).status).toBe(0);
+    const generated = (await runCli(['keys', 'generate', '-o', join(work, 'keys')]));
     expect(generated.status, generated.stderr).toBe(0);
     const pub = readdirSync(join(work, 'keys')).find((f) => f.endsWith('.pub.pem')) ?? '';
     const id = pub.replace(/\.pub\.pem$/, '');
     const trust = join(work, 'trust.yaml');
     writeFileSync(trust, stringify({ trusted_keys: [{ id, public_key: readFileSync(join(work, 'keys', pub), 'utf8') }], required: 1 }));
-    const result = crucible(['audit', archive, '--trust', trust, '--out', out]);
+    const result = (await runCli(['audit', archive, '--trust', trust, '--out', out]));
     expect(result.status, result.stderr).toBe(1);
     expect(result.stderr).toContain(`cannot import pack ${archive}: `);
     expect(result.stderr).toMatch(/the trust policy requires 1/);

@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pyShadowSource } from '../../src/redteam/module-shadow.js';
-import { crucible } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -91,13 +91,13 @@ function ciJson(stdout: string): CiJson {
 }
 
 describe('crucible ci', () => {
-  it('fails a PR that edits a test file as tampered (exit 1) and passes a clean PR (exit 0), leaving the checkout as it was', () => {
+  it('fails a PR that edits a test file as tampered (exit 1) and passes a clean PR (exit 0), leaving the checkout as it was', async () => {
     const { dir, out } = repo();
     branch(dir, 'pr', { 'value.txt': 'wrong\n', 'tests/check.sh': `${CHECK_SH}exit 0\n` });
     branch(dir, 'fix', { 'value.txt': 'right\n' });
     const before = snapshot(dir);
 
-    const tampered = crucible(['ci', '--base', 'main', '--head', 'pr', '--out', out], { cwd: dir });
+    const tampered = (await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out], { cwd: dir }));
     expect(tampered.status, tampered.stderr).toBe(1);
     expect(tampered.stdout).toMatch(/^FAIL tampered: .*tests\/check\.sh/);
     const reportDir = /report: (.*)/.exec(tampered.stdout)?.[1] ?? '';
@@ -105,7 +105,7 @@ describe('crucible ci', () => {
     const sarif = JSON.parse(readFileSync(join(reportDir, 'results.sarif'), 'utf8')) as { runs: Array<{ results: Array<{ ruleId: string }> }> };
     expect(sarif.runs[0]?.results.map((r) => r.ruleId)).toContain('test_tampering');
 
-    const clean = crucible(['ci', '--base', 'main', '--head', 'fix', '--out', out, '--json'], { cwd: dir });
+    const clean = (await runCli(['ci', '--base', 'main', '--head', 'fix', '--out', out, '--json'], { cwd: dir }));
     expect(clean.status, clean.stderr).toBe(0);
     const result = ciJson(clean.stdout);
     expect(result).toMatchObject({ verdict: 'PASS', cause: 'passed', head: { ref: 'fix' } });
@@ -115,7 +115,7 @@ describe('crucible ci', () => {
     expect(git(dir, 'status', '--porcelain')).toBe('');
 
     // Both are in the history next to runs, newest first.
-    const listed = crucible(['history', '--kind', 'ci', '--json', '--out', out], { cwd: dir });
+    const listed = (await runCli(['history', '--kind', 'ci', '--json', '--out', out], { cwd: dir }));
     expect(listed.status, listed.stderr).toBe(0);
     const rows = JSON.parse(listed.stdout) as Array<{ id: string; kind: string; verdict: string }>;
     expect(rows.map((r) => [r.kind, r.verdict])).toEqual([
@@ -126,28 +126,28 @@ describe('crucible ci', () => {
     expect(tampered.stderr).not.toContain('could not record');
   });
 
-  it('judges a change whose code leaves a tree deeper than PATH_MAX when its tests run, and clears it', () => {
+  it('judges a change whose code leaves a tree deeper than PATH_MAX when its tests run, and clears it', async () => {
     // The test script loads lib.sh when there is one: code the change may bring.
     const { dir, out } = repo(`[ -f lib.sh ] && . ./lib.sh\n${CHECK_SH}`);
     const deep = "python3 -c \"import os\nfor _ in range(2100): os.mkdir('d'); os.chdir('d')\"\n";
     branch(dir, 'deep', { 'value.txt': 'right\n', 'lib.sh': deep });
-    const result = crucible(['ci', '--base', 'main', '--head', 'deep', '--out', out, '--json'], { cwd: dir });
+    const result = (await runCli(['ci', '--base', 'main', '--head', 'deep', '--out', out, '--json'], { cwd: dir }));
     expect(result.status, result.stderr).toBe(0);
     expect(ciJson(result.stdout)).toMatchObject({ verdict: 'PASS', cause: 'passed' });
   });
 
-  it("stops a change whose code floods HOME while the tests run, at the config's workspace limits: FAIL resource_exceeded", () => {
+  it("stops a change whose code floods HOME while the tests run, at the config's workspace limits: FAIL resource_exceeded", async () => {
     // test_timeout bounds the run; the watchdog stops it long before, or the verdict is another.
     const config = CONFIG.replace('policy:', 'limits: { workspace_files: 300, test_timeout: 120s }\npolicy:');
     const { dir, out } = repo(`[ -f lib.sh ] && . ./lib.sh\n${CHECK_SH}`, config);
     const flood = 'mkdir -p "$HOME/.cache/x"; i=0; while [ $i -lt 1000 ]; do : > "$HOME/.cache/x/f$i"; i=$((i+1)); done; sleep 3600\n';
     branch(dir, 'flood', { 'value.txt': 'right\n', 'lib.sh': flood });
-    const result = crucible(['ci', '--base', 'main', '--head', 'flood', '--out', out, '--json'], { cwd: dir });
+    const result = (await runCli(['ci', '--base', 'main', '--head', 'flood', '--out', out, '--json'], { cwd: dir }));
     expect(result.status, result.stderr).toBe(1);
     expect(ciJson(result.stdout)).toMatchObject({ verdict: 'FAIL', cause: 'resource_exceeded' });
   });
 
-  it('evaluates the working tree, untracked files included, without changing a byte of it', () => {
+  it('evaluates the working tree, untracked files included, without changing a byte of it', async () => {
     const { dir, out } = repo();
     writeFileSync(join(dir, 'value.txt'), 'right\n');
     writeFileSync(join(dir, 'notes.txt'), 'untracked\n');
@@ -155,7 +155,7 @@ describe('crucible ci', () => {
     const status = git(dir, 'status', '--porcelain');
     const before = snapshot(dir);
 
-    const r = crucible(['ci', '--out', out, '--json'], { cwd: dir });
+    const r = (await runCli(['ci', '--out', out, '--json'], { cwd: dir }));
     expect(r.status, r.stderr).toBe(0);
     const result = ciJson(r.stdout);
     expect(result).toMatchObject({ verdict: 'PASS', head: { workingTree: true } });
@@ -165,12 +165,12 @@ describe('crucible ci', () => {
     expect(git(dir, 'status', '--porcelain')).toBe(status);
   });
 
-  it('leaves its own state directory out of the change when it lies inside the checkout', () => {
+  it('leaves its own state directory out of the change when it lies inside the checkout', async () => {
     const { dir } = repo();
     writeFileSync(join(dir, 'value.txt'), 'right\n');
     // Twice: the second run finds the first one's reports in the checkout, and must not count them.
     for (let i = 0; i < 2; i++) {
-      const r = crucible(['ci', '--json'], { cwd: dir });
+      const r = (await runCli(['ci', '--json'], { cwd: dir }));
       expect(r.status, r.stderr).toBe(0);
       const result = ciJson(r.stdout);
       expect(result.reportDir.startsWith(join(dir, '.crucible', 'ci'))).toBe(true);
@@ -178,7 +178,7 @@ describe('crucible ci', () => {
     }
   });
 
-  it('runs setup in the copy of base; what setup made is not part of the change; a failing setup is exit 2', () => {
+  it('runs setup in the copy of base; what setup made is not part of the change; a failing setup is exit 2', async () => {
     const { dir, out } = repo();
     // The test reads a file only setup makes: without setup in every copy, check::kept would fail.
     const setupCheck = CHECK_SH.replace('grep -q ok keep.txt', 'grep -q ok keep.txt && grep -q made generated.txt');
@@ -186,7 +186,7 @@ describe('crucible ci', () => {
     writeFileSync(join(dir, 'crucible.ci.yaml'), `${CONFIG}setup:\n  - echo made > generated.txt\n`);
     git(dir, 'commit', '-qam', 'setup');
     branch(dir, 'fix', { 'value.txt': 'right\n' });
-    const r = crucible(['ci', '--base', 'main', '--head', 'fix', '--out', out, '--json'], { cwd: dir });
+    const r = (await runCli(['ci', '--base', 'main', '--head', 'fix', '--out', out, '--json'], { cwd: dir }));
     expect(r.status, r.stderr).toBe(0);
     const result = ciJson(r.stdout);
     expect(result).toMatchObject({ verdict: 'PASS' });
@@ -197,7 +197,7 @@ describe('crucible ci', () => {
     // The reason comes first, then a long log: the one line names the reason, the file keeps it with the head and tail.
     const broken = 'echo "fatal: broken reason" >&2; seq 1 200; exit 3';
     writeFileSync(config, `${CONFIG}setup:\n  - '${broken}'\n`);
-    const failing = crucible(['ci', '--base', 'main', '--head', 'fix', '--out', out, '--config', config], { cwd: dir });
+    const failing = (await runCli(['ci', '--base', 'main', '--head', 'fix', '--out', out, '--config', config], { cwd: dir }));
     expect(failing.status).toBe(2);
     expect(failing.stderr.trim().split('\n')).toHaveLength(1);
     expect(failing.stderr).toContain(`setup command \`${broken}\` failed (exit 3): fatal: broken reason`);
@@ -208,7 +208,7 @@ describe('crucible ci', () => {
     expect(excerpt).toContain('199\n200\n');
   });
 
-  it('fails a PR whose root pytest.py would run instead of pytest as tampered, and passes its honest twin', () => {
+  it('fails a PR whose root pytest.py would run instead of pytest as tampered, and passes its honest twin', async () => {
     const config = [
       'tests:',
       '  command: python3 -m pytest -q -p no:cacheprovider --junitxml="$CRUCIBLE_JUNIT" tests',
@@ -224,28 +224,28 @@ describe('crucible ci', () => {
     branch(dir, 'shadow', { 'pytest.py': pyShadowSource('pytest', 0), 'calc.py': 'def half(x):\n    return x  # tidy\n' });
     branch(dir, 'honest', { 'calc.py': 'def half(x):\n    return x / 2\n', 'calc_helpers.py': 'def twice(x):\n    return 2 * x\n' });
 
-    const shadow = ciJson(crucible(['ci', '--base', 'main', '--head', 'shadow', '--out', out, '--json'], { cwd: dir }).stdout);
+    const shadow = ciJson((await runCli(['ci', '--base', 'main', '--head', 'shadow', '--out', out, '--json'], { cwd: dir })).stdout);
     expect(shadow).toMatchObject({ verdict: 'FAIL', cause: 'tampered' });
     expect(shadow.checks.find((c) => c.id === 'module_shadowing')?.passed).toBe(false);
-    const honest = ciJson(crucible(['ci', '--base', 'main', '--head', 'honest', '--out', out, '--json'], { cwd: dir }).stdout);
+    const honest = ciJson((await runCli(['ci', '--base', 'main', '--head', 'honest', '--out', out, '--json'], { cwd: dir })).stdout);
     expect(honest).toMatchObject({ verdict: 'PASS', cause: 'passed' });
     expect(honest.checks.filter((c) => !c.passed)).toEqual([]);
   });
 
-  it('fails a change that breaks a test that passed at base as a regression', () => {
+  it('fails a change that breaks a test that passed at base as a regression', async () => {
     const { dir, out } = repo();
     branch(dir, 'pr', { 'value.txt': 'right\n', 'keep.txt': 'gone\n' });
-    const r = crucible(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json'], { cwd: dir });
+    const r = (await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json'], { cwd: dir }));
     expect(r.status, r.stderr).toBe(1);
     const result = ciJson(r.stdout);
     expect(result).toMatchObject({ verdict: 'FAIL', cause: 'regression' });
     expect(result.checks.find((c) => c.id === 'regression')?.passed).toBe(false);
   });
 
-  it('fails a change that adds a secret as a policy violation; --allow-failure reports it and exits 0', () => {
+  it('fails a change that adds a secret as a policy violation; --allow-failure reports it and exits 0', async () => {
     const { dir, out } = repo();
     branch(dir, 'pr', { 'value.txt': 'right\n', 'config.js': 'const key = "AKIAQWERTYUIOPASDFGH";\n' });
-    const r = crucible(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json', '--allow-failure'], { cwd: dir });
+    const r = (await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json', '--allow-failure'], { cwd: dir }));
     expect(r.status, r.stderr).toBe(0);
     const result = ciJson(r.stdout);
     expect(result).toMatchObject({ verdict: 'FAIL', cause: 'policy_violation' });
@@ -254,14 +254,14 @@ describe('crucible ci', () => {
     expect(readFileSync(join(result.reportDir, 'ci.json'), 'utf8')).not.toContain('AKIAQWERTYUIOPASDFGH');
   });
 
-  it('reads a PR as the interpreter would: assert patched behind a NUL byte is tampered; a BOM and a PNG pass', () => {
+  it('reads a PR as the interpreter would: assert patched behind a NUL byte is tampered; a BOM and a PNG pass', async () => {
     const { dir, out } = repo();
     spawnSync('mkdir', [join(dir, 'src')]);
     branch(dir, 'pr', {
       'value.txt': 'right\n',
       'src/patch.js': "// \0\nconst a = require('node:assert');\nfor (const k of Object.keys(a)) a[k] = () => {};\n",
     });
-    const r = crucible(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json'], { cwd: dir });
+    const r = (await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json'], { cwd: dir }));
     expect(r.status, r.stderr).toBe(1);
     const result = ciJson(r.stdout);
     expect(result).toMatchObject({ verdict: 'FAIL', cause: 'tampered' });
@@ -279,7 +279,7 @@ describe('crucible ci', () => {
     git(dir, 'add', '-A');
     git(dir, 'commit', '-qm', 'honest');
     git(dir, 'checkout', '-q', 'main');
-    const honest = crucible(['ci', '--base', 'main', '--head', 'honest', '--out', out, '--json'], { cwd: dir });
+    const honest = (await runCli(['ci', '--base', 'main', '--head', 'honest', '--out', out, '--json'], { cwd: dir }));
     expect(honest.status, honest.stderr).toBe(0);
     expect(
       ciJson(honest.stdout)
@@ -288,30 +288,30 @@ describe('crucible ci', () => {
     ).toEqual([]);
   });
 
-  it('judges the commands of a command log', () => {
+  it('judges the commands of a command log', async () => {
     const { dir, out } = repo();
     branch(dir, 'pr', { 'value.txt': 'right\n' });
     const log = join(tempDir(), 'commands.jsonl');
     writeFileSync(log, `${JSON.stringify({ argv: ['git', 'push', '--force', 'origin', 'main'], cwd: dir, exitCode: 0 })}\n`);
-    const r = crucible(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json', '--commands', log], { cwd: dir });
+    const r = (await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json', '--commands', log], { cwd: dir }));
     expect(r.status, r.stderr).toBe(1);
     expect(ciJson(r.stdout)).toMatchObject({ verdict: 'FAIL', cause: 'policy_violation' });
   });
 
-  it('reads crucible.ci.yaml as committed at base, so a PR cannot loosen its own gate', () => {
+  it('reads crucible.ci.yaml as committed at base, so a PR cannot loosen its own gate', async () => {
     const { dir, out } = repo();
     branch(dir, 'pr', { 'crucible.ci.yaml': CONFIG.replace('sh tests/check.sh', 'true') });
-    const r = crucible(['ci', '--base', 'main', '--head', 'pr', '--out', out], { cwd: dir });
+    const r = (await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out], { cwd: dir }));
     expect(r.status, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/^FAIL tests_failed: fail-to-pass failing: check::fixed/);
   });
 
-  it('appends its report to $GITHUB_STEP_SUMMARY', () => {
+  it('appends its report to $GITHUB_STEP_SUMMARY', async () => {
     const { dir, out } = repo();
     branch(dir, 'fix', { 'value.txt': 'right\n' });
     const summary = join(tempDir(), 'summary.md');
     writeFileSync(summary, '# earlier step\n');
-    const r = crucible(['ci', '--base', 'main', '--head', 'fix', '--out', out], { cwd: dir, env: { GITHUB_STEP_SUMMARY: summary } });
+    const r = (await runCli(['ci', '--base', 'main', '--head', 'fix', '--out', out], { cwd: dir, env: { GITHUB_STEP_SUMMARY: summary } }));
     expect(r.status, r.stderr).toBe(0);
     const text = readFileSync(summary, 'utf8');
     expect(text.startsWith('# earlier step\n')).toBe(true);
@@ -319,12 +319,12 @@ describe('crucible ci', () => {
     expect(text).toContain('| tests | pass |');
 
     // A summary file that cannot be written costs a warning, not the verdict.
-    const unwritable = crucible(['ci', '--base', 'main', '--head', 'fix', '--out', out], { cwd: dir, env: { GITHUB_STEP_SUMMARY: tempDir() } });
+    const unwritable = (await runCli(['ci', '--base', 'main', '--head', 'fix', '--out', out], { cwd: dir, env: { GITHUB_STEP_SUMMARY: tempDir() } }));
     expect(unwritable.status, unwritable.stderr).toBe(0);
     expect(unwritable.stderr).toMatch(/warning could not append to \$GITHUB_STEP_SUMMARY/);
   });
 
-  it('refuses bad input with one line and exit 2', () => {
+  it('refuses bad input with one line and exit 2', async () => {
     const { dir, out } = repo();
     writeFileSync(join(dir, 'bad.yaml'), 'tests:\n  comand: make test\n');
     const cases: Array<[string[], string, RegExp]> = [
@@ -333,7 +333,7 @@ describe('crucible ci', () => {
       [['--test-command', 'true'], tempDir(), /not a git checkout/],
     ];
     for (const [args, cwd, message] of cases) {
-      const r = crucible(['ci', '--out', out, ...args], { cwd });
+      const r = (await runCli(['ci', '--out', out, ...args], { cwd }));
       expect(r.status, r.stderr).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(message);

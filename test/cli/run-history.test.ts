@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummaryFile } from '../../src/engine/index.js';
 import { attemptBudget } from '../helpers/budget.js';
-import { CLI, crucible } from '../helpers/cli.js';
+import { CLI, runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { tinyTaskSet } from './fixtures.js';
 
@@ -13,7 +13,7 @@ const tempDir = useTempDirs();
 
 /** The built CLI on the tiny task set, unsandboxed (the reference agents may run without bwrap). */
 function run(dir: string, attempts: number, ...args: string[]) {
-  return crucible(['run', 'tasks.yaml', '--sandbox', 'local', ...args], { cwd: dir, attempts });
+  return runCli(['run', 'tasks.yaml', '--sandbox', 'local', ...args], { cwd: dir, attempts });
 }
 
 describe('crucible run → history → show → compare', () => {
@@ -22,19 +22,19 @@ describe('crucible run → history → show → compare', () => {
   let firstStdout: string;
   let firstStderr: string;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     // Not tempDir(): that one is removed after each test, and these tests share the run.
     dir = mkdtempSync(join(tmpdir(), 'crucible-cli-'));
     tinyTaskSet(dir, 6);
-    const result = run(dir, 24, '--agent', 'oracle', '--agent', 'nop', '--runs', '2', '--concurrency', '2', '--json');
+    const result = await run(dir, 24, '--agent', 'oracle', '--agent', 'nop', '--runs', '2', '--concurrency', '2', '--json');
     expect(result.status, result.stderr).toBe(1);
     first = JSON.parse(result.stdout) as RunSummaryFile;
     firstStdout = result.stdout;
     firstStderr = result.stderr;
   }, attemptBudget(24));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(async () => rmSync(dir, { recursive: true, force: true }));
 
-  it('prints per-agent pass rates with n and interval, pass@1/pass@k and the paired verdict', () => {
+  it('prints per-agent pass rates with n and interval, pass@1/pass@k and the paired verdict', async () => {
     expect(first.planned).toBe(24);
     expect(first.executed).toBe(24);
     expect(first.stats.comparisons[0]).toMatchObject({ a: 'nop', b: 'oracle', verdict: 'B better', tasks: 6 });
@@ -48,33 +48,33 @@ describe('crucible run → history → show → compare', () => {
     expect(firstStderr).not.toContain('\u001b[');
   });
 
-  it('lists the attempts in history, as JSON and CSV, filtered', () => {
-    const json = crucible(['history', '--json'], { cwd: dir });
+  it('lists the attempts in history, as JSON and CSV, filtered', async () => {
+    const json = (await runCli(['history', '--json'], { cwd: dir }));
     expect(json.status).toBe(0);
     const rows = JSON.parse(json.stdout) as Array<{ runId: string; agent: string }>;
     expect(rows).toHaveLength(24);
     expect(new Set(rows.map((r) => r.runId))).toEqual(new Set([first.runId]));
 
-    const oracle = crucible(['history', '--agent', 'oracle', '--task', 't1', '--csv'], { cwd: dir });
+    const oracle = (await runCli(['history', '--agent', 'oracle', '--task', 't1', '--csv'], { cwd: dir }));
     const lines = oracle.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^attemptId,runId,taskId,/);
     expect(lines).toHaveLength(3);
 
-    const limited = crucible(['history', '--limit', '5'], { cwd: dir });
+    const limited = (await runCli(['history', '--limit', '5'], { cwd: dir }));
     expect(limited.stdout.trim().split('\n')).toHaveLength(6);
 
-    const runs = crucible(['history', '--runs'], { cwd: dir });
+    const runs = (await runCli(['history', '--runs'], { cwd: dir }));
     expect(runs.stdout).toMatch(new RegExp(`${first.runId} .* oracle, nop +24/24 +12 +12 +0 +complete`));
   });
 
-  it('shows a run by id prefix and an attempt with its evidence', () => {
-    const shown = crucible(['show', first.runId.slice(0, 17)], { cwd: dir });
+  it('shows a run by id prefix and an attempt with its evidence', async () => {
+    const shown = (await runCli(['show', first.runId.slice(0, 17)], { cwd: dir }));
     expect(shown.status, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(`run ${first.runId}`);
     expect(shown.stdout).toMatch(/B better \(oracle\)/);
 
     const attemptId = first.attempts.find((a) => a.agent === 'nop')?.attemptId ?? '';
-    const attempt = crucible(['show', attemptId], { cwd: dir });
+    const attempt = (await runCli(['show', attemptId], { cwd: dir }));
     expect(attempt.status, attempt.stderr).toBe(0);
     expect(attempt.stdout).toContain(`attempt ${attemptId}`);
     expect(attempt.stdout).toMatch(/FAIL no_changes/);
@@ -85,11 +85,11 @@ describe('crucible run → history → show → compare', () => {
 
   it(
     'compares two runs cell by cell with a paired verdict',
-    () => {
-      const second = run(dir, 6, '--agent', 'nop', '--runs', '2', '--tag', 'even', '--json');
+    async () => {
+      const second = await run(dir, 6, '--agent', 'nop', '--runs', '2', '--tag', 'even', '--json');
       const b = JSON.parse(second.stdout) as RunSummaryFile;
       expect(b.planned).toBe(6);
-      const compared = crucible(['compare', first.runId, b.runId], { cwd: dir });
+      const compared = (await runCli(['compare', first.runId, b.runId], { cwd: dir }));
       expect(compared.status, compared.stderr).toBe(0);
       expect(compared.stdout).toMatch(/oracle +t1 +100\.0% \(2\/2\) +- +- +only in A/);
       expect(compared.stdout).toMatch(/nop +t1 +0\.0% \(0\/2\) +0\.0% \(0\/2\) +0\.0 pts +same/);
@@ -99,7 +99,7 @@ describe('crucible run → history → show → compare', () => {
     attemptBudget(6),
   );
 
-  it('rejects bad input with one line and exit code 2', () => {
+  it('rejects bad input with one line and exit code 2', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['run', 'tasks.yaml', '--agent', 'nop', '--runs', '0'], /--runs 0: expected a whole number ≥ 1/],
       [['run', 'tasks.yaml', '--agent', 'nop', '--concurrency', 'x'], /--concurrency x: expected a whole number/],
@@ -111,7 +111,7 @@ describe('crucible run → history → show → compare', () => {
       [['compare', first.runId, first.runId], /are the same run/],
     ];
     for (const [args, message] of cases) {
-      const result = crucible(args, { cwd: dir });
+      const result = (await runCli(args, { cwd: dir }));
       expect(result.status, `${args.join(' ')}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toMatch(message);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
@@ -145,7 +145,7 @@ describe('SIGKILL in the middle of a real run, then crucible resume', () => {
       expect(killed.startsWith('SIGKILL')).toBe(true);
       const runId = /^run (\S+):/m.exec(killed)?.[1] ?? '';
 
-      const resumed = crucible(['resume', runId.slice(0, 17), '--json'], { cwd: dir, attempts: 12 });
+      const resumed = (await runCli(['resume', runId.slice(0, 17), '--json'], { cwd: dir, attempts: 12 }));
       expect(resumed.status, resumed.stderr).toBe(1);
       const summary = JSON.parse(resumed.stdout) as RunSummaryFile;
       expect(summary.planned).toBe(12);
@@ -153,7 +153,7 @@ describe('SIGKILL in the middle of a real run, then crucible resume', () => {
       expect(summary.reused).toBeGreaterThanOrEqual(3);
       expect(new Set(summary.attempts.map((a) => a.attemptId)).size).toBe(12);
       expect(readdirSync(join(dir, '.crucible', 'runs', runId, 'attempts'))).toHaveLength(12);
-      const history = JSON.parse(crucible(['history', '--run', runId, '--json'], { cwd: dir }).stdout) as unknown[];
+      const history = JSON.parse((await runCli(['history', '--run', runId, '--json'], { cwd: dir })).stdout) as unknown[];
       expect(history).toHaveLength(12);
     },
     attemptBudget(12 + 12),

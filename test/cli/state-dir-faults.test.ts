@@ -4,7 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummaryFile } from '../../src/engine/index.js';
-import { crucible, type CliResult } from '../helpers/cli.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 import { tinyTaskSet } from './fixtures.js';
 
 /**
@@ -31,8 +31,8 @@ function fill(at: string): void {
   spawnSync('sh', ['-c', `head -c 1G /dev/zero > ${at}/filler`]);
 }
 
-function run(...args: string[]): CliResult {
-  return crucible(['run', 'tasks.yaml', '--sandbox', 'local', ...args], { cwd: dir });
+function run(...args: string[]): Promise<CliResult> {
+  return runCli(['run', 'tasks.yaml', '--sandbox', 'local', ...args], { cwd: dir });
 }
 
 /** The one-line error rule: exactly one `error` line, no stack trace, never "this is a bug". */
@@ -54,7 +54,7 @@ function checkpointRows(runDir: string): Array<{ attemptId: string; verdict: str
     .map((line) => JSON.parse(line) as { attemptId: string; verdict: string; cause: string });
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'crucible-faults-'));
   tinyTaskSet(dir, 4);
   // t3's setup fills the state directory's disk once, on its second run (the run's preflight is the
@@ -66,21 +66,21 @@ beforeAll(() => {
   writeFileSync(file, readFileSync(file, 'utf8').replace('  - id: t3\n', `  - id: t3\n    setup: ['${setup}']\n`));
 });
 
-afterAll(() => {
+afterAll(async () => {
   for (const at of mounts.splice(0).reverse()) spawnSync('umount', ['-l', at]);
   rmSync(dir, { recursive: true, force: true });
 });
 
 describe('a full disk', () => {
-  it('stops the run with one line (exit 75), keeps what finished, and resume --retry-errors gives the verdicts of a clean run', () => {
-    const clean = run('--agent', 'oracle', '--agent', 'nop', '--concurrency', '2', '--out', 'clean', '--json');
+  it('stops the run with one line (exit 75), keeps what finished, and resume --retry-errors gives the verdicts of a clean run', async () => {
+    const clean = await run('--agent', 'oracle', '--agent', 'nop', '--concurrency', '2', '--out', 'clean', '--json');
     expect(clean.status, clean.stderr).toBe(1);
     const cleanSummary = JSON.parse(clean.stdout) as RunSummaryFile;
 
     mountTmpfs(join(dir, 'full'), '16m');
     writeFileSync(join(dir, 'fill-once'), '2');
     // Setup must run per attempt (no prepared-tree reuse) for the disk to fill at the second run.
-    const stopped = run('--agent', 'oracle', '--agent', 'nop', '--concurrency', '1', '--out', 'full', '--no-prepare-cache');
+    const stopped = await run('--agent', 'oracle', '--agent', 'nop', '--concurrency', '1', '--out', 'full', '--no-prepare-cache');
     expect(stopped.status, stopped.stderr).toBe(75);
     const [runId = ''] = readdirSync(join(dir, 'full', 'runs'));
     const line = expectOneLine(stopped);
@@ -98,7 +98,7 @@ describe('a full disk', () => {
 
     // Space freed: the resume reruns the disk's victim and the rest, replacing the error's record.
     rmSync(join(dir, 'full', 'filler'));
-    const resumed = crucible(['resume', runId, '--out', 'full', '--retry-errors', '--json'], { cwd: dir });
+    const resumed = (await runCli(['resume', runId, '--out', 'full', '--retry-errors', '--json'], { cwd: dir }));
     expect(resumed.status, resumed.stderr).toBe(1);
     const summary = JSON.parse(resumed.stdout) as RunSummaryFile;
     expect(summary.reused).toBe(4);
@@ -108,17 +108,17 @@ describe('a full disk', () => {
     expect(after).toHaveLength(8);
     expect(new Set(after.map((r) => r.attemptId)).size).toBe(8);
     expect(readdirSync(join(runDir, 'attempts'))).toHaveLength(8);
-    const history = crucible(['history', '--run', runId, '--json', '--out', 'full'], { cwd: dir });
+    const history = (await runCli(['history', '--run', runId, '--json', '--out', 'full'], { cwd: dir }));
     const historyRows = JSON.parse(history.stdout) as Array<{ verdict: string }>;
     expect(historyRows).toHaveLength(8);
     expect(historyRows.filter((r) => r.verdict === 'ERROR')).toHaveLength(0);
   }, 240_000);
 
-  it('refuses to start a run on a disk that is already full, leaving no half-made run', () => {
+  it('refuses to start a run on a disk that is already full, leaving no half-made run', async () => {
     mountTmpfs(join(dir, 'tiny'), '1m');
     mkdirSync(join(dir, 'tiny', 'runs'));
     fill(join(dir, 'tiny'));
-    const result = run('--agent', 'nop', '--task', 't1', '--out', 'tiny');
+    const result = await run('--agent', 'nop', '--task', 't1', '--out', 'tiny');
     expect(result.status, result.stderr).toBe(75);
     expect(expectOneLine(result)).toMatch(/^error no space left on device writing tiny\/runs\/.* \(fix: free space on the disk of tiny, then run again\)$/);
     expect(readdirSync(join(dir, 'tiny', 'runs'))).toEqual([]);
@@ -126,8 +126,8 @@ describe('a full disk', () => {
 });
 
 describe('resume --help', () => {
-  it('explains --retry-errors and the exit codes of a full disk and an unusable state directory', () => {
-    const help = crucible(['resume', '--help']);
+  it('explains --retry-errors and the exit codes of a full disk and an unusable state directory', async () => {
+    const help = (await runCli(['resume', '--help']));
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/--retry-errors +also rerun attempts that ended ERROR \(harness_error/);
     expect(help.stdout).toMatch(/replaces the errored attempt \(checkpoint line, attempt directory, history\s+row\)/);
@@ -136,17 +136,17 @@ describe('resume --help', () => {
 });
 
 describe('a read-only state directory', () => {
-  it('is named as such (exit 2), not as a run locked by another process', () => {
+  it('is named as such (exit 2), not as a run locked by another process', async () => {
     const at = join(dir, 'ro');
     mountTmpfs(at, '16m');
-    const first = run('--agent', 'nop', '--task', 't1', '--out', 'ro');
+    const first = await run('--agent', 'nop', '--task', 't1', '--out', 'ro');
     expect(first.status, first.stderr).toBe(1);
     const [runId = ''] = readdirSync(join(at, 'runs'));
     // A lock left by a killed process: taking it over means deleting it, which a read-only disk refuses.
     writeFileSync(join(at, 'runs', runId, 'run.lock'), `999999999 ${hostname()}\n`);
     remountReadOnly(at);
 
-    const resumed = crucible(['resume', runId, '--out', 'ro'], { cwd: dir });
+    const resumed = (await runCli(['resume', runId, '--out', 'ro'], { cwd: dir }));
     expect(resumed.status, resumed.stderr).toBe(2);
     const line = expectOneLine(resumed);
     expect(line).toBe(
@@ -154,7 +154,7 @@ describe('a read-only state directory', () => {
     );
     expect(resumed.stderr).not.toMatch(/locked|in use/);
 
-    const fresh = run('--agent', 'nop', '--task', 't1', '--out', 'ro');
+    const fresh = await run('--agent', 'nop', '--task', 't1', '--out', 'ro');
     expect(fresh.status, fresh.stderr).toBe(2);
     expect(expectOneLine(fresh)).toMatch(/^error --out ro: on a read-only file system \(fix: /);
     expect(existsSync(join(at, 'runs', runId, 'plan.json'))).toBe(true);

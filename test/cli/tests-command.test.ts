@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import type { ListedTest } from '../../src/engine/index.js';
 import type { TaskValidity } from '../../src/grading/index.js';
 import { attemptBudget } from '../helpers/budget.js';
-import { crucible } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -42,8 +42,8 @@ function calcTaskSet(failToPass: string, opts: { oracle?: boolean; patch?: strin
   const head = "import assert from 'node:assert/strict';\nimport { test } from 'node:test';\nimport { add } from '../src/calc.mjs';\n";
   const files: Record<string, string> = {
     'repo/src/calc.mjs': 'export const add = (a, b) => a - b;\n',
-    'repo/test/a.test.mjs': `${head}test('add', () => assert.equal(add(2, 2), 4));\ntest('zero', () => assert.equal(add(0, 0), 0));\n`,
-    'repo/test/b.test.mjs': `${head}test('zero', () => assert.equal(add(1, 0), 1));\n`,
+    'repo/test/a.test.mjs': `${head}test('add', async () => assert.equal(add(2, 2), 4));\ntest('zero', () => assert.equal(add(0, 0), 0));\n`,
+    'repo/test/b.test.mjs': `${head}test('zero', async () => assert.equal(add(1, 0), 1));\n`,
     'fix.patch': opts.patch ?? FIX,
     'tasks.yaml': [
       'tasks:',
@@ -68,9 +68,9 @@ function calcTaskSet(failToPass: string, opts: { oracle?: boolean; patch?: strin
 describe('crucible tests', () => {
   it(
     "--suggest on the bundled js-slugify prints the task's own fail_to_pass and pass_to_pass, and leaves nothing behind",
-    () => {
+    async () => {
       const out = tempDir();
-      const suggested = crucible(['tests', 'examples/tasks.yaml', '--task', 'js-slugify', '--suggest', '--out', out], { attempts: 2 });
+      const suggested = (await runCli(['tests', 'examples/tasks.yaml', '--task', 'js-slugify', '--suggest', '--out', out], { attempts: 2 }));
       expect(suggested.status, suggested.stderr).toBe(0);
       const yaml = parse(suggested.stdout) as { fail_to_pass: string[]; pass_to_pass: string[] };
       const declared = declaredSlugify();
@@ -78,7 +78,7 @@ describe('crucible tests', () => {
 
       // The task says all_others: every other id the baseline reports, which is what the listing shows.
       expect(declared.pass_to_pass).toBe('all_others');
-      const listed = crucible(['tests', 'examples/tasks.yaml', '--task', 'js-slugify', '--json', '--out', out], { attempts: 1 });
+      const listed = (await runCli(['tests', 'examples/tasks.yaml', '--task', 'js-slugify', '--json', '--out', out], { attempts: 1 }));
       expect(listed.status, listed.stderr).toBe(0);
       const baselineIds = (JSON.parse(listed.stdout) as TestsJson).runs[0]?.tests.map((t) => t.id) ?? [];
       expect(yaml.pass_to_pass.length).toBeGreaterThan(0);
@@ -96,18 +96,18 @@ describe('crucible tests', () => {
 
   it(
     'lists every id with its outcome at the baseline and with the oracle applied',
-    () => {
+    async () => {
       const out = tempDir();
-      const at = (side: string): ListedTest[] => {
-        const result = crucible(['tests', 'examples/tasks.yaml', '--task', 'js-slugify', '--at', side, '--json', '--out', out], { attempts: 1 });
+      const at = async (side: string): Promise<ListedTest[]> => {
+        const result = (await runCli(['tests', 'examples/tasks.yaml', '--task', 'js-slugify', '--at', side, '--json', '--out', out], { attempts: 1 }));
         expect(result.status, result.stderr).toBe(0);
         const json = JSON.parse(result.stdout) as TestsJson;
         expect(json.runs.map((r) => r.at)).toEqual([side]);
         return json.runs[0]?.tests ?? [];
       };
       const [f2p] = declaredSlugify().fail_to_pass;
-      const baseline = at('baseline');
-      const oracle = at('oracle');
+      const baseline = await at('baseline');
+      const oracle = await at('oracle');
       expect(baseline.find((t) => t.id === f2p)).toEqual({ id: f2p, outcome: 'failed', cases: 1 });
       expect(oracle.find((t) => t.id === f2p)).toEqual({ id: f2p, outcome: 'passed', cases: 1 });
       expect(oracle.map((t) => t.id).sort()).toEqual(baseline.map((t) => t.id).sort());
@@ -115,7 +115,7 @@ describe('crucible tests', () => {
       expect(oracle.every((t) => t.outcome === 'passed')).toBe(true);
 
       // The text form: outcome, then the id exactly as the task set writes it.
-      const text = crucible(['tests', 'examples/tasks.yaml', '--task', 'js-slugify', '--out', out], { attempts: 1 });
+      const text = (await runCli(['tests', 'examples/tasks.yaml', '--task', 'js-slugify', '--out', out], { attempts: 1 }));
       expect(text.stdout).toMatch(new RegExp(`^ {2}failed {3}${f2p}$`, 'm'));
     },
     attemptBudget(3),
@@ -123,14 +123,14 @@ describe('crucible tests', () => {
 
   it(
     'flags an id two test cases share, and --suggest leaves it out of both lists',
-    () => {
+    async () => {
       const tasks = calcTaskSet('add');
       const out = tempDir();
-      const listed = crucible(['tests', tasks, '--task', 'calc', '--sandbox', 'local', '--out', out], { attempts: 1 });
+      const listed = (await runCli(['tests', tasks, '--task', 'calc', '--sandbox', 'local', '--out', out], { attempts: 1 }));
       expect(listed.status, listed.stderr).toBe(0);
       expect(listed.stdout).toMatch(/^ {2}passed {3}zero {2}\[duplicate id: 2 cases\]$/m);
       expect(listed.stdout).toContain('2 cases share 1 id');
-      const suggested = crucible(['tests', tasks, '--task', 'calc', '--sandbox', 'local', '--suggest', '--out', out], { attempts: 2 });
+      const suggested = (await runCli(['tests', tasks, '--task', 'calc', '--sandbox', 'local', '--suggest', '--out', out], { attempts: 2 }));
       expect(suggested.status, suggested.stderr).toBe(0);
       expect(parse(suggested.stdout)).toEqual({ fail_to_pass: ['add'], pass_to_pass: [] });
       expect(suggested.stdout).toContain('Left out, reported by more than one case (a listed id must be unique): zero');
@@ -140,9 +140,9 @@ describe('crucible tests', () => {
 
   it(
     'validate warns about ids that all_others collapses, naming how many cases and ids',
-    () => {
+    async () => {
       const out = tempDir();
-      const result = crucible(['validate', calcTaskSet('add'), '--runs', '1', '--sandbox', 'local', '--out', out, '--json'], { attempts: 3 });
+      const result = (await runCli(['validate', calcTaskSet('add'), '--runs', '1', '--sandbox', 'local', '--out', out, '--json'], { attempts: 3 }));
       const report = JSON.parse(result.stdout) as { tasks: TaskValidity[] };
       const [calc] = report.tasks;
       // The warning is not a failure: the fail-to-pass test still tells the fix from none.
@@ -156,9 +156,9 @@ describe('crucible tests', () => {
 
   it(
     'a misspelt fail_to_pass id fails validation with the nearest real id suggested',
-    () => {
+    async () => {
       const out = tempDir();
-      const result = crucible(['validate', calcTaskSet('ad'), '--runs', '1', '--sandbox', 'local', '--out', out], { attempts: 3 });
+      const result = (await runCli(['validate', calcTaskSet('ad'), '--runs', '1', '--sandbox', 'local', '--out', out], { attempts: 3 }));
       expect(result.status, result.stderr).toBe(2);
       expect(result.stdout).toContain('tasks[0].tests.fail_to_pass[0]: "ad" is not among the 3 tests the baseline run reports (fix: did you mean "add"?)');
     },
@@ -167,7 +167,7 @@ describe('crucible tests', () => {
 
   it(
     'a task that cannot be prepared, or whose oracle patch does not apply, is one line naming the field, exit 2, and nothing is left',
-    () => {
+    async () => {
       const out = tempDir();
       const cases: Array<{ tasks: string; argv: string[]; says: RegExp }> = [
         {
@@ -182,7 +182,7 @@ describe('crucible tests', () => {
         },
       ];
       for (const c of cases) {
-        const result = crucible(['tests', c.tasks, '--task', 'calc', '--sandbox', 'local', '--out', out, ...c.argv], { attempts: 1 });
+        const result = (await runCli(['tests', c.tasks, '--task', 'calc', '--sandbox', 'local', '--out', out, ...c.argv], { attempts: 1 }));
         expect(result.status, result.stderr).toBe(2);
         const errors = result.stderr.split('\n').filter((l) => l.startsWith('error'));
         expect(errors).toHaveLength(1);
@@ -195,10 +195,10 @@ describe('crucible tests', () => {
 
   it(
     'a test command that writes no report exits 1 and shows why, with the end of its output',
-    () => {
+    async () => {
       const tasks = calcTaskSet('add');
       writeFileSync(tasks, readFileSync(tasks, 'utf8').replace(/command: .*/, 'command: "echo the runner said this; exit 1"'));
-      const result = crucible(['tests', tasks, '--task', 'calc', '--sandbox', 'local', '--out', tempDir()], { attempts: 1 });
+      const result = (await runCli(['tests', tasks, '--task', 'calc', '--sandbox', 'local', '--out', tempDir()], { attempts: 1 }));
       expect(result.status, result.stderr).toBe(1);
       expect(result.stdout).toBe('calc at the baseline: 0 test ids, exit 1\n');
       expect(result.stderr).toMatch(
@@ -208,7 +208,7 @@ describe('crucible tests', () => {
     attemptBudget(1),
   );
 
-  it('bad inputs end in one line and exit 2, before any work', () => {
+  it('bad inputs end in one line and exit 2, before any work', async () => {
     const out = tempDir();
     const noOracle = calcTaskSet('add', { oracle: false });
     const cases: Array<{ argv: string[]; says: RegExp }> = [
@@ -230,7 +230,7 @@ describe('crucible tests', () => {
       { argv: ['examples/tasks.yaml'], says: /^error: required option '-t, --task <id>' not specified$/ },
     ];
     for (const c of cases) {
-      const result = crucible(['tests', ...c.argv, '--out', out]);
+      const result = (await runCli(['tests', ...c.argv, '--out', out]));
       expect(result.status, `${c.argv.join(' ')}: ${result.stderr}`).toBe(2);
       const lines = result.stderr
         .trim()

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { TaskValidity } from '../../src/grading/index.js';
 import type { TaskAdversarial } from '../../src/grading/validity.js';
 import { attemptBudget } from '../helpers/budget.js';
-import { crucible } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import type { AttemptResult } from '../../src/types/index.js';
 import { brokenTaskSet } from './fixtures.js';
@@ -30,7 +30,7 @@ function taskSet(): string {
       "import { existsSync, readFileSync, writeFileSync } from 'node:fs';",
       "import { test } from 'node:test';",
       "import { add } from '../src/calc.mjs';",
-      "test('add', () => {",
+      "test('add', async () => {",
       '  assert.equal(add(2, 2), 4);',
       `  const n = existsSync(${JSON.stringify(counter)}) ? Number(readFileSync(${JSON.stringify(counter)}, 'utf8')) : 0;`,
       `  writeFileSync(${JSON.stringify(counter)}, String(n + 1));`,
@@ -57,10 +57,10 @@ function taskSet(): string {
 describe('crucible validate', () => {
   it(
     'reports valid, invalid and flaky tasks as JSON; a task whose fail-to-pass test already passes is broken (exit 2)',
-    () => {
+    async () => {
       const out = tempDir();
       // 3 tasks × (nop once + oracle 3 times)
-      const result = crucible(['validate', taskSet(), '--runs', '3', '--concurrency', '1', '--sandbox', 'local', '--out', out, '--json'], { attempts: 12 });
+      const result = (await runCli(['validate', taskSet(), '--runs', '3', '--concurrency', '1', '--sandbox', 'local', '--out', out, '--json'], { attempts: 12 }));
       expect(result.status, result.stderr).toBe(2);
       const report = JSON.parse(result.stdout) as { schemaVersion: number; runs: number; valid: boolean; tasks: TaskValidity[] };
       expect(report).toMatchObject({ schemaVersion: 1, runs: 3, valid: false });
@@ -77,38 +77,38 @@ describe('crucible validate', () => {
 
   it(
     'shows every bundled example it checks as valid, in a table, and exits 0',
-    () => {
+    async () => {
       const out = tempDir();
-      const result = crucible(['validate', 'examples/tasks.yaml', '--task', 'js-sortby', '--task', 'py-roman-subtractive', '--runs', '1', '--out', out], {
+      const result = (await runCli(['validate', 'examples/tasks.yaml', '--task', 'js-sortby', '--task', 'py-roman-subtractive', '--runs', '1', '--out', out], {
         attempts: 4,
-      });
+      }));
       expect(result.status, result.stderr).toBe(0);
       expect(result.stdout).toMatch(/valid\s+js-sortby\s+fails 1\/1\s+passes 1\/1\s+-\s+ok/);
       expect(result.stdout).toMatch(/valid\s+py-roman-subtractive\s+fails 1\/1\s+passes 1\/1\s+4\/4\s+ok/);
       expect(result.stdout).toContain('all 2 tasks valid');
 
       // Recorded in the history like any run, marked as a validation, with its evidence under validate/.
-      const runs = JSON.parse(crucible(['history', '--runs', '--json', '--out', out]).stdout) as Array<{ runId: string; kind: string; agents: string[] }>;
+      const runs = JSON.parse((await runCli(['history', '--runs', '--json', '--out', out])).stdout) as Array<{ runId: string; kind: string; agents: string[] }>;
       expect(runs.map((r) => [r.kind, r.agents])).toEqual([['validate', ['nop', 'oracle']]]);
       const runId = runs[0]?.runId as string;
-      expect(crucible(['history', '--runs', '--out', out]).stdout).toMatch(new RegExp(`${runId}\\s+validate\\s`));
-      const shown = crucible(['show', runId, '--out', out]);
+      expect((await runCli(['history', '--runs', '--out', out])).stdout).toMatch(new RegExp(`${runId}\\s+validate\\s`));
+      const shown = (await runCli(['show', runId, '--out', out]));
       expect(shown.status, shown.stderr).toBe(0);
       expect(shown.stdout).toMatch(new RegExp(`^validate run ${runId}`));
       expect(shown.stdout).toMatch(/js-sortby/);
-      const attempts = JSON.parse(crucible(['history', '--run', runId, '--json', '--out', out]).stdout) as Array<{ attemptId: string }>;
+      const attempts = JSON.parse((await runCli(['history', '--run', runId, '--json', '--out', out])).stdout) as Array<{ attemptId: string }>;
       expect(attempts).toHaveLength(4);
-      const attempt = crucible(['show', attempts[0]?.attemptId as string, '--out', out]);
+      const attempt = (await runCli(['show', attempts[0]?.attemptId as string, '--out', out]));
       expect(attempt.status, attempt.stderr).toBe(0);
       expect(attempt.stdout).toMatch(new RegExp(`evidence in \\S*validate/${runId}/attempts/`));
     },
     attemptBudget(4),
   );
 
-  it('reports each broken task once, before any attempt, with the field and the fix, and exits 2', () => {
+  it('reports each broken task once, before any attempt, with the field and the fix, and exits 2', async () => {
     const dir = tempDir();
     const out = tempDir();
-    const result = crucible(['validate', brokenTaskSet(dir), '--runs', '2', '--sandbox', 'local', '--out', out, '--json']);
+    const result = (await runCli(['validate', brokenTaskSet(dir), '--runs', '2', '--sandbox', 'local', '--out', out, '--json']));
     expect(result.status, result.stderr).toBe(2);
     const report = JSON.parse(result.stdout) as { dir: string; valid: boolean; tasks: TaskValidity[] };
     const byId = Object.fromEntries(report.tasks.map((t) => [t.taskId, t]));
@@ -138,7 +138,7 @@ describe('crucible validate', () => {
     expect(broken.every((a) => a.verdict === 'ERROR' && a.cause === 'task_error' && a.agentResult === undefined && a.tests === undefined)).toBe(true);
     expect(result.stderr.match(/tasks\[3\]\.repo\.git/g)).toHaveLength(1);
 
-    const table = crucible(['validate', join(dir, 'tasks.yaml'), '--runs', '1', '--sandbox', 'local', '--out', out]);
+    const table = (await runCli(['validate', join(dir, 'tasks.yaml'), '--runs', '1', '--sandbox', 'local', '--out', out]));
     expect(table.status).toBe(2);
     expect(table.stdout).toContain(
       'tasks.yaml: tasks[1].tests.fail_to_pass[0]: "check::fixd" is not among the 2 tests the baseline run reports (fix: did you mean "check::fixed"?)',
@@ -146,14 +146,14 @@ describe('crucible validate', () => {
     expect(table.stdout).toContain('3 tasks are broken');
   });
 
-  it('is bad input without a task set or with a bad --runs', () => {
-    expect(crucible(['validate', 'no-such.yaml']).status).toBe(2);
-    expect(crucible(['validate', 'examples/tasks.yaml', '--runs', '0']).status).toBe(2);
+  it('is bad input without a task set or with a bad --runs', async () => {
+    expect((await runCli(['validate', 'no-such.yaml'])).status).toBe(2);
+    expect((await runCli(['validate', 'examples/tasks.yaml', '--runs', '0'])).status).toBe(2);
   });
 
   it(
     '--adversarial reports, per task, the attacks that got through, and exits 1',
-    () => {
+    async () => {
       // A weak task: its fail-to-pass test passes as soon as calc.py changes at all — the way a test
       // that a hard-coded answer passes lets a cheat through. user-site-pth only adds a comment to
       // calc.py (its plugin lives in $HOME, which the tests never share), tamper edits the test, and
@@ -208,7 +208,7 @@ describe('crucible validate', () => {
         '--out',
         out,
       ];
-      const result = crucible([...args, '--json'], { attempts: 3 });
+      const result = (await runCli([...args, '--json'], { attempts: 3 }));
       expect(result.status, result.stderr).toBe(1);
       const report = JSON.parse(result.stdout) as { schemaVersion: number; adversarial: boolean; secure: boolean; tasks: TaskAdversarial[] };
       expect(report).toMatchObject({ schemaVersion: 1, adversarial: true, secure: false });
@@ -219,7 +219,7 @@ describe('crucible validate', () => {
       expect(byAttack.tamper).toMatchObject({ outcome: 'held', verdict: 'FAIL', cause: 'tampered' });
       expect(byAttack.oracle).toMatchObject({ outcome: 'control_passed', verdict: 'PASS', failedChecks: [] });
 
-      const table = crucible(args, { attempts: 3 });
+      const table = (await runCli(args, { attempts: 3 }));
       expect(table.status, table.stderr).toBe(1);
       expect(table.stdout).toMatch(/got_through\s+weak\s+user-site-pth\s+outside-diff/);
       expect(table.stdout).toContain('weak: got through: user-site-pth');
@@ -227,9 +227,9 @@ describe('crucible validate', () => {
     attemptBudget(3 + 3),
   );
 
-  it('--attack needs --adversarial and a known attack name', () => {
-    expect(crucible(['validate', 'examples/tasks.yaml', '--attack', 'tamper']).status).toBe(2);
-    const unknown = crucible(['validate', 'examples/tasks.yaml', '--adversarial', '--attack', 'no-such-attack']);
+  it('--attack needs --adversarial and a known attack name', async () => {
+    expect((await runCli(['validate', 'examples/tasks.yaml', '--attack', 'tamper'])).status).toBe(2);
+    const unknown = (await runCli(['validate', 'examples/tasks.yaml', '--adversarial', '--attack', 'no-such-attack']));
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('no such attack');
   });
