@@ -66,7 +66,8 @@ export function resolveAgent(spec: string, profiles: ReadonlyMap<string, AgentPr
   const parts = splitProfileSpec(spec);
   const profile = profiles.get(parts.name);
   if (profile) {
-    if (parts.model === '') throw new InputError(`--agent ${spec}: no model after ":" (fix: --agent ${head} for its default model, or --agent ${head}:<model>)`);
+    if (parts.model === '')
+      throw new InputError(`--agent ${spec}: no model after ":" (fix: --agent ${head} for its default model, or --agent ${head}:<model>)`);
     if (parts.platform === undefined) return createExternalAgent(profile, parts.model, spec);
     const onIt = onPlatform(profile, parts.platform, spec);
     return createExternalAgent(onIt, parts.model, spec, onIt.platform);

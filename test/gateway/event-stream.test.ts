@@ -97,7 +97,9 @@ describe('AWS event-stream frame reader', () => {
     const tooLarge = frame({}, 'x', { totalLength: MAX_MESSAGE_BYTES + 1 });
     expect(() => new EventStreamDecoder().push(tooLarge.subarray(0, 12))).toThrow(/message length 16777217 is outside 16\.\.16777216/);
     expect(() => new EventStreamDecoder().push(frame({}, '', { totalLength: 15 }))).toThrow(/outside 16\.\./);
-    expect(() => new EventStreamDecoder().push(frame({ a: 'b' }, 'x', { headersLength: 1000 }))).toThrow(/headers length 1000 does not fit a message of 23 bytes/);
+    expect(() => new EventStreamDecoder().push(frame({ a: 'b' }, 'x', { headersLength: 1000 }))).toThrow(
+      /headers length 1000 does not fit a message of 23 bytes/,
+    );
   });
 
   it('refuses headers that run past their section, have an empty name or an unknown type', () => {

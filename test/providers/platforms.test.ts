@@ -56,7 +56,12 @@ async function setUp(
     async run(prompt = 'Fix it.') {
       const id = `attempt-${++n}`;
       const { baseUrls } = gateway.openSession(id, { model: spec.modelId, cassette: `task/${provider}/${n}` });
-      const result = await generateText({ model: await createLanguageModel(spec, { baseUrls, apiKey: DUMMY }), prompt, tools: TOOL_DEFINITIONS, maxRetries: 0 });
+      const result = await generateText({
+        model: await createLanguageModel(spec, { baseUrls, apiKey: DUMMY }),
+        prompt,
+        tools: TOOL_DEFINITIONS,
+        maxRetries: 0,
+      });
       gateway.closeSession(id);
       return { id, toolCalls: result.toolCalls.map((c) => [c.toolCallId, c.toolName, c.input]), sdkInput: result.usage.inputTokens };
     },
@@ -187,7 +192,13 @@ describe('AWS Bedrock (Converse) through the gateway', () => {
       expect(String(sent.headers.authorization)).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE\//);
       expectMetered(s.gateway, 'stream', 'bedrock', cost('bedrock', { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }));
       expect(s.gateway.turns('stream')).toMatchObject([
-        { api: 'converse', requestedModel: model, text: 'On it.', toolCalls: [{ id: 'call_1', name: 'read_file', input: { path: 'src/a.py' } }], finishReason: 'tool_use' },
+        {
+          api: 'converse',
+          requestedModel: model,
+          text: 'On it.',
+          toolCalls: [{ id: 'call_1', name: 'read_file', input: { path: 'src/a.py' } }],
+          finishReason: 'tool_use',
+        },
       ]);
       expect(s.gateway.provider('stream')).toMatchObject({ requests: 1, answered: 1, failed: 0 });
     });
@@ -212,7 +223,9 @@ describe('AWS Bedrock (Converse) through the gateway', () => {
       expect(sent.path).toBe(`/model/${encodeURIComponent(model)}/invoke-with-response-stream`);
       expect(String(sent.headers.authorization)).toMatch(/^AWS4-HMAC-SHA256 /);
       expectMetered(s.gateway, 'invoke', 'bedrock', cost('bedrock', { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }));
-      expect(s.gateway.turns('invoke')).toMatchObject([{ api: 'messages', text: 'On it.', toolCalls: [{ id: 'call_1', name: 'read_file' }], finishReason: 'tool_use' }]);
+      expect(s.gateway.turns('invoke')).toMatchObject([
+        { api: 'messages', text: 'On it.', toolCalls: [{ id: 'call_1', name: 'read_file' }], finishReason: 'tool_use' },
+      ]);
     });
 
     it("refuses invoke for a model whose body is not Anthropic's (it could not be metered)", async () => {
@@ -345,10 +358,19 @@ describe('Google Vertex AI (Gemini) through the gateway', () => {
       expect(sent.path).toBe(`/v1/projects/proj-1/locations/us-central1/publishers/anthropic/models/${claude}:streamRawPredict`);
       expect(sent.headers.authorization).toBe(`Bearer ${s.server.accessToken}`);
       const u = PLATFORM_USAGE.vertex;
-      expect(s.gateway.usage('claude')).toMatchObject({ requests: 1, inputTokens: totalInput('vertex'), cacheReadTokens: u.cacheRead, outputTokens: u.output, unmeteredResponses: 0 });
+      expect(s.gateway.usage('claude')).toMatchObject({
+        requests: 1,
+        inputTokens: totalInput('vertex'),
+        cacheReadTokens: u.cacheRead,
+        outputTokens: u.output,
+        unmeteredResponses: 0,
+      });
       expect(s.gateway.turns('claude')).toMatchObject([{ api: 'messages', requestedModel: claude, toolCalls: [{ id: 'call_1', name: 'read_file' }] }]);
       // rawPredict for another model than the attempt's is refused like any other request.
-      const other = await fetch(`${baseUrls.vertex}/projects/p/locations/l/publishers/anthropic/models/claude-opus-4-1@20250805:rawPredict`, { method: 'POST', body: '{}' });
+      const other = await fetch(`${baseUrls.vertex}/projects/p/locations/l/publishers/anthropic/models/claude-opus-4-1@20250805:rawPredict`, {
+        method: 'POST',
+        body: '{}',
+      });
       expect(other.status).toBe(400);
     } finally {
       await s.close();

@@ -44,7 +44,9 @@ export async function createLanguageModel(spec: ModelSpec, access: Pick<ModelAcc
     case 'vertex':
       return (await import('@ai-sdk/google-vertex')).createVertex({ baseURL: `${baseURL}/publishers/google`, apiKey })(spec.modelId);
     case 'openrouter':
-      return (await import('@openrouter/ai-sdk-provider')).createOpenRouter({ baseURL, apiKey, compatibility: 'strict' })(spec.modelId, { usage: { include: true } });
+      return (await import('@openrouter/ai-sdk-provider')).createOpenRouter({ baseURL, apiKey, compatibility: 'strict' })(spec.modelId, {
+        usage: { include: true },
+      });
     case 'gemini':
       throw new InputError(
         `--model ${spec.spec}: the built-in agent does not speak Gemini's native protocol (fix: use --model google:${spec.modelId}, or an external agent such as gemini-cli)`,

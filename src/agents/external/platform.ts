@@ -29,7 +29,10 @@ export function onPlatform(profile: AgentProfile, platform: string, spec: string
   const declared = Object.keys(profile.platforms ?? {});
   const switches = (AGENT_PLATFORMS as readonly string[]).includes(platform) ? profile.platforms?.[platform as AgentPlatform] : undefined;
   if (!switches) {
-    const fix = declared.length > 0 ? `use ${declared.map((p) => `${profile.name}@${p}`).join(' or ')}` : `run ${profile.name} without "@", or add platforms.${platform} to ${profile.source}`;
+    const fix =
+      declared.length > 0
+        ? `use ${declared.map((p) => `${profile.name}@${p}`).join(' or ')}`
+        : `run ${profile.name} without "@", or add platforms.${platform} to ${profile.source}`;
     throw new InputError(`--agent ${spec}: profile ${profile.name} has no platform "${platform}" (fix: ${fix})`);
   }
   const model = switches.model ?? profile.model;

@@ -24,9 +24,12 @@ export const protocolSchema = z.strictObject({
 });
 
 export const platformSchema = z.strictObject({
-  base_url_env: z.array(envName).optional().describe("Replaces protocol.base_url_env on this platform: variables set to the gateway URL of the platform's upstream."),
+  base_url_env: z
+    .array(envName)
+    .optional()
+    .describe("Replaces protocol.base_url_env on this platform: variables set to the gateway URL of the platform's upstream."),
   api_key_env: z.array(envName).optional().describe('Replaces protocol.api_key_env on this platform: variables set to the per-attempt dummy key.'),
-  env: z.array(envName).default([]).describe('Host variables passed through besides the profile\'s (a region; never a credential).'),
+  env: z.array(envName).default([]).describe("Host variables passed through besides the profile's (a region; never a credential)."),
   set_env: z
     .record(envName, z.string())
     .default({})
@@ -165,7 +168,11 @@ export function profileProblems(p: ProfileParsed, rules: ProfileRules): ProfileP
     for (const [path, content] of Object.entries(switches.home_files)) checkText(content, ['platforms', platform, 'home_files', path], out);
     switches.env.forEach((name, i) => {
       if (keys.includes(name) || (switches.api_key_env ?? []).includes(name)) {
-        out.push({ path: ['platforms', platform, 'env', i], problem: `passing ${name} through would give the agent the real key`, fix: 'remove it: the gateway holds the credentials' });
+        out.push({
+          path: ['platforms', platform, 'env', i],
+          problem: `passing ${name} through would give the agent the real key`,
+          fix: 'remove it: the gateway holds the credentials',
+        });
       }
     });
   }

@@ -94,42 +94,64 @@ describe('external agents on cloud platforms (`--agent NAME@platform`)', () => {
 
   it('refuses a profile that declares a platform its protocol is not metered on', () => {
     const file = join(tempDir(), 'agents.yaml');
-    writeFileSync(file, `agents:\n  - name: mine\n    command_path: /bin/true\n    command: ['true']\n    protocol: { kind: openai-chat }\n    platforms: { bedrock: {} }\n`);
-    expect(() => loadAgentCatalog({ agentsFile: file })).toThrow(/platforms\.bedrock.*protocol openai-chat is not metered on bedrock.*use one of azure, openrouter/);
+    writeFileSync(
+      file,
+      `agents:\n  - name: mine\n    command_path: /bin/true\n    command: ['true']\n    protocol: { kind: openai-chat }\n    platforms: { bedrock: {} }\n`,
+    );
+    expect(() => loadAgentCatalog({ agentsFile: file })).toThrow(
+      /platforms\.bedrock.*protocol openai-chat is not metered on bedrock.*use one of azure, openrouter/,
+    );
   });
 
-  describe("Claude Code on Bedrock, its request as its env sends it, through the gateway to a local Bedrock", () => {
+  describe('Claude Code on Bedrock, its request as its env sends it, through the gateway to a local Bedrock', () => {
     let server: PlatformServer;
-    let gateway: Gateway;
+    let upstream: ReturnType<typeof upstreamFor>;
     beforeAll(async () => {
       server = await startPlatformServer('bedrock');
-      const upstream = upstreamFor('bedrock', { env: HOST, baseUrl: server.url, replay: false, spec: 'claude-code@bedrock' });
-      gateway = await startGateway({ upstreams: { bedrock: upstream.config }, env: HOST, pricing: loadPricing() });
+      upstream = upstreamFor('bedrock', { env: HOST, baseUrl: server.url, replay: false, spec: 'claude-code@bedrock' });
     });
-    afterAll(async () => {
-      await gateway.close();
-      await server.close();
-    });
+    afterAll(() => server.close());
 
-    it('is signed upstream with the host credentials, metered and priced', async () => {
+    /** The request the Anthropic Bedrock SDK sends from ANTHROPIC_BEDROCK_BASE_URL (no auth of its own: SKIP_BEDROCK_AUTH). */
+    async function claudeCodeCall(gateway: Gateway, id: string): Promise<{ status: number; bytes: Buffer; usage: ReturnType<Gateway['usage']> }> {
       const agent = resolveAgent('claude-code@bedrock', profiles);
-      const { baseUrls } = gateway.openSession('a1', { model: agent.modelSpec?.modelId as string });
+      const { baseUrls } = gateway.openSession(id, { model: agent.modelSpec?.modelId as string, cassette: ['task', 'claude-code@bedrock', '0'] });
       const inv = invocationOf('claude-code@bedrock', baseUrls.bedrock as string);
-      // What the Anthropic Bedrock SDK sends from ANTHROPIC_BEDROCK_BASE_URL (no auth of its own: SKIP_BEDROCK_AUTH).
       const base = inv.env['ANTHROPIC_BEDROCK_BASE_URL'] as string;
       const response = await fetch(`${base}/model/${encodeURIComponent(inv.model)}/invoke-with-response-stream`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 2048, messages: [{ role: 'user', content: 'Fix it.' }] }),
       });
-      expect(response.status).toBe(200);
-      await response.arrayBuffer();
+      const bytes = Buffer.from(await response.arrayBuffer());
+      gateway.closeSession(id);
+      return { status: response.status, bytes, usage: gateway.usage(id) };
+    }
+
+    it('is signed upstream with the host credentials, metered and priced; its recording replays to the same metering offline', async () => {
+      const cassetteDir = tempDir();
+      const recording = await startGateway({ upstreams: { bedrock: upstream.config }, env: HOST, pricing: loadPricing(), mode: 'record', cassetteDir });
+      const first = await claudeCodeCall(recording, 'a1');
+      await recording.close();
+      expect(first.status).toBe(200);
       const sent = server.received.at(-1) as PlatformRequest;
       expect(String(sent.headers.authorization)).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE\/\d{8}\/eu-west-1\/bedrock\//);
       const u = PLATFORM_USAGE.bedrock;
-      const usage = gateway.usage('a1');
-      expect(usage).toMatchObject({ requests: 1, inputTokens: u.uncached + u.cacheRead + u.cacheWrite, outputTokens: u.output, unmeteredResponses: 0 });
-      expect(usage.costUsd).toBeCloseTo((u.uncached * 3 + u.cacheRead * 0.3 + u.cacheWrite * 3.75 + u.output * 15) / 1e6, 9);
+      expect(first.usage).toMatchObject({ requests: 1, inputTokens: u.uncached + u.cacheRead + u.cacheWrite, outputTokens: u.output, unmeteredResponses: 0 });
+      expect(first.usage.costUsd).toBeCloseTo((u.uncached * 3 + u.cacheRead * 0.3 + u.cacheWrite * 3.75 + u.output * 15) / 1e6, 9);
+
+      const received = server.received.length;
+      const replaying = await startGateway({ upstreams: { bedrock: upstream.config }, env: {}, pricing: loadPricing(), mode: 'replay', cassetteDir });
+      const again = await claudeCodeCall(replaying, 'a1');
+      await replaying.close();
+      expect(server.received.length).toBe(received);
+      expect(again.bytes).toEqual(first.bytes);
+      expect(again.usage).toMatchObject({
+        inputTokens: first.usage.inputTokens,
+        outputTokens: first.usage.outputTokens,
+        costUsd: first.usage.costUsd,
+        replayMisses: [],
+      });
     });
   });
 });
