@@ -83,9 +83,8 @@ function betCaps(reference: number): { pass: number; fail: number } {
  * = mean_t p_t = μ, the candidate's task-weighted pass rate, and y lies in [LOW, HIGH]. Once a task's
  * outcome is settled (m̂_t near p_t) its draws add almost no noise, so the test needs fewer trials
  * than one on raw outcomes: the variance left is that of the tasks still open. (Drawing the open
- * tasks more often needs inverse-probability weights, whose wider range forces smaller bets; on
- * the gate scenarios of bench/adaptive.mjs that cost more than it saved (half the draws so
- * allocated: 256 attempts against 199 to decide the clearly worse candidate), so draws are uniform.)
+ * tasks more often needs inverse-probability weights, whose wider range forces smaller bets; in a
+ * simulation of bench/adaptive.mjs's clearly worse gate that cost more than it saved, docs/adaptive.md.)
  *
  * Test. r = baseline rate − margin is a constant (the baseline is data, not a sample). Two betting
  * e-processes (Waudby-Smith & Ramdas 2024, JRSS-B 86(1), testing by betting with predictable aGRAPA

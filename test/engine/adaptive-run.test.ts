@@ -82,7 +82,12 @@ describe('executeRun --adaptive', () => {
     const stop = new AbortController();
     let done = 0;
     const first = await executeRun(
-      options(dir, gate(), { agents: ['bad'], concurrency: 1, signal: stop.signal, observer: { onAttemptDone: () => (++done === 3 ? stop.abort() : undefined) } }),
+      options(dir, gate(), {
+        agents: ['bad'],
+        concurrency: 1,
+        signal: stop.signal,
+        observer: { onAttemptDone: () => (++done === 3 ? stop.abort() : undefined) },
+      }),
     );
     expect(first.summary.ended).toBe('interrupted');
     const resumed = await executeRun(options(dir, undefined, { agents: ['bad'], concurrency: 1, resume: { runId: first.summary.runId } }));

@@ -41,7 +41,12 @@ describe('gateSequence: anytime-valid gate against a fixed baseline', () => {
   });
 
   it('decides fail quickly for a candidate that never passes against a baseline that always did', () => {
-    const { seq, records } = simulate(target(() => 1, 0), () => 0, 100, mulberry32(1));
+    const { seq, records } = simulate(
+      target(() => 1, 0),
+      () => 0,
+      100,
+      mulberry32(1),
+    );
     expect(seq.decision).toBe('fail');
     expect(seq.eForFail).toBeGreaterThanOrEqual(20);
     expect(records.length).toBeLessThanOrEqual(12);
@@ -49,14 +54,24 @@ describe('gateSequence: anytime-valid gate against a fixed baseline', () => {
   });
 
   it('decides pass for a candidate as good as the baseline once the margin leaves room, and never fails it', () => {
-    const { seq } = simulate(target(() => 0.9, 0.1), () => 0.9, 400, mulberry32(2));
+    const { seq } = simulate(
+      target(() => 0.9, 0.1),
+      () => 0.9,
+      400,
+      mulberry32(2),
+    );
     expect(seq.decision).toBe('pass');
     expect(seq.eForPass).toBeGreaterThanOrEqual(20);
     expect(seq.pending).toEqual([]);
   });
 
   it('passes at once when the margin covers every pass rate', () => {
-    const seq = gateSequence([], { agent: 'c', baseline: Object.fromEntries(TASKS.map((id) => [id, 0.05])) }, TASKS, target(() => 0.05, 0.1));
+    const seq = gateSequence(
+      [],
+      { agent: 'c', baseline: Object.fromEntries(TASKS.map((id) => [id, 0.05])) },
+      TASKS,
+      target(() => 0.05, 0.1),
+    );
     expect(seq).toMatchObject({ decision: 'pass', steps: 0, pending: [] });
   });
 
@@ -77,7 +92,12 @@ describe('gateSequence: anytime-valid gate against a fixed baseline', () => {
   });
 
   it('futility: no budget left cannot decide; a large one still can', () => {
-    const seq = gateSequence([], { agent: 'c', baseline: Object.fromEntries(TASKS.map((id) => [id, 0.8])) }, TASKS, target(() => 0.8, 0.05));
+    const seq = gateSequence(
+      [],
+      { agent: 'c', baseline: Object.fromEntries(TASKS.map((id) => [id, 0.8])) },
+      TASKS,
+      target(() => 0.8, 0.05),
+    );
     expect(gateFutile(seq, 0)).toBe(true);
     expect(gateFutile(seq, 3)).toBe(true);
     expect(gateFutile(seq, 100)).toBe(false);
