@@ -1,9 +1,13 @@
+/**
+ * The mutation audit and the check ablation through the CLI, in-process (runCli): the grading and
+ * the sandboxed test runs are what is measured here, not the CLI's process.
+ */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { shippedCatalog } from '../../src/diagnostics/index.js';
 import { attemptBudget } from '../helpers/budget.js';
-import { crucible } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -76,9 +80,9 @@ describe('crucible diagnostics mutations', () => {
 
   it(
     'detects every shipped entry with no false alarm, and writes JSON and Markdown reports',
-    () => {
+    async () => {
       const out = tempDir();
-      const r = crucible(['diagnostics', 'mutations', '--json', '-o', out], { attempts: shipped.length });
+      const r = await runCli(['diagnostics', 'mutations', '--json', '-o', out], { attempts: shipped.length });
       expect(r.status, r.stderr).toBe(0);
       const report = JSON.parse(r.stdout) as MutationsJson;
       const failing = report.entries.filter((e) => e.status !== 'ok');
@@ -98,11 +102,11 @@ describe('crucible diagnostics mutations', () => {
 
   it(
     'exits 1 when a check is disabled, listing the misses it causes',
-    () => {
+    async () => {
       const dir = tempDir();
       const file = join(dir, 'small.yaml');
       writeFileSync(file, SMALL);
-      const r = crucible(['diagnostics', 'mutations', '--catalog', file, '--disable-check', 'secrets', '-o', dir], { attempts: 5 });
+      const r = await runCli(['diagnostics', 'mutations', '--catalog', file, '--disable-check', 'secrets', '-o', dir], { attempts: 5 });
       expect(r.status, r.stderr).toBe(1);
       expect(r.stdout).toContain('INVALID');
       expect(r.stdout).toContain('token (secrets): missed secrets');
@@ -111,11 +115,11 @@ describe('crucible diagnostics mutations', () => {
     attemptBudget(5),
   );
 
-  it('rejects a bad catalogue file with exit 2, naming the file and the field', () => {
+  it('rejects a bad catalogue file with exit 2, naming the file and the field', async () => {
     const dir = tempDir();
     const file = join(dir, 'bad.yaml');
     writeFileSync(file, SMALL.replace('trips: [scope]', 'trips: [scopes]'));
-    const r = crucible(['diagnostics', 'mutations', '--catalog', file, '-o', dir]);
+    const r = await runCli(['diagnostics', 'mutations', '--catalog', file, '-o', dir]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(file);
     expect(r.stderr).toContain('entries[1].trips');
@@ -123,17 +127,17 @@ describe('crucible diagnostics mutations', () => {
 
     const unsafePath = join(dir, 'escape.yaml');
     writeFileSync(unsafePath, SMALL.replace('path: scripts/x.sh', 'path: ../x.sh'));
-    const escape = crucible(['diagnostics', 'mutations', '--catalog', unsafePath, '-o', dir]);
+    const escape = await runCli(['diagnostics', 'mutations', '--catalog', unsafePath, '-o', dir]);
     expect(escape.status).toBe(2);
     expect(escape.stderr).toContain('entries[1].actions[0].write.path');
 
     const safeWithTrips = join(dir, 'safe.yaml');
     writeFileSync(safeWithTrips, SMALL.replace('    safe: true\n', '    safe: true\n    trips: [scope]\n'));
-    const s = crucible(['diagnostics', 'mutations', '--catalog', safeWithTrips, '-o', dir]);
+    const s = await runCli(['diagnostics', 'mutations', '--catalog', safeWithTrips, '-o', dir]);
     expect(s.status).toBe(2);
     expect(s.stderr).toContain('entries[4].trips');
 
-    const unknown = crucible(['diagnostics', 'mutations', '--disable-check', 'nope', '-o', dir]);
+    const unknown = await runCli(['diagnostics', 'mutations', '--disable-check', 'nope', '-o', dir]);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('--disable-check nope');
     expect(existsSync(join(dir, 'diagnostics'))).toBe(false);
@@ -143,11 +147,11 @@ describe('crucible diagnostics mutations', () => {
 describe('crucible diagnostics ablation', () => {
   it(
     "names each check's unique contribution and the overlap",
-    () => {
+    async () => {
       const dir = tempDir();
       const file = join(dir, 'small.yaml');
       writeFileSync(file, SMALL);
-      const r = crucible(['diagnostics', 'ablation', '--catalog', file, '--json', '-o', dir], { attempts: 5 });
+      const r = await runCli(['diagnostics', 'ablation', '--catalog', file, '--json', '-o', dir], { attempts: 5 });
       expect(r.status, r.stderr).toBe(0);
       const report = JSON.parse(r.stdout) as AblationJson;
       expect(report.contributionsClaimed).toBe(true);
@@ -165,7 +169,7 @@ describe('crucible diagnostics ablation', () => {
 
   it(
     'reports an invalid control and claims no contribution',
-    () => {
+    async () => {
       const dir = tempDir();
       const file = join(dir, 'wrong.yaml');
       // A doc edit declared as tripping scope: README.md is in scope, so the control misses it.
@@ -188,7 +192,7 @@ describe('crucible diagnostics ablation', () => {
     trips: [scope]
 `,
       );
-      const r = crucible(['diagnostics', 'ablation', '--catalog', file, '--json', '-o', dir], { attempts: 2 });
+      const r = await runCli(['diagnostics', 'ablation', '--catalog', file, '--json', '-o', dir], { attempts: 2 });
       expect(r.status, r.stderr).toBe(1);
       const report = JSON.parse(r.stdout) as AblationJson;
       expect(report).toMatchObject({ valid: false, contributionsClaimed: false });

@@ -2,10 +2,12 @@
  * End to end under the docker sandbox, on the real engine: the example Dockerfile task builds once
  * and is cached, passes with oracle and fails with nop, records and shows its provenance, validates;
  * held-out tests run where nothing the agent left running can reach; compare tells two images of
- * one tag apart.
+ * one tag apart. Docker is what is tested, not the CLI's process: the commands run in-process
+ * (runCli), and the tests that use the example as it ships share one copy and so its one image.
  */
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/agents/index.js';
@@ -15,16 +17,19 @@ import { runAttempt } from '../../src/engine/attempt.js';
 import { HOST_VIEW_LABEL, resolveEnvironments, type ResolvedEnvironment } from '../../src/environment/index.js';
 import type { AttemptResult, Task } from '../../src/types/index.js';
 import { attemptBudget } from '../helpers/budget.js';
-import { crucible } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
 const client = dockerClient();
 const made = new Set<string>();
+/** The example as it ships, for every test that does not edit it: one copy, so one image built. */
+let shared = '';
 
 beforeAll(async () => {
   const docker = await detectDocker(client);
   if (!docker.ok) throw new Error(`these tests need a Docker engine: ${docker.reason} (fix: ${docker.fix})`);
+  shared = copyExample(mkdtempSync(join(tmpdir(), 'crucible-test-')));
 });
 
 afterAll(async () => {
@@ -33,14 +38,19 @@ afterAll(async () => {
       .getImage(ref)
       .remove({ force: true })
       .catch(() => undefined);
+  if (shared) rmSync(shared, { recursive: true, force: true });
 });
 
-/** examples/docker in a temp dir, with a nonce in the build context so its image is this test's own. */
-function exampleCopy(): string {
-  const dir = tempDir();
+/** examples/docker in `dir`, with a nonce in the build context so its image is this file's own. */
+function copyExample(dir: string): string {
   cpSync(resolve('examples/docker'), dir, { recursive: true });
   writeFileSync(join(dir, 'env', 'nonce.txt'), randomBytes(8).toString('hex'));
   return dir;
+}
+
+/** A copy of the example of the test's own, for a test that edits it. */
+function exampleCopy(): string {
+  return copyExample(tempDir());
 }
 
 function attemptsOf(dir: string, runId: string): AttemptResult[] {
@@ -57,9 +67,9 @@ function runIdOf(stdout: string): string {
 describe('the Dockerfile example under --sandbox docker', () => {
   it(
     'builds once, is cached on the next run, passes with oracle, fails with nop, and shows its provenance',
-    () => {
-      const dir = exampleCopy();
-      const first = crucible(['run', 'tasks.yaml', '--sandbox', 'docker', '--agent', 'oracle', '--agent', 'nop', '--json'], { cwd: dir, attempts: 2 });
+    async () => {
+      const dir = shared;
+      const first = await runCli(['run', 'tasks.yaml', '--sandbox', 'docker', '--agent', 'oracle', '--agent', 'nop', '--json'], { cwd: dir, attempts: 2 });
       expect(first.stderr).toMatch(/environment: building env\/Dockerfile as crucible-env:[0-9a-f]{12}/);
       // Once for the run (the preflight and both attempts share it), not per attempt.
       expect(first.stderr.match(/environment: building/g)).toHaveLength(1);
@@ -82,21 +92,21 @@ describe('the Dockerfile example under --sandbox docker', () => {
       expect(provenance?.containerImageId).toBe(provenance?.imageId);
       expect(provenance?.engineVersion).toMatch(/^\d+\.\d+/);
 
-      const second = crucible(['run', 'tasks.yaml', '--sandbox', 'docker', '--agent', 'oracle', '--json'], { cwd: dir, attempts: 1 });
+      const second = await runCli(['run', 'tasks.yaml', '--sandbox', 'docker', '--agent', 'oracle', '--json'], { cwd: dir, attempts: 1 });
       expect(second.status).toBe(0);
       expect(second.stderr).toMatch(/environment: env\/Dockerfile unchanged, using crucible-env:/);
       expect(second.stderr).not.toMatch(/environment: building/);
       const [again] = attemptsOf(dir, runIdOf(second.stdout));
       expect(again?.environment?.imageId).toBe(provenance?.imageId);
 
-      const shown = crucible(['show', oracle?.attemptId ?? ''], { cwd: dir });
+      const shown = await runCli(['show', oracle?.attemptId ?? ''], { cwd: dir });
       expect(shown.status).toBe(0);
       expect(shown.stdout).toContain('reference Dockerfile env/Dockerfile');
       expect(shown.stdout).toContain(`image ${provenance?.imageId}`);
       expect(shown.stdout).toContain('digest none (local image: mutable)');
       expect(shown.stdout).toMatch(/platform linux\/\w+ · limits cpus 1, memory 1 GiB, pids 256 · engine Docker \d+\.\d+/);
 
-      const validated = crucible(['validate', 'tasks.yaml', '--sandbox', 'docker', '--runs', '1'], { cwd: dir, attempts: 2 });
+      const validated = await runCli(['validate', 'tasks.yaml', '--sandbox', 'docker', '--runs', '1'], { cwd: dir, attempts: 2 });
       expect(validated.stdout + validated.stderr).toMatch(/valid/i);
       expect(validated.status).toBe(0);
     },
@@ -105,10 +115,10 @@ describe('the Dockerfile example under --sandbox docker', () => {
 
   it(
     'refuses the task under bwrap or local before any attempt, naming the fix',
-    () => {
-      const dir = exampleCopy();
+    async () => {
+      const dir = shared;
       for (const sandbox of ['local', 'bwrap']) {
-        const r = crucible(['run', 'tasks.yaml', '--sandbox', sandbox, '--agent', 'oracle'], { cwd: dir });
+        const r = await runCli(['run', 'tasks.yaml', '--sandbox', sandbox, '--agent', 'oracle'], { cwd: dir });
         expect(r.status).toBe(2);
         expect(r.stderr.trim().split('\n')).toHaveLength(1);
         expect(r.stderr).toContain(
@@ -123,11 +133,11 @@ describe('the Dockerfile example under --sandbox docker', () => {
 describe('an image that is not there', () => {
   it(
     'is a task error naming the file, the field, the image and the fix, and no attempt runs',
-    () => {
+    async () => {
       const dir = exampleCopy();
       const yaml = readFileSync(join(dir, 'tasks.yaml'), 'utf8').replace(/dockerfile: env\/Dockerfile/, 'image: crucible-test/absent:1');
       writeFileSync(join(dir, 'tasks.yaml'), yaml);
-      const r = crucible(['run', 'tasks.yaml', '--sandbox', 'docker', '--agent', 'oracle', '--json'], { cwd: dir });
+      const r = await runCli(['run', 'tasks.yaml', '--sandbox', 'docker', '--agent', 'oracle', '--json'], { cwd: dir });
       expect(r.status).toBe(2);
       expect(r.stderr).toContain(
         'tasks.yaml: tasks[0].environment.image: image crucible-test/absent:1 is not on this machine and pull is never (fix: docker pull crucible-test/absent:1, or set environment.pull: missing)',
@@ -144,7 +154,8 @@ describe('held-out tests under docker', () => {
   it(
     'run after the agent container is gone: a process the agent left behind cannot plant tests in them',
     async () => {
-      const dir = exampleCopy();
+      // The shared copy: its image is the first test's (or built here, when this test runs alone).
+      const dir = shared;
       const task = loadTaskSet(join(dir, 'tasks.yaml')).tasks[0] as Task;
       const resolved = await resolveEnvironments([task]);
       const env = resolved.get(task.id);
@@ -203,7 +214,7 @@ describe('compare under docker', () => {
       for (const marker of ['one', 'two']) {
         await build(`${marker}-${randomBytes(4).toString('hex')}`);
         made.add((await client.getImage(tag).inspect()).Id);
-        const r = crucible(['run', 'tasks.yaml', '--sandbox', 'docker', '--agent', 'oracle', '--json'], { cwd: dir, attempts: 1 });
+        const r = await runCli(['run', 'tasks.yaml', '--sandbox', 'docker', '--agent', 'oracle', '--json'], { cwd: dir, attempts: 1 });
         expect(r.status).toBe(0);
         runs.push(runIdOf(r.stdout));
       }
@@ -212,7 +223,7 @@ describe('compare under docker', () => {
       expect(b?.reference).toBe(tag);
       expect(a?.imageId).not.toBe(b?.imageId);
       expect(a?.immutable).toBe(false);
-      const compared = crucible(['compare', runs[0] ?? '', runs[1] ?? '', '--json'], { cwd: dir });
+      const compared = await runCli(['compare', runs[0] ?? '', runs[1] ?? '', '--json'], { cwd: dir });
       expect(compared.status).toBe(0);
       const json = JSON.parse(compared.stdout) as { environmentChanges?: Array<{ taskId: string }>; notes: string[] };
       expect(json.environmentChanges?.map((c) => c.taskId)).toEqual(['py-deadline-overspent']);
