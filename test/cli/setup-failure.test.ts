@@ -33,7 +33,7 @@ describe('a failing setup command', () => {
         ].join('\n'),
       );
       const out = join(dir, 'state');
-      const run = (await runCli(['run', join(dir, 'tasks.yaml'), '--agent', 'nop', '--out', out], { cwd: dir, attempts: 2 }));
+      const run = await runCli(['run', join(dir, 'tasks.yaml'), '--agent', 'nop', '--out', out], { cwd: dir, attempts: 2 });
       expect(run.status, run.stderr).toBe(1);
       // The preflight met it first: its warning has the reason and where the output is.
       expect(run.stderr).toMatch(
@@ -54,7 +54,7 @@ describe('a failing setup command', () => {
       expect(attempt.timings).toMatchObject({ copyMs: expect.any(Number), setupMs: expect.any(Number) });
       expect(attempt.timings.baselineCommitMs).toBeUndefined();
 
-      const show = (await runCli(['show', attemptId as string, '--out', out], { cwd: dir }));
+      const show = await runCli(['show', attemptId as string, '--out', out], { cwd: dir });
       expect(show.status, show.stderr).toBe(0);
       expect(show.stdout).toMatch(/│ npm error code ECONNREFUSED/);
       expect(show.stdout).toMatch(/prepare \S+ \(copy \S+ · setup \S+\)/);

@@ -65,7 +65,7 @@ function taskSet(): string {
 describe('a task graded on TAP (format: tap), through the real engine', () => {
   it('the oracle passes and nop fails, on the ids node --test prints', { timeout: attemptBudget(2) }, async () => {
     const file = taskSet();
-    const out = (await runCli(['run', file, '--agent', 'oracle', '--agent', 'nop', '--json', '-q', '-o', join(file, '..', '.crucible')], { attempts: 2 }));
+    const out = await runCli(['run', file, '--agent', 'oracle', '--agent', 'nop', '--json', '-q', '-o', join(file, '..', '.crucible')], { attempts: 2 });
     expect(out.status, out.stderr).toBe(1);
     const summary = JSON.parse(out.stdout) as { attempts: Array<{ agent: string; verdict: string; message: string }> };
     const byAgent = Object.fromEntries(summary.attempts.map((a) => [a.agent, a]));

@@ -34,10 +34,10 @@ describe('crucible run --guard', () => {
     async () => {
       const dir = tempDir();
       const out = join(dir, 'state');
-      const run = (await runCli(['run', taskSet(dir), '--agent', 'forbidden-write', '--guard', 'enforce', '--reporter', 'markdown,json', '--out', out], {
+      const run = await runCli(['run', taskSet(dir), '--agent', 'forbidden-write', '--guard', 'enforce', '--reporter', 'markdown,json', '--out', out], {
         cwd: dir,
         attempts: 2,
-      }));
+      });
       expect(run.status, run.stderr).toBe(1);
       expect(run.stdout).toMatch(
         /forbidden-write {2}guard enforce: 1 of 1 attempt\(s\) with incidents \(\d+ finding\(s\)\): 1 stopped, 0 command\(s\) blocked, \d+ audit-only, detected in \d+–\d+ ms/,
@@ -60,13 +60,16 @@ describe('crucible run --guard', () => {
       // summary.json (the stable contract, and `show --json` from it) carries the same counts.
       const summary = JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')) as { guard?: unknown };
       expect(summary.guard).toEqual(report.view.guard);
-      const shown = (await runCli(['show', runId as string, '--json', '--out', out], { cwd: dir }));
+      const shown = await runCli(['show', runId as string, '--json', '--out', out], { cwd: dir });
       expect((JSON.parse(shown.stdout) as { guard?: unknown }).guard).toEqual(report.view.guard);
 
       // A resume with another guard mode is another config.
-      const resumed = (await runCli(['run', join(dir, 'tasks.yaml'), '--agent', 'forbidden-write', '--guard', 'audit', '--resume', runId as string, '--out', out], {
-        cwd: dir,
-      }));
+      const resumed = await runCli(
+        ['run', join(dir, 'tasks.yaml'), '--agent', 'forbidden-write', '--guard', 'audit', '--resume', runId as string, '--out', out],
+        {
+          cwd: dir,
+        },
+      );
       expect(resumed.status).toBe(2);
       expect(resumed.stderr).toMatch(/guard/);
     },

@@ -260,7 +260,7 @@ describe('the hostile-pack corpus', () => {
   it('the well-formed base pack the cases start from imports', async () => {
     const work = tempDir();
     writeFileSync(join(work, 'pack.zip'), rawZip(entries(baseFiles())));
-    const result = (await runCli(['pack', 'import', 'pack.zip', 'out'], { cwd: work }));
+    const result = await runCli(['pack', 'import', 'pack.zip', 'out'], { cwd: work });
     expect(result.stderr).toContain('imported pack.zip');
     expect(result.status).toBe(0);
     expect(listing(join(work, 'out'))).toEqual(['pack.json', 'repos', 'repos/r', 'repos/r/README.md', 'tasks.yaml'].filter((p) => p !== 'pack.json'));
@@ -276,7 +276,7 @@ describe('the hostile-pack corpus', () => {
     );
     expect(verified?.message).toMatch(message);
     expect(verified?.exitCode).toBe(exit);
-    const result = (await runCli(['pack', 'import', 'pack.zip', 'out'], { cwd: work }));
+    const result = await runCli(['pack', 'import', 'pack.zip', 'out'], { cwd: work });
     expect(result.stderr).toMatch(message);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.status).toBe(exit);
@@ -299,7 +299,7 @@ describe('the hostile-pack corpus', () => {
     const work = tempDir();
     writeFileSync(join(work, 'pack.zip'), rawZip(entries(baseFiles())));
     writeFileSync(join(work, 'out'), 'mine');
-    const result = (await runCli(['pack', 'import', 'pack.zip', 'out'], { cwd: work }));
+    const result = await runCli(['pack', 'import', 'pack.zip', 'out'], { cwd: work });
     expect(result.stderr).toMatch(/out: already exists/);
     expect(result.status).toBe(2);
     expect(listing(work)).toEqual(['out', 'pack.zip']);

@@ -18,7 +18,7 @@ describe('JSON Schemas of the trust policy, the pack index and registry.yaml', (
     expect(JSON.parse(readFileSync('schema/trust.schema.json', 'utf8'))).toEqual(trustJsonSchema());
     expect(JSON.parse(readFileSync('schema/pack-index.schema.json', 'utf8'))).toEqual(packIndexJsonSchema());
     expect(JSON.parse(readFileSync('schema/registry.schema.json', 'utf8'))).toEqual(registryJsonSchema());
-    const printed = (await runCli(['schema', 'pack-index']));
+    const printed = await runCli(['schema', 'pack-index']);
     expect(printed.status, printed.stderr).toBe(0);
     expect(JSON.parse(printed.stdout)).toEqual(packIndexJsonSchema());
   });

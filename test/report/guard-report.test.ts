@@ -107,16 +107,16 @@ describe('online guard counts in the run summary and reports', () => {
 
   it('crucible show --json carries them for a guarded run and leaves them out otherwise', async () => {
     const guarded = recorded(guardedAttempts(), 'enforce');
-    const shown = (await runCli(['show', RUN_ID, '--json', '--out', guarded.state]));
+    const shown = await runCli(['show', RUN_ID, '--json', '--out', guarded.state]);
     expect(shown.status, shown.stderr).toBe(0);
     expect((JSON.parse(shown.stdout) as { guard?: unknown }).guard).toEqual(EXPECTED);
-    const text = (await runCli(['show', RUN_ID, '--out', guarded.state]));
+    const text = await runCli(['show', RUN_ID, '--out', guarded.state]);
     expect(text.stdout).toContain(
       'guard enforce: 2 of 3 attempt(s) with incidents (4 finding(s)): 1 stopped, 2 command(s) blocked, 0 audit-only, detected in 5–40 ms',
     );
 
     const plain = recorded(sampleAttempts(), undefined);
-    const plainShown = (await runCli(['show', RUN_ID, '--json', '--out', plain.state]));
+    const plainShown = await runCli(['show', RUN_ID, '--json', '--out', plain.state]);
     expect(plainShown.status, plainShown.stderr).toBe(0);
     expect('guard' in (JSON.parse(plainShown.stdout) as object)).toBe(false);
   });
