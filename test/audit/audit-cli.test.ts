@@ -20,12 +20,12 @@ describe('crucible audit', () => {
     async () => {
       const out = tempDir();
       // js-slugify: oracle, nop, tamper; py-median: oracle, nop, secret-leak; 2 trials each.
-      const result = (await runCli(
+      const result = await runCli(
         ['audit', 'examples/tasks.yaml', '--task', 'js-slugify', '--task', 'py-median', '--runs', '2', '--sandbox', 'bwrap', '--out', out, '--json'],
         {
           attempts: 12,
         },
-      ));
+      );
       expect(result.status, result.stderr).toBe(0);
       const { report, dir } = readReport(out, result.stdout);
       expect(report).toMatchObject({
@@ -68,7 +68,7 @@ describe('crucible audit', () => {
         registry,
         'registry: wrong\nversion: 0.1.0\nfamilies:\n  - id: slug\n    version: 0.1.0\n    tasks: [js-slugify]\n    contract:\n      oracle: { verdict: FAIL, cause: tests_failed, must_fail: [tests] }\n',
       );
-      const result = (await runCli(['audit', 'examples/tasks.yaml', '--registry', registry, '--runs', '1', '--sandbox', 'bwrap', '--out', out], { attempts: 2 }));
+      const result = await runCli(['audit', 'examples/tasks.yaml', '--registry', registry, '--runs', '1', '--sandbox', 'bwrap', '--out', out], { attempts: 2 });
       expect(result.status, result.stderr).toBe(1);
       // Tasks no family selects are named, not run.
       expect(result.stderr).toContain('not in any family, not audited: js-sortby, js-csv-quoting, ts-lru-recency, py-median, py-roman-subtractive');
@@ -96,9 +96,9 @@ describe('crucible audit', () => {
     const out = tempDir();
     const registry = join(tempDir(), 'registry.yaml');
     writeFileSync(registry, 'registry: one\nversion: 1.0.0\nfamilies:\n  - id: slug\n    version: 1.0.0\n    tasks: [js-slugify]\n');
-    const runs = (await runCli(['audit', 'examples/tasks.yaml', '--runs', '0', '--out', out]));
+    const runs = await runCli(['audit', 'examples/tasks.yaml', '--runs', '0', '--out', out]);
     expect([runs.status, runs.stderr.trim()]).toEqual([2, 'error --runs 0: expected a whole number ≥ 1 (fix: e.g. --runs 3)']);
-    const outside = (await runCli(['audit', 'examples/tasks.yaml', '--registry', registry, '--task', 'py-median', '--out', out]));
+    const outside = await runCli(['audit', 'examples/tasks.yaml', '--registry', registry, '--task', 'py-median', '--out', out]);
     expect([outside.status, outside.stderr.trim()]).toEqual([
       2,
       `error --task py-median: in no family of ${registry} (fix: add it to a family's tasks, or leave it out)`,
@@ -110,7 +110,7 @@ describe('crucible audit', () => {
     const out = tempDir();
     const archive = join(tempDir(), 'bench.crucible.zip');
     writeFileSync(archive, 'not a zip archive');
-    const result = (await runCli(['audit', archive, '--out', out]));
+    const result = await runCli(['audit', archive, '--out', out]);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain(`cannot import pack ${archive}: `);
     expect(existsSync(join(out, 'validate'))).toBe(false);
@@ -122,13 +122,13 @@ describe('crucible audit', () => {
     const out = join(work, '.crucible');
     const archive = join(work, 'bench.crucible.zip');
     expect((await runCli(['pack', 'create', 'examples/tasks.yaml', '-o', archive])).status).toBe(0);
-    const generated = (await runCli(['keys', 'generate', '-o', join(work, 'keys')]));
+    const generated = await runCli(['keys', 'generate', '-o', join(work, 'keys')]);
     expect(generated.status, generated.stderr).toBe(0);
     const pub = readdirSync(join(work, 'keys')).find((f) => f.endsWith('.pub.pem')) ?? '';
     const id = pub.replace(/\.pub\.pem$/, '');
     const trust = join(work, 'trust.yaml');
     writeFileSync(trust, stringify({ trusted_keys: [{ id, public_key: readFileSync(join(work, 'keys', pub), 'utf8') }], required: 1 }));
-    const result = (await runCli(['audit', archive, '--trust', trust, '--out', out]));
+    const result = await runCli(['audit', archive, '--trust', trust, '--out', out]);
     expect(result.status, result.stderr).toBe(1);
     expect(result.stderr).toContain(`cannot import pack ${archive}: `);
     expect(result.stderr).toMatch(/the trust policy requires 1/);

@@ -97,7 +97,7 @@ describe('crucible ci', () => {
     branch(dir, 'fix', { 'value.txt': 'right\n' });
     const before = snapshot(dir);
 
-    const tampered = (await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out], { cwd: dir }));
+    const tampered = await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out], { cwd: dir });
     expect(tampered.status, tampered.stderr).toBe(1);
     expect(tampered.stdout).toMatch(/^FAIL tampered: .*tests\/check\.sh/);
     const reportDir = /report: (.*)/.exec(tampered.stdout)?.[1] ?? '';
@@ -105,7 +105,7 @@ describe('crucible ci', () => {
     const sarif = JSON.parse(readFileSync(join(reportDir, 'results.sarif'), 'utf8')) as { runs: Array<{ results: Array<{ ruleId: string }> }> };
     expect(sarif.runs[0]?.results.map((r) => r.ruleId)).toContain('test_tampering');
 
-    const clean = (await runCli(['ci', '--base', 'main', '--head', 'fix', '--out', out, '--json'], { cwd: dir }));
+    const clean = await runCli(['ci', '--base', 'main', '--head', 'fix', '--out', out, '--json'], { cwd: dir });
     expect(clean.status, clean.stderr).toBe(0);
     const result = ciJson(clean.stdout);
     expect(result).toMatchObject({ verdict: 'PASS', cause: 'passed', head: { ref: 'fix' } });
@@ -115,7 +115,7 @@ describe('crucible ci', () => {
     expect(git(dir, 'status', '--porcelain')).toBe('');
 
     // Both are in the history next to runs, newest first.
-    const listed = (await runCli(['history', '--kind', 'ci', '--json', '--out', out], { cwd: dir }));
+    const listed = await runCli(['history', '--kind', 'ci', '--json', '--out', out], { cwd: dir });
     expect(listed.status, listed.stderr).toBe(0);
     const rows = JSON.parse(listed.stdout) as Array<{ id: string; kind: string; verdict: string }>;
     expect(rows.map((r) => [r.kind, r.verdict])).toEqual([
@@ -131,7 +131,7 @@ describe('crucible ci', () => {
     const { dir, out } = repo(`[ -f lib.sh ] && . ./lib.sh\n${CHECK_SH}`);
     const deep = "python3 -c \"import os\nfor _ in range(2100): os.mkdir('d'); os.chdir('d')\"\n";
     branch(dir, 'deep', { 'value.txt': 'right\n', 'lib.sh': deep });
-    const result = (await runCli(['ci', '--base', 'main', '--head', 'deep', '--out', out, '--json'], { cwd: dir }));
+    const result = await runCli(['ci', '--base', 'main', '--head', 'deep', '--out', out, '--json'], { cwd: dir });
     expect(result.status, result.stderr).toBe(0);
     expect(ciJson(result.stdout)).toMatchObject({ verdict: 'PASS', cause: 'passed' });
   });
@@ -142,7 +142,7 @@ describe('crucible ci', () => {
     const { dir, out } = repo(`[ -f lib.sh ] && . ./lib.sh\n${CHECK_SH}`, config);
     const flood = 'mkdir -p "$HOME/.cache/x"; i=0; while [ $i -lt 1000 ]; do : > "$HOME/.cache/x/f$i"; i=$((i+1)); done; sleep 3600\n';
     branch(dir, 'flood', { 'value.txt': 'right\n', 'lib.sh': flood });
-    const result = (await runCli(['ci', '--base', 'main', '--head', 'flood', '--out', out, '--json'], { cwd: dir }));
+    const result = await runCli(['ci', '--base', 'main', '--head', 'flood', '--out', out, '--json'], { cwd: dir });
     expect(result.status, result.stderr).toBe(1);
     expect(ciJson(result.stdout)).toMatchObject({ verdict: 'FAIL', cause: 'resource_exceeded' });
   });
@@ -155,7 +155,7 @@ describe('crucible ci', () => {
     const status = git(dir, 'status', '--porcelain');
     const before = snapshot(dir);
 
-    const r = (await runCli(['ci', '--out', out, '--json'], { cwd: dir }));
+    const r = await runCli(['ci', '--out', out, '--json'], { cwd: dir });
     expect(r.status, r.stderr).toBe(0);
     const result = ciJson(r.stdout);
     expect(result).toMatchObject({ verdict: 'PASS', head: { workingTree: true } });
@@ -170,7 +170,7 @@ describe('crucible ci', () => {
     writeFileSync(join(dir, 'value.txt'), 'right\n');
     // Twice: the second run finds the first one's reports in the checkout, and must not count them.
     for (let i = 0; i < 2; i++) {
-      const r = (await runCli(['ci', '--json'], { cwd: dir }));
+      const r = await runCli(['ci', '--json'], { cwd: dir });
       expect(r.status, r.stderr).toBe(0);
       const result = ciJson(r.stdout);
       expect(result.reportDir.startsWith(join(dir, '.crucible', 'ci'))).toBe(true);
@@ -186,7 +186,7 @@ describe('crucible ci', () => {
     writeFileSync(join(dir, 'crucible.ci.yaml'), `${CONFIG}setup:\n  - echo made > generated.txt\n`);
     git(dir, 'commit', '-qam', 'setup');
     branch(dir, 'fix', { 'value.txt': 'right\n' });
-    const r = (await runCli(['ci', '--base', 'main', '--head', 'fix', '--out', out, '--json'], { cwd: dir }));
+    const r = await runCli(['ci', '--base', 'main', '--head', 'fix', '--out', out, '--json'], { cwd: dir });
     expect(r.status, r.stderr).toBe(0);
     const result = ciJson(r.stdout);
     expect(result).toMatchObject({ verdict: 'PASS' });
@@ -197,7 +197,7 @@ describe('crucible ci', () => {
     // The reason comes first, then a long log: the one line names the reason, the file keeps it with the head and tail.
     const broken = 'echo "fatal: broken reason" >&2; seq 1 200; exit 3';
     writeFileSync(config, `${CONFIG}setup:\n  - '${broken}'\n`);
-    const failing = (await runCli(['ci', '--base', 'main', '--head', 'fix', '--out', out, '--config', config], { cwd: dir }));
+    const failing = await runCli(['ci', '--base', 'main', '--head', 'fix', '--out', out, '--config', config], { cwd: dir });
     expect(failing.status).toBe(2);
     expect(failing.stderr.trim().split('\n')).toHaveLength(1);
     expect(failing.stderr).toContain(`setup command \`${broken}\` failed (exit 3): fatal: broken reason`);
@@ -235,7 +235,7 @@ describe('crucible ci', () => {
   it('fails a change that breaks a test that passed at base as a regression', async () => {
     const { dir, out } = repo();
     branch(dir, 'pr', { 'value.txt': 'right\n', 'keep.txt': 'gone\n' });
-    const r = (await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json'], { cwd: dir }));
+    const r = await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json'], { cwd: dir });
     expect(r.status, r.stderr).toBe(1);
     const result = ciJson(r.stdout);
     expect(result).toMatchObject({ verdict: 'FAIL', cause: 'regression' });
@@ -245,7 +245,7 @@ describe('crucible ci', () => {
   it('fails a change that adds a secret as a policy violation; --allow-failure reports it and exits 0', async () => {
     const { dir, out } = repo();
     branch(dir, 'pr', { 'value.txt': 'right\n', 'config.js': 'const key = "AKIAQWERTYUIOPASDFGH";\n' });
-    const r = (await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json', '--allow-failure'], { cwd: dir }));
+    const r = await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json', '--allow-failure'], { cwd: dir });
     expect(r.status, r.stderr).toBe(0);
     const result = ciJson(r.stdout);
     expect(result).toMatchObject({ verdict: 'FAIL', cause: 'policy_violation' });
@@ -261,7 +261,7 @@ describe('crucible ci', () => {
       'value.txt': 'right\n',
       'src/patch.js': "// \0\nconst a = require('node:assert');\nfor (const k of Object.keys(a)) a[k] = () => {};\n",
     });
-    const r = (await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json'], { cwd: dir }));
+    const r = await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json'], { cwd: dir });
     expect(r.status, r.stderr).toBe(1);
     const result = ciJson(r.stdout);
     expect(result).toMatchObject({ verdict: 'FAIL', cause: 'tampered' });
@@ -279,7 +279,7 @@ describe('crucible ci', () => {
     git(dir, 'add', '-A');
     git(dir, 'commit', '-qm', 'honest');
     git(dir, 'checkout', '-q', 'main');
-    const honest = (await runCli(['ci', '--base', 'main', '--head', 'honest', '--out', out, '--json'], { cwd: dir }));
+    const honest = await runCli(['ci', '--base', 'main', '--head', 'honest', '--out', out, '--json'], { cwd: dir });
     expect(honest.status, honest.stderr).toBe(0);
     expect(
       ciJson(honest.stdout)
@@ -293,7 +293,7 @@ describe('crucible ci', () => {
     branch(dir, 'pr', { 'value.txt': 'right\n' });
     const log = join(tempDir(), 'commands.jsonl');
     writeFileSync(log, `${JSON.stringify({ argv: ['git', 'push', '--force', 'origin', 'main'], cwd: dir, exitCode: 0 })}\n`);
-    const r = (await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json', '--commands', log], { cwd: dir }));
+    const r = await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json', '--commands', log], { cwd: dir });
     expect(r.status, r.stderr).toBe(1);
     expect(ciJson(r.stdout)).toMatchObject({ verdict: 'FAIL', cause: 'policy_violation' });
   });
@@ -301,7 +301,7 @@ describe('crucible ci', () => {
   it('reads crucible.ci.yaml as committed at base, so a PR cannot loosen its own gate', async () => {
     const { dir, out } = repo();
     branch(dir, 'pr', { 'crucible.ci.yaml': CONFIG.replace('sh tests/check.sh', 'true') });
-    const r = (await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out], { cwd: dir }));
+    const r = await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out], { cwd: dir });
     expect(r.status, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/^FAIL tests_failed: fail-to-pass failing: check::fixed/);
   });
@@ -311,7 +311,7 @@ describe('crucible ci', () => {
     branch(dir, 'fix', { 'value.txt': 'right\n' });
     const summary = join(tempDir(), 'summary.md');
     writeFileSync(summary, '# earlier step\n');
-    const r = (await runCli(['ci', '--base', 'main', '--head', 'fix', '--out', out], { cwd: dir, env: { GITHUB_STEP_SUMMARY: summary } }));
+    const r = await runCli(['ci', '--base', 'main', '--head', 'fix', '--out', out], { cwd: dir, env: { GITHUB_STEP_SUMMARY: summary } });
     expect(r.status, r.stderr).toBe(0);
     const text = readFileSync(summary, 'utf8');
     expect(text.startsWith('# earlier step\n')).toBe(true);
@@ -319,7 +319,7 @@ describe('crucible ci', () => {
     expect(text).toContain('| tests | pass |');
 
     // A summary file that cannot be written costs a warning, not the verdict.
-    const unwritable = (await runCli(['ci', '--base', 'main', '--head', 'fix', '--out', out], { cwd: dir, env: { GITHUB_STEP_SUMMARY: tempDir() } }));
+    const unwritable = await runCli(['ci', '--base', 'main', '--head', 'fix', '--out', out], { cwd: dir, env: { GITHUB_STEP_SUMMARY: tempDir() } });
     expect(unwritable.status, unwritable.stderr).toBe(0);
     expect(unwritable.stderr).toMatch(/warning could not append to \$GITHUB_STEP_SUMMARY/);
   });
@@ -333,7 +333,7 @@ describe('crucible ci', () => {
       [['--test-command', 'true'], tempDir(), /not a git checkout/],
     ];
     for (const [args, cwd, message] of cases) {
-      const r = (await runCli(['ci', '--out', out, ...args], { cwd }));
+      const r = await runCli(['ci', '--out', out, ...args], { cwd });
       expect(r.status, r.stderr).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(message);

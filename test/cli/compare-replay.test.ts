@@ -7,7 +7,7 @@ import { startScriptedUpstream } from '../../scripts/scripted-upstream.mjs';
 import { stripAnsi } from '../../src/cli/format.js';
 import { formatUsageTable } from '../../src/cli/model-run.js';
 import { attemptBudget } from '../helpers/budget.js';
-import { crucible } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -36,13 +36,13 @@ describe('crucible compare of a recorded run and its replay', () => {
       const replay = await run({ mode: 'replay', cassetteDir: cassettes, env: {} });
       const replayed = replay.summary.runId;
 
-      const result = crucible(['compare', recorded, replayed, '--out', stateDir, '--json']);
+      const result = await runCli(['compare', recorded, replayed, '--out', stateDir, '--json']);
       expect(result.status, result.stderr).toBe(0);
       const comparison = JSON.parse(result.stdout) as { cells: Array<{ taskId: string; change: string }>; notes: string[] };
       expect(comparison.cells.map((c) => [c.taskId, c.change])).toEqual(TASK_IDS.map((id) => [id, 'same']));
       expect(comparison.notes).toEqual([]);
 
-      const text = crucible(['compare', recorded, replayed, '--out', stateDir]);
+      const text = await runCli(['compare', recorded, replayed, '--out', stateDir]);
       expect(text.status, text.stderr).toBe(0);
       expect(text.stdout).not.toMatch(/differs? between the runs/);
       expect(text.stdout).toMatch(/no cell got worse/);
@@ -50,7 +50,7 @@ describe('crucible compare of a recorded run and its replay', () => {
       // `show` prints the usage table `run` printed at its end, from the history.
       const usage = stripAnsi(formatUsageTable(replay.attempts) ?? '');
       expect(usage).toMatch(/cache read/);
-      const shown = crucible(['show', replayed, '--out', stateDir]);
+      const shown = await runCli(['show', replayed, '--out', stateDir]);
       expect(shown.status, shown.stderr).toBe(0);
       expect(shown.stdout).toContain(usage);
     },

@@ -49,32 +49,32 @@ describe('crucible run → history → show → compare', () => {
   });
 
   it('lists the attempts in history, as JSON and CSV, filtered', async () => {
-    const json = (await runCli(['history', '--json'], { cwd: dir }));
+    const json = await runCli(['history', '--json'], { cwd: dir });
     expect(json.status).toBe(0);
     const rows = JSON.parse(json.stdout) as Array<{ runId: string; agent: string }>;
     expect(rows).toHaveLength(24);
     expect(new Set(rows.map((r) => r.runId))).toEqual(new Set([first.runId]));
 
-    const oracle = (await runCli(['history', '--agent', 'oracle', '--task', 't1', '--csv'], { cwd: dir }));
+    const oracle = await runCli(['history', '--agent', 'oracle', '--task', 't1', '--csv'], { cwd: dir });
     const lines = oracle.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^attemptId,runId,taskId,/);
     expect(lines).toHaveLength(3);
 
-    const limited = (await runCli(['history', '--limit', '5'], { cwd: dir }));
+    const limited = await runCli(['history', '--limit', '5'], { cwd: dir });
     expect(limited.stdout.trim().split('\n')).toHaveLength(6);
 
-    const runs = (await runCli(['history', '--runs'], { cwd: dir }));
+    const runs = await runCli(['history', '--runs'], { cwd: dir });
     expect(runs.stdout).toMatch(new RegExp(`${first.runId} .* oracle, nop +24/24 +12 +12 +0 +complete`));
   });
 
   it('shows a run by id prefix and an attempt with its evidence', async () => {
-    const shown = (await runCli(['show', first.runId.slice(0, 17)], { cwd: dir }));
+    const shown = await runCli(['show', first.runId.slice(0, 17)], { cwd: dir });
     expect(shown.status, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(`run ${first.runId}`);
     expect(shown.stdout).toMatch(/B better \(oracle\)/);
 
     const attemptId = first.attempts.find((a) => a.agent === 'nop')?.attemptId ?? '';
-    const attempt = (await runCli(['show', attemptId], { cwd: dir }));
+    const attempt = await runCli(['show', attemptId], { cwd: dir });
     expect(attempt.status, attempt.stderr).toBe(0);
     expect(attempt.stdout).toContain(`attempt ${attemptId}`);
     expect(attempt.stdout).toMatch(/FAIL no_changes/);
@@ -89,7 +89,7 @@ describe('crucible run → history → show → compare', () => {
       const second = await run(dir, 6, '--agent', 'nop', '--runs', '2', '--tag', 'even', '--json');
       const b = JSON.parse(second.stdout) as RunSummaryFile;
       expect(b.planned).toBe(6);
-      const compared = (await runCli(['compare', first.runId, b.runId], { cwd: dir }));
+      const compared = await runCli(['compare', first.runId, b.runId], { cwd: dir });
       expect(compared.status, compared.stderr).toBe(0);
       expect(compared.stdout).toMatch(/oracle +t1 +100\.0% \(2\/2\) +- +- +only in A/);
       expect(compared.stdout).toMatch(/nop +t1 +0\.0% \(0\/2\) +0\.0% \(0\/2\) +0\.0 pts +same/);
@@ -111,7 +111,7 @@ describe('crucible run → history → show → compare', () => {
       [['compare', first.runId, first.runId], /are the same run/],
     ];
     for (const [args, message] of cases) {
-      const result = (await runCli(args, { cwd: dir }));
+      const result = await runCli(args, { cwd: dir });
       expect(result.status, `${args.join(' ')}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toMatch(message);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
@@ -145,7 +145,7 @@ describe('SIGKILL in the middle of a real run, then crucible resume', () => {
       expect(killed.startsWith('SIGKILL')).toBe(true);
       const runId = /^run (\S+):/m.exec(killed)?.[1] ?? '';
 
-      const resumed = (await runCli(['resume', runId.slice(0, 17), '--json'], { cwd: dir, attempts: 12 }));
+      const resumed = await runCli(['resume', runId.slice(0, 17), '--json'], { cwd: dir, attempts: 12 });
       expect(resumed.status, resumed.stderr).toBe(1);
       const summary = JSON.parse(resumed.stdout) as RunSummaryFile;
       expect(summary.planned).toBe(12);

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AttemptResult } from '../../src/types/index.js';
 import { attemptBudget } from '../helpers/budget.js';
-import { crucible } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -15,7 +15,7 @@ const NPM_INSTALL = 'npm install crucible-no-such-package-zz@99.0.0 --registry h
 describe('a failing setup command', () => {
   it(
     "keeps npm's error lines in the attempt, its output file and `crucible show`, and times copy and setup apart",
-    () => {
+    async () => {
       const dir = tempDir();
       cpSync(resolve('examples/repos/js-slugify'), join(dir, 'repo'), { recursive: true });
       writeFileSync(
@@ -33,7 +33,7 @@ describe('a failing setup command', () => {
         ].join('\n'),
       );
       const out = join(dir, 'state');
-      const run = crucible(['run', join(dir, 'tasks.yaml'), '--agent', 'nop', '--out', out], { cwd: dir, attempts: 2 });
+      const run = await runCli(['run', join(dir, 'tasks.yaml'), '--agent', 'nop', '--out', out], { cwd: dir, attempts: 2 });
       expect(run.status, run.stderr).toBe(1);
       // The preflight met it first: its warning has the reason and where the output is.
       expect(run.stderr).toMatch(
@@ -54,7 +54,7 @@ describe('a failing setup command', () => {
       expect(attempt.timings).toMatchObject({ copyMs: expect.any(Number), setupMs: expect.any(Number) });
       expect(attempt.timings.baselineCommitMs).toBeUndefined();
 
-      const show = crucible(['show', attemptId as string, '--out', out], { cwd: dir });
+      const show = await runCli(['show', attemptId as string, '--out', out], { cwd: dir });
       expect(show.status, show.stderr).toBe(0);
       expect(show.stdout).toMatch(/│ npm error code ECONNREFUSED/);
       expect(show.stdout).toMatch(/prepare \S+ \(copy \S+ · setup \S+\)/);

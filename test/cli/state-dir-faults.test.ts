@@ -98,7 +98,7 @@ describe('a full disk', () => {
 
     // Space freed: the resume reruns the disk's victim and the rest, replacing the error's record.
     rmSync(join(dir, 'full', 'filler'));
-    const resumed = (await runCli(['resume', runId, '--out', 'full', '--retry-errors', '--json'], { cwd: dir }));
+    const resumed = await runCli(['resume', runId, '--out', 'full', '--retry-errors', '--json'], { cwd: dir });
     expect(resumed.status, resumed.stderr).toBe(1);
     const summary = JSON.parse(resumed.stdout) as RunSummaryFile;
     expect(summary.reused).toBe(4);
@@ -108,7 +108,7 @@ describe('a full disk', () => {
     expect(after).toHaveLength(8);
     expect(new Set(after.map((r) => r.attemptId)).size).toBe(8);
     expect(readdirSync(join(runDir, 'attempts'))).toHaveLength(8);
-    const history = (await runCli(['history', '--run', runId, '--json', '--out', 'full'], { cwd: dir }));
+    const history = await runCli(['history', '--run', runId, '--json', '--out', 'full'], { cwd: dir });
     const historyRows = JSON.parse(history.stdout) as Array<{ verdict: string }>;
     expect(historyRows).toHaveLength(8);
     expect(historyRows.filter((r) => r.verdict === 'ERROR')).toHaveLength(0);
@@ -127,7 +127,7 @@ describe('a full disk', () => {
 
 describe('resume --help', () => {
   it('explains --retry-errors and the exit codes of a full disk and an unusable state directory', async () => {
-    const help = (await runCli(['resume', '--help']));
+    const help = await runCli(['resume', '--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/--retry-errors +also rerun attempts that ended ERROR \(harness_error/);
     expect(help.stdout).toMatch(/replaces the errored attempt \(checkpoint line, attempt directory, history\s+row\)/);
@@ -146,7 +146,7 @@ describe('a read-only state directory', () => {
     writeFileSync(join(at, 'runs', runId, 'run.lock'), `999999999 ${hostname()}\n`);
     remountReadOnly(at);
 
-    const resumed = (await runCli(['resume', runId, '--out', 'ro'], { cwd: dir }));
+    const resumed = await runCli(['resume', runId, '--out', 'ro'], { cwd: dir });
     expect(resumed.status, resumed.stderr).toBe(2);
     const line = expectOneLine(resumed);
     expect(line).toBe(

@@ -70,7 +70,7 @@ describe('crucible tests', () => {
     "--suggest on the bundled js-slugify prints the task's own fail_to_pass and pass_to_pass, and leaves nothing behind",
     async () => {
       const out = tempDir();
-      const suggested = (await runCli(['tests', 'examples/tasks.yaml', '--task', 'js-slugify', '--suggest', '--out', out], { attempts: 2 }));
+      const suggested = await runCli(['tests', 'examples/tasks.yaml', '--task', 'js-slugify', '--suggest', '--out', out], { attempts: 2 });
       expect(suggested.status, suggested.stderr).toBe(0);
       const yaml = parse(suggested.stdout) as { fail_to_pass: string[]; pass_to_pass: string[] };
       const declared = declaredSlugify();
@@ -78,7 +78,7 @@ describe('crucible tests', () => {
 
       // The task says all_others: every other id the baseline reports, which is what the listing shows.
       expect(declared.pass_to_pass).toBe('all_others');
-      const listed = (await runCli(['tests', 'examples/tasks.yaml', '--task', 'js-slugify', '--json', '--out', out], { attempts: 1 }));
+      const listed = await runCli(['tests', 'examples/tasks.yaml', '--task', 'js-slugify', '--json', '--out', out], { attempts: 1 });
       expect(listed.status, listed.stderr).toBe(0);
       const baselineIds = (JSON.parse(listed.stdout) as TestsJson).runs[0]?.tests.map((t) => t.id) ?? [];
       expect(yaml.pass_to_pass.length).toBeGreaterThan(0);
@@ -99,7 +99,7 @@ describe('crucible tests', () => {
     async () => {
       const out = tempDir();
       const at = async (side: string): Promise<ListedTest[]> => {
-        const result = (await runCli(['tests', 'examples/tasks.yaml', '--task', 'js-slugify', '--at', side, '--json', '--out', out], { attempts: 1 }));
+        const result = await runCli(['tests', 'examples/tasks.yaml', '--task', 'js-slugify', '--at', side, '--json', '--out', out], { attempts: 1 });
         expect(result.status, result.stderr).toBe(0);
         const json = JSON.parse(result.stdout) as TestsJson;
         expect(json.runs.map((r) => r.at)).toEqual([side]);
@@ -115,7 +115,7 @@ describe('crucible tests', () => {
       expect(oracle.every((t) => t.outcome === 'passed')).toBe(true);
 
       // The text form: outcome, then the id exactly as the task set writes it.
-      const text = (await runCli(['tests', 'examples/tasks.yaml', '--task', 'js-slugify', '--out', out], { attempts: 1 }));
+      const text = await runCli(['tests', 'examples/tasks.yaml', '--task', 'js-slugify', '--out', out], { attempts: 1 });
       expect(text.stdout).toMatch(new RegExp(`^ {2}failed {3}${f2p}$`, 'm'));
     },
     attemptBudget(3),
@@ -126,11 +126,11 @@ describe('crucible tests', () => {
     async () => {
       const tasks = calcTaskSet('add');
       const out = tempDir();
-      const listed = (await runCli(['tests', tasks, '--task', 'calc', '--sandbox', 'local', '--out', out], { attempts: 1 }));
+      const listed = await runCli(['tests', tasks, '--task', 'calc', '--sandbox', 'local', '--out', out], { attempts: 1 });
       expect(listed.status, listed.stderr).toBe(0);
       expect(listed.stdout).toMatch(/^ {2}passed {3}zero {2}\[duplicate id: 2 cases\]$/m);
       expect(listed.stdout).toContain('2 cases share 1 id');
-      const suggested = (await runCli(['tests', tasks, '--task', 'calc', '--sandbox', 'local', '--suggest', '--out', out], { attempts: 2 }));
+      const suggested = await runCli(['tests', tasks, '--task', 'calc', '--sandbox', 'local', '--suggest', '--out', out], { attempts: 2 });
       expect(suggested.status, suggested.stderr).toBe(0);
       expect(parse(suggested.stdout)).toEqual({ fail_to_pass: ['add'], pass_to_pass: [] });
       expect(suggested.stdout).toContain('Left out, reported by more than one case (a listed id must be unique): zero');
@@ -142,7 +142,7 @@ describe('crucible tests', () => {
     'validate warns about ids that all_others collapses, naming how many cases and ids',
     async () => {
       const out = tempDir();
-      const result = (await runCli(['validate', calcTaskSet('add'), '--runs', '1', '--sandbox', 'local', '--out', out, '--json'], { attempts: 3 }));
+      const result = await runCli(['validate', calcTaskSet('add'), '--runs', '1', '--sandbox', 'local', '--out', out, '--json'], { attempts: 3 });
       const report = JSON.parse(result.stdout) as { tasks: TaskValidity[] };
       const [calc] = report.tasks;
       // The warning is not a failure: the fail-to-pass test still tells the fix from none.
@@ -158,7 +158,7 @@ describe('crucible tests', () => {
     'a misspelt fail_to_pass id fails validation with the nearest real id suggested',
     async () => {
       const out = tempDir();
-      const result = (await runCli(['validate', calcTaskSet('ad'), '--runs', '1', '--sandbox', 'local', '--out', out], { attempts: 3 }));
+      const result = await runCli(['validate', calcTaskSet('ad'), '--runs', '1', '--sandbox', 'local', '--out', out], { attempts: 3 });
       expect(result.status, result.stderr).toBe(2);
       expect(result.stdout).toContain('tasks[0].tests.fail_to_pass[0]: "ad" is not among the 3 tests the baseline run reports (fix: did you mean "add"?)');
     },
@@ -182,7 +182,7 @@ describe('crucible tests', () => {
         },
       ];
       for (const c of cases) {
-        const result = (await runCli(['tests', c.tasks, '--task', 'calc', '--sandbox', 'local', '--out', out, ...c.argv], { attempts: 1 }));
+        const result = await runCli(['tests', c.tasks, '--task', 'calc', '--sandbox', 'local', '--out', out, ...c.argv], { attempts: 1 });
         expect(result.status, result.stderr).toBe(2);
         const errors = result.stderr.split('\n').filter((l) => l.startsWith('error'));
         expect(errors).toHaveLength(1);
@@ -198,7 +198,7 @@ describe('crucible tests', () => {
     async () => {
       const tasks = calcTaskSet('add');
       writeFileSync(tasks, readFileSync(tasks, 'utf8').replace(/command: .*/, 'command: "echo the runner said this; exit 1"'));
-      const result = (await runCli(['tests', tasks, '--task', 'calc', '--sandbox', 'local', '--out', tempDir()], { attempts: 1 }));
+      const result = await runCli(['tests', tasks, '--task', 'calc', '--sandbox', 'local', '--out', tempDir()], { attempts: 1 });
       expect(result.status, result.stderr).toBe(1);
       expect(result.stdout).toBe('calc at the baseline: 0 test ids, exit 1\n');
       expect(result.stderr).toMatch(
@@ -230,7 +230,7 @@ describe('crucible tests', () => {
       { argv: ['examples/tasks.yaml'], says: /^error: required option '-t, --task <id>' not specified$/ },
     ];
     for (const c of cases) {
-      const result = (await runCli(['tests', ...c.argv, '--out', out]));
+      const result = await runCli(['tests', ...c.argv, '--out', out]);
       expect(result.status, `${c.argv.join(' ')}: ${result.stderr}`).toBe(2);
       const lines = result.stderr
         .trim()

@@ -60,7 +60,7 @@ describe('crucible validate', () => {
     async () => {
       const out = tempDir();
       // 3 tasks × (nop once + oracle 3 times)
-      const result = (await runCli(['validate', taskSet(), '--runs', '3', '--concurrency', '1', '--sandbox', 'local', '--out', out, '--json'], { attempts: 12 }));
+      const result = await runCli(['validate', taskSet(), '--runs', '3', '--concurrency', '1', '--sandbox', 'local', '--out', out, '--json'], { attempts: 12 });
       expect(result.status, result.stderr).toBe(2);
       const report = JSON.parse(result.stdout) as { schemaVersion: number; runs: number; valid: boolean; tasks: TaskValidity[] };
       expect(report).toMatchObject({ schemaVersion: 1, runs: 3, valid: false });
@@ -79,9 +79,9 @@ describe('crucible validate', () => {
     'shows every bundled example it checks as valid, in a table, and exits 0',
     async () => {
       const out = tempDir();
-      const result = (await runCli(['validate', 'examples/tasks.yaml', '--task', 'js-sortby', '--task', 'py-roman-subtractive', '--runs', '1', '--out', out], {
+      const result = await runCli(['validate', 'examples/tasks.yaml', '--task', 'js-sortby', '--task', 'py-roman-subtractive', '--runs', '1', '--out', out], {
         attempts: 4,
-      }));
+      });
       expect(result.status, result.stderr).toBe(0);
       expect(result.stdout).toMatch(/valid\s+js-sortby\s+fails 1\/1\s+passes 1\/1\s+-\s+ok/);
       expect(result.stdout).toMatch(/valid\s+py-roman-subtractive\s+fails 1\/1\s+passes 1\/1\s+4\/4\s+ok/);
@@ -92,13 +92,13 @@ describe('crucible validate', () => {
       expect(runs.map((r) => [r.kind, r.agents])).toEqual([['validate', ['nop', 'oracle']]]);
       const runId = runs[0]?.runId as string;
       expect((await runCli(['history', '--runs', '--out', out])).stdout).toMatch(new RegExp(`${runId}\\s+validate\\s`));
-      const shown = (await runCli(['show', runId, '--out', out]));
+      const shown = await runCli(['show', runId, '--out', out]);
       expect(shown.status, shown.stderr).toBe(0);
       expect(shown.stdout).toMatch(new RegExp(`^validate run ${runId}`));
       expect(shown.stdout).toMatch(/js-sortby/);
       const attempts = JSON.parse((await runCli(['history', '--run', runId, '--json', '--out', out])).stdout) as Array<{ attemptId: string }>;
       expect(attempts).toHaveLength(4);
-      const attempt = (await runCli(['show', attempts[0]?.attemptId as string, '--out', out]));
+      const attempt = await runCli(['show', attempts[0]?.attemptId as string, '--out', out]);
       expect(attempt.status, attempt.stderr).toBe(0);
       expect(attempt.stdout).toMatch(new RegExp(`evidence in \\S*validate/${runId}/attempts/`));
     },
@@ -108,7 +108,7 @@ describe('crucible validate', () => {
   it('reports each broken task once, before any attempt, with the field and the fix, and exits 2', async () => {
     const dir = tempDir();
     const out = tempDir();
-    const result = (await runCli(['validate', brokenTaskSet(dir), '--runs', '2', '--sandbox', 'local', '--out', out, '--json']));
+    const result = await runCli(['validate', brokenTaskSet(dir), '--runs', '2', '--sandbox', 'local', '--out', out, '--json']);
     expect(result.status, result.stderr).toBe(2);
     const report = JSON.parse(result.stdout) as { dir: string; valid: boolean; tasks: TaskValidity[] };
     const byId = Object.fromEntries(report.tasks.map((t) => [t.taskId, t]));
@@ -138,7 +138,7 @@ describe('crucible validate', () => {
     expect(broken.every((a) => a.verdict === 'ERROR' && a.cause === 'task_error' && a.agentResult === undefined && a.tests === undefined)).toBe(true);
     expect(result.stderr.match(/tasks\[3\]\.repo\.git/g)).toHaveLength(1);
 
-    const table = (await runCli(['validate', join(dir, 'tasks.yaml'), '--runs', '1', '--sandbox', 'local', '--out', out]));
+    const table = await runCli(['validate', join(dir, 'tasks.yaml'), '--runs', '1', '--sandbox', 'local', '--out', out]);
     expect(table.status).toBe(2);
     expect(table.stdout).toContain(
       'tasks.yaml: tasks[1].tests.fail_to_pass[0]: "check::fixd" is not among the 2 tests the baseline run reports (fix: did you mean "check::fixed"?)',
@@ -208,7 +208,7 @@ describe('crucible validate', () => {
         '--out',
         out,
       ];
-      const result = (await runCli([...args, '--json'], { attempts: 3 }));
+      const result = await runCli([...args, '--json'], { attempts: 3 });
       expect(result.status, result.stderr).toBe(1);
       const report = JSON.parse(result.stdout) as { schemaVersion: number; adversarial: boolean; secure: boolean; tasks: TaskAdversarial[] };
       expect(report).toMatchObject({ schemaVersion: 1, adversarial: true, secure: false });
@@ -219,7 +219,7 @@ describe('crucible validate', () => {
       expect(byAttack.tamper).toMatchObject({ outcome: 'held', verdict: 'FAIL', cause: 'tampered' });
       expect(byAttack.oracle).toMatchObject({ outcome: 'control_passed', verdict: 'PASS', failedChecks: [] });
 
-      const table = (await runCli(args, { attempts: 3 }));
+      const table = await runCli(args, { attempts: 3 });
       expect(table.status, table.stderr).toBe(1);
       expect(table.stdout).toMatch(/got_through\s+weak\s+user-site-pth\s+outside-diff/);
       expect(table.stdout).toContain('weak: got through: user-site-pth');
@@ -229,7 +229,7 @@ describe('crucible validate', () => {
 
   it('--attack needs --adversarial and a known attack name', async () => {
     expect((await runCli(['validate', 'examples/tasks.yaml', '--attack', 'tamper'])).status).toBe(2);
-    const unknown = (await runCli(['validate', 'examples/tasks.yaml', '--adversarial', '--attack', 'no-such-attack']));
+    const unknown = await runCli(['validate', 'examples/tasks.yaml', '--adversarial', '--attack', 'no-such-attack']);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('no such attack');
   });

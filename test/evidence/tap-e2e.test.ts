@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { attemptBudget } from '../helpers/budget.js';
-import { crucible } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -25,12 +25,12 @@ function taskSet(): string {
     join(repo, 'test', 'slug.test.mjs'),
     testFile(
       'slugify',
-      "  await t.test('joins words', () => assert.equal(slugify('a b'), 'a-b'));\n  await t.test('strips punctuation', () => assert.equal(slugify('a b!'), 'a-b'));\n",
+      "  await t.test('joins words', async () => assert.equal(slugify('a b'), 'a-b'));\n  await t.test('strips punctuation', async () => assert.equal(slugify('a b!'), 'a-b'));\n",
     ),
   );
   writeFileSync(
     join(dir, 'hidden', 'test', 'hidden.test.mjs'),
-    testFile('hidden', "  await t.test('strips a question mark', () => assert.equal(slugify('X y?'), 'x-y'));\n"),
+    testFile('hidden', "  await t.test('strips a question mark', async () => assert.equal(slugify('X y?'), 'x-y'));\n"),
   );
   // The oracle: the diff a git repo of the fix gives.
   const scratch = join(dir, 'scratch');
@@ -63,9 +63,9 @@ function taskSet(): string {
 }
 
 describe('a task graded on TAP (format: tap), through the real engine', () => {
-  it('the oracle passes and nop fails, on the ids node --test prints', { timeout: attemptBudget(2) }, () => {
+  it('the oracle passes and nop fails, on the ids node --test prints', { timeout: attemptBudget(2) }, async () => {
     const file = taskSet();
-    const out = crucible(['run', file, '--agent', 'oracle', '--agent', 'nop', '--json', '-q', '-o', join(file, '..', '.crucible')], { attempts: 2 });
+    const out = await runCli(['run', file, '--agent', 'oracle', '--agent', 'nop', '--json', '-q', '-o', join(file, '..', '.crucible')], { attempts: 2 });
     expect(out.status, out.stderr).toBe(1);
     const summary = JSON.parse(out.stdout) as { attempts: Array<{ agent: string; verdict: string; message: string }> };
     const byAgent = Object.fromEntries(summary.attempts.map((a) => [a.agent, a]));

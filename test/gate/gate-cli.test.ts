@@ -26,13 +26,13 @@ describe('crucible baseline save / show and crucible gate', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'crucible-gate-'));
     tinyTaskSet(dir, 6);
-    const oracle = (await runCli(['run', 'tasks.yaml', '--agent', 'oracle', '--runs', '1', '--sandbox', 'local', '--json', '-q'], { cwd: dir, attempts: 6 }));
+    const oracle = await runCli(['run', 'tasks.yaml', '--agent', 'oracle', '--runs', '1', '--sandbox', 'local', '--json', '-q'], { cwd: dir, attempts: 6 });
     expect(oracle.status, oracle.stderr).toBe(0);
     oracleRun = (JSON.parse(oracle.stdout) as { runId: string }).runId;
-    const nop = (await runCli(['run', 'tasks.yaml', '--agent', 'nop', '--runs', '1', '--sandbox', 'local', '--json', '-q'], { cwd: dir, attempts: 6 }));
+    const nop = await runCli(['run', 'tasks.yaml', '--agent', 'nop', '--runs', '1', '--sandbox', 'local', '--json', '-q'], { cwd: dir, attempts: 6 });
     expect(nop.status, nop.stderr).toBe(1);
     nopRun = (JSON.parse(nop.stdout) as { runId: string }).runId;
-    const saved = (await runCli(['baseline', 'save', oracleRun, '--out', 'baselines/main.json'], { cwd: dir }));
+    const saved = await runCli(['baseline', 'save', oracleRun, '--out', 'baselines/main.json'], { cwd: dir });
     expect(saved.status, saved.stderr).toBe(0);
   }, attemptBudget(12));
   afterAll(async () => rmSync(dir, { recursive: true, force: true }));
@@ -55,30 +55,30 @@ describe('crucible baseline save / show and crucible gate', () => {
     // Keys sorted at every level.
     expect(Object.keys(b)).toEqual([...Object.keys(b)].sort());
     expect(Object.keys(b.entries[0] as object)).toEqual(['agent', 'attempts', 'taskId', 'taskVersion']);
-    const again = (await runCli(['baseline', 'save', oracleRun.slice(0, 17), '--out', 'again.json'], { cwd: dir }));
+    const again = await runCli(['baseline', 'save', oracleRun.slice(0, 17), '--out', 'again.json'], { cwd: dir });
     expect(again.status, again.stderr).toBe(0);
     const strip = (s: string) => s.replace(/"createdAt": "[^"]*"/, '').replace('"taskSet": "tasks.yaml"', '"taskSet": "../tasks.yaml"');
     expect(strip(readFileSync(join(dir, 'again.json'), 'utf8'))).toBe(strip(text));
   });
 
   it('shows a baseline as a table; a bad file is one line and exit 2', async () => {
-    const shown = (await runCli(['baseline', 'show', 'baselines/main.json'], { cwd: dir }));
+    const shown = await runCli(['baseline', 'show', 'baselines/main.json'], { cwd: dir });
     expect(shown.status, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(`run ${oracleRun}`);
     expect(shown.stdout).toMatch(/oracle +t1 +1 +1\/1 +passed/);
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ version: 1, createdAt: 'x', sourceRun: 'r', taskSet: 't', trials: 0, entries: [] }));
-    const bad = (await runCli(['baseline', 'show', 'bad.json'], { cwd: dir }));
+    const bad = await runCli(['baseline', 'show', 'bad.json'], { cwd: dir });
     expect(bad.status).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/bad\.json:1:\d+: trials: Too small: expected number to be >=1 \(fix: use a number ≥ 1\)/);
     writeFileSync(join(dir, 'old.json'), '{"version": 7}');
-    const old = (await runCli(['gate', 'tasks.yaml', '--baseline', 'old.json', '--run', nopRun], { cwd: dir }));
+    const old = await runCli(['gate', 'tasks.yaml', '--baseline', 'old.json', '--run', nopRun], { cwd: dir });
     expect(old.status).toBe(2);
     expect(old.stderr).toMatch(/baseline old\.json: version 7 is not one this Crucible reads/);
-    const missing = (await runCli(['baseline', 'save', 'no-such-run', '--out', 'x.json'], { cwd: dir }));
+    const missing = await runCli(['baseline', 'save', 'no-such-run', '--out', 'x.json'], { cwd: dir });
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/run no-such-run: no such run in .*\(fix: use a run id, e\.g\. /);
-    const elsewhere = (await runCli(['baseline', 'save', oracleRun, '--out', 'x.json', '--state-dir', 'nowhere'], { cwd: dir }));
+    const elsewhere = await runCli(['baseline', 'save', oracleRun, '--out', 'x.json', '--state-dir', 'nowhere'], { cwd: dir });
     expect(elsewhere.status).toBe(2);
     expect(elsewhere.stderr).toMatch(/no runs in .*nowhere.*\(fix: pass --state-dir with the state directory the run used\)/);
   });
@@ -108,7 +108,7 @@ describe('crucible baseline save / show and crucible gate', () => {
   it('the human verdict names the failed rule, the tasks and the interval in one screen', async () => {
     const summary = join(dir, 'summary.md');
     writeFileSync(summary, '# earlier step\n');
-    const r = (await runCli(['gate', 'tasks.yaml', '--baseline', 'baselines/main.json', '--run', nopRun], { cwd: dir, env: { GITHUB_STEP_SUMMARY: summary } }));
+    const r = await runCli(['gate', 'tasks.yaml', '--baseline', 'baselines/main.json', '--run', nopRun], { cwd: dir, env: { GITHUB_STEP_SUMMARY: summary } });
     expect(r.status, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/^gate FAIL — run /);
     expect(r.stdout).toMatch(/FAILED nop: max-regressed-tasks: 6 task\(s\) went PASS→FAIL/);
@@ -133,12 +133,12 @@ describe('crucible baseline save / show and crucible gate', () => {
       expect(report).toMatchObject({ verdict: 'PASS', failures: [] });
       expect(report.agents[0]).toMatchObject({ agent: 'oracle', passRate: 1, regressedTasks: [], comparison: { diff: 0, verdict: 'not separated' } });
       expect(report.runId).not.toBe(oracleRun);
-      const taken = (await runCli(['gate', 'tasks.yaml', '--baseline', 'baselines/main.json', '--run', oracleRun], { cwd: dir }));
+      const taken = await runCli(['gate', 'tasks.yaml', '--baseline', 'baselines/main.json', '--run', oracleRun], { cwd: dir });
       expect(taken.status, taken.stderr).toBe(0);
       expect(taken.stdout).toMatch(/^gate PASS — run /);
       expect(readdirSync(join(dir, '.crucible', 'gates')).length).toBeGreaterThanOrEqual(2);
       // Recorded in the history, next to the runs they judged.
-      const listed = (await runCli(['history', '--kind', 'gate', '--json'], { cwd: dir }));
+      const listed = await runCli(['history', '--kind', 'gate', '--json'], { cwd: dir });
       expect(listed.status, listed.stderr).toBe(0);
       const rows = JSON.parse(listed.stdout) as Array<{ id: string; verdict: string; runId?: string }>;
       expect(rows.find((r) => r.id === report.id)).toMatchObject({ verdict: 'PASS', runId: report.runId });
@@ -166,7 +166,9 @@ describe('crucible baseline save / show and crucible gate', () => {
     const five = await judge('--max-regressed-tasks', '5', '--max-drop', '100');
     expect(five.status).toBe(1);
     expect(five.stdout).toMatch(/FAILED nop: max-regressed-tasks: 6 task\(s\) went PASS→FAIL .*, at most 5 allowed/);
-    const oracleFloor = (await runCli(['gate', 'tasks.yaml', '--baseline', 'baselines/main.json', '--run', oracleRun, '--min-success-rate', '100'], { cwd: dir }));
+    const oracleFloor = await runCli(['gate', 'tasks.yaml', '--baseline', 'baselines/main.json', '--run', oracleRun, '--min-success-rate', '100'], {
+      cwd: dir,
+    });
     expect(oracleFloor.status, oracleFloor.stdout).toBe(0);
     const bad = await judge('--max-drop', 'lots');
     expect(bad.status).toBe(2);
@@ -182,13 +184,13 @@ describe('crucible baseline save / show and crucible gate', () => {
       const file = join(edited, 'tasks.yaml');
       writeFileSync(file, readFileSync(file, 'utf8').replace('  - id: t2\n', '  - id: t2\n    version: "2"\n'));
       const args = ['gate', 'edited/tasks.yaml', '--baseline', 'baselines/main.json', '--sandbox', 'local'];
-      const refused = (await runCli(args, { cwd: dir }));
+      const refused = await runCli(args, { cwd: dir });
       expect(refused.status).toBe(2);
       expect(refused.stderr.trim().split('\n')).toHaveLength(1);
       expect(refused.stderr).toMatch(
         /task t2 \(baseline version "1", now "2"\) changed since baseline baselines\/main\.json was saved \(fix: .*crucible baseline save <run-id> --out baselines\/main\.json.*--allow-version-mismatch/,
       );
-      const allowed = (await runCli([...args, '--allow-version-mismatch', '--json', '-q'], { cwd: dir, attempts: 6 }));
+      const allowed = await runCli([...args, '--allow-version-mismatch', '--json', '-q'], { cwd: dir, attempts: 6 });
       expect(allowed.status, allowed.stderr).toBe(0);
       const report = JSON.parse(allowed.stdout) as GateReport;
       expect(report.versionMismatches).toEqual([{ taskId: 't2', baselineVersion: '1', currentVersion: '2' }]);

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AttemptResult } from '../../src/types/index.js';
 import { attemptBudget } from '../helpers/budget.js';
-import { crucible } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -31,10 +31,10 @@ function taskSet(dir: string): string {
 describe('crucible run --guard', () => {
   it(
     'enforce: the agent is stopped mid-run, the reports count it per agent with the detection time, and the plan keeps the mode for resume',
-    () => {
+    async () => {
       const dir = tempDir();
       const out = join(dir, 'state');
-      const run = crucible(['run', taskSet(dir), '--agent', 'forbidden-write', '--guard', 'enforce', '--reporter', 'markdown,json', '--out', out], {
+      const run = await runCli(['run', taskSet(dir), '--agent', 'forbidden-write', '--guard', 'enforce', '--reporter', 'markdown,json', '--out', out], {
         cwd: dir,
         attempts: 2,
       });
@@ -60,13 +60,16 @@ describe('crucible run --guard', () => {
       // summary.json (the stable contract, and `show --json` from it) carries the same counts.
       const summary = JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')) as { guard?: unknown };
       expect(summary.guard).toEqual(report.view.guard);
-      const shown = crucible(['show', runId as string, '--json', '--out', out], { cwd: dir });
+      const shown = await runCli(['show', runId as string, '--json', '--out', out], { cwd: dir });
       expect((JSON.parse(shown.stdout) as { guard?: unknown }).guard).toEqual(report.view.guard);
 
       // A resume with another guard mode is another config.
-      const resumed = crucible(['run', join(dir, 'tasks.yaml'), '--agent', 'forbidden-write', '--guard', 'audit', '--resume', runId as string, '--out', out], {
-        cwd: dir,
-      });
+      const resumed = await runCli(
+        ['run', join(dir, 'tasks.yaml'), '--agent', 'forbidden-write', '--guard', 'audit', '--resume', runId as string, '--out', out],
+        {
+          cwd: dir,
+        },
+      );
       expect(resumed.status).toBe(2);
       expect(resumed.stderr).toMatch(/guard/);
     },

@@ -60,7 +60,7 @@ describe('crucible import swe-bench on the sample', () => {
       const base = execFileSync('git', ['-C', join(repos, 'example__calc'), 'show', 'HEAD:tests/test_calc.py'], { encoding: 'utf8' });
       expect(base).not.toContain('test_median_even');
 
-      const validated = (await runCli(['validate', join(out, 'tasks.yaml'), '-o', join(out, '.crucible')], { attempts: 8 }));
+      const validated = await runCli(['validate', join(out, 'tasks.yaml'), '-o', join(out, '.crucible')], { attempts: 8 });
       expect(validated.stdout).toMatch(/valid\s+example__calc-1\s+fails 2\/2\s+passes 3\/3/);
       expect(validated.stdout).toMatch(/valid\s+example__calc-2\s+fails 1\/1\s+passes 3\/3/);
       expect(validated.status).toBe(0);
@@ -70,7 +70,7 @@ describe('crucible import swe-bench on the sample', () => {
 
   it('points at SWE-bench images and GitHub by default', async () => {
     const out = join(tempDir(), 'imported');
-    const result = (await runCli(['import', 'swe-bench', SAMPLE, '--ids', 'example__calc-2', '-o', out]));
+    const result = await runCli(['import', 'swe-bench', SAMPLE, '--ids', 'example__calc-2', '-o', out]);
     expect(result.status).toBe(0);
     const taskSet = readFileSync(join(out, 'tasks.yaml'), 'utf8');
     expect(taskSet).toContain('git: https://github.com/example/calc.git');
@@ -91,18 +91,18 @@ describe('crucible import swe-bench refuses bad input with one line and exit 2',
 
   it('a malformed line, by file and line', async () => {
     const file = instancesFile([JSON.stringify(good()), '{"instance_id": "x",']);
-    expectOneLineError((await runCli(['import', 'swe-bench', file, '-o', join(tempDir(), 'o')])), new RegExp(`${file}:2: not valid JSON`));
+    expectOneLineError(await runCli(['import', 'swe-bench', file, '-o', join(tempDir(), 'o')]), new RegExp(`${file}:2: not valid JSON`));
   });
 
   it('a missing field', async () => {
     const { test_patch: _dropped, ...row } = good();
     const file = instancesFile([JSON.stringify(row)]);
-    expectOneLineError((await runCli(['import', 'swe-bench', file, '-o', join(tempDir(), 'o')])), /:1: example__calc-1: field test_patch is missing \(fix: /);
+    expectOneLineError(await runCli(['import', 'swe-bench', file, '-o', join(tempDir(), 'o')]), /:1: example__calc-1: field test_patch is missing \(fix: /);
   });
 
   it('an unknown id in --ids, with the near match', async () => {
     expectOneLineError(
-      (await runCli(['import', 'swe-bench', SAMPLE, '--ids', 'example__calc-1,example__cal-2', '-o', join(tempDir(), 'o')])),
+      await runCli(['import', 'swe-bench', SAMPLE, '--ids', 'example__calc-1,example__cal-2', '-o', join(tempDir(), 'o')]),
       /--ids: no instance example__cal-2 in the file \(fix: did you mean example__calc-2\?\)/,
     );
   });
@@ -112,7 +112,7 @@ describe('crucible import swe-bench refuses bad input with one line and exit 2',
     row.patch = String(row.patch).replace(/calc\/__init__\.py/g, '../../outside.py');
     const out = join(tempDir(), 'o');
     expectOneLineError(
-      (await runCli(['import', 'swe-bench', instancesFile([JSON.stringify(row)]), '-o', out])),
+      await runCli(['import', 'swe-bench', instancesFile([JSON.stringify(row)]), '-o', out]),
       /example__calc-1: patch: path "\.\.\/\.\.\/outside\.py" escapes/,
     );
     expect(existsSync(out)).toBe(false);
@@ -120,7 +120,7 @@ describe('crucible import swe-bench refuses bad input with one line and exit 2',
 
   it('a missing mirror under --repos, naming the clone to make', async () => {
     expectOneLineError(
-      (await runCli(['import', 'swe-bench', SAMPLE, '--repos', tempDir(), '-o', join(tempDir(), 'o')])),
+      await runCli(['import', 'swe-bench', SAMPLE, '--repos', tempDir(), '-o', join(tempDir(), 'o')]),
       /no mirror example__calc for example__calc-1 \(fix: git clone --mirror https:\/\/github.com\/example\/calc.git /,
     );
   });
@@ -129,14 +129,14 @@ describe('crucible import swe-bench refuses bad input with one line and exit 2',
     const django = { ...good(), instance_id: 'django__django-1', FAIL_TO_PASS: JSON.stringify(['test_and (expressions.tests.CombinableTests)']) };
     const file = instancesFile([JSON.stringify(good()), JSON.stringify(django)]);
     const out = join(tempDir(), 'o');
-    const skipped = (await runCli(['import', 'swe-bench', file, '-o', out]));
+    const skipped = await runCli(['import', 'swe-bench', file, '-o', out]);
     expect(skipped.status).toBe(0);
     expect(skipped.stdout).toContain('wrote 1 task to');
     expect(skipped.stdout).toMatch(
       /skipped 1:\n {2}django__django-1 \(.*:2\): test id "test_and \(expressions\.tests\.CombinableTests\)" is not a pytest node id/,
     );
     expectOneLineError(
-      (await runCli(['import', 'swe-bench', file, '--ids', 'django__django-1', '-o', join(tempDir(), 'o')])),
+      await runCli(['import', 'swe-bench', file, '--ids', 'django__django-1', '-o', join(tempDir(), 'o')]),
       /:2: django__django-1: .* \(fix: leave it out of --ids\)/,
     );
   });
@@ -144,14 +144,14 @@ describe('crucible import swe-bench refuses bad input with one line and exit 2',
   it('an existing output directory unless --force, and a symlink planted in it even then', async () => {
     const out = tempDir();
     writeFileSync(join(out, 'keep.txt'), 'x');
-    expectOneLineError((await runCli(['import', 'swe-bench', SAMPLE, '-o', out])), /exists and is not empty \(fix: .*--force/);
+    expectOneLineError(await runCli(['import', 'swe-bench', SAMPLE, '-o', out]), /exists and is not empty \(fix: .*--force/);
     expect((await runCli(['import', 'swe-bench', SAMPLE, '-o', out, '--force'])).status).toBe(0);
 
     const outside = tempDir();
     const planted = tempDir();
     mkdirSync(join(planted, 'x'));
     symlinkSync(outside, join(planted, 'oracle'));
-    expectOneLineError((await runCli(['import', 'swe-bench', SAMPLE, '-o', planted, '--force'])), /oracle is a symlink/);
+    expectOneLineError(await runCli(['import', 'swe-bench', SAMPLE, '-o', planted, '--force']), /oracle is a symlink/);
     expect(existsSync(join(outside, 'example__calc-1.patch'))).toBe(false);
   });
 });

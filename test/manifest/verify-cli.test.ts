@@ -39,7 +39,7 @@ describe('execution manifests of a run of the bundled examples (oracle, bwrap)',
 
   beforeAll(async () => {
     out = mkdtempSync(join(tmpdir(), 'crucible-manifest-'));
-    const result = (await runCli(
+    const result = await runCli(
       [
         'run',
         'examples/tasks.yaml',
@@ -58,7 +58,7 @@ describe('execution manifests of a run of the bundled examples (oracle, bwrap)',
         '--json',
       ],
       { attempts: 2, env: { OPENAI_API_KEY: FAKE_SECRET, CRUCIBLE_E2E_SECRET_TOKEN: FAKE_SECRET } },
-    ));
+    );
     expect(result.status, result.stderr).toBe(0);
     runId = (JSON.parse(result.stdout) as { runId: string }).runId;
     runDir = join(out, 'runs', runId);
@@ -138,7 +138,7 @@ describe('execution manifests of a run of the bundled examples (oracle, bwrap)',
   });
 
   it('exits 2 for a run that does not exist', async () => {
-    const result = (await runCli(['manifest', 'verify', 'no-such-run', '--out', out]));
+    const result = await runCli(['manifest', 'verify', 'no-such-run', '--out', out]);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('no-such-run');
   });
@@ -150,7 +150,7 @@ describe('execution manifests of a run of the bundled examples (oracle, bwrap)',
       const checkpoint = readFileSync(join(runDir, 'checkpoint.jsonl'), 'utf8').split('\n').filter(Boolean);
       writeFileSync(join(runDir, 'checkpoint.jsonl'), `${checkpoint.filter((l) => l.includes(kept)).join('\n')}\n`);
       const keptManifest = readFileSync(join(runDir, 'attempts', kept, 'manifest.json'));
-      const result = (await runCli(['resume', runId, '--out', out, '--quiet'], { attempts: 1 }));
+      const result = await runCli(['resume', runId, '--out', out, '--quiet'], { attempts: 1 });
       expect(result.status, result.stderr).toBe(0);
       expect(readFileSync(join(runDir, 'attempts', kept, 'manifest.json'))).toEqual(keptManifest);
       const run = JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8')) as RunManifest;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { InputError } from '../../src/errors.js';
 import { importPack, verifyPack } from '../../src/pack/index.js';
 import { serializeManifest, sha256, type ManifestFile } from '../../src/pack/manifest.js';
-import { crucible } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { rawZip, type RawEntry } from './raw-zip.js';
 
@@ -257,10 +257,10 @@ function listing(dir: string): string[] {
 }
 
 describe('the hostile-pack corpus', () => {
-  it('the well-formed base pack the cases start from imports', () => {
+  it('the well-formed base pack the cases start from imports', async () => {
     const work = tempDir();
     writeFileSync(join(work, 'pack.zip'), rawZip(entries(baseFiles())));
-    const result = crucible(['pack', 'import', 'pack.zip', 'out'], { cwd: work });
+    const result = await runCli(['pack', 'import', 'pack.zip', 'out'], { cwd: work });
     expect(result.stderr).toContain('imported pack.zip');
     expect(result.status).toBe(0);
     expect(listing(join(work, 'out'))).toEqual(['pack.json', 'repos', 'repos/r', 'repos/r/README.md', 'tasks.yaml'].filter((p) => p !== 'pack.json'));
@@ -276,7 +276,7 @@ describe('the hostile-pack corpus', () => {
     );
     expect(verified?.message).toMatch(message);
     expect(verified?.exitCode).toBe(exit);
-    const result = crucible(['pack', 'import', 'pack.zip', 'out'], { cwd: work });
+    const result = await runCli(['pack', 'import', 'pack.zip', 'out'], { cwd: work });
     expect(result.stderr).toMatch(message);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.status).toBe(exit);
@@ -295,11 +295,11 @@ describe('the hostile-pack corpus', () => {
     expect(listing(work)).toEqual(['pack.zip']);
   });
 
-  it('refuses an existing destination, even an empty one, and leaves it as it was', () => {
+  it('refuses an existing destination, even an empty one, and leaves it as it was', async () => {
     const work = tempDir();
     writeFileSync(join(work, 'pack.zip'), rawZip(entries(baseFiles())));
     writeFileSync(join(work, 'out'), 'mine');
-    const result = crucible(['pack', 'import', 'pack.zip', 'out'], { cwd: work });
+    const result = await runCli(['pack', 'import', 'pack.zip', 'out'], { cwd: work });
     expect(result.stderr).toMatch(/out: already exists/);
     expect(result.status).toBe(2);
     expect(listing(work)).toEqual(['out', 'pack.zip']);

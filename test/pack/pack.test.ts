@@ -70,7 +70,7 @@ describe('pack create', () => {
     const verbose = execFileSync('unzip', ['-Z', join(out, 'a.zip')], { encoding: 'utf8' });
     expect(verbose).toMatch(/80-Jan-01 00:00 tasks\.yaml/);
     const imported = tempDir();
-    const result = (await runCli(['pack', 'import', join(out, 'a.zip'), join(imported, 'x')]));
+    const result = await runCli(['pack', 'import', join(out, 'a.zip'), join(imported, 'x')]);
     expect(result.status).toBe(0);
     const tasks = parse(readFileSync(join(imported, 'x', 'tasks.yaml'), 'utf8')) as { tasks: Array<{ repo: unknown; oracle: unknown }> };
     expect(tasks.tasks[0]?.repo).toEqual({ path: 'repos/js-slugify' });
@@ -87,7 +87,7 @@ describe('pack create', () => {
     );
     const out = tempDir();
     await createPack(join(src, 'tasks.yaml'), join(out, 'g.zip'));
-    const result = (await runCli(['pack', 'import', join(out, 'g.zip'), join(out, 'g')]));
+    const result = await runCli(['pack', 'import', join(out, 'g.zip'), join(out, 'g')]);
     expect(result.status).toBe(0);
     const dir = join(out, 'g', 'repos', `upstream-${first.slice(0, 12)}`);
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('first\n');
@@ -121,10 +121,10 @@ describe('pack create', () => {
       join(src, 'remote.yaml'),
       `tasks:\n  - id: r\n    repo: { git: "https://example.com/x.git", commit: abcdef }\n    instruction: x\n    ${tests}\n`,
     );
-    const npm = (await runCli(['pack', 'create', join(src, 'npm.yaml'), '-o', join(src, 'n.zip')]));
+    const npm = await runCli(['pack', 'create', join(src, 'npm.yaml'), '-o', join(src, 'n.zip')]);
     expect(npm.stderr).toMatch(/tasks\[0\]\.repo\.npm: fetched from the network when the task runs, so it cannot be packed \(fix:/);
     expect(npm.status).toBe(2);
-    const remote = (await runCli(['pack', 'create', join(src, 'remote.yaml'), '-o', join(src, 'r.zip')]));
+    const remote = await runCli(['pack', 'create', join(src, 'remote.yaml'), '-o', join(src, 'r.zip')]);
     expect(remote.stderr).toMatch(/tasks\[0\]\.repo\.git: https:\/\/example\.com\/x\.git is a remote repository.*\(fix: clone it/);
     expect(remote.status).toBe(2);
     expect(readdirSync(src).sort()).toEqual(['npm.yaml', 'remote.yaml']);
@@ -133,7 +133,7 @@ describe('pack create', () => {
 
 describe('signatures, trust and the index', () => {
   async function keys(dir: string): Promise<{ id: string; key: string; pub: string }> {
-    const result = (await runCli(['keys', 'generate', '-o', dir]));
+    const result = await runCli(['keys', 'generate', '-o', dir]);
     expect(result.status).toBe(0);
     const id = /key id ([0-9a-f]{32})/.exec(result.stdout)?.[1] as string;
     expect(result.stdout).not.toMatch(/PRIVATE KEY/);
@@ -161,13 +161,13 @@ describe('signatures, trust and the index', () => {
     );
 
     addSignature(`${zip}.sig.json`, (await verifyPack(zip)).rootDigest, stranger.privatePem, 'stranger.key.pem');
-    const strangerOnly = (await runCli(['pack', 'import', zip, join(work, 'out'), '--trust', trust]));
+    const strangerOnly = await runCli(['pack', 'import', zip, join(work, 'out'), '--trust', trust]);
     expect(strangerOnly.stderr).toMatch(/0 valid trusted signature\(s\), the trust policy requires 1 \(1 signature\(s\) by untrusted keys\)/);
     expect(strangerOnly.status).toBe(1);
 
-    const signed = (await runCli(['pack', 'sign', zip, '--key', trusted.key]));
+    const signed = await runCli(['pack', 'sign', zip, '--key', trusted.key]);
     expect(signed.stdout).toContain(`with key ${trusted.id}`);
-    const ok = (await runCli(['pack', 'verify', zip, '--trust', trust]));
+    const ok = await runCli(['pack', 'verify', zip, '--trust', trust]);
     expect(ok.stdout).toContain(`signed by ${trusted.id}`);
     expect(ok.status).toBe(0);
 
@@ -177,7 +177,7 @@ describe('signatures, trust and the index', () => {
     await createPack(taskset, altered);
     cpSync(`${zip}.sig.json`, `${altered}.sig.json`);
     const before = readdirSync(work).sort();
-    const rejected = (await runCli(['pack', 'import', altered, join(work, 'out'), '--trust', trust]));
+    const rejected = await runCli(['pack', 'import', altered, join(work, 'out'), '--trust', trust]);
     expect(rejected.stderr).toMatch(/1 trusted signature\(s\) do not match this pack \(altered after signing\?\)/);
     expect(rejected.status).toBe(1);
     expect(readdirSync(work).sort()).toEqual(before);
@@ -188,11 +188,11 @@ describe('signatures, trust and the index', () => {
     const k = await keys(work);
     const zip = join(work, 'none.zip');
     const unknown = trustFile(work, [k], 'allow_unsigned: true\n');
-    const r1 = (await runCli(['pack', 'verify', zip, '--trust', unknown]));
+    const r1 = await runCli(['pack', 'verify', zip, '--trust', unknown]);
     expect(r1.stderr).toMatch(/trust\.yaml:\d+:1: allow_unsigned: unknown field "allow_unsigned" \(fix: allowed fields: trusted_keys, required\)/);
     expect(r1.status).toBe(2);
     writeFileSync(unknown, readFileSync(unknown, 'utf8').replace('allow_unsigned: true\n', '').replace(k.id, 'f'.repeat(32)));
-    const r2 = (await runCli(['pack', 'verify', zip, '--trust', unknown]));
+    const r2 = await runCli(['pack', 'verify', zip, '--trust', unknown]);
     expect(r2.stderr).toMatch(/trusted_keys\[0\]\.id: f{32} is not this public key's id/);
     expect(r2.status).toBe(2);
   });
@@ -215,19 +215,19 @@ describe('signatures, trust and the index', () => {
       writeFileSync(index, stringify({ packs: [{ ...entry, version: '0.9.0', sha256: '0'.repeat(64) }, entry] }));
 
       // The 0.9.0 entry's digest is not the archive's: rejected before anything is written.
-      const wrong = (await runCli(['pack', 'install', 'mini@0.9.0', '--index', index, '--trust', trust, '-o', join(work, 'old')], { cwd: work }));
+      const wrong = await runCli(['pack', 'install', 'mini@0.9.0', '--index', index, '--trust', trust, '-o', join(work, 'old')], { cwd: work });
       expect(wrong.stderr).toMatch(/archive SHA-256 is [0-9a-f]{64}, the index says 0{64}/);
       expect(wrong.status).toBe(1);
       expect(existsSync(join(work, 'old'))).toBe(false);
 
-      const installed = (await runCli(['pack', 'install', 'mini@1.0.0', '--index', index, '--trust', trust, '-o', join(work, 'mini')], { cwd: work }));
+      const installed = await runCli(['pack', 'install', 'mini@1.0.0', '--index', index, '--trust', trust, '-o', join(work, 'mini')], { cwd: work });
       expect(installed.stderr).toContain(`signed by ${k.id}`);
       expect(installed.status).toBe(0);
       const tasksetPath = installed.stdout.trim();
       expect(tasksetPath).toBe(join(work, 'mini', 'tasks.yaml'));
       expect((await verifyPack(zip)).archiveDigest).toBe(digest);
 
-      const run = (await runCli(['run', tasksetPath, '--agent', 'oracle', '--json', '-q', '--sandbox', 'bwrap'], { cwd: work, attempts: 2 }));
+      const run = await runCli(['run', tasksetPath, '--agent', 'oracle', '--json', '-q', '--sandbox', 'bwrap'], { cwd: work, attempts: 2 });
       expect(run.status).toBe(0);
       const summary = JSON.parse(run.stdout) as { planned: number; counts: Record<string, number> };
       expect(summary.planned).toBe(2);

@@ -8,7 +8,7 @@ import { guardOfRecordedRun } from '../../src/report/run-guard.js';
 import { openHistory } from '../../src/store/index.js';
 import { aggregateRun } from '../../src/stats/index.js';
 import type { AttemptResult, GuardAgentCounts } from '../../src/types/index.js';
-import { crucible } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { guardedAttempts, recordRun, RUN_ID, sampleAttempts, summaryOf, writeRunDir } from './fixtures.js';
 
@@ -57,7 +57,7 @@ function recorded(attempts: AttemptResult[], guard: 'enforce' | undefined, finis
 }
 
 describe('online guard counts in the run summary and reports', () => {
-  it('the report view and the Markdown report count incidents, blocked, stopped and audit-only per agent', () => {
+  it('the report view and the Markdown report count incidents, blocked, stopped and audit-only per agent', async () => {
     const view = viewOf(guardedAttempts());
     expect(view.guard).toEqual(EXPECTED);
     const md = renderMarkdown(view, guardedAttempts());
@@ -66,18 +66,18 @@ describe('online guard counts in the run summary and reports', () => {
     expect(md).toContain('| **oracle** | enforce | 1 of 2 | 2 | 0 | 0 | 2 | 80–300 ms |');
   });
 
-  it('an unguarded run has no guard counts and no section', () => {
+  it('an unguarded run has no guard counts and no section', async () => {
     const view = viewOf(sampleAttempts());
     expect(view.guard).toBeUndefined();
     expect(renderMarkdown(view, sampleAttempts())).not.toContain('Online guard');
   });
 
-  it('summary.json carries the counts only for a guarded run', () => {
+  it('summary.json carries the counts only for a guarded run', async () => {
     expect(summaryFileOf(guardedAttempts()).guard).toEqual(EXPECTED);
     expect('guard' in summaryFileOf(sampleAttempts())).toBe(false);
   });
 
-  it('a recorded run: summary.json when finished, the attempt records while live, nothing without --guard', () => {
+  it('a recorded run: summary.json when finished, the attempt records while live, nothing without --guard', async () => {
     const finished = recorded(guardedAttempts(), 'enforce');
     const history = openHistory(join(finished.state, 'history.db'), { readonly: true });
     try {
@@ -105,18 +105,18 @@ describe('online guard counts in the run summary and reports', () => {
     }
   });
 
-  it('crucible show --json carries them for a guarded run and leaves them out otherwise', () => {
+  it('crucible show --json carries them for a guarded run and leaves them out otherwise', async () => {
     const guarded = recorded(guardedAttempts(), 'enforce');
-    const shown = crucible(['show', RUN_ID, '--json', '--out', guarded.state]);
+    const shown = await runCli(['show', RUN_ID, '--json', '--out', guarded.state]);
     expect(shown.status, shown.stderr).toBe(0);
     expect((JSON.parse(shown.stdout) as { guard?: unknown }).guard).toEqual(EXPECTED);
-    const text = crucible(['show', RUN_ID, '--out', guarded.state]);
+    const text = await runCli(['show', RUN_ID, '--out', guarded.state]);
     expect(text.stdout).toContain(
       'guard enforce: 2 of 3 attempt(s) with incidents (4 finding(s)): 1 stopped, 2 command(s) blocked, 0 audit-only, detected in 5–40 ms',
     );
 
     const plain = recorded(sampleAttempts(), undefined);
-    const plainShown = crucible(['show', RUN_ID, '--json', '--out', plain.state]);
+    const plainShown = await runCli(['show', RUN_ID, '--json', '--out', plain.state]);
     expect(plainShown.status, plainShown.stderr).toBe(0);
     expect('guard' in (JSON.parse(plainShown.stdout) as object)).toBe(false);
   });
