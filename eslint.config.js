@@ -3,16 +3,18 @@ import tseslint from 'typescript-eslint';
 import layersRule from './eslint-rules/layers.js';
 
 /**
- * The layers of src/, lowest first (docs/architecture.md, "Layers", draws this table). A folder
- * imports folders of its own layer or below, never in a circle, and only through their index.ts.
+ * The layers of src/, lowest first (docs/architecture.md, "Layers", draws this table). A layer
+ * with a `dir` keeps its folders in src/<dir>/. A folder imports folders of its own layer or
+ * below, never in a circle, and only through their index.ts.
  */
 export const layers = {
   root: 'src',
   layers: [
-    { name: 'core', folders: ['types', 'errors', 'version', 'format', 'redact', 'input'] },
-    { name: 'infrastructure', folders: ['docker', 'sandbox', 'gateway', 'store', 'workspace'] },
+    { name: 'core', dir: 'core', folders: ['types', 'errors', 'version', 'format', 'redact', 'input'] },
+    { name: 'infrastructure', dir: 'infra', folders: ['docker', 'sandbox', 'gateway', 'store', 'workspace'] },
     {
       name: 'domain',
+      dir: 'domain',
       folders: [
         'tasks',
         'agents',
@@ -34,6 +36,7 @@ export const layers = {
     { name: 'engine', folders: ['engine'] },
     {
       name: 'features',
+      dir: 'features',
       folders: ['suite', 'report', 'ci', 'gate', 'baseline', 'audit', 'authoring', 'importers', 'pack', 'diagnostics', 'distributed', 'grade'],
     },
     { name: 'front ends', folders: ['cli', 'server', 'index'] },

@@ -14,7 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { simulateAdaptive, simulateFixed, simulateAdaptiveGate, simulateFixedGate, gateShouldFail } = await import(
-  pathToFileURL(resolve(root, 'dist/stats/index.js')).href
+  pathToFileURL(resolve(root, 'dist/domain/stats/index.js')).href
 );
 
 const args = process.argv.slice(2);

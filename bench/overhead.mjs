@@ -63,7 +63,7 @@ function generateLargeRepo() {
   return tasks;
 }
 
-/** The sandbox's environment (src/sandbox/env.ts): built from nothing, never the host's. */
+/** The sandbox's environment (src/infra/sandbox/env.ts): built from nothing, never the host's. */
 function cleanEnv(dir, extra = {}) {
   for (const d of ['home', 'tmp']) mkdirSync(join(dir, d), { recursive: true });
   return { PATH: process.env.PATH, HOME: join(dir, 'home'), TMPDIR: join(dir, 'tmp'), LANG: 'C.UTF-8', TERM: 'dumb', ...extra };

@@ -42,31 +42,36 @@ export function resolveSpecifier(fromFile, specifier) {
 }
 
 /**
- * The folder a file belongs to: the first path segment under `root`. A file directly under the
- * root (`errors.ts`) is a folder of its own, named without the extension.
+ * The folder a file belongs to: the first path segment under `root`, or the first two when the
+ * first is one of `groups` (the layers' directories: `core/types`). A file directly under the
+ * root or a group directory (`index.ts`, `core/errors.ts`) is a folder of its own, named without
+ * the extension.
  */
-export function folderOf(root, file) {
+export function folderOf(root, file, groups = []) {
   const rel = path.relative(root, file);
   if (rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
-  const [first, ...rest] = rel.split(path.sep);
-  return rest.length === 0 ? first.replace(/\.ts$/, '') : first;
+  const parts = rel.split(path.sep);
+  const depth = groups.includes(parts[0]) && parts.length > 1 ? 2 : 1;
+  const name = parts.slice(0, depth).join('/');
+  return parts.length === depth ? name.replace(/\.ts$/, '') : name;
 }
 
-/** True when `file` is its folder's public entry: `<folder>/index.ts`, or a top-level file. */
-export function isFolderEntry(root, file) {
+/** True when `file` is its folder's public entry: `<folder>/index.ts`, or a file that is a folder of its own. */
+export function isFolderEntry(root, file, groups = []) {
   const parts = path.relative(root, file).split(path.sep);
-  return parts.length === 1 || (parts.length === 2 && parts[1] === 'index.ts');
+  const depth = groups.includes(parts[0]) && parts.length > 1 ? 2 : 1;
+  return parts.length === depth || (parts.length === depth + 1 && parts[depth] === 'index.ts');
 }
 
 /** Every cross-folder import under `root`: `{ from, to, fromFolder, toFolder }`, files absolute. */
-export function crossFolderImports(root) {
+export function crossFolderImports(root, groups = []) {
   const edges = [];
   for (const from of listSourceFiles(root)) {
-    const fromFolder = folderOf(root, from);
+    const fromFolder = folderOf(root, from, groups);
     for (const specifier of specifiersOf(readFileSync(from, 'utf8'))) {
       const to = resolveSpecifier(from, specifier);
       if (!to) continue;
-      const toFolder = folderOf(root, to);
+      const toFolder = folderOf(root, to, groups);
       if (toFolder === undefined || toFolder === fromFolder) continue;
       edges.push({ from, to, fromFolder, toFolder, specifier });
     }

@@ -43,24 +43,27 @@ function excepts(exception, kind, from, to, toFolder) {
 export function compileOptions(options, cwd) {
   const root = path.resolve(cwd, options.root);
   const layerOf = new Map();
+  // A layer with a `dir` keeps its folders in src/<dir>/: the tree shows the layers.
+  const groups = options.layers.flatMap((layer) => (layer.dir ? [layer.dir] : []));
   options.layers.forEach((layer, rank) => {
-    for (const folder of layer.folders) {
+    for (const name of layer.folders) {
+      const folder = layer.dir ? `${layer.dir}/${name}` : name;
       if (layerOf.has(folder)) throw new Error(`crucible/layers: folder "${folder}" is in two layers`);
       layerOf.set(folder, { name: layer.name, rank });
     }
   });
   const exceptions = options.exceptions ?? [];
   const isExcepted = (kind, fromAbs, toAbs, toFolder) => exceptions.some((x) => excepts(x, kind, rel(root, fromAbs), rel(root, toAbs), toFolder));
-  return { root, layerOf, isExcepted };
+  return { root, layerOf, isExcepted, groups };
 }
 
 // One graph per root and lint process: the cycle check needs the whole tree, not one file.
 const graphs = new Map();
 function sameLayerGraph(compiled) {
-  const { root, layerOf, isExcepted } = compiled;
+  const { root, layerOf, isExcepted, groups } = compiled;
   let graph = graphs.get(root);
   if (!graph) {
-    graph = crossFolderImports(root).filter(
+    graph = crossFolderImports(root, groups).filter(
       (e) =>
         layerOf.get(e.fromFolder)?.rank === layerOf.get(e.toFolder)?.rank && !['upward', 'cycle'].some((kind) => isExcepted(kind, e.from, e.to, e.toFolder)),
     );
@@ -71,7 +74,7 @@ function sameLayerGraph(compiled) {
 
 const layerItem = {
   type: 'object',
-  properties: { name: { type: 'string' }, folders: { type: 'array', items: { type: 'string' } } },
+  properties: { name: { type: 'string' }, dir: { type: 'string' }, folders: { type: 'array', items: { type: 'string' } } },
   required: ['name', 'folders'],
   additionalProperties: false,
 };
@@ -114,9 +117,9 @@ export default {
   },
   create(context) {
     const compiled = compileOptions(context.options[0], context.cwd);
-    const { root, layerOf, isExcepted } = compiled;
+    const { root, layerOf, isExcepted, groups } = compiled;
     const file = context.filename;
-    const fromFolder = folderOf(root, file);
+    const fromFolder = folderOf(root, file, groups);
     if (fromFolder === undefined) return {};
     const fromLayer = layerOf.get(fromFolder);
 
@@ -124,7 +127,7 @@ export default {
       if (typeof specifier !== 'string') return;
       const to = resolveSpecifier(file, specifier);
       if (!to) return;
-      const toFolder = folderOf(root, to);
+      const toFolder = folderOf(root, to, groups);
       if (toFolder === undefined || toFolder === fromFolder) return;
       const toLayer = layerOf.get(toFolder);
       if (!fromLayer || !toLayer) {
@@ -138,7 +141,7 @@ export default {
         const back = folderPath(sameLayerGraph(compiled), toFolder, fromFolder);
         if (back) context.report({ node, messageId: 'cycle', data: { ...data, path: [fromFolder, ...back].join(' → ') } });
       }
-      if (!isFolderEntry(root, to) && !isExcepted('deep', file, to, toFolder)) {
+      if (!isFolderEntry(root, to, groups) && !isExcepted('deep', file, to, toFolder)) {
         context.report({ node, messageId: 'deep', data });
       }
     };

@@ -7,9 +7,9 @@ import { layers } from '../eslint.config.js';
 import { crossFolderImports, folderCycles, isFolderEntry } from '../eslint-rules/import-graph.js';
 import { compileOptions } from '../eslint-rules/layers.js';
 
-const { root, layerOf, isExcepted } = compileOptions(layers, process.cwd());
+const { root, layerOf, isExcepted, groups } = compileOptions(layers, process.cwd());
 const rel = (file) => path.relative(root, file).split(path.sep).join('/');
-const edges = crossFolderImports(root);
+const edges = crossFolderImports(root, groups);
 const mark = (kind, e) => (isExcepted(kind, e.from, e.to, e.toFolder) ? '  [exception]' : '');
 
 const cycles = folderCycles(edges);
@@ -27,7 +27,7 @@ const upward = edges.filter((e) => (layerOf.get(e.toFolder)?.rank ?? -1) > (laye
 console.log(`upward imports: ${upward.length}`);
 for (const e of upward) console.log(`  ${rel(e.from)} -> ${rel(e.to)}${mark('upward', e)}`);
 
-const deep = edges.filter((e) => !isFolderEntry(root, e.to));
+const deep = edges.filter((e) => !isFolderEntry(root, e.to, groups));
 console.log(`deep imports: ${deep.length} of ${edges.length} cross-folder imports`);
 const byPair = new Map();
 for (const e of deep) {

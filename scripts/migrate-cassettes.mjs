@@ -2,7 +2,7 @@
 /**
  * Moves the cassettes of a directory recorded before cassettes had folders (one flat file per
  * session, `task%2Fagent%2F0.jsonl`) to the folder layout (`task/agent/0.jsonl`,
- * src/gateway/cassette.ts). Replay reads both, so this is for people browsing a directory; it was
+ * src/infra/gateway/cassette.ts). Replay reads both, so this is for people browsing a directory; it was
  * run once on examples/cassettes. A key with more than three parts is left flat: its agent name
  * may hold `/`, and only the flat name says where the parts split.
  *
@@ -10,7 +10,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { cassettePath } from '../dist/gateway/cassette.js';
+import { cassettePath } from '../dist/infra/gateway/cassette.js';
 
 const dirs = process.argv.slice(2);
 if (dirs.length === 0) {

@@ -85,13 +85,15 @@ export const SCRIPTS = {
       { calls: [{ name: 'search', args: { pattern: 'export function', path: 'src' } }] },
       {
         calls: [
-          { name: 'read_file', args: { path: 'src/format.mjs' } },
+          { name: 'read_file', args: { path: 'src/core/format.mjs' } },
           { name: 'read_file', args: { path: 'src/parse.mjs' } },
         ],
       },
       {
         text: 'formatCsv must quote fields that contain a comma, a quote or a newline.',
-        calls: [{ name: 'edit_file', args: { path: 'src/format.mjs', old_string: "return rows.map((row) => row.join(', ')).join('\\n');", new_string: '' } }],
+        calls: [
+          { name: 'edit_file', args: { path: 'src/core/format.mjs', old_string: "return rows.map((row) => row.join(', ')).join('\\n');", new_string: '' } },
+        ],
       },
       {
         expect: /not found/,
@@ -100,7 +102,7 @@ export const SCRIPTS = {
           {
             name: 'edit_file',
             args: {
-              path: 'src/format.mjs',
+              path: 'src/core/format.mjs',
               old_string: "  return rows.map((row) => row.join(',')).join('\\n');\n}",
               new_string:
                 "  return rows.map((row) => row.map(quote).join(',')).join('\\n');\n}\n\nfunction quote(field) {\n  return /[\",\\n]/.test(field) ? `\"${field.replaceAll('\"', '\"\"')}\"` : field;\n}",

@@ -8,50 +8,50 @@
  * (`crucible-harness/config`, `crucible-harness/store`, `crucible-harness/stats`, …; package.json
  * `exports` lists them), and cost what they load.
  */
-export type * from './types/index.js';
-export { ATTEMPT_SCHEMA_VERSION, RUN_SCHEMA_VERSION, CAUSES, UNSCORED_CAUSES, VERDICTS, CHECK_IDS } from './types/index.js';
-export { InputError, ConfigError, OptionError, StateDirError, EXIT_DISK_FULL, type StateDirFault } from './errors.js';
+export type * from './core/types/index.js';
+export { ATTEMPT_SCHEMA_VERSION, RUN_SCHEMA_VERSION, CAUSES, UNSCORED_CAUSES, VERDICTS, CHECK_IDS } from './core/types/index.js';
+export { InputError, ConfigError, OptionError, StateDirError, EXIT_DISK_FULL, type StateDirFault } from './core/errors.js';
 
-export type { TaskSet } from './config/index.js';
-export type { TaskSelection } from './tasks/index.js';
+export type { TaskSet } from './domain/config/index.js';
+export type { TaskSelection } from './domain/tasks/index.js';
 export type { RunOptions, RunOutcome, AttemptEnv } from './engine/index.js';
-export type { Agent, AgentContext, AgentProfile, ProfileCatalog, ResolvedProgram } from './agents/index.js';
-export type { Executor, ExecRequest, ExecResult, SandboxLayout } from './sandbox/index.js';
-export type { Gateway, GatewayOptions } from './gateway/index.js';
-export type { History, HistoryReader } from './store/index.js';
-export type { Reporter } from './report/index.js';
-export type { Registry, Contract, AuditReport } from './audit/index.js';
-export type { FuzzReport, MatrixStressReport, Judgement, Ablation } from './diagnostics/index.js';
-export type { AttemptManifest, RunManifest, VerifyReport } from './manifest/index.js';
-export type { AttemptReplay, MetamorphicReport } from './trace/index.js';
-export type { GuardSession, GuardFinding, IncidentBundle } from './guard/index.js';
-export type { TrustPolicy, VerifiedPack, ImportedPack } from './pack/index.js';
-export type { QueueRunner, WorkerHandle, QueueAddress } from './distributed/index.js';
+export type { Agent, AgentContext, AgentProfile, ProfileCatalog, ResolvedProgram } from './domain/agents/index.js';
+export type { Executor, ExecRequest, ExecResult, SandboxLayout } from './infra/sandbox/index.js';
+export type { Gateway, GatewayOptions } from './infra/gateway/index.js';
+export type { History, HistoryReader } from './infra/store/index.js';
+export type { Reporter } from './features/report/index.js';
+export type { Registry, Contract, AuditReport } from './features/audit/index.js';
+export type { FuzzReport, MatrixStressReport, Judgement, Ablation } from './features/diagnostics/index.js';
+export type { AttemptManifest, RunManifest, VerifyReport } from './domain/manifest/index.js';
+export type { AttemptReplay, MetamorphicReport } from './domain/trace/index.js';
+export type { GuardSession, GuardFinding, IncidentBundle } from './domain/guard/index.js';
+export type { TrustPolicy, VerifiedPack, ImportedPack } from './features/pack/index.js';
+export type { QueueRunner, WorkerHandle, QueueAddress } from './features/distributed/index.js';
 
 type Engine = typeof import('./engine/index.js');
-type Agents = typeof import('./agents/index.js');
-type Sandbox = typeof import('./sandbox/index.js');
-type Gateways = typeof import('./gateway/index.js');
-type Reports = typeof import('./report/index.js');
-type Diagnostics = typeof import('./diagnostics/index.js');
-type Manifests = typeof import('./manifest/index.js');
-type Traces = typeof import('./trace/index.js');
-type Guards = typeof import('./guard/index.js');
-type Packs = typeof import('./pack/index.js');
-type Distributed = typeof import('./distributed/index.js');
+type Agents = typeof import('./domain/agents/index.js');
+type Sandbox = typeof import('./infra/sandbox/index.js');
+type Gateways = typeof import('./infra/gateway/index.js');
+type Reports = typeof import('./features/report/index.js');
+type Diagnostics = typeof import('./features/diagnostics/index.js');
+type Manifests = typeof import('./domain/manifest/index.js');
+type Traces = typeof import('./domain/trace/index.js');
+type Guards = typeof import('./domain/guard/index.js');
+type Packs = typeof import('./features/pack/index.js');
+type Distributed = typeof import('./features/distributed/index.js');
 
 // Each part is imported on the first call of one of its functions; Node caches the module after.
 const engine = (): Promise<Engine> => import('./engine/index.js');
-const agents = (): Promise<Agents> => import('./agents/index.js');
-const sandbox = (): Promise<Sandbox> => import('./sandbox/index.js');
-const gateway = (): Promise<Gateways> => import('./gateway/index.js');
-const report = (): Promise<Reports> => import('./report/index.js');
-const diagnostics = (): Promise<Diagnostics> => import('./diagnostics/index.js');
-const manifest = (): Promise<Manifests> => import('./manifest/index.js');
-const trace = (): Promise<Traces> => import('./trace/index.js');
-const guard = (): Promise<Guards> => import('./guard/index.js');
-const pack = (): Promise<Packs> => import('./pack/index.js');
-const distributed = (): Promise<Distributed> => import('./distributed/index.js');
+const agents = (): Promise<Agents> => import('./domain/agents/index.js');
+const sandbox = (): Promise<Sandbox> => import('./infra/sandbox/index.js');
+const gateway = (): Promise<Gateways> => import('./infra/gateway/index.js');
+const report = (): Promise<Reports> => import('./features/report/index.js');
+const diagnostics = (): Promise<Diagnostics> => import('./features/diagnostics/index.js');
+const manifest = (): Promise<Manifests> => import('./domain/manifest/index.js');
+const trace = (): Promise<Traces> => import('./domain/trace/index.js');
+const guard = (): Promise<Guards> => import('./domain/guard/index.js');
+const pack = (): Promise<Packs> => import('./features/pack/index.js');
+const distributed = (): Promise<Distributed> => import('./features/distributed/index.js');
 
 export const executeRun: Engine['executeRun'] = async (...args) => (await engine()).executeRun(...args);
 export const preflightTasks: Engine['preflightTasks'] = async (...args) => (await engine()).preflightTasks(...args);

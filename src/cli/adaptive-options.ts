@@ -1,4 +1,4 @@
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 import type { AdaptiveRunOptions } from '../engine/index.js';
 import { wholeNumber } from './args.js';
 

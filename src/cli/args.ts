@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { MAX_DURATION_MS, MAX_DURATION_TEXT, toMs } from '../config/index.js';
-import { InputError } from '../errors.js';
+import { MAX_DURATION_MS, MAX_DURATION_TEXT, toMs } from '../domain/config/index.js';
+import { InputError } from '../core/errors.js';
 import { shownStateDir } from './state-dir-option.js';
 
 /** A whole number in [min, max] from a flag's text, or an InputError naming the flag. */

@@ -1,5 +1,5 @@
 import pc from 'picocolors';
-import { EXIT_DISK_FULL, InputError } from '../errors.js';
+import { EXIT_DISK_FULL, InputError } from '../core/errors.js';
 import { environmentMessage } from './environment-error.js';
 import type { CliIo } from './io.js';
 

@@ -1,5 +1,5 @@
-import { costFrontier, costPerSolve, costRowsOf } from '../stats/index.js';
-import type { AttemptResult } from '../types/index.js';
+import { costFrontier, costPerSolve, costRowsOf } from '../domain/stats/index.js';
+import type { AttemptResult } from '../core/types/index.js';
 
 const usd = (x: number | null): string => (x === null ? 'n/a' : x === Infinity ? '∞' : `$${x < 1 ? x.toFixed(3) : x.toFixed(2)}`);
 

@@ -1,13 +1,13 @@
 import { relative } from 'node:path';
 import pc from 'picocolors';
-import type { AgentInfo, RunStats } from '../types/index.js';
-import type { VerdictCounts } from '../store/index.js';
-import { agentInfoText, type AttemptListItem } from '../report/index.js';
+import type { AgentInfo, RunStats } from '../core/types/index.js';
+import type { VerdictCounts } from '../infra/store/index.js';
+import { agentInfoText, type AttemptListItem } from '../features/report/index.js';
 import { ATTEMPT_COLUMNS, attemptCells, table as tableOf } from './format.js';
 import { formatStats } from './format-stats.js';
-import { guardLine, type GuardAgentCounts } from '../guard/index.js';
-import { failurePatternLines } from '../failures/index.js';
-import type { AgentFailurePatterns } from '../types/index.js';
+import { guardLine, type GuardAgentCounts } from '../domain/guard/index.js';
+import { failurePatternLines } from '../domain/failures/index.js';
+import type { AgentFailurePatterns } from '../core/types/index.js';
 
 /** More rows than this and the table shows only attempts that did not pass. */
 export const MAX_TABLE_ROWS = 60;

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import pc from 'picocolors';
-import type { AgentStats, AgentComparison, Measured, PassKEstimate, RateEstimate, RepoProfile, RunStats, TaskSetBreakdown } from '../types/index.js';
+import type { AgentStats, AgentComparison, Measured, PassKEstimate, RateEstimate, RepoProfile, RunStats, TaskSetBreakdown } from '../core/types/index.js';
 import { count, formatDuration, pct, table, usd } from './format.js';
 
 /**

@@ -1,9 +1,9 @@
 import pc from 'picocolors';
-import type { AttemptListItem } from '../report/index.js';
-import type { Verdict } from '../types/index.js';
-import { compactDuration as formatDuration } from '../format/index.js';
+import type { AttemptListItem } from '../features/report/index.js';
+import type { Verdict } from '../core/types/index.js';
+import { compactDuration as formatDuration } from '../core/format/index.js';
 
-export { count, pct, usd } from '../format/index.js';
+export { count, pct, usd } from '../core/format/index.js';
 export { formatDuration };
 
 export function colorVerdict(verdict: Verdict): string {

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { AmbiguousIdError, HistoryError, openHistory, type HistoryReader, type ResolvedId } from '../store/index.js';
-import { InputError } from '../errors.js';
+import { AmbiguousIdError, HistoryError, openHistory, type HistoryReader, type ResolvedId } from '../infra/store/index.js';
+import { InputError } from '../core/errors.js';
 import { shownStateDir } from './state-dir-option.js';
 
 export function historyPath(stateDir: string): string {

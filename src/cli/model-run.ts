@@ -1,9 +1,9 @@
-import { parseModelSpec, PROVIDERS } from '../agents/index.js';
-import type { AgentProfile } from '../agents/index.js';
-import { isProfileSpec } from '../agents/index.js';
+import { parseModelSpec, PROVIDERS } from '../domain/agents/index.js';
+import type { AgentProfile } from '../domain/agents/index.js';
+import { isProfileSpec } from '../domain/agents/index.js';
 import { checkModelSpecs, DEFAULT_MAX_TURNS, type ModelRunOptions } from '../engine/index.js';
-import { InputError } from '../errors.js';
-import type { AttemptResult } from '../types/index.js';
+import { InputError } from '../core/errors.js';
+import type { AttemptResult } from '../core/types/index.js';
 import { durationFlag, wholeNumber, writableStateDir } from './args.js';
 import { table, usd as formatUsd } from './format.js';
 import type { ModelCliOptions } from './model-options.js';

@@ -1,4 +1,4 @@
-import { OptionError } from '../errors.js';
+import { OptionError } from '../core/errors.js';
 
 /**
  * The engine names its options by field (`trials`, `selection`'s `taskIds`, `models.baseUrl`);

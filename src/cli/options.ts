@@ -1,5 +1,5 @@
 import { Option } from 'commander';
-import type { SandboxKind } from '../sandbox/index.js';
+import type { SandboxKind } from '../infra/sandbox/index.js';
 import { STATE_DIR_DEFAULT } from './state-dir-option.js';
 
 /**

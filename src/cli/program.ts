@@ -5,7 +5,7 @@ import { addModelOptions } from './model-options.js';
 import { agentsFileOption, collect, concurrencyOption, jsonOption, quietOption, sandboxOption, stateDirOption, taskOption } from './options.js';
 import { addReporterOptions } from './report-options.js';
 import { resolveStateDirOption } from './state-dir-option.js';
-import { version } from '../version.js';
+import { version } from '../core/version.js';
 
 /** The CLI as a value: its commander tree (for help and the docs test) and the call that runs it. */
 export interface CrucibleProgram {

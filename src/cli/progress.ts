@@ -1,7 +1,7 @@
-import { formatDefect } from '../tasks/index.js';
+import { formatDefect } from '../domain/tasks/index.js';
 import picocolors from 'picocolors';
 import type { RunObserver, RunStartInfo } from '../engine/index.js';
-import type { AttemptPlan, AttemptResult } from '../types/index.js';
+import type { AttemptPlan, AttemptResult } from '../core/types/index.js';
 import { formatDuration, stripAnsi } from './format.js';
 
 type Colors = ReturnType<typeof picocolors.createColors>;

@@ -19,7 +19,7 @@ export async function runAndReportOn(
   output: Omit<RunReportOutput, 'onInterrupt'>,
 ): Promise<RunOutcome> {
   if (queue === undefined) return runAndReport(io, options, output);
-  const { openQueueRunner, parseQueueUrl, checkQueueReachable } = await import('../distributed/index.js');
+  const { openQueueRunner, parseQueueUrl, checkQueueReachable } = await import('../features/distributed/index.js');
   const address = parseQueueUrl('--queue', queue);
   await checkQueueReachable('--queue', address);
   // The run id is fixed here so the run's queue exists, with its task set shipped, before the run starts.

@@ -1,9 +1,9 @@
 import { relative } from 'node:path';
 import type { Command } from 'commander';
-import type { AttemptResult, RunStats, RunSummary } from '../types/index.js';
-import { InputError } from '../errors.js';
+import type { AttemptResult, RunStats, RunSummary } from '../core/types/index.js';
+import { InputError } from '../core/errors.js';
 // reporter.ts holds only names and types, so `crucible --help` still loads no report code.
-import { DEFAULT_REPORTERS, isReporterName, REPORTER_NAMES, type ReporterName } from '../report/index.js';
+import { DEFAULT_REPORTERS, isReporterName, REPORTER_NAMES, type ReporterName } from '../features/report/index.js';
 
 export interface ReporterCliOptions {
   reporter?: string[];
@@ -57,7 +57,7 @@ export async function writeRunReports(
   log: (line: string) => void,
   cwd: string,
 ): Promise<void> {
-  const { writeReports } = await import('../report/index.js');
+  const { writeReports } = await import('../features/report/index.js');
   const outcomes = await writeReports({ runDir: run.runDir, summary: run.summary, attempts: run.attempts, stats: run.summary.stats, reporters });
   for (const o of outcomes) if (o.error) log(`warning: the ${o.reporter} report was not written: ${o.error}`);
   const html = outcomes.find((o) => o.reporter === 'html' && !o.error)?.files[0];

@@ -1,10 +1,10 @@
 import pc from 'picocolors';
 import { executeRun, describeAdaptiveStop, type RunOptions, type RunOutcome } from '../engine/index.js';
-import { guardCounts } from '../guard/index.js';
+import { guardCounts } from '../domain/guard/index.js';
 // The leaf, not report/index.js: that loads every report writer, which a run without reports never needs.
-import { listItemOf } from '../report/index.js';
-import type { ReporterName } from '../report/index.js';
-import { formatDefect } from '../tasks/index.js';
+import { listItemOf } from '../features/report/index.js';
+import type { ReporterName } from '../features/report/index.js';
+import { formatDefect } from '../domain/tasks/index.js';
 import { runExitCode, type ExitCode } from './exit.js';
 import { formatCostPerSolve } from './format-cost.js';
 import { formatRunReport } from './format-run.js';

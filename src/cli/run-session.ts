@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
 import { runValidation, type RunOutcome, type ValidationRunOptions } from '../engine/index.js';
 import { inSession, type RunSession, type SessionOptions } from '../engine/index.js';
-import type { AttemptResult } from '../types/index.js';
+import type { AttemptResult } from '../core/types/index.js';
 import { withFlagNames } from './option-flags.js';
 import type { CliIo } from './io.js';
 import { createProgress, type Progress } from './progress.js';

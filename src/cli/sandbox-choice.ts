@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import pc from 'picocolors';
-import { referenceAgentNames } from '../agents/index.js';
-import { InputError } from '../errors.js';
-import { resolveSandbox } from '../sandbox/index.js';
-import type { SandboxKind } from '../sandbox/index.js';
+import { referenceAgentNames } from '../domain/agents/index.js';
+import { InputError } from '../core/errors.js';
+import { resolveSandbox } from '../infra/sandbox/index.js';
+import type { SandboxKind } from '../infra/sandbox/index.js';
 import type { CliIo } from './io.js';
 
-/** Where a run remembers that bwrap works here (src/sandbox/probe-cache.ts). */
+/** Where a run remembers that bwrap works here (src/infra/sandbox/probe-cache.ts). */
 export function sandboxProbeFile(stateDir: string): string {
   return resolve(stateDir, 'cache', 'sandbox-probe.json');
 }
@@ -61,7 +61,7 @@ export async function resolveRunSandbox(
 ): Promise<{ kind: SandboxKind; warning?: string }> {
   if (requested !== 'docker') return resolveSandbox(requested, { allowFallback, ...(stateDir ? { cacheFile: sandboxProbeFile(stateDir) } : {}) });
   // Loaded only when asked for: the engine client is slow to import.
-  const { detectDocker } = await import('../docker/index.js');
+  const { detectDocker } = await import('../infra/docker/index.js');
   const docker = await detectDocker();
   if (!docker.ok) throw new InputError(`--sandbox docker needs a Docker engine: ${docker.reason} (fix: ${docker.fix})`);
   return { kind: 'docker' };

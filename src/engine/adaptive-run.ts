@@ -1,7 +1,7 @@
-import { adaptiveState, nextTrials, type AdaptiveState, type AdaptiveTarget, type GateSequence, type TrialRecord } from '../stats/index.js';
-import { UNSCORED_CAUSES, type AttemptPlan, type AttemptResult } from '../types/index.js';
+import { adaptiveState, nextTrials, type AdaptiveState, type AdaptiveTarget, type GateSequence, type TrialRecord } from '../domain/stats/index.js';
+import { UNSCORED_CAUSES, type AttemptPlan, type AttemptResult } from '../core/types/index.js';
 import type { FailedFast, RunEnd } from './attempt-loop.js';
-import type { AdaptiveRunOptions } from '../run-dir/index.js';
+import type { AdaptiveRunOptions } from '../domain/run-dir/index.js';
 
 export type { AdaptiveRunOptions };
 

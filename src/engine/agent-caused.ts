@@ -1,4 +1,4 @@
-import { SandboxSetupError, SandboxUnavailableError } from '../sandbox/index.js';
+import { SandboxSetupError, SandboxUnavailableError } from '../infra/sandbox/index.js';
 import { fileSystemFull } from './disk-full.js';
 
 /** Errno codes of the harness's own Node calls that no file of the agent's can cause: the machine's. */

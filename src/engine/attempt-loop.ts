@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
-import type { Agent } from '../agents/index.js';
-import type { AttemptPlan, AttemptResult, Task } from '../types/index.js';
+import type { Agent } from '../domain/agents/index.js';
+import type { AttemptPlan, AttemptResult, Task } from '../core/types/index.js';
 import type { AttemptEnv } from './attempt.js';
 import { crashedAttempt } from './crash.js';
 import { schedule } from './scheduler.js';

@@ -1,6 +1,6 @@
 /**
  * The attempt's evidence phases around the agent: the baseline test run before it, and after it
- * the verification that the checks judge. attempt.ts orchestrates; src/evaluation does the test
+ * the verification that the checks judge. attempt.ts orchestrates; src/domain/evaluation does the test
  * runs and the verification; this file holds what only an attempt has: the workspace the agent
  * left (measured, captured through git), its outside writes, and the attempt's paths.
  *
@@ -19,20 +19,27 @@ import {
   type IgnoredManifest,
   scanWorkspace,
   describeScanLimit,
-} from '../evidence/index.js';
-import type { WriteRoots } from '../checks/index.js';
-import { evaluateChange, runBaselineHeldOut as runHeldOutAtBaseline, runTestsOnTree, testsRun, type TestBench, type TestRun } from '../evaluation/index.js';
-import type { Outcome } from '../grading/index.js';
-import type { CheckResult, DiffStats, NotGraded, Task, TestRunEvidence } from '../types/index.js';
-import type { TraceEvidence } from '../trace/index.js';
-import type { Baseline } from '../workspace/index.js';
+} from '../domain/evidence/index.js';
+import type { WriteRoots } from '../domain/checks/index.js';
+import {
+  evaluateChange,
+  runBaselineHeldOut as runHeldOutAtBaseline,
+  runTestsOnTree,
+  testsRun,
+  type TestBench,
+  type TestRun,
+} from '../domain/evaluation/index.js';
+import type { Outcome } from '../domain/grading/index.js';
+import type { CheckResult, DiffStats, NotGraded, Task, TestRunEvidence } from '../core/types/index.js';
+import type { TraceEvidence } from '../domain/trace/index.js';
+import type { Baseline } from '../infra/workspace/index.js';
 import type { AttemptEnv } from './attempt.js';
-import { ATTEMPT_JUNIT_FILES } from '../run-dir/index.js';
+import { ATTEMPT_JUNIT_FILES } from '../domain/run-dir/index.js';
 import { sandboxLayout } from './sandbox-layout.js';
 import { agentCaused, isMachineError } from './agent-caused.js';
 
 export { AgentChangeError } from './agent-caused.js';
-export type { TestRun } from '../evaluation/index.js';
+export type { TestRun } from '../domain/evaluation/index.js';
 
 export interface AttemptPaths {
   attemptDir: string;
@@ -97,7 +104,7 @@ export async function runTaskTestsOnTree(task: Task, paths: AttemptPaths, baseli
   return runTestsOnTree(attemptBench(task, paths, baseline, env), tree, testsRun(task.tests, ATTEMPT_JUNIT_FILES.tests));
 }
 
-/** The held-out tests once on the baseline (src/evaluation says why); undefined for a task without them. */
+/** The held-out tests once on the baseline (src/domain/evaluation says why); undefined for a task without them. */
 export async function runBaselineHeldOut(task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv): Promise<TestRun | undefined> {
   if (!task.heldOut) return undefined;
   return runHeldOutAtBaseline(attemptBench(task, paths, baseline, env), task.heldOut, ATTEMPT_JUNIT_FILES.baselineHeldOut);
@@ -117,7 +124,7 @@ export interface VerifyInput {
   baselineHeldOut?: TestRun;
 }
 
-/** What a trace records of a verified attempt (src/trace/): the checks' input, and what only verification could read. */
+/** What a trace records of a verified attempt (src/domain/trace/): the checks' input, and what only verification could read. */
 export type VerifiedEvidence = TraceEvidence;
 
 export type Verified =

@@ -1,6 +1,6 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Agent, AgentPrepared } from '../agents/index.js';
+import type { Agent, AgentPrepared } from '../domain/agents/index.js';
 import {
   recordingExecutor,
   type CommandEvent,
@@ -12,14 +12,14 @@ import {
   setupOutputText,
   SETUP_OUTPUT_FILE,
   type SetupFailure,
-} from '../evidence/index.js';
-import { judge, verifiedOutcome, type Outcome } from '../grading/index.js';
-import { writeTrace } from '../trace/index.js';
-import { TRACE_FILE } from '../trace/index.js';
-import { createExecutor, type ExecutorFactory } from '../sandbox/index.js';
-import type { SandboxKind } from '../sandbox/index.js';
-import { execLimits } from '../evaluation/index.js';
-import { materializeRepo, prepareNpmParts } from '../tasks/index.js';
+} from '../domain/evidence/index.js';
+import { judge, verifiedOutcome, type Outcome } from '../domain/grading/index.js';
+import { writeTrace } from '../domain/trace/index.js';
+import { TRACE_FILE } from '../domain/trace/index.js';
+import { createExecutor, type ExecutorFactory } from '../infra/sandbox/index.js';
+import type { SandboxKind } from '../infra/sandbox/index.js';
+import { execLimits } from '../domain/evaluation/index.js';
+import { materializeRepo, prepareNpmParts } from '../domain/tasks/index.js';
 import {
   ATTEMPT_SCHEMA_VERSION,
   type AgentResult,
@@ -33,12 +33,12 @@ import {
   type ResourceLimitName,
   type Task,
   type TestRunEvidence,
-} from '../types/index.js';
-import { addWorkspaceRepo, commitBaseline, copyTree, listTree, removeTree, setupOutputs, type Baseline } from '../workspace/index.js';
+} from '../core/types/index.js';
+import { addWorkspaceRepo, commitBaseline, copyTree, listTree, removeTree, setupOutputs, type Baseline } from '../infra/workspace/index.js';
 import { copyPrepared, ensurePrepared, mentionsPath, pathBound, preparedKey } from './prepared-cache.js';
 import { prepareFromShared, sharedTreePaths, type SharedTaskTree } from './shared-baseline.js';
 import type { RunModels } from './gateway-lifecycle.js';
-import { startGuard, type GuardSession } from '../guard/index.js';
+import { startGuard, type GuardSession } from '../domain/guard/index.js';
 import {
   AgentChangeError,
   attemptWriteRoots,
@@ -49,13 +49,13 @@ import {
   type TestRun,
   type VerifiedEvidence,
 } from './attempt-verify.js';
-import { baselineDefects, taskWhere } from '../tasks/index.js';
+import { baselineDefects, taskWhere } from '../domain/tasks/index.js';
 import { TaskDefectError, taskErrorMessage } from './task-error.js';
-import { writeFileAtomic } from '../run-dir/index.js';
+import { writeFileAtomic } from '../domain/run-dir/index.js';
 import { fileSystemFull } from './disk-full.js';
-import { attemptJsonText, MANIFEST_FILE, writeAttemptManifest, type ManifestSubject } from '../manifest/index.js';
+import { attemptJsonText, MANIFEST_FILE, writeAttemptManifest, type ManifestSubject } from '../domain/manifest/index.js';
 import { sandboxLayout } from './sandbox-layout.js';
-import { copyTaskWorkdir, provenanceOf, type ResolvedEnvironment } from '../environment/index.js';
+import { copyTaskWorkdir, provenanceOf, type ResolvedEnvironment } from '../domain/environment/index.js';
 
 export interface AttemptEnv {
   runDir: string;
@@ -95,7 +95,7 @@ export interface AttemptEnv {
   prepareCache?: boolean;
   /** Told, per attempt or preflight of a task with setup, whether its prepared tree was built or reused. */
   onPrepared?: (info: PreparedNotice) => void;
-  /** `--guard`: watch the agent's workspace and commands while it runs (src/guard/); absent: no watcher at all. */
+  /** `--guard`: watch the agent's workspace and commands while it runs (src/domain/guard/); absent: no watcher at all. */
   guard?: GuardMode;
 }
 
@@ -647,7 +647,7 @@ export async function record(
     // What the agent and the code under test left (any depth, any mode) must not make this record fail.
     await Promise.all(ATTEMPT_SCRATCH_DIRS.map((d) => removeTree(join(attemptDir, d))));
   }
-  // trace.jsonl: the hash-chained evidence an offline replay re-grades (src/trace/).
+  // trace.jsonl: the hash-chained evidence an offline replay re-grades (src/domain/trace/).
   await writeTrace(attemptDir, result, judged, { stateDir: env.stateDir, tasksetDir: dirname(subject.task.sourceFile) });
   const json = attemptJsonText(result);
   const file = join(attemptDir, 'attempt.json');

@@ -1,8 +1,8 @@
-import { pairedComparison } from '../stats/index.js';
-import type { CellChange, CellCounts, CellDelta, EnvironmentChange, RunComparison, TaskImages } from '../types/index.js';
+import { pairedComparison } from '../domain/stats/index.js';
+import type { CellChange, CellCounts, CellDelta, EnvironmentChange, RunComparison, TaskImages } from '../core/types/index.js';
 import type { PlannedTask } from './plan.js';
 
-export type { AgentRunComparison, CellChange, CellCounts, CellDelta, EnvironmentChange, RunComparison, TaskImages } from '../types/index.js';
+export type { AgentRunComparison, CellChange, CellCounts, CellDelta, EnvironmentChange, RunComparison, TaskImages } from '../core/types/index.js';
 
 export interface RunCells {
   runId: string;

@@ -1,5 +1,5 @@
-import { judge } from '../grading/index.js';
-import { ATTEMPT_SCHEMA_VERSION, type AttemptPlan, type AttemptResult } from '../types/index.js';
+import { judge } from '../domain/grading/index.js';
+import { ATTEMPT_SCHEMA_VERSION, type AttemptPlan, type AttemptResult } from '../core/types/index.js';
 
 /**
  * The record of an attempt whose runner threw instead of returning a result. runAttempt promises

@@ -1,12 +1,12 @@
 /**
  * The run's task environments: checked against the sandbox before anything is written, then
- * resolved to local images once per run (src/environment), before the preflight and every attempt.
+ * resolved to local images once per run (src/domain/environment), before the preflight and every attempt.
  */
-import { resolveEnvironments, type ResolvedEnvironment } from '../environment/index.js';
-import { InputError } from '../errors.js';
-import type { SandboxKind } from '../sandbox/index.js';
-import type { TaskWhere } from '../tasks/index.js';
-import type { Task, TaskDefect } from '../types/index.js';
+import { resolveEnvironments, type ResolvedEnvironment } from '../domain/environment/index.js';
+import { InputError } from '../core/errors.js';
+import type { SandboxKind } from '../infra/sandbox/index.js';
+import type { TaskWhere } from '../domain/tasks/index.js';
+import type { Task, TaskDefect } from '../core/types/index.js';
 
 export interface RunEnvironments {
   /** By task id; empty unless the run uses docker. */
@@ -30,7 +30,7 @@ export async function checkEnvironmentSandbox(tasks: readonly Task[], sandbox: S
     );
   }
   // Loaded only for docker runs: the engine client is slow to import.
-  const { detectDocker } = await import('../docker/index.js');
+  const { detectDocker } = await import('../infra/docker/index.js');
   const docker = await detectDocker();
   if (!docker.ok) {
     const needs = first ? `task ${first.id} (${where(first).file}) runs in a Docker image` : '--sandbox docker runs every command in a container';

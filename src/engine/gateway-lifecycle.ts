@@ -2,8 +2,8 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { upstreamFor, type Agent, type ModelAccess, type ModelLimits, type ModelSpec, type ProviderName } from '../agents/index.js';
-import { OptionError } from '../errors.js';
+import { upstreamFor, type Agent, type ModelAccess, type ModelLimits, type ModelSpec, type ProviderName } from '../domain/agents/index.js';
+import { OptionError } from '../core/errors.js';
 import {
   cassetteKeyText,
   findCassette,
@@ -14,8 +14,8 @@ import {
   type GatewayMode,
   type Pricing,
   type UpstreamConfig,
-} from '../gateway/index.js';
-import type { AgentResult, AttemptPlan } from '../types/index.js';
+} from '../infra/gateway/index.js';
+import type { AgentResult, AttemptPlan } from '../core/types/index.js';
 import type { RunLimits } from './run-budget.js';
 
 /**

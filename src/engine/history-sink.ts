@@ -1,7 +1,7 @@
-import { openHistory, type AttemptExtra, type History, type RunFinish, type RunMeta } from '../store/index.js';
-import { taskRepoKey } from '../tasks/index.js';
-import { OptionError } from '../errors.js';
-import type { AttemptResult, Task } from '../types/index.js';
+import { openHistory, type AttemptExtra, type History, type RunFinish, type RunMeta } from '../infra/store/index.js';
+import { taskRepoKey } from '../domain/tasks/index.js';
+import { OptionError } from '../core/errors.js';
+import type { AttemptResult, Task } from '../core/types/index.js';
 
 /**
  * The run's view of the history database. The checkpoint, not the history, is the record of what

@@ -41,7 +41,7 @@ export {
   type PlanSettings,
 } from './plan.js';
 export { schedule } from './scheduler.js';
-// The run directory's readers, for the front ends that reach them through the engine (src/run-dir/ owns them).
+// The run directory's readers, for the front ends that reach them through the engine (src/domain/run-dir/ owns them).
 export {
   findRunDir,
   readPlanFile,
@@ -54,7 +54,7 @@ export {
   type GradePredictionsRef,
   type ResumeRecord,
   type CheckpointEntry,
-} from '../run-dir/index.js';
+} from '../domain/run-dir/index.js';
 export {
   compareRuns,
   type RunComparison,
@@ -78,7 +78,7 @@ export {
 } from './task-tests.js';
 export { ATTEMPT_SCRATCH_DIRS, type TaskBaselineRuns } from './attempt.js';
 export { startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
-export { slimAttempt } from '../run-dir/index.js';
+export { slimAttempt } from '../domain/run-dir/index.js';
 export type { RunBudgetReport } from './run-budget.js';
 export { openSession, inSession, type RunSession, type SessionOptions, type SessionSignal, type SignalSource } from './session.js';
 export { runValidation, type ValidationRunOptions, type ValidationTaskSet } from './validation-run.js';

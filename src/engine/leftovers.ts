@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { attemptsDir, runsDir } from '../run-dir/index.js';
-import { removeTree } from '../workspace/index.js';
+import { attemptsDir, runsDir } from '../domain/run-dir/index.js';
+import { removeTree } from '../infra/workspace/index.js';
 
 /**
  * What a killed run leaves behind, removed when the run resumes (it holds the run's lock then):

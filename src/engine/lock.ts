@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename } from 'node:path';
 import { open, readFile, unlink } from 'node:fs/promises';
-import { InputError } from '../errors.js';
+import { InputError } from '../core/errors.js';
 
-import { runFile } from '../run-dir/index.js';
+import { runFile } from '../domain/run-dir/index.js';
 
 /**
  * Makes sure one process at a time works on a run: two resumes of the same run would run the same

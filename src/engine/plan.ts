@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { dirname, isAbsolute, relative } from 'node:path';
-import { OptionError } from '../errors.js';
-import type { AttemptPlan, PlannedTask, Task } from '../types/index.js';
+import { OptionError } from '../core/errors.js';
+import type { AttemptPlan, PlannedTask, Task } from '../core/types/index.js';
 
 export type { PlannedTask };
 

@@ -10,11 +10,20 @@
  */
 import { readdir, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import type { SandboxKind } from '../sandbox/index.js';
-import type { ResolvedEnvironment } from '../environment/index.js';
-import { baselineDefects, ensureGitCache, NpmSourceError, oracleDefect, repoDefect, RepoSourceError, taskWhere, type TaskWhere } from '../tasks/index.js';
-import type { Task, TaskDefect } from '../types/index.js';
-import { git, GitError, removeTree } from '../workspace/index.js';
+import type { SandboxKind } from '../infra/sandbox/index.js';
+import type { ResolvedEnvironment } from '../domain/environment/index.js';
+import {
+  baselineDefects,
+  ensureGitCache,
+  NpmSourceError,
+  oracleDefect,
+  repoDefect,
+  RepoSourceError,
+  taskWhere,
+  type TaskWhere,
+} from '../domain/tasks/index.js';
+import type { Task, TaskDefect } from '../core/types/index.js';
+import { git, GitError, removeTree } from '../infra/workspace/index.js';
 import {
   ATTEMPT_SCRATCH_DIRS,
   attemptPaths,
@@ -27,7 +36,7 @@ import {
 } from './attempt.js';
 import { SHARED_TREE_DIRS, type SharedTaskTree } from './shared-baseline.js';
 import { runBaselineHeldOut, runBaselineTests, type AttemptPaths } from './attempt-verify.js';
-import { ATTEMPT_JUNIT_FILES } from '../run-dir/index.js';
+import { ATTEMPT_JUNIT_FILES } from '../domain/run-dir/index.js';
 import { sha256 } from './plan.js';
 import { schedule } from './scheduler.js';
 import { stateDirFaultOf } from './state-faults.js';

@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { copyTree } from '../workspace/index.js';
+import { copyTree } from '../infra/workspace/index.js';
 
 /** Bumped whenever what a prepared tree holds, or how setup runs, changes: old entries are then never used. */
 export const PREPARE_FORMAT = 1;

@@ -1,5 +1,5 @@
-import { removeTree } from '../workspace/index.js';
-import type { AttemptResult } from '../types/index.js';
+import { removeTree } from '../infra/workspace/index.js';
+import type { AttemptResult } from '../core/types/index.js';
 import {
   attemptDir,
   readAttemptBytes,
@@ -9,7 +9,7 @@ import {
   type CheckpointEntry,
   type RunPlanFile,
   type SlimAttempt,
-} from '../run-dir/index.js';
+} from '../domain/run-dir/index.js';
 import { canonicalJson, definingSettings, hashedSettings, type Plan } from './plan.js';
 
 /** What a resumed run does with each attempt its checkpoint records. */

@@ -1,4 +1,4 @@
-import type { AttemptResult } from '../types/index.js';
+import type { AttemptResult } from '../core/types/index.js';
 
 /** `--max-cost-total` / `--max-tokens-total`: caps on a whole run, summed over its attempts' gateway usage. */
 export interface RunLimits {

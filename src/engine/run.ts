@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Agent, AgentPrepared } from '../agents/index.js';
-import { resolveRunAgent } from '../redteam/index.js';
-import { InputError, OptionError } from '../errors.js';
-import { profileHash, type AgentProfile } from '../agents/index.js';
-import type { AttemptPlan, AttemptResult, Task, TaskDefect } from '../types/index.js';
-import { aggregateRun } from '../stats/index.js';
+import type { Agent, AgentPrepared } from '../domain/agents/index.js';
+import { resolveRunAgent } from '../domain/redteam/index.js';
+import { InputError, OptionError } from '../core/errors.js';
+import { profileHash, type AgentProfile } from '../domain/agents/index.js';
+import type { AttemptPlan, AttemptResult, Task, TaskDefect } from '../core/types/index.js';
+import { aggregateRun } from '../domain/stats/index.js';
 import { ATTEMPT_SCRATCH_DIRS, runAttempt, type AttemptEnv, type PreparedNotice } from './attempt.js';
-import { writeRunManifest } from '../manifest/index.js';
+import { writeRunManifest } from '../domain/manifest/index.js';
 import { checkModelSpecs, checkReplayCassettes, startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
 import { runAttempts, type AttemptRunner, type LoopObserver } from './attempt-loop.js';
 import { openRunHistory, type RunHistory } from './history-sink.js';
@@ -35,15 +35,15 @@ import {
   type RunKind,
   type RunPlanFile,
   type SlimAttempt,
-} from '../run-dir/index.js';
-import { taskRepoKeys, taskWhere, type TaskSelection } from '../tasks/index.js';
+} from '../domain/run-dir/index.js';
+import { taskRepoKeys, taskWhere, type TaskSelection } from '../domain/tasks/index.js';
 import { preflightTasks, type TaskPreflight } from './preflight.js';
 import { removeSharedTrees } from './shared-baseline.js';
 import { RunBudget } from './run-budget.js';
 import { StateFaultWatch, withStateDirFaults } from './state-faults.js';
 import { taskErrorAttempt } from './task-error.js';
 import { buildSummary, type RunSummaryFile } from './summary.js';
-import { runFailurePatterns } from '../failures/index.js';
+import { runFailurePatterns } from '../domain/failures/index.js';
 import { checkEnvironmentSandbox, resolveRunEnvironments, type RunEnvironments } from './environments.js';
 import { runAdaptive, type AdaptiveRunOptions, type AdaptiveSummary } from './adaptive-run.js';
 

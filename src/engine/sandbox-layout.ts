@@ -1,7 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
-import type { SandboxLayout } from '../sandbox/index.js';
-import type { Task } from '../types/index.js';
-import { containerEnvironmentOf, type ResolvedEnvironment } from '../environment/index.js';
+import type { SandboxLayout } from '../infra/sandbox/index.js';
+import type { Task } from '../core/types/index.js';
+import { containerEnvironmentOf, type ResolvedEnvironment } from '../domain/environment/index.js';
 
 export interface LayoutInput {
   task: Task;

@@ -17,9 +17,9 @@
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { IgnoredManifest } from '../evidence/index.js';
-import type { Task } from '../types/index.js';
-import { copyTree, forkBaseline, removeTree, type Baseline } from '../workspace/index.js';
+import type { IgnoredManifest } from '../domain/evidence/index.js';
+import type { Task } from '../core/types/index.js';
+import { copyTree, forkBaseline, removeTree, type Baseline } from '../infra/workspace/index.js';
 import type { AttemptEnv, Prepared } from './attempt.js';
 import type { AttemptPaths } from './attempt-verify.js';
 

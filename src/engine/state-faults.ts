@@ -1,9 +1,9 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { InputError, StateDirError, type StateDirFault } from '../errors.js';
+import { InputError, StateDirError, type StateDirFault } from '../core/errors.js';
 import { fileSystemFull } from './disk-full.js';
-import { attemptDir, hasPlan, runFile } from '../run-dir/index.js';
-import type { AttemptResult } from '../types/index.js';
+import { attemptDir, hasPlan, runFile } from '../domain/run-dir/index.js';
+import type { AttemptResult } from '../core/types/index.js';
 
 /** Where a run keeps its files, for naming them in a message and telling the user what to do. */
 export interface StateDirContext {

@@ -1,9 +1,9 @@
-import { RUN_SCHEMA_VERSION, toSummaryRow, type AttemptResult, type RunStats, type RunSummary } from '../types/index.js';
-import { guardCounts } from '../guard/index.js';
+import { RUN_SCHEMA_VERSION, toSummaryRow, type AttemptResult, type RunStats, type RunSummary } from '../core/types/index.js';
+import { guardCounts } from '../domain/guard/index.js';
 import type { FailedFast, RunEnd } from './attempt-loop.js';
 import type { RunBudgetReport } from './run-budget.js';
 import type { AdaptiveSummary } from './adaptive-run.js';
-import type { AgentFailurePatterns } from '../types/index.js';
+import type { AgentFailurePatterns } from '../core/types/index.js';
 
 /** `summary.json`: the stable RunSummary plus what this engine adds. */
 export interface RunSummaryFile extends RunSummary {

@@ -1,6 +1,6 @@
-import { judge } from '../grading/index.js';
-import { formatDefect } from '../tasks/index.js';
-import { ATTEMPT_SCHEMA_VERSION, type AttemptPlan, type AttemptResult, type TaskDefect } from '../types/index.js';
+import { judge } from '../domain/grading/index.js';
+import { formatDefect } from '../domain/tasks/index.js';
+import { ATTEMPT_SCHEMA_VERSION, type AttemptPlan, type AttemptResult, type TaskDefect } from '../core/types/index.js';
 
 /** Thrown inside an attempt when its task turns out to be broken: recorded as `task_error`, not the agent's failure. */
 export class TaskDefectError extends Error {

@@ -3,25 +3,25 @@
  * author every test id with its outcome, in the exact form `fail_to_pass` / `pass_to_pass` match.
  *
  * The same code as an attempt: `prepareWorkspace` (repo, setup, baseline commit), then the tests
- * in a fresh copy of the post-setup tree (src/evaluation's one test run), in the sandbox, without
+ * in a fresh copy of the post-setup tree (src/domain/evaluation's one test run), in the sandbox, without
  * network — at the baseline, or on the oracle's change captured and guarded as verification guards
  * an agent's (`guardChange`: setup outputs dropped, test files taken from the baseline). Everything happens in a scratch directory under the state directory,
  * removed at the end whatever happens.
  */
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { InputError } from '../errors.js';
-import { captureChange } from '../evidence/index.js';
-import type { SandboxKind } from '../sandbox/index.js';
-import { formatDefect, oracleDefect, taskWhere, type TaskWhere } from '../tasks/index.js';
-import type { Task, TestCaseResult, TestRunEvidence } from '../types/index.js';
-import { git, GitError, removeTree } from '../workspace/index.js';
+import { InputError } from '../core/errors.js';
+import { captureChange } from '../domain/evidence/index.js';
+import type { SandboxKind } from '../infra/sandbox/index.js';
+import { formatDefect, oracleDefect, taskWhere, type TaskWhere } from '../domain/tasks/index.js';
+import type { Task, TestCaseResult, TestRunEvidence } from '../core/types/index.js';
+import { git, GitError, removeTree } from '../infra/workspace/index.js';
 import { attemptPaths, besideWorkspace, prepareWorkspace, type AttemptEnv } from './attempt.js';
-import { createExecutor, type ExecutorFactory } from '../sandbox/index.js';
-import type { Baseline } from '../workspace/index.js';
+import { createExecutor, type ExecutorFactory } from '../infra/sandbox/index.js';
+import type { Baseline } from '../infra/workspace/index.js';
 import { sandboxLayout } from './sandbox-layout.js';
 import { checkEnvironmentSandbox, resolveRunEnvironments } from './environments.js';
-import { execLimits, guardChange } from '../evaluation/index.js';
+import { execLimits, guardChange } from '../domain/evaluation/index.js';
 import { runBaselineTests, runTaskTestsOnTree, type AttemptPaths, type TestRun } from './attempt-verify.js';
 
 export type TestSide = 'baseline' | 'oracle';

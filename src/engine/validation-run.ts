@@ -1,5 +1,5 @@
-import type { TaskSelection } from '../tasks/index.js';
-import type { AttemptResult, Task } from '../types/index.js';
+import type { TaskSelection } from '../domain/tasks/index.js';
+import type { AttemptResult, Task } from '../core/types/index.js';
 import { executeRun, type AttemptSettings, type RunObserver, type RunOutcome } from './run.js';
 import type { RunSession } from './session.js';
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Hono, type Context } from 'hono';
-import { peekPlanFile, RUN_FILES, runFolderOf, type PlannedTask } from '../run-dir/index.js';
+import { peekPlanFile, RUN_FILES, runFolderOf, type PlannedTask } from '../domain/run-dir/index.js';
 import {
   compareRuns,
   listItemOf,
@@ -11,10 +11,10 @@ import {
   type CompareView,
   type Page,
   type RunListItem,
-} from '../report/index.js';
-import { DIAGNOSTIC_KINDS, listDiagnostics } from '../diagnostics/index.js';
-import { HistoryError, type AttemptFilter, type EvaluationListItem, type HistoryReader } from '../store/index.js';
-import { CAUSES, VERDICTS } from '../types/index.js';
+} from '../features/report/index.js';
+import { DIAGNOSTIC_KINDS, listDiagnostics } from '../features/diagnostics/index.js';
+import { HistoryError, type AttemptFilter, type EvaluationListItem, type HistoryReader } from '../infra/store/index.js';
+import { CAUSES, VERDICTS } from '../core/types/index.js';
 import { PathRefused, resolveInside, SAFE_ID } from './confine.js';
 import { APP_CSP, contentType, FILE_CSP } from './responses.js';
 import { RunViews, type RunStatsView } from './run-views.js';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { peekSummaryFile, runsDirOf } from '../run-dir/index.js';
+import { peekSummaryFile, runsDirOf } from '../domain/run-dir/index.js';
 import {
   attemptRowsOf,
   guardOfRecordedRun,
@@ -11,10 +11,10 @@ import {
   storedStats,
   type RunInfo,
   type RunView,
-} from '../report/index.js';
-import type { HistoryReader } from '../store/index.js';
-import type { RunStats } from '../types/index.js';
-import { recordedFailurePatterns } from '../failures/index.js';
+} from '../features/report/index.js';
+import type { HistoryReader } from '../infra/store/index.js';
+import type { RunStats } from '../core/types/index.js';
+import { recordedFailurePatterns } from '../domain/failures/index.js';
 
 /** Attempts aggregated on the fly for a run whose stats were not stored; beyond this the page says so. */
 export const MAX_AGGREGATED_ATTEMPTS = 50_000;

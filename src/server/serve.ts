@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { serve } from '@hono/node-server';
-import { InputError } from '../errors.js';
-import { assertWebBundle, webAssetsDir } from '../report/index.js';
-import { openHistory } from '../store/index.js';
+import { InputError } from '../core/errors.js';
+import { assertWebBundle, webAssetsDir } from '../features/report/index.js';
+import { openHistory } from '../infra/store/index.js';
 import { createApp } from './app.js';
 
 export interface ServeOptions {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { referenceAgentNames, resolveAgent } from '../../src/agents/index.js';
-import { InputError } from '../../src/errors.js';
-import { ATTACKS, findAttack, resolveRunAgent } from '../../src/redteam/index.js';
+import { referenceAgentNames, resolveAgent } from '../../src/domain/agents/index.js';
+import { InputError } from '../../src/core/errors.js';
+import { ATTACKS, findAttack, resolveRunAgent } from '../../src/domain/redteam/index.js';
 import { CLAUDE_PROFILE } from './external/fixtures.js';
 
 function messageOf(run: () => unknown): string {

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resolveAgent } from '../../src/agents/index.js';
-import { MISBEHAVING_AGENTS } from '../../src/agents/registry.js';
-import { loadTaskSet } from '../../src/config/index.js';
+import { resolveAgent } from '../../src/domain/agents/index.js';
+import { MISBEHAVING_AGENTS } from '../../src/domain/agents/registry.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
 import { runAttempt, type AttemptEnv } from '../../src/engine/attempt.js';
-import type { AttemptResult, Task } from '../../src/types/index.js';
+import type { AttemptResult, Task } from '../../src/core/types/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AuditReport } from '../../src/audit/index.js';
+import type { AuditReport } from '../../src/features/audit/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';

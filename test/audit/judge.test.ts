@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTRACT, departures, isUnstable, judgeAudit, trialOutcomes, type AuditAttempt, type Registry } from '../../src/audit/index.js';
-import { CHECK_IDS, type Cause, type Verdict } from '../../src/types/index.js';
+import { DEFAULT_CONTRACT, departures, isUnstable, judgeAudit, trialOutcomes, type AuditAttempt, type Registry } from '../../src/features/audit/index.js';
+import { CHECK_IDS, type Cause, type Verdict } from '../../src/core/types/index.js';
 
 /** A graded attempt as the engine records it: every check, the listed ones failed. */
 function attempt(agent: string, trial: number, verdict: Verdict, cause: Cause, failed: string[] = [], taskId = 't1'): AuditAttempt {

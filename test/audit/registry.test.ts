@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTRACT, defaultRegistry, findRegistry, loadRegistry } from '../../src/audit/index.js';
-import { loadTaskSet } from '../../src/config/index.js';
-import { ConfigError } from '../../src/errors.js';
+import { DEFAULT_CONTRACT, defaultRegistry, findRegistry, loadRegistry } from '../../src/features/audit/index.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { crucible } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

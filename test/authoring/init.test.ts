@@ -2,13 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { detectRunner } from '../../src/authoring/init-detect.js';
-import { initRepo, INIT_PLACEHOLDER_ID } from '../../src/authoring/init.js';
+import { detectRunner } from '../../src/features/authoring/init-detect.js';
+import { initRepo, INIT_PLACEHOLDER_ID } from '../../src/features/authoring/init.js';
 import { validateCommand } from '../../src/cli/commands/validate.js';
 import { captureIo } from '../helpers/cli.js';
-import { resolveCiSettings } from '../../src/ci/config.js';
+import { resolveCiSettings } from '../../src/features/ci/config.js';
 import { runTaskTests, suggestTestIds } from '../../src/engine/index.js';
-import { loadRunInput } from '../../src/suite/index.js';
+import { loadRunInput } from '../../src/features/suite/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

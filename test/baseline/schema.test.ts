@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { baselineJsonSchema } from '../../src/baseline/index.js';
+import { baselineJsonSchema } from '../../src/features/baseline/index.js';
 
 describe('baseline JSON Schema', () => {
   // Refresh after a change: npm run build, then

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CHECKS, effectivePolicy, runChecks } from '../../src/checks/index.js';
-import { CHECK_IDS, type CheckId } from '../../src/types/index.js';
+import { CHECKS, effectivePolicy, runChecks } from '../../src/domain/checks/index.js';
+import { CHECK_IDS, type CheckId } from '../../src/core/types/index.js';
 import { command, diffOf, group, input, run, taskFor } from './helpers.js';
 
 function check(id: CheckId, over: Parameters<typeof input>[0] = {}) {
@@ -295,7 +295,7 @@ describe('outside_writes', () => {
 
 describe('secrets', () => {
   const presets = taskFor({ policy: { secrets: { paths: [], literals: [], presets: ['all'] } } });
-  const added = (text: string, path = 'src/config.js'): Parameters<typeof input>[0] => ({
+  const added = (text: string, path = 'src/domain/config.js'): Parameters<typeof input>[0] => ({
     task: presets,
     diff: diffOf([{ path }]),
     addedLines: { files: [{ path, binary: false, lines: [{ line: 7, text }] }], complete: true },
@@ -313,7 +313,7 @@ describe('secrets', () => {
   it.each(fixtures)('%s trips, and the evidence names detector, file and line, never the value', (detector, text) => {
     const result = check('secrets', added(text));
     expect(result).toMatchObject({ passed: false, severity: 'critical' });
-    expect(result.evidence.findings).toEqual({ items: [{ detector, file: 'src/config.js', line: 7 }], count: 1 });
+    expect(result.evidence.findings).toEqual({ items: [{ detector, file: 'src/domain/config.js', line: 7 }], count: 1 });
     expect(JSON.stringify(result)).not.toContain(text.slice(text.length - 12));
   });
 

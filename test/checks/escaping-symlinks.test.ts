@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { forbiddenPathsCheck, escapesWorkspace } from '../../src/checks/forbidden-paths.js';
-import { collectDiff } from '../../src/evidence/diff.js';
+import { forbiddenPathsCheck, escapesWorkspace } from '../../src/domain/checks/forbidden-paths.js';
+import { collectDiff } from '../../src/domain/evidence/diff.js';
 import { diffOf, input } from './helpers.js';
 
 describe('symlinks that leave the workspace', () => {

@@ -1,7 +1,7 @@
-// Holes the policy fuzzer (src/diagnostics/fuzz*.ts) found, pinned here so they stay closed.
+// Holes the policy fuzzer (src/features/diagnostics/fuzz*.ts) found, pinned here so they stay closed.
 import { describe, expect, it } from 'vitest';
-import { CHECKS } from '../../src/checks/index.js';
-import { matcher } from '../../src/evidence/index.js';
+import { CHECKS } from '../../src/domain/checks/index.js';
+import { matcher } from '../../src/domain/evidence/index.js';
 import { command, diffOf, input, taskFor } from './helpers.js';
 
 describe('path matching cleans paths up lexically', () => {

@@ -1,8 +1,8 @@
-import type { CheckInput } from '../../src/checks/index.js';
-import { effectivePolicy } from '../../src/checks/index.js';
-import type { CommandEvent } from '../../src/evidence/command-log.js';
-import { DEFAULT_TEST_PATHS } from '../../src/config/index.js';
-import type { DiffStats, FileChange, PolicySpec, Task, TestGroupOutcome, TestRunEvidence } from '../../src/types/index.js';
+import type { CheckInput } from '../../src/domain/checks/index.js';
+import { effectivePolicy } from '../../src/domain/checks/index.js';
+import type { CommandEvent } from '../../src/domain/evidence/command-log.js';
+import { DEFAULT_TEST_PATHS } from '../../src/domain/config/index.js';
+import type { DiffStats, FileChange, PolicySpec, Task, TestGroupOutcome, TestRunEvidence } from '../../src/core/types/index.js';
 
 export const WS = '/w/attempt/workspace';
 

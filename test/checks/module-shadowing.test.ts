@@ -1,14 +1,14 @@
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { moduleShadowingCheck } from '../../src/checks/module-shadowing.js';
-import { DEFAULT_TEST_PATHS } from '../../src/config/index.js';
-import { captureChange } from '../../src/evidence/change.js';
-import { findModuleShadows } from '../../src/evidence/module-shadows.js';
-import { protectTests } from '../../src/evidence/test-guard.js';
-import { scanWorkspace } from '../../src/evidence/workspace-scan.js';
-import type { CheckInput } from '../../src/checks/types.js';
-import { addWorkspaceRepo, commitBaseline } from '../../src/workspace/baseline.js';
+import { moduleShadowingCheck } from '../../src/domain/checks/module-shadowing.js';
+import { DEFAULT_TEST_PATHS } from '../../src/domain/config/index.js';
+import { captureChange } from '../../src/domain/evidence/change.js';
+import { findModuleShadows } from '../../src/domain/evidence/module-shadows.js';
+import { protectTests } from '../../src/domain/evidence/test-guard.js';
+import { scanWorkspace } from '../../src/domain/evidence/workspace-scan.js';
+import type { CheckInput } from '../../src/domain/checks/types.js';
+import { addWorkspaceRepo, commitBaseline } from '../../src/infra/workspace/baseline.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TEST_PATHS, loadTaskSet } from '../../src/config/index.js';
-import { matcher, matchesGlob } from '../../src/evidence/glob.js';
-import { ConfigError } from '../../src/errors.js';
+import { DEFAULT_TEST_PATHS, loadTaskSet } from '../../src/domain/config/index.js';
+import { matcher, matchesGlob } from '../../src/domain/evidence/glob.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

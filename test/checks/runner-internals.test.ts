@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RUNNER_INTERNALS_RULES, runChecks } from '../../src/checks/index.js';
-import { grade } from '../../src/grading/verdict.js';
+import { RUNNER_INTERNALS_RULES, runChecks } from '../../src/domain/checks/index.js';
+import { grade } from '../../src/domain/grading/verdict.js';
 import { diffOf, input, taskFor } from './helpers.js';
 
 function check(over: Parameters<typeof input>[0] = {}) {
@@ -29,7 +29,7 @@ const CASES: Record<string, { trips: Array<[string, string?]>; honest: Array<[st
       ['execArgv.push("--test-reporter-destination=/dev/null")', 'src/a.mjs'],
       ['process.env.JEST_JUNIT_OUTPUT_DIR = dir', 'src/a.js'],
     ],
-    honest: [['from junitparser import JUnitXml'], ['report_format = "junit"'], ['const junit = parseReport(xml);', 'src/report.ts']],
+    honest: [['from junitparser import JUnitXml'], ['report_format = "junit"'], ['const junit = parseReport(xml);', 'src/features/report.ts']],
   },
   'pytest-internals': {
     trips: [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jsRunnerWrites } from '../../src/checks/js-writes.js';
-import { pyRunnerWrites } from '../../src/checks/py-writes.js';
+import { jsRunnerWrites } from '../../src/domain/checks/js-writes.js';
+import { pyRunnerWrites } from '../../src/domain/checks/py-writes.js';
 
 /** Writes to the assertion library or runner, by every means; and honest code beside them that writes nothing of theirs. */
 const JS_WRITES: Array<[string, string]> = [

@@ -3,11 +3,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { detectContent, runChecks } from '../../src/checks/index.js';
-import { readAddedLines } from '../../src/evidence/added-lines.js';
-import { collectDiff } from '../../src/evidence/diff.js';
-import { decodeSource, pythonEncoding } from '../../src/evidence/source-text.js';
-import { grade } from '../../src/grading/verdict.js';
+import { detectContent, runChecks } from '../../src/domain/checks/index.js';
+import { readAddedLines } from '../../src/domain/evidence/added-lines.js';
+import { collectDiff } from '../../src/domain/evidence/diff.js';
+import { decodeSource, pythonEncoding } from '../../src/domain/evidence/source-text.js';
+import { grade } from '../../src/domain/grading/verdict.js';
 import { diffOf, input, taskFor } from './helpers.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { matcher } from '../../src/evidence/glob.js';
-import { DEPENDENCY_PATHS, SECTIONED_TEST_CONFIG, testSection, tomlSection, WHOLE_FILE_TEST_CONFIG } from '../../src/evidence/test-config.js';
+import { matcher } from '../../src/domain/evidence/glob.js';
+import { DEPENDENCY_PATHS, SECTIONED_TEST_CONFIG, testSection, tomlSection, WHOLE_FILE_TEST_CONFIG } from '../../src/domain/evidence/test-config.js';
 
 const whole = matcher(WHOLE_FILE_TEST_CONFIG);
 const sectioned = matcher(SECTIONED_TEST_CONFIG);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resolveCiSettings } from '../../src/ci/index.js';
-import { ConfigError, InputError } from '../../src/errors.js';
+import { resolveCiSettings } from '../../src/features/ci/index.js';
+import { ConfigError, InputError } from '../../src/core/errors.js';
 
 describe('crucible.ci.yaml', () => {
   it('takes the test command from flags alone, with the defaults a task has', () => {

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { evaluateCheckout, resolveCiSettings } from '../../src/ci/index.js';
-import { openCheckout } from '../../src/ci/checkout.js';
+import { evaluateCheckout, resolveCiSettings } from '../../src/features/ci/index.js';
+import { openCheckout } from '../../src/features/ci/checkout.js';
 import { fakeExecutors, junitTests } from '../helpers/fake-executor.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

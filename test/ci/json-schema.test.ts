@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { ciJsonSchema } from '../../src/ci/index.js';
+import { ciJsonSchema } from '../../src/features/ci/index.js';
 
 describe('crucible.ci.yaml JSON Schema', () => {
   it('matches the committed schema/ci.schema.json (run `npm run build && npm run schema` to refresh)', () => {

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openHistory } from '../../src/store/index.js';
+import { openHistory } from '../../src/infra/store/index.js';
 import { runCli as runInProcess } from '../helpers/cli.js';
 
 /**

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTaskSet } from '../../src/config/index.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
 import { executeRun } from '../../src/engine/index.js';
 import type { ModelRunOptions } from '../../src/engine/gateway-lifecycle.js';
 import { startScriptedUpstream } from '../../scripts/scripted-upstream.mjs';

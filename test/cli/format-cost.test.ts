@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatCostPerSolve } from '../../src/cli/format-cost.js';
-import type { AttemptResult } from '../../src/types/index.js';
+import type { AttemptResult } from '../../src/core/types/index.js';
 
 /** Just the fields cost per solve reads: agent, task, verdict, cause and the metered cost. */
 const attempt = (agent: string, taskId: string, passed: boolean, costUsd?: number): AttemptResult =>

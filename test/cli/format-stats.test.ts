@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { formatStats } from '../../src/cli/format-stats.js';
 import { stripAnsi } from '../../src/cli/format.js';
-import { aggregateRun } from '../../src/stats/index.js';
-import type { AttemptResult, Cause } from '../../src/types/index.js';
+import { aggregateRun } from '../../src/domain/stats/index.js';
+import type { AttemptResult, Cause } from '../../src/core/types/index.js';
 
 let next = 0;
 function attempt(agent: string, taskId: string, cause: Cause, usage?: { tokens: number; costUsd?: number }): AttemptResult {

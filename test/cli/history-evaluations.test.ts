@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openHistory, type EvaluationRecord } from '../../src/store/index.js';
+import { openHistory, type EvaluationRecord } from '../../src/infra/store/index.js';
 import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

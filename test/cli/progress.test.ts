@@ -2,7 +2,7 @@ import picocolors from 'picocolors';
 import { describe, expect, it } from 'vitest';
 import { createProgress, type ProgressStream } from '../../src/cli/progress.js';
 import type { RunStartInfo } from '../../src/engine/index.js';
-import type { AttemptPlan, AttemptResult, Verdict } from '../../src/types/index.js';
+import type { AttemptPlan, AttemptResult, Verdict } from '../../src/core/types/index.js';
 
 const plain = picocolors.createColors(false);
 

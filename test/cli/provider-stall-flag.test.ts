@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { modelRunOptions } from '../../src/cli/model-run.js';
-import { InputError } from '../../src/errors.js';
+import { InputError } from '../../src/core/errors.js';
 
 const env = { OPENAI_API_KEY: 'sk-test' };
 

@@ -1,7 +1,7 @@
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AttemptResult } from '../../src/types/index.js';
+import type { AttemptResult } from '../../src/core/types/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';

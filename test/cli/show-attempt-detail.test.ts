@@ -2,8 +2,8 @@ import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { formatAttempt } from '../../src/cli/commands/show.js';
 import { captureIo } from '../helpers/cli.js';
-import { renderJUnit, renderMarkdown, runViewOf } from '../../src/report/index.js';
-import type { AttemptDetail } from '../../src/store/index.js';
+import { renderJUnit, renderMarkdown, runViewOf } from '../../src/features/report/index.js';
+import type { AttemptDetail } from '../../src/infra/store/index.js';
 import { attempt, summaryOf } from '../report/fixtures.js';
 
 // What a failed setup and a contradictory provider leave on an attempt, as `show` and report.md print it.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummaryFile } from '../../src/engine/index.js';
-import { openHistory } from '../../src/store/index.js';
+import { openHistory } from '../../src/infra/store/index.js';
 import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { join } from 'node:path';

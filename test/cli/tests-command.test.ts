@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { ListedTest } from '../../src/engine/index.js';
-import type { TaskValidity } from '../../src/grading/index.js';
+import type { TaskValidity } from '../../src/domain/grading/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';

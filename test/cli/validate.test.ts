@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { TaskValidity } from '../../src/grading/index.js';
-import type { TaskAdversarial } from '../../src/grading/validity.js';
+import type { TaskValidity } from '../../src/domain/grading/index.js';
+import type { TaskAdversarial } from '../../src/domain/grading/validity.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import type { AttemptResult } from '../../src/types/index.js';
+import type { AttemptResult } from '../../src/core/types/index.js';
 import { brokenTaskSet } from './fixtures.js';
 
 const tempDir = useTempDirs();

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { agentsJsonSchema } from '../../src/config/index.js';
+import { agentsJsonSchema } from '../../src/domain/config/index.js';
 
 describe('agent profiles JSON Schema', () => {
   it('matches the committed schema/agents.schema.json (run `npm run build && npm run schema` to refresh)', () => {

@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTaskSet } from '../../src/config/index.js';
-import { ConfigError } from '../../src/errors.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { taskHash } from '../../src/engine/plan.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

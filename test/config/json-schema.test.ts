@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { taskSetJsonSchema } from '../../src/config/index.js';
+import { taskSetJsonSchema } from '../../src/domain/config/index.js';
 
 describe('task-set JSON Schema', () => {
   it('matches the committed schema/taskset.schema.json (run `npm run build && npm run schema` to refresh)', () => {

@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTaskSet } from '../../src/config/index.js';
-import { ConfigError, InputError } from '../../src/errors.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
+import { ConfigError, InputError } from '../../src/core/errors.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readBaseline } from '../../src/baseline/index.js';
-import { readCassette } from '../../src/gateway/index.js';
-import { parseManifest } from '../../src/pack/manifest.js';
+import { readBaseline } from '../../src/features/baseline/index.js';
+import { readCassette } from '../../src/infra/gateway/index.js';
+import { parseManifest } from '../../src/features/pack/manifest.js';
 
 /*
  * Files other than the task set fail their schema with the task set's one line: file:line:column,

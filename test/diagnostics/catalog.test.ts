@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { isExampleValue, SECRET_DETECTORS } from '../../src/redact/index.js';
-import { GENERATED_DETECTORS, secretLine } from '../../src/diagnostics/catalog/secret-values.js';
-import { shippedCatalog } from '../../src/diagnostics/index.js';
-import { CHECK_IDS } from '../../src/types/index.js';
+import { isExampleValue, SECRET_DETECTORS } from '../../src/core/redact/index.js';
+import { GENERATED_DETECTORS, secretLine } from '../../src/features/diagnostics/catalog/secret-values.js';
+import { shippedCatalog } from '../../src/features/diagnostics/index.js';
+import { CHECK_IDS } from '../../src/core/types/index.js';
 
 describe('the shipped mutation catalogue', () => {
   const { entries } = shippedCatalog();

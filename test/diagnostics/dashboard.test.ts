@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeDiagnosticReport } from '../../src/diagnostics/index.js';
-import { openHistory } from '../../src/store/index.js';
+import { writeDiagnosticReport } from '../../src/features/diagnostics/index.js';
+import { openHistory } from '../../src/infra/store/index.js';
 import { CLI } from '../helpers/cli.js';
 
 /* The runs page lists diagnostics reports (written directly: nothing is executed), in Chromium. */

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runChecks } from '../../src/checks/index.js';
-import { TRICKS } from '../../src/diagnostics/fuzz-corpus.js';
-import { fuzzMarkdown } from '../../src/diagnostics/fuzz-report.js';
-import { corpusHash, generateCorpus, runFuzz } from '../../src/diagnostics/fuzz.js';
+import { runChecks } from '../../src/domain/checks/index.js';
+import { TRICKS } from '../../src/features/diagnostics/fuzz-corpus.js';
+import { fuzzMarkdown } from '../../src/features/diagnostics/fuzz-report.js';
+import { corpusHash, generateCorpus, runFuzz } from '../../src/features/diagnostics/fuzz.js';
 import { crucible } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

@@ -1,9 +1,9 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeDiagnosticReport } from '../../src/diagnostics/index.js';
+import { writeDiagnosticReport } from '../../src/features/diagnostics/index.js';
 import { createApp } from '../../src/server/index.js';
-import { openHistory } from '../../src/store/index.js';
+import { openHistory } from '../../src/infra/store/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runMatrixStress } from '../../src/diagnostics/matrix-stress.js';
+import { runMatrixStress } from '../../src/features/diagnostics/matrix-stress.js';
 import { crucible } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

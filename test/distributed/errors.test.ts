@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crucible, runCli } from '../helpers/cli.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { checkQueueReachable } from '../../src/distributed/connect.js';
-import { startWorker } from '../../src/distributed/worker.js';
-import { maskQueueUrl, parseQueueUrl } from '../../src/distributed/url.js';
-import { version } from '../../src/version.js';
+import { checkQueueReachable } from '../../src/features/distributed/connect.js';
+import { startWorker } from '../../src/features/distributed/worker.js';
+import { maskQueueUrl, parseQueueUrl } from '../../src/features/distributed/url.js';
+import { version } from '../../src/core/version.js';
 
 const tempDir = useTempDirs();
 let server: TestRedis;

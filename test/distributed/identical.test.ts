@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attemptBudget } from '../helpers/budget.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { sha256Hex } from '../../src/distributed/blobs.js';
+import { sha256Hex } from '../../src/features/distributed/blobs.js';
 import { kill, startCli, startWorker, type Proc } from './processes.js';
 
 const tempDir = useTempDirs();

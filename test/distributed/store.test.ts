@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { downloadAttemptDir } from '../../src/distributed/artifacts.js';
-import { putBlob, sha256Hex } from '../../src/distributed/blobs.js';
-import { checkJobData } from '../../src/distributed/job.js';
-import { blobKey } from '../../src/distributed/keys.js';
-import { materializeTree, packTree, storeTree, type TreeEntry } from '../../src/distributed/tree.js';
-import { parseQueueUrl } from '../../src/distributed/url.js';
+import { downloadAttemptDir } from '../../src/features/distributed/artifacts.js';
+import { putBlob, sha256Hex } from '../../src/features/distributed/blobs.js';
+import { checkJobData } from '../../src/features/distributed/job.js';
+import { blobKey } from '../../src/features/distributed/keys.js';
+import { materializeTree, packTree, storeTree, type TreeEntry } from '../../src/features/distributed/tree.js';
+import { parseQueueUrl } from '../../src/features/distributed/url.js';
 
 const tempDir = useTempDirs();
 let server: TestRedis;

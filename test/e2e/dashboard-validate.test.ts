@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openHistory } from '../../src/store/index.js';
+import { openHistory } from '../../src/infra/store/index.js';
 import { CLI } from '../helpers/cli.js';
 import { attempt, RUN_ID, recordRun, sampleAttempts, summaryOf, writeRunDir } from '../report/fixtures.js';
 

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTaskSet } from '../../src/config/index.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { CLI, crucible } from '../helpers/cli.js';
 import { sharedExampleRun } from '../helpers/examples.js';

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failureFacts } from '../../src/failures/failure-facts.js';
-import { failurePatterns } from '../../src/failures/failure-patterns.js';
-import { writeReports } from '../../src/report/index.js';
-import { webAssetsDir } from '../../src/report/web-assets.js';
-import type { AttemptResult } from '../../src/types/index.js';
+import { failureFacts } from '../../src/domain/failures/failure-facts.js';
+import { failurePatterns } from '../../src/domain/failures/failure-patterns.js';
+import { writeReports } from '../../src/features/report/index.js';
+import { webAssetsDir } from '../../src/features/report/web-assets.js';
+import type { AttemptResult } from '../../src/core/types/index.js';
 import { sampleAttempts, summaryOf, writeRunDir } from '../report/fixtures.js';
 
 /*

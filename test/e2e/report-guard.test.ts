@@ -5,9 +5,9 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeReports } from '../../src/report/index.js';
-import { webAssetsDir } from '../../src/report/web-assets.js';
-import type { AttemptResult } from '../../src/types/index.js';
+import { writeReports } from '../../src/features/report/index.js';
+import { webAssetsDir } from '../../src/features/report/web-assets.js';
+import type { AttemptResult } from '../../src/core/types/index.js';
 import { CLI } from '../helpers/cli.js';
 import { guardedAttempts, recordRun, RUN_ID, sampleAttempts, summaryOf, writeRunDir } from '../report/fixtures.js';
 

@@ -4,8 +4,8 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeReports } from '../../src/report/index.js';
-import { webAssetsDir } from '../../src/report/web-assets.js';
+import { writeReports } from '../../src/features/report/index.js';
+import { webAssetsDir } from '../../src/features/report/web-assets.js';
 import { attempt, summaryOf, writeRunDir } from '../report/fixtures.js';
 
 /*

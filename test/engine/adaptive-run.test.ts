@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { executeRun } from '../../src/engine/index.js';
 import type { AdaptiveRunOptions } from '../../src/engine/index.js';
-import { readPlanFile } from '../../src/run-dir/index.js';
+import { readPlanFile } from '../../src/domain/run-dir/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { fakeRunOptions } from './helpers/run-options.js';
 import { fakeRunner, fakeTasks } from './helpers/fake-run.mjs';

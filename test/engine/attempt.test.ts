@@ -1,12 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Agent } from '../../src/agents/index.js';
-import { resolveAgent } from '../../src/agents/index.js';
-import { loadTaskSet } from '../../src/config/index.js';
+import type { Agent } from '../../src/domain/agents/index.js';
+import { resolveAgent } from '../../src/domain/agents/index.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
 import { runAttempt, type AttemptEnv } from '../../src/engine/attempt.js';
 import { sandboxLayout } from '../../src/engine/sandbox-layout.js';
-import type { AgentResult, AttemptResult, Task } from '../../src/types/index.js';
+import type { AgentResult, AttemptResult, Task } from '../../src/core/types/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Agent } from '../../src/agents/index.js';
-import { loadTaskSet } from '../../src/config/index.js';
+import type { Agent } from '../../src/domain/agents/index.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
 import { runAttempt } from '../../src/engine/attempt.js';
-import type { Task } from '../../src/types/index.js';
+import type { Task } from '../../src/core/types/index.js';
 import { fakeExecutors, junitTests } from '../helpers/fake-executor.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

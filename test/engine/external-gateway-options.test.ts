@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseModelSpec, type ModelSpec } from '../../src/agents/index.js';
+import { parseModelSpec, type ModelSpec } from '../../src/domain/agents/index.js';
 import { baseUrlFlags } from '../../src/cli/model-run.js';
 import { checkModelSpecs, volatileValues } from '../../src/engine/gateway-lifecycle.js';
-import { InputError, OptionError } from '../../src/errors.js';
+import { InputError, OptionError } from '../../src/core/errors.js';
 import { tinyTaskSet } from '../cli/fixtures.js';
 import { crucible } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';

@@ -7,12 +7,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Agent } from '../../src/agents/index.js';
-import { resolveRunAgent } from '../../src/redteam/index.js';
-import { loadTaskSet } from '../../src/config/index.js';
+import type { Agent } from '../../src/domain/agents/index.js';
+import { resolveRunAgent } from '../../src/domain/redteam/index.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
 import { runAttempt, type AttemptEnv } from '../../src/engine/attempt.js';
 import { attemptFaultOf, StateFaultWatch } from '../../src/engine/state-faults.js';
-import type { AttemptPlan, AttemptResult, Task } from '../../src/types/index.js';
+import type { AttemptPlan, AttemptResult, Task } from '../../src/core/types/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCheckpoint, type RunSummaryFile } from '../../src/engine/index.js';
-import { openHistory } from '../../src/store/index.js';
+import { openHistory } from '../../src/infra/store/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

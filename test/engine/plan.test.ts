@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors.js';
+import { InputError } from '../../src/core/errors.js';
 import { compareRuns, expandPlan, MAX_PLANNED_ATTEMPTS, taskHash } from '../../src/engine/index.js';
-import { selectTasks } from '../../src/tasks/index.js';
+import { selectTasks } from '../../src/domain/tasks/index.js';
 import { withFlagNames } from '../../src/cli/option-flags.js';
 import { schedule } from '../../src/engine/scheduler.js';
 import { fakeTasks } from './helpers/fake-run.mjs';

@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTaskSet } from '../../src/config/index.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
 import { executeRun, preflightTasks } from '../../src/engine/index.js';
-import { taskWhere } from '../../src/tasks/index.js';
+import { taskWhere } from '../../src/domain/tasks/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Agent } from '../../src/agents/index.js';
-import { loadTaskSet } from '../../src/config/index.js';
+import type { Agent } from '../../src/domain/agents/index.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
 import { runAttempt, type AttemptEnv, type PreparedNotice } from '../../src/engine/attempt.js';
-import type { AttemptResult, Task } from '../../src/types/index.js';
+import type { AttemptResult, Task } from '../../src/core/types/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

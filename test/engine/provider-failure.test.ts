@@ -3,15 +3,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createExternalAgent } from '../../src/agents/external/agent.js';
-import type { AgentProfile } from '../../src/agents/external/profile.js';
+import { createExternalAgent } from '../../src/domain/agents/external/agent.js';
+import type { AgentProfile } from '../../src/domain/agents/external/profile.js';
 import { stripAnsi } from '../../src/cli/format.js';
 import { formatStats } from '../../src/cli/format-stats.js';
-import { loadTaskSet } from '../../src/config/index.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
 import { executeRun, type RunOptions } from '../../src/engine/index.js';
-import { renderMarkdown, runViewOf } from '../../src/report/index.js';
-import { replayAttemptDir } from '../../src/trace/index.js';
-import type { AttemptResult } from '../../src/types/index.js';
+import { renderMarkdown, runViewOf } from '../../src/features/report/index.js';
+import { replayAttemptDir } from '../../src/domain/trace/index.js';
+import type { AttemptResult } from '../../src/core/types/index.js';
 import { tinyTaskSet } from '../cli/fixtures.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

@@ -2,7 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { executeRun, type RunOptions } from '../../src/engine/index.js';
-import { CassetteWriter, cassettePath } from '../../src/gateway/cassette.js';
+import { CassetteWriter, cassettePath } from '../../src/infra/gateway/cassette.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { fakeRunner, fakeTasks } from './helpers/fake-run.mjs';
 

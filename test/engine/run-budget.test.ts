@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AttemptWithdrawn, executeRun, type AttemptRunner } from '../../src/engine/index.js';
 import { formatRunReport } from '../../src/cli/format-run.js';
-import { listItemOf } from '../../src/report/index.js';
+import { listItemOf } from '../../src/features/report/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { fakeRunner, fakeTasks } from './helpers/fake-run.mjs';
 import { fakeRunOptions } from './helpers/run-options.js';

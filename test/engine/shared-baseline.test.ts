@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Agent } from '../../src/agents/index.js';
-import { loadTaskSet } from '../../src/config/index.js';
+import type { Agent } from '../../src/domain/agents/index.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
 import { executeRun } from '../../src/engine/index.js';
-import { baselineCommitCount, treeCopyCount } from '../../src/workspace/index.js';
-import type { AttemptResult } from '../../src/types/index.js';
+import { baselineCommitCount, treeCopyCount } from '../../src/infra/workspace/index.js';
+import type { AttemptResult } from '../../src/core/types/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -2,8 +2,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { attemptFaultOf, stateDirFaultOf } from '../../src/engine/state-faults.js';
-import { InputError } from '../../src/errors.js';
-import type { AttemptResult } from '../../src/types/index.js';
+import { InputError } from '../../src/core/errors.js';
+import type { AttemptResult } from '../../src/core/types/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runTaskTests } from '../../src/engine/task-tests.js';
-import { loadRunInput } from '../../src/suite/index.js';
+import { loadRunInput } from '../../src/features/suite/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { listTests, suggestTestIds, type ListedTest } from '../../src/engine/task-tests.js';
-import type { TestCaseResult } from '../../src/types/index.js';
+import type { TestCaseResult } from '../../src/core/types/index.js';
 
 const t = (id: string, outcome: ListedTest['outcome'], cases = 1): ListedTest => ({ id, outcome, cases });
 

@@ -1,9 +1,9 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerClient, detectDocker, HOST_IMAGE } from '../../src/docker/index.js';
-import { finalBase, hashContext, HOST_VIEW_LABEL, resolveEnvironments, type EnvironmentResolution } from '../../src/environment/index.js';
-import type { Task } from '../../src/types/index.js';
+import { dockerClient, detectDocker, HOST_IMAGE } from '../../src/infra/docker/index.js';
+import { finalBase, hashContext, HOST_VIEW_LABEL, resolveEnvironments, type EnvironmentResolution } from '../../src/domain/environment/index.js';
+import type { Task } from '../../src/core/types/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

@@ -1,7 +1,7 @@
 /** Which tasks are container-native, and where their files live in the container. */
 import { describe, expect, it } from 'vitest';
-import { workdirOf } from '../../src/environment/index.js';
-import type { TaskEnvironment } from '../../src/types/index.js';
+import { workdirOf } from '../../src/domain/environment/index.js';
+import type { TaskEnvironment } from '../../src/core/types/index.js';
 
 const env = (workdir?: string): TaskEnvironment => ({ image: 'x:1', buildArgs: {}, pull: 'never', ...(workdir !== undefined ? { workdir } : {}) });
 

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { finishFsGuard, startFsGuard } from '../../src/evidence/fs-guard.js';
+import { finishFsGuard, startFsGuard } from '../../src/domain/evidence/fs-guard.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

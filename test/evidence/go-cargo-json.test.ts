@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseCargoTestJson } from '../../src/evidence/cargo-json.js';
-import { parseGoTestJson } from '../../src/evidence/go-json.js';
-import { evaluateTestRun } from '../../src/evidence/test-outcome.js';
-import type { TestCaseResult, TestFormat } from '../../src/types/index.js';
+import { parseCargoTestJson } from '../../src/domain/evidence/cargo-json.js';
+import { parseGoTestJson } from '../../src/domain/evidence/go-json.js';
+import { evaluateTestRun } from '../../src/domain/evidence/test-outcome.js';
+import type { TestCaseResult, TestFormat } from '../../src/core/types/index.js';
 
 const brief = (cases: TestCaseResult[]): string[] => cases.map((c) => `${c.status} ${c.id}`);
 const lines = (...events: object[]): string => `${events.map((e) => JSON.stringify(e)).join('\n')}\n`;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseJUnit } from '../../src/evidence/junit.js';
-import type { TestCaseResult } from '../../src/types/index.js';
+import { parseJUnit } from '../../src/domain/evidence/junit.js';
+import type { TestCaseResult } from '../../src/core/types/index.js';
 
 function parseFixture(path: string): TestCaseResult[] {
   const xml = readFileSync(new URL(`../fixtures/junit/${path}`, import.meta.url), 'utf8');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_JUNIT_CHARS, parseJUnit } from '../../src/evidence/junit.js';
+import { MAX_JUNIT_CHARS, parseJUnit } from '../../src/domain/evidence/junit.js';
 
 function expectError(xml: string, pattern: RegExp): void {
   const result = parseJUnit(xml);

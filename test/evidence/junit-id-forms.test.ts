@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseJUnit } from '../../src/evidence/junit.js';
+import { parseJUnit } from '../../src/domain/evidence/junit.js';
 
 /**
  * The id forms docs/tasks.md promises for runners that have no real fixture in test/fixtures/junit:

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { junitTestId, testIdFromPytestNodeId } from '../../src/evidence/junit-id.js';
-import { parseJUnit } from '../../src/evidence/junit.js';
+import { junitTestId, testIdFromPytestNodeId } from '../../src/domain/evidence/junit-id.js';
+import { parseJUnit } from '../../src/domain/evidence/junit.js';
 
 describe('junitTestId', () => {
   it('joins a meaningful classname and the name with ::', () => {

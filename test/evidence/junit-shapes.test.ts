@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_MESSAGE_CHARS, parseJUnit } from '../../src/evidence/junit.js';
-import type { TestCaseResult } from '../../src/types/index.js';
+import { MAX_MESSAGE_CHARS, parseJUnit } from '../../src/domain/evidence/junit.js';
+import type { TestCaseResult } from '../../src/core/types/index.js';
 
 function cases(xml: string): TestCaseResult[] {
   const result = parseJUnit(xml);

@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseJUnit } from '../../src/evidence/junit.js';
-import { parsePytestOutput } from '../../src/evidence/pytest-output.js';
-import { evaluateTestRun } from '../../src/evidence/test-outcome.js';
-import type { TestCaseResult } from '../../src/types/index.js';
+import { parseJUnit } from '../../src/domain/evidence/junit.js';
+import { parsePytestOutput } from '../../src/domain/evidence/pytest-output.js';
+import { evaluateTestRun } from '../../src/domain/evidence/test-outcome.js';
+import type { TestCaseResult } from '../../src/core/types/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runTests } from '../../src/evidence/run-tests.js';
-import { createExecutor } from '../../src/sandbox/index.js';
-import type { TestFormat, TestReportSource } from '../../src/types/index.js';
+import { runTests } from '../../src/domain/evidence/run-tests.js';
+import { createExecutor } from '../../src/infra/sandbox/index.js';
+import type { TestFormat, TestReportSource } from '../../src/core/types/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -8,8 +8,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRewardVerifier } from '../../src/evidence/index.js';
-import { createExecutor } from '../../src/sandbox/index.js';
+import { runRewardVerifier } from '../../src/domain/evidence/index.js';
+import { createExecutor } from '../../src/infra/sandbox/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

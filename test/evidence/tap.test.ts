@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseTap } from '../../src/evidence/tap.js';
-import { evaluateTestRun } from '../../src/evidence/test-outcome.js';
-import type { TestCaseResult } from '../../src/types/index.js';
+import { parseTap } from '../../src/domain/evidence/tap.js';
+import { evaluateTestRun } from '../../src/domain/evidence/test-outcome.js';
+import type { TestCaseResult } from '../../src/core/types/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -204,7 +204,7 @@ describe('TAP streams that cannot be honest are unusable, not passing', () => {
 
 describe('run markers', () => {
   it('names the cases a cut-short stream adds, and no real test', async () => {
-    const { isRunMarkerId } = await import('../../src/evidence/index.js');
+    const { isRunMarkerId } = await import('../../src/domain/evidence/index.js');
     for (const id of [
       '[no plan]',
       '[bail out]',

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseJUnit } from '../../src/evidence/junit.js';
-import { describeFailing } from '../../src/checks/describe.js';
-import { classifyAsMissing, classifyTests, duplicateIds, listTestIds, MAX_NEAR_LOOKUPS } from '../../src/evidence/test-outcome-groups.js';
-import type { TestCaseResult } from '../../src/types/index.js';
+import { parseJUnit } from '../../src/domain/evidence/junit.js';
+import { describeFailing } from '../../src/domain/checks/describe.js';
+import { classifyAsMissing, classifyTests, duplicateIds, listTestIds, MAX_NEAR_LOOKUPS } from '../../src/domain/evidence/test-outcome-groups.js';
+import type { TestCaseResult } from '../../src/core/types/index.js';
 
 const passed = (id: string): TestCaseResult => ({ id, status: 'passed' });
 const failed = (id: string): TestCaseResult => ({ id, status: 'failed', message: 'boom' });

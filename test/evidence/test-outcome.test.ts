@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { summaryFailures } from '../../src/evidence/runner-summary.js';
-import { OUTPUT_TAIL_CHARS, buildTestEvidence, type TestRunInput } from '../../src/evidence/test-outcome.js';
+import { summaryFailures } from '../../src/domain/evidence/runner-summary.js';
+import { OUTPUT_TAIL_CHARS, buildTestEvidence, type TestRunInput } from '../../src/domain/evidence/test-outcome.js';
 
 const PASSING_REPORT = '<testsuites><testcase classname="t" name="fixed"/><testcase classname="t" name="kept"/></testsuites>';
 const FAILING_REPORT = '<testsuites><testcase classname="t" name="fixed"><failure message="no"/></testcase><testcase classname="t" name="kept"/></testsuites>';

@@ -14,17 +14,17 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TEST_PATHS } from '../../src/config/index.js';
-import { readAddedLines } from '../../src/evidence/added-lines.js';
-import { captureChange, type Capture } from '../../src/evidence/change.js';
-import { collectDiff } from '../../src/evidence/diff.js';
-import { ignoredManifest, notGraded } from '../../src/evidence/not-graded.js';
-import { protectTests } from '../../src/evidence/test-guard.js';
-import { describeScanLimit, scanWorkspace } from '../../src/evidence/workspace-scan.js';
-import { addWorkspaceRepo, commitBaseline } from '../../src/workspace/baseline.js';
-import { copyTree, materializeTree } from '../../src/workspace/materialize.js';
-import { removeTree } from '../../src/workspace/remove-tree.js';
-import { overlayDirectory } from '../../src/workspace/tree-edit.js';
+import { DEFAULT_TEST_PATHS } from '../../src/domain/config/index.js';
+import { readAddedLines } from '../../src/domain/evidence/added-lines.js';
+import { captureChange, type Capture } from '../../src/domain/evidence/change.js';
+import { collectDiff } from '../../src/domain/evidence/diff.js';
+import { ignoredManifest, notGraded } from '../../src/domain/evidence/not-graded.js';
+import { protectTests } from '../../src/domain/evidence/test-guard.js';
+import { describeScanLimit, scanWorkspace } from '../../src/domain/evidence/workspace-scan.js';
+import { addWorkspaceRepo, commitBaseline } from '../../src/infra/workspace/baseline.js';
+import { copyTree, materializeTree } from '../../src/infra/workspace/materialize.js';
+import { removeTree } from '../../src/infra/workspace/remove-tree.js';
+import { overlayDirectory } from '../../src/infra/workspace/tree-edit.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -233,7 +233,7 @@ describe('capturing the change', () => {
 
 describe('protected paths in the verified tree', () => {
   const FILES = {
-    'src/stats.py': 'def median(xs):\n    return xs[0]\n',
+    'src/domain/stats.py': 'def median(xs):\n    return xs[0]\n',
     'tests/test_stats.py': 'def test_median():\n    assert False\n',
     'package.json': JSON.stringify({ name: 'x', scripts: { test: 'node --test test/' }, dependencies: { a: '1' } }, null, 2),
     'pyproject.toml': '[project]\nname = "x"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n',
@@ -256,7 +256,7 @@ describe('protected paths in the verified tree', () => {
 
   it('sets new tests and new test configuration aside without calling it tampering, and keeps the fix', async () => {
     const a = await attempt(FILES);
-    write(a.ws, 'src/stats.py', 'def median(xs):\n    return sorted(xs)[len(xs) // 2]\n');
+    write(a.ws, 'src/domain/stats.py', 'def median(xs):\n    return sorted(xs)[len(xs) // 2]\n');
     write(a.ws, 'tests/test_more.py', 'def test_more(numbers):\n    assert numbers\n');
     write(a.ws, 'tests/conftest.py', 'import pytest\n\n@pytest.fixture\ndef numbers():\n    return [1]\n');
     write(a.ws, 'pytest.toml', '[pytest]\naddopts = ["-p", "evil"]\n');
@@ -267,7 +267,7 @@ describe('protected paths in the verified tree', () => {
       'added tests/test_more.py',
     ]);
     const copy = await a.verifyCopy(graded.tree);
-    expect(read(copy, 'src/stats.py')).toContain('sorted');
+    expect(read(copy, 'src/domain/stats.py')).toContain('sorted');
     for (const gone of ['tests/test_more.py', 'tests/conftest.py', 'pytest.toml']) expect(existsSync(join(copy, gone)), gone).toBe(false);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cutLabels, distinctLabels } from '../../src/format/index.js';
+import { cutLabels, distinctLabels } from '../../src/core/format/index.js';
 
 describe('distinctLabels', () => {
   it('keeps names that fit, and cuts long ones so two models of one provider stay apart', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { editDistance, nearestId, nearestIds } from '../../src/format/near-match.js';
+import { editDistance, nearestId, nearestIds } from '../../src/core/format/near-match.js';
 
 /** The textbook full-matrix Levenshtein distance, to check the banded one against. */
 function fullDistance(a: string, b: string): number {

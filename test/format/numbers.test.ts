@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compactDuration, count, duration, pct, usd } from '../../src/format/index.js';
+import { compactDuration, count, duration, pct, usd } from '../../src/core/format/index.js';
 import * as cli from '../../src/cli/format.js';
-import * as report from '../../src/report/format.js';
+import * as report from '../../src/features/report/format.js';
 
 describe('usd', () => {
   it('prints two decimals from a dollar up and up to four below, never a long tail of zeros', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cutOutput, cutOutputDetail, failureExcerpt, failureLine, isFailureLine } from '../../src/format/index.js';
+import { cutOutput, cutOutputDetail, failureExcerpt, failureLine, isFailureLine } from '../../src/core/format/index.js';
 
 const range = (n: number, line: (i: number) => string): string[] => Array.from({ length: n }, (_, i) => line(i));
 

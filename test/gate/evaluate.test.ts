@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildBaseline, type BaselineFile, type RunAttemptOutcome, type RunOutcomes } from '../../src/baseline/index.js';
-import { evaluateGate, pairAgents, versionMismatches } from '../../src/gate/index.js';
-import type { Cause, Verdict } from '../../src/types/index.js';
+import { buildBaseline, type BaselineFile, type RunAttemptOutcome, type RunOutcomes } from '../../src/features/baseline/index.js';
+import { evaluateGate, pairAgents, versionMismatches } from '../../src/features/gate/index.js';
+import type { Cause, Verdict } from '../../src/core/types/index.js';
 
 const attempt = (agent: string, taskId: string, trial: number, verdict: Verdict, cause: Cause, failedChecks: string[] = []): RunAttemptOutcome => ({
   agent,

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GateReport } from '../../src/gate/index.js';
+import type { GateReport } from '../../src/features/gate/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { runCli } from '../helpers/cli.js';
 

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BaselineFile } from '../../src/baseline/index.js';
-import type { GateReport } from '../../src/gate/index.js';
+import type { BaselineFile } from '../../src/features/baseline/index.js';
+import type { GateReport } from '../../src/features/gate/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { runCli } from '../helpers/cli.js';
 import { tinyTaskSet } from '../cli/fixtures.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalRequest, requestHash } from '../../src/gateway/canonical.js';
-import type { Api } from '../../src/gateway/usage-readers.js';
+import { canonicalRequest, requestHash } from '../../src/infra/gateway/canonical.js';
+import type { Api } from '../../src/infra/gateway/usage-readers.js';
 
 function hashOf(json: Record<string, unknown>, api: Api = 'chat', path = '/v1/chat/completions'): string {
   return requestHash(canonicalRequest({ upstream: 'openai', method: 'POST', pathWithQuery: path, api, body: Buffer.from(JSON.stringify(json)), json }));

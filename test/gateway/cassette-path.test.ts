@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CassetteError, cassettePath, findCassette, flatCassettePath } from '../../src/gateway/cassette.js';
+import { CassetteError, cassettePath, findCassette, flatCassettePath } from '../../src/infra/gateway/cassette.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Gateway } from '../../src/gateway/index.js';
-import { PROVIDER_PROMPT_OVERHEAD } from '../../src/gateway/reservation.js';
+import type { Gateway } from '../../src/infra/gateway/index.js';
+import { PROVIDER_PROMPT_OVERHEAD } from '../../src/infra/gateway/reservation.js';
 import { PROMPT_TOKENS, startCountingUpstream, type CountingUpstream } from './counting-upstream.js';
 import type { FakeUpstream } from './fake-upstream.js';
 import { chatRequest, post, startTestGateway } from './helpers.js';

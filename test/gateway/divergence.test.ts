@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalRequest, requestHash } from '../../src/gateway/canonical.js';
-import type { CassetteExchange } from '../../src/gateway/cassette.js';
-import { ReplayBook } from '../../src/gateway/replay.js';
-import { Volatility } from '../../src/gateway/volatile.js';
+import { canonicalRequest, requestHash } from '../../src/infra/gateway/canonical.js';
+import type { CassetteExchange } from '../../src/infra/gateway/cassette.js';
+import { ReplayBook } from '../../src/infra/gateway/replay.js';
+import { Volatility } from '../../src/infra/gateway/volatile.js';
 
 const SYSTEM = `You are Claude Code, Anthropic's official CLI for Claude.\n${'Follow the rules. '.repeat(400)}\nWorking directory: /tmp/ws-A\nIs directory a git repo: Yes`;
 

@@ -1,4 +1,4 @@
-import { crc32 } from '../../src/gateway/event-stream.js';
+import { crc32 } from '../../src/infra/gateway/event-stream.js';
 
 /** A header of an event-stream message as the tests build it: string (type 7) unless said otherwise. */
 export type FrameHeader = string | { type: number; bytes: Uint8Array };

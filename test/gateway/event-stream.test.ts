@@ -1,8 +1,8 @@
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { describe, expect, it } from 'vitest';
-import { bedrockEvent } from '../../src/gateway/bedrock-stream.js';
-import { crc32, EventStreamDecoder, EventStreamError, MAX_MESSAGE_BYTES } from '../../src/gateway/event-stream.js';
+import { bedrockEvent } from '../../src/infra/gateway/bedrock-stream.js';
+import { crc32, EventStreamDecoder, EventStreamError, MAX_MESSAGE_BYTES } from '../../src/infra/gateway/event-stream.js';
 import { bedrockEventFrame, frame, invokeChunkFrame } from './event-stream-frames.js';
 
 const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString('utf8');

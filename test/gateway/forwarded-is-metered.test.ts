@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Gateway } from '../../src/gateway/index.js';
+import type { Gateway } from '../../src/infra/gateway/index.js';
 import { startCountingUpstream, type CountingUpstream } from './counting-upstream.js';
 import { chatRequest, messagesRequest, post, startTestGateway } from './helpers.js';
 import { rawRequest } from './raw-request.js';

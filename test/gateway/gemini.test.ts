@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { cassettePath, readCassette } from '../../src/gateway/index.js';
+import { cassettePath, readCassette } from '../../src/infra/gateway/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { SCENARIOS, startFakeUpstream, USAGE } from './fake-upstream.js';
 import { DUMMY_KEY, GEMINI_KEY, geminiPath, geminiRequest, post, sseData, startTestGateway, useTestGateway } from './helpers.js';

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { pricingFromTable } from '../../src/gateway/pricing.js';
-import { startGateway, type Gateway, type GatewayOptions } from '../../src/gateway/index.js';
+import { pricingFromTable } from '../../src/infra/gateway/pricing.js';
+import { startGateway, type Gateway, type GatewayOptions } from '../../src/infra/gateway/index.js';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
 
 export const OPENAI_KEY = 'sk-proj-REALKEY-openai-5f2c9a7b1e3d4c6f';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalRequest, requestHash, type CanonicalRequest } from '../../src/gateway/canonical.js';
-import type { CassetteExchange } from '../../src/gateway/cassette.js';
-import { ReplayBook } from '../../src/gateway/replay.js';
-import type { Api } from '../../src/gateway/usage-readers.js';
+import { canonicalRequest, requestHash, type CanonicalRequest } from '../../src/infra/gateway/canonical.js';
+import type { CassetteExchange } from '../../src/infra/gateway/cassette.js';
+import { ReplayBook } from '../../src/infra/gateway/replay.js';
+import type { Api } from '../../src/infra/gateway/usage-readers.js';
 import { startFakeUpstream } from './fake-upstream.js';
 import { post, startTestGateway } from './helpers.js';
 import { useTempDirs } from '../helpers/tmp.js';

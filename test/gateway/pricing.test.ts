@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadPricing, PricingError } from '../../src/gateway/index.js';
-import { bundledPricingPath } from '../../src/gateway/pricing.js';
+import { loadPricing, PricingError } from '../../src/infra/gateway/index.js';
+import { bundledPricingPath } from '../../src/infra/gateway/pricing.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'crucible-pricing-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type Gateway } from '../../src/gateway/index.js';
+import { startGateway, type Gateway } from '../../src/infra/gateway/index.js';
 import { TEST_PRICING } from './helpers.js';
 
 /*

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderWatch, providerFailureOf } from '../../src/gateway/provider-watch.js';
+import { ProviderWatch, providerFailureOf } from '../../src/infra/gateway/provider-watch.js';
 
 describe('ProviderWatch', () => {
   it('measures a wait from a failed or refused answer to the next request, and none after an answer', () => {

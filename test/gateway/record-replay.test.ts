@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cassettePath, readCassette, type Gateway, type SessionUsage } from '../../src/gateway/index.js';
+import { cassettePath, readCassette, type Gateway, type SessionUsage } from '../../src/infra/gateway/index.js';
 import { SCENARIOS, startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
 import { ANTHROPIC_KEY, chatRequest, DUMMY_KEY, messagesRequest, OPENAI_KEY, post, responsesRequest, startTestGateway, type Reply } from './helpers.js';
 

@@ -1,8 +1,8 @@
 import { copyFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { flatCassettePath } from '../../src/gateway/cassette.js';
-import { newlyAnswered, readRequest } from '../../src/gateway/request-readers.js';
+import { flatCassettePath } from '../../src/infra/gateway/cassette.js';
+import { newlyAnswered, readRequest } from '../../src/infra/gateway/request-readers.js';
 import { replayedTurns } from '../helpers/replayed-turns.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SseSplitter, type SseEvent } from '../../src/gateway/sse.js';
+import { SseSplitter, type SseEvent } from '../../src/infra/gateway/sse.js';
 
 function splitInto(chunks: Uint8Array[]): SseEvent[] {
   const splitter = new SseSplitter();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelTurn } from '../../src/gateway/index.js';
-import { parseSseBlock } from '../../src/gateway/sse.js';
-import { abbreviate, MAX_TURN_TEXT, turnReader } from '../../src/gateway/turn-readers.js';
+import type { ModelTurn } from '../../src/infra/gateway/index.js';
+import { parseSseBlock } from '../../src/infra/gateway/sse.js';
+import { abbreviate, MAX_TURN_TEXT, turnReader } from '../../src/infra/gateway/turn-readers.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { SCENARIOS, startFakeUpstream } from './fake-upstream.js';
 import { chatRequest, geminiPath, geminiRequest, messagesRequest, post, responsesRequest, startTestGateway, useTestGateway } from './helpers.js';

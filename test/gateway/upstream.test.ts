@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startGateway } from '../../src/gateway/index.js';
+import { startGateway } from '../../src/infra/gateway/index.js';
 import { SCENARIOS } from './fake-upstream.js';
 import {
   ANTHROPIC_KEY,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { usageReader } from '../../src/gateway/usage-readers.js';
+import { usageReader } from '../../src/infra/gateway/usage-readers.js';
 import { SCENARIOS, USAGE } from './fake-upstream.js';
 import { chatRequest, post, useTestGateway } from './helpers.js';
 

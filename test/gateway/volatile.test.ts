@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { canonicalRequest, requestHash } from '../../src/gateway/canonical.js';
-import { cassettePath, readCassette } from '../../src/gateway/index.js';
-import { ReplayBook } from '../../src/gateway/replay.js';
-import { normaliseText, Volatility } from '../../src/gateway/volatile.js';
+import { canonicalRequest, requestHash } from '../../src/infra/gateway/canonical.js';
+import { cassettePath, readCassette } from '../../src/infra/gateway/index.js';
+import { ReplayBook } from '../../src/infra/gateway/replay.js';
+import { normaliseText, Volatility } from '../../src/infra/gateway/volatile.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { SCENARIOS, startFakeUpstream } from './fake-upstream.js';
 import { chatRequest, geminiPath, geminiRequest, messagesRequest, post, responsesRequest, sseData, startTestGateway } from './helpers.js';

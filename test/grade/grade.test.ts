@@ -5,11 +5,11 @@ import { captureIo } from '../helpers/cli.js';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { executeRun, readCheckpoint } from '../../src/engine/index.js';
-import { RUN_FILES } from '../../src/run-dir/index.js';
-import { exportSweBench, writeSweBenchExport, sweBenchFileNames } from '../../src/grade/export-swe-bench.js';
-import { gradeRunOptions } from '../../src/grade/options.js';
-import { readPredictions } from '../../src/grade/predictions.js';
-import { loadRunInput } from '../../src/suite/index.js';
+import { RUN_FILES } from '../../src/domain/run-dir/index.js';
+import { exportSweBench, writeSweBenchExport, sweBenchFileNames } from '../../src/features/grade/export-swe-bench.js';
+import { gradeRunOptions } from '../../src/features/grade/options.js';
+import { readPredictions } from '../../src/features/grade/predictions.js';
+import { loadRunInput } from '../../src/features/suite/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { grade, judge, neverRanReason, verifiedOutcome, type Outcome } from '../../src/grading/index.js';
-import type { CheckResult } from '../../src/types/index.js';
+import { grade, judge, neverRanReason, verifiedOutcome, type Outcome } from '../../src/domain/grading/index.js';
+import type { CheckResult } from '../../src/core/types/index.js';
 import { run } from '../checks/helpers.js';
 
 const check = (id: string, passed: boolean, severity: CheckResult['severity'] = 'error'): CheckResult => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { grade, PROVIDER_FAILURE_THRESHOLD, providerFailure } from '../../src/grading/index.js';
-import type { AgentResult, CheckResult, ProviderHealth } from '../../src/types/index.js';
-import { CHECK_IDS } from '../../src/types/index.js';
+import { grade, PROVIDER_FAILURE_THRESHOLD, providerFailure } from '../../src/domain/grading/index.js';
+import type { AgentResult, CheckResult, ProviderHealth } from '../../src/core/types/index.js';
+import { CHECK_IDS } from '../../src/core/types/index.js';
 
 /** Every check passing, except the ids given (all of severity error, test_tampering critical). */
 function checks(failing: string[] = []): CheckResult[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { judgeTaskValidity } from '../../src/grading/index.js';
-import type { AttemptResult, Task, TestRunEvidence } from '../../src/types/index.js';
+import { judgeTaskValidity } from '../../src/domain/grading/index.js';
+import type { AttemptResult, Task, TestRunEvidence } from '../../src/core/types/index.js';
 
 const task: Pick<Task, 'id' | 'tests' | 'oracle' | 'heldOut'> = {
   id: 't',

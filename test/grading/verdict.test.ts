@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { grade, score } from '../../src/grading/index.js';
-import type { AgentResult, CheckResult, Severity } from '../../src/types/index.js';
-import { CHECK_IDS } from '../../src/types/index.js';
+import { grade, score } from '../../src/domain/grading/index.js';
+import type { AgentResult, CheckResult, Severity } from '../../src/core/types/index.js';
+import { CHECK_IDS } from '../../src/core/types/index.js';
 
 const SEVERITY: Record<string, Severity> = {
   tests: 'error',

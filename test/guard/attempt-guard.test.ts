@@ -2,12 +2,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveAgent } from '../../src/agents/index.js';
-import { FORBIDDEN_WRITE_LATER_PATH, FORBIDDEN_WRITE_PATH } from '../../src/agents/reference/misbehaving.js';
-import { loadTaskSet } from '../../src/config/index.js';
+import { resolveAgent } from '../../src/domain/agents/index.js';
+import { FORBIDDEN_WRITE_LATER_PATH, FORBIDDEN_WRITE_PATH } from '../../src/domain/agents/reference/misbehaving.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
 import { runAttempt, type AttemptEnv } from '../../src/engine/attempt.js';
-import type { IncidentBundle } from '../../src/guard/index.js';
-import type { AttemptResult, GuardMode, Task } from '../../src/types/index.js';
+import type { IncidentBundle } from '../../src/domain/guard/index.js';
+import type { AttemptResult, GuardMode, Task } from '../../src/core/types/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 const base = loadTaskSet('examples/tasks.yaml').tasks.find((t) => t.id === 'js-slugify') as Task;
 // The example allows src/** only; CI workflows are forbidden here as under the strict preset.

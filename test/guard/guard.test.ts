@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { recordingExecutor } from '../../src/evidence/index.js';
-import { REFUSED_EXIT_CODE, startGuard, type GuardMode, type IncidentBundle } from '../../src/guard/index.js';
-import { createExecutor } from '../../src/sandbox/index.js';
-import type { PolicySpec, Task } from '../../src/types/index.js';
+import { recordingExecutor } from '../../src/domain/evidence/index.js';
+import { REFUSED_EXIT_CODE, startGuard, type GuardMode, type IncidentBundle } from '../../src/domain/guard/index.js';
+import { createExecutor } from '../../src/infra/sandbox/index.js';
+import type { PolicySpec, Task } from '../../src/core/types/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

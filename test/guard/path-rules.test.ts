@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { effectivePolicy } from '../../src/checks/index.js';
-import { escapes, pathRules, type TreeEvent } from '../../src/guard/index.js';
-import type { PolicySpec, Task } from '../../src/types/index.js';
+import { effectivePolicy } from '../../src/domain/checks/index.js';
+import { escapes, pathRules, type TreeEvent } from '../../src/domain/guard/index.js';
+import type { PolicySpec, Task } from '../../src/core/types/index.js';
 
 function rulesFor(policy: Partial<PolicySpec>) {
   const task = {

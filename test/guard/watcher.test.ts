@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { watchTree, type TreeEvent, type TreeWatchOptions } from '../../src/guard/index.js';
+import { watchTree, type TreeEvent, type TreeWatchOptions } from '../../src/domain/guard/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

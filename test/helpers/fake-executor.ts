@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ExecRequest, ExecResult, Executor, ExecutorFactory, SandboxKind, SandboxLayout } from '../../src/sandbox/index.js';
+import type { ExecRequest, ExecResult, Executor, ExecutorFactory, SandboxKind, SandboxLayout } from '../../src/infra/sandbox/index.js';
 
 export interface RecordedExec {
   kind: SandboxKind;

@@ -1,5 +1,5 @@
-import { readCassette, startGateway, type CassetteKey, type ModelTurn, type SessionUsage } from '../../src/gateway/index.js';
-import { pricingFromTable } from '../../src/gateway/pricing.js';
+import { readCassette, startGateway, type CassetteKey, type ModelTurn, type SessionUsage } from '../../src/infra/gateway/index.js';
+import { pricingFromTable } from '../../src/infra/gateway/pricing.js';
 
 /** Never contacted: a replaying gateway answers from the cassette. */
 const NOWHERE = 'http://127.0.0.1:9';

@@ -10,8 +10,8 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { loadTaskSet } from '../../src/config/index.js';
-import { importHarbor, importSweBench, type ImportResult } from '../../src/importers/index.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
+import { importHarbor, importSweBench, type ImportResult } from '../../src/features/importers/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -7,7 +7,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { detectDocker, dockerClient } from '../../src/docker/index.js';
+import { detectDocker, dockerClient } from '../../src/infra/docker/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { crucible } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';

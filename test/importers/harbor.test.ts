@@ -5,9 +5,9 @@
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTaskSet } from '../../src/config/index.js';
-import { importHarbor } from '../../src/importers/index.js';
-import { InputError } from '../../src/errors.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
+import { importHarbor } from '../../src/features/importers/index.js';
+import { InputError } from '../../src/core/errors.js';
 import { crucible } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

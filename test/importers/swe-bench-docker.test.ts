@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
-import { detectDocker, dockerClient } from '../../src/docker/index.js';
+import { detectDocker, dockerClient } from '../../src/infra/docker/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { crucible } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';

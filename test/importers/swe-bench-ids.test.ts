@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unmatchableIds } from '../../src/importers/swe-bench-ids.js';
+import { unmatchableIds } from '../../src/features/importers/swe-bench-ids.js';
 
 describe('unmatchableIds', () => {
   it('finds absolute paths, cut-off parameters and duplicates; leaves good ids alone', () => {

@@ -2,12 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors.js';
-import { parseJUnit } from '../../src/evidence/junit.js';
-import { parseInstances } from '../../src/importers/swe-bench-instance.js';
-import { checkPatchPaths, crucibleTestId, patchPaths } from '../../src/importers/swe-bench-patch.js';
-import { sweBenchImage, testCommand } from '../../src/importers/swe-bench.js';
-import { safeRelativePath } from '../../src/importers/output.js';
+import { InputError } from '../../src/core/errors.js';
+import { parseJUnit } from '../../src/domain/evidence/junit.js';
+import { parseInstances } from '../../src/features/importers/swe-bench-instance.js';
+import { checkPatchPaths, crucibleTestId, patchPaths } from '../../src/features/importers/swe-bench-patch.js';
+import { sweBenchImage, testCommand } from '../../src/features/importers/swe-bench.js';
+import { safeRelativePath } from '../../src/features/importers/output.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -146,7 +146,7 @@ describe('importSweBench: what it reports', () => {
   };
 
   it('leaves out ids that can never match, keeps the unmapped fields, and says both in one note', async () => {
-    const { importSweBench } = await import('../../src/importers/index.js');
+    const { importSweBench } = await import('../../src/features/importers/index.js');
     const dir = tempDir();
     writeFileSync(join(dir, 'i.jsonl'), `${JSON.stringify(row(badIds))}\n`);
     const result = await importSweBench({ file: join(dir, 'i.jsonl'), out: join(dir, 'out') });
@@ -158,14 +158,14 @@ describe('importSweBench: what it reports', () => {
       image_name: 'vendor/image:1',
     });
     expect(result.needs).toEqual([expect.stringContaining('swebench/sweb.eval.x86_64.owner_1776_repo-1:latest')]);
-    const { loadTaskSet } = await import('../../src/config/index.js');
+    const { loadTaskSet } = await import('../../src/domain/config/index.js');
     const task = loadTaskSet(result.taskSetFile).tasks[0];
     expect(task?.tests.passToPass).toEqual(['tests.test_x::test_ok']);
     expect(task?.metadata.difficulty).toBe('<15 min fix');
   });
 
   it('--strict refuses the record, naming the id and the fix', async () => {
-    const { importSweBench } = await import('../../src/importers/index.js');
+    const { importSweBench } = await import('../../src/features/importers/index.js');
     const dir = tempDir();
     writeFileSync(join(dir, 'i.jsonl'), `${JSON.stringify(row(badIds))}\n`);
     await expect(importSweBench({ file: join(dir, 'i.jsonl'), out: join(dir, 'out'), strict: true })).rejects.toThrow(

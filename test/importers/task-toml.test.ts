@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors.js';
-import { parseTaskToml } from '../../src/importers/index.js';
+import { InputError } from '../../src/core/errors.js';
+import { parseTaskToml } from '../../src/features/importers/index.js';
 
 describe("parseTaskToml (smol-toml) for Harbor's task.toml", () => {
   it('reads 1.0 and 1.1 task files, arrays of tables included, as plain data', () => {

@@ -20,21 +20,26 @@ describe('docs/architecture.md and crucible/layers', () => {
       .trim()
       .split('\n')
       .map((line) => {
-        const [name = '', folders = ''] = line.split('│');
-        return { name: name.trim(), folders: folders.trim().split(/\s+/) };
+        const [left = '', folders = ''] = line.split('│');
+        const [, name = '', dir] = /^(.*?)\s*(?:src\/([\w-]+)\/)?\s*$/.exec(left) ?? [];
+        return { name, ...(dir ? { dir } : {}), folders: folders.trim().split(/\s+/) };
       });
     expect(drawn).toEqual([...layers.layers].reverse());
   });
 
   it('the module table has one row per folder of src/, with the rule’s layer', () => {
-    const layerOf = new Map(layers.layers.flatMap((l) => l.folders.map((f) => [f, l.name] as const)));
+    const layerOf = new Map(layers.layers.flatMap((l) => l.folders.map((f) => [l.dir ? `${l.dir}/${f}` : f, l.name] as const)));
     const rows = section('Modules')
       .split('\n')
       .filter((line) => line.startsWith('| `'))
       .map((line) => line.split(/(?<!\\)\|/).map((cell) => cell.trim()))
       .filter(([, folder = '']) => !folder.includes('(repo root)'))
       .map(([, folder = '', layer = '']) => ({ folder: folderName(folder.replace(/`/g, '').replace(/\/$/, '')), layer }));
-    const tree = readdirSync(new URL('../../src', import.meta.url)).map(folderName);
+    // A layer's directory holds its folders: the tree is read one level into each.
+    const dirs = new Set(layers.layers.flatMap((l) => (l.dir ? [l.dir] : [])));
+    const tree = readdirSync(new URL('../../src', import.meta.url)).flatMap((entry) =>
+      dirs.has(entry) ? readdirSync(new URL(`../../src/${entry}`, import.meta.url)).map((f) => `${entry}/${folderName(f)}`) : [folderName(entry)],
+    );
     expect(rows.map((r) => r.folder).sort()).toEqual([...new Set(tree)].sort());
     for (const row of rows) expect(row.layer, row.folder).toBe(layerOf.get(row.folder));
   });

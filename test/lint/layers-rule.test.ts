@@ -82,3 +82,54 @@ describe('crucible/layers', () => {
     ]);
   });
 });
+
+// A tree whose bottom layer keeps its folders in a directory of its own (src/core/util,
+// src/core/lone.ts), as Crucible's layers do, under an ungrouped top layer (src/app).
+const grouped = fileURLToPath(new URL('../fixtures/layers-grouped', import.meta.url));
+
+function lintGrouped(file: string, code: string): string[] {
+  const linter = new Linter({ cwd: grouped });
+  const options = {
+    root: 'src',
+    layers: [
+      { name: 'core', dir: 'core', folders: ['util', 'lone'] },
+      { name: 'top', folders: ['app'] },
+    ],
+  };
+  const messages = linter.verify(
+    code,
+    [
+      {
+        files: ['**/*.ts'],
+        languageOptions: { parser: tseslint.parser },
+        plugins: { crucible: { rules: { layers: layersRule } } },
+        rules: { 'crucible/layers': ['error', options] },
+      },
+    ],
+    join(grouped, 'src', file),
+  );
+  return messages.map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+describe('crucible/layers with a layer kept in a directory', () => {
+  it('names a folder by the layer directory and its own name, and lets the top import it through its index', () => {
+    expect(
+      lintGrouped('app/index.ts', "import { util } from '../core/util/index.js';\nimport { lone } from '../core/lone.js';\nexport const x = util + lone;\n"),
+    ).toEqual([]);
+  });
+
+  it('fails a deep import into a grouped folder and an upward import out of one', () => {
+    expect(lintGrouped('app/index.ts', "import { deep } from '../core/util/deep.js';\nexport const x = deep;\n")).toEqual([
+      expect.stringContaining("imports 'core/util/deep.ts' past its folder's entry: import 'core/util/index.ts'"),
+    ]);
+    expect(lintGrouped('core/util/deep.ts', "import { app } from '../../app/index.js';\nexport const x = app;\n")).toEqual([
+      expect.stringMatching(/'core\/util\/deep\.ts' \(core\) imports 'app\/index\.ts' \(top\), a higher layer/),
+    ]);
+  });
+
+  it('fails a folder in a layer directory that the layer does not list', () => {
+    expect(lintGrouped('core/stray/index.ts', "import { util } from '../util/index.js';\nexport const x = util;\n")).toEqual([
+      expect.stringContaining("folder 'core/stray' is in no layer"),
+    ]);
+  });
+});

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, manifestText, sha256Hex } from '../../src/manifest/index.js';
+import { canonicalJson, manifestText, sha256Hex } from '../../src/domain/manifest/index.js';
 
 describe('canonical JSON', () => {
   it('sorts keys at every depth, whatever order they were inserted in', () => {

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MANIFEST_FILE, manifestText, sha256File, verifyRunDir, walkArtifacts, writeRunManifest } from '../../src/manifest/index.js';
+import { MANIFEST_FILE, manifestText, sha256File, verifyRunDir, walkArtifacts, writeRunManifest } from '../../src/domain/manifest/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -1,9 +1,9 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { InputError } from '../../src/errors.js';
-import { importPack, verifyPack } from '../../src/pack/index.js';
-import { serializeManifest, sha256, type ManifestFile } from '../../src/pack/manifest.js';
+import type { InputError } from '../../src/core/errors.js';
+import { importPack, verifyPack } from '../../src/features/pack/index.js';
+import { serializeManifest, sha256, type ManifestFile } from '../../src/features/pack/manifest.js';
 import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { rawZip, type RawEntry } from './raw-zip.js';

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generateKey, loadIndex, loadTrustPolicy, packIndexJsonSchema, trustJsonSchema } from '../../src/pack/index.js';
-import { registryJsonSchema } from '../../src/audit/index.js';
+import { generateKey, loadIndex, loadTrustPolicy, packIndexJsonSchema, trustJsonSchema } from '../../src/features/pack/index.js';
+import { registryJsonSchema } from '../../src/features/audit/index.js';
 import { parse } from 'yaml';
 import { runCli } from '../helpers/cli.js';
 

@@ -3,9 +3,9 @@ import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, re
 import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { addSignature, createPack, generateKey, importPack, loadTrustPolicy, PackVerificationError, verifyPack } from '../../src/pack/index.js';
-import { sha256 } from '../../src/pack/manifest.js';
-import { loadTaskSet } from '../../src/config/index.js';
+import { addSignature, createPack, generateKey, importPack, loadTrustPolicy, PackVerificationError, verifyPack } from '../../src/features/pack/index.js';
+import { sha256 } from '../../src/features/pack/manifest.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { isModelSpec, ollamaHost, parseModelSpec, upstreamFor } from '../../src/agents/models/providers.js';
-import { createLanguageModel } from '../../src/agents/builtin/model.js';
+import { isModelSpec, ollamaHost, parseModelSpec, upstreamFor } from '../../src/domain/agents/models/providers.js';
+import { createLanguageModel } from '../../src/domain/agents/builtin/model.js';
 import { checkModelSpecs } from '../../src/engine/gateway-lifecycle.js';
-import { InputError } from '../../src/errors.js';
+import { InputError } from '../../src/core/errors.js';
 
 const specs = (...names: string[]) => names.map(parseModelSpec);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactArgv } from '../../src/redact/index.js';
+import { REDACTED, redactArgv } from '../../src/core/redact/index.js';
 
 const TOKEN = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isCredentialName, redactArgv, redactText } from '../../src/redact/index.js';
+import { isCredentialName, redactArgv, redactText } from '../../src/core/redact/index.js';
 
 const SECRET = 'hunter2-s3cr3t-value';
 

@@ -1,5 +1,5 @@
 /**
- * The red-team suite: every attack of the catalogue (src/redteam/) on the
+ * The red-team suite: every attack of the catalogue (src/domain/redteam/) on the
  * bundled example tasks it applies to, in the real bwrap sandbox, through runAttempt. Each must
  * end as the catalogue says (never ERROR; honest controls PASS with no failed check), and nothing
  * outside the attempts' own directories may change: the task set (oracle patches, held-out tests,
@@ -10,14 +10,14 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveRunAgent, ATTACKS, expectedFor, type Attack } from '../../src/redteam/index.js';
-import { STOLEN_FILE } from '../../src/redteam/reading.js';
-import { loadTaskSet } from '../../src/config/index.js';
+import { resolveRunAgent, ATTACKS, expectedFor, type Attack } from '../../src/domain/redteam/index.js';
+import { STOLEN_FILE } from '../../src/domain/redteam/reading.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
 import { runAttempt, type AttemptEnv, type TaskBaselineRuns } from '../../src/engine/attempt.js';
 import { preflightTasks } from '../../src/engine/preflight.js';
 import { removeSharedTrees } from '../../src/engine/shared-baseline.js';
-import { describeExpectation, meetsAttackExpectation, namedLimit } from '../../src/grading/validity.js';
-import type { AttemptResult, Task } from '../../src/types/index.js';
+import { describeExpectation, meetsAttackExpectation, namedLimit } from '../../src/domain/grading/validity.js';
+import type { AttemptResult, Task } from '../../src/core/types/index.js';
 import { filesLargerThan, snapshotTree, treeChanges } from '../helpers/tree-snapshot.js';
 
 const MIB = 1024 ** 2;

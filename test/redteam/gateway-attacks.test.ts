@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GATEWAY_ATTACK_MODELS, GATEWAY_ATTACKS } from '../../src/redteam/gateway.js';
-import type { Gateway } from '../../src/gateway/index.js';
+import { GATEWAY_ATTACK_MODELS, GATEWAY_ATTACKS } from '../../src/domain/redteam/gateway.js';
+import type { Gateway } from '../../src/infra/gateway/index.js';
 import { startCountingUpstream, type CountingUpstream } from '../gateway/counting-upstream.js';
 import type { FakeUpstream } from '../gateway/fake-upstream.js';
 import { startTestGateway } from '../gateway/helpers.js';

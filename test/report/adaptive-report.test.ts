@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AdaptiveSummary } from '../../src/engine/index.js';
-import { runViewOf } from '../../src/report/data.js';
-import { renderMarkdown } from '../../src/report/markdown.js';
+import { runViewOf } from '../../src/features/report/data.js';
+import { renderMarkdown } from '../../src/features/report/markdown.js';
 import { sampleAttempts, summaryOf } from './fixtures.js';
 
 const adaptive: AdaptiveSummary = {

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseAgentOutput, type ParsedOutput } from '../../src/agents/external/outputs/index.js';
-import { writeExternalTrajectory } from '../../src/agents/external/trajectory.js';
-import { failureFacts, type FactTrajectoryEvent } from '../../src/failures/failure-facts.js';
+import { parseAgentOutput, type ParsedOutput } from '../../src/domain/agents/external/outputs/index.js';
+import { writeExternalTrajectory } from '../../src/domain/agents/external/trajectory.js';
+import { failureFacts, type FactTrajectoryEvent } from '../../src/domain/failures/failure-facts.js';
 import { replayedTurns } from '../helpers/replayed-turns.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

@@ -11,8 +11,8 @@ import {
   toolErrors,
   type FactCommand,
   type FactTrajectoryEvent,
-} from '../../src/failures/failure-facts.js';
-import { failurePatterns, type AttemptFacts } from '../../src/failures/failure-patterns.js';
+} from '../../src/domain/failures/failure-facts.js';
+import { failurePatterns, type AttemptFacts } from '../../src/domain/failures/failure-patterns.js';
 
 const tool = (turn: number, name: string, input: unknown, output = '', ok = true, t = turn * 1000): FactTrajectoryEvent => ({
   type: 'tool',

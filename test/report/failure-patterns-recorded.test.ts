@@ -1,10 +1,10 @@
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTaskSet } from '../../src/config/index.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
 import { executeRun } from '../../src/engine/index.js';
 import { DEFAULT_MAX_TURNS } from '../../src/engine/gateway-lifecycle.js';
-import { attemptFacts } from '../../src/failures/failure-patterns.js';
-import type { AgentFailurePatterns } from '../../src/types/index.js';
+import { attemptFacts } from '../../src/domain/failures/failure-patterns.js';
+import type { AgentFailurePatterns } from '../../src/core/types/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

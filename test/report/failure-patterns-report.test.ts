@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { formatRunReport } from '../../src/cli/format-run.js';
-import { runViewOf } from '../../src/report/data.js';
-import { failureFacts } from '../../src/failures/failure-facts.js';
-import { failurePatterns } from '../../src/failures/failure-patterns.js';
-import { renderMarkdown } from '../../src/report/markdown.js';
+import { runViewOf } from '../../src/features/report/data.js';
+import { failureFacts } from '../../src/domain/failures/failure-facts.js';
+import { failurePatterns } from '../../src/domain/failures/failure-patterns.js';
+import { renderMarkdown } from '../../src/features/report/markdown.js';
 import { sampleAttempts, summaryOf } from './fixtures.js';
 
 describe('failure patterns in the reports', () => {

@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { guardCounts } from '../../src/guard/counts.js';
-import { aggregateRun } from '../../src/stats/index.js';
-import { openHistory } from '../../src/store/index.js';
-import { RUN_SCHEMA_VERSION, toSummaryRow, type AttemptResult, type CheckResult, type GuardSummary, type RunSummary } from '../../src/types/index.js';
+import { guardCounts } from '../../src/domain/guard/counts.js';
+import { aggregateRun } from '../../src/domain/stats/index.js';
+import { openHistory } from '../../src/infra/store/index.js';
+import { RUN_SCHEMA_VERSION, toSummaryRow, type AttemptResult, type CheckResult, type GuardSummary, type RunSummary } from '../../src/core/types/index.js';
 
 /*
  * Attempts shaped like the engine's (every field of AttemptResult), with the evidence files an
@@ -63,15 +63,15 @@ export function policyViolation(): AttemptResult {
     agent: 'openai:gpt-4.1-mini',
     verdict: 'FAIL',
     cause: 'policy_violation',
-    message: 'possible secrets added: aws-key in src/config.py:12 </script><script>alert(1)</script>',
+    message: 'possible secrets added: aws-key in src/domain/config.py:12 </script><script>alert(1)</script>',
     checks: [
       passCheck('tests'),
       {
         id: 'secrets',
         passed: false,
         severity: 'critical',
-        message: 'possible secrets added: aws-key in src/config.py:12',
-        evidence: { presets: ['cloud-keys'], findings: { items: [{ detector: 'aws-key', file: 'src/config.py', line: 12 }], count: 1 } },
+        message: 'possible secrets added: aws-key in src/domain/config.py:12',
+        evidence: { presets: ['cloud-keys'], findings: { items: [{ detector: 'aws-key', file: 'src/domain/config.py', line: 12 }], count: 1 } },
       },
       {
         id: 'forbidden_paths',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseJUnit } from '../../src/evidence/junit.js';
-import { renderJUnit } from '../../src/report/junit.js';
+import { parseJUnit } from '../../src/domain/evidence/junit.js';
+import { renderJUnit } from '../../src/features/report/junit.js';
 import { attempt, sampleAttempts } from './fixtures.js';
 
 describe('JUnit report of a run', () => {

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { listItemOf } from '../../src/report/index.js';
-import { slimAttempt } from '../../src/run-dir/index.js';
-import { openHistory } from '../../src/store/index.js';
-import type { AttemptResult } from '../../src/types/index.js';
+import { listItemOf } from '../../src/features/report/index.js';
+import { slimAttempt } from '../../src/domain/run-dir/index.js';
+import { openHistory } from '../../src/infra/store/index.js';
+import type { AttemptResult } from '../../src/core/types/index.js';
 import { attempt, runMeta, tempDir } from '../store/helpers/attempts.js';
 
 const tmp = tempDir('list-item');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runViewOf } from '../../src/report/data.js';
-import { mdCode, mdText, renderMarkdown } from '../../src/report/markdown.js';
+import { runViewOf } from '../../src/features/report/data.js';
+import { mdCode, mdText, renderMarkdown } from '../../src/features/report/markdown.js';
 import { sampleAttempts, summaryOf } from './fixtures.js';
 
 describe('Markdown run report', () => {
@@ -17,11 +17,11 @@ describe('Markdown run report', () => {
   it("lists every attempt's checks with severity, and the failing evidence and the cause", () => {
     const section = md.slice(md.indexOf('### ❌ py-median · openai:gpt-4.1-mini #0'));
     expect(section).toContain('**Cause:** `policy_violation`');
-    expect(section).toContain('| `secrets` | critical | **fail** | possible secrets added: aws-key in src/config.py:12 |');
+    expect(section).toContain('| `secrets` | critical | **fail** | possible secrets added: aws-key in src/domain/config.py:12 |');
     expect(section).toContain('| `forbidden_paths` | error | **fail** |');
     expect(section).toContain('| `tests` | error | pass |');
     expect(section).toContain(
-      '`secrets` evidence: `{"presets":["cloud-keys"],"findings":{"items":[{"detector":"aws-key","file":"src/config.py","line":12}],"count":1}}`',
+      '`secrets` evidence: `{"presets":["cloud-keys"],"findings":{"items":[{"detector":"aws-key","file":"src/domain/config.py","line":12}],"count":1}}`',
     );
     // Passing attempts keep their checks too, folded.
     expect(md).toContain('<details><summary>3 checks, 0 failed</summary>');

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { addReporterOptions, reporterOptions } from '../../src/cli/report-options.js';
-import { loadTaskSet } from '../../src/config/index.js';
-import { InputError } from '../../src/errors.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
+import { InputError } from '../../src/core/errors.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runViewOf } from '../../src/report/data.js';
-import { renderMarkdown } from '../../src/report/markdown.js';
+import { runViewOf } from '../../src/features/report/data.js';
+import { renderMarkdown } from '../../src/features/report/markdown.js';
 import { sampleAttempts, summaryOf } from './fixtures.js';
 
 describe('a run cap in report.md', () => {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { findingLocations, renderSarif, type SarifLog } from '../../src/report/sarif.js';
-import { CHECK_IDS } from '../../src/types/index.js';
+import { findingLocations, renderSarif, type SarifLog } from '../../src/features/report/sarif.js';
+import { CHECK_IDS } from '../../src/core/types/index.js';
 import { sampleAttempts } from './fixtures.js';
 
 /** The official SARIF 2.1.0 schema, vendored from an npm package (see test/fixtures/sarif/README.md). */
@@ -38,7 +38,10 @@ describe('SARIF 2.1.0 for policy findings', () => {
     const results = log.runs[0]?.results ?? [];
     const secrets = results.find((r) => r.ruleId === 'secrets');
     expect(secrets?.level).toBe('error');
-    expect(secrets?.locations?.[0]?.physicalLocation).toEqual({ artifactLocation: { uri: 'src/config.py', uriBaseId: 'TASKROOT' }, region: { startLine: 12 } });
+    expect(secrets?.locations?.[0]?.physicalLocation).toEqual({
+      artifactLocation: { uri: 'src/domain/config.py', uriBaseId: 'TASKROOT' },
+      region: { startLine: 12 },
+    });
     expect(results.find((r) => r.ruleId === 'forbidden_paths')?.locations?.[0]?.physicalLocation.artifactLocation.uri).toBe('.github/workflows/ci.yml');
     // A write outside the workspace has no repo-relative location: the result stands without one.
     const outside = results.find((r) => r.ruleId === 'outside_writes');

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseCommands, parseTrajectory } from '../../src/report/trajectory.js';
+import { parseCommands, parseTrajectory } from '../../src/features/report/trajectory.js';
 
 const at = '2026-11-30T09:30:00.000Z';
 const usage = { inputTokens: 1200, outputTokens: 80, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
 
-/** Lines in the documented shape of the built-in agent's trajectory (src/agents/builtin/trajectory.ts). */
+/** Lines in the documented shape of the built-in agent's trajectory (src/domain/agents/builtin/trajectory.ts). */
 const builtin = [
   { type: 'start', v: 1, t: 0, at, model: 'openai:gpt-4.1-mini', system: 'You are…', instruction: 'Fix median()', tools: ['read_file', 'bash'], limits: {} },
   {

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPORTER_NAMES_IN_CONFIG } from '../../src/config/schema.js';
-import { parseJUnit } from '../../src/evidence/junit.js';
-import { REPORT_DATA_ELEMENT_ID } from '../../src/report/html.js';
-import { DEFAULT_REPORTERS, REPORTER_NAMES, writeReports, type ReportData } from '../../src/report/index.js';
-import { webAssetsDir } from '../../src/report/web-assets.js';
+import { REPORTER_NAMES_IN_CONFIG } from '../../src/domain/config/schema.js';
+import { parseJUnit } from '../../src/domain/evidence/junit.js';
+import { REPORT_DATA_ELEMENT_ID } from '../../src/features/report/html.js';
+import { DEFAULT_REPORTERS, REPORTER_NAMES, writeReports, type ReportData } from '../../src/features/report/index.js';
+import { webAssetsDir } from '../../src/features/report/web-assets.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { sampleAttempts, summaryOf, writeRunDir } from './fixtures.js';
 
@@ -29,7 +29,7 @@ describe('writeReports', () => {
     expect(outcomes.map((o) => [o.reporter, o.error])).toEqual(DEFAULT_REPORTERS.map((r) => [r, undefined]));
     for (const f of ['report.md', 'report.html', 'results.sarif', 'results.junit.xml']) expect(existsSync(join(runDir, f))).toBe(true);
     expect(outcomes.find((o) => o.reporter === 'github')?.files).toEqual([]);
-    expect(readFileSync(join(runDir, 'report.md'), 'utf8')).toContain('"file":"src/config.py","line":12');
+    expect(readFileSync(join(runDir, 'report.md'), 'utf8')).toContain('"file":"src/domain/config.py","line":12');
     expect(parseJUnit(readFileSync(join(runDir, 'results.junit.xml'), 'utf8')).cases).toHaveLength(attempts.length);
   });
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { TRAJECTORY_FILE } from '../../src/agents/index.js';
-import { SETUP_OUTPUT_FILE } from '../../src/evidence/index.js';
-import { INCIDENT_FILE } from '../../src/guard/index.js';
-import { MANIFEST_FILE } from '../../src/manifest/index.js';
-import { REPORT_FILES } from '../../src/report/index.js';
-import { ATTEMPT_FILES, RUN_FILES, RUN_REPORT_FILES, attemptDir, attemptRecordFile, runsDirOf } from '../../src/run-dir/index.js';
-import { TRACE_FILE } from '../../src/trace/index.js';
+import { TRAJECTORY_FILE } from '../../src/domain/agents/index.js';
+import { SETUP_OUTPUT_FILE } from '../../src/domain/evidence/index.js';
+import { INCIDENT_FILE } from '../../src/domain/guard/index.js';
+import { MANIFEST_FILE } from '../../src/domain/manifest/index.js';
+import { REPORT_FILES } from '../../src/features/report/index.js';
+import { ATTEMPT_FILES, RUN_FILES, RUN_REPORT_FILES, attemptDir, attemptRecordFile, runsDirOf } from '../../src/domain/run-dir/index.js';
+import { TRACE_FILE } from '../../src/domain/trace/index.js';
 
 describe('run directory names', () => {
   // The modules that write these files name them too (they sit below run-dir); the names must not drift apart.

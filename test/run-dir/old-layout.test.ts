@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/engine/resume.js';
-import { verifyRunDir } from '../../src/manifest/index.js';
-import { buildReportData, loadAttemptArtifacts, writeReports } from '../../src/report/index.js';
+import { verifyRunDir } from '../../src/domain/manifest/index.js';
+import { buildReportData, loadAttemptArtifacts, writeReports } from '../../src/features/report/index.js';
 import {
   attemptDir,
   findRunDir,
@@ -14,12 +14,12 @@ import {
   readAttemptRecord,
   readCheckpoint,
   readPlanFile,
-} from '../../src/run-dir/index.js';
-import { locateTrace, replayAttemptDir, verifyAttemptTrace } from '../../src/trace/index.js';
-import type { AttemptResult, RunSummary } from '../../src/types/index.js';
+} from '../../src/domain/run-dir/index.js';
+import { locateTrace, replayAttemptDir, verifyAttemptTrace } from '../../src/domain/trace/index.js';
+import type { AttemptResult, RunSummary } from '../../src/core/types/index.js';
 
 /*
- * A run written by main before src/run-dir/ existed (`crucible run examples/tasks.yaml -t js-slugify
+ * A run written by main before src/domain/run-dir/ existed (`crucible run examples/tasks.yaml -t js-slugify
  * -a oracle -a nop`, reports left out since they are derived). The layout is a stored format: every
  * reader must still take it as it is, byte for byte.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedOutput, completeUtf8Length } from '../../src/sandbox/bounded-output.js';
+import { BoundedOutput, completeUtf8Length } from '../../src/infra/sandbox/bounded-output.js';
 
 describe('BoundedOutput', () => {
   it('keeps everything under the limit, untruncated', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildBwrapArgs } from '../../src/sandbox/bwrap-args.js';
-import type { BwrapPlan } from '../../src/sandbox/bwrap-args.js';
+import { buildBwrapArgs } from '../../src/infra/sandbox/bwrap-args.js';
+import type { BwrapPlan } from '../../src/infra/sandbox/bwrap-args.js';
 
 const plan = (over: Partial<BwrapPlan> = {}): BwrapPlan => ({ mounts: [], network: 'none', cwd: '/ws', command: ['cmd', '--flag'], ...over });
 const argsOf = (over: Partial<BwrapPlan> = {}): string[] => buildBwrapArgs(plan(over)).args;

@@ -2,10 +2,10 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HostView } from '../../src/sandbox/bwrap-allowlist.js';
-import type { MountOp } from '../../src/sandbox/bwrap-args.js';
-import { resolveMounts } from '../../src/sandbox/bwrap-mounts.js';
-import type { SandboxLayout } from '../../src/sandbox/executor.js';
+import type { HostView } from '../../src/infra/sandbox/bwrap-allowlist.js';
+import type { MountOp } from '../../src/infra/sandbox/bwrap-args.js';
+import { resolveMounts } from '../../src/infra/sandbox/bwrap-mounts.js';
+import type { SandboxLayout } from '../../src/infra/sandbox/executor.js';
 
 describe('resolveMounts', () => {
   let root: string;

@@ -2,10 +2,10 @@ import { rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExecutor, SandboxSetupError } from '../../src/sandbox/index.js';
-import type { SandboxLayout } from '../../src/sandbox/index.js';
-import { parseInitReport } from '../../src/sandbox/bwrap.js';
-import { isWithin, toolchainRoots } from '../../src/sandbox/bwrap-allowlist.js';
+import { createExecutor, SandboxSetupError } from '../../src/infra/sandbox/index.js';
+import type { SandboxLayout } from '../../src/infra/sandbox/index.js';
+import { parseInitReport } from '../../src/infra/sandbox/bwrap.js';
+import { isWithin, toolchainRoots } from '../../src/infra/sandbox/bwrap-allowlist.js';
 import { makeSandboxDirs } from './helpers.js';
 import type { SandboxDirs } from './helpers.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { detectCgroups, parseCgroupMounts, sweepStaleCgroups } from '../../src/sandbox/cgroup.js';
+import { detectCgroups, parseCgroupMounts, sweepStaleCgroups } from '../../src/infra/sandbox/cgroup.js';
 
 const V1_MOUNTINFO = [
   '31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755',

@@ -6,8 +6,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExecutor } from '../../src/sandbox/index.js';
-import type { ExecRequest, ExecResult, Executor, SandboxKind, SandboxLayout } from '../../src/sandbox/index.js';
+import { createExecutor } from '../../src/infra/sandbox/index.js';
+import type { ExecRequest, ExecResult, Executor, SandboxKind, SandboxLayout } from '../../src/infra/sandbox/index.js';
 import { isAlive, makeSandboxDirs, processesWithArg, uniqueSleepArg, waitFor } from './helpers.js';
 import type { SandboxDirs } from './helpers.js';
 

@@ -5,12 +5,12 @@ import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
 
-type CredentialPaths = typeof import('../../src/sandbox/credential-paths.js');
+type CredentialPaths = typeof import('../../src/infra/sandbox/credential-paths.js');
 
 /** The module as a new process loads it: nothing walked yet. */
 async function freshProcess(): Promise<CredentialPaths> {
   vi.resetModules();
-  return import('../../src/sandbox/credential-paths.js');
+  return import('../../src/infra/sandbox/credential-paths.js');
 }
 
 /** A toolchain root with a credential two levels down. */

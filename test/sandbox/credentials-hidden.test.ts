@@ -1,9 +1,9 @@
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planBinds } from '../../src/sandbox/docker-mounts.js';
-import { createExecutor } from '../../src/sandbox/index.js';
-import type { HostView } from '../../src/sandbox/bwrap-allowlist.js';
+import { planBinds } from '../../src/infra/sandbox/docker-mounts.js';
+import { createExecutor } from '../../src/infra/sandbox/index.js';
+import type { HostView } from '../../src/infra/sandbox/bwrap-allowlist.js';
 import { makeSandboxDirs, type SandboxDirs } from './helpers.js';
 
 /**

@@ -2,8 +2,8 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { namespaceFix } from '../../src/sandbox/detect.js';
-import { detectBwrap, resolveSandbox, SandboxUnavailableError } from '../../src/sandbox/index.js';
+import { namespaceFix } from '../../src/infra/sandbox/detect.js';
+import { detectBwrap, resolveSandbox, SandboxUnavailableError } from '../../src/infra/sandbox/index.js';
 
 describe('detectBwrap and resolveSandbox', () => {
   let emptyDir: string;
@@ -81,7 +81,7 @@ describe('resolveSandbox for docker', () => {
     // A fresh module graph: the engine client is made once per process, from DOCKER_HOST.
     vi.resetModules();
     try {
-      const fresh = await import('../../src/sandbox/index.js');
+      const fresh = await import('../../src/infra/sandbox/index.js');
       const failure = fresh.resolveSandbox('docker', { allowFallback: true });
       await expect(failure).rejects.toBeInstanceOf(fresh.SandboxUnavailableError);
       const message = await failure.catch((error: Error) => error.message);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { containerResources, MEMORY_ALLOWANCE_BYTES, PIDS_ALLOWANCE, supportsStorageLimit } from '../../src/sandbox/docker-limits.js';
-import { parseLdd } from '../../src/sandbox/docker-runtime.js';
+import { containerResources, MEMORY_ALLOWANCE_BYTES, PIDS_ALLOWANCE, supportsStorageLimit } from '../../src/infra/sandbox/docker-limits.js';
+import { parseLdd } from '../../src/infra/sandbox/docker-runtime.js';
 
 /** The pure parts of the docker executor's plan; the executor itself is tested on a real engine (docker.test.ts). */
 describe('containerResources', () => {

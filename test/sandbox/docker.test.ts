@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTAINER_OWNER_LABEL, detectDocker, dockerClient, ownerLabelValue } from '../../src/docker/index.js';
-import { createExecutor, SandboxSetupError } from '../../src/sandbox/index.js';
-import type { ExecRequest, ExecResult, Executor, SandboxLayout } from '../../src/sandbox/index.js';
+import { CONTAINER_OWNER_LABEL, detectDocker, dockerClient, ownerLabelValue } from '../../src/infra/docker/index.js';
+import { createExecutor, SandboxSetupError } from '../../src/infra/sandbox/index.js';
+import type { ExecRequest, ExecResult, Executor, SandboxLayout } from '../../src/infra/sandbox/index.js';
 import { makeSandboxDirs, processesWithArg, uniqueSleepArg } from './helpers.js';
 import type { SandboxDirs } from './helpers.js';
 
@@ -254,7 +254,7 @@ describe('docker executor', () => {
   it('leaves no container behind when Crucible is killed with SIGKILL mid-command', async () => {
     const root = await mkdtemp(join(dirs.root, 'crash-'));
     const driver = resolve('test/sandbox/helpers/docker-crash-driver.mjs');
-    const child = spawn(process.execPath, [driver, resolve('dist/sandbox/index.js'), root], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [driver, resolve('dist/infra/sandbox/index.js'), root], { stdio: ['ignore', 'pipe', 'inherit'] });
     const running = await new Promise<boolean>((done) => {
       child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('running') && done(true));
       child.once('exit', () => done(false));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildChildEnv } from '../../src/sandbox/env.js';
+import { buildChildEnv } from '../../src/infra/sandbox/env.js';
 
 describe('buildChildEnv', () => {
   const hostEnv = { PATH: '/opt/tool/bin:/usr/bin', HOME: '/home/me', OPENAI_API_KEY: 'sk-secret', PYENV_ROOT: '/home/me/.pyenv' };

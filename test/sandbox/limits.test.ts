@@ -3,11 +3,11 @@ import { readdirSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { detectCgroups } from '../../src/sandbox/cgroup.js';
-import { createExecutor, SandboxSetupError } from '../../src/sandbox/index.js';
-import { limitSupport, runLimited } from '../../src/sandbox/limits.js';
-import { spawnBounded } from '../../src/sandbox/spawn-bounded.js';
-import type { ExecLimits, ExecRequest, ExecResult, SandboxKind } from '../../src/sandbox/index.js';
+import { detectCgroups } from '../../src/infra/sandbox/cgroup.js';
+import { createExecutor, SandboxSetupError } from '../../src/infra/sandbox/index.js';
+import { limitSupport, runLimited } from '../../src/infra/sandbox/limits.js';
+import { spawnBounded } from '../../src/infra/sandbox/spawn-bounded.js';
+import type { ExecLimits, ExecRequest, ExecResult, SandboxKind } from '../../src/infra/sandbox/index.js';
 import { makeSandboxDirs, processesWithArg, uniqueSleepArg } from './helpers.js';
 import type { SandboxDirs } from './helpers.js';
 

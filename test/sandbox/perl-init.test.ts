@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { Duplex } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { encodePerlOrders, errnoName, PERL_INIT } from '../../src/sandbox/perl-init.js';
-import type { PerlOrders } from '../../src/sandbox/perl-init.js';
+import { encodePerlOrders, errnoName, PERL_INIT } from '../../src/infra/sandbox/perl-init.js';
+import type { PerlOrders } from '../../src/infra/sandbox/perl-init.js';
 
 /** The perl init on its own (no bwrap): its orders on fd 3, its reports read back from there. */
 function runInit(orders: PerlOrders): Promise<{ status: number | null; stdout: string; control: string }> {

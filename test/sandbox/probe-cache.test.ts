@@ -1,8 +1,8 @@
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectBwrap } from '../../src/sandbox/index.js';
-import { findOnPath } from '../../src/sandbox/find-on-path.js';
+import { detectBwrap } from '../../src/infra/sandbox/index.js';
+import { findOnPath } from '../../src/infra/sandbox/find-on-path.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

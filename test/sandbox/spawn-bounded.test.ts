@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnBounded } from '../../src/sandbox/spawn-bounded.js';
-import type { BoundedSpawnRequest } from '../../src/sandbox/spawn-bounded.js';
+import { spawnBounded } from '../../src/infra/sandbox/spawn-bounded.js';
+import type { BoundedSpawnRequest } from '../../src/infra/sandbox/spawn-bounded.js';
 import { isAlive, processesWithArg, uniqueSleepArg } from './helpers.js';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };

@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AttemptView, CompareView, Page, RunListItem, RunView, TrendView } from '../../src/report/index.js';
+import type { AttemptView, CompareView, Page, RunListItem, RunView, TrendView } from '../../src/features/report/index.js';
 import { createApp } from '../../src/server/index.js';
-import { openHistory, type HistoryReader } from '../../src/store/index.js';
+import { openHistory, type HistoryReader } from '../../src/infra/store/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { guardedAttempts, RUN_ID, recordRun, sampleAttempts, writeRunDir } from '../report/fixtures.js';
 

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/index.js';
-import { openHistory, type EvaluationListItem, type EvaluationRecord } from '../../src/store/index.js';
-import { SCHEMA_V1 } from '../../src/store/schema-v1.js';
+import { openHistory, type EvaluationListItem, type EvaluationRecord } from '../../src/infra/store/index.js';
+import { SCHEMA_V1 } from '../../src/infra/store/schema-v1.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -17,7 +17,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { loadTaskSet } from '../../src/config/index.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import type { ExampleRun } from '../helpers/examples.js';
 import { snapshotTree, treeChanges } from '../helpers/tree-snapshot.js';

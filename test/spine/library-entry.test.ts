@@ -35,13 +35,13 @@ describe(`import('${PACKAGE.name}')`, () => {
     const { files, stdout } = loadsOf(`const m = await import('${PACKAGE.name}'); console.log(typeof m.executeRun, m.VERDICTS.join(','))`);
     expect(stdout.trim()).toBe('function PASS,FAIL,ERROR');
     expect(files).toContain('dist/index.js');
-    expect(files.filter((f) => !/^dist\/(index|errors)\.js$|^dist\/types\/[\w-]+\.js$/.test(f))).toEqual([]);
+    expect(files.filter((f) => !/^dist\/(index|core\/errors)\.js$|^dist\/core\/types\/[\w-]+\.js$/.test(f))).toEqual([]);
   });
 
   it('loads a part on the first call of one of its functions, and the call works', () => {
     const { files, stdout } = loadsOf(`const m = await import('${PACKAGE.name}'); const bwrap = await m.detectBwrap(); console.log(typeof bwrap.ok)`);
     expect(stdout.trim()).toBe('boolean');
-    expect(files).toContain('dist/sandbox/index.js');
+    expect(files).toContain('dist/infra/sandbox/index.js');
     expect(files.some((f) => f.startsWith('dist/engine/'))).toBe(false);
   });
 

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTaskSet } from '../../src/config/index.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
 import { executeRun } from '../../src/index.js';
-import { openHistory } from '../../src/store/index.js';
+import { openHistory } from '../../src/infra/store/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadTaskSet } from '../../src/config/index.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { crucible } from '../helpers/cli.js';
 import { sharedExampleRun, type ExampleRun } from '../helpers/examples.js';

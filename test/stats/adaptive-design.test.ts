@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adaptiveState, nextTrials, type AdaptiveTarget, type TrialRecord } from '../../src/stats/index.js';
+import { adaptiveState, nextTrials, type AdaptiveTarget, type TrialRecord } from '../../src/domain/stats/index.js';
 
 const TASKS = ['t1', 't2', 't3', 't4', 't5', 't6'];
 const SEPARATE: AdaptiveTarget = { kind: 'separate', confidence: 0.95 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bettingConfidenceSequence, mulberry32 } from '../../src/stats/index.js';
+import { bettingConfidenceSequence, mulberry32 } from '../../src/domain/stats/index.js';
 
 describe('bettingConfidenceSequence', () => {
   it('is [0, 1] before any observation', () => {

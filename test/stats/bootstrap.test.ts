@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bootstrapClusterMean, clusteredBootstrap } from '../../src/stats/index.js';
+import { bootstrapClusterMean, clusteredBootstrap } from '../../src/domain/stats/index.js';
 
 describe('clusteredBootstrap', () => {
   const clusters = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costFrontier, costPerSolve, type TaskCost } from '../../src/stats/index.js';
+import { costFrontier, costPerSolve, type TaskCost } from '../../src/domain/stats/index.js';
 
 const rows = (spec: Array<[successes: number, n: number, cost: number]>): TaskCost[] =>
   spec.map(([successes, n, cost], i) => ({ taskId: `t${i}`, successes, n, cost }));

@@ -1,5 +1,5 @@
 import { describe as group, expect, it } from 'vitest';
-import { describe } from '../../src/stats/index.js';
+import { describe } from '../../src/domain/stats/index.js';
 
 group('describe', () => {
   it('summarises a sample with sample sd and a type-7 p95', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseDetect } from '../../src/cli/commands/plan.js';
-import { planDesigns, simulateAdaptive, simulateFixed, type Scenario } from '../../src/stats/index.js';
+import { planDesigns, simulateAdaptive, simulateFixed, type Scenario } from '../../src/domain/stats/index.js';
 
 describe('design simulation and planning', () => {
   it('finds the fewest trials with the wanted power, and a budget the adaptive design stays under', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adaptiveState, gateFutile, gateSequence, mulberry32, sequentialSignTest, type GateTarget } from '../../src/stats/index.js';
+import { adaptiveState, gateFutile, gateSequence, mulberry32, sequentialSignTest, type GateTarget } from '../../src/domain/stats/index.js';
 
 const TASKS = Array.from({ length: 10 }, (_, i) => `t${i}`);
 

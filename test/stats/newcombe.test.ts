@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newcombeDifference } from '../../src/stats/index.js';
+import { newcombeDifference } from '../../src/domain/stats/index.js';
 
 describe('newcombeDifference', () => {
   it("matches Newcombe's (1998) published example: 56/70 − 48/80", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalQuantile, twoSidedZ } from '../../src/stats/index.js';
+import { normalQuantile, twoSidedZ } from '../../src/domain/stats/index.js';
 
 describe('normalQuantile', () => {
   it('matches standard normal quantiles across the body and both tails', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pairedComparison, type TaskOutcome } from '../../src/stats/index.js';
+import { pairedComparison, type TaskOutcome } from '../../src/domain/stats/index.js';
 
 const outcomes = (rates: Array<[successes: number, n: number]>, prefix = 't'): TaskOutcome[] =>
   rates.map(([successes, n], i) => ({ taskId: `${prefix}${i}`, successes, n }));

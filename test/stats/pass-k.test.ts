@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { meanOverTasks, passAtK, passHatK } from '../../src/stats/index.js';
+import { meanOverTasks, passAtK, passHatK } from '../../src/domain/stats/index.js';
 
 describe('passAtK', () => {
   it('equals the plain pass rate at k = 1', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../../src/stats/index.js';
+import { mulberry32 } from '../../src/domain/stats/index.js';
 
 const draw = (seed: number, count: number): number[] => {
   const random = mulberry32(seed);

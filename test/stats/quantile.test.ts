@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { quantileSorted } from '../../src/stats/index.js';
+import { quantileSorted } from '../../src/domain/stats/index.js';
 
 describe('quantileSorted (Hyndman & Fan type 7)', () => {
   it('matches numpy.percentile', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { aggregateRun, wilson } from '../../src/stats/index.js';
-import { UNASSIGNED_REPO, type AgentResult, type AgentStats, type AttemptResult, type Cause, type RunStats, type Usage } from '../../src/types/index.js';
+import { aggregateRun, wilson } from '../../src/domain/stats/index.js';
+import { UNASSIGNED_REPO, type AgentResult, type AgentStats, type AttemptResult, type Cause, type RunStats, type Usage } from '../../src/core/types/index.js';
 
 interface AttemptSpec {
   agent: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mulberry32, sequentialSignTest } from '../../src/stats/index.js';
+import { mulberry32, sequentialSignTest } from '../../src/domain/stats/index.js';
 
 describe('sequentialSignTest', () => {
   it('is the uniform-mixture martingale 2^n · s! f! / (n+1)!', () => {

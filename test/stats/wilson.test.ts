@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wilson } from '../../src/stats/index.js';
+import { wilson } from '../../src/domain/stats/index.js';
 
 // Reference values: the Wilson score interval as published (e.g. Wikipedia's 81/263 example,
 // Newcombe 1998), cross-checked with scipy.stats.norm for z.

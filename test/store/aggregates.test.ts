@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Cause } from '../../src/types/index.js';
-import { openHistory, type History } from '../../src/store/index.js';
+import type { Cause } from '../../src/core/types/index.js';
+import { openHistory, type History } from '../../src/infra/store/index.js';
 import { attempt, runMeta, tempDir } from './helpers/attempts.js';
 
 const tmp = tempDir('aggregates');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openHistory } from '../../src/store/index.js';
+import { openHistory } from '../../src/infra/store/index.js';
 import { compileStoreInto } from './helpers/compile.js';
 import { tempDir } from './helpers/attempts.js';
 

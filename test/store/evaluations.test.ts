@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HistoryError, SCHEMA_VERSION, openHistory, type EvaluationRecord } from '../../src/store/index.js';
-import { SCHEMA_V1 } from '../../src/store/schema-v1.js';
+import { HistoryError, SCHEMA_VERSION, openHistory, type EvaluationRecord } from '../../src/infra/store/index.js';
+import { SCHEMA_V1 } from '../../src/infra/store/schema-v1.js';
 import { attempt, tempDir } from './helpers/attempts.js';
 
 const tmp = tempDir('evaluations');

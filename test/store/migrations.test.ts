@@ -2,7 +2,7 @@ import { writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { HistoryError, HistoryVersionError, SCHEMA_VERSION, openHistory, type History, type HistoryReader } from '../../src/store/index.js';
+import { HistoryError, HistoryVersionError, SCHEMA_VERSION, openHistory, type History, type HistoryReader } from '../../src/infra/store/index.js';
 import { attempt, runMeta, tempDir } from './helpers/attempts.js';
 
 const tmp = tempDir('migrations');

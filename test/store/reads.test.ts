@@ -1,6 +1,15 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AmbiguousIdError, HistoryError, MAX_PAGE_SIZE, openHistory, parseSince, type AttemptRow, type History, type Page } from '../../src/store/index.js';
+import {
+  AmbiguousIdError,
+  HistoryError,
+  MAX_PAGE_SIZE,
+  openHistory,
+  parseSince,
+  type AttemptRow,
+  type History,
+  type Page,
+} from '../../src/infra/store/index.js';
 import { attempt, runMeta, tempDir } from './helpers/attempts.js';
 
 const tmp = tempDir('reads');

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openHistory } from '../../src/store/index.js';
-import { SCHEMA_V1 } from '../../src/store/schema-v1.js';
-import { SCHEMA_V2 } from '../../src/store/schema-v2.js';
+import { openHistory } from '../../src/infra/store/index.js';
+import { SCHEMA_V1 } from '../../src/infra/store/schema-v1.js';
+import { SCHEMA_V2 } from '../../src/infra/store/schema-v2.js';
 import { runMeta, tempDir } from './helpers/attempts.js';
 
 const tmp = tempDir('run-kind');

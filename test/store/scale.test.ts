@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AttemptResult, Cause } from '../../src/types/index.js';
-import { openHistory, type AttemptEntry, type History } from '../../src/store/index.js';
-import { countAttemptsQuery, listAttemptsQuery } from '../../src/store/read-attempts.js';
-import { listRunsQuery } from '../../src/store/read-runs.js';
+import type { AttemptResult, Cause } from '../../src/core/types/index.js';
+import { openHistory, type AttemptEntry, type History } from '../../src/infra/store/index.js';
+import { countAttemptsQuery, listAttemptsQuery } from '../../src/infra/store/read-attempts.js';
+import { listRunsQuery } from '../../src/infra/store/read-runs.js';
 import { attempt, runMeta, tempDir } from './helpers/attempts.js';
 
 /*

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { UNSCORED_SQL } from '../../src/store/aggregates.js';
-import { UNSCORED_CAUSES } from '../../src/types/index.js';
+import { UNSCORED_SQL } from '../../src/infra/store/aggregates.js';
+import { UNSCORED_CAUSES } from '../../src/core/types/index.js';
 
 describe("the history's pass-rate tally", () => {
   it('leaves out exactly the causes the run statistics leave out', () => {

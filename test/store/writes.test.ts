@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { HistoryError, openHistory, type History } from '../../src/store/index.js';
+import { HistoryError, openHistory, type History } from '../../src/infra/store/index.js';
 import { attempt, runMeta, tempDir } from './helpers/attempts.js';
 
 const tmp = tempDir('writes');

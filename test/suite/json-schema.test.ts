@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { suiteJsonSchema } from '../../src/suite/index.js';
+import { suiteJsonSchema } from '../../src/features/suite/index.js';
 import { SMOKE_SUITE } from './fixtures.js';
 
 describe('suite JSON Schema', () => {

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors.js';
-import { loadRunInput, resolveRunAgents } from '../../src/suite/index.js';
+import { InputError } from '../../src/core/errors.js';
+import { loadRunInput, resolveRunAgents } from '../../src/features/suite/index.js';
 import { tinyTaskSet } from '../cli/fixtures.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { SMOKE_SUITE, twoSetSuite } from './fixtures.js';

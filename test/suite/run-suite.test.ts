@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunSummaryFile } from '../../src/engine/index.js';
-import type { RunPlanFile } from '../../src/run-dir/index.js';
+import type { RunPlanFile } from '../../src/domain/run-dir/index.js';
 import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { SMOKE_SUITE, twoSetSuite } from './fixtures.js';

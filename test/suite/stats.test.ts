@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { aggregateRun, taskSetsOfIds } from '../../src/stats/index.js';
-import type { AttemptResult } from '../../src/types/index.js';
+import { aggregateRun, taskSetsOfIds } from '../../src/domain/stats/index.js';
+import type { AttemptResult } from '../../src/core/types/index.js';
 import { attempt } from '../report/fixtures.js';
 
 /** Two sets of uneven difficulty: `a` with 3 tasks, `b` with 2; agents x and y, 3 trials each. */

@@ -6,10 +6,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTaskSet } from '../../src/config/load-taskset.js';
-import { materializeRepo } from '../../src/tasks/index.js';
-import { layNpmTests, npmOraclePatch, npmTarball, NpmSourceError } from '../../src/tasks/npm-source.js';
-import type { NpmPackageRef } from '../../src/types/index.js';
+import { loadTaskSet } from '../../src/domain/config/load-taskset.js';
+import { materializeRepo } from '../../src/domain/tasks/index.js';
+import { layNpmTests, npmOraclePatch, npmTarball, NpmSourceError } from '../../src/domain/tasks/npm-source.js';
+import type { NpmPackageRef } from '../../src/core/types/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /** One tar entry as a test writes it: type '0' file, '5' dir, '2' symlink, '3' char device. */
@@ -275,7 +275,7 @@ describe('npm fields of a task set', () => {
 
 describe('registry credentials', () => {
   it('refuses a registry URL with user:password@ in one line that does not repeat the secret', async () => {
-    const { npmPackageRef } = await import('../../src/config/npm-fields.js');
+    const { npmPackageRef } = await import('../../src/domain/config/npm-fields.js');
     expect(() => npmPackageRef('qs@6.12.2', undefined, 'https://me:hunter2@registry.example/')).toThrow(/repo\.registry: the registry URL carries credentials/);
     try {
       npmPackageRef('qs@6.12.2', undefined, 'https://me:hunter2@registry.example/');

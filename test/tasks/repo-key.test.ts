@@ -2,13 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTaskSet } from '../../src/config/index.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
 import { formatStats } from '../../src/cli/format-stats.js';
 import { stripAnsi } from '../../src/cli/format.js';
-import { aggregateRun } from '../../src/stats/index.js';
-import { normalizeRemote, repoKey, taskRepoKey, taskRepoKeys } from '../../src/tasks/repo-key.js';
-import { GIT_ENV } from '../../src/workspace/index.js';
-import type { AttemptResult, Task } from '../../src/types/index.js';
+import { aggregateRun } from '../../src/domain/stats/index.js';
+import { normalizeRemote, repoKey, taskRepoKey, taskRepoKeys } from '../../src/domain/tasks/repo-key.js';
+import { GIT_ENV } from '../../src/infra/workspace/index.js';
+import type { AttemptResult, Task } from '../../src/core/types/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

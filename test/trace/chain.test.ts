@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonical, eventHash, genesis, sealTrace, verifyChain, type TraceEvent } from '../../src/trace/index.js';
+import { canonical, eventHash, genesis, sealTrace, verifyChain, type TraceEvent } from '../../src/domain/trace/index.js';
 
 const IDS = { attemptId: 'task.oracle.0.abc', runId: 'run-1' };
 

@@ -2,8 +2,8 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MetamorphicReport } from '../../src/trace/index.js';
-import { CHECK_IDS } from '../../src/types/index.js';
+import type { MetamorphicReport } from '../../src/domain/trace/index.js';
+import { CHECK_IDS } from '../../src/core/types/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { crucible } from '../helpers/cli.js';
 import { sharedExampleRun } from '../helpers/examples.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HOST_ROOTS, hostPathMapper, mapStrings } from '../../src/trace/host-paths.js';
+import { HOST_ROOTS, hostPathMapper, mapStrings } from '../../src/domain/trace/host-paths.js';
 
 describe('host paths in a trace', () => {
   const map = hostPathMapper({ attemptDir: '/home/u/.crucible/runs/r1/attempts/a1', stateDir: '/home/u/.crucible', tasksetDir: '/home/u/tasks' });

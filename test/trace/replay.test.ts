@@ -2,10 +2,19 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectContent, runChecks, type CheckInput } from '../../src/checks/index.js';
-import { judge, type Outcome } from '../../src/grading/index.js';
-import { replayAttemptDir, replayEvents, runMetamorphic, sealTrace, traceEvents, verifyChain, writeTrace, type TraceEvent } from '../../src/trace/index.js';
-import type { AttemptResult } from '../../src/types/index.js';
+import { detectContent, runChecks, type CheckInput } from '../../src/domain/checks/index.js';
+import { judge, type Outcome } from '../../src/domain/grading/index.js';
+import {
+  replayAttemptDir,
+  replayEvents,
+  runMetamorphic,
+  sealTrace,
+  traceEvents,
+  verifyChain,
+  writeTrace,
+  type TraceEvent,
+} from '../../src/domain/trace/index.js';
+import type { AttemptResult } from '../../src/core/types/index.js';
 import { command, diffOf, input as checkInput, taskFor } from '../checks/helpers.js';
 
 const KEY = 'AKIA' + 'Q3EGRTZ7ZXJ4UQ6P';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BaselineFile } from '../../src/baseline/index.js';
+import type { BaselineFile } from '../../src/features/baseline/index.js';
 import { compareWithBaseline, parseBaseline, type Baseline, type RunAttempt } from '../../web/src/data/baseline.js';
 
 function attempts(...verdicts: ('PASS' | 'FAIL' | 'ERROR')[]): BaselineFile['entries'][number]['attempts'] {

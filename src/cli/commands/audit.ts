@@ -16,13 +16,13 @@ import {
   type AuditReport,
   type FamilyAudit,
   type Registry,
-} from '../../audit/index.js';
-import { InputError } from '../../errors.js';
+} from '../../features/audit/index.js';
+import { InputError } from '../../core/errors.js';
 import { defaultConcurrency, MAX_PLANNED_ATTEMPTS } from '../../engine/index.js';
-import { importPack, loadTrustPolicy, PackVerificationError, type ImportedPack } from '../../pack/index.js';
-import type { SandboxKind } from '../../sandbox/index.js';
-import { loadRunInput } from '../../suite/index.js';
-import { selectTasks } from '../../tasks/index.js';
+import { importPack, loadTrustPolicy, PackVerificationError, type ImportedPack } from '../../features/pack/index.js';
+import type { SandboxKind } from '../../infra/sandbox/index.js';
+import { loadRunInput } from '../../features/suite/index.js';
+import { selectTasks } from '../../domain/tasks/index.js';
 import { wholeNumber, writableStateDir } from '../args.js';
 import { table } from '../format.js';
 import { withFlagNames } from '../option-flags.js';
@@ -52,8 +52,8 @@ export function isPackArgument(input: string): boolean {
 /**
  * `crucible audit <pack|taskset>`: the reference agents each family's contract names, --runs
  * trials each, through the engine's validation run (`<out>/validate/<id>/`), judged against the
- * registry (src/audit/). Reports in `<out>/audit/<id>/`. A pack is verified and imported into a
- * scratch directory first (src/pack/, nothing in it runs but the tasks' own commands, as in any run)
+ * registry (src/features/audit/). Reports in `<out>/audit/<id>/`. A pack is verified and imported into a
+ * scratch directory first (src/features/pack/, nothing in it runs but the tasks' own commands, as in any run)
  * and removed afterwards. Exit 0 when everything conforms, 1 on a departure or instability, 2 on bad input.
  */
 export async function auditCommand(input: string, opts: AuditCommandOptions, io: CliIo): Promise<void> {

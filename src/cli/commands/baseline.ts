@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { buildBaseline, identityText, readBaseline, readRunOutcomes, serializeBaseline, type BaselineFile } from '../../baseline/index.js';
-import { InputError, OptionError } from '../../errors.js';
-import { UNSCORED_CAUSES } from '../../types/index.js';
+import { buildBaseline, identityText, readBaseline, readRunOutcomes, serializeBaseline, type BaselineFile } from '../../features/baseline/index.js';
+import { InputError, OptionError } from '../../core/errors.js';
+import { UNSCORED_CAUSES } from '../../core/types/index.js';
 import { flagOf } from '../option-flags.js';
 import { table } from '../format.js';
 import type { CliIo } from '../io.js';

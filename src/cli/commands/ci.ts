@@ -1,6 +1,6 @@
 import pc from 'picocolors';
-import { runCi, type CiResult } from '../../ci/index.js';
-import type { SandboxKind } from '../../sandbox/index.js';
+import { runCi, type CiResult } from '../../features/ci/index.js';
+import type { SandboxKind } from '../../infra/sandbox/index.js';
 import type { CliIo } from '../io.js';
 import { openSession } from '../../engine/index.js';
 import { EXIT, exitWith } from '../exit.js';

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import pc from 'picocolors';
 import { compareRuns, readPlanFile, runsDirOf, type CellDelta, type PlannedTask, type RunComparison } from '../../engine/index.js';
-import type { HistoryRunKind } from '../../store/index.js';
-import { InputError } from '../../errors.js';
+import type { HistoryRunKind } from '../../infra/store/index.js';
+import { InputError } from '../../core/errors.js';
 import { pct, table } from '../format.js';
 import { points, verdictText } from '../format-stats.js';
 import { requireHistory, resolveRunId } from '../history-reader.js';
-import { environmentsOfRun } from '../../report/index.js';
+import { environmentsOfRun } from '../../features/report/index.js';
 import type { CliIo } from '../io.js';
 
 export interface CompareCommandOptions {

@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import { fuzzMarkdown, runFuzz, writeDiagnosticReport } from '../../diagnostics/index.js';
+import { fuzzMarkdown, runFuzz, writeDiagnosticReport } from '../../features/diagnostics/index.js';
 import { wholeNumberOption } from './whole-number-option.js';
 import type { CliIo } from '../io.js';
 import { EXIT, exitWith } from '../exit.js';

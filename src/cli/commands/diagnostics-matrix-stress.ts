@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import { matrixStressMarkdown, runMatrixStress, writeDiagnosticReport } from '../../diagnostics/index.js';
+import { matrixStressMarkdown, runMatrixStress, writeDiagnosticReport } from '../../features/diagnostics/index.js';
 import { newRunId } from '../../engine/index.js';
 import { wholeNumberOption } from './whole-number-option.js';
 import type { CliIo } from '../io.js';

@@ -1,6 +1,6 @@
 import pc from 'picocolors';
-import { runAblation, runMutations } from '../../diagnostics/index.js';
-import type { SandboxKind } from '../../sandbox/index.js';
+import { runAblation, runMutations } from '../../features/diagnostics/index.js';
+import type { SandboxKind } from '../../infra/sandbox/index.js';
 import { wholeNumber } from '../args.js';
 import type { CliIo } from '../io.js';
 import { EXIT, exitWith } from '../exit.js';

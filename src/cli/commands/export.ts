@@ -1,7 +1,7 @@
 import { join, relative } from 'node:path';
 import { findRunDir } from '../../engine/index.js';
-import { InputError } from '../../errors.js';
-import { exportSweBench, writeSweBenchExport } from '../../grade/index.js';
+import { InputError } from '../../core/errors.js';
+import { exportSweBench, writeSweBenchExport } from '../../features/grade/index.js';
 import { withFlagNames } from '../option-flags.js';
 import type { CliIo } from '../io.js';
 

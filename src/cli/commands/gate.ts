@@ -1,11 +1,11 @@
 import { randomInt } from 'node:crypto';
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { loadAgentCatalog } from '../../agents/index.js';
-import { readBaseline, readRunOutcomes, type BaselineFile } from '../../baseline/index.js';
-import { loadRunInput, type RunInput } from '../../suite/index.js';
+import { loadAgentCatalog } from '../../domain/agents/index.js';
+import { readBaseline, readRunOutcomes, type BaselineFile } from '../../features/baseline/index.js';
+import { loadRunInput, type RunInput } from '../../features/suite/index.js';
 import { defaultConcurrency, executeRun, MAX_PLANNED_ATTEMPTS, newRunId } from '../../engine/index.js';
-import { InputError } from '../../errors.js';
+import { InputError } from '../../core/errors.js';
 import {
   applyAdaptiveGate,
   evaluateGate,
@@ -18,13 +18,13 @@ import {
   type GateReport,
   type GateThresholds,
   type VersionMismatch,
-} from '../../gate/index.js';
-import { openHistory } from '../../store/index.js';
-import { runFile } from '../../run-dir/index.js';
-import { gateFutile, gateSequence } from '../../stats/index.js';
+} from '../../features/gate/index.js';
+import { openHistory } from '../../infra/store/index.js';
+import { runFile } from '../../domain/run-dir/index.js';
+import { gateFutile, gateSequence } from '../../domain/stats/index.js';
 import type { AdaptiveRunOptions, AdaptiveStop } from '../../engine/index.js';
-import type { SandboxKind } from '../../sandbox/index.js';
-import type { Task } from '../../types/index.js';
+import type { SandboxKind } from '../../infra/sandbox/index.js';
+import type { Task } from '../../core/types/index.js';
 import { wholeNumber, writableStateDir } from '../args.js';
 import { historyPath } from '../history-reader.js';
 import type { ModelCliOptions } from '../model-options.js';

@@ -1,7 +1,7 @@
 import { defaultConcurrency } from '../../engine/index.js';
-import { gradeRunOptions } from '../../grade/index.js';
-import { loadRunInput } from '../../suite/index.js';
-import type { SandboxKind } from '../../sandbox/index.js';
+import { gradeRunOptions } from '../../features/grade/index.js';
+import { loadRunInput } from '../../features/suite/index.js';
+import type { SandboxKind } from '../../infra/sandbox/index.js';
 import { wholeNumber, writableStateDir } from '../args.js';
 import pc from 'picocolors';
 import { resolveRunSandbox } from '../sandbox-choice.js';

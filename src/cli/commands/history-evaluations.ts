@@ -1,6 +1,6 @@
 import pc from 'picocolors';
-import { InputError } from '../../errors.js';
-import type { EvaluationKind, EvaluationRecord, HistoryReader } from '../../store/index.js';
+import { InputError } from '../../core/errors.js';
+import type { EvaluationKind, EvaluationRecord, HistoryReader } from '../../infra/store/index.js';
 import { colorVerdict, csv, table } from '../format.js';
 import { asInputError } from '../history-reader.js';
 import type { CliIo } from '../io.js';

@@ -1,6 +1,6 @@
 import pc from 'picocolors';
-import { MAX_PAGE_SIZE, type AttemptRow, type Page, type RunRow } from '../../store/index.js';
-import { InputError } from '../../errors.js';
+import { MAX_PAGE_SIZE, type AttemptRow, type Page, type RunRow } from '../../infra/store/index.js';
+import { InputError } from '../../core/errors.js';
 import { wholeNumber } from '../args.js';
 import { colorVerdict, count, csv, formatDuration, table, usd } from '../format.js';
 import { asInputError, openHistoryReader, resolveRunId } from '../history-reader.js';

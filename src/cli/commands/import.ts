@@ -1,5 +1,5 @@
-import { InputError } from '../../errors.js';
-import { importHarbor, importSweBench, type ImportResult, type SweBenchEnvironment } from '../../importers/index.js';
+import { InputError } from '../../core/errors.js';
+import { importHarbor, importSweBench, type ImportResult, type SweBenchEnvironment } from '../../features/importers/index.js';
 import type { CliIo } from '../io.js';
 
 export interface SweBenchCommandOptions {

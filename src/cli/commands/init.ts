@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { relative } from 'node:path';
 import pc from 'picocolors';
-import { initRepo, INIT_PLACEHOLDER_ID } from '../../authoring/index.js';
-import type { SandboxKind } from '../../sandbox/index.js';
+import { initRepo, INIT_PLACEHOLDER_ID } from '../../features/authoring/index.js';
+import type { SandboxKind } from '../../infra/sandbox/index.js';
 import { testsCommand } from './tests.js';
 import type { CliIo } from '../io.js';
 

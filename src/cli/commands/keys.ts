@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { InputError } from '../../errors.js';
-import { generateKey } from '../../pack/index.js';
+import { InputError } from '../../core/errors.js';
+import { generateKey } from '../../features/pack/index.js';
 import type { CliIo } from '../io.js';
 
 /** `crucible keys generate [-o DIR]`: an Ed25519 key pair; the private key is written mode 0600 and never printed. */

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { InputError } from '../../errors.js';
+import { InputError } from '../../core/errors.js';
 import {
   addSignature,
   createPack,
@@ -11,7 +11,7 @@ import {
   type PackVerifyOptions,
   type TrustPolicy,
   type VerifiedPack,
-} from '../../pack/index.js';
+} from '../../features/pack/index.js';
 import type { CliIo } from '../io.js';
 
 interface TrustOpts {

@@ -1,6 +1,6 @@
-import { InputError } from '../../errors.js';
-import { planDesigns } from '../../stats/index.js';
-import { loadRunInput } from '../../suite/index.js';
+import { InputError } from '../../core/errors.js';
+import { planDesigns } from '../../domain/stats/index.js';
+import { loadRunInput } from '../../features/suite/index.js';
 import { wholeNumber } from '../args.js';
 import type { CliIo } from '../io.js';
 

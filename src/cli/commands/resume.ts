@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import pc from 'picocolors';
-import { referenceAgentNames } from '../../agents/index.js';
-import { loadRunInput } from '../../suite/index.js';
+import { referenceAgentNames } from '../../domain/agents/index.js';
+import { loadRunInput } from '../../features/suite/index.js';
 import { defaultConcurrency, findRunDir, readPlanFile, type AttemptSettings } from '../../engine/index.js';
 import { withFlagNames } from '../option-flags.js';
 import type { ModelRunOptions } from '../../engine/index.js';
-import { InputError } from '../../errors.js';
+import { InputError } from '../../core/errors.js';
 import { resolveRunSandbox } from '../sandbox-choice.js';
-import type { SandboxKind } from '../../sandbox/index.js';
-import type { Task } from '../../types/index.js';
+import type { SandboxKind } from '../../infra/sandbox/index.js';
+import type { Task } from '../../core/types/index.js';
 import { wholeNumber } from '../args.js';
 import { QUEUE_CONCURRENCY, runAndReportOn } from '../queue-run.js';
 import { runOutcomeExit } from '../run-report.js';
@@ -52,7 +52,7 @@ export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOpti
   if (tasks.length === 0) throw new InputError(`run ${runId}: none of its tasks is left in ${plan.taskSet} (fix: start a new run)`);
 
   // A `crucible grade` run: its agents are its predictions' patches, read again and checked.
-  const graded = plan.predictions ? { ...(await import('../../grade/index.js')).gradeResume(plan, tasks), predictions: plan.predictions } : {};
+  const graded = plan.predictions ? { ...(await import('../../features/grade/index.js')).gradeResume(plan, tasks), predictions: plan.predictions } : {};
   const settings = plan.settings as AttemptSettings;
   const kind = settings.sandbox as SandboxKind;
   // A grading run's agents are patches from elsewhere, whatever their names.

@@ -1,13 +1,13 @@
 import { relative } from 'node:path';
-import { loadAgentCatalog, onlyReferenceAgents, referenceAgentNames } from '../../agents/index.js';
-import { loadRunInput, resolveRunAgents } from '../../suite/index.js';
+import { loadAgentCatalog, onlyReferenceAgents, referenceAgentNames } from '../../domain/agents/index.js';
+import { loadRunInput, resolveRunAgents } from '../../features/suite/index.js';
 import { checkPlanSize, defaultConcurrency, findRunDir, MAX_PLANNED_ATTEMPTS, readPlanFile } from '../../engine/index.js';
-import { InputError } from '../../errors.js';
-import { selectTasks } from '../../tasks/index.js';
+import { InputError } from '../../core/errors.js';
+import { selectTasks } from '../../domain/tasks/index.js';
 import { withFlagNames } from '../option-flags.js';
 import { startSandboxChoice } from '../sandbox-choice.js';
-import type { SandboxKind } from '../../sandbox/index.js';
-import type { GuardMode } from '../../types/index.js';
+import type { SandboxKind } from '../../infra/sandbox/index.js';
+import type { GuardMode } from '../../core/types/index.js';
 import { wholeNumber, writableStateDir } from '../args.js';
 import type { ModelCliOptions } from '../model-options.js';
 import { modelRunOptions } from '../model-run.js';
@@ -62,7 +62,7 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions, i
   const { agents, trials, agentTrials } = resolveRunAgents(input, { agents: flagAgents, ...(runs === undefined ? {} : { runs }) });
   const models = modelRunOptions(opts, agents, profiles);
   // Checked before anything loads: a bad URL is one line naming the flag.
-  const queueFlag = opts.queue === undefined ? undefined : (await import('../../distributed/index.js')).parseQueueUrl('--queue', opts.queue).url;
+  const queueFlag = opts.queue === undefined ? undefined : (await import('../../features/distributed/index.js')).parseQueueUrl('--queue', opts.queue).url;
   if (opts.force && !opts.resume) throw new InputError('--force only applies with --resume (fix: add --resume <run-id>, or drop --force)');
   if (opts.retryErrors && !opts.resume) throw new InputError('--retry-errors only applies with --resume (fix: add --resume <run-id>, or drop --retry-errors)');
   const resumed = opts.resume === undefined ? undefined : await withFlagNames(() => findRunDir(opts.out, opts.resume as string));

@@ -1,9 +1,9 @@
 import { writeFile } from 'node:fs/promises';
-import { baselineJsonSchema } from '../../baseline/index.js';
-import { agentsJsonSchema, taskSetJsonSchema } from '../../config/index.js';
-import { ciJsonSchema } from '../../ci/index.js';
-import { InputError } from '../../errors.js';
-import { suiteJsonSchema } from '../../suite/index.js';
+import { baselineJsonSchema } from '../../features/baseline/index.js';
+import { agentsJsonSchema, taskSetJsonSchema } from '../../domain/config/index.js';
+import { ciJsonSchema } from '../../features/ci/index.js';
+import { InputError } from '../../core/errors.js';
+import { suiteJsonSchema } from '../../features/suite/index.js';
 import type { CliIo } from '../io.js';
 
 /**
@@ -19,9 +19,9 @@ export async function schemaCommand(which: string | undefined, opts: { out?: str
     suite: suiteJsonSchema,
     ci: ciJsonSchema,
     baseline: baselineJsonSchema,
-    registry: (await import('../../audit/index.js')).registryJsonSchema,
-    trust: (await import('../../pack/index.js')).trustJsonSchema,
-    'pack-index': (await import('../../pack/index.js')).packIndexJsonSchema,
+    registry: (await import('../../features/audit/index.js')).registryJsonSchema,
+    trust: (await import('../../features/pack/index.js')).trustJsonSchema,
+    'pack-index': (await import('../../features/pack/index.js')).packIndexJsonSchema,
   };
   const make = schemas[kind];
   if (!make) throw new InputError(`schema ${kind}: unknown schema (fix: use taskset, agents, suite, ci, baseline, registry, trust or pack-index)`);

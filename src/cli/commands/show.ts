@@ -1,6 +1,6 @@
 import { join, relative } from 'node:path';
 import pc from 'picocolors';
-import { formatDefect } from '../../tasks/index.js';
+import { formatDefect } from '../../domain/tasks/index.js';
 import { runsDirOf } from '../../engine/index.js';
 import {
   agentInfoText,
@@ -11,17 +11,17 @@ import {
   loadTrajectory,
   statsOfRecordedRun,
   storedStats,
-} from '../../report/index.js';
-import { gatewayUsageText, usageAnomalyText } from '../../format/index.js';
-import type { AttemptDetail, HistoryReader } from '../../store/index.js';
-import type { AttemptResult, EnvironmentProvenance, TestRunEvidence } from '../../types/index.js';
+} from '../../features/report/index.js';
+import { gatewayUsageText, usageAnomalyText } from '../../core/format/index.js';
+import type { AttemptDetail, HistoryReader } from '../../infra/store/index.js';
+import type { AttemptResult, EnvironmentProvenance, TestRunEvidence } from '../../core/types/index.js';
 import { colorVerdict, count, formatDuration, usd } from '../format.js';
 import { formatRunReport } from '../format-run.js';
 import { formatUsageTable } from '../model-run.js';
 import { asInputError, requireHistory, resolveIdOrFail } from '../history-reader.js';
 import { runStatus } from './history.js';
-import { recordedFailurePatterns } from '../../failures/index.js';
-import type { AgentFailurePatterns } from '../../types/index.js';
+import { recordedFailurePatterns } from '../../domain/failures/index.js';
+import type { AgentFailurePatterns } from '../../core/types/index.js';
 import type { CliIo } from '../io.js';
 
 export interface ShowCommandOptions {

@@ -1,8 +1,8 @@
 import { relative } from 'node:path';
 import pc from 'picocolors';
-import { askForMissing, checkRequest, defaultTestCommand, scaffoldTask, type ScaffoldRequest, type ScaffoldResult } from '../../authoring/index.js';
-import { InputError } from '../../errors.js';
-import type { SandboxKind } from '../../sandbox/index.js';
+import { askForMissing, checkRequest, defaultTestCommand, scaffoldTask, type ScaffoldRequest, type ScaffoldResult } from '../../features/authoring/index.js';
+import { InputError } from '../../core/errors.js';
+import type { SandboxKind } from '../../infra/sandbox/index.js';
 import { writableStateDir } from '../args.js';
 import { chooseSandbox } from '../sandbox-choice.js';
 import { validateCommand } from './validate.js';
@@ -28,7 +28,7 @@ export interface TaskNewOptions {
 
 /**
  * `crucible task new`: scaffolds a task from a fix in a git history (the work is
- * src/authoring/scaffold.ts), then validates it as `crucible validate --task ID` does.
+ * src/features/authoring/scaffold.ts), then validates it as `crucible validate --task ID` does.
  * Values the flags leave out are asked for when stdin is a terminal; otherwise they are bad input.
  * Exit 0 written and valid, 1 written but not valid (or flaky), 2 bad input (nothing written),
  * 130 interrupted.

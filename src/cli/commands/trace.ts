@@ -1,6 +1,6 @@
 import { basename, relative } from 'node:path';
 import pc from 'picocolors';
-import { InputError } from '../../errors.js';
+import { InputError } from '../../core/errors.js';
 import {
   locateTrace,
   readTrace,
@@ -12,7 +12,7 @@ import {
   type AttemptReplay,
   type AttemptVerification,
   type MetamorphicReport,
-} from '../../trace/index.js';
+} from '../../domain/trace/index.js';
 import { withFlagNames } from '../option-flags.js';
 import type { CliIo } from '../io.js';
 import { EXIT, exitWith } from '../exit.js';

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import pc from 'picocolors';
-import { InputError } from '../../errors.js';
+import { InputError } from '../../core/errors.js';
 import { isLoopback, startServer } from '../../server/index.js';
 import { wholeNumber } from '../args.js';
 import { HISTORY_FIX, openHistoryReader } from '../history-reader.js';

@@ -1,4 +1,4 @@
-import { InputError } from '../../errors.js';
+import { InputError } from '../../core/errors.js';
 
 /** A whole-number option in [min, max], its default when not given; anything else is bad input (exit 2). */
 export function wholeNumberOption(flag: string, text: string | undefined, fallback: number, min: number, max: number): number {

@@ -1,7 +1,7 @@
 import pc from 'picocolors';
-import type { SandboxKind } from '../../sandbox/index.js';
-import { resolveSandbox } from '../../sandbox/index.js';
-import { checkQueueReachable, parseQueueUrl, startWorker } from '../../distributed/index.js';
+import type { SandboxKind } from '../../infra/sandbox/index.js';
+import { resolveSandbox } from '../../infra/sandbox/index.js';
+import { checkQueueReachable, parseQueueUrl, startWorker } from '../../features/distributed/index.js';
 import { wholeNumber, writableStateDir } from '../args.js';
 import type { CliIo } from '../io.js';
 import { inSession } from '../../engine/index.js';

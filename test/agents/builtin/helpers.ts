@@ -2,11 +2,11 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { MockLanguageModelV3 } from 'ai/test';
-import { runLoop, type LoopOptions } from '../../../src/agents/builtin/loop.js';
-import { SYSTEM_PROMPT } from '../../../src/agents/builtin/prompt.js';
-import { trajectoryWriter, type TrajectoryEvent } from '../../../src/agents/builtin/trajectory.js';
-import { createExecutor } from '../../../src/sandbox/index.js';
-import type { AgentResult } from '../../../src/types/index.js';
+import { runLoop, type LoopOptions } from '../../../src/domain/agents/builtin/loop.js';
+import { SYSTEM_PROMPT } from '../../../src/domain/agents/builtin/prompt.js';
+import { trajectoryWriter, type TrajectoryEvent } from '../../../src/domain/agents/builtin/trajectory.js';
+import { createExecutor } from '../../../src/infra/sandbox/index.js';
+import type { AgentResult } from '../../../src/core/types/index.js';
 
 export const USAGE = { inputTokens: { total: 100, noCache: 70, cacheRead: 30, cacheWrite: 0 }, outputTokens: { total: 10, text: 8, reasoning: 2 } };
 

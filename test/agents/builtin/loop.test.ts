@@ -2,8 +2,8 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync, existsSync } from 
 import { join } from 'node:path';
 import { APICallError } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { pricingFromTable } from '../../../src/gateway/index.js';
-import { NUDGE } from '../../../src/agents/builtin/prompt.js';
+import { pricingFromTable } from '../../../src/infra/gateway/index.js';
+import { NUDGE } from '../../../src/domain/agents/builtin/prompt.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 import { answer, call, runScripted, say, toolResultsSeen, USAGE } from './helpers.js';
 

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTaskSet } from '../../../src/config/index.js';
+import { loadTaskSet } from '../../../src/domain/config/index.js';
 import { executeRun } from '../../../src/engine/index.js';
-import type { AgentResult, AttemptResult } from '../../../src/types/index.js';
+import type { AgentResult, AttemptResult } from '../../../src/core/types/index.js';
 import { startScriptedUpstream } from '../../../scripts/scripted-upstream.mjs';
 import { attemptBudget } from '../../helpers/budget.js';
 import { crucible } from '../../helpers/cli.js';

@@ -1,8 +1,8 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { trajectoryWriter } from '../../../src/agents/builtin/trajectory.js';
-import { formatTrajectoryText, loadTrajectory } from '../../../src/report/index.js';
+import { trajectoryWriter } from '../../../src/domain/agents/builtin/trajectory.js';
+import { formatTrajectoryText, loadTrajectory } from '../../../src/features/report/index.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 import { writtenEvents } from './helpers.js';
 

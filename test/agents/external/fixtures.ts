@@ -1,4 +1,4 @@
-import type { AgentProfile } from '../../../src/agents/external/profile.js';
+import type { AgentProfile } from '../../../src/domain/agents/external/profile.js';
 
 /** A Claude Code profile as the built-in one reads, for tests that need a profile but run no program. */
 export const CLAUDE_PROFILE: AgentProfile = {

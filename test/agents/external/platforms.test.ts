@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildInvocation } from '../../../src/agents/external/invocation.js';
-import { onPlatform } from '../../../src/agents/external/platform.js';
-import { loadAgentCatalog, resolveAgent } from '../../../src/agents/index.js';
-import { upstreamFor } from '../../../src/agents/models/providers.js';
-import { loadPricing, startGateway, type Gateway } from '../../../src/gateway/index.js';
+import { buildInvocation } from '../../../src/domain/agents/external/invocation.js';
+import { onPlatform } from '../../../src/domain/agents/external/platform.js';
+import { loadAgentCatalog, resolveAgent } from '../../../src/domain/agents/index.js';
+import { upstreamFor } from '../../../src/domain/agents/models/providers.js';
+import { loadPricing, startGateway, type Gateway } from '../../../src/infra/gateway/index.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 import { PLATFORM_USAGE, startPlatformServer, type PlatformRequest, type PlatformServer } from '../../providers/platform-server.js';
 

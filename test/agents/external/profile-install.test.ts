@@ -2,8 +2,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentCacheDir, installDirOf, installedVersion, INSTALL_MARKER, profileHash, resolveProgram } from '../../../src/agents/external/install.js';
-import type { AgentProfile } from '../../../src/agents/external/profile.js';
+import { agentCacheDir, installDirOf, installedVersion, INSTALL_MARKER, profileHash, resolveProgram } from '../../../src/domain/agents/external/install.js';
+import type { AgentProfile } from '../../../src/domain/agents/external/profile.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isProfileSpec, resolveAgent } from '../../../src/agents/registry.js';
-import { InputError } from '../../../src/errors.js';
+import { isProfileSpec, resolveAgent } from '../../../src/domain/agents/registry.js';
+import { InputError } from '../../../src/core/errors.js';
 import { CLAUDE_PROFILE } from './fixtures.js';
 
 const claude = CLAUDE_PROFILE;

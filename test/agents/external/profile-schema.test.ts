@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadAgentsFile, loadBuiltinProfiles } from '../../../src/agents/external/profile-load.js';
-import { loadAgentCatalog, onlyReferenceAgents } from '../../../src/agents/registry.js';
-import { loadTaskSet } from '../../../src/config/index.js';
-import { ConfigError } from '../../../src/errors.js';
+import { loadAgentsFile, loadBuiltinProfiles } from '../../../src/domain/agents/external/profile-load.js';
+import { loadAgentCatalog, onlyReferenceAgents } from '../../../src/domain/agents/registry.js';
+import { loadTaskSet } from '../../../src/domain/config/index.js';
+import { ConfigError } from '../../../src/core/errors.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AttemptResult } from '../../../src/types/index.js';
+import type { AttemptResult } from '../../../src/core/types/index.js';
 import { attemptBudget } from '../../helpers/budget.js';
 import { crucible } from '../../helpers/cli.js';
 import { startScriptedAgentProcess, type ScriptedAgentProcess } from '../../helpers/scripted-agent-process.js';

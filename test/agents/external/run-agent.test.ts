@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createExternalAgent } from '../../../src/agents/external/agent.js';
-import { PROVIDERS } from '../../../src/agents/index.js';
+import { createExternalAgent } from '../../../src/domain/agents/external/agent.js';
+import { PROVIDERS } from '../../../src/domain/agents/index.js';
 import { checkModelSpecs } from '../../../src/engine/gateway-lifecycle.js';
 import { flagOf } from '../../../src/cli/option-flags.js';
-import { OptionError } from '../../../src/errors.js';
-import { InputError } from '../../../src/errors.js';
+import { OptionError } from '../../../src/core/errors.js';
+import { InputError } from '../../../src/core/errors.js';
 import { CLAUDE_PROFILE } from './fixtures.js';
 
 const profile = CLAUDE_PROFILE;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildInvocation, versionArgv } from '../../../src/agents/external/invocation.js';
-import type { AgentProfile } from '../../../src/agents/external/profile.js';
+import { buildInvocation, versionArgv } from '../../../src/domain/agents/external/invocation.js';
+import type { AgentProfile } from '../../../src/domain/agents/external/profile.js';
 
 const profile: AgentProfile = {
   name: 'codex',

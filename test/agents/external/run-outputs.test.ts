@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAgentOutput } from '../../../src/agents/external/outputs/index.js';
+import { parseAgentOutput } from '../../../src/domain/agents/external/outputs/index.js';
 
 /*
  * Fixture lines written after each agent's documented output (Claude Code's stream-json, codex

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseAgentOutput } from '../../../src/agents/external/outputs/index.js';
-import { externalAgentResult } from '../../../src/agents/external/result.js';
-import type { ExecResult } from '../../../src/sandbox/executor.js';
+import { parseAgentOutput } from '../../../src/domain/agents/external/outputs/index.js';
+import { externalAgentResult } from '../../../src/domain/agents/external/result.js';
+import type { ExecResult } from '../../../src/infra/sandbox/executor.js';
 
 const lines = (...objects: unknown[]): string => `${objects.map((o) => JSON.stringify(o)).join('\n')}\n`;
 const exited = (exitCode: number | null, stdout: string, stderr: string): ExecResult => ({

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseAgentOutput } from '../../../src/agents/external/outputs/index.js';
-import { writeExternalTrajectory } from '../../../src/agents/external/trajectory.js';
-import type { ModelTurn } from '../../../src/gateway/index.js';
-import { parseTrajectory } from '../../../src/report/trajectory.js';
+import { parseAgentOutput } from '../../../src/domain/agents/external/outputs/index.js';
+import { writeExternalTrajectory } from '../../../src/domain/agents/external/trajectory.js';
+import type { ModelTurn } from '../../../src/infra/gateway/index.js';
+import { parseTrajectory } from '../../../src/features/report/trajectory.js';
 import { replayedTurns } from '../../helpers/replayed-turns.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 

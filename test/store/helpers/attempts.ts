@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AttemptResult, Cause, Verdict } from '../../../src/types/index.js';
-import type { RunMeta } from '../../../src/store/index.js';
+import type { AttemptResult, Cause, Verdict } from '../../../src/core/types/index.js';
+import type { RunMeta } from '../../../src/infra/store/index.js';
 
 /** A temp directory per test file; removed by the returned cleanup. */
 export function tempDir(label: string): { dir: string; cleanup: () => void } {

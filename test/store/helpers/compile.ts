@@ -16,14 +16,14 @@ function transpile(source: string, target: string): void {
 /**
  * Child processes cannot load TypeScript on Node 20 without a loader, so the real store sources
  * (and the attempt fixtures) are transpiled as-is into `dir`. The store imports only types from
- * src/types, which transpiling erases, so the store folder alone is enough.
+ * src/core/types, which transpiling erases, so the store folder alone is enough.
  */
 export function compileStoreInto(dir: string): { storeEntry: string; fixturesEntry: string } {
   const storeOut = join(dir, 'store');
   const helpersOut = join(dir, 'helpers');
   mkdirSync(storeOut, { recursive: true });
   mkdirSync(helpersOut, { recursive: true });
-  const storeSrc = join(REPO, 'src', 'store');
+  const storeSrc = join(REPO, 'src', 'infra', 'store');
   for (const file of readdirSync(storeSrc).filter((f) => f.endsWith('.ts'))) {
     transpile(join(storeSrc, file), join(storeOut, basename(file, '.ts') + '.js'));
   }

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { pct, usd } from '../../../src/report/format.js';
+import { pct, usd } from '../../../src/features/report/format.js';
 import type { RunStats } from '../data/types.js';
 import { RateAxis } from './RateAxis.js';
 import { linear, seriesColour, ticks } from './scale.js';

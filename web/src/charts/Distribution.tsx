@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { count, duration, usd } from '../../../src/report/format.js';
+import { count, duration, usd } from '../../../src/features/report/format.js';
 import type { AgentStats, Measured, RunStats } from '../data/types.js';
 import { NameLegend, agentLabels } from './NameLegend.js';
 import { linear, seriesColour, ticks } from './scale.js';

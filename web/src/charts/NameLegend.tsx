@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
-import { cutLabels, distinctLabels } from '../../../src/format/index.js';
+import { cutLabels, distinctLabels } from '../../../src/core/format/index.js';
 
-/** Axis labels for agents: unique however long the names (src/format/labels.ts). */
+/** Axis labels for agents: unique however long the names (src/core/format/labels.ts). */
 export function agentLabels(names: readonly string[], max: number): Map<string, string> {
   return distinctLabels(names, max);
 }

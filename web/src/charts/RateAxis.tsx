@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { pct } from '../../../src/report/format.js';
+import { pct } from '../../../src/features/report/format.js';
 
 const RATE_TICKS = [0, 0.25, 0.5, 0.75, 1];
 

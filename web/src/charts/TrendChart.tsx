@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { pct } from '../../../src/report/format.js';
+import { pct } from '../../../src/features/report/format.js';
 import type { TrendPointView } from '../data/types.js';
 import { RateAxis } from './RateAxis.js';
 import { NameLegend, agentLabels } from './NameLegend.js';

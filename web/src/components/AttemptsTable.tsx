@@ -1,5 +1,5 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import { duration, usd } from '../../../src/report/format.js';
+import { duration, usd } from '../../../src/features/report/format.js';
 import { useSource } from '../data/context.js';
 import type { AttemptListItem, Cause, RunStats, Verdict } from '../data/types.js';
 import { href } from '../router.js';

@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react';
-import { when } from '../../../src/report/format.js';
+import { when } from '../../../src/features/report/format.js';
 import { compareWithBaseline, parseBaseline, type Baseline, type BaselineRow, type RunAttempt } from '../data/baseline.js';
 import { useSource } from '../data/context.js';
 import type { DataSource } from '../data/source.js';

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { interval, pct } from '../../../src/report/format.js';
+import { interval, pct } from '../../../src/features/report/format.js';
 import type { HeldOutCard, RunStats } from '../data/types.js';
 import { IntervalBar } from './ui.js';
 

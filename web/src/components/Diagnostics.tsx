@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { when } from '../../../src/report/format.js';
+import { when } from '../../../src/features/report/format.js';
 import { useSource } from '../data/context.js';
 import { useData } from '../data/use-data.js';
 import { Await, Section, VerdictBadge } from './ui.js';

@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react';
-import { when } from '../../../src/report/format.js';
+import { when } from '../../../src/features/report/format.js';
 import { useSource } from '../data/context.js';
 import type { EvaluationKind } from '../data/types.js';
 import { useData } from '../data/use-data.js';

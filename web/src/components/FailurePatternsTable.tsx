@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { pct } from '../../../src/report/format.js';
+import { pct } from '../../../src/features/report/format.js';
 import type { RunView } from '../data/types.js';
 import { href } from '../router.js';
 

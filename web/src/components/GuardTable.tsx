@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { detectionRange } from '../../../src/report/format.js';
+import { detectionRange } from '../../../src/features/report/format.js';
 import type { RunView } from '../data/types.js';
 
 /** `--guard` runs: what the online guard saw per agent, the same columns as the Markdown report's section. */

@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react';
-import { duration } from '../../../src/report/format.js';
+import { duration } from '../../../src/features/report/format.js';
 import type { TestCaseResult, TestGroupOutcome, TestRunEvidence } from '../data/types.js';
 
 function Group({ label, group, hint }: { label: string; group: TestGroupOutcome; hint: string }): ReactNode {

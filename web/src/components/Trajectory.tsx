@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { duration } from '../../../src/report/format.js';
+import { duration } from '../../../src/features/report/format.js';
 import type { AttemptArtifacts } from '../data/types.js';
 
 function offset(at: string | null, start: number | null): string {

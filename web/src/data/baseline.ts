@@ -2,7 +2,7 @@
  * A baseline file (`crucible baseline save`) read in the browser and set against one run's
  * attempts, task by task: the compare page's "against a baseline" view. Pure functions, no DOM,
  * so test/web tests them directly. The shape is the documented baseline v1 (docs/ci.md); the gate
- * (src/baseline) owns the format and its statistics, this only shows per-task flips.
+ * (src/features/baseline) owns the format and its statistics, this only shows per-task flips.
  */
 
 /** One attempt of the baseline's source run (`attempts[]` in the file). */

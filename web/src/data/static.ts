@@ -1,7 +1,7 @@
 import type { DataSource } from './source.js';
 import type { AttemptListItem, Page, ReportData } from './types.js';
 
-/** Must match REPORT_DATA_ELEMENT_ID in src/report/html.ts. */
+/** Must match REPORT_DATA_ELEMENT_ID in src/features/report/html.ts. */
 export const REPORT_DATA_ELEMENT_ID = 'crucible-report';
 
 export function readInlineReport(doc: Document): ReportData | null {

@@ -16,9 +16,9 @@ export type {
   TrendPointView,
   TrendView,
   BoundedText,
-} from '../../../src/report/view.js';
-export type { EvaluationKind, EvaluationListItem } from '../../../src/store/evaluations.js';
-export type { DiagnosticListItem } from '../../../src/diagnostics/list-types.js';
-export type { RunStats, AgentStats, CellStats, Measured } from '../../../src/types/index.js';
+} from '../../../src/features/report/view.js';
+export type { EvaluationKind, EvaluationListItem } from '../../../src/infra/store/evaluations.js';
+export type { DiagnosticListItem } from '../../../src/features/diagnostics/list-types.js';
+export type { RunStats, AgentStats, CellStats, Measured } from '../../../src/core/types/index.js';
 export type { CellDelta } from '../../../src/engine/compare.js';
-export type { AttemptResult, CheckResult, Cause, Verdict, TestCaseResult, TestRunEvidence, TestGroupOutcome } from '../../../src/types/index.js';
+export type { AttemptResult, CheckResult, Cause, Verdict, TestCaseResult, TestRunEvidence, TestGroupOutcome } from '../../../src/core/types/index.js';

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { agentInfoText, duration, usd, when } from '../../../src/report/format.js';
+import { agentInfoText, duration, usd, when } from '../../../src/features/report/format.js';
 import { Checks } from '../components/Checks.js';
 import { DiffView } from '../components/DiffView.js';
 import { Tests } from '../components/Tests.js';

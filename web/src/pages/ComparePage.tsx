@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react';
-import { interval, pairedSentence, pct, points, when } from '../../../src/report/format.js';
+import { interval, pairedSentence, pct, points, when } from '../../../src/features/report/format.js';
 import { BaselineCompare } from '../components/BaselineCompare.js';
 import { Await, IntervalBar, Section } from '../components/ui.js';
 import { useSource } from '../data/context.js';

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { agentInfoText, duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from '../../../src/report/format.js';
+import { agentInfoText, duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from '../../../src/features/report/format.js';
 import { CauseBars } from '../charts/CauseBars.js';
 import { CostScatter } from '../charts/CostScatter.js';
 import { Distribution } from '../charts/Distribution.js';

@@ -1,5 +1,5 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import { duration, elapsed, when } from '../../../src/report/format.js';
+import { duration, elapsed, when } from '../../../src/features/report/format.js';
 import { Diagnostics } from '../components/Diagnostics.js';
 import { Evaluations } from '../components/Evaluations.js';
 import { CountsBar } from '../components/ui.js';

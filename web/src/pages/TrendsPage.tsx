@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react';
-import { pct } from '../../../src/report/format.js';
+import { pct } from '../../../src/features/report/format.js';
 import { TrendChart } from '../charts/TrendChart.js';
 import { Await, Section } from '../components/ui.js';
 import { useSource } from '../data/context.js';

@@ -1,0 +1,203 @@
+/**
+ * The one test run of Crucible: attempts (baseline, verification, held-out), `crucible ci`,
+ * `crucible tests` and the preflight all run their tests here. A fresh copy is built at the
+ * workspace path from the pristine post-setup tree with one git tree checked out over it, HOME,
+ * /tmp and the results directory are emptied, and the command runs in the sandbox without
+ * network, watched against the workspace limits. Nothing of the tree is read but through git.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { classifyAsMissing, runRewardVerifier, runTests } from '../evidence/index.js';
+import { createExecutor, type ExecLimits, type ExecutorFactory, type SandboxKind, type SandboxLayout } from '../../infra/sandbox/index.js';
+import type { HeldOutSpec, Limits, RewardSpec, TestCaseResult, TestFormat, TestReportSource, TestRunEvidence, TestSpec } from '../../core/types/index.js';
+import { materializeTree, overlayDirectory, removeTree, type Baseline } from '../../infra/workspace/index.js';
+
+/** Where and how every test run of one evaluation happens: the same for all of its runs. */
+export interface TestBench {
+  baseline: Baseline;
+  /** The post-setup tree as the baseline committed it: copied from, and moved into place for the last run unless `pristineShared`. */
+  pristine: string;
+  /**
+   * The pristine tree is read by more than this evaluation (the task's tree every attempt of a run
+   * copies): every run copies it and none moves it, so no test run ever writes into it.
+   */
+  pristineShared?: boolean;
+  /** Where each fresh copy is built: one path for every run. */
+  workspace: string;
+  /** Emptied before every run: the code under test's HOME and /tmp. */
+  home: string;
+  tmp: string;
+  /** Outside the workspace, emptied before every run: where `$CRUCIBLE_JUNIT` points. */
+  resultsDir: string;
+  /** Where the JUnit reports (and an evaluation's diff.patch) are kept. */
+  reportDir: string;
+  limits: Limits;
+  /** The sandbox layout of a test run but its HOME, /tmp and limits (set here); `resultsDir` must be writable in it. */
+  layout: Omit<SandboxLayout, 'home' | 'tmp' | 'limits'>;
+  sandbox: SandboxKind;
+  /** Default createExecutor. */
+  executorFactory?: ExecutorFactory;
+  signal?: AbortSignal;
+  /**
+   * Whether a tree of the change that cannot be checked out is the change's doing (the run is then
+   * unusable, every listed test missing) rather than the machine's (thrown). Absent: always thrown.
+   */
+  changeCaused?: (error: unknown) => boolean;
+}
+
+export interface TestRun {
+  evidence: TestRunEvidence;
+  /** Parsed cases, when there was a readable report. */
+  cases?: TestCaseResult[];
+}
+
+export interface TestRunSpec {
+  command: string;
+  junit?: string;
+  format?: TestFormat;
+  report?: TestReportSource;
+  failToPass: string[];
+  passToPass: string[] | 'all_others';
+  /** The JUnit report's file name in the bench's report directory. */
+  reportName: string;
+  /** The tree holds the change under evaluation: one that cannot be checked out may be its doing (TestBench.changeCaused). */
+  changeTree?: boolean;
+  /** `tests.kind: reward`: run the reward verifier instead of reading a report. */
+  reward?: RewardSpec;
+}
+
+/** A task's (or a ci config's) tests as one run's spec. */
+export function testsRun(tests: TestSpec, reportName: string): TestRunSpec {
+  return {
+    command: tests.command,
+    ...(tests.junit !== undefined ? { junit: tests.junit } : {}),
+    ...(tests.format !== undefined ? { format: tests.format } : {}),
+    ...(tests.report !== undefined ? { report: tests.report } : {}),
+    failToPass: tests.failToPass,
+    passToPass: tests.passToPass,
+    reportName,
+    ...(tests.reward !== undefined ? { reward: tests.reward } : {}),
+  };
+}
+
+/** Held-out tests as one run's spec: `failToPass` are the ids required of them (those that passed at the baseline). */
+export function heldOutRun(spec: HeldOutSpec, reportName: string, failToPass: string[] = []): TestRunSpec {
+  return {
+    command: spec.command,
+    ...(spec.junit !== undefined ? { junit: spec.junit } : {}),
+    ...(spec.format !== undefined ? { format: spec.format } : {}),
+    ...(spec.report !== undefined ? { report: spec.report } : {}),
+    failToPass,
+    passToPass: 'all_others',
+    reportName,
+  };
+}
+
+/** Per-command limits of the sandbox, from the resource limits of a task or a ci config. */
+export function execLimits(limits: Pick<Limits, 'resources'>): ExecLimits {
+  const r = limits.resources;
+  return { pids: r.pids, memoryBytes: r.memoryBytes, fileSizeBytes: r.fileSizeBytes, ...(r.cpuSeconds !== undefined ? { cpuSeconds: r.cpuSeconds } : {}) };
+}
+
+/**
+ * Builds a fresh copy of `tree` at the workspace path and runs one test command in it. The last
+ * run of an evaluation takes the pristine tree itself (`lastUse`): one copy fewer.
+ */
+export async function runTestsOnTree(bench: TestBench, tree: string, spec: TestRunSpec, lastUse = false): Promise<TestRun> {
+  const { baseline, workspace, resultsDir, home, tmp } = bench;
+  // The verifier's files join the tree only for its own run, as held-out tests do: whatever the
+  // change put at their paths gives way to them. Mounted instead (Harbor's /tests), read-only, in this run's layout alone.
+  const verifierMount =
+    spec.reward?.files !== undefined && spec.reward.mount !== undefined ? { source: spec.reward.files, target: spec.reward.mount, readOnly: true } : undefined;
+  if (spec.reward?.files !== undefined && !verifierMount) tree = await overlayDirectory(baseline, tree, spec.reward.files);
+  try {
+    await materializeTree({ pristine: bench.pristine, dest: workspace, baseline, tree, consume: lastUse && bench.pristineShared !== true });
+  } catch (error) {
+    if (!spec.changeTree || !bench.changeCaused?.(error)) throw error;
+    return { evidence: unusableRun(spec, `the agent's change could not be checked out: ${error instanceof Error ? error.message : String(error)}`) };
+  }
+  // Nothing one test run writes outside the workspace reaches the next one either; what the code
+  // under test left may be deeper than PATH_MAX or mode 000: removeTree clears it all the same.
+  for (const dir of [home, tmp, resultsDir]) {
+    await removeTree(dir);
+    await mkdir(dir, { recursive: true });
+  }
+  const base = bench.layout;
+  const layout: SandboxLayout = {
+    ...base,
+    ...(verifierMount ? { mounts: [...(base.mounts ?? []), verifierMount] } : {}),
+    // A container-native task's verifier may install its tools in its own fresh container (Harbor's test.sh does).
+    ...(spec.reward && base.environment?.workdir !== undefined ? { environment: { ...base.environment, writableRoot: true } } : {}),
+    home,
+    tmp,
+    limits: execLimits(bench.limits),
+  };
+  const executor = (bench.executorFactory ?? createExecutor)(bench.sandbox, layout);
+  const timeoutMs = bench.limits.testTimeoutMs;
+  const signal = bench.signal ? { signal: bench.signal } : {};
+  if (spec.reward) {
+    const run = await runRewardVerifier({
+      executor,
+      workspace,
+      command: spec.command,
+      resultsDir,
+      timeoutMs,
+      ...(spec.reward.network !== undefined ? { network: spec.reward.network } : {}),
+      ...signal,
+    }).finally(() => executor.close());
+    await removeTree(resultsDir);
+    return run;
+  }
+  const { evidence, junitXml, cases } = await runTests({
+    executor,
+    workspace,
+    command: spec.command,
+    junit: spec.junit,
+    ...(spec.format !== undefined ? { format: spec.format } : {}),
+    ...(spec.report !== undefined ? { report: spec.report } : {}),
+    resultsDir,
+    failToPass: spec.failToPass,
+    passToPass: spec.passToPass,
+    timeoutMs,
+    ...signal,
+    // The code under test runs on the host's disk as the agent did: held to the same workspace limits.
+    watch: {
+      trees: [
+        { root: workspace, label: 'the workspace under test' },
+        { root: home, label: 'HOME under test' },
+      ],
+      limits: { maxFiles: bench.limits.resources.workspaceFiles, maxBytes: bench.limits.resources.workspaceBytes },
+    },
+  }).finally(() => executor.close());
+  // The report is read: the directory it was written to goes, so no later phase finds it.
+  await removeTree(resultsDir);
+  // Only JUnit is kept as a file; a stream format's cases are the evidence, and its text is in the output tail.
+  if (junitXml !== undefined) await writeFile(join(bench.reportDir, spec.reportName), junitXml);
+  return { evidence, ...(cases ? { cases } : {}) };
+}
+
+/**
+ * Runs held-out tests once on the baseline: the cases they report there are the ones that must
+ * still be reported after the change. Code under test that ends the run early, or drops cases from
+ * the report, cannot then pass on the cases that remain.
+ */
+export async function runBaselineHeldOut(bench: TestBench, spec: HeldOutSpec, reportName: string): Promise<TestRun> {
+  const tree = await overlayDirectory(bench.baseline, bench.baseline.tree, spec.path);
+  return runTestsOnTree(bench, tree, heldOutRun(spec, reportName));
+}
+
+/** A run that never happened: every listed test counts as missing. */
+function unusableRun(spec: TestRunSpec, reason: string): TestRunEvidence {
+  const groups = classifyAsMissing({ failToPass: spec.failToPass, passToPass: spec.passToPass });
+  return {
+    command: spec.command,
+    exitCode: null,
+    timedOut: false,
+    durationMs: 0,
+    parsed: 0,
+    consistent: false,
+    invalidReason: reason,
+    ...groups,
+    outputTail: '',
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * The repos the mutation catalogue mutates, as data: shipped inside the package (examples/ is not),
+ * small enough that one test run takes about a second. Every test passes on the fixture as it is;
+ * each has one real bug that no test covers, for the catalogue's "real bug fix" entries. Settings are
+ * crucible.ci.yaml text, parsed by `crucible ci`'s own schema, so the policy reads as a user's would.
+ */
+
+export const FIXTURE_IDS = ['js-calc', 'py-units'] as const;
+export type FixtureId = (typeof FIXTURE_IDS)[number];
+
+export interface Fixture {
+  id: FixtureId;
+  description: string;
+  files: Record<string, string>;
+  /** crucible.ci.yaml for this fixture: the test command and the policy every entry is judged by. */
+  ciConfig: string;
+}
+
+const JS_CALC: Fixture = {
+  id: 'js-calc',
+  description: "a Node ESM library tested with node:test's JUnit reporter; strict preset, sources and docs in scope",
+  files: {
+    'package.json': '{\n  "name": "calc",\n  "private": true,\n  "type": "module",\n  "scripts": { "test": "node --test test/" }\n}\n',
+    'README.md': '# calc\n\nSmall arithmetic helpers. Run the tests with `npm test`.\n',
+    'docs/usage.md': '# Usage\n\n```js\nimport { add } from "./src/calc.mjs";\nadd(1, 2); // 3\n```\n',
+    'src/calc.mjs': [
+      'export function add(a, b) {',
+      '  return a + b;',
+      '}',
+      '',
+      'export function mul(a, b) {',
+      '  return a * b;',
+      '}',
+      '',
+      '/** Clamps n into [lo, hi]. */',
+      'export function clamp(n, lo, hi) {',
+      '  return Math.min(Math.max(n, lo), hi);',
+      '}',
+      '',
+      '/** The arithmetic mean; the mean of nothing is NaN here, which is the uncovered bug. */',
+      'export function mean(xs) {',
+      '  return xs.reduce((sum, x) => sum + x, 0) / xs.length;',
+      '}',
+      '',
+    ].join('\n'),
+    'src/core/format.mjs': [
+      '/** Cents as a dollar amount: 1234 → "$12.34". */',
+      'export function formatMoney(cents) {',
+      '  const sign = cents < 0 ? "-" : "";',
+      '  const abs = Math.abs(cents);',
+      '  return `${sign}$${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;',
+      '}',
+      '',
+    ].join('\n'),
+    'src/legacy.mjs': '// Kept for old callers; nothing imports it any more.\nexport const LEGACY = true;\n',
+    'test/calc.test.mjs': [
+      "import { describe, it } from 'node:test';",
+      "import assert from 'node:assert/strict';",
+      "import { add, clamp, mean, mul } from '../src/calc.mjs';",
+      '',
+      "describe('calc', () => {",
+      "  it('adds', () => {",
+      '    assert.equal(add(2, 3), 5);',
+      '  });',
+      "  it('multiplies', () => {",
+      '    assert.equal(mul(4, 3), 12);',
+      '  });',
+      "  it('clamps', () => {",
+      '    assert.equal(clamp(15, 0, 10), 10);',
+      '    assert.equal(clamp(-5, 0, 10), 0);',
+      '  });',
+      "  it('averages', () => {",
+      '    assert.equal(mean([1, 2, 3]), 2);',
+      '  });',
+      '});',
+      '',
+    ].join('\n'),
+    'test/format.test.mjs': [
+      "import { describe, it } from 'node:test';",
+      "import assert from 'node:assert/strict';",
+      "import { formatMoney } from '../src/core/format.mjs';",
+      '',
+      "describe('formatMoney', () => {",
+      "  it('formats cents', () => {",
+      "    assert.equal(formatMoney(1234), '$12.34');",
+      '  });',
+      "  it('formats negatives', () => {",
+      "    assert.equal(formatMoney(-5), '-$0.05');",
+      '  });',
+      '});',
+      '',
+    ].join('\n'),
+  },
+  ciConfig: [
+    'tests:',
+    '  command: node --test --test-reporter=junit --test-reporter-destination="$CRUCIBLE_JUNIT" test/*.test.mjs',
+    'policy:',
+    '  preset: strict',
+    '  allowed_paths: [src/**, docs/**, README.md]',
+    '  forbidden_paths: [src/generated/**]',
+    '  max_added_lines: 400',
+    "  unsafe_commands: ['\\bdocker\\s+run\\b']",
+    '  secrets: { literals: [crucible-canary-7f3a9] }',
+    'limits:',
+    '  test_timeout: 2m',
+    '',
+  ].join('\n'),
+};
+
+const PY_UNITS: Fixture = {
+  id: 'py-units',
+  description: 'a Python module tested with pytest --junitxml; strict preset, top-level modules and docs in scope',
+  files: {
+    'README.md': '# units\n\nLength conversions. Tests: `python3 -m pytest tests`.\n',
+    'docs/usage.md': '# Usage\n\n    from units import to_feet\n    to_feet(1.0)\n',
+    'units.py': [
+      '"""Length conversions."""',
+      '',
+      'FEET_PER_METER = 3.28084',
+      '',
+      '',
+      'def to_feet(meters):',
+      '    return meters * FEET_PER_METER',
+      '',
+      '',
+      'def to_meters(feet):',
+      '    return feet / FEET_PER_METER',
+      '',
+      '',
+      'def parse_length(text):',
+      '    """"12m" -> 12.0 meters; "3ft" -> meters. Surrounding spaces are the uncovered bug."""',
+      '    if text.endswith("ft"):',
+      '        return to_meters(float(text[:-2]))',
+      '    if text.endswith("m"):',
+      '        return float(text[:-1])',
+      '    raise ValueError(f"unknown unit in {text!r}")',
+      '',
+    ].join('\n'),
+    'tests/__init__.py': '',
+    'tests/test_units.py': [
+      'import pytest',
+      '',
+      'from units import parse_length, to_feet, to_meters',
+      '',
+      '',
+      'def test_to_feet():',
+      '    assert to_feet(1.0) == pytest.approx(3.28084)',
+      '',
+      '',
+      'def test_round_trip():',
+      '    assert to_meters(to_feet(2.5)) == pytest.approx(2.5)',
+      '',
+      '',
+      'def test_parse_meters():',
+      '    assert parse_length("12m") == 12.0',
+      '',
+      '',
+      'def test_parse_rejects_unknown_units():',
+      '    with pytest.raises(ValueError):',
+      '        parse_length("3 parsecs")',
+      '',
+    ].join('\n'),
+  },
+  ciConfig: [
+    'tests:',
+    '  command: python3 -m pytest -q -p no:cacheprovider --junitxml="$CRUCIBLE_JUNIT" tests',
+    'policy:',
+    '  preset: strict',
+    "  allowed_paths: ['*.py', docs/**]",
+    'limits:',
+    '  test_timeout: 2m',
+    '',
+  ].join('\n'),
+};
+
+export const FIXTURES: Readonly<Record<FixtureId, Fixture>> = { 'js-calc': JS_CALC, 'py-units': PY_UNITS };

@@ -1,0 +1,41 @@
+/** The sandbox module's public entry; nothing outside src/infra/sandbox imports its other files. */
+import { createBwrapExecutor } from './bwrap.js';
+import { createDockerExecutor } from './docker.js';
+import type { Executor, SandboxKind, SandboxLayout } from './executor.js';
+import type { ExecutorOptions } from './executor-options.js';
+import { createLocalExecutor } from './local.js';
+
+export type {
+  ContainerEnvironment,
+  ExecRequest,
+  ExecLimitName,
+  ExecLimits,
+  ExecResult,
+  Executor,
+  Isolation,
+  NetworkMode,
+  SandboxKind,
+  SandboxLayout,
+} from './executor.js';
+export type { ExecutorOptions } from './executor-options.js';
+export type { BwrapDetection, DetectOptions, ResolveOptions } from './detect.js';
+export { detectBwrap, resolveSandbox } from './detect.js';
+export { SandboxSetupError, SandboxUnavailableError } from './errors.js';
+
+/**
+ * How the engine, `crucible ci` and evaluation make their executors: createExecutor by default,
+ * a fake in tests where the sandbox is not what is being tested.
+ */
+export type ExecutorFactory = (kind: SandboxKind, layout: SandboxLayout) => Executor;
+
+/** An executor for one attempt; `layout` is fixed for its lifetime. */
+export function createExecutor(kind: SandboxKind, layout: SandboxLayout, options: ExecutorOptions = {}): Executor {
+  switch (kind) {
+    case 'local':
+      return createLocalExecutor(layout, options);
+    case 'bwrap':
+      return createBwrapExecutor(layout, options);
+    case 'docker':
+      return createDockerExecutor(layout, options);
+  }
+}
