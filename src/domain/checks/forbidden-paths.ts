@@ -30,5 +30,5 @@ export function escapesWorkspace(change: Pick<FileChange, 'path' | 'symlink'>): 
   const target = change.symlink.replace(/\\/g, '/');
   if (target.startsWith('/') || /^[A-Za-z]:/.test(target)) return true;
   const resolved = posix.normalize(posix.join(posix.dirname(change.path), target));
-  return resolved === '..' || resolved.startsWith('../../');
+  return resolved === '..' || resolved.startsWith('../');
 }

@@ -93,5 +93,5 @@ export function pathRules(policy: EffectivePolicy): PathRules {
 export function escapes(linkPath: string, target: string): boolean {
   if (isAbsolute(target)) return true;
   const resolved = posix.normalize(posix.join(posix.dirname(linkPath), target));
-  return resolved === '..' || resolved.startsWith('../../');
+  return resolved === '..' || resolved.startsWith('../');
 }

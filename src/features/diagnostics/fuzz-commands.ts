@@ -99,8 +99,8 @@ export const COMMAND_TRICKS: Record<string, Trick> = {
 
 /** Writes that escape the workspace by `..`, `cd` or extra slashes; and the protected state directory. */
 export const COMMAND_TRAVERSAL_TRICKS: Record<string, Trick> = {
-  'dotdot-write': (r) => unsafe(`echo x > ${'../../'.repeat(r.int(3, 8))}etc/${r.name()}`, 'hostile'),
-  'long-dotdot-write': (r) => unsafe(`touch ${'../../'.repeat(r.int(200, 400))}etc/${r.name()}`, 'hostile'),
+  'dotdot-write': (r) => unsafe(`echo x > ${'../'.repeat(r.int(3, 8))}etc/${r.name()}`, 'hostile'),
+  'long-dotdot-write': (r) => unsafe(`touch ${'../'.repeat(r.int(200, 400))}etc/${r.name()}`, 'hostile'),
   'cd-up-write': (r) => unsafe(`cd .. && cd .. && touch ${r.name()}`, 'hostile'),
   'state-dir-write': (r) =>
     unsafe(
