@@ -19,7 +19,7 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT, setupFiles: ['test/setup/no-processes.ts'] } },
-      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...E2E] } },
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...E2E, ...REGISTRY] } },
       // The e2e tier's global setup runs the bundled examples once, on first request, for every test that reads them.
       { extends: true, test: { name: 'e2e', include: E2E, exclude: REGISTRY, globalSetup: ['test/setup/examples.ts'] } },
       ...(registry ? [{ extends: true as const, test: { name: 'registry', include: REGISTRY } }] : []),
