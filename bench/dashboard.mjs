@@ -30,8 +30,8 @@ const TASKS = Math.max(1, Math.round(PER_RUN / (AGENTS.length * TRIALS)));
 const WITH_FILES = 200;
 
 const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
-const { openHistory } = await load('store/index.js');
-const { aggregateRun } = await load('stats/index.js');
+const { openHistory } = await load('infra/store/index.js');
+const { aggregateRun } = await load('domain/stats/index.js');
 
 /** `crucible view` on the history, as a user starts it; resolves with its URL and a stop function. */
 function startView(stateDir) {

@@ -61,7 +61,7 @@ function parent() {
 
 async function child(size, concurrency) {
   const { executeRun } = await import(pathToFileURL(join(root, 'dist', 'engine', 'index.js')).href);
-  const { aggregateRun } = await import(pathToFileURL(join(root, 'dist', 'stats', 'index.js')).href);
+  const { aggregateRun } = await import(pathToFileURL(join(root, 'dist', 'domain', 'stats', 'index.js')).href);
   ({ record } = await import(pathToFileURL(join(root, 'dist', 'engine', 'attempt.js')).href));
   const dir = await mkdtemp(join(tmpdir(), 'crucible-bench-matrix-'));
   try {

@@ -23,11 +23,11 @@ import { fileURLToPath } from 'node:url';
 import { loadLine, median, min, nowMs } from './lib/measure.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { createExecutor } = await import(join(root, 'dist', 'sandbox', 'index.js'));
-const { resolveMounts } = await import(join(root, 'dist', 'sandbox', 'bwrap-mounts.js'));
-const { buildBwrapArgs } = await import(join(root, 'dist', 'sandbox', 'bwrap-args.js'));
-const { findOnPath } = await import(join(root, 'dist', 'sandbox', 'find-on-path.js'));
-const { CONTAINER_OWNER_LABEL, ownerLabelValue } = await import(join(root, 'dist', 'docker', 'owner.js'));
+const { createExecutor } = await import(join(root, 'dist', 'infra', 'sandbox', 'index.js'));
+const { resolveMounts } = await import(join(root, 'dist', 'infra', 'sandbox', 'bwrap-mounts.js'));
+const { buildBwrapArgs } = await import(join(root, 'dist', 'infra', 'sandbox', 'bwrap-args.js'));
+const { findOnPath } = await import(join(root, 'dist', 'infra', 'sandbox', 'find-on-path.js'));
+const { CONTAINER_OWNER_LABEL, ownerLabelValue } = await import(join(root, 'dist', 'infra', 'docker', 'owner.js'));
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
   const i = args.indexOf(`--${name}`);
