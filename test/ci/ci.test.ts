@@ -5,24 +5,10 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pyShadowSource } from '../../src/domain/redteam/module-shadow.js';
 import { runCli } from '../helpers/cli.js';
+import { git } from '../helpers/git.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
-
-const GIT_ENV = {
-  GIT_AUTHOR_NAME: 't',
-  GIT_AUTHOR_EMAIL: 't@example.com',
-  GIT_COMMITTER_NAME: 't',
-  GIT_COMMITTER_EMAIL: 't@example.com',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-};
-
-function git(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...GIT_ENV } });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-}
 
 /** Two JUnit cases: check::fixed passes once value.txt says right, check::kept while keep.txt says ok. */
 const CHECK_SH = [

@@ -1,28 +1,13 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evaluateCheckout, resolveCiSettings } from '../../src/features/ci/index.js';
 import { openCheckout } from '../../src/features/ci/checkout.js';
 import { fakeExecutors, junitTests } from '../helpers/fake-executor.js';
+import { git } from '../helpers/git.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
-
-const GIT_ENV = {
-  GIT_AUTHOR_NAME: 't',
-  GIT_AUTHOR_EMAIL: 't@example.com',
-  GIT_COMMITTER_NAME: 't',
-  GIT_COMMITTER_EMAIL: 't@example.com',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-};
-
-function git(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...GIT_ENV } });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-}
 
 const CONFIG = ['tests:', '  command: run-tests', '  fail_to_pass: ["spec::fixed"]', 'setup: [install-deps]', ''].join('\n');
 

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +42,29 @@ function loadedFiles(log: string): string[] {
     .map((url) => fileURLToPath(url));
 }
 
+/** `crucible run examples/tasks.yaml --task js-slugify --sandbox local` with `agentArgs`, in a process that logs every module it loads to `log`. */
+function runRecordingLoads(dir: string, log: string, agentArgs: string[]): SpawnSyncReturns<string> {
+  return spawnSync(
+    process.execPath,
+    [
+      '--import',
+      resolve('test', 'cli', 'helpers', 'record-loads.mjs'),
+      CLI,
+      'run',
+      'examples/tasks.yaml',
+      ...agentArgs,
+      '--task',
+      'js-slugify',
+      '--sandbox',
+      'local',
+      '--out',
+      join(dir, 'state'),
+      '--quiet',
+    ],
+    { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', CI: 'true', CRUCIBLE_LOAD_LOG: log }, timeout: 300_000 },
+  );
+}
+
 describe('the CLI loads the model SDK only for model agents', () => {
   it('a run of a reference agent (nop) never loads the chunk that holds `ai`', () => {
     if (!existsSync('dist/cli/main.js')) throw new Error('dist/cli/main.js is missing: run `npm run build` first');
@@ -51,17 +74,7 @@ describe('the CLI loads the model SDK only for model agents', () => {
 
     const dir = tempDir();
     const log = join(dir, 'loads.txt');
-    const result = spawnSync(
-      process.execPath,
-      ['--import', resolve('test', 'cli', 'helpers', 'record-loads.mjs'), CLI, 'run', 'examples/tasks.yaml', '--agent', 'nop', '--task', 'js-slugify'].concat([
-        '--sandbox',
-        'local',
-        '--out',
-        join(dir, 'state'),
-        '--quiet',
-      ]),
-      { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', CI: 'true', CRUCIBLE_LOAD_LOG: log }, timeout: 300_000 },
-    );
+    const result = runRecordingLoads(dir, log, ['--agent', 'nop']);
     // nop changes nothing: its attempt FAILs, which exits 1; anything else is not the run we meant.
     expect(result.status, result.stderr).toBe(1);
     const loaded = loadedFiles(log);
@@ -80,19 +93,7 @@ describe('the CLI loads the model SDK only for model agents', () => {
     mkdirSync(join(cassettes, 'js-slugify', encodeURIComponent(agent)), { recursive: true });
     const header = { type: 'cassette', version: 1, key: `js-slugify/${agent}/0`, recordedAt: '2026-01-01T00:00:00.000Z' };
     writeFileSync(join(cassettes, 'js-slugify', encodeURIComponent(agent), '0.jsonl'), `${JSON.stringify(header)}\n`);
-    const result = spawnSync(
-      process.execPath,
-      ['--import', resolve('test', 'cli', 'helpers', 'record-loads.mjs'), CLI, 'run', 'examples/tasks.yaml', '--model', agent, '--task', 'js-slugify'].concat([
-        '--replay',
-        cassettes,
-        '--sandbox',
-        'local',
-        '--out',
-        join(dir, 'state'),
-        '--quiet',
-      ]),
-      { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', CI: 'true', CRUCIBLE_LOAD_LOG: log }, timeout: 300_000 },
-    );
+    const result = runRecordingLoads(dir, log, ['--model', agent, '--replay', cassettes]);
     // The attempt errors on the replay miss (exit 1), which proves a request was made.
     expect(result.status, result.stderr).toBe(1);
     expect(result.stdout).toContain('replay miss');

@@ -8,7 +8,6 @@ import layersRule from '../../eslint-rules/layers.js';
 // A tiny tree on disk (the cycle check reads the whole tree): low, peer-a and peer-b in the
 // bottom layer (the peers import each other), high above them.
 const fixture = fileURLToPath(new URL('../fixtures/layers', import.meta.url));
-const src = (file: string): string => join(fixture, 'src', file);
 
 interface Exception {
   from: string;
@@ -17,16 +16,20 @@ interface Exception {
   why: string;
 }
 
-function lint(file: string, code: string, exceptions: Exception[] = []): string[] {
-  const linter = new Linter({ cwd: fixture });
-  const options = {
-    root: 'src',
-    layers: [
-      { name: 'bottom', folders: ['low', 'peer-a', 'peer-b'] },
-      { name: 'top', folders: ['high'] },
-    ],
-    exceptions,
-  };
+const FLAT_LAYERS = [
+  { name: 'bottom', folders: ['low', 'peer-a', 'peer-b'] },
+  { name: 'top', folders: ['high'] },
+];
+
+/** The rule's messages for `code` as the file `file` of the tree at `root`. */
+function lintIn(
+  root: string,
+  layers: Array<{ name: string; dir?: string; folders: string[] }>,
+  file: string,
+  code: string,
+  exceptions: Exception[] = [],
+): string[] {
+  const linter = new Linter({ cwd: root });
   const messages = linter.verify(
     code,
     [
@@ -34,12 +37,16 @@ function lint(file: string, code: string, exceptions: Exception[] = []): string[
         files: ['**/*.ts'],
         languageOptions: { parser: tseslint.parser },
         plugins: { crucible: { rules: { layers: layersRule } } },
-        rules: { 'crucible/layers': ['error', options] },
+        rules: { 'crucible/layers': ['error', { root: 'src', layers, exceptions }] },
       },
     ],
-    src(file),
+    join(root, 'src', file),
   );
   return messages.map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+function lint(file: string, code: string, exceptions: Exception[] = []): string[] {
+  return lintIn(fixture, FLAT_LAYERS, file, code, exceptions);
 }
 
 describe('crucible/layers', () => {
@@ -88,27 +95,11 @@ describe('crucible/layers', () => {
 const grouped = fileURLToPath(new URL('../fixtures/layers-grouped', import.meta.url));
 
 function lintGrouped(file: string, code: string): string[] {
-  const linter = new Linter({ cwd: grouped });
-  const options = {
-    root: 'src',
-    layers: [
-      { name: 'core', dir: 'core', folders: ['util', 'lone'] },
-      { name: 'top', folders: ['app'] },
-    ],
-  };
-  const messages = linter.verify(
-    code,
-    [
-      {
-        files: ['**/*.ts'],
-        languageOptions: { parser: tseslint.parser },
-        plugins: { crucible: { rules: { layers: layersRule } } },
-        rules: { 'crucible/layers': ['error', options] },
-      },
-    ],
-    join(grouped, 'src', file),
-  );
-  return messages.map((m) => `${m.ruleId}: ${m.message}`);
+  const layers = [
+    { name: 'core', dir: 'core', folders: ['util', 'lone'] },
+    { name: 'top', folders: ['app'] },
+  ];
+  return lintIn(grouped, layers, file, code);
 }
 
 describe('crucible/layers with a layer kept in a directory', () => {
