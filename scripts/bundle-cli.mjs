@@ -3,9 +3,10 @@
 // plus ~150 files of zod, yaml, fast-xml-parser and commander one by one cost Node more than the
 // code itself; a few chunks load in a fraction of that (docs/BENCHMARKS.md has the numbers).
 //
-// Layout, all at one directory depth below dist/ like tsc's own output, so the modules that find
-// files relative to themselves (version.ts, gateway/pricing.ts, report/web-assets.ts,
-// sandbox/sandbox-init-source.ts) find the same ones:
+// Layout, one directory below dist/ (tsc's own output sits one to three below, by layer), so the
+// modules that find files relative to themselves look in both places: version.ts, pricing.ts and
+// web-assets.ts walk up to the package's root; sandbox-init-source.ts and docker-runtime.ts try
+// their own directory, then dist/infra/sandbox as seen from dist/bundle:
 //   dist/cli/main.js    the entry (replaces tsc's main.js; bin/crucible.js and the tests run it)
 //   dist/bundle/*.js    chunks; each command's dynamic import stays a chunk loaded only by it, so
 //                       `run` never loads the dashboard server or the AI SDK.

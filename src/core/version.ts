@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
 let cached: string | undefined;
 
 /**
- * The package version, read once from the package.json above this module: src/ and dist/ (tsc's
- * output) sit one level below it, the bundled CLI (dist/cli, dist/bundle) two, so walk up.
+ * The package version, read once from the package.json above this module: src/core/ and
+ * dist/core/ (tsc's output) sit two levels below it, the bundled CLI's chunks (dist/bundle) two as
+ * well but by another path, so walk up.
  */
 export function version(): string {
   cached ??= (JSON.parse(readFileSync(packageJsonPath(), 'utf8')) as { version: string }).version;
