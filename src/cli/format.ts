@@ -6,8 +6,9 @@ import { compactDuration as formatDuration } from '../core/format/index.js';
 export { count, pct, usd } from '../core/format/index.js';
 export { formatDuration };
 
-export function colorVerdict(verdict: Verdict): string {
-  const text = verdict.padEnd(5);
+/** The verdict in its colour, padded to `width` inside the colour codes (a later trim could not remove it there; 0 pads nothing). */
+export function colorVerdict(verdict: Verdict, width = 5): string {
+  const text = verdict.padEnd(width);
   return verdict === 'PASS' ? pc.green(text) : verdict === 'FAIL' ? pc.red(text) : pc.yellow(text);
 }
 

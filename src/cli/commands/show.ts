@@ -97,7 +97,7 @@ export function formatAttempt(detail: AttemptDetail, dir: string, io: CliIo): st
   out.push(`${pc.bold(`attempt ${a.attemptId}`)}  ${pc.dim(`run ${a.runId} · #${a.index}`)}`);
   out.push(`task ${a.taskId} (version ${a.taskVersion}) · agent ${a.agent} · trial ${a.trial} · sandbox ${a.sandbox}`);
   if (a.agentInfo) out.push(pc.dim(`agent ${a.agent}: ${agentInfoText(a.agentInfo)}${a.agentInfo.package ? ` · package ${a.agentInfo.package}` : ''}`));
-  out.push(`${colorVerdict(a.verdict).trim()} ${a.cause}${a.score !== undefined ? ` · score ${a.score}` : ''}`);
+  out.push(`${colorVerdict(a.verdict, 0)} ${a.cause}${a.score !== undefined ? ` · score ${a.score}` : ''}`);
   if (a.message) out.push(`  ${a.message}`);
   if (a.harnessError) out.push(pc.yellow(`harness error in ${a.harnessError.phase}: ${a.harnessError.message}`));
   // A failed setup command's output, cut to what shows the reason (the whole excerpt is in setup-output.txt too).
