@@ -45,6 +45,7 @@ describe('failure patterns panel in the HTML report', () => {
         agent: a.agent,
         verdict: a.verdict,
         facts: failureFacts({ trajectory: [], commands: [], changedFiles: [], failToPass: [], allowedPaths: [], stopReason: 'max_turns' }),
+        recorded: true,
       })),
     );
     const summary = { ...summaryOf(attempts), ...(withPatterns ? { failurePatterns: table } : {}) };

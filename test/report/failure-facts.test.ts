@@ -147,10 +147,10 @@ describe('failure patterns', () => {
       stopReason: 'max_turns',
     });
     const rows: AttemptFacts[] = [
-      { attemptId: 'a1', agent: 'x', verdict: 'FAIL', facts: lazy },
-      { attemptId: 'a2', agent: 'x', verdict: 'FAIL', facts: busy },
-      { attemptId: 'a3', agent: 'x', verdict: 'PASS', facts: lazy },
-      { attemptId: 'a4', agent: 'x', verdict: 'ERROR', facts: lazy },
+      { attemptId: 'a1', agent: 'x', verdict: 'FAIL', facts: lazy, recorded: true },
+      { attemptId: 'a2', agent: 'x', verdict: 'FAIL', facts: busy, recorded: true },
+      { attemptId: 'a3', agent: 'x', verdict: 'PASS', facts: lazy, recorded: true },
+      { attemptId: 'a4', agent: 'x', verdict: 'ERROR', facts: lazy, recorded: true },
     ];
     const [x, ...others] = failurePatterns(rows);
     expect(others).toEqual([]);
@@ -162,5 +162,39 @@ describe('failure patterns', () => {
     expect(x?.patterns.find((p) => p.id === 'stopped_at_limit')?.attemptIds).toEqual(['a2']);
     expect(x?.patterns.find((p) => p.id === 'never_saw_failing_test')?.attemptIds).toEqual(['a1']);
     expect(x?.patterns.find((p) => p.id === 'no_change_kept')?.attemptIds).toEqual(['a1']);
+    expect(x?.unrecorded).toBeUndefined();
+  });
+
+  it('reads the session patterns only on attempts with a trajectory: a graded patch never "never ran the tests"', () => {
+    // A patch graded by `crucible grade`: no trajectory, one harness command (git apply), a test file in its diff.
+    const patch = failureFacts({
+      trajectory: [],
+      commands: [{ argv: ['git', 'apply', '-'], exitCode: 0 }],
+      changedFiles: ['src/a.mjs', 'test/a.test.mjs'],
+      failToPass: ['a > works'],
+      allowedPaths: ['src/**'],
+      stopReason: 'submitted',
+    });
+    const lazy = failureFacts({
+      trajectory: [end(1, 10)],
+      commands: [],
+      changedFiles: [],
+      failToPass: ['a > works'],
+      allowedPaths: [],
+      stopReason: 'submitted',
+    });
+    const [x] = failurePatterns([
+      { attemptId: 'p1', agent: 'x', verdict: 'FAIL', facts: patch, recorded: false },
+      { attemptId: 'p2', agent: 'x', verdict: 'FAIL', facts: patch, recorded: false },
+      { attemptId: 'r1', agent: 'x', verdict: 'FAIL', facts: lazy, recorded: true },
+    ]);
+    expect(x).toMatchObject({ failed: 3, unrecorded: 2 });
+    const byId = new Map(x?.patterns.map((p) => [p.id, p]));
+    for (const id of ['never_ran_tests', 'never_saw_failing_test', 'no_change_kept']) {
+      expect(byId.get(id), id).toMatchObject({ count: 1, attemptIds: ['r1'], share: { n: 1 } });
+    }
+    // What the diff and the stop say is known for all three.
+    expect(byId.get('changed_outside_scope')).toMatchObject({ attemptIds: ['p1', 'p2'], share: { n: 3 } });
+    expect(byId.get('stopped_on_its_own')).toMatchObject({ count: 3, share: { n: 3 } });
   });
 });

@@ -16,6 +16,7 @@ describe('failure patterns in the reports', () => {
       agent: a.agent,
       verdict: a.verdict,
       facts: failureFacts({ trajectory: [], commands: [], changedFiles: [], failToPass: [], allowedPaths: [], stopReason: 'max_turns' }),
+      recorded: true,
     })),
   );
   const summary = { ...summaryOf(attempts), failurePatterns: table };

@@ -257,7 +257,7 @@ export interface RunStats {
   notes: string[];
 }
 
-/** One failure pattern of one agent: how many failed attempts show it, their share (Wilson 95%) and their ids. */
+/** One failure pattern of one agent: how many failed attempts show it, their share (Wilson 95%, of `share.n` attempts it could be read on) and their ids. */
 export interface FailurePatternRow {
   id: string;
   label: string;
@@ -269,6 +269,8 @@ export interface FailurePatternRow {
 export interface AgentFailurePatterns {
   agent: string;
   failed: number;
+  /** Failed attempts without a trajectory (reference agents, graded patches): left out of the session patterns. */
+  unrecorded?: number;
   /** Patterns seen at least once, most frequent first. */
   patterns: FailurePatternRow[];
 }

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { attemptDir, attemptFile, peekAttemptRecord, peekSummaryFile } from '../run-dir/index.js';
 import { wilson } from '../stats/index.js';
 import type { AttemptResult, Task } from '../../core/types/index.js';
@@ -17,24 +17,32 @@ export const REPEAT_THRESHOLD = 3;
 /** This many turns or more after the last effective change count as idling. */
 export const IDLE_TURNS = 5;
 
+/*
+ * `session: true` marks a pattern about what the agent did in its session, which only a trajectory
+ * records. An attempt without one (a reference agent, a patch graded by `crucible grade`) is left
+ * out of that pattern's count and denominator: "never ran the tests" of a patch made elsewhere
+ * would be a fact about this harness, not about the agent.
+ */
 export const FAILURE_PATTERNS = [
-  { id: 'never_ran_tests', label: 'never ran the tests', test: (f: FailureFacts) => !f.tests.ran },
-  { id: 'never_saw_failing_test', label: "never saw a failing test's output", test: (f: FailureFacts) => f.sawFailingOutput === false },
+  { id: 'never_ran_tests', label: 'never ran the tests', session: true, test: (f: FailureFacts) => !f.tests.ran },
+  { id: 'never_saw_failing_test', label: "never saw a failing test's output", session: true, test: (f: FailureFacts) => f.sawFailingOutput === false },
   {
     id: 'repeated_itself',
+    session: true,
     label: `repeated a command or edit ${REPEAT_THRESHOLD}+ times`,
     test: (f: FailureFacts) => f.repeats.maxSameCommand >= REPEAT_THRESHOLD || f.repeats.maxSameEdit >= REPEAT_THRESHOLD,
   },
-  { id: 'changed_outside_scope', label: "changed files outside the tests' reach", test: (f: FailureFacts) => f.outsideChanges.length > 0 },
-  { id: 'tool_errors', label: 'had tool errors', test: (f: FailureFacts) => f.toolErrors.tools + f.toolErrors.commands > 0 },
-  { id: 'no_change_kept', label: 'left no edit in the final diff', test: (f: FailureFacts) => f.afterLastChange === null },
+  { id: 'changed_outside_scope', label: "changed files outside the tests' reach", session: false, test: (f: FailureFacts) => f.outsideChanges.length > 0 },
+  { id: 'tool_errors', label: 'had tool errors', session: false, test: (f: FailureFacts) => f.toolErrors.tools + f.toolErrors.commands > 0 },
+  { id: 'no_change_kept', label: 'left no edit in the final diff', session: true, test: (f: FailureFacts) => f.afterLastChange === null },
   {
     id: 'idled_after_change',
+    session: true,
     label: `${IDLE_TURNS}+ turns after its last effective change`,
     test: (f: FailureFacts) => (f.afterLastChange?.turns ?? 0) >= IDLE_TURNS,
   },
-  { id: 'stopped_at_limit', label: 'stopped at a limit', test: (f: FailureFacts) => f.stop.kind === 'limit' },
-  { id: 'stopped_on_its_own', label: 'stopped on its own', test: (f: FailureFacts) => f.stop.kind === 'own' },
+  { id: 'stopped_at_limit', label: 'stopped at a limit', session: false, test: (f: FailureFacts) => f.stop.kind === 'limit' },
+  { id: 'stopped_on_its_own', label: 'stopped on its own', session: false, test: (f: FailureFacts) => f.stop.kind === 'own' },
 ] as const;
 
 export type FailurePatternId = (typeof FAILURE_PATTERNS)[number]['id'];
@@ -44,18 +52,22 @@ export interface AttemptFacts {
   agent: string;
   verdict: AttemptResult['verdict'];
   facts: FailureFacts;
+  /** Whether the attempt has a trajectory; the session patterns read only attempts that do. */
+  recorded: boolean;
 }
 
-/** The table: one entry per agent with a failed attempt, in first-seen order. */
+/** The table: one entry per agent with a failed attempt, in first-seen order. A pattern's share is of the failed attempts it could be read on (`share.n`). */
 export function failurePatterns(rows: readonly AttemptFacts[]): AgentFailurePatterns[] {
   const byAgent = new Map<string, AttemptFacts[]>();
   for (const r of rows) if (r.verdict === 'FAIL') byAgent.set(r.agent, [...(byAgent.get(r.agent) ?? []), r]);
   return [...byAgent].map(([agent, failed]) => ({
     agent,
     failed: failed.length,
+    ...(failed.some((r) => !r.recorded) ? { unrecorded: failed.filter((r) => !r.recorded).length } : {}),
     patterns: FAILURE_PATTERNS.flatMap((p) => {
-      const ids = failed.filter((r) => p.test(r.facts)).map((r) => r.attemptId);
-      const share = wilson(ids.length, failed.length);
+      const readable = p.session ? failed.filter((r) => r.recorded) : failed;
+      const ids = readable.filter((r) => p.test(r.facts)).map((r) => r.attemptId);
+      const share = wilson(ids.length, readable.length);
       return ids.length > 0 && share ? [{ id: p.id as string, label: p.label, count: ids.length, share, attemptIds: ids }] : [];
     }).sort((a, b) => b.count - a.count),
   }));
@@ -112,7 +124,8 @@ function changedFilesOf(attemptDir: string, attempt: AttemptResult): string[] {
 
 /** The facts of one finished attempt, from its directory and its task (fail-to-pass ids, allowed_paths). */
 export function attemptFacts(attemptDir: string, attempt: AttemptResult, task?: Pick<Task, 'tests' | 'policy'>): AttemptFacts {
-  const trajectory = jsonLines(attemptFile(attemptDir, 'trajectory')) as FactTrajectoryEvent[];
+  const trajectoryFile = attemptFile(attemptDir, 'trajectory');
+  const trajectory = jsonLines(trajectoryFile) as FactTrajectoryEvent[];
   const commands = jsonLines(attemptFile(attemptDir, 'commands')).filter(isCommand);
   const changedFiles = changedFilesOf(attemptDir, attempt);
   const testCommand = attempt.tests?.command ?? task?.tests.command;
@@ -127,7 +140,7 @@ export function attemptFacts(attemptDir: string, attempt: AttemptResult, task?: 
     ...(attempt.agentResult ? { stopReason: attempt.agentResult.stopReason } : {}),
     ...(attempt.agentResult?.turns !== undefined ? { turns: attempt.agentResult.turns } : {}),
   });
-  return { attemptId: attempt.attemptId, agent: attempt.agent, verdict: attempt.verdict, facts };
+  return { attemptId: attempt.attemptId, agent: attempt.agent, verdict: attempt.verdict, facts, recorded: existsSync(trajectoryFile) };
 }
 
 const pct = (x: number): string => `${Math.round(x * 100)}%`;
@@ -135,10 +148,10 @@ const pct = (x: number): string => `${Math.round(x * 100)}%`;
 /** One line per pattern: `label  count/failed  share [low–high]  attempt ids`. */
 export function failurePatternLines(table: readonly AgentFailurePatterns[], maxIds = 5): string[] {
   return table.flatMap((a) => [
-    `${a.agent}: ${a.failed} failed attempt(s)`,
+    `${a.agent}: ${a.failed} failed attempt(s)${a.unrecorded ? `, ${a.unrecorded} without a trajectory (read for their diff, commands and stop only)` : ''}`,
     ...a.patterns.map((p) => {
       const ids = p.attemptIds.slice(0, maxIds).join(', ') + (p.attemptIds.length > maxIds ? `, … ${p.attemptIds.length - maxIds} more` : '');
-      return `  ${p.label}: ${p.count}/${a.failed} ${pct(p.share.rate)} [${pct(p.share.low)}–${pct(p.share.high)}]  ${ids}`;
+      return `  ${p.label}: ${p.count}/${p.share.n} ${pct(p.share.rate)} [${pct(p.share.low)}–${pct(p.share.high)}]  ${ids}`;
     }),
   ]);
 }

@@ -201,7 +201,7 @@ function failurePatternsSection(patterns: readonly AgentFailurePatterns[], detai
     a.patterns.map((p) => [
       mdText(a.agent),
       mdText(p.label),
-      `${p.count}/${a.failed}`,
+      `${p.count}/${p.share.n}`,
       `${Math.round(p.share.rate * 100)}% [${Math.round(p.share.low * 100)}–${Math.round(p.share.high * 100)}%]`,
       p.attemptIds.map(ref).join(' '),
     ]),

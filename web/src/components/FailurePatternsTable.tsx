@@ -11,7 +11,9 @@ export function FailurePatternsTable({ patterns }: { patterns: NonNullable<RunVi
         <tr>
           <th>agent</th>
           <th>pattern</th>
-          <th title="Failed attempts that show the pattern, of the agent's failed attempts">failed attempts</th>
+          <th title="Failed attempts that show the pattern, of the agent's failed attempts it could be read on (a pattern about the session needs a trajectory)">
+            failed attempts
+          </th>
           <th title="Share of the agent's failed attempts, Wilson 95% interval">share</th>
           <th>attempts</th>
         </tr>
@@ -23,7 +25,7 @@ export function FailurePatternsTable({ patterns }: { patterns: NonNullable<RunVi
               <th scope="row">{a.agent}</th>
               <td>{p.label}</td>
               <td>
-                {p.count} of {a.failed}
+                {p.count} of {p.share.n}
               </td>
               <td>
                 {pct(p.share.rate)} [{pct(p.share.low)}, {pct(p.share.high)}]
