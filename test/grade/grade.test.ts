@@ -182,4 +182,24 @@ describe('crucible grade', () => {
     writeFileSync(json, '{"instance_id": "a"}\n');
     expect(() => readPredictions(json)).toThrow(`${json}:1: model_patch is missing (fix: the unified diff, "" for none)`);
   });
+
+  it('refuses a model name that is a reference agent, holds a control character or runs past 200 characters', () => {
+    const dir = tempDir();
+    const file = join(dir, 'p.jsonl');
+    const named = (model: string): string => {
+      writeFileSync(file, `${JSON.stringify({ instance_id: 'a', model_name_or_path: model, model_patch: '' })}\n`);
+      return file;
+    };
+    expect(() => readPredictions(named('oracle'))).toThrow(
+      `${file}:1: model_name_or_path "oracle" is a reference agent's name, which would mix these patches with its runs (fix: rename the model in the predictions, or pass --model-name)`,
+    );
+    expect(() => readPredictions(named('evil\nname'))).toThrow(`${file}:1: model_name_or_path "evil\\nname" holds a control character`);
+    expect(() => readPredictions(named('m'.repeat(201)))).toThrow(`${file}:1: model_name_or_path is 201 characters, over 200`);
+    expect(readPredictions(named('org/model-v2 (beta)')).map((p) => p.model)).toEqual(['org/model-v2 (beta)']);
+    const nop = join(dir, 'nop');
+    mkdirSync(nop);
+    writeFileSync(join(nop, 'a.patch'), '');
+    expect(() => readPredictions(nop)).toThrow(`--predictions ${nop}: the directory's name "nop" is a reference agent's name`);
+    expect(readPredictions(nop, { modelName: 'mine' }).map((p) => p.model)).toEqual(['mine']);
+  });
 });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { InputError } from '../../core/errors.js';
+import { referenceAgentNames } from '../../domain/agents/index.js';
 
 /** One patch made elsewhere, for one task, by one model: SWE-bench's prediction record. */
 export interface Prediction {
@@ -53,8 +54,31 @@ export function readPredictions(path: string, options: ReadPredictionsOptions = 
   return predictions;
 }
 
+/** Longest model name accepted: it becomes an agent name in tables, attempt ids and export file names. */
+const MAX_MODEL_NAME = 200;
+
+/**
+ * A model name becomes the agent name its attempts are recorded, compared and exported under, so
+ * it may not be a reference agent's (history and gates would mix a patch with `oracle`'s proofs)
+ * and may not hold control characters (a newline would split the terminal's tables and file names).
+ */
+function checkModelName(model: string, where: string, field: string): string {
+  const fix = 'rename the model in the predictions, or pass --model-name';
+  if (model.trim() === '') throw new InputError(`${where}: ${field} is empty (fix: name the model that made the patch, or pass --model-name)`);
+  // eslint-disable-next-line no-control-regex -- control characters are what this rejects
+  if (/[\u0000-\u001f\u007f]/.test(model)) throw new InputError(`${where}: ${field} ${JSON.stringify(model)} holds a control character (fix: ${fix})`);
+  if (model.length > MAX_MODEL_NAME) throw new InputError(`${where}: ${field} is ${model.length} characters, over ${MAX_MODEL_NAME} (fix: ${fix})`);
+  if (referenceAgentNames().includes(model))
+    throw new InputError(`${where}: ${field} ${JSON.stringify(model)} is a reference agent's name, which would mix these patches with its runs (fix: ${fix})`);
+  return model;
+}
+
 function readPatchDir(shown: string, dir: string, options: ReadPredictionsOptions): Prediction[] {
-  const model = options.modelName ?? basename(dir);
+  const model = checkModelName(
+    options.modelName ?? basename(dir),
+    options.modelName !== undefined ? '--model-name' : `--predictions ${shown}`,
+    options.modelName !== undefined ? 'the name' : "the directory's name",
+  );
   const names = readdirSync(dir)
     .filter((n) => n.endsWith('.patch'))
     .sort();
@@ -124,8 +148,7 @@ function toPrediction(record: unknown, where: string, options: ReadPredictionsOp
     r[SWE_BENCH_FIELDS.model] === undefined && options.modelName !== undefined
       ? options.modelName
       : field(SWE_BENCH_FIELDS.model, 'name the model that made the patch, or pass --model-name');
-  if (model.trim() === '') throw new InputError(`${where}: model_name_or_path is empty (fix: name the model that made the patch, or pass --model-name)`);
-  return { taskId, model, patch, where };
+  return { taskId, model: checkModelName(model, where, SWE_BENCH_FIELDS.model), patch, where };
 }
 
 /** sha256 of what the predictions say (task, model, patch; not where they were read): a grading run's identity. */
