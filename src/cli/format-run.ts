@@ -21,6 +21,8 @@ export interface RunReportInput {
   counts: VerdictCounts;
   stats: RunStats | null;
   ended?: 'completed' | 'fail-fast' | 'interrupted';
+  /** An adaptive run: one that stops once its question is decided, so fewer attempts than planned is its design, said by its own line. */
+  adaptive?: boolean;
   failedFast?: { taskId: string; agent: string; trial: number; cause: string };
   reused?: number;
   /** --max-cost-total / --max-tokens-total: what the run spent, and the cap that stopped it. */
@@ -48,7 +50,7 @@ export function formatRunReport(r: RunReportInput, cwd?: string): string {
   const totals = [
     `${r.executed}/${r.planned} attempts${reused}: ${pc.green(`${PASS} passed`)}, ${pc.red(`${FAIL} failed`)}, ${pc.yellow(`${ERROR} errored`)}  run ${r.runId}`,
   ];
-  if (r.executed < r.planned) {
+  if (r.executed < r.planned && !(r.adaptive && r.ended === 'completed')) {
     const cap = r.runBudget?.reached;
     const why = cap
       ? cap === 'cost'

@@ -200,9 +200,12 @@ export function createProgram(io: CliIo): CrucibleProgram {
     .command('tests')
     .description("List a task's test ids with their outcomes, exactly as fail_to_pass / pass_to_pass name them; --suggest proposes both lists.")
     .argument('<taskset>', 'task-set YAML file, e.g. examples/tasks.yaml, or a suite file')
-    .requiredOption('-t, --task <id>', 'the task whose tests to run')
+    .option('-t, --task <id>', 'the task whose tests to run (may be left out when the set has one task)')
     .option('--at <side>', 'baseline (the repo after setup, default) or oracle (with the oracle patch applied)')
-    .option('--suggest', 'run both sides and print fail_to_pass (fails at the baseline, passes with the oracle) and pass_to_pass (passes on both) as YAML')
+    .option(
+      '--suggest',
+      'run both sides and print fail_to_pass (fails at the baseline, passes with the oracle) and pass_to_pass (passes on both) as YAML; without an oracle, the baseline alone: what fails there, as candidates',
+    )
     .addOption(stateDirOption("Crucible's state directory (caches; the scratch copy goes to <out>/tests/ and is removed)"))
     .addOption(sandboxOption('where setup and the tests run (default: bwrap on Linux; a task with an environment needs docker)'))
     .addOption(jsonOption('print the runs (every id, its outcome and case count) and the suggestion as JSON'))
@@ -216,7 +219,7 @@ export function createProgram(io: CliIo): CrucibleProgram {
   flagged: listed, it cannot pass (docs/tasks.md). Progress goes to stderr; nothing is kept.
 
   Exit codes: 0 listed, 1 the test command gave no usable report (its output is shown), 2 bad input
-  (unknown task, no oracle patch for --at oracle or --suggest, a patch that does not apply, a
+  (unknown task, no oracle patch for --at oracle, a patch that does not apply, a
   failing setup command), 130 interrupted.
 
   Examples:

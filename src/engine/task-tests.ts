@@ -210,10 +210,26 @@ export interface TestIdSuggestion {
   duplicated: string[];
   /** `pass_to_pass: all_others` would select exactly `passToPass` on both sides. */
   allOthersAgrees: boolean;
+  /** Read from the baseline alone (the task has no oracle): `failToPass` holds every test not passing there, candidates a fix has yet to prove. */
+  baselineOnly?: true;
 }
 
-/** The `fail_to_pass` / `pass_to_pass` lists two runs (baseline, oracle) support. */
-export function suggestTestIds(baseline: readonly ListedTest[], oracle: readonly ListedTest[]): TestIdSuggestion {
+/**
+ * The `fail_to_pass` / `pass_to_pass` lists two runs (baseline, oracle) support. Without an oracle
+ * run, the baseline's own outcomes: what fails now is a candidate, what passes must keep passing.
+ */
+export function suggestTestIds(baseline: readonly ListedTest[], oracle?: readonly ListedTest[]): TestIdSuggestion {
+  if (oracle === undefined) {
+    const unique = baseline.filter((t) => t.cases <= 1);
+    const failing = unique.filter((t) => t.outcome === 'failed' || t.outcome === 'error').map((t) => t.id);
+    return {
+      failToPass: failing,
+      passToPass: unique.filter((t) => t.outcome === 'passed').map((t) => t.id),
+      duplicated: baseline.filter((t) => t.cases > 1).map((t) => t.id),
+      allOthersAgrees: baseline.every((t) => t.cases <= 1 && t.outcome !== 'skipped'),
+      baselineOnly: true,
+    };
+  }
   const before = new Map(baseline.map((t) => [t.id, t]));
   const failToPass: string[] = [];
   const passToPass: string[] = [];

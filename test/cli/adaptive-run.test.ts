@@ -23,6 +23,8 @@ describe('crucible run --adaptive', () => {
       expect(summary.adaptive?.comparisons).toEqual([expect.objectContaining({ a: 'oracle', b: 'nop', verdict: 'A better' })]);
       expect(result.stderr).toMatch(/adaptive: stopped, target met: every pair of agents separated, after \d+ of at most 60 attempts/);
       expect(result.stderr).toMatch(/oracle vs nop: A better \(e-value [\d.]+ vs 20\.0, \d+–0 on discordant pairs\)/);
+      // Stopping once decided is the design: no "stopped early … run the rest" beside it.
+      expect(result.stderr).not.toContain('stopped early');
     },
     attemptBudget(24),
   );

@@ -15,7 +15,8 @@ import { EXIT, exitWith } from '../exit.js';
 import { openSession } from '../../engine/index.js';
 
 export interface TestsCommandOptions {
-  task: string;
+  /** Optional when the set has one task. */
+  task?: string;
   at?: string;
   suggest?: boolean;
   json?: boolean;
@@ -35,16 +36,17 @@ const OUTPUT_LINES = 20;
  * Exit 0 listed, 1 the run gave no usable report, 2 bad input or a broken task, 130 interrupted.
  */
 export async function testsCommand(tasksetPath: string, opts: TestsCommandOptions, io: CliIo): Promise<void> {
-  const sides = sidesOf(opts);
   writableStateDir('--out', opts.out, io.cwd);
   const input = loadRunInput(tasksetPath);
-  const [task] = withFlagNames(() => selectTasks(input.tasks, { taskIds: [opts.task] }, tasksetPath));
-  if (task === undefined) throw new InputError(`--task ${opts.task}: no such task in ${tasksetPath}`);
+  const taskId = opts.task ?? onlyTaskId(input.tasks, tasksetPath);
+  const [task] = withFlagNames(() => selectTasks(input.tasks, { taskIds: [taskId] }, tasksetPath));
+  if (task === undefined) throw new InputError(`--task ${taskId}: no such task in ${tasksetPath}`);
   const where = taskWhere(task, input.taskIndex.get(task.id));
+  // --suggest without an oracle reads the baseline alone; --at oracle has nothing to run.
+  const sides = sidesOf(opts, task.oracle !== undefined);
   if (sides.includes('oracle') && !task.oracle) {
-    const why = opts.suggest ? '--suggest compares the baseline with the oracle' : '--at oracle runs the tests with it';
     throw new InputError(
-      `${where.file}: ${where.prefix}: task ${task.id} has no oracle patch; ${why} (fix: add oracle.patch to the task, or use --at baseline)`,
+      `${where.file}: ${where.prefix}: task ${task.id} has no oracle patch; --at oracle runs the tests with it (fix: add oracle.patch to the task, or use --at baseline)`,
     );
   }
   // The task's own code runs here, as under the reference agents: the same fallback rule.
@@ -71,7 +73,7 @@ export async function testsCommand(tasksetPath: string, opts: TestsCommandOption
   }
 
   const unusable = runs.filter((r) => r.evidence.invalidReason !== undefined);
-  const suggestion = opts.suggest && unusable.length === 0 ? suggestTestIds(runs[0]?.tests ?? [], runs[1]?.tests ?? []) : undefined;
+  const suggestion = opts.suggest && unusable.length === 0 ? suggestTestIds(runs[0]?.tests ?? [], runs[1]?.tests) : undefined;
   if (opts.json) {
     const out = {
       schemaVersion: TESTS_SCHEMA_VERSION,
@@ -107,10 +109,20 @@ export async function testsCommand(tasksetPath: string, opts: TestsCommandOption
   exitWith(unusable.length > 0 ? EXIT.failed : EXIT.ok);
 }
 
-function sidesOf(opts: TestsCommandOptions): TestSide[] {
+/** The one task of a one-task set, so `--task` can be left out there. */
+function onlyTaskId(tasks: readonly { id: string }[], tasksetPath: string): string {
+  const [only, ...rest] = tasks;
+  if (only !== undefined && rest.length === 0) return only.id;
+  const ids = tasks.slice(0, 5).map((t) => t.id);
+  throw new InputError(
+    `--task: ${tasksetPath} has ${tasks.length} tasks (fix: pick one with --task ID${ids.length > 0 ? `: ${ids.join(', ')}${tasks.length > 5 ? ', …' : ''}` : ''})`,
+  );
+}
+
+function sidesOf(opts: TestsCommandOptions, hasOracle: boolean): TestSide[] {
   if (opts.suggest) {
     if (opts.at !== undefined) throw new InputError(`--at ${opts.at}: not with --suggest, which runs both sides (fix: drop --at)`);
-    return ['baseline', 'oracle'];
+    return hasOracle ? ['baseline', 'oracle'] : ['baseline'];
   }
   const at = opts.at ?? 'baseline';
   if (at !== 'baseline' && at !== 'oracle') throw new InputError(`--at ${at}: not a side (fix: use --at baseline or --at oracle)`);
@@ -155,6 +167,18 @@ export function formatListing(taskId: string, run: TaskTestSide): string {
 }
 
 export function formatSuggestion(s: ReturnType<typeof suggestTestIds>): string {
+  if (s.baselineOnly) {
+    const notes = [
+      `# No oracle patch: read from the baseline alone. ${s.failToPass.length} fail there (candidates: keep in fail_to_pass those the fix must make pass); ${s.passToPass.length} pass.`,
+      '# Only an oracle proves them: add `oracle: { patch: FILE }` (a known-good fix, `git diff > FILE`), then `crucible tests --suggest` compares both sides and `crucible validate` checks the task.',
+      ...(s.allOthersAgrees && s.passToPass.length > 0 ? ['# `pass_to_pass: all_others` selects the same tests.'] : []),
+      ...(s.duplicated.length > 0
+        ? [`# Left out, reported by more than one case: ${s.duplicated.slice(0, 5).join(', ')}${s.duplicated.length > 5 ? ', …' : ''}`]
+        : []),
+      '# Paste under the task’s tests:',
+    ];
+    return `${notes.join('\n')}\n${stringify({ fail_to_pass: s.failToPass, pass_to_pass: s.passToPass })}`;
+  }
   const notes = [
     `# ${s.failToPass.length} fail at the baseline and pass with the oracle; ${s.passToPass.length} pass on both.`,
     ...(s.failToPass.length === 0 ? ['# No test fails at the baseline and passes with the oracle: these tests cannot tell the fix from none.'] : []),
