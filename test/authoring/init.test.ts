@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { detectRunner } from '../../src/features/authoring/init-detect.js';
@@ -73,6 +73,13 @@ describe('crucible init', () => {
     );
     const bare = tempDir();
     expect(() => initRepo(bare)).toThrow(/not a git repository with a commit \(fix: git init/);
+    // A repo may ship crucible.ci.yaml as a symlink to nowhere: writing through it would land outside the repo.
+    const linked = slugifyClone();
+    const target = join(tempDir(), 'outside.yaml');
+    symlinkSync(target, join(linked, 'crucible.ci.yaml'));
+    expect(() => initRepo(linked)).toThrow(`${join(linked, 'crucible.ci.yaml')}: already exists, and crucible init never overwrites`);
+    expect(existsSync(target)).toBe(false);
+    expect(existsSync(join(linked, 'crucible.tasks.yaml'))).toBe(false);
   });
 
   it('leaves changed test files out of the oracle and says so', () => {
@@ -113,6 +120,9 @@ describe('crucible init', () => {
     expect(detectRunner(repo({ 'go.mod': 'module x\n' }))).toMatchObject({ runner: 'go', format: 'go-json' });
     expect(detectRunner(repo({ 'Cargo.toml': '' }))).toMatchObject({ runner: 'cargo', format: 'cargo-json' });
     expect(detectRunner(repo({ 'README.md': '' }))).toBeUndefined();
+    // A package.json that is JSON but not an object says nothing; the other runners are still looked for.
+    expect(detectRunner(repo({ 'package.json': 'null', 'go.mod': 'module x\n' }))).toMatchObject({ runner: 'go' });
+    expect(detectRunner(repo({ 'package.json': '[1]' }))).toBeUndefined();
     expect(existsSync(join(repo({}), 'crucible.tasks.yaml'))).toBe(false);
   });
 });

@@ -38,7 +38,9 @@ export function detectRunner(dir: string): DetectedRunner | undefined {
   if (existsSync(pkgFile)) {
     let pkg: { scripts?: Record<string, unknown>; dependencies?: Record<string, unknown>; devDependencies?: Record<string, unknown> } = {};
     try {
-      pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as typeof pkg;
+      const parsed: unknown = JSON.parse(readFileSync(pkgFile, 'utf8'));
+      // `null`, a number or an array says nothing either.
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) pkg = parsed as typeof pkg;
     } catch {
       // An unreadable package.json says nothing; the other runners may still be found.
     }

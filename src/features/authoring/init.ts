@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { DEFAULT_TEST_PATHS } from '../../domain/config/index.js';
@@ -46,7 +46,8 @@ export function initRepo(dir: string, options: InitOptions = {}): InitResult {
   }
   const targets = [INIT_TASKS_FILE, INIT_CI_FILE, INIT_ORACLE_FILE].map((f) => join(root, f));
   for (const file of targets) {
-    if (existsSync(file))
+    // lstat: a symlink there, even one pointing nowhere, is something init would write through.
+    if (lstatSync(file, { throwIfNoEntry: false }) !== undefined)
       throw new InputError(`${file}: already exists, and crucible init never overwrites (fix: edit it, or move it away and run crucible init again)`);
   }
   const detected = detectRunner(root);
