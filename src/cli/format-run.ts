@@ -8,6 +8,7 @@ import { formatStats } from './format-stats.js';
 import { guardLine, type GuardAgentCounts } from '../domain/guard/index.js';
 import { failurePatternLines } from '../domain/failures/index.js';
 import type { AgentFailurePatterns } from '../core/types/index.js';
+import type { AdaptiveSummary } from '../engine/index.js';
 
 /** More rows than this and the table shows only attempts that did not pass. */
 export const MAX_TABLE_ROWS = 60;
@@ -21,8 +22,8 @@ export interface RunReportInput {
   counts: VerdictCounts;
   stats: RunStats | null;
   ended?: 'completed' | 'fail-fast' | 'interrupted';
-  /** An adaptive run: one that stops once its question is decided, so fewer attempts than planned is its design, said by its own line. */
-  adaptive?: boolean;
+  /** An adaptive run's stop: it ends once its question is decided, so fewer attempts than planned is its design, said by its own line. */
+  adaptive?: AdaptiveSummary;
   failedFast?: { taskId: string; agent: string; trial: number; cause: string };
   reused?: number;
   /** --max-cost-total / --max-tokens-total: what the run spent, and the cap that stopped it. */
@@ -50,7 +51,7 @@ export function formatRunReport(r: RunReportInput, cwd?: string): string {
   const totals = [
     `${r.executed}/${r.planned} attempts${reused}: ${pc.green(`${PASS} passed`)}, ${pc.red(`${FAIL} failed`)}, ${pc.yellow(`${ERROR} errored`)}  run ${r.runId}`,
   ];
-  if (r.executed < r.planned && !(r.adaptive && r.ended === 'completed')) {
+  if (r.executed < r.planned && !(r.adaptive !== undefined && r.ended === 'completed')) {
     const cap = r.runBudget?.reached;
     const why = cap
       ? cap === 'cost'

@@ -48,7 +48,7 @@ export async function runAndReport(io: CliIo, options: Omit<RunOptions, 'observe
       counts: summary.counts,
       stats: summary.stats,
       ended: summary.ended,
-      adaptive: summary.adaptive !== undefined,
+      ...(summary.adaptive ? { adaptive: summary.adaptive } : {}),
       failedFast: summary.failedFast,
       ...(summary.runBudget ? { runBudget: summary.runBudget } : {}),
       reused: summary.reused,
