@@ -35,7 +35,7 @@ describe('failure patterns panel in the HTML report', () => {
     expect(errors).toEqual([]);
   });
 
-  async function openReport(attempts: AttemptResult[], withPatterns: boolean): Promise<Page> {
+  async function openReport(attempts: AttemptResult[], withPatterns: boolean, recorded = true): Promise<Page> {
     const state = mkdtempSync(join(tmpdir(), 'crucible-patterns-report-'));
     dirs.push(state);
     const runDir = writeRunDir(state, attempts);
@@ -45,7 +45,7 @@ describe('failure patterns panel in the HTML report', () => {
         agent: a.agent,
         verdict: a.verdict,
         facts: failureFacts({ trajectory: [], commands: [], changedFiles: [], failToPass: [], allowedPaths: [], stopReason: 'max_turns' }),
-        recorded: true,
+        recorded,
       })),
     );
     const summary = { ...summaryOf(attempts), ...(withPatterns ? { failurePatterns: table } : {}) };
@@ -69,6 +69,15 @@ describe('failure patterns panel in the HTML report', () => {
     for (const r of limit) expect(r[3]).toMatch(/^100% \[\d+%, 100%\]$/);
     const links = await panel.locator('a.pattern-attempt-link').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     for (const a of failed) expect(links).toContain(`#/attempts/${a.attemptId}`);
+    await page.close();
+  });
+
+  it('says which agents failed without a trajectory, and reads only the stop and diff patterns on them', async () => {
+    const page = await openReport(sampleAttempts(), true, false);
+    const ids = await page.getByTestId('failure-patterns').locator('tbody tr td:first-of-type').allTextContents();
+    expect(ids).toContain('stopped at a limit');
+    expect(ids).not.toContain('never ran the tests');
+    expect(await page.getByTestId('failure-patterns-unrecorded').textContent()).toMatch(/^Without a trajectory .*: \S+ \d+ of \d+/);
     await page.close();
   });
 

@@ -32,6 +32,18 @@ describe('failure patterns in the reports', () => {
     expect(row).toMatch(/\| \d+\/\d+ \| 100% \[\d+–100%\] \|/);
   });
 
+  it('report.md says which agents had failed attempts without a trajectory', () => {
+    const facts = failureFacts({ trajectory: [], commands: [], changedFiles: ['src/a.mjs'], failToPass: [], allowedPaths: [], stopReason: 'submitted' });
+    const patches = failurePatterns(failed.map((a) => ({ attemptId: a.attemptId, agent: a.agent, verdict: a.verdict, facts, recorded: false })));
+    const md = renderMarkdown(runViewOf({ runDir: '/nowhere', summary: { ...summaryOf(attempts), failurePatterns: patches }, attempts }), attempts);
+    const first = patches[0];
+    if (!first) throw new Error('the fixtures have a failed attempt');
+    expect(md).toContain(
+      `Without a trajectory (a reference agent, or a patch graded from elsewhere), so read for their diff, commands and stop only: ${first.agent} ${first.failed} of ${first.failed}`,
+    );
+    expect(md).not.toContain('never ran the tests');
+  });
+
   it('a run without failure patterns has no section', () => {
     const md = renderMarkdown(runViewOf({ runDir: '/nowhere', summary: summaryOf(attempts), attempts }), attempts);
     expect(md).not.toContain('## Failure patterns');

@@ -206,12 +206,17 @@ function failurePatternsSection(patterns: readonly AgentFailurePatterns[], detai
       p.attemptIds.map(ref).join(' '),
     ]),
   );
+  const unrecorded = patterns.filter((a) => (a.unrecorded ?? 0) > 0).map((a) => `${mdText(a.agent)} ${a.unrecorded} of ${a.failed}`);
+  const note =
+    unrecorded.length > 0
+      ? `\n\nWithout a trajectory (a reference agent, or a patch graded from elsewhere), so read for their diff, commands and stop only: ${unrecorded.join(', ')}.`
+      : '';
   return `## Failure patterns
 
-What the failed attempts did, read from their trajectories, command logs and diffs; shares of each agent's failed attempts with Wilson 95% intervals. Each rule: \`docs/failure-patterns.md\`.\n\n${table(
+What the failed attempts did, read from their trajectories, command logs and diffs; shares of each agent's failed attempts a pattern could be read on, with Wilson 95% intervals. Each rule: \`docs/failure-patterns.md\`.\n\n${table(
     ['agent', 'pattern', 'failed attempts', 'share', 'attempts'],
     rows,
-  )}`;
+  )}${note}`;
 }
 
 const attemptAnchor = (id: string): string => `attempt-${id.replace(/[^A-Za-z0-9_-]/g, '-')}`;

@@ -5,42 +5,51 @@ import { href } from '../router.js';
 
 /** What each agent's failed attempts did (docs/failure-patterns.md): the Markdown report's columns, each attempt linked. */
 export function FailurePatternsTable({ patterns }: { patterns: NonNullable<RunView['failurePatterns']> }): ReactNode {
+  const unrecorded = patterns.filter((a) => (a.unrecorded ?? 0) > 0);
   return (
-    <table className="table" data-testid="failure-patterns">
-      <thead>
-        <tr>
-          <th>agent</th>
-          <th>pattern</th>
-          <th title="Failed attempts that show the pattern, of the agent's failed attempts it could be read on (a pattern about the session needs a trajectory)">
-            failed attempts
-          </th>
-          <th title="Share of the agent's failed attempts, Wilson 95% interval">share</th>
-          <th>attempts</th>
-        </tr>
-      </thead>
-      <tbody>
-        {patterns.flatMap((a) =>
-          a.patterns.map((p) => (
-            <tr key={`${a.agent}\u0000${p.id}`}>
-              <th scope="row">{a.agent}</th>
-              <td>{p.label}</td>
-              <td>
-                {p.count} of {p.share.n}
-              </td>
-              <td>
-                {pct(p.share.rate)} [{pct(p.share.low)}, {pct(p.share.high)}]
-              </td>
-              <td>
-                {p.attemptIds.map((id) => (
-                  <a key={id} href={href(['attempts', id])} className="pattern-attempt-link">
-                    {id}{' '}
-                  </a>
-                ))}
-              </td>
-            </tr>
-          )),
-        )}
-      </tbody>
-    </table>
+    <>
+      <table className="table" data-testid="failure-patterns">
+        <thead>
+          <tr>
+            <th>agent</th>
+            <th>pattern</th>
+            <th title="Failed attempts that show the pattern, of the agent's failed attempts it could be read on (a pattern about the session needs a trajectory)">
+              failed attempts
+            </th>
+            <th title="Share of the agent's failed attempts, Wilson 95% interval">share</th>
+            <th>attempts</th>
+          </tr>
+        </thead>
+        <tbody>
+          {patterns.flatMap((a) =>
+            a.patterns.map((p) => (
+              <tr key={`${a.agent}\u0000${p.id}`}>
+                <th scope="row">{a.agent}</th>
+                <td>{p.label}</td>
+                <td>
+                  {p.count} of {p.share.n}
+                </td>
+                <td>
+                  {pct(p.share.rate)} [{pct(p.share.low)}, {pct(p.share.high)}]
+                </td>
+                <td>
+                  {p.attemptIds.map((id) => (
+                    <a key={id} href={href(['attempts', id])} className="pattern-attempt-link">
+                      {id}{' '}
+                    </a>
+                  ))}
+                </td>
+              </tr>
+            )),
+          )}
+        </tbody>
+      </table>
+      {unrecorded.length > 0 ? (
+        <p className="muted" data-testid="failure-patterns-unrecorded">
+          Without a trajectory (a reference agent, or a patch graded from elsewhere), so read for their diff, commands and stop only:{' '}
+          {unrecorded.map((a) => `${a.agent} ${a.unrecorded} of ${a.failed}`).join(', ')}.
+        </p>
+      ) : null}
+    </>
   );
 }
