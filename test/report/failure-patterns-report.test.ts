@@ -35,7 +35,8 @@ describe('failure patterns in the reports', () => {
   it('report.md says which agents had failed attempts without a trajectory', () => {
     const facts = failureFacts({ trajectory: [], commands: [], changedFiles: ['src/a.mjs'], failToPass: [], allowedPaths: [], stopReason: 'submitted' });
     const patches = failurePatterns(failed.map((a) => ({ attemptId: a.attemptId, agent: a.agent, verdict: a.verdict, facts, recorded: false })));
-    const md = renderMarkdown(runViewOf({ runDir: '/nowhere', summary: { ...summaryOf(attempts), failurePatterns: patches }, attempts }), attempts);
+    const withPatches = { ...summaryOf(attempts), failurePatterns: patches };
+    const md = renderMarkdown(runViewOf({ runDir: '/nowhere', summary: withPatches, attempts }), attempts);
     const first = patches[0];
     if (!first) throw new Error('the fixtures have a failed attempt');
     expect(md).toContain(
