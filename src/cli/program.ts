@@ -188,11 +188,12 @@ export function createProgram(io: CliIo): CrucibleProgram {
     .addOption(stateDirOption("Crucible's state directory (validation attempts go to <out>/validate)"))
     .addOption(sandboxOption('where agents and tests run: bwrap (default on Linux), local, or docker (containers; tasks with an environment need it)'))
     .addOption(jsonOption('print the validity of each task as JSON on stdout'))
+    .option('--require-oracle', 'fail a task that has no oracle patch (by default it passes as unproven: nothing wrong, nothing proven)')
     .option('--adversarial', 'run the attack catalogue on each task instead: which cheats get through (docs/redteam.md)')
     .option('--attack <name>', 'with --adversarial: only this attack (repeatable; resource attacks run only when named)', collect)
     .addHelpText(
       'after',
-      '\nExit codes: 0 every task valid (--adversarial: no attack got through), 1 some task invalid or flaky (--adversarial: an attack passed, an attack ended in a harness error, or an honest control failed), 2 bad input or a broken task (a fail-to-pass id the tests do not report, an oracle patch that does not apply, a repo that cannot be fetched), 75 disk full.\n\nExamples:\n  crucible validate examples/tasks.yaml --runs 3\n  crucible validate examples/tasks.yaml --adversarial --task py-median',
+      '\nExit codes: 0 every task valid or unproven (no oracle patch, nothing else wrong; --require-oracle makes that 1) (--adversarial: no attack got through), 1 some task invalid or flaky (--adversarial: an attack passed, an attack ended in a harness error, or an honest control failed), 2 bad input or a broken task (a fail-to-pass id the tests do not report, an oracle patch that does not apply, a repo that cannot be fetched), 75 disk full.\n\nExamples:\n  crucible validate examples/tasks.yaml --runs 3\n  crucible validate examples/tasks.yaml --adversarial --task py-median',
     )
     .action(async (taskset: string, opts) => (await import('./commands/validate.js')).validateCommand(taskset, opts, io));
 

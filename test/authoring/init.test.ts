@@ -65,6 +65,33 @@ describe('crucible init', () => {
     attemptBudget(4),
   );
 
+  it(
+    'in a fresh clone with no fix: the baseline suggests the id, and validate calls the task unproven (exit 0; 1 with --require-oracle)',
+    async () => {
+      const repo = slugifyClone();
+      const result = initRepo(repo);
+      expect(result.oracle).toBeUndefined();
+      const tasksFile = join(repo, 'crucible.tasks.yaml');
+      const stateDir = join(tempDir(), 'state');
+      const [task] = loadRunInput(tasksFile).tasks;
+      if (!task) throw new Error('no task written');
+      const [baseline] = await runTaskTests(task, { stateDir, sandbox: 'bwrap', sides: ['baseline'] });
+      expect(suggestTestIds(baseline?.tests ?? [])).toMatchObject({ failToPass: [F2P], baselineOnly: true });
+
+      writeFileSync(tasksFile, readFileSync(tasksFile, 'utf8').replace(INIT_PLACEHOLDER_ID, F2P));
+      const io = captureIo();
+      await validateCommand(tasksFile, { runs: '1', out: stateDir, sandbox: 'bwrap', json: true }, io.io);
+      const report = JSON.parse(io.stdout()) as { valid: boolean; unproven: number; tasks: Array<{ status: string; nop: { failToPassFailing?: number } }> };
+      expect(report).toMatchObject({ valid: true, unproven: 1, tasks: [{ status: 'unproven', nop: { failToPassFailing: 1 } }] });
+      await expect(
+        validateCommand(tasksFile, { runs: '1', out: stateDir, sandbox: 'bwrap', json: true, requireOracle: true }, captureIo().io),
+      ).rejects.toMatchObject({
+        exitCode: 1,
+      });
+    },
+    attemptBudget(3),
+  );
+
   it('refuses to overwrite, naming the file and the fix (exit 2), and needs a commit', () => {
     const repo = slugifyClone();
     initRepo(repo);

@@ -72,11 +72,24 @@ describe('judgeTaskValidity', () => {
     expect(judgeTaskValidity(task, nopFails, [attempt('oracle', 'FAIL', 'tests_failed', tests(['f1']))]).problems).toEqual([
       'oracle fails: tests_failed: tests_failed message',
     ]);
-    expect(judgeTaskValidity({ ...task, oracle: undefined }, nopFails, []).status).toBe('invalid');
+    // No oracle and something else wrong: invalid, both named.
+    expect(judgeTaskValidity({ ...task, oracle: undefined }, attempt('nop', 'FAIL', 'no_changes', tests(['f1'])), []).problems).toEqual([
+      'nop: fail-to-pass already pass without a fix: f2',
+      'no oracle patch: nothing shows the task can be solved (fix: add oracle: { patch: FILE }, a known-good fix)',
+    ]);
     const noReport = attempt('nop', 'FAIL', 'tests_failed', { ...tests(['f1', 'f2']), invalidReason: 'test command wrote no JUnit report' });
     expect(judgeTaskValidity(task, noReport, [oraclePasses]).problems[0]).toMatch(/no usable report without a fix/);
     const setupFailed = attempt('nop', 'ERROR', 'harness_error', tests([]), { message: 'prepare: setup command `npm ci` failed' });
     expect(judgeTaskValidity(task, setupFailed, [oraclePasses]).problems).toEqual(['nop: prepare: setup command `npm ci` failed']);
+  });
+
+  it('unproven: no oracle patch and nothing else wrong', () => {
+    const v = judgeTaskValidity({ ...task, oracle: undefined }, nopFails, []);
+    expect(v).toMatchObject({
+      status: 'unproven',
+      problems: [],
+      notes: ['no oracle patch: nothing shows the task can be solved (fix: add oracle: { patch: FILE }, a known-good fix)'],
+    });
   });
 
   it('flaky: oracle runs disagree', () => {

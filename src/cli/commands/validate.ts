@@ -27,6 +27,8 @@ export interface ValidateCommandOptions {
   out: string;
   sandbox?: SandboxKind;
   json?: boolean;
+  /** `--require-oracle`: a task without an oracle patch fails validation instead of passing as unproven. */
+  requireOracle?: boolean;
   /** Run the attack catalogue instead of nop/oracle (docs/redteam.md). */
   adversarial?: boolean;
   /** With --adversarial: only these attacks (heavy ones run only when named). */
@@ -41,7 +43,8 @@ export const VALIDATE_SCHEMA_VERSION = 1;
  * judged by grading/validity.ts. The run's preflight reports broken tasks (a fail-to-pass id the
  * tests do not report, an oracle patch that does not apply, a repo that cannot be fetched) before
  * any attempt. Per-attempt baseline test runs are off: the nop attempt is the baseline.
- * Exit 0 when every task is valid, 1 when some is invalid or flaky, 2 when some task is broken.
+ * Exit 0 when every task is valid (or, without --require-oracle, unproven: no oracle, nothing
+ * wrong), 1 when some is invalid or flaky, 2 when some task is broken.
  */
 export async function validateCommand(tasksetPath: string, opts: ValidateCommandOptions, io: CliIo): Promise<void> {
   if (opts.adversarial) return adversarialCommand(tasksetPath, opts, io);
@@ -54,7 +57,8 @@ export async function validateCommand(tasksetPath: string, opts: ValidateCommand
   // Agent profiles (the task set's agents:, --agents FILE) are checked too: a broken one fails here, not in a later run.
   loadAgentCatalog({ taskSet: taskSet.profiles, agentsFile: opts.agents });
   const tasks = withFlagNames(() => selectTasks(taskSet.tasks, { taskIds: opts.task }, tasksetPath));
-  const agents = ['nop', 'oracle'];
+  // Without a single oracle patch there is nothing for `oracle` to apply: its attempts would only be errors.
+  const agents = tasks.some((t) => t.oracle !== undefined) ? ['nop', 'oracle'] : ['nop'];
   const sandbox = await chooseSandbox(io, opts.sandbox, agents);
 
   const { outcome, results } = await runValidationIn(io, {
@@ -79,7 +83,9 @@ export async function validateCommand(tasksetPath: string, opts: ValidateCommand
       mine.filter((r) => r.agent === 'oracle'),
     );
   });
-  const valid = validity.every((v) => v.status === 'valid') && !aborted;
+  const accepted = (v: TaskValidity): boolean => v.status === 'valid' || (v.status === 'unproven' && !opts.requireOracle);
+  const valid = validity.every(accepted) && !aborted;
+  const unproven = validity.filter((v) => v.status === 'unproven').length;
   if (opts.json) {
     const out = {
       schemaVersion: VALIDATE_SCHEMA_VERSION,
@@ -87,23 +93,31 @@ export async function validateCommand(tasksetPath: string, opts: ValidateCommand
       runs,
       dir: runDir,
       valid,
+      unproven,
       tasks: validity,
     };
     io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else {
     io.stdout.write(`\n${formatValidity(validity, runs)}\n`);
     if (outcome.taskErrors.length > 0) io.stdout.write(`\n${formatTaskErrors(outcome.taskErrors)}\n`);
-    const bad = validity.filter((v) => v.status !== 'valid').length;
-    io.stdout.write(
-      `\n${bad === 0 ? pc.green(`all ${validity.length} tasks valid`) : pc.red(`${bad} of ${validity.length} tasks not valid`)}  ${pc.dim(`evidence in ${relative(io.cwd, runDir) || runDir}`)}\n`,
-    );
+    const bad = validity.filter((v) => !accepted(v)).length;
+    const verdict =
+      bad > 0
+        ? pc.red(`${bad} of ${validity.length} tasks not valid${opts.requireOracle && unproven > 0 ? ` (${unproven} unproven: --require-oracle)` : ''}`)
+        : unproven > 0
+          ? pc.yellow(
+              `${validity.length - unproven} of ${validity.length} tasks valid, ${unproven} unproven: no oracle patch, so nothing shows ${unproven === 1 ? 'it' : 'them'} solvable (add one; --require-oracle fails on this)`,
+            )
+          : pc.green(`all ${validity.length} tasks valid`);
+    io.stdout.write(`\n${verdict}  ${pc.dim(`evidence in ${relative(io.cwd, runDir) || runDir}`)}\n`);
   }
   // A broken task is bad input (exit 2, like `run`); a task that is merely invalid or flaky is 1.
   exitWith(runExitCode({ interrupted: aborted, taskErrors: outcome.taskErrors.length, passed: valid }));
 }
 
 export function formatValidity(validity: TaskValidity[], runs: number): string {
-  const status = (v: TaskValidity): string => (v.status === 'valid' ? pc.green('valid') : v.status === 'flaky' ? pc.yellow('flaky') : pc.red('invalid'));
+  const status = (v: TaskValidity): string =>
+    v.status === 'valid' ? pc.green('valid') : v.status === 'flaky' || v.status === 'unproven' ? pc.yellow(v.status) : pc.red('invalid');
   const rows = validity.map((v) => [
     status(v),
     v.taskId,

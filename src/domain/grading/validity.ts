@@ -2,7 +2,10 @@ import type { AttemptResult, Cause, DuplicateIds, ResourceLimitName, Task, TaskD
 import { describeFailing } from '../checks/index.js';
 import { isRunMarkerId } from '../evidence/index.js';
 
-export type ValidityStatus = 'valid' | 'invalid' | 'flaky';
+/** `unproven`: nothing is wrong with the task, but it has no oracle patch, so nothing shows it can be solved. */
+export type ValidityStatus = 'valid' | 'invalid' | 'flaky' | 'unproven';
+
+const NO_ORACLE = 'no oracle patch';
 
 export interface TaskValidity {
   taskId: string;
@@ -24,7 +27,9 @@ export interface TaskValidity {
  * Whether a task can grade agents, from one `nop` attempt and K `oracle` attempts (crucible
  * validate): `nop` must fail every fail-to-pass test and break nothing else, every `oracle`
  * attempt must pass (held-out tests included), and the oracle's attempts must agree. Disagreeing
- * oracle attempts make the task `flaky`; any other problem makes it `invalid`.
+ * oracle attempts make the task `flaky`; any other problem makes it `invalid`. A task with no
+ * oracle and no problem is `unproven`: it can grade (nop fails what it must), but nothing shows
+ * it can be passed.
  */
 export function judgeTaskValidity(
   task: Pick<Task, 'id' | 'tests' | 'oracle' | 'heldOut'>,
@@ -49,8 +54,6 @@ export function judgeTaskValidity(
     problems.push(...defects.map((d) => `${d.field}: ${d.problem} (fix: ${d.fix})`));
     return { ...validity, status: 'invalid', defects, oracle: { passed: 0, runs: 0, causes: ['task_error'] } };
   }
-
-  if (!task.oracle) problems.push('no oracle patch: nothing proves the task can be solved (add oracle.patch)');
 
   if (nop) {
     validity.nop = {
@@ -99,6 +102,14 @@ export function judgeTaskValidity(
     notes.push(...tripped.values());
   }
 
+  if (!task.oracle) {
+    const missing = `${NO_ORACLE}: nothing shows the task can be solved (fix: add oracle: { patch: FILE }, a known-good fix)`;
+    if (problems.length > 0) problems.push(missing);
+    else {
+      notes.unshift(missing);
+      return { ...validity, status: 'unproven' };
+    }
+  }
   if (problems.length > 0 && validity.status !== 'flaky') validity.status = 'invalid';
   else if (validity.status === 'flaky' && problems.length > 1) validity.status = 'invalid';
   return validity;
