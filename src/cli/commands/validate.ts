@@ -122,7 +122,7 @@ export function formatValidity(validity: TaskValidity[], runs: number): string {
     status(v),
     v.taskId,
     v.nop.failToPassTotal === undefined ? '-' : `fails ${v.nop.failToPassFailing}/${v.nop.failToPassTotal}`,
-    `passes ${v.oracle.passed}/${v.oracle.runs || runs}`,
+    v.status === 'unproven' ? '-' : `passes ${v.oracle.passed}/${v.oracle.runs || runs}`,
     v.heldOut ? `${v.heldOut.passed}/${v.heldOut.total}` : '-',
     [...v.problems, ...v.notes.map((n) => pc.dim(n))].join('; ') || pc.dim('ok'),
   ]);
