@@ -31,6 +31,9 @@ const bundle = await rolldown({
   platform: 'node',
   tsconfig: join(root, 'tsconfig.build.json'),
   external: [/^node:/, 'better-sqlite3', 'dockerode', 'bullmq', 'ioredis'],
+  // A layer's index.ts only re-exports: importing one name through it must not run the whole
+  // layer (the CLI's start imports the reporters' names through features/report/index.ts).
+  treeshake: { moduleSideEffects: (id) => !/[\\/]src[\\/].+[\\/]index\.ts$/.test(id) },
   logLevel: 'warn',
 });
 try {
@@ -39,6 +42,12 @@ try {
     format: 'esm',
     entryFileNames: 'cli/main.js',
     chunkFileNames: 'bundle/[name]-[hash].js',
+    // What the program needs before any command loads (`--version`, `--help`): the version and the
+    // reporters' names. Left to the splitter they would share chunks with the engine and the
+    // evidence code, and every start would load those.
+    codeSplitting: {
+      groups: [{ name: 'start', test: /src[\\/](core[\\/]version|features[\\/]report[\\/]reporter)\.ts$/ }],
+    },
     sourcemap: true,
   });
 } finally {
