@@ -102,3 +102,27 @@ describe('the CLI loads the model SDK only for model agents', () => {
     expect(PROVIDER_PACKAGES.filter((name) => name !== '@ai-sdk/groq' && packages.has(name))).toEqual([]);
   });
 });
+
+describe('the CLI loads no command before one is chosen', () => {
+  it('`crucible --version` loads only the start chunks: no engine, no evidence code, no SQLite', () => {
+    const dir = tempDir();
+    const log = join(dir, 'loads.txt');
+    const result = spawnSync(process.execPath, ['--import', resolve('test', 'cli', 'helpers', 'record-loads.mjs'), CLI, '--version'], {
+      encoding: 'utf8',
+      env: { ...process.env, CRUCIBLE_LOAD_LOG: log },
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const loaded = loadedFiles(log);
+    expect(loaded.some((file) => file.startsWith(bundleDir))).toBe(true);
+    expect(loaded.filter((file) => file.includes('node_modules'))).toEqual([]);
+    // By source map: no loaded file holds code of the engine, the evidence or the store.
+    const heavy = loaded.filter((file) => {
+      const map = `${file}.map`;
+      if (!existsSync(map)) return false;
+      const { sources } = JSON.parse(readFileSync(map, 'utf8')) as { sources: string[] };
+      return sources.some((s) => /src\/(engine|domain\/evidence|infra\/store)\//.test(s));
+    });
+    expect(heavy).toEqual([]);
+  });
+});
