@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import pc from 'picocolors';
 import { referenceAgentNames } from '../domain/agents/index.js';
-import { InputError } from '../core/errors.js';
 import { resolveSandbox } from '../infra/sandbox/index.js';
 import type { SandboxKind } from '../infra/sandbox/index.js';
 import type { CliIo } from './io.js';
@@ -50,19 +49,11 @@ export function startSandboxChoice(
   };
 }
 
-/**
- * resolveSandbox, plus docker: asked for by name only (never a fallback), and refused in one line
- * (exit 2) with detectDocker's fix when no engine answers.
- */
+/** resolveSandbox (the one rule), with the state directory's cache of bwrap's probe. */
 export async function resolveRunSandbox(
   requested: SandboxKind | undefined,
   allowFallback: boolean,
   stateDir?: string,
 ): Promise<{ kind: SandboxKind; warning?: string }> {
-  if (requested !== 'docker') return resolveSandbox(requested, { allowFallback, ...(stateDir ? { cacheFile: sandboxProbeFile(stateDir) } : {}) });
-  // Loaded only when asked for: the engine client is slow to import.
-  const { detectDocker } = await import('../infra/docker/index.js');
-  const docker = await detectDocker();
-  if (!docker.ok) throw new InputError(`--sandbox docker needs a Docker engine: ${docker.reason} (fix: ${docker.fix})`);
-  return { kind: 'docker' };
+  return resolveSandbox(requested, { allowFallback, ...(stateDir ? { cacheFile: sandboxProbeFile(stateDir) } : {}) });
 }

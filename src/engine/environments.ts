@@ -4,7 +4,7 @@
  */
 import { resolveEnvironments, type ResolvedEnvironment } from '../domain/environment/index.js';
 import { InputError } from '../core/errors.js';
-import type { SandboxKind } from '../infra/sandbox/index.js';
+import { sandboxTraits, type SandboxKind } from '../infra/sandbox/index.js';
 import type { TaskWhere } from '../domain/tasks/index.js';
 import type { Task, TaskDefect } from '../core/types/index.js';
 
@@ -21,7 +21,7 @@ export interface RunEnvironments {
  */
 export async function checkEnvironmentSandbox(tasks: readonly Task[], sandbox: SandboxKind, where: (task: Task) => TaskWhere): Promise<void> {
   const first = tasks.find((t) => t.environment !== undefined);
-  if (sandbox !== 'docker') {
+  if (!sandboxTraits(sandbox).runsTaskImages) {
     if (first === undefined) return;
     const w = where(first);
     const others = tasks.filter((t) => t.environment !== undefined).length - 1;
@@ -45,7 +45,7 @@ export async function resolveRunEnvironments(
   where: (task: Task) => TaskWhere,
   onProgress: (line: string) => void,
 ): Promise<RunEnvironments> {
-  if (sandbox !== 'docker' || tasks.length === 0) return { resolved: new Map(), defects: new Map() };
+  if (!sandboxTraits(sandbox).runsTaskImages || tasks.length === 0) return { resolved: new Map(), defects: new Map() };
   const results = await resolveEnvironments(tasks, { onProgress });
   const resolved = new Map<string, ResolvedEnvironment>();
   const defects = new Map<string, TaskDefect[]>();

@@ -59,6 +59,11 @@ describe('detectBwrap and resolveSandbox', () => {
     expect(resolved.warning).toContain('sudo apt-get install -y bubblewrap');
   });
 
+  it('names who runs unsandboxed in the warning', async () => {
+    const resolved = await resolveSandbox(undefined, { allowFallback: true, searchPath: emptyDir, unsandboxed: 'the tests run' });
+    expect(resolved.warning).toContain('so the tests run UNSANDBOXED');
+  });
+
   it('refuses with a one-line error naming the fix and --sandbox local when fallback is not allowed', async () => {
     for (const requested of [undefined, 'bwrap'] as const) {
       const failure = resolveSandbox(requested, { allowFallback: false, searchPath: emptyDir });
@@ -85,7 +90,9 @@ describe('resolveSandbox for docker', () => {
       const failure = fresh.resolveSandbox('docker', { allowFallback: true });
       await expect(failure).rejects.toBeInstanceOf(fresh.SandboxUnavailableError);
       const message = await failure.catch((error: Error) => error.message);
-      expect(message).toMatch(/^docker sandbox unavailable: no Docker engine answers at unix:\/\/\/nonexistent\/docker\.sock\. Fix: install Docker/);
+      expect(message).toMatch(
+        /^--sandbox docker needs a Docker engine: no Docker engine answers at unix:\/\/\/nonexistent\/docker\.sock \(fix: install Docker/,
+      );
       expect(message).not.toContain('bubblewrap');
       expect(message).not.toContain('\n');
     } finally {

@@ -1,6 +1,6 @@
 import pc from 'picocolors';
 import type { SandboxKind } from '../../infra/sandbox/index.js';
-import { resolveSandbox } from '../../infra/sandbox/index.js';
+import { resolveSandbox, sandboxTraits } from '../../infra/sandbox/index.js';
 import { checkQueueReachable, parseQueueUrl, startWorker } from '../../features/distributed/index.js';
 import { wholeNumber, writableStateDir } from '../args.js';
 import type { CliIo } from '../io.js';
@@ -44,11 +44,11 @@ export async function workerCommand(opts: WorkerCommandOptions, io: CliIo): Prom
 }
 
 /**
- * The worker's sandbox. bwrap or local must be there now (one line, exit 2, otherwise). Docker is
+ * The worker's sandbox. bwrap or local must be there now (one line, exit 2, otherwise). An engine is
  * only checked by the worker itself: a worker outlives a Docker restart, and while no engine
  * answers it takes no jobs, saying why and the fix, and takes them again once it does.
  */
 async function workerSandbox(requested: SandboxKind | undefined): Promise<SandboxKind> {
-  if (requested === 'docker') return 'docker';
+  if (requested !== undefined && sandboxTraits(requested).needsDockerEngine) return requested;
   return (await resolveSandbox(requested, { allowFallback: false })).kind;
 }

@@ -9,7 +9,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { setupOutputText, SETUP_OUTPUT_FILE, type CommandEvent } from '../../domain/evidence/index.js';
 import { InputError } from '../../core/errors.js';
-import { detectBwrap, type ExecutorFactory, type SandboxKind } from '../../infra/sandbox/index.js';
+import { resolveSandbox, type ExecutorFactory, type SandboxKind } from '../../infra/sandbox/index.js';
 import { openCheckout, readAtCommit, resolveCommit, type Checkout } from './checkout.js';
 import { readCommandLog } from './command-log.js';
 import { CI_CONFIG_FILE, resolveCiSettings, type CiFlags, type CiSettings } from './config.js';
@@ -52,7 +52,11 @@ export async function runCi(options: CiOptions): Promise<CiResult> {
   const head = options.head === undefined ? undefined : { ref: options.head, commit: await resolveCommit(checkout, options.head, '--head') };
   const settings = await loadSettings(checkout, base.commit, head?.commit, options);
   const commands: CommandEvent[] = options.commands === undefined ? [] : readCommandLog(options.commands);
-  const sandbox = await chooseCiSandbox(options.sandbox, warn);
+  // Without bwrap the tests run unsandboxed with a warning (they are the checkout's own tests, run
+  // on the machine the job already runs them on), unless --sandbox asked for one by name.
+  const chosen = await resolveSandbox(options.sandbox, { allowFallback: options.sandbox === undefined, unsandboxed: 'the tests run' });
+  if (chosen.warning) warn(chosen.warning);
+  const sandbox = chosen.kind;
 
   const stateDir = resolve(options.out);
   const createdAt = new Date();
@@ -131,27 +135,6 @@ async function loadSettings(checkout: Checkout, base: string, head: string | und
   const atHead = head !== undefined ? await readAtCommit(checkout, head, CI_CONFIG_FILE) : existsSync(onDisk) ? readFileSync(onDisk, 'utf8') : undefined;
   const name = head !== undefined ? `${CI_CONFIG_FILE}@${head.slice(0, 10)}` : relative(process.cwd(), onDisk) || CI_CONFIG_FILE;
   return resolveCiSettings(atHead === undefined ? undefined : { name, text: atHead }, options);
-}
-
-/**
- * bwrap when it works. Without it the tests run unsandboxed with a warning (they are the
- * checkout's own tests, run on the machine the job already runs them on), unless
- * `--sandbox bwrap` asked for it, which then is an error.
- */
-async function chooseCiSandbox(requested: SandboxKind | undefined, warn: (m: string) => void): Promise<SandboxKind> {
-  if (requested === 'local') return 'local';
-  if (requested === 'docker') {
-    // Loaded only when asked for: the engine client is slow to import.
-    const { detectDocker } = await import('../../infra/docker/index.js');
-    const docker = await detectDocker();
-    if (!docker.ok) throw new InputError(`--sandbox docker needs a Docker engine: ${docker.reason} (fix: ${docker.fix})`);
-    return 'docker';
-  }
-  const detection = await detectBwrap();
-  if (detection.ok) return 'bwrap';
-  if (requested === 'bwrap') throw new InputError(`--sandbox bwrap: ${detection.reason} (fix: ${detection.fix})`);
-  warn(`the bubblewrap sandbox is unavailable (${detection.reason}), so the tests run unsandboxed (fix: ${detection.fix})`);
-  return 'local';
 }
 
 function ciId(at: Date): string {

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { InputError } from '../../core/errors.js';
-import { detectBwrap, type SandboxKind } from '../../infra/sandbox/index.js';
+import { resolveSandbox, type SandboxKind } from '../../infra/sandbox/index.js';
 import { CHECK_IDS, type CheckId } from '../../core/types/index.js';
 import { ablate, type Ablation } from './ablation.js';
 import { ablationReport, mutationsReport, type AuditMeta } from './audit-report.js';
@@ -55,7 +55,10 @@ export async function runAblation(options: AuditOptions): Promise<AblationOutcom
 
 async function execute(options: AuditOptions, prefix: string): Promise<{ meta: AuditMeta; evidence: Awaited<ReturnType<typeof executeCatalog>> }> {
   const catalog = options.catalog === undefined ? shippedCatalog() : loadCatalogFile(options.catalog);
-  const sandbox = await chooseSandbox(options.sandbox, options.warn ?? ((m) => process.stderr.write(`warning ${m}\n`)));
+  // The fixtures' tests are ours, so local is an allowed fallback, as in `crucible ci`.
+  const chosen = await resolveSandbox(options.sandbox, { allowFallback: options.sandbox === undefined, unsandboxed: "the fixtures' tests run" });
+  if (chosen.warning) (options.warn ?? ((m) => process.stderr.write(`warning ${m}\n`)))(chosen.warning);
+  const sandbox = chosen.kind;
   const createdAt = new Date();
   const evidence = await executeCatalog(catalog, {
     sandbox,
@@ -73,16 +76,6 @@ function checkIds(values: readonly string[]): CheckId[] {
       throw new InputError(`--disable-check ${value}: no such check (fix: use one of ${CHECK_IDS.join(', ')})`);
   }
   return CHECK_IDS.filter((id) => values.includes(id));
-}
-
-/** bwrap when it works, like `crucible ci`: the fixtures' tests are ours, so local is an allowed fallback. */
-async function chooseSandbox(requested: SandboxKind | undefined, warn: (m: string) => void): Promise<SandboxKind> {
-  if (requested === 'local') return 'local';
-  const detection = await detectBwrap();
-  if (detection.ok) return 'bwrap';
-  if (requested === 'bwrap') throw new InputError(`--sandbox bwrap: ${detection.reason} (fix: ${detection.fix})`);
-  warn(`the bubblewrap sandbox is unavailable (${detection.reason}), so the fixtures' tests run unsandboxed (fix: ${detection.fix})`);
-  return 'local';
 }
 
 function diagnosticId(prefix: string, at: Date): string {

@@ -45,12 +45,11 @@ export function trendView(bucket: 'day' | 'run', points: ReadonlyArray<Omit<Tren
 
 /**
  * The images each task's attempts ran on in a run, from the provenance in the history's attempt
- * documents (docker attempts only; other sandboxes record none).
+ * documents (only a sandbox that runs task images records one).
  */
 export function environmentsOfRun(reader: HistoryReader, runId: string): Map<string, TaskImages> {
   const found = new Map<string, { references: Set<string>; imageIds: Set<string> }>();
   for (const row of attemptRowsOf(reader, runId)) {
-    if (row.sandbox !== 'docker') continue;
     const environment = reader.getAttempt(row.attemptId)?.attempt.environment;
     if (environment === undefined) continue;
     const entry = found.get(row.taskId) ?? { references: new Set<string>(), imageIds: new Set<string>() };

@@ -70,12 +70,15 @@ async function probeBwrap(path: string): Promise<BwrapDetection> {
 export interface ResolveOptions extends DetectOptions {
   /** Run unsandboxed, with a warning, when bubblewrap is unusable. */
   allowFallback: boolean;
+  /** Who then runs unsandboxed, with its verb, for the warning (default: 'the agent runs'). */
+  unsandboxed?: string;
 }
 
 /**
- * The sandbox to use: what the user asked for, else bwrap. When bwrap is unusable, falls back to
- * local only if allowed, with a warning to show; otherwise throws SandboxUnavailableError. Docker
- * never falls back: whoever asks for it wants the task's image (or a container), not the host.
+ * The sandbox to use, the one rule every command follows: what the user asked for, else bwrap.
+ * When bwrap is unusable, falls back to local only if allowed, with a warning to show; otherwise
+ * throws SandboxUnavailableError (one line with the fix, exit 2). Docker never falls back: whoever
+ * asks for it wants the task's image (or a container), not the host.
  */
 export async function resolveSandbox(requested: SandboxKind | undefined, options: ResolveOptions): Promise<{ kind: SandboxKind; warning?: string }> {
   if (requested === 'local') return { kind: 'local' };
@@ -92,7 +95,7 @@ export async function resolveSandbox(requested: SandboxKind | undefined, options
   return {
     kind: 'local',
     warning:
-      `the bubblewrap sandbox is unavailable (${detection.reason}), so the agent runs UNSANDBOXED with your ` +
+      `the bubblewrap sandbox is unavailable (${detection.reason}), so ${options.unsandboxed ?? 'the agent runs'} UNSANDBOXED with your ` +
       `user's access to files and network. To sandbox it: ${detection.fix}.`,
   };
 }

@@ -11,7 +11,7 @@ export class SandboxUnavailableError extends Error {
     super(
       sandbox === 'docker'
         ? // A docker task needs its image: running it on the host's toolchain would grade something else.
-          `docker sandbox unavailable: ${reason}. Fix: ${fix}; or pass --sandbox bwrap for tasks without an environment.`
+          `--sandbox docker needs a Docker engine: ${reason} (fix: ${fix}; or pass --sandbox bwrap for tasks without an environment)`
         : `bubblewrap sandbox unavailable: ${reason}. Fix: ${fix}; or pass --sandbox local to run the agent unsandboxed.`,
     );
   }

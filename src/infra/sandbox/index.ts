@@ -21,6 +21,7 @@ export type { ExecutorOptions } from './executor-options.js';
 export type { BwrapDetection, DetectOptions, ResolveOptions } from './detect.js';
 export { detectBwrap, resolveSandbox } from './detect.js';
 export { SandboxSetupError, SandboxUnavailableError } from './errors.js';
+export { sandboxTraits, traitsOfRecorded, type SandboxTraits } from './kinds.js';
 
 /**
  * How the engine, `crucible ci` and evaluation make their executors: createExecutor by default,
