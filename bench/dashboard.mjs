@@ -4,9 +4,12 @@
 // with stats stored per run as the engine stores them, then serves it with `crucible view` in a
 // process of its own (the load generator's event loop and CPU time are not the server's) and
 // times the API calls behind each page over loopback HTTP.
-// Prints p50 / p95 / max per view; the goal is p95 < 100 ms.
-// Usage: npm run bench:dashboard   (or: npm run build && node bench/dashboard.mjs [--runs 100] [--per-run 1000] [--requests 200]
-//        [--keep <dir>]: build the history into <dir> once and reuse it on later runs)
+// Each run ends as the engine ends one: stats in the history and summary.json with the failure
+// patterns of every failed attempt. Prints the server's start-up (spawn to listening) and
+// p50 / p95 / max per view; the goal is p95 < 100 ms.
+// Usage: npm run bench:dashboard   (or: npm run build && node bench/dashboard.mjs [--runs 100] [--per-run 1000] [--agents 5]
+//        [--requests 200] [--keep <dir>]: build the history into <dir> once and reuse it on later runs)
+// One large run, as issue 38 measures it: node bench/dashboard.mjs --runs 1 --per-run 100000 --agents 20
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -24,17 +27,19 @@ const keepAt = args.includes('--keep') ? resolve(args[args.indexOf('--keep') + 1
 const RUNS = option('runs', 100);
 const PER_RUN = option('per-run', 1000);
 const REQUESTS = option('requests', 200);
-const AGENTS = ['agent-a', 'agent-b', 'agent-c', 'agent-d', 'agent-e'];
+const AGENTS = Array.from({ length: option('agents', 5) }, (_, i) => `agent-${String.fromCharCode(97 + (i % 26))}${i >= 26 ? i : ''}`);
 const TRIALS = 4;
 const TASKS = Math.max(1, Math.round(PER_RUN / (AGENTS.length * TRIALS)));
 const WITH_FILES = 200;
 
 const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
 const { openHistory } = await load('infra/store/index.js');
-const { aggregateRun } = await load('domain/stats/index.js');
+const { aggregateRun, wilson } = await load('domain/stats/index.js');
+const { FAILURE_PATTERNS } = await load('domain/failures/failure-patterns.js');
 
 /** `crucible view` on the history, as a user starts it; resolves with its URL and a stop function. */
 function startView(stateDir) {
+  const started = performance.now();
   const child = spawn(process.execPath, [join(root, 'bin', 'crucible.js'), 'view', '--out', stateDir, '--port', '0'], {
     env: { ...process.env, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -48,6 +53,7 @@ function startView(stateDir) {
         child.stdout.off('data', onData);
         resolveView({
           url: m[1],
+          startMs: performance.now() - started,
           close: () =>
             new Promise((done) => {
               child.once('close', (code, signal) => done({ code, signal }));
@@ -70,7 +76,7 @@ const CAUSES = ['tests_failed', 'tests_failed', 'regression', 'no_changes', 'age
 
 function makeAttempt(runId, day, agentIndex, task, trial, index) {
   const agent = AGENTS[agentIndex];
-  const skill = 0.35 + agentIndex * 0.1;
+  const skill = 0.35 + (agentIndex % 6) * 0.1;
   const error = random() < 0.02;
   const pass = !error && random() < skill;
   const cause = error ? 'harness_error' : pass ? 'passed' : pick(CAUSES);
@@ -169,6 +175,27 @@ function writeArtifacts(stateDir, a) {
   writeFileSync(join(dir, 'tests.junit.xml'), `<testsuites><testsuite name="pytest">${cases}</testsuite></testsuites>`);
 }
 
+/**
+ * summary.json as a finished run writes it: the failure-pattern table of its failed attempts (each
+ * failed attempt shows a pseudo-random set of patterns; every pattern lists its attempts' ids).
+ */
+function writeSummary(stateDir, runId, attempts) {
+  const dir = join(stateDir, 'runs', runId);
+  mkdirSync(dir, { recursive: true });
+  const failurePatterns = [];
+  for (const agent of AGENTS) {
+    const failed = attempts.filter((a) => a.agent === agent && a.verdict === 'FAIL');
+    if (failed.length === 0) continue;
+    const patterns = FAILURE_PATTERNS.flatMap((p) => {
+      const ids = failed.filter(() => random() < 0.3).map((a) => a.attemptId);
+      const share = wilson(ids.length, failed.length);
+      return ids.length > 0 && share ? [{ id: p.id, label: p.label, count: ids.length, share, attemptIds: ids }] : [];
+    }).sort((a, b) => b.count - a.count);
+    failurePatterns.push({ agent, failed: failed.length, patterns });
+  }
+  writeFileSync(join(dir, 'summary.json'), JSON.stringify({ runId, failurePatterns }));
+}
+
 function build(stateDir) {
   const history = openHistory(join(stateDir, 'history.db'));
   const sampled = [];
@@ -190,6 +217,7 @@ function build(stateDir) {
     const stats = aggregateRun(attempts, { ks: [1, TRIALS] });
     const counts = { PASS: 0, FAIL: 0, ERROR: 0 };
     for (const a of attempts) counts[a.verdict] += 1;
+    writeSummary(stateDir, runId, attempts);
     history.finishRun(runId, { finishedAt: attempts[attempts.length - 1].finishedAt, executed: attempts.length, stoppedEarly: false, counts, stats });
     // Evidence files for a sample of attempts, read by the attempt page.
     for (let i = 0; i < WITH_FILES / RUNS && i < attempts.length; i++) {
@@ -239,6 +267,7 @@ try {
   }
   const { runIds, sampled } = built;
   const server = await startView(scratch);
+  process.stderr.write(`crucible view listening after ${server.startMs.toFixed(0)} ms\n`);
   const base = server.url.replace(/\/$/, '');
   const page2 = (await (await fetch(`${base}/api/runs?limit=50`)).json()).nextCursor;
   const runAt = (i) => runIds[(i * 37) % runIds.length];
@@ -252,6 +281,7 @@ try {
   const views = [
     ['runs list, first page', () => '/api/runs?limit=50'],
     ...(page2 ? [['runs list, second page (cursor)', () => `/api/runs?limit=50&cursor=${page2}`]] : []),
+    ['index page (HTML)', () => '/'],
     ['runs list, filtered by agent', () => '/api/runs?limit=50&agent=agent-c'],
     ['run page (stats, held-out; uncached)', (i) => `/api/runs/${runAt(i)}`],
     ['run attempts, first page', (i) => `/api/runs/${runAt(i)}/attempts?limit=50`],
@@ -259,7 +289,7 @@ try {
     ['run attempts, verdict + agent filter', (i) => `/api/runs/${runAt(i)}/attempts?limit=50&verdict=FAIL&agent=agent-b`],
     ['attempt page (record + diff, tests, trajectory)', (i) => `/api/attempts/${sampled[i % sampled.length]}`],
     ['compare two runs (first time)', (i) => `/api/compare?a=${runAt(i)}&b=${runAt(i + 1)}`],
-    ['compare two runs (again: cached)', () => `/api/compare?a=${runIds[0]}&b=${runIds[1]}`],
+    ['compare two runs (again: cached)', () => `/api/compare?a=${runIds[0]}&b=${runIds[1 % runIds.length]}`],
     ['trends, 30 days', () => '/api/trends?bucket=day&limit=30'],
     ['trends, 30 runs, per task, one agent', () => '/api/trends?bucket=run&limit=30&perTask=1&agent=agent-a'],
     ['trends, 90 days, one task', () => '/api/trends?bucket=day&limit=90&taskId=task-007'],
@@ -275,6 +305,7 @@ try {
       .map((l) => l.toFixed(1))
       .join(' ')}\n`,
   );
+  console.log(`start-up (spawn to listening): ${server.startMs.toFixed(0)} ms; goal < 2000 ms: ${server.startMs < 2000 ? 'met' : 'NOT met'}\n`);
   console.log(`| view | p50 ms | p95 ms | max ms | response KiB |`);
   console.log(`|---|---:|---:|---:|---:|`);
   for (const r of rows) console.log(`| ${pad(r.name, 46)} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.max.toFixed(1)} | ${r.kb.toFixed(1)} |`);

@@ -16,7 +16,7 @@ import { DIAGNOSTIC_KINDS, listDiagnostics } from '../features/diagnostics/index
 import { HistoryError, type AttemptFilter, type EvaluationListItem, type HistoryReader } from '../infra/store/index.js';
 import { CAUSES, VERDICTS } from '../core/types/index.js';
 import { PathRefused, resolveInside, SAFE_ID } from './confine.js';
-import { APP_CSP, contentType, FILE_CSP } from './responses.js';
+import { APP_CSP, contentType, FILE_CSP, JSON_TYPE, JsonBodies } from './responses.js';
 import { RunViews, type RunStatsView } from './run-views.js';
 
 export interface AppOptions {
@@ -72,8 +72,9 @@ export function createApp(opts: AppOptions): Hono {
   const { history, stateDir, webDir } = opts;
   const views = new RunViews(history, stateDir);
   // A validate run's files are under `validate/`, every other run's under `runs/`.
-  const runFolder = (runId: string): string => `${runFolderOf(history.getRun(runId)?.kind)}/${runId}`;
+  const runFolder = (runId: string): string => `${runFolderOf(history.runVersion(runId)?.kind)}/${runId}`;
   const comparisons = new WeakMap<RunStatsView, WeakMap<RunStatsView, CompareView>>();
+  const bodies = new JsonBodies();
   const app = new Hono();
 
   app.use('*', async (c, next) => {
@@ -136,7 +137,7 @@ export function createApp(opts: AppOptions): Hono {
 
   app.get('/api/runs/:runId', (c) => {
     const view = views.get(safeId(c.req.param('runId'), 'runId'));
-    return view ? c.json(view) : c.json({ error: 'no such run' }, 404);
+    return view ? c.body(bodies.of(view), 200, { 'Content-Type': JSON_TYPE }) : c.json({ error: 'no such run' }, 404);
   });
 
   app.get('/api/runs/:runId/attempts', (c) => {
@@ -214,7 +215,7 @@ export function createApp(opts: AppOptions): Hono {
       view = compareRuns(va, vb, { a: ta, b: tb });
       byB.set(vb, view);
     }
-    return c.json(view);
+    return c.body(bodies.of(view), 200, { 'Content-Type': JSON_TYPE });
   });
 
   app.get('/api/trends', (c) => {

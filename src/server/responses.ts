@@ -14,6 +14,22 @@ const TYPES: Record<string, string> = {
 
 const TEXT = new Set(['.md', '.patch', '.diff', '.jsonl', '.txt', '.log', '.yaml', '.yml', '.ts', '.py', '.mjs']);
 
+/**
+ * JSON bodies of cached views, serialised once per view object: a large run's page or comparison
+ * is megabytes of JSON, which would otherwise be written out again on every request.
+ */
+export class JsonBodies {
+  private readonly bodies = new WeakMap<object, string>();
+
+  of(view: object): string {
+    let body = this.bodies.get(view);
+    if (body === undefined) this.bodies.set(view, (body = JSON.stringify(view)));
+    return body;
+  }
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
 export function contentType(path: string): string {
   const ext = extname(path).toLowerCase();
   return TYPES[ext] ?? (TEXT.has(ext) ? 'text/plain; charset=utf-8' : 'application/octet-stream');

@@ -4,7 +4,6 @@ import { peekSummaryFile, runsDirOf } from '../domain/run-dir/index.js';
 import {
   attemptRowsOf,
   guardOfRecordedRun,
-  heldOutCards,
   REPORT_FILES,
   runInfoOfRow,
   statsOfRecordedRun,
@@ -12,7 +11,7 @@ import {
   type RunInfo,
   type RunView,
 } from '../features/report/index.js';
-import type { HistoryReader } from '../infra/store/index.js';
+import type { AttemptRow, HistoryReader } from '../infra/store/index.js';
 import type { RunStats } from '../core/types/index.js';
 import { recordedFailurePatterns } from '../domain/failures/index.js';
 
@@ -21,7 +20,8 @@ export const MAX_AGGREGATED_ATTEMPTS = 50_000;
 const CACHE_SIZE = 64;
 
 /**
- * Run pages for the dashboard, cached per run until it records another attempt or finishes.
+ * Run pages for the dashboard, cached per run until it records another attempt or finishes (the
+ * history's runVersion, which reads neither the stats nor a finished run's attempts).
  * Stats come from the history (as the engine stored them), else from summary.json, else they are
  * computed from the recorded attempts as `crucible show` computes them (statsOfRecordedRun).
  */
@@ -38,13 +38,14 @@ export class RunViews {
   ) {}
 
   get(runId: string): RunView | undefined {
+    const head = this.history.runVersion(runId);
+    if (!head) return undefined;
+    const hit = this.cache.get(runId);
+    if (hit && hit.key === head.version) return hit.view;
     const detail = this.history.getRun(runId);
     if (!detail) return undefined;
-    const key = keyOf(detail);
-    const hit = this.cache.get(runId);
-    if (hit && hit.key === key) return hit.view;
     const view = this.build(runId, detail.stats, runInfoOfRow(detail), join(runsDirOf(this.stateDir, detail.kind), runId));
-    remember(this.cache, runId, { key, view });
+    remember(this.cache, runId, { key: head.version, view });
     return view;
   }
 
@@ -54,38 +55,41 @@ export class RunViews {
    * run pages. A run without stored stats gets its whole page built, which computes them.
    */
   stats(runId: string): RunStatsView | undefined {
+    const head = this.history.runVersion(runId);
+    if (!head) return undefined;
+    const hit = this.statsCache.get(runId);
+    if (hit && hit.key === head.version) return hit.view;
+    const full = this.cache.get(runId);
+    if (full && full.key === head.version) {
+      remember(this.statsCache, runId, { key: head.version, view: full.view });
+      return full.view;
+    }
     const detail = this.history.getRun(runId);
     if (!detail) return undefined;
-    const key = keyOf(detail);
-    const hit = this.statsCache.get(runId);
-    if (hit && hit.key === key) return hit.view;
-    const full = this.cache.get(runId);
-    const stats = full && full.key === key ? null : (storedStats(detail.stats) ?? summaryStats(join(runsDirOf(this.stateDir, detail.kind), runId)));
+    const stats = storedStats(detail.stats) ?? summaryStats(join(runsDirOf(this.stateDir, detail.kind), runId));
     const view: RunStatsView | undefined = stats ? { run: runInfoOfRow(detail), stats } : this.get(runId);
-    if (view) remember(this.statsCache, runId, { key, view });
+    if (view) remember(this.statsCache, runId, { key: head.version, view });
     return view;
   }
 
   private build(runId: string, stored: unknown, run: RunInfo, dir: string): RunView {
-    const rows = attemptRowsOf(this.history, runId, MAX_AGGREGATED_ATTEMPTS);
-    const stats = storedStats(stored) ?? summaryStats(dir) ?? (rows.length < MAX_AGGREGATED_ATTEMPTS ? statsOfRecordedRun(this.history, rows) : null);
+    // The rows are read only for a run that ended without its stats or guard counts (killed, or
+    // still running): a finished run's page reads its summary and the history's aggregates.
+    let rows: AttemptRow[] | undefined;
+    const rowsOf = (): AttemptRow[] => (rows ??= attemptRowsOf(this.history, runId, MAX_AGGREGATED_ATTEMPTS));
+    const stats = storedStats(stored) ?? summaryStats(dir) ?? (rowsOf().length < MAX_AGGREGATED_ATTEMPTS ? statsOfRecordedRun(this.history, rowsOf()) : null);
     // A live guarded run past the cap shows no counts rather than counts of part of it.
-    const guard = guardOfRecordedRun(dir, this.history, rows.length < MAX_AGGREGATED_ATTEMPTS ? rows : []);
+    const guard = guardOfRecordedRun(dir, this.history, () => (rowsOf().length < MAX_AGGREGATED_ATTEMPTS ? rowsOf() : []));
     return {
       run,
       stats,
-      heldOut: heldOutCards(rows.map((r) => ({ agent: r.agent, heldOut: r.heldOut, cause: r.cause }))),
+      heldOut: this.history.heldOut(runId),
       attemptsTotal: this.history.countAttempts({ runId }),
       reports: Object.values(REPORT_FILES).filter((f) => existsSync(join(dir, f))),
       ...(guard ? { guard } : {}),
       ...failurePatternsOf(dir),
     };
   }
-}
-
-/** Changes whenever the run records another attempt or finishes. */
-function keyOf(detail: { finishedAt?: string | null; recorded: { attempts: number } }): string {
-  return `${detail.finishedAt ?? ''}|${detail.recorded.attempts}`;
 }
 
 /** Least recently built last out: a run looked at again moves to the back. */
@@ -95,10 +99,20 @@ function remember<T>(cache: Map<string, T>, runId: string, entry: T): void {
   if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
 }
 
-/** summary.json's failure patterns (written when the run ended; a live run has none yet). */
+/** Attempt ids a run page lists per failure pattern; `count` still says how many show it. */
+export const PATTERN_IDS_SHOWN = 20;
+
+/**
+ * summary.json's failure patterns (written when the run ended; a live run has none yet), each
+ * pattern's ids cut to the first PATTERN_IDS_SHOWN: a run of 100 000 attempts lists tens of
+ * thousands per pattern, which no page shows and every page load would carry.
+ */
 function failurePatternsOf(dir: string): Pick<RunView, 'failurePatterns'> {
   const failurePatterns = recordedFailurePatterns(dir);
-  return failurePatterns ? { failurePatterns } : {};
+  if (!failurePatterns) return {};
+  return {
+    failurePatterns: failurePatterns.map((a) => ({ ...a, patterns: a.patterns.map((p) => ({ ...p, attemptIds: p.attemptIds.slice(0, PATTERN_IDS_SHOWN) })) })),
+  };
 }
 
 function summaryStats(dir: string): RunStats | null {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AttemptView, CompareView, Page, RunListItem, RunView, TrendView } from '../../src/features/report/index.js';
 import { createApp } from '../../src/server/index.js';
+import { PATTERN_IDS_SHOWN } from '../../src/server/run-views.js';
 import { openHistory, type HistoryReader } from '../../src/infra/store/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { guardedAttempts, RUN_ID, recordRun, sampleAttempts, writeRunDir } from '../report/fixtures.js';
@@ -82,6 +83,25 @@ describe('dashboard API', () => {
         detectionMs: { min: 5, max: 40 },
       }),
     ]);
+  });
+
+  it('lists the first ids of a failure pattern with its full count, however many attempts show it', async () => {
+    const runDir = join(state, 'runs', RUN_ID);
+    const ids = Array.from({ length: 5000 }, (_, i) => `t.agent.${i}`);
+    const share = { rate: 1, low: 0.99, high: 1, n: ids.length };
+    writeFileSync(
+      join(runDir, 'summary.json'),
+      JSON.stringify({
+        runId: RUN_ID,
+        failurePatterns: [
+          { agent: 'oracle', failed: ids.length, patterns: [{ id: 'tool_errors', label: 'had tool errors', count: ids.length, share, attemptIds: ids }] },
+        ],
+      }),
+    );
+    const view = await json<RunView>(`/api/runs/${RUN_ID}`);
+    const pattern = view.failurePatterns?.[0]?.patterns[0];
+    expect(pattern?.count).toBe(5000);
+    expect(pattern?.attemptIds).toEqual(ids.slice(0, PATTERN_IDS_SHOWN));
   });
 
   it("pages a run's attempts in plan order, with filters", async () => {

@@ -88,8 +88,8 @@ describe('evaluations in the history', () => {
 });
 
 describe('migration from schema v1', () => {
-  it('the current schema is v3 (v3 added the runs kind column)', () => {
-    expect(SCHEMA_VERSION).toBe(3);
+  it('the current schema is v4 (v3 added the runs kind column, v4 covering indexes)', () => {
+    expect(SCHEMA_VERSION).toBe(4);
   });
 
   it('moves a v1 file forward keeping its runs and attempts, then stores evaluations', () => {
@@ -112,7 +112,7 @@ describe('migration from schema v1', () => {
     history.close();
 
     const check = new Database(path, { readonly: true });
-    expect(check.pragma('user_version', { simple: true })).toBe(3);
+    expect(check.pragma('user_version', { simple: true })).toBe(4);
     check.close();
   });
 

@@ -49,7 +49,8 @@ function checkHistory(stateDir: string): void {
   const reader = openHistoryReader(stateDir);
   if (reader === undefined) return;
   try {
-    reader.listRuns({ limit: 1 });
+    // A read of the runs table: listRuns would also tally the newest run's attempts.
+    reader.countRuns();
   } catch (error) {
     throw new InputError(`${reader.path}: cannot be read (${error instanceof Error ? error.message : String(error)}) (fix: ${HISTORY_FIX})`);
   } finally {

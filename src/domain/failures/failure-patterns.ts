@@ -59,7 +59,12 @@ export interface AttemptFacts {
 /** The table: one entry per agent with a failed attempt, in first-seen order. A pattern's share is of the failed attempts it could be read on (`share.n`). */
 export function failurePatterns(rows: readonly AttemptFacts[]): AgentFailurePatterns[] {
   const byAgent = new Map<string, AttemptFacts[]>();
-  for (const r of rows) if (r.verdict === 'FAIL') byAgent.set(r.agent, [...(byAgent.get(r.agent) ?? []), r]);
+  for (const r of rows) {
+    if (r.verdict !== 'FAIL') continue;
+    const failed = byAgent.get(r.agent);
+    if (failed) failed.push(r);
+    else byAgent.set(r.agent, [r]);
+  }
   return [...byAgent].map(([agent, failed]) => ({
     agent,
     failed: failed.length,

@@ -2,11 +2,12 @@ import { attemptConditions, whereOf, type SqlParams } from './attempt-filter.js'
 import type { Db } from './connection.js';
 import { checkedLimit } from './page.js';
 import type { TrendQuery } from './queries.js';
-import type { CellRow, TrendPoint } from './rows.js';
+import type { CellRow, HeldOutTally, TrendPoint } from './rows.js';
 
 export interface Aggregates {
   trends(query: TrendQuery): TrendPoint[];
   cells(runId: string): CellRow[];
+  heldOut(runId: string): HeldOutTally[];
 }
 
 /*
@@ -104,6 +105,15 @@ export function createAggregates(db: Db): Aggregates {
     SELECT a.agent, a.task_id, ${TALLY} FROM attempts a WHERE a.run_id = ?
     GROUP BY a.agent, a.task_id ORDER BY a.agent, a.task_id`);
 
+  // The run page's held-out cards over every attempt of the run, however many: one grouped scan
+  // instead of reading the rows into the server.
+  const heldOutOfRun = db.prepare<[string], { agent: string; with_held_out: number; passed: number; passed_public: number }>(`
+    SELECT a.agent, count(*) AS with_held_out,
+      sum(a.held_out_passed = a.held_out_total) AS passed,
+      sum(a.held_out_passed < a.held_out_total AND a.cause = 'passed') AS passed_public
+    FROM attempts a WHERE a.run_id = ? AND a.held_out_total > 0
+    GROUP BY a.agent ORDER BY a.agent`);
+
   return {
     /** Oldest bucket first, so points plot left to right; at most `limit` buckets. */
     trends(query) {
@@ -115,6 +125,11 @@ export function createAggregates(db: Db): Aggregates {
       return cellsOfRun
         .all(runId)
         .map((c) => ({ agent: c.agent, taskId: c.task_id, n: c.n, passes: c.passes, errors: c.errors, providerErrors: c.provider_errors }));
+    },
+    heldOut(runId) {
+      return heldOutOfRun
+        .all(runId)
+        .map((r) => ({ agent: r.agent, withHeldOut: r.with_held_out, heldOutPassed: r.passed, passedPublicFailedHeldOut: r.passed_public }));
     },
   };
 }

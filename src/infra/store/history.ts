@@ -4,10 +4,23 @@ import { openConnection, type Db } from './connection.js';
 import { assertReadableSchema, migrate } from './migrations.js';
 import type { AttemptFilter, Page, PageRequest, RunFilter, TrendQuery } from './queries.js';
 import { createAttemptReader } from './read-attempts.js';
-import { createRunReader } from './read-runs.js';
+import { createRunReader, type RunVersion } from './read-runs.js';
 import { createIdResolver } from './resolve-id.js';
 import { isBusyError } from './retry.js';
-import type { AttemptDetail, AttemptEntry, AttemptExtra, AttemptRow, CellRow, ResolvedId, RunDetail, RunFinish, RunMeta, RunRow, TrendPoint } from './rows.js';
+import type {
+  AttemptDetail,
+  AttemptEntry,
+  AttemptExtra,
+  AttemptRow,
+  CellRow,
+  HeldOutTally,
+  ResolvedId,
+  RunDetail,
+  RunFinish,
+  RunMeta,
+  RunRow,
+  TrendPoint,
+} from './rows.js';
 import { createEvaluationReader, createEvaluationWriter, type EvaluationFilter, type EvaluationRecord } from './evaluations.js';
 import { createAttemptWriter } from './write-attempt.js';
 import { createRunWriter } from './write-run.js';
@@ -18,6 +31,8 @@ export interface HistoryReader {
   listRuns(query: RunFilter & PageRequest): Page<RunRow>;
   countRuns(filter?: RunFilter): number;
   getRun(runId: string): RunDetail | undefined;
+  /** A run's kind and a version that changes when getRun's answer does; reads no statistics. */
+  runVersion(runId: string): RunVersion | undefined;
   listAttempts(query: AttemptFilter & PageRequest): Page<AttemptRow>;
   countAttempts(filter?: AttemptFilter): number;
   getAttempt(attemptId: string): AttemptDetail | undefined;
@@ -25,6 +40,8 @@ export interface HistoryReader {
   resolveId(prefix: string): ResolvedId | undefined;
   trends(query: TrendQuery): TrendPoint[];
   cells(runId: string): CellRow[];
+  /** Per agent, the run's attempts whose held-out tests ran and how they went. */
+  heldOut(runId: string): HeldOutTally[];
   /** `crucible ci` and `crucible gate` results, newest first. */
   listEvaluations(filter?: EvaluationFilter): EvaluationRecord[];
   close(): void;

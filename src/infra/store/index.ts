@@ -1,6 +1,7 @@
 // The history store: the only module that touches SQL. Everything public is exported here.
 export { openHistory } from './history.js';
 export type { History, HistoryReader, OpenOptions } from './history.js';
+export type { RunVersion } from './read-runs.js';
 export type { EvaluationFilter, EvaluationKind, EvaluationListItem, EvaluationRecord } from './evaluations.js';
 export { HistoryError, HistoryVersionError, AmbiguousIdError } from './errors.js';
 export { SCHEMA_VERSION } from './migrations.js';
@@ -24,4 +25,5 @@ export type {
   Tally,
   TrendPoint,
   CellRow,
+  HeldOutTally,
 } from './rows.js';

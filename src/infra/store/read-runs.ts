@@ -9,6 +9,17 @@ export interface RunReader {
   listRuns(query: RunFilter & PageRequest): Page<RunRow>;
   countRuns(filter?: RunFilter): number;
   getRun(runId: string): RunDetail | undefined;
+  /**
+   * What getRun would say has changed, without reading its statistics or tallying a finished run:
+   * its kind, and a version that changes when it records an attempt or finishes. For callers that
+   * cache what they build from getRun.
+   */
+  runVersion(runId: string): RunVersion | undefined;
+}
+
+export interface RunVersion {
+  kind: HistoryRunKind;
+  version: string;
 }
 
 interface RawRunRow {
@@ -101,6 +112,10 @@ function toRunRow(r: RawRunRow): RunRow {
 export function createRunReader(db: Db): RunReader {
   const withKind = hasKindColumn(db);
   const oneRun = db.prepare<[string], RawRunRow>(withRecordedCounts('SELECT * FROM runs WHERE run_id = ?', 'c.run_id'));
+  const runHead = db.prepare<[string], { kind: string; finished_at: string | null }>(
+    `SELECT ${withKind ? 'kind' : "'run' AS kind"}, finished_at FROM runs WHERE run_id = ?`,
+  );
+  const recordedCount = db.prepare<[string], number>('SELECT count(*) FROM attempts WHERE run_id = ?').pluck();
 
   return {
     listRuns(query) {
@@ -119,6 +134,15 @@ export function createRunReader(db: Db): RunReader {
       const row = oneRun.get(runId);
       if (row === undefined) return undefined;
       return { ...toRunRow(row), stats: row.summary === null ? null : (JSON.parse(row.summary) as unknown) };
+    },
+
+    runVersion(runId) {
+      const head = runHead.get(runId);
+      if (head === undefined) return undefined;
+      // A finished run changes only by finishing again (a resume clears finished_at first); a live
+      // one with every attempt it records.
+      const version = head.finished_at !== null ? `finished ${head.finished_at}` : `live ${recordedCount.get(runId) ?? 0}`;
+      return { kind: head.kind as HistoryRunKind, version };
     },
   };
 }

@@ -120,6 +120,15 @@ export interface TrendPoint extends Tally {
   taskId: string | null;
 }
 
+/** One agent's held-out results in a run: attempts whose held-out tests ran, and how they went. */
+export interface HeldOutTally {
+  agent: string;
+  withHeldOut: number;
+  heldOutPassed: number;
+  /** Passed the public tests (cause `passed`) yet failed a held-out test. */
+  passedPublicFailedHeldOut: number;
+}
+
 export interface CellRow extends Tally {
   agent: string;
   taskId: string;

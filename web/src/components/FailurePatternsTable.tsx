@@ -38,6 +38,8 @@ export function FailurePatternsTable({ patterns }: { patterns: NonNullable<RunVi
                       {id}{' '}
                     </a>
                   ))}
+                  {/* The server lists a pattern's first ids only; the count says how many show it. */}
+                  {p.count > p.attemptIds.length ? <span className="muted">… {p.count - p.attemptIds.length} more</span> : null}
                 </td>
               </tr>
             )),
