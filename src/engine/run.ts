@@ -45,6 +45,7 @@ import { taskErrorAttempt } from './task-error.js';
 import { buildSummary, type RunSummaryFile } from './summary.js';
 import { runFailurePatterns } from '../domain/failures/index.js';
 import { checkEnvironmentSandbox, resolveRunEnvironments, type RunEnvironments } from './environments.js';
+import { checkRepoPlacement } from './repo-placement.js';
 import { runAdaptive, type AdaptiveRunOptions, type AdaptiveSummary } from './adaptive-run.js';
 
 /** Per-attempt settings a run passes to every attempt (sandbox kind, grading options). */
@@ -262,6 +263,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   const whereOf = (task: Task) => taskWhere(task, options.taskIndex?.get(task.id), options.taskSets?.has(task.id) ? task.sourceFile : options.taskSetFile);
   // A task that runs in an image cannot run without Docker: said before anything is written.
   await checkEnvironmentSandbox(options.tasks, options.settings.sandbox, whereOf);
+  checkRepoPlacement(options.tasks, stateDir, whereOf);
   // Keys, then agent programs (installs, versions), once per run and before the run directory
   // exists: a run that cannot start stops here and leaves nothing behind.
   const modelSpecs = [...agents.values()].flatMap((a) => (a.modelSpec ? [a.modelSpec] : []));

@@ -21,6 +21,7 @@ import { createExecutor, type ExecutorFactory } from '../infra/sandbox/index.js'
 import type { Baseline } from '../infra/workspace/index.js';
 import { sandboxLayout } from './sandbox-layout.js';
 import { checkEnvironmentSandbox, resolveRunEnvironments } from './environments.js';
+import { checkRepoPlacement } from './repo-placement.js';
 import { execLimits, guardChange } from '../domain/evaluation/index.js';
 import { runBaselineTests, runTaskTestsOnTree, type AttemptPaths, type TestRun } from './attempt-verify.js';
 
@@ -69,6 +70,7 @@ export async function runTaskTests(task: Task, options: TaskTestsOptions): Promi
   }
   // A task with an environment runs in its image, as in a run: docker only, resolved (built) first.
   await checkEnvironmentSandbox([task], options.sandbox, () => where);
+  checkRepoPlacement([task], options.stateDir, () => where);
   const resolved = await resolveRunEnvironments([task], options.sandbox, () => where, options.onProgress ?? ((): void => undefined));
   const defect = resolved.defects.get(task.id)?.[0];
   if (defect) throw new InputError(`${defect.file}: ${defect.field}: ${defect.problem} (fix: ${defect.fix})`);

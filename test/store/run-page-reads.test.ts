@@ -70,7 +70,7 @@ describe('runVersion(runId)', () => {
     const more = history.runVersion('r1');
     expect(more?.version).not.toBe(live?.version);
     expect(history.runVersion('r1')).toEqual(more);
-    history.finishRun('r1', { finishedAt: '2025-03-04T00:00:00.000Z', executed: 9, stoppedEarly: false, counts: { PASS: 5, FAIL: 4, ERROR: 0 }, stats: null });
+    history.finishRun('r1', { finishedAt: '2025-03-04T00:00:00.000Z', executed: 9, stoppedEarly: false, counts: { PASS: 5, FAIL: 4, ERROR: 0 } });
     const finished = history.runVersion('r1');
     expect(finished?.version).not.toBe(more?.version);
     expect(history.runVersion('no-such-run')).toBeUndefined();
