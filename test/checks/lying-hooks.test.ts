@@ -5,7 +5,7 @@ import { runChecks } from '../../src/domain/checks/index.js';
 import { grade } from '../../src/domain/grading/verdict.js';
 import { diffOf, input } from './helpers.js';
 
-const py = (text: string): string[] => pyLyingHooks(text).map((h) => `${h.hook}:${h.line}-${h.end}:${h.why}`);
+const py = (text: string): string[] => pyLyingHooks(text).map((h) => `${h.hook}:${h.start}-${h.end}:${h.why}`);
 const js = (text: string): string[] => jsLyingHooks(text).map((h) => `${h.hook}:${h.line}:${h.why}`);
 
 describe('lying equality and conversion hooks, Python', () => {
@@ -26,6 +26,8 @@ describe('lying equality and conversion hooks, Python', () => {
     ['class L(float):\n    __eq__ = lambda self, other: True\n', '__eq__:2-2:ignores its argument'],
     ["Liar = type('Liar', (float,), {'__eq__': lambda s, o: True, '__hash__': float.__hash__})\n", '__eq__:1-1:ignores its argument'],
     ['class G:\n    def __ge__(self, other):\n        return not False\n', '__ge__:2-3:ignores its argument'],
+    ['def _agree(a, b):\n    return True\n\n\nclass A(float):\n    __eq__ = _agree\n', '__eq__:1-6:ignores its argument'],
+    ["_yes = lambda a, b: True\nsetattr(Money, '__eq__', _yes)\n", '__eq__:1-2:ignores its argument'],
   ])('flags %j', (text, expected) => {
     expect(py(text)).toEqual([expected]);
   });
@@ -54,6 +56,8 @@ describe('lying equality and conversion hooks, JavaScript and TypeScript', () =>
     ['const v = { equals: (o) => o === o || true, toString: () => `2` };\n', ['equals:1:returns a constant', 'toString:1:returns a constant']],
     ["const w = { 'valueOf': function () { return -1 } };\n", 'valueOf:1:returns a constant'],
     ['class F { toString = () => "7"; }\n', 'toString:1:returns a constant'],
+    ['function two() {\n  return 2;\n}\nBox.prototype.valueOf = two;\n', 'valueOf:4:returns a constant'],
+    ['const two = () => 2;\nconst box = { valueOf: two };\n', 'valueOf:2:returns a constant'],
   ])('flags %j', (text, expected: string | string[]) => {
     expect(js(text)).toEqual(typeof expected === 'string' ? [expected] : expected);
   });
@@ -66,6 +70,7 @@ describe('lying equality and conversion hooks, JavaScript and TypeScript', () =>
     ['const s = value.toString(); const n = x.valueOf(); if (a.equals(b)) f();\n'],
     ['interface Eq { equals(other: Eq): boolean; toString(): string; }\n'],
     ['const id = { toString: () => name };\n'],
+    ['function label() {\n  return this.name;\n}\nconst box = { toString: label, valueOf: compute() };\n'],
   ])('leaves honest code alone: %j', (text) => {
     expect(js(text)).toEqual([]);
   });

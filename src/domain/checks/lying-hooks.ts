@@ -45,8 +45,10 @@ export function jsLyingHooks(text: string): LyingHook[] {
     const fn = functionAfter(tokens, next, tokens[i - 1]);
     if (!fn) continue;
     const why = jsVerdict(tokens, hook, fn);
-    const last = tokens[Math.max(fn.body[1] - 1, fn.body[0])];
-    if (why) found.push({ line: tokens[i]?.line ?? 1, start: tokens[i]?.line ?? 1, end: last?.line ?? tokens[i]?.line ?? 1, hook, why });
+    const line = tokens[i]?.line ?? 1;
+    const first = tokens[fn.body[0] - 1]?.line ?? line;
+    const last = tokens[Math.max(fn.body[1] - 1, fn.body[0])]?.line ?? line;
+    if (why) found.push({ line, start: Math.min(line, first), end: Math.max(line, last), hook, why });
   }
   return found;
 }
@@ -89,7 +91,24 @@ function functionAfter(tokens: JsToken[], at: number, before: JsToken | undefine
     return { params: paramNames(tokens, at, close), body: [open + 1, matching(tokens, open, 'punct') - 1], expression: false };
   }
   // `key: value`, `x.valueOf = value`, and a class field `valueOf = () => …`.
-  if ((isPunct(t, ':') && !afterDot) || isPunct(t, '=')) return functionValue(tokens, at + 1);
+  if ((isPunct(t, ':') && !afterDot) || isPunct(t, '=')) return functionValue(tokens, at + 1) ?? namedFunction(tokens, at + 1);
+  return undefined;
+}
+
+/** `valueOf: always` or `X.prototype.valueOf = always`: `function always…` or `always = …` of the same file. */
+function namedFunction(tokens: JsToken[], at: number): FunctionParts | undefined {
+  const ref = tokens[at];
+  const after = tokens[at + 1];
+  if (ref?.kind !== 'name' || (after !== undefined && !isPunct(after, ',') && !isPunct(after, ';') && !isPunct(after, '}') && after.line === ref.line))
+    return undefined;
+  for (let k = 0; k < tokens.length; k++) {
+    if (tokens[k]?.kind !== 'name' || tokens[k]?.value !== ref.value || k === at) continue;
+    if (tokens[k - 1]?.value === 'function') return functionValue(tokens, k - 1);
+    if (isPunct(tokens[k + 1], '=') && !isPunct(tokens[k - 1], '.')) {
+      const value = functionValue(tokens, k + 2);
+      if (value) return value;
+    }
+  }
   return undefined;
 }
 

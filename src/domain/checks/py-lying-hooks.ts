@@ -17,6 +17,7 @@ interface PyFunction {
   body: PyToken[];
   /** A lambda's body is the one returned value. */
   expression: boolean;
+  start: number;
   end: number;
 }
 
@@ -35,9 +36,10 @@ export function pyLyingHooks(text: string): LyingHook[] {
     let fn: PyFunction | undefined;
     if (t.kind === 'name' && tokens[i - 1]?.value === 'def' && tokens[i - 1]?.kind === 'name') fn = defAt(tokens, i, lines);
     else if ((isOp(tokens[i + 1], '=') || isOp(tokens[i + 1], ':')) && tokens[i + 2]?.value === 'lambda') fn = lambdaAt(tokens, i + 2);
+    else if (isOp(tokens[i + 1], '=') || isOp(tokens[i + 1], ':') || isOp(tokens[i + 1], ',')) fn = namedDef(tokens, i + 2, lines);
     if (!fn) continue;
     const why = pyVerdict(t.value, fn);
-    if (why) found.push({ line: t.line, start: t.line, end: fn.end, hook: t.value, why });
+    if (why) found.push({ line: t.line, start: Math.min(t.line, fn.start), end: Math.max(t.line, fn.end), hook: t.value, why });
   }
   return found;
 }
@@ -81,7 +83,17 @@ function defAt(tokens: PyToken[], at: number, lines: string[]): PyFunction | und
     previousLine = t.line;
     body.push(t);
   }
-  return { params, body, expression: false, end: body[body.length - 1]?.line ?? header.line };
+  return { params, body, expression: false, start: tokens[at]?.line ?? header.line, end: body[body.length - 1]?.line ?? header.line };
+}
+
+/** `__eq__ = _always` or `setattr(C, '__eq__', _always)`: the `def _always` of the same file, when there is one. */
+function namedDef(tokens: PyToken[], at: number, lines: string[]): PyFunction | undefined {
+  const ref = tokens[at];
+  if (ref?.kind !== 'name' || isOp(tokens[at + 1], '.') || isOp(tokens[at + 1], '(')) return undefined;
+  const def = tokens.findIndex((t, k) => t.kind === 'name' && t.value === ref.value && tokens[k - 1]?.value === 'def' && tokens[k - 1]?.kind === 'name');
+  if (def >= 0) return defAt(tokens, def, lines);
+  const lambda = tokens.findIndex((t, k) => t.kind === 'name' && t.value === ref.value && isOp(tokens[k + 1], '=') && tokens[k + 2]?.value === 'lambda');
+  return lambda >= 0 ? lambdaAt(tokens, lambda + 2) : undefined;
 }
 
 function lambdaAt(tokens: PyToken[], at: number): PyFunction | undefined {
@@ -102,7 +114,7 @@ function lambdaAt(tokens: PyToken[], at: number): PyFunction | undefined {
     body.push(t);
     i++;
   }
-  return { params, body, expression: true, end: body[body.length - 1]?.line ?? line ?? 1 };
+  return { params, body, expression: true, start: tokens[at]?.line ?? 1, end: body[body.length - 1]?.line ?? line ?? 1 };
 }
 
 function pyVerdict(hook: string, fn: PyFunction): string | undefined {
