@@ -1,7 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { frameLocation, parseWrites } from '../../src/domain/evidence/node-sentinel.js';
+import { nodeSentinelSource } from '../../src/domain/evidence/node-sentinel-source.js';
 import { runTests } from '../../src/domain/evidence/run-tests.js';
 import { createExecutor } from '../../src/infra/sandbox/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -73,7 +76,23 @@ describe('parseWrites and frameLocation', () => {
   });
 });
 
-describe.each(['local', 'bwrap'] as const)('the Node sentinel in a verification run (%s)', (kind) => {
+describe('the preload itself', () => {
+  it('records a redefinition through the wrapped Object/Reflect functions, which keep their name and arity', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'sentinel.cjs'), nodeSentinelSource(join(dir, 'writes.jsonl')));
+    const script = [
+      "const a = require('assert');",
+      "for (const f of [() => Object.defineProperty(a, 'ok', { value: 1 }), () => Reflect.deleteProperty(a.strict, 'equal'), () => Object.setPrototypeOf(a, null)]) { try { f(); } catch {} }",
+      'console.log([Object.defineProperty.length, Object.defineProperty.name, Reflect.deleteProperty.length, typeof a.ok, typeof a.strict.equal].join(" "));',
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['--require', join(dir, 'sentinel.cjs'), '-e', script], { encoding: 'utf8' });
+    expect(run.stdout.trim()).toBe('3 defineProperty 2 function function');
+    const writes = parseWrites(readFileSync(join(dir, 'writes.jsonl'), 'utf8'), dir).map((w) => `${w.target} ${w.via}`);
+    expect(writes).toEqual(['node:assert.ok Object.defineProperty', 'node:assert.strict.equal Reflect.deleteProperty', 'node:assert Object.setPrototypeOf']);
+  });
+});
+
+describe.each(['local', 'bwrap', 'docker'] as const)('the Node sentinel in a verification run (%s)', (kind) => {
   it('refuses and records every spelling of a write to node:assert, though the script resets NODE_OPTIONS', async () => {
     const attack = [
       "import assert from 'node:assert';",

@@ -102,6 +102,8 @@ export function nodeSentinelSource(recordsPath: string): string {
         return apply(original, this, [target, ...rest]);
       },
     }[original.name];
+    // Looks like the original to code that reads its arity.
+    defineProperty(wrapped, 'length', { value: original.length });
     defineProperty(holder, key, { value: wrapped, writable: true, configurable: true, enumerable: false });
   }
 
