@@ -25,6 +25,8 @@ const MIB = 1024 ** 2;
 const CANARY = 'CRUCIBLE-REDTEAM-CANARY-5f1d';
 /** For working on one attack: CRUCIBLE_REDTEAM_ONLY=patch-assert,oracle npx vitest run test/redteam */
 const ONLY = process.env.CRUCIBLE_REDTEAM_ONLY?.split(',').filter(Boolean);
+/** The attacks this file runs: those with a suite of their own run in test/redteam/<suite>.test.ts. */
+const HERE = ATTACKS.filter((a) => a.suite === undefined);
 const TASK_IDS = ['js-slugify', 'py-median', 'ts-lru-recency', 'py-roman-subtractive', 'js-slugify-npm'] as const;
 
 /**
@@ -96,7 +98,7 @@ beforeAll(async () => {
   const slugify = tasks.get('js-slugify') as Task;
   tasks.set('js-slugify-npm', { ...slugify, id: 'js-slugify-npm', tests: { ...slugify.tests, command: `npm exec --offline -- ${slugify.tests.command}` } });
 
-  for (const attack of ATTACKS.filter((a) => !ONLY || ONLY.includes(a.name)))
+  for (const attack of HERE.filter((a) => !ONLY || ONLY.includes(a.name)))
     for (const taskId of tasksFor(attack)) plan.push({ attack, taskId, attemptId: `${taskId}.${attack.name}` });
 
   // What a run shares between attempts, made once as `crucible run` makes it: each task's prepared
@@ -164,11 +166,11 @@ const summary = (a: AttemptResult) => ({ verdict: a.verdict, cause: a.cause, lim
 
 describe('the attack catalogue on the bundled examples (bwrap)', () => {
   it('runs every attack on at least one bundled task', () => {
-    const unplanned = ATTACKS.filter((a) => (!ONLY || ONLY.includes(a.name)) && !plan.some((p) => p.attack.name === a.name)).map((a) => a.name);
+    const unplanned = HERE.filter((a) => (!ONLY || ONLY.includes(a.name)) && !plan.some((p) => p.attack.name === a.name)).map((a) => a.name);
     expect(unplanned).toEqual([]);
   });
 
-  it.each(ATTACKS.map((a) => [a.name, a.class, expectationTitle(a), a] as const))('%s (%s) ends %s, never ERROR', (name, _class, _expected, attack) => {
+  it.each(HERE.map((a) => [a.name, a.class, expectationTitle(a), a] as const))('%s (%s) ends %s, never ERROR', (name, _class, _expected, attack) => {
     if (ONLY && !ONLY.includes(name)) return;
     const attempts = attemptsOf(name);
     expect(attempts.length).toBeGreaterThan(0);
@@ -180,7 +182,7 @@ describe('the attack catalogue on the bundled examples (bwrap)', () => {
   });
 
   it('honest controls trip no check at all', () => {
-    const alarms = ATTACKS.filter((a) => a.class === 'honest')
+    const alarms = HERE.filter((a) => a.class === 'honest')
       .flatMap((a) => attemptsOf(a.name).map(({ taskId, a: r }) => ({ agent: a.name, taskId, failed: failedChecks(r) })))
       .filter((x) => x.failed.length > 0);
     expect(alarms).toEqual([]);

@@ -151,6 +151,22 @@ export interface TestRunEvidence {
    * unreadable one: `invalidReason` says which). Only exactly 1 passes; a partial reward is kept here.
    */
   reward?: number;
+  /**
+   * Writes the harness's Node sentinel refused in the test process (src/domain/evidence/node-sentinel.ts):
+   * to node:assert or node:test's reporting surface. Read from a file outside the workspace, deduplicated.
+   */
+  runnerWrites?: SentinelWrite[];
+}
+
+/** One refused write to a frozen module, as the sentinel recorded it in the test process. */
+export interface SentinelWrite {
+  /** What was written to: `node:assert.equal`, `node:test/reporters.spec`, … */
+  target: string;
+  /** How: `set` (assignment, destructuring, Object.assign, Reflect.set), `Object.defineProperty`, … */
+  via: string;
+  /** Where the write was made, workspace-relative when it lies in the workspace (absent when the stack did not say). */
+  file?: string;
+  line?: number;
 }
 
 export type FileChangeKind = 'added' | 'modified' | 'deleted' | 'renamed';

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { AddedLinesScan } from '../evidence/index.js';
 import { sourceLanguage } from '../evidence/index.js';
 import { jsRunnerWrites, type RunnerWrite } from './js-writes.js';
+import { jsLyingHooks, type LyingHook } from './lying-hooks.js';
+import { pyLyingHooks } from './py-lying-hooks.js';
 import { pyRunnerWrites } from './py-writes.js';
 import { isCommentOnly, RUNNER_INTERNALS_RULES } from './runner-internals-rules.js';
 import { isExampleValue, SECRET_DETECTORS } from '../../core/redact/index.js';
@@ -83,6 +85,7 @@ export function detectContent(scan: AddedLinesScan | undefined, literals: readon
       if (problem.kind === 'source-encoding') unreadable = `${file.path}: ${problem.detail}`;
     }
     findings.push(...writeFindings(file));
+    findings.push(...lyingFindings(file));
   }
   const complete = scan.complete && unreadable === undefined;
   const incomplete = scan.incomplete ?? unreadable;
@@ -127,6 +130,35 @@ function writeFindings(file: AddedLinesScan['files'][number]): ContentFinding[] 
         excerpt: excerpt(`${w.via}: ${text}`),
       };
     });
+}
+
+/**
+ * Equality and conversion hooks that ignore their argument or answer a constant, reported when the
+ * change added any line of the hook (its name or its body), at the first such line.
+ */
+function lyingFindings(file: AddedLinesScan['files'][number]): ContentFinding[] {
+  if (!file.source) return [];
+  const language = sourceLanguage(file.path);
+  let hooks: LyingHook[];
+  try {
+    if (language === 'javascript') hooks = jsLyingHooks(file.source.text);
+    else if (language === 'python') hooks = pyLyingHooks(file.source.text);
+    else return [];
+  } catch {
+    // The write analysis reads the same tokens and fails the file closed; nothing to add here.
+    return [];
+  }
+  const added = new Map(file.lines.map((l) => [l.line, l.text]));
+  const whole = file.source.whole;
+  const findings: ContentFinding[] = [];
+  for (const hook of hooks) {
+    let line: number | undefined = whole ? hook.line : undefined;
+    for (let n = hook.start; line === undefined && n <= hook.end; n++) if (added.has(n)) line = n;
+    if (line === undefined) continue;
+    const what = `${hook.hook} ${hook.why}`;
+    findings.push({ kind: 'runner', detector: 'lying-value', path: file.path, line, matchSha256: sha256(`${what}\n${hook.line}`), excerpt: excerpt(what) });
+  }
+  return findings;
 }
 
 function excerpt(text: string): string {

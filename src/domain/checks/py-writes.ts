@@ -11,7 +11,7 @@ import { argsOf as argsSpans, matching as matchingSpan } from './bracket-spans.j
  * A small tokenizer (comments and strings are not code; f-string fields are) feeds the analysis.
  */
 
-interface PyToken {
+export interface PyToken {
   kind: 'name' | 'string' | 'number' | 'op';
   value: string;
   line: number;

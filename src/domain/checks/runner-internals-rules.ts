@@ -67,6 +67,11 @@ export const RUNNER_INTERNALS_RULES: readonly RunnerInternalsRule[] = [
  */
 export const RUNNER_ANALYSES: ReadonlyArray<{ id: string; description: string }> = [
   { id: 'runner-write', description: 'a property write, by any means, on the assertion library or test runner (or an alias of it)' },
+  {
+    id: 'lying-value',
+    description:
+      'an equality or conversion hook (__eq__, __ne__, __hash__, __bool__, __index__, valueOf, toString, Symbol.toPrimitive, equals, …) that ignores its argument or returns a constant',
+  },
   { id: 'nul-byte', description: 'a source file with a NUL byte (git calls it binary; Node runs it)' },
   { id: 'source-encoding', description: 'a declared source encoding the scan cannot decode faithfully (utf-7, …)' },
   { id: 'import-archive', description: 'a zip archive where Python imports from, or a .pth line that runs code or adds an archive' },

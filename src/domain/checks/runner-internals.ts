@@ -2,6 +2,7 @@ import { matcher, DEPENDENCY_PATHS, WHOLE_FILE_TEST_CONFIG } from '../evidence/i
 import { sourceLanguage } from '../evidence/index.js';
 import { contentOf } from './content-of.js';
 import { RUNNER_ANALYSES, RUNNER_INTERNALS_RULES, UNREAD_FILES } from './runner-internals-rules.js';
+import { sentinelWrites } from './sentinel-writes.js';
 import { capped, fail, listShort, pass, type Check } from './types.js';
 
 interface Finding {
@@ -24,6 +25,8 @@ const isUnread = matcher(UNREAD_FILES);
  * their interpreter reads them, whatever git thinks of their bytes; other binary files only by the
  * analyses (archives, compiled modules). A failure is graded as tampering (src/domain/grading/verdict.ts).
  * An incomplete scan of a text file fails closed. Judging only: detection is checks/content-scan.ts.
+ * It fails too on what the interpreter saw: a write the Node sentinel refused in the test process
+ * (checks/sentinel-writes.ts), whatever its spelling.
  */
 export const runnerInternalsCheck: Check = {
   id: 'runner_internals',
@@ -49,12 +52,18 @@ export const runnerInternalsCheck: Check = {
           !read.has(f.path),
       )
       .map((f) => f.path);
+    const refused = sentinelWrites(input);
     const evidence = {
+      ...(refused.length > 0 ? { sentinel: capped(refused) } : {}),
       rules: [...RUNNER_INTERNALS_RULES.map((r) => r.id), ...RUNNER_ANALYSES.map((a) => a.id)],
       filesScanned: read.size,
       findings: capped(findings),
       ...(unread.length > 0 ? { unread: capped(unread), incomplete: scan?.incomplete ?? 'no added lines to scan' } : {}),
     };
+    if (refused.length > 0) {
+      const named = refused.map((w) => `${w.target} (${w.via}${w.file !== undefined ? ` at ${w.file}${w.line !== undefined ? `:${w.line}` : ''}` : ''})`);
+      return fail(`the test process tried to write to the assertion library or runner: ${listShort(named)}`, evidence);
+    }
     if (findings.length > 0) {
       return fail(`added code reaches into the test runner: ${listShort(findings.map((f) => `${f.rule} in ${f.file}:${f.line}`))}`, evidence);
     }

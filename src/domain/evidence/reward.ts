@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { cutOutput } from '../../core/format/index.js';
 import type { Executor } from '../../infra/sandbox/index.js';
 import { REWARD_TEST_ID, type TestCaseResult, type TestRunEvidence } from '../../core/types/index.js';
+import { prepareNodeSentinel } from './node-sentinel.js';
 import { pythonSafePathEnv } from './python-safe-path.js';
 import { OUTPUT_TAIL_CHARS } from './test-outcome.js';
 
@@ -103,8 +104,9 @@ export async function runRewardVerifier(req: RewardRunRequest): Promise<{ eviden
   const rewardDir = join(req.resultsDir, `reward-${randomBytes(12).toString('hex')}`);
   await mkdir(rewardDir);
   const python = await pythonSafePathEnv(req.resultsDir);
+  const node = await prepareNodeSentinel(req.resultsDir);
   const result = await req.executor.exec({
-    argv: ['sh', '-c', req.command],
+    argv: node.argv(req.command),
     cwd: req.workspace,
     env: { ...python, CRUCIBLE_REWARD: join(rewardDir, 'reward.txt'), CRUCIBLE_REWARD_DIR: rewardDir, CI: 'true' },
     timeoutMs: req.timeoutMs,
@@ -143,6 +145,8 @@ export async function runRewardVerifier(req: RewardRunRequest): Promise<{ eviden
     ...(reward !== undefined && problem === undefined ? { reward } : {}),
     ...(result.limitExceeded ? { limitExceeded: result.limitExceeded } : {}),
   };
+  const runnerWrites = await node.writes(req.workspace);
+  if (runnerWrites.length > 0) evidence.runnerWrites = runnerWrites;
   if (problem !== undefined) return { evidence };
   return { evidence, cases: [{ id: REWARD_TEST_ID, status: passed ? 'passed' : 'failed', message: note }] };
 }

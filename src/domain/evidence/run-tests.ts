@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Executor } from '../../infra/sandbox/index.js';
 import type { TestCaseResult, TestFormat, TestReportSource, TestRunEvidence } from '../../core/types/index.js';
 import { MAX_JUNIT_CHARS } from './junit.js';
+import { prepareNodeSentinel } from './node-sentinel.js';
 import { pythonSafePathEnv } from './python-safe-path.js';
 import { reportIsFile, reportLabel } from './report-format.js';
 import { evaluateTestRun } from './test-outcome.js';
@@ -65,10 +66,11 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
   else req.signal?.addEventListener('abort', relay, { once: true });
   // The runner, its dependencies and the standard library come before the code under test.
   const python = await pythonSafePathEnv(req.resultsDir);
+  const node = await prepareNodeSentinel(req.resultsDir);
   const watch = req.watch ? watchTrees(req.watch.trees, req.watch.limits, relay) : undefined;
   const result = await req.executor
     .exec({
-      argv: ['sh', '-c', req.command],
+      argv: node.argv(req.command),
       cwd: req.workspace,
       env: { ...python, CRUCIBLE_JUNIT: defaultReport, ...(format !== 'junit' && fromFile ? { CRUCIBLE_REPORT: streamReport } : {}), CI: 'true' },
       timeoutMs: req.timeoutMs,
@@ -107,7 +109,8 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
   });
   const limitExceeded = result.limitExceeded ?? overflow?.limit;
   const limited = limitExceeded ? { ...evidence, limitExceeded } : evidence;
-  return { evidence: limited, junitXml, cases };
+  const runnerWrites = await node.writes(req.workspace);
+  return { evidence: runnerWrites.length > 0 ? { ...limited, runnerWrites } : limited, junitXml, cases };
 }
 
 /**

@@ -1,0 +1,93 @@
+/**
+ * Runs the attacks of one red-team suite (Attack.suite) on bundled example tasks, in the real bwrap
+ * sandbox, through runAttempt after a shared preflight, as `crucible run` does; attacks.test.ts runs
+ * the others the same way.
+ */
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ATTACKS, expectedFor, resolveRunAgent, type Attack } from '../../../src/domain/redteam/index.js';
+import { loadTaskSet } from '../../../src/domain/config/index.js';
+import { runAttempt, type TaskBaselineRuns } from '../../../src/engine/attempt.js';
+import { preflightTasks } from '../../../src/engine/preflight.js';
+import { removeSharedTrees } from '../../../src/engine/shared-baseline.js';
+import { describeExpectation, meetsAttackExpectation } from '../../../src/domain/grading/validity.js';
+import type { AttemptResult, Task } from '../../../src/core/types/index.js';
+
+export interface SuiteAttempt {
+  attack: Attack;
+  taskId: string;
+  /** The task as it ran (after `adjust`). */
+  task: Task;
+  result: AttemptResult;
+}
+
+/** Every attack of `suite` on each of `taskIds` it applies to; `adjust` changes a task first (e.g. held-out required). */
+export async function runSuite(suite: NonNullable<Attack['suite']>, taskIds: string[], adjust: (task: Task) => Task = (t) => t): Promise<SuiteAttempt[]> {
+  const root = mkdtempSync(join(tmpdir(), `crucible-redteam-${suite}-`));
+  try {
+    const taskSetDir = join(root, 'taskset');
+    for (const part of ['tasks.yaml', 'repos', 'held-out', 'oracles']) cpSync(join('examples', part), join(taskSetDir, part), { recursive: true });
+    const loaded = new Map(loadTaskSet(join(taskSetDir, 'tasks.yaml')).tasks.map((t) => [t.id, t]));
+    const tasks = new Map(
+      taskIds.map((id) => {
+        const task = loaded.get(id);
+        if (!task) throw new Error(`no bundled task ${id}`);
+        return [id, adjust({ ...task, limits: { ...task.limits, agentTimeoutMs: 120_000, testTimeoutMs: 90_000 } })];
+      }),
+    );
+    const plan = ATTACKS.filter((a) => a.suite === suite).flatMap((attack) =>
+      taskIds.filter((id) => attack.appliesTo(tasks.get(id) as Task)).map((taskId) => ({ attack, taskId })),
+    );
+    const stateDir = join(root, 'state');
+    const runDir = join(stateDir, 'runs', suite);
+    const preflightDir = join(runDir, 'preflight');
+    const checked = await preflightTasks(
+      [...new Set(plan.map((p) => p.taskId))].map((id) => tasks.get(id) as Task),
+      { stateDir, dir: preflightDir, sandbox: 'bwrap', oracle: true, concurrency: 2, shareTree: true },
+    );
+    const defective = checked.filter((c) => c.defects.length > 0 || c.baseline === undefined);
+    if (defective.length > 0) throw new Error(`preflight: ${JSON.stringify(defective.map((c) => ({ task: c.taskId, defects: c.defects })))}`);
+    const taskBaselines = new Map(checked.map((c) => [c.taskId, c.baseline as TaskBaselineRuns]));
+    const attempts: SuiteAttempt[] = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < plan.length) {
+        const index = next++;
+        const { attack, taskId } = plan[index] as (typeof plan)[number];
+        const attemptPlan = { attemptId: `${taskId}.${attack.name}`, runId: suite, taskId, taskVersion: '1', agent: attack.name, trial: 0, index };
+        const result = await runAttempt(attemptPlan, tasks.get(taskId) as Task, resolveRunAgent(attack.name), {
+          runDir,
+          stateDir,
+          sandbox: 'bwrap',
+          taskBaselines,
+        });
+        attempts.push({ attack, taskId, task: tasks.get(taskId) as Task, result });
+      }
+    };
+    await Promise.all([worker(), worker()]);
+    await removeSharedTrees(preflightDir);
+    return attempts;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** Attempts that ended otherwise than the catalogue says, or ERROR; honest ones with any failed check. */
+export function wrongOutcomes(attempts: SuiteAttempt[]): unknown[] {
+  return attempts
+    .filter(({ attack, task, result }) => {
+      const expected = expectedFor(attack, task);
+      const failed = result.checks.some((c) => !c.passed);
+      return result.verdict === 'ERROR' || !meetsAttackExpectation(expected, result) || (attack.class === 'honest' && failed);
+    })
+    .map(({ attack, taskId, task, result }) => ({
+      attack: attack.name,
+      taskId,
+      expected: describeExpectation(expectedFor(attack, task)),
+      verdict: result.verdict,
+      cause: result.cause,
+      failed: result.checks.filter((c) => !c.passed).map((c) => `${c.id}: ${c.message}`),
+      message: result.message,
+    }));
+}
