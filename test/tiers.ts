@@ -100,6 +100,7 @@ export const E2E: string[] = [
   'test/diagnostics/fuzz.test.ts',
   'test/diagnostics/matrix-stress.test.ts',
   'test/diagnostics/mutations-cli.test.ts',
+  'test/docs/printed-hints.test.ts',
   'test/engine/external-agent.test.ts',
   'test/engine/external-gateway-options.test.ts',
   'test/environment/docker-run.test.ts',
