@@ -91,6 +91,7 @@ export const E2E: string[] = [
   'test/redteam/**/*.test.ts',
   'test/distributed/**/*.test.ts',
   'test/action/real-cli.test.ts',
+  'test/action/composite-steps.test.ts',
   'test/agents/builtin/quickstart.test.ts',
   'test/audit/registry.test.ts',
   'test/cli/run-history.test.ts',

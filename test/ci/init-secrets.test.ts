@@ -1,4 +1,5 @@
-import { cpSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseJUnit } from '../../src/domain/evidence/junit.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveCiSettings } from '../../src/features/ci/config.js';
@@ -11,6 +12,7 @@ const tempDir = useTempDirs();
 const FIX = join(process.cwd(), 'examples/oracles/js-slugify.patch');
 
 interface CiJson {
+  reportDir: string;
   verdict: string;
   cause: string;
   checks: Array<{ id: string; passed: boolean; message?: string }>;
@@ -65,9 +67,18 @@ describe('secret detection is on by default', () => {
     expect(leak.result.checks.find((c) => c.id === 'secrets')).toMatchObject({ passed: false });
     expect(leak.result.checks.find((c) => c.id === 'secrets')?.message).toContain('aws-access-key-id in src/config.mjs:1');
 
+    // The verdict as JUnit beside the project's own: a CI test tab shows the FAIL, not only the passing tests.
+    expect(existsSync(join(leak.result.reportDir, 'junit.xml'))).toBe(true);
+    const leakCases = parseJUnit(readFileSync(join(leak.result.reportDir, 'verdict.junit.xml'), 'utf8'));
+    expect(leakCases.error).toBeUndefined();
+    expect(leakCases.cases.filter((c) => c.status === 'failed').map((c) => c.id)).toEqual(['crucible.ci::verdict', 'crucible.ci.checks::secrets']);
+
     const honest = await ci(dir, 'honest');
     expect(honest.status, honest.stderr).toBe(0);
     expect(honest.result.verdict).toBe('PASS');
+    const honestCases = parseJUnit(readFileSync(join(honest.result.reportDir, 'verdict.junit.xml'), 'utf8')).cases;
+    expect(honestCases.length).toBeGreaterThan(1);
+    expect(honestCases.filter((c) => c.status !== 'passed')).toEqual([]);
     expect(honest.result.checks.find((c) => c.id === 'secrets')?.message).toMatch(/^no secrets in \d+ changed file/);
   });
 
