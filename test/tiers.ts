@@ -84,6 +84,7 @@ export const UNIT: string[] = [
   'test/format/near-match.test.ts',
   'test/trace/host-paths.test.ts',
   'test/web/baseline-compare.test.ts',
+  'test/web/score.test.ts',
 ];
 
 export const E2E: string[] = [
