@@ -9,9 +9,16 @@ version="${CRUCIBLE_VERSION:-action}"
 case "$version" in
   action)
     cd "${ACTION_PATH:?ACTION_PATH must name the action checkout}"
-    npm ci --no-audit --no-fund
-    npx tsc -p tsconfig.build.json
-    node scripts/bundle-cli.mjs
+    # A cached build (the action's cache step) is used only when it was built from exactly this source.
+    stamp="$(find package-lock.json tsconfig.build.json scripts src -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)"
+    if [ -f dist/cli/main.js ] && [ "$(cat dist/.crucible-build-stamp 2>/dev/null)" = "$stamp" ]; then
+      echo "Crucible's build is cached for this source: not building"
+    else
+      npm ci --no-audit --no-fund
+      npx tsc -p tsconfig.build.json
+      node scripts/bundle-cli.mjs
+      echo "$stamp" > dist/.crucible-build-stamp
+    fi
     npm install -g --no-audit --no-fund .
     ;;
   *.tgz)

@@ -84,6 +84,7 @@ export const UNIT: string[] = [
   'test/format/near-match.test.ts',
   'test/trace/host-paths.test.ts',
   'test/web/baseline-compare.test.ts',
+  'test/web/score.test.ts',
 ];
 
 export const E2E: string[] = [
@@ -91,6 +92,7 @@ export const E2E: string[] = [
   'test/redteam/**/*.test.ts',
   'test/distributed/**/*.test.ts',
   'test/action/real-cli.test.ts',
+  'test/action/composite-steps.test.ts',
   'test/agents/builtin/quickstart.test.ts',
   'test/audit/registry.test.ts',
   'test/cli/run-history.test.ts',
@@ -100,6 +102,7 @@ export const E2E: string[] = [
   'test/diagnostics/fuzz.test.ts',
   'test/diagnostics/matrix-stress.test.ts',
   'test/diagnostics/mutations-cli.test.ts',
+  'test/docs/printed-hints.test.ts',
   'test/engine/external-agent.test.ts',
   'test/engine/external-gateway-options.test.ts',
   'test/environment/docker-run.test.ts',

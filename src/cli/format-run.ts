@@ -1,4 +1,7 @@
-import { relative } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
+import { shellWord } from '../core/format/index.js';
+import { shownPath } from './io.js';
+import { STATE_DIR_DEFAULT } from './state-dir-option.js';
 import pc from 'picocolors';
 import type { AgentInfo, RunStats } from '../core/types/index.js';
 import type { VerdictCounts } from '../infra/store/index.js';
@@ -41,7 +44,7 @@ export interface RunReportInput {
 export function formatRunReport(r: RunReportInput, cwd?: string): string {
   const parts: string[] = [];
   if (r.attempts.length > 0) parts.push(attemptTable(r.attempts, r.runId));
-  if (r.stats) parts.push(formatStats(r.stats, cwd));
+  if (r.stats) parts.push(formatStats(r.stats, cwd, compareCommand(r, cwd)));
   const infos = Object.entries(r.agentInfo ?? {});
   if (infos.length > 0) parts.push(infos.map(([agent, info]) => `${pc.bold(agent)}  ${pc.dim(agentInfoText(info))}`).join('\n'));
   if (r.guard && r.guard.length > 0) parts.push(r.guard.map((c) => `${pc.bold(c.agent)}  guard ${c.mode}: ${guardLine(c)}`).join('\n'));
@@ -71,6 +74,16 @@ export function formatRunReport(r: RunReportInput, cwd?: string): string {
   if (r.runDir) totals.push(pc.dim(`evidence in ${(cwd === undefined ? '' : relative(cwd, r.runDir)) || r.runDir}`));
   parts.push(totals.join('\n'));
   return parts.join('\n\n');
+}
+
+/** `crucible compare OTHER RUN`, with the state directory the run is in when it is not the default one here. */
+function compareCommand(r: RunReportInput, cwd: string | undefined): string {
+  const stateDir = r.runDir === undefined ? undefined : dirname(dirname(r.runDir));
+  const flag =
+    stateDir === undefined || cwd === undefined || resolve(cwd, STATE_DIR_DEFAULT) === stateDir
+      ? ''
+      : ` --state-dir ${shellWord(shownPath({ cwd }, stateDir))}`;
+  return `crucible compare <other-run-id> ${r.runId}${flag}`;
 }
 
 function attemptTable(attempts: readonly AttemptListItem[], runId: string): string {

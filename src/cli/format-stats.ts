@@ -10,7 +10,7 @@ import { count, formatDuration, pct, table, usd } from './format.js';
  * the paired comparison below the table says which is better.
  */
 /** `cwd`: where the user runs from, to show legacy absolute repo keys relative to it. */
-export function formatStats(stats: RunStats, cwd?: string): string {
+export function formatStats(stats: RunStats, cwd?: string, compareHint?: string): string {
   if (stats.attempts === 0) return pc.dim('no finished attempts: no statistics');
   const conf = `${Math.round(stats.confidence * 100)}%`;
   const parts: string[] = [];
@@ -42,7 +42,7 @@ export function formatStats(stats: RunStats, cwd?: string): string {
   if (provider) parts.push(provider);
   const effort = effortTable(stats.agents);
   if (effort) parts.push(effort);
-  parts.push(formatComparisons(stats.comparisons, stats.agents.length));
+  parts.push(formatComparisons(stats.comparisons, stats.agents.length, compareHint));
   if (stats.byTaskSet && stats.byTaskSet.length > 0) parts.push(formatTaskSets(stats.byTaskSet, conf));
   if (stats.repos.profiles.length > 1) parts.push(formatRepos(stats.repos.profiles, conf, cwd));
   for (const note of stats.notes) parts.push(`${pc.yellow('note')} ${note}`);
@@ -107,9 +107,16 @@ function costCell(m: Measured): string {
   return m.missing > 0 ? `${text} ${pc.dim(`(${m.missing} unpriced)`)}` : text;
 }
 
-/** The paired verdicts; with a single agent there is nothing to compare, and the output says so. */
-export function formatComparisons(comparisons: readonly AgentComparison[], agentCount: number): string {
-  if (agentCount < 2) return pc.dim('one agent: no comparison (add another --agent to compare)');
+/**
+ * The paired verdicts; with a single agent there is nothing to compare, and the output says so and
+ * how (every command that makes a run can make another; `compare` pairs them), with `compareHint`,
+ * the command that compares this run, when the caller knows it.
+ */
+export function formatComparisons(comparisons: readonly AgentComparison[], agentCount: number, compareHint?: string): string {
+  if (agentCount < 2) {
+    const how = compareHint ?? 'crucible compare with a run of another agent on the same tasks';
+    return pc.dim(`one agent: no comparison (to compare, make a run of another agent on the same tasks, then: ${how})`);
+  }
   const first = comparisons[0];
   const method = first ? `${first.method} test, ${Math.round(first.confidence * 100)}%` : '';
   const rows = comparisons.map((c) => [

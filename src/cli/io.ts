@@ -1,4 +1,4 @@
-import { relative } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import type { SignalSource } from '../engine/index.js';
 
 /** Where the CLI writes: process.stdout / process.stderr, or a buffer in the in-process tests. */
@@ -44,7 +44,13 @@ export function processIo(): CliIo {
   };
 }
 
-/** A path as messages show it: relative to the directory the user ran from, else as it is. */
+/**
+ * A path as messages show it, so that a command printed with it runs from where the user is:
+ * relative to the directory the user ran from when it lies inside it, else absolute (an
+ * absolute path the user typed is never echoed back as `../../..`).
+ */
 export function shownPath(io: Pick<CliIo, 'cwd'>, path: string): string {
-  return relative(io.cwd, path) || path;
+  const rel = relative(io.cwd, resolve(io.cwd, path));
+  if (rel === '') return '.';
+  return rel.startsWith('..') || isAbsolute(rel) ? resolve(io.cwd, path) : rel;
 }

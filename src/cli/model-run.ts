@@ -198,5 +198,9 @@ export function formatUsageTable(attempts: readonly AttemptResult[]): string | u
     'tools',
     'tests',
   ];
-  return `${table(header, rows)}\nTokens and cost are the gateway's metering; input includes cached tokens, output includes reasoning. Cost "-" means the model is not in pricing.yaml.`;
+  const replayed = metered.some((a) => (a.agentResult?.replay?.looseMatches ?? 0) + (a.agentResult?.replay?.misses ?? 0) > 0);
+  const replayNote = replayed
+    ? '\nreplay: N loose = N requests differed from the cassette only in tool output and got the recorded answer; M missed = M requests no recording matched (docs/agents.md#what-a-replayed-request-is-matched-on).'
+    : '';
+  return `${table(header, rows)}\nTokens and cost are the gateway's metering; input includes cached tokens, output includes reasoning. Cost "-" means the model is not in pricing.yaml.${replayNote}`;
 }

@@ -198,6 +198,9 @@ export function createProgress(options: ProgressOptions): Progress {
     onEnvironment(line) {
       log(c.dim(line));
     },
+    onAgentSetup(line) {
+      log(c.dim(line));
+    },
     onPrepared(info) {
       const how = info.reused ? 'reused prepared tree' : 'built prepared tree (setup ran)';
       log(c.dim(`${info.taskId}: ${how} ${info.key.slice(0, 12)}`));

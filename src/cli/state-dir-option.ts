@@ -1,4 +1,5 @@
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { shownPath } from './io.js';
 import type { Command } from 'commander';
 
 /** The default every state-directory option (`-o, --out <dir>`) shares; file outputs have none or another. */
@@ -22,7 +23,5 @@ export function resolveStateDirOption(command: Command, cwd: string): void {
  * it (`.crucible`, as the user typed or defaulted it), else absolute.
  */
 export function shownStateDir(dir: string, cwd: string): string {
-  const rel = relative(cwd, dir);
-  if (rel === '') return '.';
-  return rel.startsWith('..') || isAbsolute(rel) ? dir : rel;
+  return shownPath({ cwd }, dir);
 }

@@ -83,6 +83,8 @@ export interface RunObserver extends LoopObserver {
   onEnvironment?(line: string): void;
   /** A task's prepared tree (repo + setup output) was built, or reused from the cache, for an attempt or the preflight. */
   onPrepared?(info: PreparedNotice): void;
+  /** An agent's program is being installed before the run (npm): one line per step, as it starts. */
+  onAgentSetup?(line: string): void;
 }
 
 export interface RunOptions {
@@ -273,7 +275,15 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   const prepared = new Map<string, AgentPrepared>();
   for (const [spec, agent] of agents) {
     if (agent.prepare)
-      prepared.set(spec, await agent.prepare({ stateDir, sandbox: options.settings.sandbox, ...(options.signal ? { signal: options.signal } : {}) }));
+      prepared.set(
+        spec,
+        await agent.prepare({
+          stateDir,
+          sandbox: options.settings.sandbox,
+          ...(options.signal ? { signal: options.signal } : {}),
+          onProgress: (line) => options.observer?.onAgentSetup?.(line),
+        }),
+      );
   }
   const fresh = options.resume ? undefined : planFileOf(undefined, undefined);
   if (fresh === undefined) {

@@ -58,7 +58,7 @@ describe('crucible agents', () => {
     ).toBeUndefined();
     const first = await runCli(['agents', 'install', 'tiny', '--agents', agents], { env });
     expect(first.status).toBe(0);
-    expect(first.stderr).toMatch(/installing tiny \(.*tiny-agent-1\.0\.0\.tgz\)…/);
+    expect(first.stderr).toMatch(/installing tiny \(.*tiny-agent-1\.0\.0\.tgz\) with npm into .*, once: later runs reuse it…/);
     expect(first.stdout).toMatch(/^ok tiny: .*tiny-agent-1\.0\.0\.tgz installed \(.*\/cache\/tiny-[0-9a-f]{12}\/node_modules\/tiny-agent\/cli\.js\)\n$/);
     const second = await runCli(['agents', 'install', 'tiny', '--agents', agents], { env });
     expect(second.stdout).toContain('already installed');

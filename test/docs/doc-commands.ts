@@ -1,5 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 
 /** One `crucible …` command line of a shell code block in the docs. */
 export interface DocCommand {
@@ -89,4 +91,25 @@ export function shellWords(text: string): string[] {
   }
   if (inWord) words.push(word);
   return words;
+}
+
+/**
+ * A fresh copy of what git tracks in `root` (no .crucible, no build output), with the build and
+ * the installed packages linked in: a user's clone after `npm ci && npm run build`. Its parent is
+ * a directory of its own, for the caller to remove.
+ */
+export function freshCopy(root: string): string {
+  if (!existsSync(join(root, 'dist/cli/main.js'))) throw new Error('dist/cli/main.js is missing: run `npm run build` first');
+  const copy = join(mkdtempSync(join(tmpdir(), 'crucible-docs-')), 'crucible');
+  const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
+    .split('\0')
+    .filter((f) => f !== '');
+  for (const file of tracked) {
+    if (!existsSync(join(root, file))) continue;
+    mkdirSync(dirname(join(copy, file)), { recursive: true });
+    cpSync(join(root, file), join(copy, file), { verbatimSymlinks: true });
+  }
+  symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
+  symlinkSync(join(root, 'dist'), join(copy, 'dist'));
+  return copy;
 }

@@ -6,9 +6,8 @@
  * network run for real with the built CLI from a fresh copy of the repository, with the default
  * (relative) state directory. When a documented command breaks, this test fails.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CommanderError } from 'commander';
@@ -16,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProgram } from '../../src/cli/program.js';
 import { captureIo } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { docCommands, type DocCommand } from './doc-commands.js';
+import { docCommands, freshCopy, type DocCommand } from './doc-commands.js';
 
 const tempDir = useTempDirs();
 const ROOT = resolve('.');
@@ -149,21 +148,8 @@ const RUN_FOR_REAL = [
 describe('the cheap documented commands, from a fresh copy with the default state directory', () => {
   let copy: string;
   beforeAll(() => {
-    if (!existsSync(join(ROOT, 'dist/cli/main.js'))) throw new Error('dist/cli/main.js is missing: run `npm run build` first');
     // Not a per-test temp dir: the copy outlives each test of this block.
-    copy = join(mkdtempSync(join(tmpdir(), 'crucible-docs-')), 'crucible');
-    // A fresh copy of what git tracks (no .crucible, no build output), with the build and the
-    // installed packages linked in.
-    const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' })
-      .split('\0')
-      .filter((f) => f !== '');
-    for (const file of tracked) {
-      if (!existsSync(join(ROOT, file))) continue;
-      mkdirSync(dirname(join(copy, file)), { recursive: true });
-      cpSync(join(ROOT, file), join(copy, file), { verbatimSymlinks: true });
-    }
-    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
-    symlinkSync(join(ROOT, 'dist'), join(copy, 'dist'));
+    copy = freshCopy(ROOT);
   });
 
   afterAll(() => rmSync(dirname(copy), { recursive: true, force: true }));

@@ -115,6 +115,8 @@ describe('crucible run suite.yaml', () => {
 
     const noAgent = await runCli(['run', twoSetSuite(tempDir(), 'suite: s\ntask_sets:\n  - path: alpha/tasks.yaml\n').suiteFile, '--out', join(dir, 'state')]);
     expect(noAgent.status).toBe(2);
-    expect(noAgent.stderr).toMatch(/no agent given \(fix: add --agent .*, or an `agents:` list to the suite\)/);
+    expect(noAgent.stderr).toMatch(
+      /no agent given \(fix: add --agent NAME, .*, or an `agents:` list to the suite; to check the tasks first: crucible run \S+ --agent oracle\)/,
+    );
   });
 });

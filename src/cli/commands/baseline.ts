@@ -1,11 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { buildBaseline, identityText, readBaseline, readRunOutcomes, serializeBaseline, type BaselineFile } from '../../features/baseline/index.js';
 import { InputError, OptionError } from '../../core/errors.js';
 import { UNSCORED_CAUSES } from '../../core/types/index.js';
 import { flagOf } from '../option-flags.js';
 import { table } from '../format.js';
-import type { CliIo } from '../io.js';
+import { shownPath, type CliIo } from '../io.js';
+import { shellWord } from '../../core/format/index.js';
 
 export interface BaselineSaveOptions {
   /** The baseline file to write. */
@@ -30,8 +31,12 @@ export async function baselineSaveCommand(runId: string, opts: BaselineSaveOptio
   }
   const agents = [...new Set(baseline.entries.map((e) => e.agent.spec))];
   const tasks = new Set(baseline.entries.map((e) => e.taskId));
+  // The file holds the task set relative to itself; the command runs from here.
+  const taskSet = shownPath(io, resolve(dirname(resolve(io.cwd, opts.out)), baseline.taskSet));
+  const out = shownPath(io, opts.out);
   io.stdout.write(
-    `baseline ${opts.out}: run ${baseline.sourceRun}, ${tasks.size} task(s), agents ${agents.join(', ')}, ${baseline.trials} trial(s) each (commit it; gate with \`crucible gate ${baseline.taskSet} --baseline ${opts.out}\`)\n`,
+    `baseline ${out}: run ${baseline.sourceRun}, ${tasks.size} task(s), agents ${agents.join(', ')}, ${baseline.trials} trial(s) each\n` +
+      `next: commit it, and gate each change with: crucible gate ${shellWord(taskSet)} --baseline ${shellWord(out)}\n`,
   );
 }
 

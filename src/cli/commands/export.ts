@@ -1,9 +1,9 @@
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { findRunDir } from '../../engine/index.js';
 import { InputError } from '../../core/errors.js';
-import { exportSweBench, writeSweBenchExport } from '../../features/grade/index.js';
+import { exportSweBench, writeSweBenchExport, type SweBenchReport } from '../../features/grade/index.js';
 import { withFlagNames } from '../option-flags.js';
-import type { CliIo } from '../io.js';
+import { shownPath, type CliIo } from '../io.js';
 
 export interface ExportCommandOptions {
   format: string;
@@ -19,17 +19,26 @@ export async function exportCommand(run: string, opts: ExportCommandOptions, io:
   const dir = opts.dir ?? join(runDir, 'swe-bench');
   const written = await writeSweBenchExport(dir, runId, exports);
   for (const e of exports) {
-    const r = e.report;
-    io.stdout.write(
-      `${e.agent}: ${r.resolved_instances} resolved, ${r.unresolved_instances} unresolved, ${r.error_instances} error, ${r.incomplete_ids.length} incomplete of ${r.total_instances}\n`,
-    );
+    io.stdout.write(`${e.agent}: ${exportCounts(e.report)}\n`);
     if (e.truncated.length > 0)
       io.stderr.write(`warning ${e.agent}: the stored diff.patch of ${e.truncated.join(', ')} was cut at its size cap, so that prediction is incomplete\n`);
   }
-  for (const file of written) io.stdout.write(`wrote ${shown(file, io)}\n`);
+  for (const file of written) io.stdout.write(`wrote ${shownPath(io, file)}\n`);
 }
 
-function shown(file: string, io: CliIo): string {
-  const rel = relative(io.cwd, file);
-  return rel.startsWith('..') ? file : rel;
+/**
+ * Every instance in exactly one count, so they add up to the total: SWE-bench's report leaves an
+ * empty patch out of `completed`, and a task this agent had no prediction for out of `submitted`.
+ */
+export function exportCounts(r: SweBenchReport): string {
+  const notSubmitted = r.total_instances - r.submitted_instances - r.incomplete_ids.length;
+  const parts = [
+    `${r.resolved_instances} resolved`,
+    `${r.unresolved_instances} unresolved`,
+    `${r.empty_patch_instances} empty patch`,
+    `${r.error_instances} error`,
+    `${r.incomplete_ids.length} incomplete`,
+    ...(notSubmitted > 0 ? [`${notSubmitted} not submitted`] : []),
+  ];
+  return `${parts.join(', ')} of ${r.total_instances}`;
 }

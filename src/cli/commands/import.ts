@@ -1,6 +1,7 @@
 import { InputError } from '../../core/errors.js';
 import { importHarbor, importSweBench, type ImportResult, type SweBenchEnvironment } from '../../features/importers/index.js';
-import type { CliIo } from '../io.js';
+import { shellWord } from '../../core/format/index.js';
+import { shownPath, type CliIo } from '../io.js';
 
 export interface SweBenchCommandOptions {
   out: string;
@@ -48,12 +49,12 @@ export async function importHarborCommand(dirs: string[], opts: { out: string; f
  * Crucible does not use (one note per task), what the user still has to supply, how to check it.
  */
 export function printImportResult(result: ImportResult, io: CliIo): void {
-  const lines = [`wrote ${result.taskIds.length} task${result.taskIds.length === 1 ? '' : 's'} to ${result.taskSetFile}`];
+  const lines = [`wrote ${result.taskIds.length} task${result.taskIds.length === 1 ? '' : 's'} to ${shownPath(io, result.taskSetFile)}`];
   if (result.skipped.length > 0) lines.push(`skipped ${result.skipped.length}:`);
   for (const s of result.skipped) lines.push(`  ${s.id} (${s.source}): ${s.reason}`);
   for (const note of result.notes) lines.push(`note: ${note}`);
   if (result.needs.length > 0) lines.push('you still need:');
   for (const need of result.needs) lines.push(`  ${need}`);
-  lines.push(`next: crucible validate ${result.taskSetFile}`);
+  lines.push(`next: crucible validate ${shellWord(shownPath(io, result.taskSetFile))}${result.sandbox === undefined ? '' : ` --sandbox ${result.sandbox}`}`);
   io.stdout.write(`${lines.join('\n')}\n`);
 }

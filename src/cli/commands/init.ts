@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { relative } from 'node:path';
 import pc from 'picocolors';
 import { initRepo, INIT_PLACEHOLDER_ID } from '../../features/authoring/index.js';
 import type { SandboxKind } from '../../infra/sandbox/index.js';
 import { testsCommand } from './tests.js';
-import type { CliIo } from '../io.js';
+import { shownPath, type CliIo } from '../io.js';
 
 export interface InitCommandOptions {
   testCommand?: string;
@@ -21,7 +20,7 @@ export interface InitCommandOptions {
  */
 export async function initCommand(dir: string | undefined, opts: InitCommandOptions, io: CliIo): Promise<void> {
   const result = initRepo(dir ?? '.', opts.testCommand === undefined ? {} : { testCommand: opts.testCommand });
-  const shown = (f: string): string => relative(io.cwd, f) || f;
+  const shown = (f: string): string => shownPath(io, f);
   io.stdout.write(`${pc.bold('test runner')} ${result.runner.runner}: ${result.runner.command} ${pc.dim(`(${result.runner.evidence})`)}\n`);
   for (const file of result.files) io.stdout.write(`wrote ${shown(file)}\n`);
   if (result.oracle) io.stdout.write(`the uncommitted change is the task's oracle patch (${shown(result.oracle)})\n`);

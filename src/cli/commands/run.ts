@@ -1,5 +1,5 @@
-import { relative } from 'node:path';
-import { loadAgentCatalog, onlyReferenceAgents, referenceAgentNames } from '../../domain/agents/index.js';
+import { loadAgentCatalog, onlyReferenceAgents } from '../../domain/agents/index.js';
+import { shellWord } from '../../core/format/index.js';
 import { loadRunInput, resolveRunAgents } from '../../features/suite/index.js';
 import { checkPlanSize, defaultConcurrency, findRunDir, MAX_PLANNED_ATTEMPTS, readPlanFile } from '../../engine/index.js';
 import { InputError } from '../../core/errors.js';
@@ -15,7 +15,7 @@ import { reporterOptions, type ReporterCliOptions } from '../report-options.js';
 import { QUEUE_CONCURRENCY, runAndReportOn } from '../queue-run.js';
 import { runOutcomeExit } from '../run-report.js';
 import { ADAPTIVE_DEFAULT_RUNS, adaptiveRunOptions, type AdaptiveCliOptions } from '../adaptive-options.js';
-import type { CliIo } from '../io.js';
+import { shownPath, type CliIo } from '../io.js';
 import { exitWith } from '../exit.js';
 
 export interface RunCommandOptions extends ModelCliOptions, ReporterCliOptions, AdaptiveCliOptions {
@@ -53,7 +53,9 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions, i
   const input = loadRunInput(tasksetPath);
   const flagAgents = [...(opts.agent ?? []), ...(opts.model ?? [])];
   if (flagAgents.length === 0 && input.agents === undefined) {
-    const fix = `add --agent ${referenceAgentNames().join(' or --agent ')}${input.kind === 'suite' ? ', or an `agents:` list to the suite' : ''}`;
+    // The agent measured is the user's to name; oracle is the one reference agent worth running first (it proves the tasks), never an attack agent.
+    const suite = input.kind === 'suite' ? ', or an `agents:` list to the suite' : '';
+    const fix = `add --agent NAME, an agent \`crucible agents\` lists such as claude-code or openai:gpt-4.1-mini${suite}; to check the tasks first: crucible run ${shellWord(tasksetPath)} --agent oracle`;
     throw new InputError(`no agent given (fix: ${fix})`);
   }
   const builtin = !onlyReferenceAgents([...flagAgents, ...(input.agents ?? [])]);
@@ -117,6 +119,5 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions, i
 
 /** Relative to the working directory when under it, absolute otherwise (`../../x` reads badly in history). */
 function displayPath(file: string, cwd: string): string {
-  const rel = relative(cwd, file);
-  return rel === '' || rel.startsWith('..') ? file : rel;
+  return shownPath({ cwd }, file);
 }

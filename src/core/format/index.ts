@@ -14,3 +14,4 @@ export {
 } from './output-cut.js';
 export { gatewayUsageText, usageAnomalyText } from './usage.js';
 export { editDistance, nearestId, nearestIds } from './near-match.js';
+export { shellWord } from './shell-word.js';

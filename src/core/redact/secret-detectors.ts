@@ -44,7 +44,11 @@ export const SECRET_DETECTORS: SecretDetector[] = [
   { id: 'jwt', preset: 'tokens', regex: /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b/g },
 ];
 
-/** Published example values (AWS's `AKIAIOSFODNN7EXAMPLE`) are documentation, not leaks. */
+/**
+ * Published example values (AWS's `AKIAIOSFODNN7EXAMPLE`) and placeholders (`AKIAXXXXXXXXXXXXXXXX`,
+ * `ghp_000…`) are documentation, not leaks: a run of eight equal characters is a shape a generated
+ * key all but never has (about 1 in 10^8 for a 16-character AWS key id), and a hand-typed filler always has.
+ */
 export function isExampleValue(value: string): boolean {
-  return /EXAMPLE/i.test(value);
+  return /EXAMPLE/i.test(value) || /(.)\1{7}/.test(value);
 }

@@ -84,6 +84,8 @@ export interface AgentPrepareEnv {
   /** The run's sandbox: an agent's own program (its version command) runs in it, never bare on the host. */
   sandbox: SandboxKind;
   signal?: AbortSignal;
+  /** One line per slow step of preparing (installing the agent's program), told as it starts. */
+  onProgress?: (line: string) => void;
 }
 
 export interface AgentPrepared {

@@ -4,6 +4,7 @@
  * It is a heuristic by nature (shells are Turing-complete); it errs towards not accusing.
  */
 import { posix } from 'node:path';
+import { shellWord } from '../../core/format/index.js';
 
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash']);
 
@@ -15,7 +16,7 @@ export function commandText(argv: readonly string[]): string {
     const script = flagIndex === -1 ? undefined : rest[flagIndex + 1];
     if (script !== undefined) return script;
   }
-  return argv.map(quote).join(' ');
+  return argv.map(shellWord).join(' ');
 }
 
 /**
@@ -35,10 +36,6 @@ export function commandScripts(argv: readonly string[]): string[] {
     });
   }
   return scripts;
-}
-
-function quote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 export interface Word {

@@ -132,6 +132,17 @@ function taskSetText(taskId: string, head: string, runner: DetectedRunner, oracl
   ].join('\n');
 }
 
+/**
+ * Written out although `crucible ci` applies the same detectors when policy.secrets.presets is
+ * absent: the file says what guards the repository, and an edit that drops it is a visible diff.
+ */
+const CI_POLICY_LINES = [
+  'policy:',
+  '  # Every secret detector (cloud keys, private keys, tokens) over the lines a change adds; published',
+  '  # examples (AKIAIOSFODNN7EXAMPLE) and placeholders (AKIAXXXXXXXXXXXXXXXX) stay quiet. `presets: []` turns them off.',
+  '  secrets: { presets: [all] }',
+];
+
 function ciText(runner: DetectedRunner): string {
   const junit = runner.format === undefined;
   return [
@@ -147,6 +158,7 @@ function ciText(runner: DetectedRunner): string {
         ]),
     '  # fail_to_pass: [ids that must pass at head]',
     '  pass_to_pass: all_others',
+    ...CI_POLICY_LINES,
     '',
   ].join('\n');
 }

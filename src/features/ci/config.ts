@@ -8,7 +8,7 @@ import { resolvePolicy, resolveResourceLimits } from '../../domain/config/index.
 import { limitsSchema, policySchema } from '../../domain/config/index.js';
 import { issueToError, YamlSource } from '../../core/input/index.js';
 import { ConfigError, InputError } from '../../core/errors.js';
-import type { Limits, PolicySpec } from '../../core/types/index.js';
+import { SECRET_PRESETS, type Limits, type PolicySpec } from '../../core/types/index.js';
 
 export const CI_CONFIG_FILE = 'crucible.ci.yaml';
 
@@ -85,7 +85,7 @@ export function resolveCiSettings(file: { name: string; text: string } | undefin
       passToPass: parsed.tests?.pass_to_pass ?? 'all_others',
       testPaths: parsed.tests?.test_paths ?? DEFAULT_TEST_PATHS,
     },
-    policy: ciPolicy(resolvePolicy(parsed.policy)),
+    policy: ciPolicy(resolvePolicy(parsed.policy), parsed.policy?.secrets?.presets !== undefined),
     setup: parsed.setup ?? [],
     limits: {
       agentTimeoutMs: DEFAULT_LIMITS.agentTimeoutMs,
@@ -99,7 +99,10 @@ export function resolveCiSettings(file: { name: string; text: string } | undefin
 /**
  * A change that changes nothing is not a failure of a pull request (a docs-only push to a branch
  * with nothing staged, a re-run): `no_changes` is reported, at `info`, unless the config says otherwise.
+ * A pull request is where a leaked key costs most, so every secret detector is on unless the config
+ * names its own presets (`presets: []` turns them off, on purpose and in review).
  */
-function ciPolicy(policy: PolicySpec): PolicySpec {
-  return { ...policy, severities: { no_changes: 'info', ...policy.severities } };
+function ciPolicy(policy: PolicySpec, presetsGiven: boolean): PolicySpec {
+  const secrets = presetsGiven ? policy.secrets : { ...policy.secrets, presets: [...SECRET_PRESETS] };
+  return { ...policy, secrets, severities: { no_changes: 'info', ...policy.severities } };
 }

@@ -1,17 +1,51 @@
-/** The files of one `crucible ci` evaluation: ci.json, report.md, results.sarif; and the GitHub step summary. */
+/** The files of one `crucible ci` evaluation: ci.json, report.md, results.sarif, verdict.junit.xml; and the GitHub step summary. */
 import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CHECKS } from '../../domain/checks/index.js';
-import { findingLocations, sarifLevel, SARIF_SCHEMA_URI, SARIF_VERSION, type SarifLog } from '../report/index.js';
+import { findingLocations, sarifLevel, SARIF_SCHEMA_URI, SARIF_VERSION, xmlAttr, xmlEscape, type SarifLog } from '../report/index.js';
 import { version } from '../../core/version.js';
 import type { CiResult } from './result.js';
 
-export const CI_FILES = { json: 'ci.json', markdown: 'report.md', sarif: 'results.sarif' } as const;
+export const CI_FILES = { json: 'ci.json', markdown: 'report.md', sarif: 'results.sarif', junit: 'verdict.junit.xml' } as const;
 
 export async function writeCiReports(result: CiResult): Promise<void> {
   await writeFile(join(result.reportDir, CI_FILES.json), `${JSON.stringify(result, null, 2)}\n`);
   await writeFile(join(result.reportDir, CI_FILES.markdown), renderCiMarkdown(result));
   await writeFile(join(result.reportDir, CI_FILES.sarif), `${JSON.stringify(renderCiSarif(result), null, 2)}\n`);
+  await writeFile(join(result.reportDir, CI_FILES.junit), renderCiJUnit(result));
+}
+
+/** A check that fails the change: failed at a severity the verdict counts (a failed warning or info check only reports). */
+const failsVerdict = (c: CiResult['checks'][number]): boolean => !c.passed && (c.severity === 'error' || c.severity === 'critical');
+
+/**
+ * The verdict as JUnit, beside the project's own junit.xml: a CI test tab that reads every JUnit
+ * file shows a FAIL as a failed `verdict` case, with each check a case of its own, instead of only
+ * the project's tests (which may all pass on a change that tampers with them).
+ */
+export function renderCiJUnit(r: CiResult): string {
+  const failing = r.checks.filter(failsVerdict);
+  const failures = failing.length + (r.verdict === 'FAIL' ? 1 : 0);
+  const verdictCase =
+    r.verdict === 'PASS'
+      ? `    <testcase classname="crucible.ci" name="verdict"/>`
+      : `    <testcase classname="crucible.ci" name="verdict">\n      <failure message="${xmlAttr(`FAIL ${r.cause}`)}" type="${xmlAttr(r.cause)}">${xmlEscape(r.message)}</failure>\n    </testcase>`;
+  const checkCase = (c: CiResult['checks'][number]): string => {
+    const open = `    <testcase classname="crucible.ci.checks" name="${xmlAttr(c.id)}">`;
+    if (failsVerdict(c))
+      return `${open}\n      <failure message="${xmlAttr(c.message)}" type="${xmlAttr(c.severity)}">${xmlEscape(c.message)}</failure>\n    </testcase>`;
+    return `${open}\n      <system-out>${xmlEscape(`${c.passed ? 'pass' : `failed at ${c.severity}`}: ${c.message}`)}</system-out>\n    </testcase>`;
+  };
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${xmlAttr(`crucible ci ${r.id}`)}" tests="${r.checks.length + 1}" failures="${failures}" errors="0">`,
+    `  <testsuite name="crucible ci" tests="${r.checks.length + 1}" failures="${failures}" errors="0" skipped="0" timestamp="${xmlAttr(r.createdAt.replace(/Z$/, ''))}">`,
+    verdictCase,
+    ...r.checks.map(checkCase),
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
 }
 
 /** GitHub shows the file `$GITHUB_STEP_SUMMARY` names under the job; several steps append to it. */

@@ -67,6 +67,8 @@ export async function importHarbor(options: HarborImportOptions): Promise<Import
     notes: tasks.flatMap((t) => t.notes),
     skipped,
     needs: [...new Set(tasks.flatMap((t) => t.needs))],
+    // Every Harbor task has an image or a Dockerfile.
+    sandbox: 'docker',
   };
 }
 

@@ -97,6 +97,8 @@ export interface ImportResult {
   skipped: SkippedTask[];
   /** What the user still has to supply before the tasks run (an image to build or pull), one line each. */
   needs: string[];
+  /** The sandbox the tasks run in when the default one cannot run them (a task with an image or Dockerfile needs docker). */
+  sandbox?: 'docker';
 }
 
 /** An input the importer read and left out. */

@@ -138,6 +138,7 @@ export async function importSweBench(options: SweBenchImportOptions): Promise<Im
     }),
     skipped,
     needs: await environmentNeeds(environment, usable),
+    ...(environment.kind === 'none' ? {} : { sandbox: 'docker' as const }),
   };
 }
 

@@ -6,7 +6,7 @@ export { buildReportData, runViewOf, runInfoOf, type ReportInput, type BuildOpti
 export { loadAttemptArtifacts, loadTrajectory, readBounded, DEFAULT_ARTIFACT_LIMITS, type ArtifactLimits } from './artifacts.js';
 export { renderMarkdown } from './markdown.js';
 export { renderSarif, findingLocations, sarifLevel, SARIF_SCHEMA_URI, SARIF_VERSION, type SarifLog } from './sarif.js';
-export { renderJUnit, junitCaseName } from './junit.js';
+export { renderJUnit, junitCaseName, xmlAttr, xmlEscape } from './junit.js';
 export { renderHtml, REPORT_DATA_ELEMENT_ID } from './html.js';
 export { webAssetsDir, assertWebBundle, WebBundleMissingError } from './web-assets.js';
 export { compareRuns, trendView } from './compare.js';

@@ -17,7 +17,7 @@ export function xmlEscape(text: string): string {
 }
 
 /** Attribute values also keep their line breaks (attribute normalisation would turn them into spaces). */
-function attr(text: string): string {
+export function xmlAttr(text: string): string {
   return xmlEscape(text).replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
 }
 
@@ -40,11 +40,11 @@ function details(a: AttemptResult): string {
 }
 
 function testcase(a: AttemptResult): string {
-  const open = `    <testcase classname="${attr(a.agent)}" name="${attr(junitCaseName(a))}" time="${seconds(a.timings.totalMs)}">`;
-  const props = `      <properties><property name="attemptId" value="${attr(a.attemptId)}"/><property name="cause" value="${attr(a.cause)}"/></properties>`;
+  const open = `    <testcase classname="${xmlAttr(a.agent)}" name="${xmlAttr(junitCaseName(a))}" time="${seconds(a.timings.totalMs)}">`;
+  const props = `      <properties><property name="attemptId" value="${xmlAttr(a.attemptId)}"/><property name="cause" value="${xmlAttr(a.cause)}"/></properties>`;
   if (a.verdict === 'PASS') return `${open}\n${props}\n    </testcase>`;
   const tag = a.verdict === 'ERROR' ? 'error' : 'failure';
-  const body = `      <${tag} message="${attr(a.cause)}" type="${attr(a.cause)}">${xmlEscape(details(a))}</${tag}>`;
+  const body = `      <${tag} message="${xmlAttr(a.cause)}" type="${xmlAttr(a.cause)}">${xmlEscape(details(a))}</${tag}>`;
   return `${open}\n${props}\n${body}\n    </testcase>`;
 }
 
@@ -65,14 +65,14 @@ export function renderJUnit(runId: string, attempts: readonly AttemptResult[]): 
     const t = total(list);
     const timestamp = list[0]?.startedAt.replace(/Z$/, '') ?? '';
     return [
-      `  <testsuite name="${attr(group)}" tests="${t.tests}" failures="${t.failures}" errors="${t.errors}" skipped="0" time="${t.time}" timestamp="${attr(timestamp)}">`,
+      `  <testsuite name="${xmlAttr(group)}" tests="${t.tests}" failures="${t.failures}" errors="${t.errors}" skipped="0" time="${t.time}" timestamp="${xmlAttr(timestamp)}">`,
       ...list.map(testcase),
       '  </testsuite>',
     ].join('\n');
   });
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${attr(`crucible ${runId}`)}" tests="${all.tests}" failures="${all.failures}" errors="${all.errors}" time="${all.time}">`,
+    `<testsuites name="${xmlAttr(`crucible ${runId}`)}" tests="${all.tests}" failures="${all.failures}" errors="${all.errors}" time="${all.time}">`,
     ...suites,
     '</testsuites>',
     '',

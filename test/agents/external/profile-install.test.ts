@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentCacheDir, installDirOf, installedVersion, INSTALL_MARKER, profileHash, resolveProgram } from '../../../src/domain/agents/external/install.js';
 import type { AgentProfile } from '../../../src/domain/agents/external/profile.js';
+import { createExternalAgent } from '../../../src/domain/agents/external/agent.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -44,7 +45,11 @@ describe('installing a package agent', () => {
     const dir = installDirOf(p, cacheDir);
     expect(dir).toMatch(/\/cache\/tiny-[0-9a-f]{12}$/);
     expect(first).toEqual({ argv0: join(dir, 'node_modules', 'tiny-agent', 'cli.js'), readOnly: [dir] });
-    expect(progress).toEqual([`installing tiny (${p.package})…`]);
+    expect(progress).toEqual([
+      `installing tiny (${p.package}) with npm into ${cacheDir}, once: later runs reuse it…`,
+      "tiny: downloaded; running tiny-agent's own install script (npm rebuild)…",
+      'installed tiny 1.0.0',
+    ]);
     expect(execFileSync(first.argv0, ['hello'], { encoding: 'utf8' })).toBe('tiny-agent hello\n');
     expect(installedVersion(p, cacheDir)).toBe('1.0.0');
 
@@ -52,9 +57,24 @@ describe('installing a package agent', () => {
     const marker = statSync(join(dir, INSTALL_MARKER)).mtimeMs;
     const second = await resolveProgram(p, { cacheDir, install: true, onProgress: (line) => progress.push(line) });
     expect(second).toEqual(first);
-    expect(progress).toHaveLength(1);
+    expect(progress).toHaveLength(3);
     expect(statSync(join(dir, INSTALL_MARKER)).mtimeMs).toBe(marker);
     expect(readdirSync(cacheDir)).toEqual([dir.split('/').pop()]);
+  });
+
+  it('a run preparing the agent tells each install step as it starts, so a minute of npm is never silent', async () => {
+    const stateDir = tempDir();
+    const agent = createExternalAgent(profile({ package: tinyPackage(), model: 'm' }), undefined, 'tiny');
+    const progress: string[] = [];
+    const saved = process.env.CRUCIBLE_AGENT_CACHE;
+    delete process.env.CRUCIBLE_AGENT_CACHE;
+    try {
+      await agent.prepare?.({ stateDir, sandbox: 'bwrap', onProgress: (line) => progress.push(line) });
+    } finally {
+      if (saved !== undefined) process.env.CRUCIBLE_AGENT_CACHE = saved;
+    }
+    expect(progress[0]).toMatch(/^installing tiny \(.*tiny-agent-1\.0\.0\.tgz\) with npm into .*\/agents, once/);
+    expect(progress.at(-1)).toBe('installed tiny 1.0.0');
   });
 
   it('two installs at once run npm once: the second waits for the lock and finds the install', async () => {
@@ -64,7 +84,7 @@ describe('installing a package agent', () => {
     const options = { cacheDir, install: true, onProgress: (line: string) => progress.push(line) };
     const [a, b] = await Promise.all([resolveProgram(p, options), resolveProgram(p, options)]);
     expect(a).toEqual(b);
-    expect(progress).toHaveLength(1);
+    expect(progress).toHaveLength(3);
   });
 
   it('a lock left by a process that died is taken over', async () => {

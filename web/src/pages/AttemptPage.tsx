@@ -9,6 +9,7 @@ import { useSource } from '../data/context.js';
 import type { AttemptView } from '../data/types.js';
 import { useData } from '../data/use-data.js';
 import { href } from '../router.js';
+import { meaningfulScore } from '../data/score.js';
 
 const TABS = [
   ['overview', 'Overview'],
@@ -30,10 +31,12 @@ function Overview({ view }: { view: AttemptView }): ReactNode {
             <CauseTag cause={a.cause} />
           </dd>
         </div>
-        <div>
-          <dt>score</dt>
-          <dd>{a.score ?? '–'}</dd>
-        </div>
+        {meaningfulScore(a) !== undefined && (
+          <div>
+            <dt>score</dt>
+            <dd>{meaningfulScore(a)}</dd>
+          </div>
+        )}
         <div>
           <dt>time</dt>
           <dd>

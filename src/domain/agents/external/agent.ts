@@ -49,7 +49,7 @@ export function createExternalAgent(profile: AgentProfile, model: string | undef
     ...(profile.otherModels === 'serve' ? { otherModels: 'serve' as const } : {}),
     async prepare(env) {
       const cacheDir = process.env.CRUCIBLE_AGENT_CACHE || join(env.stateDir, 'agents');
-      program = await resolveProgram(profile, { cacheDir, install: true });
+      program = await resolveProgram(profile, { cacheDir, install: true, ...(env.onProgress ? { onProgress: env.onProgress } : {}) });
       const info: AgentInfo = {
         profile: profile.name,
         profileHash: profileHash(profile),

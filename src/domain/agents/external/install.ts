@@ -106,7 +106,8 @@ export async function installPackage(profile: AgentProfile, options: ResolveProg
   try {
     // Another process may have finished it while this one waited for the lock.
     if (installedDir(profile, options.cacheDir) !== undefined) return dir;
-    options.onProgress?.(`installing ${profile.name} (${spec})…`);
+    // An install takes a minute or more on a cold npm cache: each step says what it waits for.
+    options.onProgress?.(`installing ${profile.name} (${spec}) with npm into ${options.cacheDir}, once: later runs reuse it…`);
     const tmp = `${dir}.tmp-${process.pid}`;
     await rm(tmp, { recursive: true, force: true });
     await mkdir(tmp, { recursive: true });
@@ -116,6 +117,7 @@ export async function installPackage(profile: AgentProfile, options: ResolveProg
     // theirs to put the native binary in place.
     await npm(['install', '--prefix', tmp, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', '--ignore-scripts', spec], env, profile);
     const name = packageName(spec, tmp);
+    options.onProgress?.(`${profile.name}: downloaded; running ${name}'s own install script (npm rebuild)…`);
     await npm(['rebuild', name, '--prefix', tmp, '--no-audit', '--no-fund', '--loglevel=error'], env, profile);
     const version = readVersion(tmp, name);
     const marker: InstallMarker = { spec: specKey(spec), ...(version ? { version } : {}), installedAt: new Date().toISOString() };
@@ -123,6 +125,7 @@ export async function installPackage(profile: AgentProfile, options: ResolveProg
     // A directory without a marker here is a leftover of an older layout or a hand edit: replace it.
     await rm(dir, { recursive: true, force: true });
     await rename(tmp, dir);
+    options.onProgress?.(`installed ${profile.name}${version ? ` ${version}` : ''}`);
     return dir;
   } finally {
     await release();

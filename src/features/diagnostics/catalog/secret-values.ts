@@ -4,6 +4,8 @@
  * and the fake must never be mistaken for a leak of ours). Deterministic: the same detector gives
  * the same value, which is never a real credential and never a published `…EXAMPLE` value.
  */
+import { isExampleValue } from '../../../core/redact/index.js';
+
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const UPPER_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const B64 = `${ALNUM}+/`;
@@ -46,8 +48,8 @@ export function secretLine(detector: string): string {
   const make = pieces[detector];
   if (!make) throw new Error(`no generator for secret detector ${detector}`);
   const value = make();
-  // A fake that happened to spell EXAMPLE would be ignored by the detector on purpose.
-  if (/EXAMPLE/i.test(value)) throw new Error(`generated ${detector} value spells EXAMPLE`);
+  // A fake that happened to spell EXAMPLE or look like filler would be ignored by the detector on purpose.
+  if (isExampleValue(value)) throw new Error(`generated ${detector} value reads as an example or a placeholder`);
   return value;
 }
 

@@ -1,0 +1,13 @@
+import { describe, expect, it } from 'vitest';
+import { meaningfulScore } from '../../web/src/data/score.js';
+
+describe('the score the attempt page shows', () => {
+  it('is shown for graded work, pass or fail, and left out where it would mislead', () => {
+    expect(meaningfulScore({ cause: 'passed', score: 100 })).toBe(100);
+    expect(meaningfulScore({ cause: 'tests_failed', score: 40 })).toBe(40);
+    // A nop that changed nothing is not half a pass.
+    expect(meaningfulScore({ cause: 'no_changes', score: 50 })).toBeUndefined();
+    expect(meaningfulScore({ cause: 'harness_error', score: 50 })).toBeUndefined();
+    expect(meaningfulScore({ cause: 'task_error' })).toBeUndefined();
+  });
+});
