@@ -207,6 +207,7 @@ export function createProgram(io: CliIo): CrucibleProgram {
       '--suggest',
       'run both sides and print fail_to_pass (fails at the baseline, passes with the oracle) and pass_to_pass (passes on both) as YAML; without an oracle, the baseline alone: what fails there, as candidates',
     )
+    .option('--write', "with --suggest: write fail_to_pass and pass_to_pass into the task's file (comments and layout kept); needs an oracle")
     .addOption(stateDirOption("Crucible's state directory (caches; the scratch copy goes to <out>/tests/ and is removed)"))
     .addOption(sandboxOption('where setup and the tests run (default: bwrap on Linux; a task with an environment needs docker)'))
     .addOption(jsonOption('print the runs (every id, its outcome and case count) and the suggestion as JSON'))
@@ -226,7 +227,8 @@ export function createProgram(io: CliIo): CrucibleProgram {
   Examples:
     crucible tests examples/tasks.yaml --task js-slugify
     crucible tests examples/tasks.yaml --task js-slugify --at oracle
-    crucible tests examples/tasks.yaml --task js-slugify --suggest`,
+    crucible tests examples/tasks.yaml --task js-slugify --suggest
+    crucible tests crucible.tasks.yaml --suggest --write`,
     )
     .action(async (taskset: string, opts) => (await import('./commands/tests.js')).testsCommand(taskset, opts, io));
 
