@@ -11,6 +11,7 @@ import { loadTaskSet } from '../../domain/config/index.js';
 import { runTaskTests, type TaskTestSide, type TestSide } from '../../engine/index.js';
 import type { SandboxKind } from '../../infra/sandbox/index.js';
 import { rewriteInitFormat, type InitResult } from './init.js';
+import type { InitFormat } from './init-detect.js';
 import { sniffOutput } from './report-sniff.js';
 
 export interface InitRunOptions {
@@ -44,22 +45,21 @@ export async function runInitTests(initial: InitResult, options: InitRunOptions)
     });
   };
   let result = initial;
-  let runs = await run(result);
-  let switched: string | undefined;
-  const shape = (r: TaskTestSide[]): ReturnType<typeof sniffOutput> => sniffOutput(unusable(r)?.evidence.outputTail ?? '');
-  const first = unusable(runs);
-  if (first !== undefined) {
-    const seen = shape(runs);
-    if (seen.format !== undefined && seen.format !== result.runner.format) {
-      options.onProgress?.(`the output is ${seen.looksLike}: the task now reads format: ${seen.format}`);
-      result = rewriteInitFormat(result, seen.format, seen.looksLike);
-      switched = seen.format;
-      runs = await run(result);
+  // The last run's sides, so a switch can say what their output was.
+  let last: TaskTestSide[] = [];
+  const confirmed = await runWithConfirmedFormat(result.runner.format, async (format) => {
+    if (format !== result.runner.format) {
+      const seen = sniffOutput(unusable(last)?.evidence.outputTail ?? '');
+      options.onProgress?.(`the output is ${seen.looksLike}: the task now reads format: ${format}`);
+      result = rewriteInitFormat(result, format as InitFormat, seen.looksLike);
     }
-  }
+    last = await run(result);
+    return last;
+  });
+  const { runs, switched } = confirmed;
   const failed = unusable(runs);
   if (failed !== undefined) {
-    const seen = shape(runs);
+    const seen = sniffOutput(failed.evidence.outputTail);
     const file = relative(options.cwd, result.tasksFile) || result.tasksFile;
     const side = failed.at === 'baseline' ? 'at the baseline' : 'with the oracle applied';
     const fix =
@@ -76,6 +76,22 @@ export async function runInitTests(initial: InitResult, options: InitRunOptions)
   return { result, runs, ...(switched !== undefined ? { switched } : {}) };
 }
 
-function unusable(runs: readonly TaskTestSide[]): TaskTestSide | undefined {
+/**
+ * Runs `runOnce` with the chosen format; when a run gives no usable report but its output is in
+ * another stream format Crucible reads, runs once more with that format. `switched` names it.
+ */
+export async function runWithConfirmedFormat(
+  chosen: InitFormat | undefined,
+  runOnce: (format: InitFormat | undefined) => Promise<TaskTestSide[]>,
+): Promise<{ runs: TaskTestSide[]; format: InitFormat | undefined; switched?: InitFormat }> {
+  const runs = await runOnce(chosen);
+  const failed = unusable(runs);
+  if (failed === undefined) return { runs, format: chosen };
+  const seen = sniffOutput(failed.evidence.outputTail).format;
+  if (seen === undefined || seen === chosen) return { runs, format: chosen };
+  return { runs: await runOnce(seen), format: seen, switched: seen };
+}
+
+export function unusable(runs: readonly TaskTestSide[]): TaskTestSide | undefined {
   return runs.find((r) => r.evidence.invalidReason !== undefined);
 }
