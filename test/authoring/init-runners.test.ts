@@ -104,6 +104,19 @@ describe('crucible init on runners that print per-test results', () => {
   );
 });
 
+describe('the next steps init prints', () => {
+  it('run as printed from where the user stands, and say what a comparison of two agents needs', async () => {
+    const repo = tapeProject();
+    const init = await runCli(['init', 'padder', '--no-tests'], { cwd: join(repo, '..') });
+    expect(init.status).toBe(0);
+    expect(init.stdout).toContain('wrote padder/crucible.tasks.yaml');
+    expect(init.stdout).toContain('  crucible validate padder/crucible.tasks.yaml\n');
+    expect(init.stdout).toContain(
+      'comparing two agents needs at least 6 tasks on which their results differ (this set has 1 task): crucible mine padder makes',
+    );
+  });
+});
+
 describe('detectRunner', () => {
   const repo = (files: Record<string, string>): string => {
     const dir = tempDir();

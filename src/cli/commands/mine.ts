@@ -1,4 +1,4 @@
-import { relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import pc from 'picocolors';
 import { mineRepository, type MineEntry, type MineSummary } from '../../features/authoring/index.js';
 import { InputError } from '../../core/errors.js';
@@ -48,8 +48,8 @@ export async function mineCommand(repo: string | undefined, opts: MineCommandOpt
   try {
     summary = await mineRepository(
       {
-        repo: repo ?? '.',
-        dest: opts.dest,
+        repo: resolve(io.cwd, repo ?? '.'),
+        dest: resolve(io.cwd, opts.dest),
         jobs,
         runs,
         ...(limit !== undefined ? { limit } : {}),
@@ -72,7 +72,7 @@ export async function mineCommand(repo: string | undefined, opts: MineCommandOpt
     exitWith(EXIT.interrupted);
     return;
   }
-  const summaryFile = shown(`${opts.dest.replace(/\/+$/, '')}/mine.json`);
+  const summaryFile = shown(join(resolve(io.cwd, opts.dest), 'mine.json'));
   if (summary.tasksFile === undefined) {
     io.stderr.write(`no task kept from ${summary.entries.length} commits walked: ${summaryFile} says why each was dropped\n`);
     exitWith(EXIT.failed);
