@@ -131,6 +131,13 @@ describe('detectRunner', () => {
       runner: 'tape',
       format: 'tap',
     });
+    // minimist's shape: test delegates to tests-only, with lint before and an audit (network) after.
+    const minimist = { test: 'npm run tests-only', 'tests-only': "nyc tape 'test/**/*.js'", pretest: 'npm run lint', posttest: 'aud --production' };
+    expect(detectRunner(repo({ 'package.json': JSON.stringify({ scripts: minimist, devDependencies: { tape: '5', nyc: '10' } }) }))).toMatchObject({
+      runner: 'tape',
+      command: 'npm run tests-only',
+      format: 'tap',
+    });
     expect(detectRunner(repo({ 'package.json': pkg('mocha test/', { mocha: '10' }) }))).toMatchObject({
       runner: 'mocha',
       command: 'npm test -- --reporter=tap',

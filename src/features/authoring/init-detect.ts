@@ -96,14 +96,20 @@ function readPackageJson(file: string): PackageJson {
 }
 
 function detectJsRunner(dir: string, pkg: PackageJson): DetectedRunner | undefined {
-  const script = typeof pkg.scripts?.test === 'string' ? pkg.scripts.test : undefined;
-  if (script === undefined) return undefined;
+  const testScript = typeof pkg.scripts?.test === 'string' ? pkg.scripts.test : undefined;
+  if (testScript === undefined) return undefined;
+  // `"test": "npm run tests-only"` (with lint in pretest, an audit in posttest, which need network):
+  // the delegated script is what runs the tests, and running it directly skips test's hooks.
+  const delegated = /^(?:npm|pnpm|yarn)\s+run(?:-script)?\s+([\w:.-]+)$/.exec(testScript.trim())?.[1];
+  const delegatedScript = delegated !== undefined ? pkg.scripts?.[delegated] : undefined;
+  const script = typeof delegatedScript === 'string' ? delegatedScript : testScript;
   const deps = { ...(pkg.dependencies ?? {}), ...(pkg.devDependencies ?? {}) };
   const has = (name: string): boolean => name in deps;
   const pm = packageManager(dir);
   const setup = Object.keys(deps).length > 0 ? [pm.install] : [];
-  const evidence = `package.json scripts.test (${script})`;
-  const npmTest = `${pm.name} test`;
+  const evidence =
+    typeof delegatedScript === 'string' ? `package.json scripts.${delegated} (${script}), which scripts.test runs` : `package.json scripts.test (${script})`;
+  const npmTest = typeof delegatedScript === 'string' ? `${pm.name} run ${delegated}` : `${pm.name} test`;
   // Extra arguments reach the runner through the package manager (npm needs `--`).
   const withArgs = (args: string): string => `${npmTest} ${pm.name === 'npm' ? '-- ' : ''}${args}`;
   const nodeTest = /\bnode\s+(?:[^|&;]*\s)?--test\b(.*)$/.exec(script);
