@@ -207,6 +207,7 @@ export function createProgram(io: CliIo): CrucibleProgram {
       '--suggest',
       'run both sides and print fail_to_pass (fails at the baseline, passes with the oracle) and pass_to_pass (passes on both) as YAML; without an oracle, the baseline alone: what fails there, as candidates',
     )
+    .option('--write', "with --suggest: write fail_to_pass and pass_to_pass into the task's file (comments and layout kept); needs an oracle")
     .addOption(stateDirOption("Crucible's state directory (caches; the scratch copy goes to <out>/tests/ and is removed)"))
     .addOption(sandboxOption('where setup and the tests run (default: bwrap on Linux; a task with an environment needs docker)'))
     .addOption(jsonOption('print the runs (every id, its outcome and case count) and the suggestion as JSON'))
@@ -226,7 +227,8 @@ export function createProgram(io: CliIo): CrucibleProgram {
   Examples:
     crucible tests examples/tasks.yaml --task js-slugify
     crucible tests examples/tasks.yaml --task js-slugify --at oracle
-    crucible tests examples/tasks.yaml --task js-slugify --suggest`,
+    crucible tests examples/tasks.yaml --task js-slugify --suggest
+    crucible tests crucible.tasks.yaml --suggest --write`,
     )
     .action(async (taskset: string, opts) => (await import('./commands/tests.js')).testsCommand(taskset, opts, io));
 
@@ -234,7 +236,7 @@ export function createProgram(io: CliIo): CrucibleProgram {
     .command('init')
     .description('Start on your own repository: detect its test runner, write crucible.tasks.yaml and crucible.ci.yaml, list its test ids.')
     .argument('[dir]', 'the git repository (default: the current directory)')
-    .option('--test-command <cmd>', 'the test command, instead of the detected one (it writes JUnit to $CRUCIBLE_JUNIT)')
+    .option('--test-command <cmd>', 'the test command, instead of the detected one (JUnit to $CRUCIBLE_JUNIT, or TAP, go or libtest JSON on stdout)')
     .option('--no-tests', 'write the files without running the tests')
     .addOption(stateDirOption("Crucible's state directory (caches; the test run's scratch copy is removed)"))
     .addOption(sandboxOption('where setup and the tests run (default: bwrap on Linux)'))
@@ -242,14 +244,55 @@ export function createProgram(io: CliIo): CrucibleProgram {
       'after',
       `
   The task starts from the repository's HEAD. An uncommitted change to files that are not tests
-  becomes its oracle patch (crucible.oracle.patch), and the tests are then listed on both sides with
-  the suggested fail_to_pass. Existing files are never overwritten (exit 2).
+  becomes its oracle patch (crucible.oracle.patch); the tests then run on both sides, and those it
+  makes pass are written into fail_to_pass. The report format is read from the project (tape,
+  node-tap, mocha, ava: TAP; node --test, vitest, jest, pytest: JUnit; go, cargo: JSON) and
+  confirmed by the run's own output. Existing files are never overwritten.
+
+  Exit codes: 0 written and listed, 2 bad input (a file already there, no test runner, a run that
+  gives no report: one line saying what its output is and the line to add), 130 interrupted.
 
   Examples:
     crucible init
     crucible init ../my-repo --test-command 'npx vitest run --reporter=junit --outputFile="$CRUCIBLE_JUNIT"'`,
     )
     .action(async (dir: string | undefined, opts) => (await import('./commands/init.js')).initCommand(dir, opts, io));
+
+  program
+    .command('mine')
+    .description("Make tasks from a repository's history: each commit that changes tests and code, judged in the sandbox, kept when its tests prove its fix.")
+    .argument('[repo]', 'the git repository (default: the current directory)')
+    .option('--dest <dir>', 'where the task set, repos/, oracle/ and mine.json are written (a new directory, or one mine wrote)', 'crucible-mined')
+    .option('--since <date>', 'only commits after this date (any date git log takes: 2024-01-01, "6 months ago")')
+    .option('--until <date>', 'only commits before this date')
+    .option('--limit <n>', 'judge at most this many candidates, newest first')
+    .option('--paths <pathspec>', 'only commits that touch these paths (repeatable)', collect)
+    .option('--test-paths <glob>', 'which changed files are tests (repeatable; default as task new)', collect)
+    .option('--test-command <cmd>', 'the test command for every commit, instead of the one detected at each commit')
+    .option('-j, --jobs <n>', 'candidates judged at once (default 1)')
+    .option('-n, --runs <n>', 'runs of each side per candidate; every one must agree, or it is dropped as flaky (default 3)')
+    .addOption(jsonOption('print the summary (every commit walked, kept or dropped and why) as JSON'))
+    .addOption(stateDirOption("Crucible's state directory (caches; the test runs' scratch copies are removed)"))
+    .addOption(sandboxOption("where the tests run: bwrap (default on Linux) or docker; never local, since every commit's code runs"))
+    .addHelpText(
+      'after',
+      `
+  Each candidate is built as \`crucible task new\` builds a task: the starting point is the parent's
+  files with the commit's test files, the oracle the rest of the commit, setup from the starting
+  point's own lockfile. Its tests run in the sandbox before and with the fix, --runs times each: it
+  is kept when a test fails before and passes after, none that passed before fails after, and every
+  run agrees. Kept tasks are ranked (more fail-to-pass tests, then the smaller fix) and deduplicated.
+  Instructions are drafted from the commit message and the failing tests' names and messages, with
+  no model. Interrupted, it resumes where it stopped when run again with the same --dest.
+
+  Exit codes: 0 at least one task kept, 1 none kept (mine.json says why), 2 bad input, 130
+  interrupted.
+
+  Examples:
+    crucible mine
+    crucible mine ../my-repo --since 2024-01-01 --limit 50 --jobs 2 --dest mined`,
+    )
+    .action(async (repo: string | undefined, opts) => (await import('./commands/mine.js')).mineCommand(repo, opts, io));
 
   program
     .command('task')

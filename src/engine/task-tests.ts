@@ -43,6 +43,8 @@ export interface TaskTestSide {
   evidence: TestRunEvidence;
   /** Every distinct id, in report order. */
   tests: ListedTest[];
+  /** The first line of each failing id's first failure message (an assertion's), for instruction drafts. */
+  messages: Record<string, string>;
 }
 
 export interface TaskTestsOptions {
@@ -109,7 +111,7 @@ export async function runTaskTests(task: Task, options: TaskTestsOptions): Promi
         say(`running the tests with the oracle applied: ${task.tests.command}`);
         run = await besideWorkspace(paths, () => runTaskTestsOnTree(task, paths, prepared.baseline, env, tree));
       }
-      sides.push({ at, evidence: run.evidence, tests: listTests(run.cases ?? []) });
+      sides.push({ at, evidence: run.evidence, tests: listTests(run.cases ?? []), messages: failureMessages(run.cases ?? []) });
     }
     return sides;
   } finally {
@@ -195,6 +197,22 @@ export function listTests(cases: readonly TestCaseResult[]): ListedTest[] {
     else group.push(c);
   }
   return [...byId].map(([id, group]) => ({ id, outcome: outcomeOf(group), cases: group.length }));
+}
+
+/** Longer first lines are cut: a message is a hint for a human, never evidence. */
+const MESSAGE_CHARS = 200;
+
+function failureMessages(cases: readonly TestCaseResult[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const c of cases) {
+    if (c.status !== 'failed' || c.message === undefined || c.id in out) continue;
+    const line = c.message
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim();
+    if (line !== undefined) out[c.id] = line.slice(0, MESSAGE_CHARS);
+  }
+  return out;
 }
 
 function outcomeOf(cases: readonly TestCaseResult[]): TestIdOutcome {

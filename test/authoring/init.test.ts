@@ -139,11 +139,15 @@ describe('crucible init', () => {
     });
     expect(detectRunner(repo({ 'package.json': pkg('jest --ci', { jest: '1' }), 'yarn.lock': '' }))).toMatchObject({
       runner: 'jest',
-      command: 'JEST_JUNIT_OUTPUT_FILE="$CRUCIBLE_JUNIT" yarn jest --reporters=jest-junit',
+      command: 'JEST_JUNIT_OUTPUT_FILE="$CRUCIBLE_JUNIT" yarn jest --ci --reporters=jest-junit',
+      setup: ['yarn install --frozen-lockfile', 'yarn add --dev jest-junit'],
       note: expect.stringContaining('jest-junit') as string,
     });
-    expect(detectRunner(repo({ 'package.json': pkg('mocha') }))).toMatchObject({ runner: 'npm-script', command: 'npm test', setup: [] });
-    expect(detectRunner(repo({ 'tests/test_calc.py': '' }))).toMatchObject({ runner: 'pytest', command: 'python3 -m pytest -q --junitxml="$CRUCIBLE_JUNIT"' });
+    expect(detectRunner(repo({ 'package.json': pkg('mocha') }))).toMatchObject({ runner: 'mocha', command: 'npm test -- --reporter=tap', setup: [] });
+    expect(detectRunner(repo({ 'tests/test_calc.py': '' }))).toMatchObject({
+      runner: 'pytest',
+      command: 'python3 -m pytest -q -p no:cacheprovider --junitxml="$CRUCIBLE_JUNIT"',
+    });
     expect(detectRunner(repo({ 'go.mod': 'module x\n' }))).toMatchObject({ runner: 'go', format: 'go-json' });
     expect(detectRunner(repo({ 'Cargo.toml': '' }))).toMatchObject({ runner: 'cargo', format: 'cargo-json' });
     expect(detectRunner(repo({ 'README.md': '' }))).toBeUndefined();

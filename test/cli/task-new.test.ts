@@ -364,11 +364,33 @@ describe('task new, its parts', () => {
 
   it('calls test files, runner configuration and nothing else tests', () => {
     const split = splitPaths(
-      ['src/a.js', 'test/a.js', 'lib/x.test.ts', 'pkg/util_test.js', 'tests/helpers.py', 'app/test_x.py', 'spec/s.rb', 'vitest.config.ts', 'README.md'],
+      [
+        'src/a.js',
+        'test/a.js',
+        'lib/x.test.ts',
+        'pkg/util_test.js',
+        'tests/helpers.py',
+        'app/test_x.py',
+        'spec/s.rb',
+        'vitest.config.ts',
+        'README.md',
+        'test.js',
+        'src/test.js',
+      ],
       SCAFFOLD_TEST_PATHS,
     );
-    expect(split.source).toEqual(['src/a.js', 'README.md']);
-    expect(split.tests).toEqual(['test/a.js', 'lib/x.test.ts', 'pkg/util_test.js', 'tests/helpers.py', 'app/test_x.py', 'spec/s.rb', 'vitest.config.ts']);
+    // A package's root test.js (left-pad's shape) is its tests; one deeper down is code.
+    expect(split.source).toEqual(['src/a.js', 'README.md', 'src/test.js']);
+    expect(split.tests).toEqual([
+      'test/a.js',
+      'lib/x.test.ts',
+      'pkg/util_test.js',
+      'tests/helpers.py',
+      'app/test_x.py',
+      'spec/s.rb',
+      'vitest.config.ts',
+      'test.js',
+    ]);
   });
 
   it('asks only for what the flags left out, and takes the default on an empty answer', async () => {

@@ -1,6 +1,8 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import pc from 'picocolors';
 import { stringify } from 'yaml';
+import { fillTestIds } from '../../features/authoring/index.js';
 import { runTaskTests, suggestTestIds, type ListedTest, type TaskTestSide, type TestSide } from '../../engine/index.js';
 import { InputError } from '../../core/errors.js';
 import { reportInstruction } from '../../domain/evidence/index.js';
@@ -19,6 +21,8 @@ export interface TestsCommandOptions {
   task?: string;
   at?: string;
   suggest?: boolean;
+  /** With --suggest: write the suggested lists into the task's file. */
+  write?: boolean;
   json?: boolean;
   out: string;
   sandbox?: SandboxKind;
@@ -44,6 +48,12 @@ export async function testsCommand(tasksetPath: string, opts: TestsCommandOption
   const where = taskWhere(task, input.taskIndex.get(task.id));
   // --suggest without an oracle reads the baseline alone; --at oracle has nothing to run.
   const sides = sidesOf(opts, task.oracle !== undefined);
+  if (opts.write && !opts.suggest) throw new InputError('--write: only with --suggest, whose lists it writes (fix: add --suggest)');
+  if (opts.write && !task.oracle) {
+    throw new InputError(
+      `${where.file}: ${where.prefix}: --write needs the oracle's side: without it, what fails at the baseline is only a candidate list (fix: add oracle: { patch: FILE }, or paste the ids by hand)`,
+    );
+  }
   if (sides.includes('oracle') && !task.oracle) {
     throw new InputError(
       `${where.file}: ${where.prefix}: task ${task.id} has no oracle patch; --at oracle runs the tests with it (fix: add oracle.patch to the task, or use --at baseline)`,
@@ -105,6 +115,18 @@ export async function testsCommand(tasksetPath: string, opts: TestsCommandOption
       `${pc.red('error')} ${where.file}: ${where.prefix}.tests.command: the run ${sideName(run.at)} gives no usable report (${run.evidence.invalidReason ?? ''}) ` +
         `(fix: run it in the repo and ${reportInstruction(task.tests)})\n${tail ? `${pc.dim(tail)}\n` : ''}`,
     );
+  }
+  if (opts.write && suggestion) {
+    if (suggestion.failToPass.length === 0) {
+      io.stderr.write(`${pc.red('not written')} ${where.file}: no test fails at the baseline and passes with the oracle\n`);
+      exitWith(EXIT.failed);
+      return;
+    }
+    const file = task.sourceFile;
+    const passToPass = suggestion.allOthersAgrees ? 'all_others' : suggestion.passToPass;
+    writeFileSync(file, fillTestIds(readFileSync(file, 'utf8'), where.file, task.id, { failToPass: suggestion.failToPass, passToPass }));
+    const p2p = passToPass === 'all_others' ? 'all_others' : `${passToPass.length} ids`;
+    io.stderr.write(`${pc.green('wrote')} ${relative(io.cwd, file) || file}: fail_to_pass (${suggestion.failToPass.length} ids), pass_to_pass (${p2p})\n`);
   }
   exitWith(unusable.length > 0 ? EXIT.failed : EXIT.ok);
 }

@@ -7,7 +7,7 @@ export { newcombeDifference, type Counts } from './newcombe.js';
 export { clusteredBootstrap, bootstrapClusterMean, type BootstrapOptions, type BootstrapMean, type Cluster, type PooledInterval } from './bootstrap.js';
 export { passAtK, passHatK, meanOverTasks, perTask, type TaskCounts } from './pass-k.js';
 export { describe } from './describe.js';
-export { pairedComparison, type PairedOptions, type TaskOutcome } from './paired.js';
+export { pairedComparison, tasksToSeparate, type PairedOptions, type TaskOutcome } from './paired.js';
 export type { Description, Interval, PairedComparison, PairedMethod, PairedVerdict } from '../../core/types/index.js';
 export { normalQuantile, twoSidedZ } from './normal.js';
 export { quantileSorted } from './quantile.js';

@@ -301,11 +301,19 @@ function root(numerator: number, denominator: number): number {
   return numerator / denominator;
 }
 
+/**
+ * How many tasks on which two agents' results differ an exact two-sided sign-flip test needs
+ * before it can separate them at `alpha` (its smallest p-value is 2 / 2^n): 6 at 0.05.
+ */
+export function tasksToSeparate(alpha = 0.05): number {
+  return Math.ceil(Math.log2(2 / alpha));
+}
+
 /** The smallest p-value an exact test can reach is 2 / 2^(tasks that differ); say so when that exceeds alpha. */
 function cannotSeparateNote(diffs: readonly number[], alpha: number, confidence: number): string | undefined {
   const differing = diffs.filter((d) => Math.abs(d) > TIE_TOLERANCE).length;
   if (2 / 2 ** differing <= alpha) return undefined;
-  const needed = Math.ceil(Math.log2(2 / alpha));
+  const needed = tasksToSeparate(alpha);
   const pct = Math.round(confidence * 1000) / 10;
   return `only ${differing} of ${diffs.length} shared tasks differ; a ${pct}% sign-flip test needs at least ${needed} to separate two agents`;
 }

@@ -3,4 +3,9 @@ export { scaffoldTask, checkRequest, defaultTestCommand, type ScaffoldRequest, t
 export { askForMissing, slug, type Answerable, type PromptStreams } from './prompt.js';
 export { addTask, renderTask, type TaskYaml, type EditResult, type RenderOptions } from './taskset-edit.js';
 export { splitPaths, neededTestPaths, SCAFFOLD_TEST_PATHS, type PathSplit } from './split.js';
-export { initRepo, INIT_PLACEHOLDER_ID } from './init.js';
+export { initRepo, INIT_PLACEHOLDER_ID, type InitResult } from './init.js';
+export { runInitTests, runWithConfirmedFormat, unusable, type InitRun } from './init-run.js';
+export { sniffOutput, type OutputShape } from './report-sniff.js';
+export { fillTestIds, type TestIdFill } from './fill-tests.js';
+export { mineRepository, MINE_SUMMARY_FILE, MINE_TASKS_FILE, type MineRequest, type MineOptions, type MineSummary, type MineEntry } from './mine.js';
+export { detectRunner, type DetectedRunner, type InitFormat, type RunnerName } from './init-detect.js';

@@ -5,7 +5,7 @@ import { basename, join, resolve } from 'node:path';
 import { DEFAULT_TEST_PATHS } from '../../domain/config/index.js';
 import { InputError } from '../../core/errors.js';
 import { globToRegExp } from '../../domain/evidence/index.js';
-import { detectRunner, type DetectedRunner } from './init-detect.js';
+import { detectRunner, type DetectedRunner, type InitFormat } from './init-detect.js';
 
 export const INIT_TASKS_FILE = 'crucible.tasks.yaml';
 export const INIT_CI_FILE = 'crucible.ci.yaml';
@@ -21,6 +21,10 @@ export interface InitOptions {
 export interface InitResult {
   taskId: string;
   runner: DetectedRunner;
+  /** The commit the task starts from. */
+  head: string;
+  /** The task-set file written (absolute). */
+  tasksFile: string;
   /** Absolute paths of the files written. */
   files: string[];
   /** Set when the uncommitted change became the oracle patch. */
@@ -71,7 +75,26 @@ export function initRepo(dir: string, options: InitOptions = {}): InitResult {
   if (patch !== undefined) write(INIT_ORACLE_FILE, patch);
   write(INIT_TASKS_FILE, taskSetText(taskId, head, runner, patch !== undefined, testChanges));
   write(INIT_CI_FILE, ciText(runner));
-  return { taskId, runner, files, ...(patch !== undefined ? { oracle: join(root, INIT_ORACLE_FILE) } : {}), testChanges };
+  return {
+    taskId,
+    runner,
+    head,
+    tasksFile: join(root, INIT_TASKS_FILE),
+    files,
+    ...(patch !== undefined ? { oracle: join(root, INIT_ORACLE_FILE) } : {}),
+    testChanges,
+  };
+}
+
+/**
+ * Rewrites the task set init has just written so its tests read `format` (the one the run's own
+ * output showed). Only init's own fresh file is rewritten; the result says the runner it now has.
+ */
+export function rewriteInitFormat(result: InitResult, format: InitFormat, evidence: string): InitResult {
+  const runner: DetectedRunner = { ...result.runner, format, evidence: `${result.runner.evidence}; its output is ${evidence}` };
+  delete runner.note;
+  writeFileSync(result.tasksFile, taskSetText(result.taskId, result.head, runner, result.oracle !== undefined, result.testChanges));
+  return { ...result, runner };
 }
 
 /** The uncommitted change of non-test files (untracked ones included) as a patch against HEAD, and the changed test files. */
@@ -154,13 +177,27 @@ function ciText(runner: DetectedRunner): string {
       ? [`  command: ${JSON.stringify(runner.command)}`]
       : [
           `  # TODO: crucible ci reads JUnit only: a command that writes it to $CRUCIBLE_JUNIT (docs/tasks.md#the-id-of-each-report-format).`,
-          `  command: ${JSON.stringify(runner.runner === 'go' ? 'go test -v ./... 2>&1 | go-junit-report -set-exit-code > "$CRUCIBLE_JUNIT"' : 'cargo +nightly test -- -Z unstable-options --format json | cargo2junit > "$CRUCIBLE_JUNIT"')}`,
+          `  command: ${JSON.stringify(ciJunitCommand(runner))}`,
         ]),
     '  # fail_to_pass: [ids that must pass at head]',
     '  pass_to_pass: all_others',
     ...CI_POLICY_LINES,
     '',
   ].join('\n');
+}
+
+/** A JUnit-writing command for crucible ci, which reads JUnit only, from a runner that prints a stream. */
+function ciJunitCommand(runner: DetectedRunner): string {
+  switch (runner.format) {
+    case 'go-json':
+      return 'go test -v ./... 2>&1 | go-junit-report -set-exit-code > "$CRUCIBLE_JUNIT"';
+    case 'cargo-json':
+      return `${runner.command} | cargo2junit > "$CRUCIBLE_JUNIT"`;
+    case 'pytest':
+      return 'python3 -m pytest -q --junitxml="$CRUCIBLE_JUNIT"';
+    default:
+      return `${runner.command} | npx tap-junit > "$CRUCIBLE_JUNIT"`;
+  }
 }
 
 function slug(name: string): string {

@@ -8,9 +8,10 @@ import { firstMatch, WHOLE_FILE_TEST_CONFIG } from '../../domain/evidence/index.
 
 /**
  * The globs `task new` calls tests by default: grading's own (DEFAULT_TEST_PATHS, which covers
- * `test/**`, `tests/**`, `spec/**`, `*.test.*`, `test_*.py`…) and `*_test.*` in any language.
+ * `test/**`, `tests/**`, `spec/**`, `*.test.*`, `test_*.py`…), `*_test.*` in any language, and a
+ * package's one `test.js` at its root (left-pad's shape, common in small npm packages).
  */
-export const SCAFFOLD_TEST_PATHS: readonly string[] = [...DEFAULT_TEST_PATHS, '**/*_test.*'];
+export const SCAFFOLD_TEST_PATHS: readonly string[] = [...DEFAULT_TEST_PATHS, '**/*_test.*', 'test.js', 'test.mjs', 'test.cjs'];
 
 export interface PathSplit {
   /** Paths that go into the task's starting point (the tests, and runner configuration). */

@@ -1,0 +1,54 @@
+/**
+ * A mined task's instruction, written without a model from what the commit says and what its
+ * failing tests report: the commit message (its subject as the problem, its body as context,
+ * trailers and diff-like lines dropped) and each fail-to-pass test's name with its first failure
+ * message at the starting point. Never the fix: no line of the oracle's diff, no test file's text.
+ */
+export interface InstructionSource {
+  /** The full commit message. */
+  message: string;
+  /** Fail-to-pass ids, in report order. */
+  failToPass: readonly string[];
+  /** Their failure messages at the starting point, by id, when the report had one. */
+  messages: Readonly<Record<string, string>>;
+}
+
+/** How many failing tests are named; the rest are counted. */
+const MAX_TESTS = 8;
+
+/** `Signed-off-by:`, `Co-authored-by:`, `Fixes #12`-style lines and the like, which say who, not what. */
+const TRAILER = /^[A-Za-z][A-Za-z-]*-by:|^(Change-Id|Reviewed-on|Cherry-picked from|PR-URL|Refs?|Closes|Fixes|Resolves):?\s/i;
+
+export function writeInstruction(source: InstructionSource): string {
+  const lines = source.message.replace(/\r\n/g, '\n').split('\n');
+  const subject = problemOf(lines[0]?.trim() ?? '');
+  const body = lines
+    .slice(1)
+    .filter((l) => !TRAILER.test(l.trim()) && !/^[+-]{1,3}\s|^@@ |^diff --git /.test(l))
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+  const shown = source.failToPass.slice(0, MAX_TESTS).map((id) => {
+    const message = source.messages[id];
+    return `- \`${id}\`${message !== undefined ? `: ${message}` : ''}`;
+  });
+  const more = source.failToPass.length - shown.length;
+  return [
+    subject,
+    ...(body !== '' ? ['', body] : []),
+    '',
+    `How it shows: ${source.failToPass.length === 1 ? 'this test fails' : 'these tests fail'} now and must pass once it is fixed, with every other test still passing:`,
+    ...shown,
+    ...(more > 0 ? [`- and ${more} more`] : []),
+    '',
+  ].join('\n');
+}
+
+/** `fix(parser): handle empty input` → `Parser: handle empty input.` — the subject as a problem to solve. */
+function problemOf(subject: string): string {
+  const conventional = /^(?:fix|bug|bugfix|hotfix)(?:\(([^)]*)\))?!?:\s*(.*)$/i.exec(subject);
+  const text = conventional ? `${conventional[1] ? `${conventional[1]}: ` : ''}${conventional[2] ?? ''}` : subject;
+  const trimmed = text.trim() === '' ? 'Fix the failing behaviour described below' : text.trim();
+  const capital = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
+  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
+}
