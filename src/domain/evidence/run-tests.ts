@@ -6,6 +6,7 @@ import type { Executor } from '../../infra/sandbox/index.js';
 import type { TestCaseResult, TestFormat, TestReportSource, TestRunEvidence } from '../../core/types/index.js';
 import { MAX_JUNIT_CHARS } from './junit.js';
 import { pythonSafePathEnv } from './python-safe-path.js';
+import { startSentinel, type RunningSentinel } from './python-sentinel.js';
 import { reportIsFile, reportLabel } from './report-format.js';
 import { evaluateTestRun } from './test-outcome.js';
 import { watchTrees, type ScanLimits } from './workspace-scan.js';
@@ -34,6 +35,11 @@ export interface TestRunRequest {
    * limits while the tests run: past one, the run is stopped and its evidence names the limit.
    */
   watch?: { trees: ReadonlyArray<{ root: string; label: string }>; limits: ScanLimits };
+  /**
+   * The Python sentinel: a fresh directory from makeSentinelDir that the executor shows read-only,
+   * and the change's files. Without it Python runs get the import path alone, and no sentinel.
+   */
+  sentinel?: { dir: string; changeFiles: readonly string[]; roots?: readonly string[] };
 }
 
 /** stdout kept for a report read from it: a stream format's whole report, within the parser's limit. */
@@ -63,8 +69,13 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
   const relay = (): void => stop.abort();
   if (req.signal?.aborted) stop.abort();
   else req.signal?.addEventListener('abort', relay, { once: true });
-  // The runner, its dependencies and the standard library come before the code under test.
-  const python = await pythonSafePathEnv(req.resultsDir);
+  // The runner, its dependencies and the standard library come before the code under test; the
+  // sentinel before anything of the repository.
+  const reports = [defaultReport, ...(format !== 'junit' && fromFile ? [streamReport] : []), ...(req.junit ? [join(req.workspace, req.junit)] : [])];
+  const sentinel: RunningSentinel | undefined = req.sentinel
+    ? await startSentinel(req.sentinel.dir, { roots: req.sentinel.roots ?? [req.workspace], changeFiles: req.sentinel.changeFiles, reports })
+    : undefined;
+  const python = sentinel ? sentinel.env : await pythonSafePathEnv(req.resultsDir);
   const watch = req.watch ? watchTrees(req.watch.trees, req.watch.limits, relay) : undefined;
   const result = await req.executor
     .exec({
@@ -76,10 +87,15 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
       network: 'none',
       signal: stop.signal,
     })
+    .catch(async (error: unknown) => {
+      await sentinel?.collect(0);
+      throw error;
+    })
     .finally(() => {
       watch?.stop();
       req.signal?.removeEventListener('abort', relay);
     });
+  const seen = await sentinel?.collect();
   const overflow = watch?.exceeded();
   const label = reportLabel(format);
   let report: string | { problem: string } | undefined;
@@ -107,7 +123,9 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
   });
   const limitExceeded = result.limitExceeded ?? overflow?.limit;
   const limited = limitExceeded ? { ...evidence, limitExceeded } : evidence;
-  return { evidence: limited, junitXml, cases };
+  // A run that started no Python process (a Node task) carries no sentinel evidence.
+  const heard = seen && (seen.processes > 0 || seen.garbled !== undefined) ? seen : undefined;
+  return { evidence: heard ? { ...limited, sentinel: heard } : limited, junitXml, cases };
 }
 
 /**
