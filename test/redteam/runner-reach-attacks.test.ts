@@ -19,6 +19,8 @@ import type { AttemptResult, Task } from '../../src/core/types/index.js';
 import { attemptBudget } from '../helpers/budget.js';
 
 const MIB = 1024 ** 2;
+/** For working on one attack: CRUCIBLE_REDTEAM_ONLY=heap-runner npx vitest run test/redteam/runner-reach-attacks.test.ts */
+const ONLY = process.env.CRUCIBLE_REDTEAM_ONLY?.split(',').filter(Boolean);
 const HONEST = ['oracle-honest-runtime', 'oracle'];
 const REACH = ATTACKS.filter((a) => a.class === 'runner-reach');
 /** The attacks that would have worked: the sentinel's check must be among those that failed them. */
@@ -54,7 +56,7 @@ beforeAll(async () => {
       },
     });
   }
-  for (const name of [...HONEST, ...REACH.map((a) => a.name)]) {
+  for (const name of [...HONEST, ...REACH.map((a) => a.name)].filter((n) => !ONLY || ONLY.includes(n))) {
     // The held-out task too where the held-out run is what the attack would reach.
     const taskIds = name === 'missing-module-on-path' || name === 'oracle-honest-runtime' ? ['py-median', 'py-roman-subtractive'] : ['py-median'];
     for (const taskId of taskIds) plan.push({ name, taskId, sandbox: 'bwrap' });

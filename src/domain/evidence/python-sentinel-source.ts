@@ -30,6 +30,8 @@ export const SENTINEL_SOURCE = String.raw`def _crucible_sentinel():
     function_type = _type(_crucible_sentinel)
     module_type = _type(os)
     module_dict = module_type.__dict__["__dict__"].__get__
+    type_dict = _type.__dict__["__dict__"].__get__
+    property_type, static_type, class_type = property, staticmethod, classmethod
     type_attr = _type.__getattribute__
     getframe = sys._getframe
     get_ident = _thread.get_ident
@@ -384,6 +386,17 @@ export const SENTINEL_SOURCE = String.raw`def _crucible_sentinel():
         finally:
             busy.discard(me)
 
+    def changed_value(value):
+        """A function, or a property, static or class method around one, whose code is the change's."""
+        kind = _type(value)
+        if kind is property_type:
+            parts = [value.fget, value.fset, value.fdel]
+        elif kind is static_type or kind is class_type:
+            parts = [value.__func__]
+        else:
+            parts = [value]
+        return _any(_type(p) is function_type and is_change(p.__code__) for p in parts)
+
     def finish():
         me = get_ident()
         busy.add(me)
@@ -397,8 +410,13 @@ export const SENTINEL_SOURCE = String.raw`def _crucible_sentinel():
                     if not runner_module(name) or _type(module) is not module_type:
                         continue
                     for key, value in _list(module_dict(module).items()):
-                        if _type(value) is function_type and is_change(value.__code__):
+                        if changed_value(value):
                             report("patch", name + "." + _str(key) + " replaced by code of the change", None)
+                        elif _isinstance(value, _type) and type_attr(value, "__module__") == name:
+                            # A class attribute is set without an audit event too (only special ones raise one).
+                            for attr, member in _list(type_dict(value).items()):
+                                if changed_value(member):
+                                    report("patch", name + "." + _str(key) + "." + _str(attr) + " replaced by code of the change", None)
             send(["end", _str(getpid()), token])
         except BaseException:
             pass
