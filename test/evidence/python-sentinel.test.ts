@@ -135,6 +135,20 @@ describe.each(['local', 'bwrap', 'docker'] as const)('the Python sentinel (%s)',
     expect(evidence.sentinel?.unfinished).toEqual([]);
   });
 
+  it('python -m unittest imports the root module through its own loader, with no finding', async () => {
+    const unit =
+      'import unittest\n\nfrom stats import double\n\n\nclass T(unittest.TestCase):\n    def test_double(self):\n        self.assertEqual(double(2), 4)\n';
+    const evidence = await verify(
+      repo({ 'stats.py': HONEST }, { 'tests/__init__.py': '', 'tests/test_unit.py': unit }),
+      kind,
+      'python3 -m unittest -v tests.test_unit',
+    );
+    expect(evidence.outputTail).toMatch(/Ran 1 test/);
+    expect(evidence.outputTail).not.toMatch(/Error/);
+    expect(evidence.sentinel?.runners).toBe(1);
+    expect(evidence.sentinel?.findings).toEqual([]);
+  });
+
   it('the runner reached through the heap is reported with its file and line', async () => {
     const evidence = await verify(repo({ 'stats.py': HEAP }), kind);
     expect(events(evidence)).toContain('gc stats.py');

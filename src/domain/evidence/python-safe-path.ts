@@ -39,6 +39,8 @@ export const IMPORT_PATH_SOURCE = String.raw`def _crucible_import_path():
     machinery = os.path.join(os.path.dirname(os.__file__), "importlib", "__init__.py")
     getframe = sys._getframe
     find = PathFinder.find_spec
+    # What the test command names: the module run by -m, the tests the runner collects, its -p plugins.
+    loaders = ("/runpy.py", "/unittest/loader.py", "/unittest/main.py", "/_pytest/pathlib.py", "/_pytest/python.py", "/_pytest/doctest.py", "/_pytest/main.py", "/_pytest/config/__init__.py")
 
     class RepositoryRoot:
         @staticmethod
@@ -54,7 +56,7 @@ export const IMPORT_PATH_SOURCE = String.raw`def _crucible_import_path():
             if frame is None:
                 return None
             file = frame.f_code.co_filename
-            command = file == "<string>" and frame.f_back is None
+            command = (file == "<string>" and frame.f_back is None) or file.endswith(loaders)
             if not command and (not file.startswith(prefix) or "/site-packages/" in file or "/dist-packages/" in file):
                 return None
             return find(name, [root])

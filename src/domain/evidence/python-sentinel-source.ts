@@ -71,7 +71,8 @@ export const SENTINEL_SOURCE = String.raw`def _crucible_sentinel():
     giver_names = _set(["currentframe", "stack", "trace", "getouterframes", "getinnerframes", "walk_stack", "walk_tb", "getframeinfo"])
     import_machinery = _set([stdlib + "importlib" + sep + "__init__.py"])
     machinery_suffixes = ("_pytest/assertion/rewrite.py",)
-    collectors = ("_pytest/pathlib.py", "_pytest/python.py", "_pytest/doctest.py", "unittest/loader.py")
+    # The runner importing what the test command names (-m target, collected tests, -p plugins): not a reach.
+    collectors = ("/runpy.py", "/unittest/loader.py", "/unittest/main.py", "/_pytest/pathlib.py", "/_pytest/python.py", "/_pytest/doctest.py", "/_pytest/main.py", "/_pytest/config/__init__.py")
     orig = _list(getattr(sys, "orig_argv", sys.argv))
 
     watched = _set(
@@ -124,7 +125,6 @@ export const SENTINEL_SOURCE = String.raw`def _crucible_sentinel():
     token = urandom(12).hex()
     busy = _set()
     change_codes = _set()
-    tainted = _set()
     state = {"fd": -1, "id": None, "pid": getpid(), "sent": 0, "lock": new_lock()}
 
     def field(value):
@@ -172,7 +172,7 @@ export const SENTINEL_SOURCE = String.raw`def _crucible_sentinel():
 
     def is_change(code):
         name = code.co_filename
-        return code in change_codes or name in change or name in tainted
+        return code in change_codes or name in change
 
     def change_on_stack(frame):
         while frame is not None:
@@ -209,7 +209,7 @@ export const SENTINEL_SOURCE = String.raw`def _crucible_sentinel():
         """The frame that asked: synthetic frames of no change and frames skip names are passed over."""
         while frame is not None:
             name = frame.f_code.co_filename
-            if (name.startswith("<") and name not in tainted and frame.f_code not in change_codes) or skip(name):
+            if (name.startswith("<") and frame.f_code not in change_codes) or skip(name):
                 frame = frame.f_back
                 continue
             return frame
@@ -323,7 +323,7 @@ export const SENTINEL_SOURCE = String.raw`def _crucible_sentinel():
             if who is not None and is_change(who.f_code):
                 report("frame", (event if event in frame_events else "." + args[1]) + " from code of the change", who)
         elif event == "exec":
-            if change or tainted or change_codes:
+            if change or change_codes:
                 on_exec(args[0], frame)
         elif event == "open":
             on_open(args, frame)
@@ -343,9 +343,9 @@ export const SENTINEL_SOURCE = String.raw`def _crucible_sentinel():
             caller = requester(frame, lambda n: False)
             name = text(args[1])
             if caller is not None and name is not None and is_change(caller.f_code):
-                if name.startswith("<"):
-                    tainted.add(name)
-                elif normal(name) not in change:
+                # Code compiled from a string is the change's by identity, when it is run or made a
+                # function (exec, function.__new__): a shared name like "<string>" would taint others'.
+                if not name.startswith("<") and normal(name) not in change:
                     report("compile", "compiled code under another file's name: " + name, caller)
         elif event == "function.__new__":
             if _type(args[0]) is code_type and change_on_stack(frame) is not None:
