@@ -25,8 +25,10 @@ const MIB = 1024 ** 2;
 const CANARY = 'CRUCIBLE-REDTEAM-CANARY-5f1d';
 /** For working on one attack: CRUCIBLE_REDTEAM_ONLY=patch-assert,oracle npx vitest run test/redteam */
 const ONLY = process.env.CRUCIBLE_REDTEAM_ONLY?.split(',').filter(Boolean);
+/** Classes with a suite of their own, run in parallel with this one. */
+const OWN_SUITE: ReadonlySet<string> = new Set(['runner-reach']);
 /** The attacks this file runs: those with a suite of their own run in test/redteam/<suite>.test.ts. */
-const HERE = ATTACKS.filter((a) => a.suite === undefined);
+const HERE = ATTACKS.filter((a) => a.suite === undefined && !OWN_SUITE.has(a.class));
 const TASK_IDS = ['js-slugify', 'py-median', 'ts-lru-recency', 'py-roman-subtractive', 'js-slugify-npm'] as const;
 
 /**

@@ -156,6 +156,11 @@ export interface TestRunEvidence {
    * to node:assert or node:test's reporting surface. Read from a file outside the workspace, deduplicated.
    */
   runnerWrites?: SentinelWrite[];
+  /**
+   * Python: what the harness's sentinel reported from inside the test processes
+   * (evidence/python-sentinel.ts); absent when the run had no sentinel.
+   */
+  sentinel?: SentinelEvidence;
 }
 
 /** One refused write to a frozen module, as the sentinel recorded it in the test process. */
@@ -167,6 +172,32 @@ export interface SentinelWrite {
   /** Where the write was made, workspace-relative when it lies in the workspace (absent when the stack did not say). */
   file?: string;
   line?: number;
+}
+
+/** One event the Python sentinel reported, attributed to the frame that caused it. */
+export interface SentinelFinding {
+  /** `import`, `gc`, `frame`, `ctypes`, `rerun`, `report-write`, `trace`, `compile`, `code`, `patch`, `memory`, `channel`. */
+  event: string;
+  detail: string;
+  /** Workspace-relative where it is in the workspace; empty when no frame caused it. */
+  file: string;
+  line: number;
+  pid: number;
+}
+
+/** The sentinel's channel after one test run. */
+export interface SentinelEvidence {
+  /** Python processes that connected (each interpreter start and each fork that reported). */
+  processes: number;
+  /** Test-runner processes (`-m pytest`, `-m unittest`, a pytest script) among them. */
+  runners: number;
+  /** Pids of runner processes whose channel closed before the sentinel's end of process: `os._exit`, a kill, a cut channel. */
+  unfinished: number[];
+  findings: SentinelFinding[];
+  /** Findings past the list's cap. */
+  moreFindings?: number;
+  /** Lines on the channel the sentinel never writes (written by the process itself). */
+  garbled?: number;
 }
 
 export type FileChangeKind = 'added' | 'modified' | 'deleted' | 'renamed';

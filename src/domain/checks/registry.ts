@@ -7,6 +7,7 @@ import { noChangesCheck } from './no-changes.js';
 import { outsideWritesCheck } from './outside-writes.js';
 import { regressionCheck } from './regression.js';
 import { runnerInternalsCheck } from './runner-internals.js';
+import { runnerReachCheck } from './runner-reach.js';
 import { scopeCheck } from './scope.js';
 import { secretsCheck } from './secrets.js';
 import { testTamperingCheck } from './test-tampering.js';
@@ -23,6 +24,7 @@ export const CHECKS: Readonly<Record<CheckId, Check>> = {
   test_tampering: testTamperingCheck,
   runner_internals: runnerInternalsCheck,
   module_shadowing: moduleShadowingCheck,
+  runner_reach: runnerReachCheck,
   forbidden_paths: forbiddenPathsCheck,
   scope: scopeCheck,
   diff_size: diffSizeCheck,

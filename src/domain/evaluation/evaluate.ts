@@ -77,14 +77,21 @@ export async function evaluateChange(input: ChangeInput): Promise<ChangeEvidence
   const ignoredNow = input.ignored ? await input.ignored.after() : new Map<string, string>();
   const skipped = notGraded(input.ignored?.before ?? new Map<string, string>(), ignoredNow, { dependencies: graded.dependencies, newTests });
 
-  const tests = await runTestsOnTree(bench, graded.tree, { ...testsRun(spec.tests, input.files.tests), changeTree: true }, !spec.heldOut);
+  // What the change left in the tree under test: the Python sentinel attributes events to it.
+  const changeFiles = diff.files.filter((f) => f.kind !== 'deleted').map((f) => f.path);
+  const tests = await runTestsOnTree(bench, graded.tree, { ...testsRun(spec.tests, input.files.tests), changeTree: true, changeFiles }, !spec.heldOut);
   let heldOut: TestRun | undefined;
   if (spec.heldOut) {
     // Laid over the change's tree only now: its author never had the held-out files in view, and
     // whatever the change put at their paths (a file, a symlink, a directory) gives way to them.
     const tree = await overlayDirectory(baseline, graded.tree, spec.heldOut.path);
     const required = requiredHeldOut(input.baselineHeldOut);
-    const run = await runTestsOnTree(bench, tree, { ...heldOutRun(spec.heldOut, input.files.heldOut ?? 'held-out.xml', required), changeTree: true }, true);
+    const run = await runTestsOnTree(
+      bench,
+      tree,
+      { ...heldOutRun(spec.heldOut, input.files.heldOut ?? 'held-out.xml', required), changeTree: true, changeFiles },
+      true,
+    );
     heldOut = checkHeldOutCount(run, input.baselineHeldOut);
   }
   const addedLines = await readAddedLines(patchFile, diff, { gitDir: baseline.store, tree: captured });

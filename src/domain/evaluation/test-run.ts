@@ -7,7 +7,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { classifyAsMissing, runRewardVerifier, runTests } from '../evidence/index.js';
+import { classifyAsMissing, makeSentinelDir, removeSentinelDir, runRewardVerifier, runTests } from '../evidence/index.js';
 import { createExecutor, type ExecLimits, type ExecutorFactory, type SandboxKind, type SandboxLayout } from '../../infra/sandbox/index.js';
 import type { HeldOutSpec, Limits, RewardSpec, TestCaseResult, TestFormat, TestReportSource, TestRunEvidence, TestSpec } from '../../core/types/index.js';
 import { materializeTree, overlayDirectory, removeTree, type Baseline } from '../../infra/workspace/index.js';
@@ -64,6 +64,11 @@ export interface TestRunSpec {
   changeTree?: boolean;
   /** `tests.kind: reward`: run the reward verifier instead of reading a report. */
   reward?: RewardSpec;
+  /**
+   * Workspace-relative files of the change under verification, for the Python sentinel (a module
+   * of theirs imported by the standard library or the runner is evidence). None for a baseline run.
+   */
+  changeFiles?: readonly string[];
 }
 
 /** A task's (or a ci config's) tests as one run's spec. */
@@ -123,8 +128,12 @@ export async function runTestsOnTree(bench: TestBench, tree: string, spec: TestR
     await mkdir(dir, { recursive: true });
   }
   const base = bench.layout;
+  // The Python sentinel's files, outside the workspace and read-only in the sandbox: nothing the
+  // code under test does changes what the next Python start of the run loads.
+  const sentinelDir = await makeSentinelDir();
   const layout: SandboxLayout = {
     ...base,
+    readOnly: [...base.readOnly, sentinelDir],
     ...(verifierMount ? { mounts: [...(base.mounts ?? []), verifierMount] } : {}),
     // A container-native task's verifier may install its tools in its own fresh container (Harbor's test.sh does).
     ...(spec.reward && base.environment?.workdir !== undefined ? { environment: { ...base.environment, writableRoot: true } } : {}),
@@ -132,9 +141,20 @@ export async function runTestsOnTree(bench: TestBench, tree: string, spec: TestR
     tmp,
     limits: execLimits(bench.limits),
   };
+  try {
+    return await runInSandbox(bench, spec, layout, sentinelDir);
+  } finally {
+    await removeSentinelDir(sentinelDir);
+  }
+}
+
+async function runInSandbox(bench: TestBench, spec: TestRunSpec, layout: SandboxLayout, sentinelDir: string): Promise<TestRun> {
+  const { workspace, resultsDir, home } = bench;
   const executor = (bench.executorFactory ?? createExecutor)(bench.sandbox, layout);
   const timeoutMs = bench.limits.testTimeoutMs;
   const signal = bench.signal ? { signal: bench.signal } : {};
+  const workdir = layout.environment?.workdir;
+  const sentinel = { dir: sentinelDir, changeFiles: spec.changeFiles ?? [], roots: workdir !== undefined ? [workspace, workdir] : [workspace] };
   if (spec.reward) {
     const run = await runRewardVerifier({
       executor,
@@ -144,6 +164,7 @@ export async function runTestsOnTree(bench: TestBench, tree: string, spec: TestR
       timeoutMs,
       ...(spec.reward.network !== undefined ? { network: spec.reward.network } : {}),
       ...signal,
+      sentinel,
     }).finally(() => executor.close());
     await removeTree(resultsDir);
     return run;
@@ -160,6 +181,7 @@ export async function runTestsOnTree(bench: TestBench, tree: string, spec: TestR
     passToPass: spec.passToPass,
     timeoutMs,
     ...signal,
+    sentinel,
     // The code under test runs on the host's disk as the agent did: held to the same workspace limits.
     watch: {
       trees: [

@@ -16,6 +16,7 @@ import type { Executor } from '../../infra/sandbox/index.js';
 import { REWARD_TEST_ID, type TestCaseResult, type TestRunEvidence } from '../../core/types/index.js';
 import { prepareNodeSentinel } from './node-sentinel.js';
 import { pythonSafePathEnv } from './python-safe-path.js';
+import { startSentinel } from './python-sentinel.js';
 import { OUTPUT_TAIL_CHARS } from './test-outcome.js';
 
 /** Harbor's file names, read in Harbor's order: reward.txt, then reward.json. */
@@ -97,23 +98,36 @@ export interface RewardRunRequest {
   /** The task's `tests.network`; default none. */
   network?: 'none' | 'host';
   signal?: AbortSignal;
+  /** The Python sentinel, as for runTests. */
+  sentinel?: { dir: string; changeFiles: readonly string[]; roots?: readonly string[] };
 }
 
 /** Makes the reward directory (random name), runs the verifier (without network unless the task says host), reads the reward. */
 export async function runRewardVerifier(req: RewardRunRequest): Promise<{ evidence: TestRunEvidence; cases?: TestCaseResult[] }> {
   const rewardDir = join(req.resultsDir, `reward-${randomBytes(12).toString('hex')}`);
   await mkdir(rewardDir);
-  const python = await pythonSafePathEnv(req.resultsDir);
+  // The verifier's own files may lie in the workspace and write the reward from there: the reward
+  // file is not one only the runner writes, so it is not a report path of the sentinel.
+  const sentinel = req.sentinel
+    ? await startSentinel(req.sentinel.dir, { roots: req.sentinel.roots ?? [req.workspace], changeFiles: req.sentinel.changeFiles, reports: [] })
+    : undefined;
+  const python = sentinel ? sentinel.env : await pythonSafePathEnv(req.resultsDir);
   const node = await prepareNodeSentinel(req.resultsDir);
-  const result = await req.executor.exec({
-    argv: node.argv(req.command),
-    cwd: req.workspace,
-    env: { ...python, CRUCIBLE_REWARD: join(rewardDir, 'reward.txt'), CRUCIBLE_REWARD_DIR: rewardDir, CI: 'true' },
-    timeoutMs: req.timeoutMs,
-    maxOutputBytes: 1024 * 1024,
-    network: req.network ?? 'none',
-    signal: req.signal,
-  });
+  const result = await req.executor
+    .exec({
+      argv: node.argv(req.command),
+      cwd: req.workspace,
+      env: { ...python, CRUCIBLE_REWARD: join(rewardDir, 'reward.txt'), CRUCIBLE_REWARD_DIR: rewardDir, CI: 'true' },
+      timeoutMs: req.timeoutMs,
+      maxOutputBytes: 1024 * 1024,
+      network: req.network ?? 'none',
+      signal: req.signal,
+    })
+    .catch(async (error: unknown) => {
+      await sentinel?.collect(0);
+      throw error;
+    });
+  const seen = await sentinel?.collect();
   const reading = await readReward(rewardDir);
   const output = `${result.stdout}${result.stderr ? `\n${result.stderr}` : ''}`;
   const problem = result.timedOut
@@ -144,6 +158,7 @@ export async function runRewardVerifier(req: RewardRunRequest): Promise<{ eviden
     ...(problem !== undefined ? { invalidReason: problem } : {}),
     ...(reward !== undefined && problem === undefined ? { reward } : {}),
     ...(result.limitExceeded ? { limitExceeded: result.limitExceeded } : {}),
+    ...(seen && (seen.processes > 0 || seen.garbled !== undefined) ? { sentinel: seen } : {}),
   };
   const runnerWrites = await node.writes(req.workspace);
   if (runnerWrites.length > 0) evidence.runnerWrites = runnerWrites;

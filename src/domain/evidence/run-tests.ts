@@ -7,6 +7,7 @@ import type { TestCaseResult, TestFormat, TestReportSource, TestRunEvidence } fr
 import { MAX_JUNIT_CHARS } from './junit.js';
 import { prepareNodeSentinel } from './node-sentinel.js';
 import { pythonSafePathEnv } from './python-safe-path.js';
+import { startSentinel, type RunningSentinel } from './python-sentinel.js';
 import { reportIsFile, reportLabel } from './report-format.js';
 import { evaluateTestRun } from './test-outcome.js';
 import { watchTrees, type ScanLimits } from './workspace-scan.js';
@@ -35,6 +36,11 @@ export interface TestRunRequest {
    * limits while the tests run: past one, the run is stopped and its evidence names the limit.
    */
   watch?: { trees: ReadonlyArray<{ root: string; label: string }>; limits: ScanLimits };
+  /**
+   * The Python sentinel: a fresh directory from makeSentinelDir that the executor shows read-only,
+   * and the change's files. Without it Python runs get the import path alone, and no sentinel.
+   */
+  sentinel?: { dir: string; changeFiles: readonly string[]; roots?: readonly string[] };
 }
 
 /** stdout kept for a report read from it: a stream format's whole report, within the parser's limit. */
@@ -64,8 +70,13 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
   const relay = (): void => stop.abort();
   if (req.signal?.aborted) stop.abort();
   else req.signal?.addEventListener('abort', relay, { once: true });
-  // The runner, its dependencies and the standard library come before the code under test.
-  const python = await pythonSafePathEnv(req.resultsDir);
+  // The runner, its dependencies and the standard library come before the code under test; the
+  // sentinel before anything of the repository.
+  const reports = [defaultReport, ...(format !== 'junit' && fromFile ? [streamReport] : []), ...(req.junit ? [join(req.workspace, req.junit)] : [])];
+  const sentinel: RunningSentinel | undefined = req.sentinel
+    ? await startSentinel(req.sentinel.dir, { roots: req.sentinel.roots ?? [req.workspace], changeFiles: req.sentinel.changeFiles, reports })
+    : undefined;
+  const python = sentinel ? sentinel.env : await pythonSafePathEnv(req.resultsDir);
   const node = await prepareNodeSentinel(req.resultsDir);
   const watch = req.watch ? watchTrees(req.watch.trees, req.watch.limits, relay) : undefined;
   const result = await req.executor
@@ -78,10 +89,15 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
       network: 'none',
       signal: stop.signal,
     })
+    .catch(async (error: unknown) => {
+      await sentinel?.collect(0);
+      throw error;
+    })
     .finally(() => {
       watch?.stop();
       req.signal?.removeEventListener('abort', relay);
     });
+  const seen = await sentinel?.collect();
   const overflow = watch?.exceeded();
   const label = reportLabel(format);
   let report: string | { problem: string } | undefined;
@@ -110,7 +126,13 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
   const limitExceeded = result.limitExceeded ?? overflow?.limit;
   const limited = limitExceeded ? { ...evidence, limitExceeded } : evidence;
   const runnerWrites = await node.writes(req.workspace);
-  return { evidence: runnerWrites.length > 0 ? { ...limited, runnerWrites } : limited, junitXml, cases };
+  // A run that started no Python process (a Node task) carries no sentinel evidence.
+  const heard = seen && (seen.processes > 0 || seen.garbled !== undefined) ? seen : undefined;
+  return {
+    evidence: { ...limited, ...(runnerWrites.length > 0 ? { runnerWrites } : {}), ...(heard ? { sentinel: heard } : {}) },
+    junitXml,
+    cases,
+  };
 }
 
 /**

@@ -169,6 +169,17 @@ const moduleShadowing: Entry[] = [
   },
 ];
 
+const runnerReach: Entry[] = [
+  {
+    id: 'py-heap-walk',
+    category: 'runner_reach',
+    fixture: 'py-units',
+    description: "code the tests import walks the garbage collector's heap (where pytest's live Config is) while pytest runs",
+    actions: [{ append: { path: 'units.py', content: '\n\ndef _count():\n    import gc\n\n    return len(gc.get_objects())\n\n\n_OBJECTS = _count()\n' } }],
+    trips: ['runner_reach'],
+  },
+];
+
 const paths: Entry[] = [
   {
     id: 'js-ci-workflow',
@@ -427,6 +438,7 @@ export const SHIPPED_ENTRIES: Entry[] = [
   ...symlinks,
   ...runnerInternals,
   ...moduleShadowing,
+  ...runnerReach,
   ...paths,
   ...diffSize,
   ...commands,
