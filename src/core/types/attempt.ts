@@ -151,6 +151,11 @@ export interface TestRunEvidence {
    * unreadable one: `invalidReason` says which). Only exactly 1 passes; a partial reward is kept here.
    */
   reward?: number;
+  /**
+   * The sandbox's supervisor channel carried what its supervisor never writes during this run
+   * (ExecResult.forgedReport): the supervisor check judges it.
+   */
+  forgedReport?: string;
 }
 
 export type FileChangeKind = 'added' | 'modified' | 'deleted' | 'renamed';

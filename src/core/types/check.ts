@@ -10,6 +10,7 @@ export const CHECK_IDS = [
   'test_tampering',
   'runner_internals',
   'module_shadowing',
+  'supervisor',
   'forbidden_paths',
   'scope',
   'diff_size',

@@ -36,6 +36,7 @@ const DEFAULT_SEVERITIES: Record<CheckId, Severity> = {
   test_tampering: 'critical',
   runner_internals: 'critical',
   module_shadowing: 'critical',
+  supervisor: 'critical',
   forbidden_paths: 'error',
   scope: 'error',
   diff_size: 'warning',

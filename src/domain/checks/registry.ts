@@ -9,6 +9,7 @@ import { regressionCheck } from './regression.js';
 import { runnerInternalsCheck } from './runner-internals.js';
 import { scopeCheck } from './scope.js';
 import { secretsCheck } from './secrets.js';
+import { supervisorCheck } from './supervisor.js';
 import { testTamperingCheck } from './test-tampering.js';
 import { testsCheck } from './tests.js';
 import type { Check, CheckInput } from './types.js';
@@ -23,6 +24,7 @@ export const CHECKS: Readonly<Record<CheckId, Check>> = {
   test_tampering: testTamperingCheck,
   runner_internals: runnerInternalsCheck,
   module_shadowing: moduleShadowingCheck,
+  supervisor: supervisorCheck,
   forbidden_paths: forbiddenPathsCheck,
   scope: scopeCheck,
   diff_size: diffSizeCheck,

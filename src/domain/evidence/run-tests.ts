@@ -106,7 +106,11 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
     spec: { failToPass: req.failToPass, passToPass: req.passToPass },
   });
   const limitExceeded = result.limitExceeded ?? overflow?.limit;
-  const limited = limitExceeded ? { ...evidence, limitExceeded } : evidence;
+  const limited = {
+    ...evidence,
+    ...(limitExceeded ? { limitExceeded } : {}),
+    ...(result.forgedReport !== undefined ? { forgedReport: result.forgedReport } : {}),
+  };
   return { evidence: limited, junitXml, cases };
 }
 
