@@ -23,6 +23,7 @@ export const CAUSES = [
   'budget_exceeded',
   'context_exceeded',
   'agent_crashed',
+  'patch_not_applied',
   'resource_exceeded',
   'task_error',
   'harness_error',

@@ -60,7 +60,8 @@ const POLICY_CHECKS: ReadonlySet<string> = new Set(['forbidden_paths', 'scope', 
  *                        code under test): the limit explains the failure. The engine also ends an
  *                        attempt here, before any check, when the change itself is past a limit.
  *   7. agent_timeout, max_turns, budget_exceeded, context_exceeded, agent_crashed
- *                        the agent's own abnormal stop explains the failing tests.
+ *                        the agent's own abnormal stop explains the failing tests;
+ *      patch_not_applied an agent made of patches (`crucible grade`) whose patch git refused.
  *   8. no_changes        nothing changed, so nothing the tests say is about the agent's work.
  *   9. regression        a pass-to-pass test that passed at the baseline fails now.
  *  10. tests_failed      fail-to-pass failing, the run unusable, or required held-out tests failing.
@@ -97,7 +98,7 @@ export function grade(input: GradeInput): Grade {
   const testsMessage = failed('tests')?.message ?? failed('held_out')?.message ?? blocking[0]?.message ?? '';
   if (input.resourceLimit)
     return fail('resource_exceeded', `limit ${input.resourceLimit} hit${agentResult?.error ? ` (${agentResult.error})` : ''}; ${testsMessage}`, points);
-  const stopCause = agentResult ? STOP_CAUSES[agentResult.stopReason] : undefined;
+  const stopCause = agentResult?.errorKind === 'patch' ? 'patch_not_applied' : agentResult ? STOP_CAUSES[agentResult.stopReason] : undefined;
   if (agentResult && stopCause) return fail(stopCause, `${agentResult.error ?? `agent stopped: ${agentResult.stopReason}`}; ${testsMessage}`, points);
   if (failed('no_changes')) return fail('no_changes', `no files changed; ${testsMessage}`, points);
   const regression = failed('regression');
