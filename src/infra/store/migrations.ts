@@ -4,6 +4,7 @@ import { withBusyRetry } from './retry.js';
 import { SCHEMA_V1 } from './schema-v1.js';
 import { SCHEMA_V2 } from './schema-v2.js';
 import { SCHEMA_V3 } from './schema-v3.js';
+import { SCHEMA_V4 } from './schema-v4.js';
 
 interface Migration {
   version: number;
@@ -15,6 +16,7 @@ const MIGRATIONS: readonly Migration[] = [
   { version: 1, sql: SCHEMA_V1 },
   { version: 2, sql: SCHEMA_V2 },
   { version: 3, sql: SCHEMA_V3 },
+  { version: 4, sql: SCHEMA_V4 },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
