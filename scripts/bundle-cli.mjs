@@ -5,7 +5,7 @@
 //
 // Layout, one directory below dist/ (tsc's own output sits one to three below, by layer), so the
 // modules that find files relative to themselves look in both places: version.ts, pricing.ts and
-// web-assets.ts walk up to the package's root; sandbox-init-source.ts and docker-runtime.ts try
+// web-assets.ts walk up to the package's root; forwarder-source.ts and docker-runtime.ts try
 // their own directory, then dist/infra/sandbox as seen from dist/bundle:
 //   dist/cli/main.js    the entry (replaces tsc's main.js; bin/crucible.js and the tests run it)
 //   dist/bundle/*.js    chunks; each command's dynamic import stays a chunk loaded only by it, so

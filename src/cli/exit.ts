@@ -14,6 +14,11 @@ export const EXIT = {
   failed: 1,
   /** Bad input: a flag, a file, a broken task, an unusable state directory, a missing machine service. */
   badInput: 2,
+  /**
+   * `crucible ci` only: no verdict on the change (ERROR), because the test command gave no usable
+   * report at head nor at base; the harness's or the configuration's fault, never the change's FAIL.
+   */
+  error: 3,
   /** The state directory's disk is full (EX_TEMPFAIL): the run is kept and resumes once there is space. */
   diskFull: EXIT_DISK_FULL,
   /** Stopped by Ctrl-C or SIGTERM; whatever finished is kept. */

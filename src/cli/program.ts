@@ -168,7 +168,8 @@ export function createProgram(io: CliIo): CrucibleProgram {
   $GITHUB_STEP_SUMMARY set, report.md is appended to it. docs/ci.md describes crucible.ci.yaml.
 
   Exit codes: 0 PASS (or --allow-failure), 1 FAIL, 2 bad input (not a git checkout, a bad ref, a
-  bad config, a failing setup command).
+  bad config, a failing setup command), 3 ERROR (the test command gave no report at head nor at
+  base: no verdict on the change).
 
   Examples:
     crucible ci --test-command 'npm test'

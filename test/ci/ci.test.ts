@@ -228,6 +228,22 @@ describe('crucible ci', () => {
     expect(result.checks.find((c) => c.id === 'regression')?.passed).toBe(false);
   });
 
+  it('a test command that never writes a report, at base as at head, is ERROR (exit 3, never FAIL, even with --allow-failure); one the change broke is FAIL', async () => {
+    const silent = 'echo "running no tests"\nexit 1\n';
+    for (const flags of [[], ['--no-baseline-tests'], ['--allow-failure']]) {
+      const { dir, out } = repo(silent);
+      branch(dir, 'pr', { 'value.txt': 'right\n' });
+      const r = await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json', ...flags], { cwd: dir });
+      expect(r.status, `${flags.join(' ')}: ${r.stderr}`).toBe(3);
+      expect(ciJson(r.stdout), flags.join(' ')).toMatchObject({ verdict: 'ERROR', cause: 'harness_error' });
+    }
+    const { dir, out } = repo();
+    branch(dir, 'pr', { 'value.txt': 'right\n', 'tests/check.sh': silent });
+    const broken = await runCli(['ci', '--base', 'main', '--head', 'pr', '--out', out, '--json', '--no-baseline-tests'], { cwd: dir });
+    expect(broken.status, broken.stderr).toBe(1);
+    expect(ciJson(broken.stdout)).toMatchObject({ verdict: 'FAIL' });
+  });
+
   it('fails a change that adds a secret as a policy violation; --allow-failure reports it and exits 0', async () => {
     const { dir, out } = repo();
     branch(dir, 'pr', { 'value.txt': 'right\n', 'config.js': 'const key = "AKIAQWERTYUIOPASDFGH";\n' });

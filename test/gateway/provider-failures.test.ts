@@ -133,6 +133,18 @@ describe('provider failures as the gateway sees them', () => {
     const health = gateway.provider(id);
     expect(health).toMatchObject({ requests: 2, failed: 2, byKind: { stalled: 2 } });
     expect(health.last).toMatchObject({ failure: 'stalled', detail: 'the provider went silent past the stall limit' });
+    // Neither is a turn: the stream that opened carried a delta, never its end.
+    expect(gateway.turns(id).map((t) => [t.failure, t.unfinished])).toEqual([
+      ['stalled', true],
+      ['stalled', true],
+    ]);
+  });
+
+  it('a stall, then an answer: the stalled request is unfinished (no turn), the answer is a turn and the last word', async () => {
+    const { id } = await session(['stream-stall', 'stream-ok']);
+    expect(gateway.provider(id).last).toMatchObject({ ok: true });
+    const turns = gateway.turns(id);
+    expect(turns.map((t) => t.unfinished === true)).toEqual([true, false]);
   });
 
   it('an unreachable provider fails every request', async () => {

@@ -88,7 +88,7 @@ describe('crucible grade', () => {
         'honest js-sortby': 'PASS passed',
         'org/cheater js-slugify': 'FAIL tampered',
         'org/cheater js-sortby': 'FAIL tampered',
-        'stale js-slugify': 'FAIL agent_crashed',
+        'stale js-slugify': 'FAIL patch_not_applied',
         'stale js-sortby': 'FAIL no_changes',
       });
       expect(outcome.attempts.find((a) => a.agent === 'stale')?.message).toMatch(/the patch does not apply/);

@@ -68,6 +68,19 @@ describe('grade', () => {
     for (const [stopReason, cause] of stops) expect(grade({ checks: checks(['tests']), agentResult: { stopReason } }).cause).toBe(cause);
   });
 
+  it("gives a patch git refused (crucible grade) a cause of its own, still the model's FAIL; git that never ran is the harness's", () => {
+    const refused = grade({
+      checks: checks(['tests', 'no_changes']),
+      agentResult: { stopReason: 'error', errorKind: 'patch', error: 'the patch does not apply: x' },
+    });
+    expect(refused).toMatchObject({ verdict: 'FAIL', cause: 'patch_not_applied' });
+    const harness = grade({
+      checks: checks(['tests', 'no_changes']),
+      agentResult: { stopReason: 'error', errorKind: 'harness', error: 'the patch: git apply did not run to the end (ENOENT)' },
+    });
+    expect(harness).toMatchObject({ verdict: 'ERROR', cause: 'harness_error' });
+  });
+
   it('a required held-out failure is tests_failed; a failing check at warning or info never fails', () => {
     expect(grade({ checks: checks(['held_out'], { held_out: 'error' }), agentResult: completed })).toMatchObject({
       verdict: 'FAIL',

@@ -218,6 +218,18 @@ describe('docker executor', () => {
     expect(after.stdout).not.toBe(before);
   });
 
+  it("believes only the supervisor's own status: an earlier mark the command printed is a forged report, an exit it claimed is not read", async () => {
+    const target = executor();
+    const mark = String.raw`\000crucible-exec-status\000`;
+    const setup = await sh(target, `printf '${mark}{"setupError":"no space left on device"}\n' >&2; exit 3`);
+    expect(setup).toMatchObject({ exitCode: 3, signal: null, forgedReport: expect.stringContaining('status mark') });
+    const exit = await sh(target, `printf '${mark}{"exitCode":null,"signal":"SIGKILL"}\n' >&2; exit 4`);
+    expect(exit).toMatchObject({ exitCode: 4, signal: null, forgedReport: expect.stringContaining('status mark') });
+    const honest = await sh(target, 'echo fine >&2; exit 5');
+    expect(honest).toMatchObject({ exitCode: 5, stderr: 'fine\n' });
+    expect(honest.forgedReport).toBeUndefined();
+  });
+
   it('refuses a cwd the container does not show, as a setup error', async () => {
     await expect(sh(executor(), 'true', { cwd: dirs.outside })).rejects.toBeInstanceOf(SandboxSetupError);
   });

@@ -88,8 +88,8 @@ describe('evaluations in the history', () => {
 });
 
 describe('migration from schema v1', () => {
-  it('the current schema is v4 (v3 added the runs kind column, v4 covering indexes)', () => {
-    expect(SCHEMA_VERSION).toBe(4);
+  it('the current schema is v5 (v3 added the runs kind column, v4 the ERROR verdict of an evaluation, v5 covering indexes)', () => {
+    expect(SCHEMA_VERSION).toBe(5);
   });
 
   it('moves a v1 file forward keeping its runs and attempts, then stores evaluations', () => {
@@ -108,11 +108,17 @@ describe('migration from schema v1', () => {
     expect(history.getRun('run-old')?.taskSet).toBe('tasks/demo.yaml');
     history.recordAttempt('run-old', attempt({ attemptId: 'att-old', runId: 'run-old' }));
     history.recordEvaluation(evaluation('gate-new', { kind: 'gate', runId: 'run-old' }));
-    expect(history.listEvaluations()[0]?.runId).toBe('run-old');
+    history.recordEvaluation(evaluation('ci-error', { kind: 'ci', verdict: 'ERROR' }));
+    expect(history.listEvaluations().map((e) => [e.id, e.verdict, e.runId])).toEqual(
+      expect.arrayContaining([
+        ['gate-new', 'PASS', 'run-old'],
+        ['ci-error', 'ERROR', undefined],
+      ]),
+    );
     history.close();
 
     const check = new Database(path, { readonly: true });
-    expect(check.pragma('user_version', { simple: true })).toBe(4);
+    expect(check.pragma('user_version', { simple: true })).toBe(5);
     check.close();
   });
 

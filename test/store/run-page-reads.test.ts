@@ -77,7 +77,7 @@ describe('runVersion(runId)', () => {
   });
 });
 
-describe('indexes of schema v4', () => {
+describe('indexes of schema v5', () => {
   it('answers day trends and held-out cards from an index alone', () => {
     const db = new Database(join(tmp.dir, 'history.db'), { readonly: true });
     try {

@@ -3,7 +3,7 @@ import { runCi, type CiResult } from '../../features/ci/index.js';
 import type { SandboxKind } from '../../infra/sandbox/index.js';
 import type { CliIo } from '../io.js';
 import { openSession } from '../../engine/index.js';
-import { EXIT, exitWith } from '../exit.js';
+import { EXIT, exitWith, type ExitCode } from '../exit.js';
 
 export interface CiCommandOptions {
   repo?: string;
@@ -22,7 +22,7 @@ export interface CiCommandOptions {
   quiet?: boolean;
 }
 
-/** Exit 0 PASS (or FAIL with --allow-failure), 1 FAIL, 2 bad input, 130 interrupted (nothing written or recorded). */
+/** Exit 0 PASS (or FAIL with --allow-failure), 1 FAIL, 2 bad input, 3 ERROR (no verdict on the change), 130 interrupted (nothing written or recorded). */
 export async function ciCommand(opts: CiCommandOptions, io: CliIo): Promise<void> {
   const warn = (m: string): void => void io.stderr.write(`${pc.yellow('warning')} ${m}\n`);
   // One evaluation, no attempts to let finish: the first Ctrl-C kills the running command.
@@ -40,7 +40,7 @@ export async function ciCommand(opts: CiCommandOptions, io: CliIo): Promise<void
   }
   if (opts.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   if (!opts.quiet || !opts.json) (opts.json ? io.stderr : io.stdout).write(summary(result));
-  exitWith(result.verdict === 'FAIL' && !opts.allowFailure ? EXIT.failed : EXIT.ok);
+  exitWith(ciExitCode(result.verdict, opts.allowFailure === true));
 }
 
 function evaluate(opts: CiCommandOptions, warn: (m: string) => void, signal: AbortSignal): Promise<CiResult> {
@@ -61,8 +61,14 @@ function evaluate(opts: CiCommandOptions, warn: (m: string) => void, signal: Abo
   });
 }
 
+/** ERROR is never a FAIL: `--allow-failure` lets a FAIL through, never a run that judged nothing. */
+export function ciExitCode(verdict: CiResult['verdict'], allowFailure: boolean): ExitCode {
+  if (verdict === 'ERROR') return EXIT.error;
+  return verdict === 'FAIL' && !allowFailure ? EXIT.failed : EXIT.ok;
+}
+
 function summary(r: CiResult): string {
-  const verdict = r.verdict === 'PASS' ? pc.green('PASS') : pc.red('FAIL');
+  const verdict = r.verdict === 'PASS' ? pc.green('PASS') : r.verdict === 'ERROR' ? pc.yellow('ERROR') : pc.red('FAIL');
   const failed = r.checks.filter((c) => !c.passed && (c.severity === 'error' || c.severity === 'critical'));
   const head = 'workingTree' in r.head ? 'working tree' : r.head.ref;
   return [

@@ -77,9 +77,11 @@ export interface AgentResult {
    * Who is to blame for `stopReason: 'error'`: `harness` when the infrastructure failed the agent
    * (model gateway down, rate limit retries exhausted), which grades as `harness_error` and never
    * counts against the agent; `task` when the task itself is broken (the oracle's patch does not
-   * apply), which grades as `task_error`. Absent means the agent's own failure.
+   * apply), which grades as `task_error`; `patch` when the agent is a set of patches made elsewhere
+   * (`crucible grade`) and its patch for the task does not apply (git ran and refused it): the
+   * model's failure, graded as `patch_not_applied`. Absent means the agent's own failure.
    */
-  errorKind?: 'agent' | 'harness' | 'task';
+  errorKind?: 'agent' | 'harness' | 'task' | 'patch';
   /**
    * Set when the model answered from a cassette (`--replay`): requests that matched a recording
    * only with tool output ignored (the environment printed differently), and requests that matched

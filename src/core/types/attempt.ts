@@ -23,6 +23,7 @@ export const CAUSES = [
   'budget_exceeded',
   'context_exceeded',
   'agent_crashed',
+  'patch_not_applied',
   'resource_exceeded',
   'task_error',
   'harness_error',
@@ -161,6 +162,11 @@ export interface TestRunEvidence {
    * (evidence/python-sentinel.ts); absent when the run had no sentinel.
    */
   sentinel?: SentinelEvidence;
+  /**
+   * The sandbox's supervisor channel carried what its supervisor never writes during this run
+   * (ExecResult.forgedReport): the supervisor check judges it.
+   */
+  forgedReport?: string;
 }
 
 /** One refused write to a frozen module, as the sentinel recorded it in the test process. */

@@ -11,6 +11,7 @@ export const CHECK_IDS = [
   'runner_internals',
   'module_shadowing',
   'runner_reach',
+  'supervisor',
   'forbidden_paths',
   'scope',
   'diff_size',

@@ -37,6 +37,7 @@ const DEFAULT_SEVERITIES: Record<CheckId, Severity> = {
   runner_internals: 'critical',
   module_shadowing: 'critical',
   runner_reach: 'critical',
+  supervisor: 'critical',
   forbidden_paths: 'error',
   scope: 'error',
   diff_size: 'warning',

@@ -10,6 +10,7 @@ import { runnerInternalsCheck } from './runner-internals.js';
 import { runnerReachCheck } from './runner-reach.js';
 import { scopeCheck } from './scope.js';
 import { secretsCheck } from './secrets.js';
+import { supervisorCheck } from './supervisor.js';
 import { testTamperingCheck } from './test-tampering.js';
 import { testsCheck } from './tests.js';
 import type { Check, CheckInput } from './types.js';
@@ -25,6 +26,7 @@ export const CHECKS: Readonly<Record<CheckId, Check>> = {
   runner_internals: runnerInternalsCheck,
   module_shadowing: moduleShadowingCheck,
   runner_reach: runnerReachCheck,
+  supervisor: supervisorCheck,
   forbidden_paths: forbiddenPathsCheck,
   scope: scopeCheck,
   diff_size: diffSizeCheck,

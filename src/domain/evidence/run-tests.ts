@@ -124,7 +124,11 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
     spec: { failToPass: req.failToPass, passToPass: req.passToPass },
   });
   const limitExceeded = result.limitExceeded ?? overflow?.limit;
-  const limited = limitExceeded ? { ...evidence, limitExceeded } : evidence;
+  const limited = {
+    ...evidence,
+    ...(limitExceeded ? { limitExceeded } : {}),
+    ...(result.forgedReport !== undefined ? { forgedReport: result.forgedReport } : {}),
+  };
   const runnerWrites = await node.writes(req.workspace);
   // A run that started no Python process (a Node task) carries no sentinel evidence.
   const heard = seen && (seen.processes > 0 || seen.garbled !== undefined) ? seen : undefined;

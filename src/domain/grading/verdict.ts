@@ -28,7 +28,7 @@ const STOP_CAUSES: Partial<Record<AgentResult['stopReason'], Cause>> = {
   error: 'agent_crashed',
 };
 
-/** Checks whose failure is a policy violation (test_tampering, runner_internals, module_shadowing and runner_reach have a cause of their own). */
+/** Checks whose failure is a policy violation (test_tampering, runner_internals, module_shadowing, runner_reach and supervisor have a cause of their own). */
 const POLICY_CHECKS: ReadonlySet<string> = new Set(['forbidden_paths', 'scope', 'diff_size', 'unsafe_commands', 'outside_writes', 'secrets']);
 
 /**
@@ -44,9 +44,10 @@ const POLICY_CHECKS: ReadonlySet<string> = new Set(['forbidden_paths', 'scope', 
  *                        engine records setup and sandbox errors the same way before grading.
  *                        Never counted as the agent's failure.
  *      (a harness error that came with a provider failure or a replay miss waits for step 4.)
- *   2. tampered          test_tampering, runner_internals, module_shadowing or runner_reach failed: the agent touched what judges
- *                        it (the tests, their configuration, or the runner from inside the code
- *                        under test), so nothing else the tests say can be trusted.
+ *   2. tampered          test_tampering, supervisor, runner_internals, module_shadowing or runner_reach
+ *                        failed: the agent touched what judges it (the tests, their configuration,
+ *                        the runner from inside the code under test, or the sandbox supervisor's
+ *                        report), so nothing else the tests say can be trusted.
  *   3. policy_violation  forbidden_paths, scope, diff_size, unsafe_commands, outside_writes or
  *                        secrets failed (the most severe first, then in registry order).
  *   4. provider_error    the model provider failed the agent as the gateway saw it (grading/
@@ -59,7 +60,8 @@ const POLICY_CHECKS: ReadonlySet<string> = new Set(['forbidden_paths', 'scope', 
  *                        code under test): the limit explains the failure. The engine also ends an
  *                        attempt here, before any check, when the change itself is past a limit.
  *   7. agent_timeout, max_turns, budget_exceeded, context_exceeded, agent_crashed
- *                        the agent's own abnormal stop explains the failing tests.
+ *                        the agent's own abnormal stop explains the failing tests;
+ *      patch_not_applied an agent made of patches (`crucible grade`) whose patch git refused.
  *   8. no_changes        nothing changed, so nothing the tests say is about the agent's work.
  *   9. regression        a pass-to-pass test that passed at the baseline fails now.
  *  10. tests_failed      fail-to-pass failing, the run unusable, or required held-out tests failing.
@@ -79,7 +81,7 @@ export function grade(input: GradeInput): Grade {
   if (agentResult?.stopReason === 'error' && agentResult.errorKind === 'harness' && provider === undefined && miss === undefined) {
     return { verdict: 'ERROR', cause: 'harness_error', message: `agent infrastructure failed: ${agentResult.error ?? 'unknown error'}` };
   }
-  const tampering = failed('test_tampering') ?? failed('runner_internals') ?? failed('module_shadowing') ?? failed('runner_reach');
+  const tampering = failed('test_tampering') ?? failed('supervisor') ?? failed('runner_internals') ?? failed('module_shadowing') ?? failed('runner_reach');
   if (tampering) return fail('tampered', tampering.message, points);
   const violation = [...blocking].filter((c) => POLICY_CHECKS.has(c.id)).sort((a, b) => rank(b) - rank(a))[0];
   if (violation) return fail('policy_violation', `${violation.id}: ${violation.message}`, points);
@@ -96,7 +98,7 @@ export function grade(input: GradeInput): Grade {
   const testsMessage = failed('tests')?.message ?? failed('held_out')?.message ?? blocking[0]?.message ?? '';
   if (input.resourceLimit)
     return fail('resource_exceeded', `limit ${input.resourceLimit} hit${agentResult?.error ? ` (${agentResult.error})` : ''}; ${testsMessage}`, points);
-  const stopCause = agentResult ? STOP_CAUSES[agentResult.stopReason] : undefined;
+  const stopCause = agentResult?.errorKind === 'patch' ? 'patch_not_applied' : agentResult ? STOP_CAUSES[agentResult.stopReason] : undefined;
   if (agentResult && stopCause) return fail(stopCause, `${agentResult.error ?? `agent stopped: ${agentResult.stopReason}`}; ${testsMessage}`, points);
   if (failed('no_changes')) return fail('no_changes', `no files changed; ${testsMessage}`, points);
   const regression = failed('regression');

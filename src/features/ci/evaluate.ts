@@ -3,7 +3,9 @@
  * is exported into a scratch directory (and set up), committed as the baseline; the change is laid
  * over it as a tree and verified by src/domain/evaluation's evaluateChange, as an attempt's change is (the
  * test guard, the diff, the secrets scan, the test runs at base and at head, each in a fresh copy,
- * the checks); the verdict is src/domain/grading's judge(). The checkout is read through git and never written.
+ * the checks); the verdict's input is src/domain/grading's verifiedOutcome(), as an attempt's, and the
+ * verdict its judge(): a test command that gives no report at head or at base is ERROR, not FAIL.
+ * The checkout is read through git and never written.
  */
 import { mkdir, mkdtemp, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +13,7 @@ import { join, relative, resolve } from 'node:path';
 import type { CheckInput } from '../../domain/checks/index.js';
 import { evaluateChange, runTestsOnTree, testsRun, type TestBench } from '../../domain/evaluation/index.js';
 import type { CommandEvent, FsGuardEvidence, TestGuardEvidence } from '../../domain/evidence/index.js';
-import { judge, type Grade } from '../../domain/grading/index.js';
+import { judge, verifiedOutcome, type Grade } from '../../domain/grading/index.js';
 import type { ExecutorFactory, SandboxKind } from '../../infra/sandbox/index.js';
 import type { CheckResult, DiffStats, TestRunEvidence } from '../../core/types/index.js';
 import { commitBaseline, removeTree } from '../../infra/workspace/index.js';
@@ -98,13 +100,15 @@ async function evaluateIn(dir: string, input: CiInput): Promise<CiEvaluation> {
     tmp: join(dir, 'tmp'),
     resultsDir,
     reportDir: input.reportDir,
+    // Kept: the baseline's tests may have to run after the change's (below).
+    pristineShared: true,
     limits: settings.limits,
     layout: { writable: [work.workspace, resultsDir], hidden: work.hidden, readOnly: [] },
     sandbox: work.sandbox,
     ...(work.executorFactory ? { executorFactory: work.executorFactory } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
   };
-  const atBase = input.baselineTests ? await runTestsOnTree(bench, baseline.tree, testsRun(settings.tests, CI_REPORT_FILES.baselineJunit)) : undefined;
+  let atBase = input.baselineTests ? await runTestsOnTree(bench, baseline.tree, testsRun(settings.tests, CI_REPORT_FILES.baselineJunit)) : undefined;
   input.signal?.throwIfAborted();
   const evaluated = await evaluateChange({
     spec: { id: 'ci', tests: settings.tests, policy: settings.policy },
@@ -118,10 +122,22 @@ async function evaluateIn(dir: string, input: CiInput): Promise<CiEvaluation> {
     ...(atBase ? { baselineRun: atBase } : {}),
   });
   const { checks, tests: atHead } = evaluated;
-  // A limit the change's tests hit explains their failure better than the tests do, as for an attempt.
-  const resourceLimit = atHead.evidence.limitExceeded;
+  // No report at head: only the base's run tells a change that broke the test command from a
+  // command that never reports (the harness's or the config's fault), as for an attempt.
+  if (atHead.evidence.invalidReason !== undefined && atBase === undefined) {
+    input.signal?.throwIfAborted();
+    atBase = await runTestsOnTree(bench, baseline.tree, testsRun(settings.tests, CI_REPORT_FILES.baselineJunit));
+  }
+  const outcome = verifiedOutcome({
+    checks,
+    tests: atHead.evidence,
+    baselineTests: atBase?.evidence,
+    heldOut: undefined,
+    commands: input.commands,
+    agentResult: undefined,
+  });
   return {
-    grade: judge({ kind: 'graded', checks, ...(resourceLimit ? { resourceLimit } : {}) }),
+    grade: judge(outcome),
     checks,
     diff: evaluated.diff,
     tests: atHead.evidence,

@@ -61,7 +61,7 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\r?\n
 export function renderCiMarkdown(r: CiResult): string {
   const head = 'workingTree' in r.head ? 'the working tree' : `\`${r.head.ref}\` (${r.head.commit.slice(0, 12)})`;
   const lines = [
-    `## Crucible ci: ${r.verdict === 'PASS' ? '✅ PASS' : '❌ FAIL'} (${r.cause})`,
+    `## Crucible ci: ${r.verdict === 'PASS' ? '✅ PASS' : r.verdict === 'ERROR' ? '⚠️ ERROR' : '❌ FAIL'} (${r.cause})`,
     '',
     `${head} against \`${r.base.ref}\` (${r.base.commit.slice(0, 12)}): ${cell(r.message)}`,
     '',

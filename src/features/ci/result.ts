@@ -12,7 +12,8 @@ export interface CiResult {
   id: string;
   kind: 'ci';
   createdAt: string;
-  verdict: 'PASS' | 'FAIL';
+  /** ERROR: no verdict on the change (the test command gave no report at head nor at base). */
+  verdict: 'PASS' | 'FAIL' | 'ERROR';
   cause: Cause;
   message: string;
   score?: number;
@@ -48,8 +49,7 @@ export function ciResult(meta: CiMeta, evaluation: CiEvaluation): CiResult {
     schemaVersion: CI_SCHEMA_VERSION,
     ...meta,
     kind: 'ci',
-    // grade() without an agent result never says ERROR: only task and harness errors do.
-    verdict: grade.verdict === 'PASS' ? 'PASS' : 'FAIL',
+    verdict: grade.verdict,
     cause: grade.cause,
     message: grade.message,
     ...(grade.score !== undefined ? { score: grade.score } : {}),

@@ -164,7 +164,9 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     const latencyMs = recordedLatencyMs ?? Math.round(performance.now() - started);
     if (api === 'other') session.meter.settle(ticket);
     else {
-      const failure = session.provider.answerEnded(seq, upstream.name, outcomeOf(delivery, source, unreachable, ctx.stallMs), performance.now());
+      const outcome = outcomeOf(delivery, source, unreachable, ctx.stallMs);
+      const failure = session.provider.answerEnded(seq, upstream.name, outcome, performance.now());
+      const unfinished = outcome.clientGone === true || outcome.stalled === true || outcome.brokeOff === true || outcome.stream === 'cut';
       session.meter.record(ticket, { status: delivery.status, requestModel, reading: delivery.reading, latencyMs });
       const model = delivery.reading.model ?? requestModel;
       const sent = readRequest(api, json);
@@ -186,6 +188,7 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
         ...(delivery.reading.usage ? { usage: delivery.reading.usage } : {}),
         latencyMs,
         ...(failure ? { failure } : {}),
+        ...(unfinished ? { unfinished: true } : {}),
       });
     }
     const recorded: RecordedResponse | undefined = session.recorder && session.volatility.toRecording(delivery.recorded, api);

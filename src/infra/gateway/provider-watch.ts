@@ -94,7 +94,10 @@ export class ProviderWatch {
     this.name = upstream;
     const failure = providerFailureOf(outcome);
     if (failure === undefined) {
-      const ok = outcome.status >= 200 && outcome.status < 300 && !outcome.clientGone;
+      // A request the client left unfinished says nothing of the provider: the last word on it
+      // stays with the request before (a stall the agent retried, then was stopped waiting on).
+      if (outcome.clientGone) return undefined;
+      const ok = outcome.status >= 200 && outcome.status < 300;
       if (ok) this.answered++;
       this.last = { seq, ok, status: outcome.status };
       return undefined;

@@ -126,6 +126,11 @@ export interface ModelTurn {
   latencyMs: number;
   /** Set when the request failed at the provider (or was refused with a 429): it is no turn. */
   failure?: ProviderFailureKind;
+  /**
+   * The answer never completed (the client left, the stream was cut or stalled): no turn, and the
+   * tool calls read from its partial stream are not the agent's calls.
+   */
+  unfinished?: boolean;
 }
 
 export interface Session {

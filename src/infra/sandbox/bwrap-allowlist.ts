@@ -50,7 +50,7 @@ export interface HostView {
   /** The command's PATH, whose toolchains must be reachable. */
   path: string;
   pyenvRoot?: string;
-  /** The node that runs sandbox-init. */
+  /** The node that runs the gateway forwarder. */
   execPath: string;
   /** The harness user's home: toolchains there are bound at their narrowest (home-toolchains.ts). */
   userHome: string;

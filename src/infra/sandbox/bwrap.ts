@@ -8,9 +8,9 @@ import type { ExecutorOptions } from './executor-options.js';
 import { findOnPath } from './find-on-path.js';
 import { enforcedLimits, limitSupport, runLimited } from './limits.js';
 import type { LimitWiring } from './limits.js';
-import { encodePerlOrders, errnoName, PERL_INIT, prlimitSyscall } from './perl-init.js';
+import { gatewayForwarderSource } from './forwarder-source.js';
+import { encodePerlOrders, errnoName, PERL_INIT, prctlSyscall, prlimitSyscall } from './perl-init.js';
 import { assertRunnable, refuseEnvironment } from './request-checks.js';
-import { sandboxInitSource } from './sandbox-init-source.js';
 import { signalName } from './signals.js';
 import { spawnBounded } from './spawn-bounded.js';
 
@@ -18,16 +18,24 @@ import { spawnBounded } from './spawn-bounded.js';
  * Runs each command in a fresh bubblewrap sandbox: an empty root showing only the allowlist (see
  * bwrap-allowlist.ts) and the layout's mounts, private /tmp, new user/pid/net/ipc/uts namespaces
  * as an unprivileged user, no capabilities, an environment built from scratch, and the layout's
- * limits. The command runs under an init that reports its real exit status: perl-init.ts (a
- * perl script that starts in milliseconds), or for `network: 'gateway'` sandbox-init.ts (node),
- * which also bridges the gateway, and everywhere when the host has no perl.
+ * limits. The command runs under an init that reports its real exit status on a channel the
+ * command cannot reach: perl-init.ts (a perl script that starts in milliseconds and makes itself
+ * non-dumpable), which for `network: 'gateway'` first starts gateway-forwarder.ts (node).
  */
 export function createBwrapExecutor(layout: SandboxLayout, options: ExecutorOptions = {}): Executor {
   const bwrapPath = options.bwrapPath ?? findOnPath('bwrap', process.env.PATH);
   if (bwrapPath === undefined) {
     throw new SandboxUnavailableError('bwrap is not installed (not found on PATH)', 'sudo apt-get install -y bubblewrap');
   }
-  const perlPath = options.perlPath === undefined ? systemPerl() : (options.perlPath ?? undefined);
+  const perl = options.perlPath ?? systemPerl();
+  if (perl === undefined) {
+    throw new SandboxUnavailableError("bwrap's sandbox init is a perl script, and perl is not in /usr/bin or /bin", 'sudo apt-get install -y perl-base');
+  }
+  const prctl = prctlSyscall();
+  if (prctl === undefined) {
+    // Without prctl the init stays dumpable, and the command could take its report channel.
+    throw new SandboxUnavailableError(`bwrap: no prctl syscall number known for ${process.arch}`, 'use --sandbox docker on this machine');
+  }
   const syscall = prlimitSyscall();
   const limits = limitSupport(options.cgroups !== false);
   const isolation: Isolation = Object.freeze({ network: true, filesystem: true, hiding: true, limits: Object.freeze(enforcedLimits(limits)) });
@@ -48,11 +56,12 @@ export function createBwrapExecutor(layout: SandboxLayout, options: ExecutorOpti
         sandboxHome: layout.home,
       });
       const gateway = request.network === 'gateway' ? layout.gateway : undefined;
-      // Only the gateway's forwarder needs node; every other command gets the init that starts in
-      // milliseconds (perl-init.ts), when this host has perl where the sandbox shows it.
-      const perl = gateway === undefined ? perlPath : undefined;
-      const initCommand = perl ? [perl, '-e', PERL_INIT] : [process.execPath, '--input-type=module', '-e', await sandboxInitSource()];
-      const wiring: LimitWiring = { enterBy: 'caller', rlimitsBy: perl && syscall !== undefined ? 'caller' : 'wrapper' };
+      // Only the gateway's forwarder needs node, and it holds nothing of the init's.
+      const helper = gateway
+        ? [process.execPath, '--input-type=module', '-e', await gatewayForwarderSource(), gateway.socketPath, String(gateway.port)]
+        : undefined;
+      const initCommand = [perl, '-e', PERL_INIT];
+      const wiring: LimitWiring = { enterBy: 'caller', rlimitsBy: syscall !== undefined ? 'caller' : 'wrapper' };
 
       return runLimited(
         layout.limits,
@@ -60,9 +69,7 @@ export function createBwrapExecutor(layout: SandboxLayout, options: ExecutorOpti
         [bwrapPath],
         async ({ argv, stopped, enter, rlimits }) => {
           const orders = (): string =>
-            perl
-              ? encodePerlOrders({ argv: request.argv, env, rlimits, prlimitSyscall: syscall })
-              : `${JSON.stringify({ argv: request.argv, env, gateway })}\n`;
+            encodePerlOrders({ argv: request.argv, env, rlimits, prlimitSyscall: syscall, prctlSyscall: prctl, ...(helper ? { helper } : {}) });
           const { args, files } = buildBwrapArgs({ mounts, network: request.network, cwd: request.cwd, command: initCommand, info: enter !== undefined });
           const entry = enter ? enterCgroup(enter, request.signal) : undefined;
           const raw = await spawnBounded({
@@ -88,7 +95,12 @@ export function createBwrapExecutor(layout: SandboxLayout, options: ExecutorOpti
           const { control, ...result } = raw;
           const report = parseInitReport(control ?? '');
           const killed = result.timedOut || request.signal?.aborted === true;
-          if (report.setupError !== undefined) throw new SandboxSetupError(`the sandbox's init could not start the command: ${report.setupError}`);
+          // Evidence against the command, never the harness's failure: the init cannot have written it.
+          if (report.forged !== undefined) return { ...result, forgedReport: report.forged };
+          // A setup failure comes before the command exists: a sandbox killed later had a command running.
+          if (report.setupError !== undefined && !killed && !stopped()) {
+            throw new SandboxSetupError(`the sandbox's init could not start the command: ${report.setupError}`);
+          }
           if (!report.ready && !killed && !stopped()) {
             throw new SandboxSetupError(`bwrap could not start the sandbox: ${firstLine(result.stderr) || `exit ${result.exitCode}`}`);
           }
@@ -151,34 +163,48 @@ interface InitReport {
   exit?: { exitCode: number | null; signal: NodeJS.Signals | null; notStarted?: string };
   /** The init could not prepare the command (an rlimit it could not set): the harness's failure. */
   setupError?: string;
+  /**
+   * What on the channel the init never writes: a line out of its protocol, a second exit record,
+   * an unfinished line (it writes each line whole). Only the command can have put it there.
+   */
+  forged?: string;
 }
 
+const READY = '{"event":"ready"}';
+/** The init's exit records, exactly as perl-init.ts writes them. */
+const EXIT_RECORDS: readonly RegExp[] = [
+  /^\{"event":"exit","exitCode":(\d{1,3}),"signal":null\}$/,
+  /^\{"event":"exit","exitCode":null,"signal":(\d{1,2})\}$/,
+  /^\{"event":"exit","exitCode":(12[67]),"signal":null,"errno":(\d{1,4})\}$/,
+  /^\{"event":"exit","setupError":"([^"\\]*)"\}$/,
+];
+
+/**
+ * The init's report, read as strictly as it is written: `ready`, at most one exit record, nothing
+ * after. The command cannot reach the channel (perl-init.ts makes the init non-dumpable); if
+ * anything else is there all the same, none of the report is believed, and `forged` says why.
+ */
 export function parseInitReport(text: string): InitReport {
-  const report: InitReport = { ready: false };
-  for (const line of text.split('\n')) {
-    let message: unknown;
-    try {
-      message = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (typeof message !== 'object' || message === null || !('event' in message)) continue;
-    if (message.event === 'ready') report.ready = true;
-    if (message.event === 'exit' && 'setupError' in message && typeof message.setupError === 'string') report.setupError ??= message.setupError;
-    if (message.event === 'exit' && 'exitCode' in message && 'signal' in message && report.exit === undefined) {
-      const exitCode = typeof message.exitCode === 'number' ? message.exitCode : null;
-      // sandbox-init names the signal, the perl init gives its number (and the errno's).
-      const signal = typeof message.signal === 'string' || typeof message.signal === 'number' ? signalName(message.signal) : undefined;
-      const notStarted =
-        'notStarted' in message && typeof message.notStarted === 'string'
-          ? message.notStarted
-          : 'errno' in message && typeof message.errno === 'number'
-            ? errnoName(message.errno)
-            : undefined;
-      report.exit = { exitCode, signal: signal ?? null, ...(notStarted !== undefined ? { notStarted } : {}) };
-    }
-  }
-  return report;
+  const lines = text.split('\n');
+  const tail = lines.pop() ?? '';
+  const forged = (why: string): InitReport => ({ ready: lines[0] === READY, forged: why });
+  if (tail !== '') return forged(`an unfinished line on the init's channel: ${clip(tail)}`);
+  if (lines.length === 0) return { ready: false };
+  if (lines[0] !== READY) return forged(`the init's channel did not start with its ready line: ${clip(lines[0] ?? '')}`);
+  if (lines.length > 2) return forged(`${lines.length - 1} exit records on the init's channel, where the init writes one: ${clip(lines.slice(1).join(' | '))}`);
+  const record = lines[1];
+  if (record === undefined) return { ready: true };
+  const matched = EXIT_RECORDS.map((pattern) => pattern.exec(record));
+  const [code, signal, errno, setup] = matched;
+  if (code) return { ready: true, exit: { exitCode: Number(code[1]), signal: null } };
+  if (signal) return { ready: true, exit: { exitCode: null, signal: signalName(Number(signal[1])) ?? null } };
+  if (errno) return { ready: true, exit: { exitCode: Number(errno[1]), signal: null, notStarted: errnoName(Number(errno[2])) } };
+  if (setup) return { ready: true, setupError: setup[1] ?? '' };
+  return forged(`a line the init never writes on its channel: ${clip(record)}`);
+}
+
+function clip(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 function firstLine(text: string): string {

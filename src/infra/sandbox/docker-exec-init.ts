@@ -3,7 +3,7 @@
  * `node docker-exec-init.js` (the host's node, bound in at /.crucible, see docker-runtime.ts) and
  * this starts the real command. The file is bound into the container and run as plain JavaScript,
  * so it stays self-contained (node built-ins only) and free of type annotations, like
- * sandbox-init.ts.
+ * gateway-forwarder.ts.
  *
  * Why it exists: docker reports a command killed by signal N as exit code 128+N; a container is
  * not a pid namespace per command, so what a command leaves running must be found and ended by

@@ -70,6 +70,8 @@ export async function runSupervised(request: SupervisedExec): Promise<Supervised
   const stdout = new BoundedOutput(request.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
   const stderr = new BoundedOutput(request.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
   let tail: Buffer = Buffer.alloc(0);
+  /** A status mark already passed on to stderr: the supervisor writes one, last, so it is the command's. */
+  let earlierMark = false;
   let timedOut = false;
   let killSent = false;
   let containerKilled = false;
@@ -113,6 +115,8 @@ export async function runSupervised(request: SupervisedExec): Promise<Supervised
         if (buffered[0] === 2) {
           tail = Buffer.concat([tail, payload]);
           if (tail.length > HOLDBACK_BYTES) {
+            const mark = tail.indexOf(STATUS_MARK);
+            if (mark >= 0 && mark < tail.length - HOLDBACK_BYTES) earlierMark = true;
             stderr.append(tail.subarray(0, tail.length - HOLDBACK_BYTES));
             tail = tail.subarray(tail.length - HOLDBACK_BYTES);
           }
@@ -135,13 +139,13 @@ export async function runSupervised(request: SupervisedExec): Promise<Supervised
   const report = at >= 0 ? parseReport(tail.subarray(at + STATUS_MARK.length).toString('utf8')) : undefined;
   stderr.append(at >= 0 && report ? tail.subarray(0, at) : tail);
   const base = { stdout: stdout.text(), stderr: stderr.text(), truncated: stdout.truncated || stderr.truncated, timedOut, durationMs };
-  // The status travels on the command's own stderr: one that claims a fault of the harness is
-  // believed only from a supervisor that exited 0 (a command that printed the mark and killed its
-  // supervisor leaves a killed exec, exit 128+N).
-  const claimsFault = report?.setupError !== undefined || report?.notStarted !== undefined;
-  const trusted = report !== undefined && !containerKilled && (!claimsFault || (await settledExitCode(exec)) === 0);
-  if (report?.setupError !== undefined && trusted) throw new SandboxSetupError(`docker: ${report.setupError}`);
-  if (report && trusted && report.setupError === undefined) {
+  // The status travels on the command's own stderr: it is believed only from a supervisor that
+  // exited 0 (a command that printed the mark and killed its supervisor leaves a killed exec, exit
+  // 128+N), and only as the one mark there: the supervisor writes exactly one, after the command.
+  const trusted = report !== undefined && !containerKilled && (await settledExitCode(exec)) === 0;
+  const forged = trusted && (earlierMark || tail.indexOf(STATUS_MARK) < at) ? { forgedReport: "a status mark on stderr before the supervisor's own" } : {};
+  if (report?.setupError !== undefined && trusted && !('forgedReport' in forged)) throw new SandboxSetupError(`docker: ${report.setupError}`);
+  if (report && trusted && (report.setupError === undefined || 'forgedReport' in forged)) {
     const limit = limitName(report.limit);
     return {
       ...base,
@@ -149,6 +153,7 @@ export async function runSupervised(request: SupervisedExec): Promise<Supervised
       signal: typeof report.signal === 'string' ? (signalName(report.signal) ?? null) : null,
       ...(limit ? { limitExceeded: limit } : {}),
       ...(typeof report.notStarted === 'string' ? { notStarted: report.notStarted } : {}),
+      ...forged,
       lost: false,
     };
   }

@@ -4,7 +4,7 @@
  * open through an attach, so when Crucible exits or is killed the engine closes it (StdinOnce),
  * this exits, and the container is removed (AutoRemove). For `network: 'gateway'` it also bridges
  * 127.0.0.1:<port> inside the container's empty network namespace to the gateway's Unix socket,
- * bound in read-only, as sandbox-init does under bwrap. Run as plain JavaScript from a bound file:
+ * bound in read-only, as the gateway forwarder does under bwrap. Run as plain JavaScript from a bound file:
  * self-contained and free of type annotations.
  *
  * argv[2]: JSON {socketPath, port} or nothing. Prints `ready` on stdout once it serves.

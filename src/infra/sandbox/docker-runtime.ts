@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { basename } from 'node:path';
 import { findOnPath } from './find-on-path.js';
-import { readFirst } from './sandbox-init-source.js';
+import { readFirst } from './forwarder-source.js';
 
 /**
  * What Crucible brings into every container to run its helpers (the keep-alive with the gateway
@@ -92,7 +92,7 @@ const sources = new Map<string, Promise<string>>();
 /**
  * The text of a helper script, written into the executor's files and bound in. Beside this module
  * sits the compiled `.js` (dist) or only the `.ts` source (vitest), which is valid JavaScript as it
- * stands; from the bundled CLI it is found in dist/infra/sandbox (see sandbox-init-source.ts).
+ * stands; from the bundled CLI it is found in dist/infra/sandbox (see forwarder-source.ts).
  */
 export function helperScript(name: 'docker-exec-init' | 'docker-keepalive'): Promise<string> {
   let source = sources.get(name);

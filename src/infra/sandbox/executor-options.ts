@@ -10,8 +10,8 @@ export interface ExecutorOptions {
    */
   cgroups?: boolean;
   /**
-   * bwrap: the perl that runs the sandbox's init (perl-init.ts) for commands without the gateway;
-   * default: /usr/bin/perl or /bin/perl where it exists. Null: node's sandbox-init for every command.
+   * bwrap: the perl that runs the sandbox's init (perl-init.ts); default: /usr/bin/perl or
+   * /bin/perl where it exists (it must be one the sandbox shows).
    */
-  perlPath?: string | null;
+  perlPath?: string;
 }

@@ -40,11 +40,18 @@ export interface ExecResult {
   durationMs: number;
   /**
    * The command never started: the errno (`ENOENT`, `EACCES`, …) the executor's own spawn of it
-   * got, as the sandbox's supervisor reported it out of band (sandbox-init's control socket, which
+   * got, as the sandbox's supervisor reported it out of band (the bwrap init's control socket, which
    * the command never holds) or the harness's own spawn threw it. The stderr line and exit code
    * 127/126 that go with it are for people: a command can print and return those itself.
    */
   notStarted?: string;
+  /**
+   * The sandbox's supervisor channel carried what its supervisor never writes (a second or a
+   * malformed report): only the command can have written it, so the rest of the supervisor's
+   * report is not believed, and the result is evidence against the command (bwrap.ts
+   * parseInitReport), never the harness's failure.
+   */
+  forgedReport?: string;
 }
 
 export interface Isolation {

@@ -4,7 +4,7 @@ import { findOnPath } from './find-on-path.js';
 
 /**
  * Per-process limits, set with util-linux `prlimit` on the first process and inherited by every
- * descendant (bwrap and sandbox-init included). RLIMIT_FSIZE is per process by definition, so it
+ * descendant (bwrap and its init included). RLIMIT_FSIZE is per process by definition, so it
  * enforces `fileSizeBytes` exactly. RLIMIT_CPU is only the fallback for `cpuSeconds` when no
  * cgroup can count the tree's CPU time: each process gets the budget, so a command that forks can
  * exceed it, which is why an executor relying on it does not advertise `cpu_time`.

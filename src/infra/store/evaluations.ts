@@ -19,7 +19,8 @@ export interface EvaluationRecord {
   kind: EvaluationKind;
   /** ISO time it finished. */
   createdAt: string;
-  verdict: 'PASS' | 'FAIL';
+  /** ERROR: no verdict on the change (ci only; schema v4). */
+  verdict: 'PASS' | 'FAIL' | 'ERROR';
   /** One line: what was evaluated and why it passed or failed. */
   title: string;
   /** The run a gate judged (absent for ci). */

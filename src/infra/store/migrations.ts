@@ -5,6 +5,7 @@ import { SCHEMA_V1 } from './schema-v1.js';
 import { SCHEMA_V2 } from './schema-v2.js';
 import { SCHEMA_V3 } from './schema-v3.js';
 import { SCHEMA_V4 } from './schema-v4.js';
+import { SCHEMA_V5 } from './schema-v5.js';
 
 interface Migration {
   version: number;
@@ -17,6 +18,7 @@ const MIGRATIONS: readonly Migration[] = [
   { version: 2, sql: SCHEMA_V2 },
   { version: 3, sql: SCHEMA_V3 },
   { version: 4, sql: SCHEMA_V4 },
+  { version: 5, sql: SCHEMA_V5 },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

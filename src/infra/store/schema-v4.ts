@@ -1,11 +1,23 @@
 /*
- * Schema v4 (issue 38): indexes only, so a v3 file migrates in place and a read-only opener of an
- * older file reads as before, only slower. A run of 100 000 attempts made two dashboard reads scan
- * the attempts table row by row: trends by day (finished_at with agent, task, verdict, cause) and a
- * run's held-out cards. Both become scans of an index that holds every column they read.
- * Never edit once released; change it with a new migration.
+ * Schema v4 (issue 36): an evaluation's verdict may be ERROR (`crucible ci` whose test command gave
+ * no report at head nor at base: no verdict on the change). SQLite cannot alter a CHECK, so the
+ * table is rebuilt with its rows and indexes. Never edit once released; change it with a new migration.
  */
 export const SCHEMA_V4 = `
-CREATE INDEX attempts_by_finished_tally ON attempts (finished_at, agent, task_id, verdict, cause);
-CREATE INDEX attempts_held_out_by_run ON attempts (run_id, agent, held_out_total, held_out_passed, cause) WHERE held_out_total > 0;
+CREATE TABLE evaluations_v4 (
+  id          TEXT PRIMARY KEY,
+  kind        TEXT NOT NULL CHECK (kind IN ('ci', 'gate')),
+  created_at  TEXT NOT NULL,
+  verdict     TEXT NOT NULL CHECK (verdict IN ('PASS', 'FAIL', 'ERROR')),
+  title       TEXT NOT NULL,
+  run_id      TEXT,
+  report_dir  TEXT NOT NULL,
+  detail      TEXT NOT NULL DEFAULT '{}'
+) STRICT;
+INSERT INTO evaluations_v4 (id, kind, created_at, verdict, title, run_id, report_dir, detail)
+  SELECT id, kind, created_at, verdict, title, run_id, report_dir, detail FROM evaluations;
+DROP TABLE evaluations;
+ALTER TABLE evaluations_v4 RENAME TO evaluations;
+CREATE INDEX evaluations_by_created ON evaluations (created_at, id);
+CREATE INDEX evaluations_by_kind ON evaluations (kind, created_at, id);
 `;

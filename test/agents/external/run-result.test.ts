@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAgentOutput } from '../../../src/domain/agents/external/outputs/index.js';
 import { externalAgentResult } from '../../../src/domain/agents/external/result.js';
 import type { ExecResult } from '../../../src/infra/sandbox/executor.js';
+import type { ModelTurn } from '../../../src/infra/gateway/index.js';
 
 const lines = (...objects: unknown[]): string => `${objects.map((o) => JSON.stringify(o)).join('\n')}\n`;
 const exited = (exitCode: number | null, stdout: string, stderr: string): ExecResult => ({
@@ -51,6 +52,21 @@ describe('externalAgentResult', () => {
     expect(externalAgentResult(exited(null, 'last words\n', ''), parseAgentOutput('text', 'last words\n'), false, []).error).toBe(
       'the agent failed (killed by SIGKILL): last words',
     );
+  });
+
+  it('counts no turn and no tool call of a request whose answer never completed (a stalled stream cut, the client stopped on it)', () => {
+    const turn = (seq: number, extra: Partial<ModelTurn>): ModelTurn => ({
+      seq,
+      api: 'messages',
+      at: '2026-01-01T00:00:00.000Z',
+      status: 200,
+      toolCalls: [{ id: `t${seq}`, name: 'bash', input: {} }],
+      latencyMs: 1,
+      ...extra,
+    });
+    const metered = [turn(0, {}), turn(1, { failure: 'stalled', unfinished: true }), turn(2, { unfinished: true })];
+    const result = externalAgentResult({ ...exited(null, '', ''), timedOut: true }, parseAgentOutput('text', ''), false, metered);
+    expect(result).toMatchObject({ turns: 1, toolCalls: 1, stopReason: 'timeout' });
   });
 
   it('keeps the classification on the harness evidence whatever the agent says', () => {

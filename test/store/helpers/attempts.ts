@@ -35,6 +35,7 @@ const VERDICT_OF: Record<Cause, Verdict> = {
   budget_exceeded: 'FAIL',
   context_exceeded: 'FAIL',
   agent_crashed: 'FAIL',
+  patch_not_applied: 'FAIL',
   resource_exceeded: 'FAIL',
   harness_error: 'ERROR',
   provider_error: 'ERROR',

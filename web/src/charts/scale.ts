@@ -42,6 +42,7 @@ export const CAUSE_COLOURS: Record<Cause, string> = {
   budget_exceeded: '#953800',
   context_exceeded: '#e16f24',
   agent_crashed: '#57606a',
+  patch_not_applied: '#424a53',
   resource_exceeded: '#7d4e00',
   task_error: '#afb8c1',
   harness_error: '#d0d7de',

@@ -16,7 +16,8 @@ const STDERR_TAIL_CHARS = 800;
 export function externalAgentResult(exec: ExecResult, parsed: ParsedOutput, aborted: boolean, metered: readonly ModelTurn[]): AgentResult {
   // The gateway's count means the same for every agent (Codex calls a whole exec one turn); the
   // agent's own words count only when the gateway saw nothing.
-  // A request the provider failed or refused, or one the gateway refused, is no turn.
+  // A request the provider failed or refused, one the gateway refused, or one whose answer never
+  // completed (its partial tool calls included) is no turn.
   const answered = metered.filter(isAnswered);
   const counts =
     metered.length > 0
@@ -40,7 +41,7 @@ export function externalAgentResult(exec: ExecResult, parsed: ParsedOutput, abor
 }
 
 function isAnswered(turn: ModelTurn): boolean {
-  return turn.status >= 200 && turn.status < 300 && turn.failure === undefined;
+  return turn.status >= 200 && turn.status < 300 && turn.failure === undefined && turn.unfinished !== true;
 }
 
 /** The end of the program's output, and its error lines wherever they are (a stack's `Error:` line sits above its frames). */

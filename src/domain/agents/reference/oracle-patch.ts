@@ -18,6 +18,19 @@ export async function applyOraclePatch(ctx: AgentContext): Promise<string | unde
  * any agent command). Undefined when it applied, else `<label> does not apply: <git's first line>`.
  */
 export async function applyPatch(ctx: AgentContext, patch: string, label: string): Promise<string | undefined> {
+  const applied = await applyPatchResult(ctx, patch, label);
+  return applied.ok ? undefined : applied.error;
+}
+
+/**
+ * applyPatch with who failed: `gitRefused` when git ran and exited non-zero (the patch is at
+ * fault), false when git could not run or was killed (not started, a signal, a timeout).
+ */
+export async function applyPatchResult(
+  ctx: AgentContext,
+  patch: string,
+  label: string,
+): Promise<{ ok: true } | { ok: false; error: string; gitRefused: boolean }> {
   const applied = await ctx.executor.exec({
     argv: ['git', 'apply', '--whitespace=nowarn', '-'],
     cwd: ctx.workspace,
@@ -26,8 +39,11 @@ export async function applyPatch(ctx: AgentContext, patch: string, label: string
     network: 'none',
     signal: ctx.signal,
   });
-  if (applied.exitCode !== 0) return `${label} does not apply: ${applied.stderr.trim().split('\n')[0] ?? ''}`;
-  return undefined;
+  if (applied.exitCode === 0) return { ok: true };
+  const gitRefused = applied.exitCode !== null && applied.notStarted === undefined && !applied.timedOut;
+  if (gitRefused) return { ok: false, error: `${label} does not apply: ${applied.stderr.trim().split('\n')[0] ?? ''}`, gitRefused };
+  const how = applied.notStarted ?? applied.signal ?? (applied.timedOut ? 'timed out' : 'no exit status');
+  return { ok: false, error: `${label}: git apply did not run to the end (${how})`, gitRefused };
 }
 
 /**
