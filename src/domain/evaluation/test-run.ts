@@ -143,6 +143,8 @@ export async function runTestsOnTree(bench: TestBench, tree: string, spec: TestR
       resultsDir,
       timeoutMs,
       ...(spec.reward.network !== undefined ? { network: spec.reward.network } : {}),
+      ...(spec.reward.exec !== undefined ? { exec: spec.reward.exec } : {}),
+      ...(spec.reward.env !== undefined ? { env: spec.reward.env } : {}),
       ...signal,
     }).finally(() => executor.close());
     await removeTree(resultsDir);

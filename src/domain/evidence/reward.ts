@@ -95,6 +95,10 @@ export interface RewardRunRequest {
   timeoutMs: number;
   /** The task's `tests.network`; default none. */
   network?: 'none' | 'host';
+  /** The task's `tests.exec`: run directly, no shell; absent: `sh -c command`. */
+  exec?: readonly string[];
+  /** The task's `tests.env`. Crucible's own variables win over it. */
+  env?: Readonly<Record<string, string>>;
   signal?: AbortSignal;
 }
 
@@ -104,9 +108,9 @@ export async function runRewardVerifier(req: RewardRunRequest): Promise<{ eviden
   await mkdir(rewardDir);
   const python = await pythonSafePathEnv(req.resultsDir);
   const result = await req.executor.exec({
-    argv: ['sh', '-c', req.command],
+    argv: req.exec !== undefined ? [...req.exec] : ['sh', '-c', req.command],
     cwd: req.workspace,
-    env: { ...python, CRUCIBLE_REWARD: join(rewardDir, 'reward.txt'), CRUCIBLE_REWARD_DIR: rewardDir, CI: 'true' },
+    env: { ...req.env, ...python, CRUCIBLE_REWARD: join(rewardDir, 'reward.txt'), CRUCIBLE_REWARD_DIR: rewardDir, CI: 'true' },
     timeoutMs: req.timeoutMs,
     maxOutputBytes: 1024 * 1024,
     network: req.network ?? 'none',
