@@ -22,7 +22,7 @@ import {
   taskWhere,
   type TaskWhere,
 } from '../domain/tasks/index.js';
-import type { Task, TaskDefect } from '../core/types/index.js';
+import type { Task, TaskDefect, TestRunEvidence } from '../core/types/index.js';
 import { git, GitError, removeTree } from '../infra/workspace/index.js';
 import {
   ATTEMPT_SCRATCH_DIRS,
@@ -79,6 +79,8 @@ export interface TaskPreflight {
   unchecked?: string;
   /** The task's baseline test runs, when they were usable: every attempt of the task takes them as its own. */
   baseline?: TaskBaselineRuns;
+  /** With defects: the baseline's test run that showed them (its output tail), kept in the task-error attempts' records. */
+  failedBaseline?: TestRunEvidence;
 }
 
 /** Checks every task once, `concurrency` at a time; the result has one entry per task, in order. */
@@ -147,7 +149,7 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
       const why = await oracleApplies(paths.workspace, task.oracle.patch);
       if (why !== undefined) defects.push(oracleDefect(where, why));
     }
-    if (defects.length > 0 || run.evidence.invalidReason !== undefined) return { taskId: task.id, defects };
+    if (defects.length > 0 || run.evidence.invalidReason !== undefined) return { taskId: task.id, defects, failedBaseline: run.evidence };
     // A setup whose output names its own path (a virtualenv's shebangs) was not stored in the
     // prepared cache, nor is one run with the cache off: each attempt runs such a setup itself.
     shared = options.shareTree === true && (task.setup.length === 0 || preparedKey !== undefined);

@@ -246,4 +246,24 @@ describe('published task layouts under --sandbox docker, imported with no edit',
     },
     attemptBudget(5) + 180_000,
   );
+
+  it(
+    'Harbor on an image without bash, a verifier that says #!/bin/bash: a task error with the reason, never "nop fails"',
+    () => {
+      const work = tempDir();
+      const task = join(work, 'shout-bash-verifier');
+      shHarborTask(task, '#!/bin/bash');
+      const imported = crucible(['import', 'harbor', task, '-o', join(work, 'out')], { cwd: work });
+      expect(imported.status, imported.stderr).toBe(0);
+      const validated = crucible(['validate', 'out/tasks.yaml', '--sandbox', 'docker'], { cwd: work, attempts: 4 });
+      for (const m of validated.stderr.matchAll(/crucible-env:[0-9a-f]{12}/g)) made.add(m[0]);
+      const out = validated.stdout + validated.stderr;
+      // A broken task is bad input: exit 2, as for run.
+      expect(validated.status, out).toBe(2);
+      expect(out).toMatch(/tests\.exec: the verifier could not start at the baseline, so no test ran \(the sandbox could not execute it \(ENOENT\)/);
+      expect(out).toContain('the interpreter on its #! line present in the task');
+      expect(out).not.toMatch(/fails 1\/1/);
+    },
+    attemptBudget(2) + 120_000,
+  );
 });

@@ -15,6 +15,7 @@ import { cutOutput } from '../../core/format/index.js';
 import type { Executor } from '../../infra/sandbox/index.js';
 import { REWARD_TEST_ID, type TestCaseResult, type TestRunEvidence } from '../../core/types/index.js';
 import { pythonSafePathEnv } from './python-safe-path.js';
+import { startFailure } from './start-failure.js';
 import { OUTPUT_TAIL_CHARS } from './test-outcome.js';
 
 /** Harbor's file names, read in Harbor's order: reward.txt, then reward.json. */
@@ -118,13 +119,17 @@ export async function runRewardVerifier(req: RewardRunRequest): Promise<{ eviden
   });
   const reading = await readReward(rewardDir);
   const output = `${result.stdout}${result.stderr ? `\n${result.stderr}` : ''}`;
-  const problem = result.timedOut
-    ? `the verifier timed out after ${Math.round(result.durationMs)} ms`
-    : result.exitCode === null
-      ? 'the verifier ended without an exit code (killed by a signal)'
-      : 'problem' in reading
-        ? reading.problem
-        : undefined;
+  // A verifier that never started wrote no reward because it never ran: no evidence, never a FAIL.
+  const notStarted = startFailure(result, !('absent' in reading));
+  const problem = notStarted
+    ? `the verifier could not start: ${notStarted.reason}`
+    : result.timedOut
+      ? `the verifier timed out after ${Math.round(result.durationMs)} ms`
+      : result.exitCode === null
+        ? 'the verifier ended without an exit code (killed by a signal)'
+        : 'problem' in reading
+          ? reading.problem
+          : undefined;
   const reward = 'reward' in reading ? reading.reward : undefined;
   const passed = problem === undefined && reward === 1;
   const note = reward === undefined ? 'the verifier wrote no reward' : `reward ${reward}`;
@@ -144,6 +149,7 @@ export async function runRewardVerifier(req: RewardRunRequest): Promise<{ eviden
     passToPass: { passed: 0, total: 0, failing: [] },
     outputTail: cutOutput(output, { maxChars: OUTPUT_TAIL_CHARS }),
     ...(problem !== undefined ? { invalidReason: problem } : {}),
+    ...(notStarted ? { notStarted } : {}),
     ...(reward !== undefined && problem === undefined ? { reward } : {}),
     ...(result.limitExceeded ? { limitExceeded: result.limitExceeded } : {}),
   };
