@@ -14,6 +14,7 @@ import type { SandboxKind } from '../infra/sandbox/index.js';
 import type { ResolvedEnvironment } from '../domain/environment/index.js';
 import {
   baselineDefects,
+  failToPassMissing,
   ensureGitCache,
   NpmSourceError,
   oracleDefect,
@@ -39,6 +40,7 @@ import { runBaselineHeldOut, runBaselineTests, type AttemptPaths } from './attem
 import { ATTEMPT_JUNIT_FILES } from '../domain/run-dir/index.js';
 import { sha256 } from './plan.js';
 import { schedule } from './scheduler.js';
+import { runTaskTests } from './task-tests.js';
 import { stateDirFaultOf } from './state-faults.js';
 
 export interface PreflightOptions {
@@ -133,14 +135,14 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
     const reportFile = relative(process.cwd(), join(paths.attemptDir, ATTEMPT_JUNIT_FILES.baseline)) || ATTEMPT_JUNIT_FILES.baseline;
     const { run, heldOut, defects } = await besideWorkspace(paths, async () => {
       const run = await runBaselineTests(task, paths, prepared.baseline, testEnv);
+      const reported = run.cases?.map((c) => c.id) ?? [];
       // Only a JUnit report is kept as a file to look the ids up in.
-      const defects = baselineDefects(
-        task,
-        where,
-        run.evidence,
-        run.cases?.map((c) => c.id) ?? [],
-        (task.tests.format ?? 'junit') === 'junit' ? reportFile : undefined,
-      );
+      const junitFile = (task.tests.format ?? 'junit') === 'junit' ? reportFile : undefined;
+      let defects = baselineDefects(task, where, run.evidence, reported, junitFile);
+      if (run.evidence.invalidReason === undefined && task.oracle !== undefined && failToPassMissing(task, run.evidence).length > 0) {
+        const oracleReported = await oracleRunIds(task, where, options);
+        if (oracleReported !== undefined) defects = baselineDefects(task, where, run.evidence, reported, junitFile, oracleReported);
+      }
       const usable = defects.length === 0 && run.evidence.invalidReason === undefined;
       return { run, heldOut: usable ? await runBaselineHeldOut(task, paths, prepared.baseline, testEnv) : undefined, defects };
     });
@@ -169,6 +171,29 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
     const kept = shared ? SHARED_TREE_DIRS : [];
     await Promise.all(ATTEMPT_SCRATCH_DIRS.filter((d) => !kept.includes(d)).map((d) => removeTree(join(paths.attemptDir, d))));
     await removeIfEmpty(paths.attemptDir);
+  }
+}
+
+/**
+ * The ids the task's tests report with its oracle applied, in a scratch workspace of their own (the
+ * preflight's tree stays as the baseline left it). Undefined when the oracle's run cannot say: then
+ * the baseline's defects stand, and the oracle's attempts meet whatever is wrong with it.
+ */
+async function oracleRunIds(task: Task, where: TaskWhere, options: PreflightOptions): Promise<ReadonlySet<string> | undefined> {
+  try {
+    const [side] = await runTaskTests(task, {
+      stateDir: options.stateDir,
+      sandbox: options.sandbox,
+      sides: ['oracle'],
+      where,
+      ...(options.executorFactory ? { executorFactory: options.executorFactory } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    if (side === undefined || side.evidence.invalidReason !== undefined) return undefined;
+    return new Set(side.tests.map((t) => t.id));
+  } catch (error) {
+    if (options.signal?.aborted === true) throw error;
+    return undefined;
   }
 }
 

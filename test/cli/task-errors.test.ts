@@ -41,7 +41,8 @@ describe('crucible run: broken tasks', () => {
     expect(summary.stats.agents.find((a) => a.agent === 'oracle')?.passRate).toMatchObject({ rate: 1, n: 2 });
 
     // Each defect is printed once in the progress and once in the report, with the field and the fix.
-    const typo = 'tasks[1].tests.fail_to_pass[0]: "check::fixd" is not among the 2 tests the baseline run reports (fix: did you mean "check::fixed"?)';
+    const typo =
+      'tasks[1].tests.fail_to_pass[0]: "check::fixd" is not among the 2 tests the baseline run reports, nor among those the run with the oracle reports (fix: did you mean "check::fixed"?)';
     expect(result.stderr.split(typo)).toHaveLength(3);
     expect(result.stderr).toMatch(/tasks\[2\]\.oracle\.patch: does not apply to the repo after setup .*\(fix: make it a `git diff`/);
     expect(result.stderr.match(/tasks\[3\]\.repo\.git: file:\/\/\S+: cannot clone/g)).toHaveLength(2);

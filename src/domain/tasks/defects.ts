@@ -30,6 +30,12 @@ export function baselineDefects(
   run: TestRunEvidence,
   reported: readonly string[],
   reportFile?: string,
+  /**
+   * The ids the oracle's run reports, when it was run: a fail-to-pass id missing at the baseline
+   * but reported there is a test whose file crashed before the fix (its code throws as the file
+   * loads), which SWE-bench counts as failing; only an id absent on both sides is a defect.
+   */
+  oracleReported?: ReadonlySet<string>,
 ): TaskDefect[] {
   const field = (path: string): string => `${where.prefix}.${path}`;
   const verifier = task.tests.reward !== undefined ? 'verifier' : 'test command';
@@ -63,11 +69,12 @@ export function baselineDefects(
     ids.forEach((id, index) => {
       if (!absent.has(id)) return;
       absent.delete(id);
-      const near = nearestId(id, reported);
+      if (group === 'fail_to_pass' && oracleReported?.has(id) === true) return;
+      const near = nearestId(id, oracleReported ? [...reported, ...oracleReported] : reported);
       defects.push({
         file: where.file,
         field: field(`tests.${group}[${index}]`),
-        problem: `"${id}" is not among the ${reported.length} test${reported.length === 1 ? '' : 's'} the baseline run reports`,
+        problem: `"${id}" is not among the ${reported.length} test${reported.length === 1 ? '' : 's'} the baseline run reports${oracleReported && group === 'fail_to_pass' ? ', nor among those the run with the oracle reports' : ''}`,
         fix: near !== undefined ? `did you mean "${near}"?` : `use an id as the test run reports it${reportFile ? ` (they are in ${reportFile})` : ''}`,
       });
     });
@@ -127,4 +134,10 @@ function invalidRunFix(task: Pick<Task, 'tests'>, run: TestRunEvidence): string 
   if (task.tests.reward !== undefined)
     return "run it in the task's environment and check it writes one number in [0, 1] to $CRUCIBLE_REWARD (or reward.txt / reward.json in $CRUCIBLE_REWARD_DIR; Harbor: /logs/verifier/reward.txt)";
   return `run it in the repo and ${reportInstruction(task.tests).replace('$CRUCIBLE_JUNIT', 'the file $CRUCIBLE_JUNIT names')}`;
+}
+
+/** The fail-to-pass ids the baseline's run does not report: each may be a test whose file crashed there. */
+export function failToPassMissing(task: Pick<Task, 'tests'>, run: TestRunEvidence): string[] {
+  const absent = new Set(run.failToPass.failing.filter((f) => f.reason === 'missing').map((f) => f.id));
+  return task.tests.failToPass.filter((id) => absent.has(id));
 }
