@@ -182,9 +182,12 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
         besideWorkspace(paths, async () => {
           const run = await runBaselineTests(task, paths, prepared.baseline, env);
           // The run's preflight checks this once per task; this catches what it could not (no preflight, a changed repo).
+          // A run that never started proves nothing about the repo: the task's error, not a failing test.
           const defects =
-            run.evidence.invalidReason === undefined ? baselineDefects(task, taskWhere(task), run.evidence, run.cases?.map((c) => c.id) ?? []) : [];
-          if (defects.length > 0) throw new PhaseError('prepare', new TaskDefectError(defects));
+            run.evidence.invalidReason === undefined || run.evidence.notStarted !== undefined
+              ? baselineDefects(task, taskWhere(task), run.evidence, run.cases?.map((c) => c.id) ?? [])
+              : [];
+          if (defects.length > 0) throw new PhaseError('prepare', new TaskDefectError(defects, run.evidence));
           return { baselineRun: run, baselineHeldOut: await runBaselineHeldOut(task, paths, prepared.baseline, env) };
         }),
       ));
@@ -228,7 +231,8 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
         ...judge({ kind: 'task_defect', message: taskErrorMessage(defects) }),
         taskError: { defects: [...defects] },
         baselineCommit: baseline?.commit,
-        baselineTests: baselineRun?.evidence,
+        // The baseline's run that showed the defect, output and all: what to look at to fix it.
+        baselineTests: baselineRun?.evidence ?? error.original.baselineTests,
         checks,
         finishedAt: '',
       };

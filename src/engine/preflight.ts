@@ -14,6 +14,7 @@ import type { SandboxKind } from '../infra/sandbox/index.js';
 import type { ResolvedEnvironment } from '../domain/environment/index.js';
 import {
   baselineDefects,
+  failToPassMissing,
   ensureGitCache,
   NpmSourceError,
   oracleDefect,
@@ -22,7 +23,7 @@ import {
   taskWhere,
   type TaskWhere,
 } from '../domain/tasks/index.js';
-import type { Task, TaskDefect } from '../core/types/index.js';
+import type { Task, TaskDefect, TestRunEvidence } from '../core/types/index.js';
 import { git, GitError, removeTree } from '../infra/workspace/index.js';
 import {
   ATTEMPT_SCRATCH_DIRS,
@@ -39,6 +40,7 @@ import { runBaselineHeldOut, runBaselineTests, type AttemptPaths } from './attem
 import { ATTEMPT_JUNIT_FILES } from '../domain/run-dir/index.js';
 import { sha256 } from './plan.js';
 import { schedule } from './scheduler.js';
+import { runTaskTests } from './task-tests.js';
 import { stateDirFaultOf } from './state-faults.js';
 
 export interface PreflightOptions {
@@ -79,6 +81,8 @@ export interface TaskPreflight {
   unchecked?: string;
   /** The task's baseline test runs, when they were usable: every attempt of the task takes them as its own. */
   baseline?: TaskBaselineRuns;
+  /** With defects: the baseline's test run that showed them (its output tail), kept in the task-error attempts' records. */
+  failedBaseline?: TestRunEvidence;
 }
 
 /** Checks every task once, `concurrency` at a time; the result has one entry per task, in order. */
@@ -131,14 +135,14 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
     const reportFile = relative(process.cwd(), join(paths.attemptDir, ATTEMPT_JUNIT_FILES.baseline)) || ATTEMPT_JUNIT_FILES.baseline;
     const { run, heldOut, defects } = await besideWorkspace(paths, async () => {
       const run = await runBaselineTests(task, paths, prepared.baseline, testEnv);
+      const reported = run.cases?.map((c) => c.id) ?? [];
       // Only a JUnit report is kept as a file to look the ids up in.
-      const defects = baselineDefects(
-        task,
-        where,
-        run.evidence,
-        run.cases?.map((c) => c.id) ?? [],
-        (task.tests.format ?? 'junit') === 'junit' ? reportFile : undefined,
-      );
+      const junitFile = (task.tests.format ?? 'junit') === 'junit' ? reportFile : undefined;
+      let defects = baselineDefects(task, where, run.evidence, reported, junitFile);
+      if (run.evidence.invalidReason === undefined && task.oracle !== undefined && failToPassMissing(task, run.evidence).length > 0) {
+        const oracleReported = await oracleRunIds(task, where, options);
+        if (oracleReported !== undefined) defects = baselineDefects(task, where, run.evidence, reported, junitFile, oracleReported);
+      }
       const usable = defects.length === 0 && run.evidence.invalidReason === undefined;
       return { run, heldOut: usable ? await runBaselineHeldOut(task, paths, prepared.baseline, testEnv) : undefined, defects };
     });
@@ -147,7 +151,7 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
       const why = await oracleApplies(paths.workspace, task.oracle.patch);
       if (why !== undefined) defects.push(oracleDefect(where, why));
     }
-    if (defects.length > 0 || run.evidence.invalidReason !== undefined) return { taskId: task.id, defects };
+    if (defects.length > 0 || run.evidence.invalidReason !== undefined) return { taskId: task.id, defects, failedBaseline: run.evidence };
     // A setup whose output names its own path (a virtualenv's shebangs) was not stored in the
     // prepared cache, nor is one run with the cache off: each attempt runs such a setup itself.
     shared = options.shareTree === true && (task.setup.length === 0 || preparedKey !== undefined);
@@ -167,6 +171,29 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
     const kept = shared ? SHARED_TREE_DIRS : [];
     await Promise.all(ATTEMPT_SCRATCH_DIRS.filter((d) => !kept.includes(d)).map((d) => removeTree(join(paths.attemptDir, d))));
     await removeIfEmpty(paths.attemptDir);
+  }
+}
+
+/**
+ * The ids the task's tests report with its oracle applied, in a scratch workspace of their own (the
+ * preflight's tree stays as the baseline left it). Undefined when the oracle's run cannot say: then
+ * the baseline's defects stand, and the oracle's attempts meet whatever is wrong with it.
+ */
+async function oracleRunIds(task: Task, where: TaskWhere, options: PreflightOptions): Promise<ReadonlySet<string> | undefined> {
+  try {
+    const [side] = await runTaskTests(task, {
+      stateDir: options.stateDir,
+      sandbox: options.sandbox,
+      sides: ['oracle'],
+      where,
+      ...(options.executorFactory ? { executorFactory: options.executorFactory } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    if (side === undefined || side.evidence.invalidReason !== undefined) return undefined;
+    return new Set(side.tests.map((t) => t.id));
+  } catch (error) {
+    if (options.signal?.aborted === true) throw error;
+    return undefined;
   }
 }
 

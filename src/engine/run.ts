@@ -442,9 +442,11 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       else if (c.unchecked !== undefined && !(options.signal?.aborted ?? false))
         options.observer?.onWarning?.(`task ${c.taskId} could not be checked before the run (${c.unchecked}); its attempts run and meet the same problem`);
     }
+    const failedBaselines = new Map(checked.flatMap((c) => (c.failedBaseline ? [[c.taskId, c.failedBaseline] as const] : [])));
     for (const item of toRun) {
       const defects = broken.get(item.taskId);
-      if (defects && !(options.signal?.aborted ?? false)) await record(taskErrorAttempt(item, options.settings.sandbox, defects), tasks.get(item.taskId));
+      if (defects && !(options.signal?.aborted ?? false))
+        await record(taskErrorAttempt(item, options.settings.sandbox, defects, new Date(), failedBaselines.get(item.taskId)), tasks.get(item.taskId));
     }
 
     const runBatch = (batch: AttemptPlan[]) =>

@@ -23,6 +23,7 @@ import { sandboxLayout } from './sandbox-layout.js';
 import { checkEnvironmentSandbox, resolveRunEnvironments } from './environments.js';
 import { checkRepoPlacement } from './repo-placement.js';
 import { execLimits, guardChange } from '../domain/evaluation/index.js';
+import { ORACLE_SCRIPT_ENV, oracleScriptArgv } from '../domain/agents/index.js';
 import { runBaselineTests, runTaskTestsOnTree, type AttemptPaths, type TestRun } from './attempt-verify.js';
 
 export type TestSide = 'baseline' | 'oracle';
@@ -154,7 +155,7 @@ async function oracleTree(
 
 /**
  * The oracle script in the sandbox the run would use, in the prepared workspace, as the oracle
- * agent runs it (bash, the agent's timeout, no network). Undefined when it exited 0, else why not.
+ * agent runs it (by its `#!` line, the agent's timeout, no network). Undefined when it exited 0, else why not.
  */
 async function runOracleScript(task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv, script: string): Promise<string | undefined> {
   const home = join(paths.attemptDir, 'home');
@@ -174,8 +175,9 @@ async function runOracleScript(task: Task, paths: AttemptPaths, baseline: Baseli
   const executor = (env.executorFactory ?? createExecutor)(env.sandbox, layout);
   try {
     const ran = await executor.exec({
-      argv: ['bash', '-c', script, 'oracle-script'],
+      argv: await oracleScriptArgv(script, home),
       cwd: paths.workspace,
+      env: { ...ORACLE_SCRIPT_ENV },
       timeoutMs: task.limits.agentTimeoutMs,
       network: 'none',
       ...(env.signal ? { signal: env.signal } : {}),

@@ -3,7 +3,9 @@ import type { RunSummaryFile } from '../../src/engine/index.js';
 import { openHistory } from '../../src/infra/store/index.js';
 import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AttemptResult } from '../../src/core/types/index.js';
 import { brokenTaskSet } from './fixtures.js';
 
 const tempDir = useTempDirs();
@@ -41,12 +43,20 @@ describe('crucible run: broken tasks', () => {
     expect(summary.stats.agents.find((a) => a.agent === 'oracle')?.passRate).toMatchObject({ rate: 1, n: 2 });
 
     // Each defect is printed once in the progress and once in the report, with the field and the fix.
-    const typo = 'tasks[1].tests.fail_to_pass[0]: "check::fixd" is not among the 2 tests the baseline run reports (fix: did you mean "check::fixed"?)';
+    const typo =
+      'tasks[1].tests.fail_to_pass[0]: "check::fixd" is not among the 2 tests the baseline run reports, nor among those the run with the oracle reports (fix: did you mean "check::fixed"?)';
     expect(result.stderr.split(typo)).toHaveLength(3);
     expect(result.stderr).toMatch(/tasks\[2\]\.oracle\.patch: does not apply to the repo after setup .*\(fix: make it a `git diff`/);
     expect(result.stderr.match(/tasks\[3\]\.repo\.git: file:\/\/\S+: cannot clone/g)).toHaveLength(2);
     expect(result.stderr).toContain('3 tasks are broken');
     expect(result.stderr).not.toMatch(/FAIL\s+(typo|stale-oracle|gone)/);
+    // The baseline run the defect was found on stays in each task-error attempt's record, output and all.
+    const typoAttempt = broken.find((a) => a.taskId === 'typo');
+    const record = JSON.parse(
+      readFileSync(join(out, 'runs', summary.runId, 'attempts', typoAttempt?.attemptId ?? '', 'attempt.json'), 'utf8'),
+    ) as AttemptResult;
+    expect(record.baselineTests).toMatchObject({ exitCode: 1, failToPass: { failing: [{ id: 'check::fixd', reason: 'missing' }] } });
+    expect(record.baselineTests?.outputTail).toEqual(expect.any(String));
 
     const history = openHistory(join(out, 'history.db'), { readonly: true });
     try {

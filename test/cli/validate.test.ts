@@ -118,7 +118,7 @@ describe('crucible validate', () => {
       defects: [
         {
           field: 'tasks[1].tests.fail_to_pass[0]',
-          problem: '"check::fixd" is not among the 2 tests the baseline run reports',
+          problem: '"check::fixd" is not among the 2 tests the baseline run reports, nor among those the run with the oracle reports',
           fix: 'did you mean "check::fixed"?',
         },
       ],
@@ -141,7 +141,7 @@ describe('crucible validate', () => {
     const table = await runCli(['validate', join(dir, 'tasks.yaml'), '--runs', '1', '--sandbox', 'local', '--out', out]);
     expect(table.status).toBe(2);
     expect(table.stdout).toContain(
-      'tasks.yaml: tasks[1].tests.fail_to_pass[0]: "check::fixd" is not among the 2 tests the baseline run reports (fix: did you mean "check::fixed"?)',
+      'tasks.yaml: tasks[1].tests.fail_to_pass[0]: "check::fixd" is not among the 2 tests the baseline run reports, nor among those the run with the oracle reports (fix: did you mean "check::fixed"?)',
     );
     expect(table.stdout).toContain('3 tasks are broken');
   });

@@ -64,3 +64,15 @@ describe('container-native fields: environment.workdir, tests.mount, tests.netwo
     expect(load('{ kind: reward, command: "true", network: gateway }')).toThrow(/tests\.network/);
   });
 });
+
+describe('tests.exec and tests.env: a verifier executed directly, as Harbor runs test.sh', () => {
+  it('loads exec (shown as its command) and env; exactly one of command and exec', () => {
+    const set = load("{ kind: reward, exec: [/tests/test.sh, 'a b'], env: { TEST_DIR: /tests } }")() as ReturnType<typeof loadTaskSet>;
+    expect(set.tasks[0]?.tests.command).toBe("/tests/test.sh 'a b'");
+    expect(set.tasks[0]?.tests.reward).toEqual({ exec: ['/tests/test.sh', 'a b'], env: { TEST_DIR: '/tests' } });
+    expect(load('{ kind: reward, command: "true", exec: [/tests/test.sh] }')).toThrow(/tests\.exec: exec: given with command \(fix: keep one/);
+    expect(load('{ kind: reward }')).toThrow(/tests\.command: command: missing \(fix: add command:/);
+    expect(load('{ kind: reward, exec: [] }')).toThrow(/tests\.exec/);
+    expect(load('{ kind: reward, exec: [x], env: { "1A": b } }')).toThrow(/tests\.env/);
+  });
+});

@@ -4,8 +4,8 @@
  * tests/test.sh reads /tests and writes /logs/verifier/reward.txt, Terminal-Bench's run-tests.sh
  * runs from /tests beside its tests; the solution works in /app. Imported with `crucible import
  * harbor` and validated under --sandbox docker: nop fails, the solution passes. The base image is
- * made here (`docker import` of busybox's applets, with a `bash` that is busybox's sh): no
- * registry is reachable.
+ * made here (`docker import` of busybox's applets, with a `bash` that is busybox's sh, or with no
+ * bash at all for a task whose scripts say `#!/bin/sh`): no registry is reachable.
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -21,11 +21,14 @@ const tempDir = useTempDirs();
 const client = dockerClient();
 const made = new Set<string>();
 const BASE = 'crucible-test/harbor-base:1';
+/** The same without bash: what a task whose scripts say `#!/bin/sh` runs on (busybox, alpine). */
+const NO_BASH = 'crucible-test/busybox-no-bash:1';
 
 beforeAll(async () => {
   const docker = await detectDocker(client);
   if (!docker.ok) throw new Error(`these tests need a Docker engine: ${docker.reason} (fix: ${docker.fix})`);
-  ensureBaseImage();
+  ensureBaseImage(BASE, true);
+  ensureBaseImage(NO_BASH, false);
 });
 
 afterAll(async () => {
@@ -36,20 +39,20 @@ afterAll(async () => {
       .catch(() => undefined);
 });
 
-/** busybox and all its applets, /bin/bash running busybox's sh: enough for a Harbor task's scripts. */
-function ensureBaseImage(): void {
-  if (spawnSync('docker', ['image', 'inspect', BASE], { encoding: 'utf8' }).status === 0) return;
+/** busybox and all its applets, with /bin/bash running busybox's sh (enough for a Harbor task's scripts), or with no bash at all. */
+function ensureBaseImage(tag: string, bash: boolean): void {
+  if (spawnSync('docker', ['image', 'inspect', tag], { encoding: 'utf8' }).status === 0) return;
   const root = tempDir();
   mkdirSync(join(root, 'bin'));
   copyFileSync('/bin/busybox', join(root, 'bin', 'busybox'));
   chmodSync(join(root, 'bin', 'busybox'), 0o755);
   const applets = spawnSync('/bin/busybox', ['--list'], { encoding: 'utf8' })
     .stdout.split('\n')
-    .filter((a) => /^[a-z0-9_.[-]+$/.test(a) && a !== 'busybox');
+    .filter((a) => /^[a-z0-9_.[-]+$/.test(a) && a !== 'busybox' && a !== 'bash');
   for (const applet of applets) symlinkSync('busybox', join(root, 'bin', applet));
-  writeFileSync(join(root, 'bin', 'bash'), '#!/bin/sh\nexec /bin/sh "$@"\n', { mode: 0o755 });
+  if (bash) writeFileSync(join(root, 'bin', 'bash'), '#!/bin/sh\nexec /bin/sh "$@"\n', { mode: 0o755 });
   for (const dir of ['etc', 'tmp', 'proc', 'sys', 'dev']) mkdirSync(join(root, dir));
-  const imported = spawnSync('sh', ['-c', `tar -C '${root}' -c . | docker import --change 'ENV PATH=/bin' - ${BASE}`], { encoding: 'utf8' });
+  const imported = spawnSync('sh', ['-c', `tar -C '${root}' -c . | docker import --change 'ENV PATH=/bin' - ${tag}`], { encoding: 'utf8' });
   if (imported.status !== 0) throw new Error(`docker import of the busybox root failed: ${imported.stderr}`);
 }
 
@@ -142,6 +145,34 @@ function terminalBenchTask(dir: string): void {
   );
 }
 
+/** A Harbor task as published for a shell-only image: `#!/bin/sh` scripts, /tests, TEST_DIR, /logs/verifier. */
+function shHarborTask(dir: string, verifierShebang = '#!/bin/sh'): void {
+  write(join(dir, 'task.toml'), 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120.0\n\n[agent]\ntimeout_sec = 120.0\n');
+  write(join(dir, 'instruction.md'), 'Write the words of /app/words.txt in upper case to /app/shout.txt.\n');
+  write(join(dir, 'environment', 'Dockerfile'), `FROM ${NO_BASH}\nWORKDIR /app\nCOPY words.txt /app/words.txt\nCOPY nonce.txt /opt/nonce.txt\n`);
+  write(join(dir, 'environment', 'words.txt'), 'hello harbor\n');
+  // A nonce in the build context: this test builds (and removes) an image of its own.
+  write(join(dir, 'environment', 'nonce.txt'), randomBytes(8).toString('hex'));
+  write(
+    join(dir, 'tests', 'test.sh'),
+    [
+      verifierShebang,
+      'mkdir -p /logs/verifier',
+      '# TEST_DIR is where Harbor documents the tests are.',
+      'if [ "$(cat /app/shout.txt 2>/dev/null)" = "$(cat "$TEST_DIR/expected.txt")" ]; then',
+      '  echo 1 > /logs/verifier/reward.txt',
+      'else',
+      '  echo 0 > /logs/verifier/reward.txt',
+      'fi',
+      '',
+    ].join('\n'),
+    0o644,
+  );
+  write(join(dir, 'tests', 'expected.txt'), 'HELLO HARBOR\n');
+  // Published without the executable bit: Harbor makes it executable before it runs it.
+  write(join(dir, 'solution', 'solve.sh'), ['#!/bin/sh', 'set -e', 'cd /app', 'tr a-z A-Z < words.txt > shout.txt', ''].join('\n'), 0o644);
+}
+
 /** Imports the task unedited, validates it under docker, runs oracle and nop: the solution passes from the image's workdir, nop fails. */
 function importValidateAndRun(work: string, task: string, expected: string[]): void {
   const imported = crucible(['import', 'harbor', task, '-o', join(work, 'out')], { cwd: work });
@@ -195,5 +226,44 @@ describe('published task layouts under --sandbox docker, imported with no edit',
       importValidateAndRun(work, task, ['network: host', 'TEST_DIR=/tests bash /tests/run-tests.sh']);
     },
     attemptBudget(8) + 180_000,
+  );
+
+  it(
+    'Harbor on an image without bash: imported and validated unedited, the scripts run by their #! line; nop fails, the solution passes',
+    () => {
+      const work = tempDir();
+      const task = join(work, 'shout-sh');
+      shHarborTask(task);
+      const imported = crucible(['import', 'harbor', task, '-o', join(work, 'out')], { cwd: work });
+      expect(imported.status, imported.stderr).toBe(0);
+      // import says what it mapped.
+      expect(imported.stdout).toContain('solution/solve.sh is executed by its #! line (/bin/sh)');
+      expect(imported.stdout).toContain('/tests/test.sh is executed by its #! line with TEST_DIR=/tests');
+      const validated = crucible(['validate', 'out/tasks.yaml', '--sandbox', 'docker'], { cwd: work, attempts: 4 });
+      for (const m of validated.stderr.matchAll(/crucible-env:[0-9a-f]{12}/g)) made.add(m[0]);
+      expect(validated.status, validated.stdout + validated.stderr).toBe(0);
+      expect(validated.stdout).toMatch(/valid\s+shout-sh\s+fails 1\/1\s+passes 3\/3/);
+    },
+    attemptBudget(5) + 180_000,
+  );
+
+  it(
+    'Harbor on an image without bash, a verifier that says #!/bin/bash: a task error with the reason, never "nop fails"',
+    () => {
+      const work = tempDir();
+      const task = join(work, 'shout-bash-verifier');
+      shHarborTask(task, '#!/bin/bash');
+      const imported = crucible(['import', 'harbor', task, '-o', join(work, 'out')], { cwd: work });
+      expect(imported.status, imported.stderr).toBe(0);
+      const validated = crucible(['validate', 'out/tasks.yaml', '--sandbox', 'docker'], { cwd: work, attempts: 4 });
+      for (const m of validated.stderr.matchAll(/crucible-env:[0-9a-f]{12}/g)) made.add(m[0]);
+      const out = validated.stdout + validated.stderr;
+      // A broken task is bad input: exit 2, as for run.
+      expect(validated.status, out).toBe(2);
+      expect(out).toMatch(/tests\.exec: the verifier could not start at the baseline, so no test ran \(the sandbox could not execute it \(ENOENT\)/);
+      expect(out).toContain('the interpreter on its #! line present in the task');
+      expect(out).not.toMatch(/fails 1\/1/);
+    },
+    attemptBudget(2) + 120_000,
   );
 });

@@ -53,4 +53,11 @@ describe('nearestIds', () => {
     expect(nearestIds('a', ['f', 'ok'], 3)).toEqual([]);
     expect(nearestIds('slugify > lowercases', ['sortBy > is stable'], 3)).toEqual([]);
   });
+
+  it('never offers a test that only shares the last word of a sentence-like name', () => {
+    expect(nearestIds('formats a date', ['parses a date', 'quotes a string'], 3)).toEqual([]);
+    expect(nearestIds('quotes a string', ['inspects a string', 'test/quote.js'], 3)).toEqual([]);
+    // The same whole name under another suite is still the likely one.
+    expect(nearestIds('calendar > formats a date', ['time > formats a date'], 3)).toEqual(['time > formats a date']);
+  });
 });

@@ -33,7 +33,8 @@ describe('crucible import harbor', () => {
     const result = await importHarbor({ dirs: [SAMPLE], out });
     expect(result.taskIds).toEqual(['hello-file']);
     expect(result.notes).toEqual([
-      'hello-file: not used by Crucible (kept in hello-file/source/task.toml): version, metadata.author_name, environment.build_timeout_sec',
+      'hello-file: not used by Crucible (kept in hello-file/source/task.toml): version, metadata.author_name, environment.build_timeout_sec' +
+        '; mapped: solution/solve.sh is executed by its #! line (/bin/bash); tests/ is mounted read-only at /tests and /tests/test.sh is executed by its #! line with TEST_DIR=/tests; /logs/verifier in test.sh is the reward directory $CRUCIBLE_REWARD_DIR',
     ]);
     expect(readFileSync(join(out, 'hello-file/source/task.toml'), 'utf8')).toBe(readFileSync(join(SAMPLE, 'task.toml'), 'utf8'));
     expect(result.needs).toEqual([
@@ -51,9 +52,10 @@ describe('crucible import harbor', () => {
       oracle: { script: readFileSync(join(SAMPLE, 'solution/solve.sh'), 'utf8') },
       // The verifier's files at their published path, /tests, mounted for its runs alone.
       tests: {
-        command: 'TEST_DIR=/tests bash /tests/test.sh',
+        // Executed directly, as Harbor runs it: its #! line picks the interpreter; no shell is assumed.
+        command: '/tests/test.sh',
         failToPass: ['reward'],
-        reward: { files: join(out, 'hello-file/verifier/tests'), mount: '/tests' },
+        reward: { files: join(out, 'hello-file/verifier/tests'), mount: '/tests', exec: ['/tests/test.sh'], env: { TEST_DIR: '/tests' } },
       },
     });
     expect(task?.tests.reward?.network).toBeUndefined();
@@ -82,7 +84,7 @@ describe('crucible import harbor', () => {
     expect(result.taskIds).toEqual(['tb-task']);
     // parser_name and the rest are not silently dropped: one note names each field and file.
     expect(result.notes).toEqual([
-      "tb-task: not used by Crucible (kept in tb-task/source/task.yaml): parser_name; docker-compose.yaml (the Dockerfile is built alone) is not imported; Terminal-Bench gives its tests the network (run-tests.sh installs its tools): the verifier runs with the host's network (tests.network: host; set none to refuse); the agent still reaches only the model gateway",
+      "tb-task: not used by Crucible (kept in tb-task/source/task.yaml): parser_name; docker-compose.yaml (the Dockerfile is built alone) is not imported; mapped: solution.sh has no #! line: bash runs it; tests/ and run-tests.sh are mounted read-only at /tests; bash /tests/run-tests.sh runs with TEST_DIR=/tests and its exit status is the reward (0 passes); Terminal-Bench gives its tests the network (run-tests.sh installs its tools): the verifier runs with the host's network (tests.network: host; set none to refuse); the agent still reaches only the model gateway",
     ]);
     expect(result.needs).toEqual([
       'tb-task: the image is built from tb-task/environment/Dockerfile when the task runs; its base image crucible/host:1 must be local or pullable',
@@ -143,7 +145,7 @@ describe('crucible import harbor', () => {
     const result = await importHarbor({ dirs: [v11, multi], out });
     expect(result.taskIds).toEqual(['hello-file']);
     expect(result.notes).toEqual([
-      "hello-file: not used by Crucible (kept in hello-file/source/task.toml): schema_version, artifacts, task.name, task.authors; environment.allow_internet = true: the verifier runs with the host's network (tests.network: host); the agent still reaches only the model gateway",
+      "hello-file: not used by Crucible (kept in hello-file/source/task.toml): schema_version, artifacts, task.name, task.authors; mapped: solution/solve.sh is executed by its #! line (/bin/bash); tests/ is mounted read-only at /tests and /tests/test.sh is executed by its #! line with TEST_DIR=/tests; /logs/verifier in test.sh is the reward directory $CRUCIBLE_REWARD_DIR; environment.allow_internet = true: the verifier runs with the host's network (tests.network: host); the agent still reaches only the model gateway",
     ]);
     // Harbor 1.1's workdir and allow_internet are mapped: where the files live, and the verifier's network.
     const mapped = loadTaskSet(result.taskSetFile).tasks[0];

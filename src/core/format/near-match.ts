@@ -30,13 +30,14 @@ export function nearestIds(wanted: string, known: Iterable<string>, max: number)
     .map((c) => c.id);
 }
 
+/**
+ * The test's own name: after the last `::`, `#`, ` > ` or `/`, or (in an id with no spaces, like
+ * `pkg.Class.method`) the last `.`. Never a word of a sentence-like name: "parses a date" and
+ * "formats a date" are different tests, not one test moved.
+ */
 function lastSegment(id: string): string {
-  return (
-    id
-      .split(/::|\.|#|\s/)
-      .filter(Boolean)
-      .pop() ?? id
-  );
+  const separators = /\s/.test(id) ? /::|#| > |\// : /::|#|\/|\./;
+  return id.split(separators).filter(Boolean).pop() ?? id;
 }
 
 /**

@@ -136,6 +136,12 @@ export interface TestRunEvidence {
   consistent: boolean;
   /** Why the run is not usable as evidence, when it is not. */
   invalidReason?: string;
+  /**
+   * Set when the command could not start: no test ran, so the run is evidence of nothing (never a
+   * failing test). `proven`: the sandbox's own spawn of it failed (an errno, out of band, which no
+   * code under test can fake); otherwise it exited 126 or 127, or was killed, having written nothing.
+   */
+  notStarted?: { reason: string; proven: boolean };
   failToPass: TestGroupOutcome;
   passToPass: TestGroupOutcome;
   /** Combined output for the report, bounded: head, tail and failure lines kept, each cut marked (format/output-cut.ts). */

@@ -110,6 +110,13 @@ export interface RewardSpec {
   mount?: string;
   /** The verifier's network: `none` (default) or `host`; the agent phase never has more than the gateway. */
   network?: 'none' | 'host';
+  /**
+   * `tests.exec`: the verifier is this program and its arguments, executed directly with no shell
+   * (a script's `#!` line picks its interpreter), as Harbor runs tests/test.sh. Absent: `sh -c command`.
+   */
+  exec?: string[];
+  /** `tests.env`: variables the verifier's run gets (Harbor's TEST_DIR and [verifier] env). */
+  env?: Record<string, string>;
 }
 
 /** The one test id a reward verifier's run reports. */

@@ -32,5 +32,6 @@ export {
 } from './reference/misbehaving.js';
 export { crashed, runNodeScript, shellQuote, writeFiles, type FileWrite } from './reference/script.js';
 export { applyOraclePatch, oraclePatchFiles } from './reference/oracle-patch.js';
+export { ORACLE_SCRIPT_ENV, oracleScriptArgv } from './reference/oracle-script.js';
 export { locateFailToPass } from './reference/locate.js';
 export { builtinProfilesDir, installedVersion, splitProfileSpec } from './external/index.js';

@@ -242,7 +242,7 @@ function resolveTask(t: TaskParsed, where: Where): Task {
     tests:
       t.tests.kind === 'reward'
         ? {
-            command: t.tests.command,
+            command: rewardCommand(t.tests, fail),
             // One test, the reward: the rest of grading (F2P, validate, preflight) works on it unchanged.
             failToPass: [REWARD_TEST_ID],
             passToPass: [],
@@ -287,14 +287,38 @@ function resolveTask(t: TaskParsed, where: Where): Task {
 type ExistingPath = (field: FieldPath, rel: string, kind: 'file' | 'dir') => string;
 type Fail = (field: FieldPath, problem: string, fix: string) => never;
 
-/** `tests.kind: reward`: its files (checked), where they are mounted, the verifier's network. */
-function rewardSpec(t: { files?: string; mount?: string; network?: 'none' | 'host' }, existingPath: ExistingPath, fail: Fail): RewardSpec {
+interface RewardTestsInput {
+  command?: string;
+  exec?: string[];
+  env?: Record<string, string>;
+  files?: string;
+  mount?: string;
+  network?: 'none' | 'host';
+}
+
+/** The verifier's command as shown in evidence: `command`, or `exec` written as the shell would read it. */
+function rewardCommand(t: RewardTestsInput, fail: Fail): string {
+  if (t.command !== undefined && t.exec !== undefined)
+    fail(['tests', 'exec'], 'exec: given with command', 'keep one: exec runs a program directly, command runs shell text');
+  if (t.exec !== undefined) return t.exec.map(shellWord).join(' ');
+  if (t.command === undefined) return fail(['tests', 'command'], 'command: missing', 'add command: (shell text) or exec: [program, args…]');
+  return t.command;
+}
+
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./=:@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `tests.kind: reward`: its files (checked), where they are mounted, the verifier's network, program and environment. */
+function rewardSpec(t: RewardTestsInput, existingPath: ExistingPath, fail: Fail): RewardSpec {
   if (t.mount !== undefined && t.files === undefined)
     fail(['tests', 'mount'], 'mount: needs the files to mount', 'add tests.files: the directory to mount there, or drop mount:');
   return {
     ...(t.files !== undefined ? { files: existingPath(['tests', 'files'], t.files, 'dir') } : {}),
     ...(t.mount !== undefined ? { mount: t.mount } : {}),
     ...(t.network !== undefined ? { network: t.network } : {}),
+    ...(t.exec !== undefined ? { exec: t.exec } : {}),
+    ...(t.env !== undefined ? { env: t.env } : {}),
   };
 }
 

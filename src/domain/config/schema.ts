@@ -92,9 +92,21 @@ export const rewardTestsSchema = z.strictObject({
   command: z
     .string()
     .min(1)
+    .optional()
     .describe(
-      'Shell command run in a fresh copy after the agent; writes the reward to $CRUCIBLE_REWARD (or reward.txt / reward.json in $CRUCIBLE_REWARD_DIR).',
+      'Shell command run in a fresh copy after the agent; writes the reward to $CRUCIBLE_REWARD (or reward.txt / reward.json in $CRUCIBLE_REWARD_DIR). Give command or exec.',
     ),
+  exec: z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .describe(
+      "Instead of command: the program and its arguments, executed directly with no shell (a script's #! line picks its interpreter), as Harbor runs /tests/test.sh.",
+    ),
+  env: z
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string())
+    .optional()
+    .describe("Environment variables of the verifier's run (Harbor: TEST_DIR and [verifier] env)."),
   files: relativePath
     .optional()
     .describe('Directory (relative to the task-set file) laid over the workspace only for the verifier run: the agent never sees it.'),

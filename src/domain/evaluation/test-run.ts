@@ -163,6 +163,8 @@ async function runInSandbox(bench: TestBench, spec: TestRunSpec, layout: Sandbox
       resultsDir,
       timeoutMs,
       ...(spec.reward.network !== undefined ? { network: spec.reward.network } : {}),
+      ...(spec.reward.exec !== undefined ? { exec: spec.reward.exec } : {}),
+      ...(spec.reward.env !== undefined ? { env: spec.reward.env } : {}),
       ...signal,
       sentinel,
     }).finally(() => executor.close());

@@ -10,6 +10,7 @@ export { parseReport, reportInstruction, reportLabel, REPORT_SOURCES, TEST_FORMA
 export { ignoredManifest, notGraded, type IgnoredManifest } from './not-graded.js';
 export { runTests } from './run-tests.js';
 export { makeSentinelDir, removeSentinelDir, startSentinel, type RunningSentinel, type SentinelConfig } from './python-sentinel.js';
+export { startFailure } from './start-failure.js';
 export { parseRewardJson, parseRewardText, readReward, runRewardVerifier, REWARD_FILES, type RewardReading } from './reward.js';
 export { DEPENDENCY_PATHS, WHOLE_FILE_TEST_CONFIG } from './test-config.js';
 export { protectTests, type TamperFinding, type TestGuardEvidence } from './test-guard.js';

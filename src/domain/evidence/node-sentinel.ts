@@ -33,6 +33,11 @@ exit 127
 export interface NodeSentinel {
   /** The argv that runs `command` under `sh -c` with the shim first on PATH and the preload in NODE_OPTIONS. */
   argv(command: string): string[];
+  /**
+   * NODE_OPTIONS with the preload, for a program run directly (no shell assumed: a Harbor verifier
+   * by its shebang), where only the first layer can be given.
+   */
+  readonly nodeOptions: string;
   /** The writes the sentinel refused, file paths relative to `workspace` when inside it. */
   writes(workspace: string): Promise<SentinelWrite[]>;
 }
@@ -62,6 +67,7 @@ export async function prepareNodeSentinel(resultsDir: string): Promise<NodeSenti
       dir,
       command,
     ],
+    nodeOptions: `--require ${preload}`,
     writes: async (workspace) => parseWrites(await readRecords(records), workspace),
   };
 }

@@ -17,6 +17,7 @@ import { REWARD_TEST_ID, type TestCaseResult, type TestRunEvidence } from '../..
 import { prepareNodeSentinel } from './node-sentinel.js';
 import { pythonSafePathEnv } from './python-safe-path.js';
 import { startSentinel } from './python-sentinel.js';
+import { startFailure } from './start-failure.js';
 import { OUTPUT_TAIL_CHARS } from './test-outcome.js';
 
 /** Harbor's file names, read in Harbor's order: reward.txt, then reward.json. */
@@ -97,6 +98,10 @@ export interface RewardRunRequest {
   timeoutMs: number;
   /** The task's `tests.network`; default none. */
   network?: 'none' | 'host';
+  /** The task's `tests.exec`: run directly, no shell; absent: `sh -c command`. */
+  exec?: readonly string[];
+  /** The task's `tests.env`. Crucible's own variables win over it. */
+  env?: Readonly<Record<string, string>>;
   signal?: AbortSignal;
   /** The Python sentinel, as for runTests. */
   sentinel?: { dir: string; changeFiles: readonly string[]; roots?: readonly string[] };
@@ -115,9 +120,17 @@ export async function runRewardVerifier(req: RewardRunRequest): Promise<{ eviden
   const node = await prepareNodeSentinel(req.resultsDir);
   const result = await req.executor
     .exec({
-      argv: node.argv(req.command),
+      // A verifier given as a program runs directly, by its shebang: no shell is assumed there.
+      argv: req.exec !== undefined ? [...req.exec] : node.argv(req.command),
       cwd: req.workspace,
-      env: { ...python, CRUCIBLE_REWARD: join(rewardDir, 'reward.txt'), CRUCIBLE_REWARD_DIR: rewardDir, CI: 'true' },
+      env: {
+        ...req.env,
+        ...python,
+        ...(req.exec !== undefined ? { NODE_OPTIONS: node.nodeOptions } : {}),
+        CRUCIBLE_REWARD: join(rewardDir, 'reward.txt'),
+        CRUCIBLE_REWARD_DIR: rewardDir,
+        CI: 'true',
+      },
       timeoutMs: req.timeoutMs,
       maxOutputBytes: 1024 * 1024,
       network: req.network ?? 'none',
@@ -130,13 +143,17 @@ export async function runRewardVerifier(req: RewardRunRequest): Promise<{ eviden
   const seen = await sentinel?.collect();
   const reading = await readReward(rewardDir);
   const output = `${result.stdout}${result.stderr ? `\n${result.stderr}` : ''}`;
-  const problem = result.timedOut
-    ? `the verifier timed out after ${Math.round(result.durationMs)} ms`
-    : result.exitCode === null
-      ? 'the verifier ended without an exit code (killed by a signal)'
-      : 'problem' in reading
-        ? reading.problem
-        : undefined;
+  // A verifier that never started wrote no reward because it never ran: no evidence, never a FAIL.
+  const notStarted = startFailure(result, !('absent' in reading));
+  const problem = notStarted
+    ? `the verifier could not start: ${notStarted.reason}`
+    : result.timedOut
+      ? `the verifier timed out after ${Math.round(result.durationMs)} ms`
+      : result.exitCode === null
+        ? 'the verifier ended without an exit code (killed by a signal)'
+        : 'problem' in reading
+          ? reading.problem
+          : undefined;
   const reward = 'reward' in reading ? reading.reward : undefined;
   const passed = problem === undefined && reward === 1;
   const note = reward === undefined ? 'the verifier wrote no reward' : `reward ${reward}`;
@@ -156,6 +173,7 @@ export async function runRewardVerifier(req: RewardRunRequest): Promise<{ eviden
     passToPass: { passed: 0, total: 0, failing: [] },
     outputTail: cutOutput(output, { maxChars: OUTPUT_TAIL_CHARS }),
     ...(problem !== undefined ? { invalidReason: problem } : {}),
+    ...(notStarted ? { notStarted } : {}),
     ...(reward !== undefined && problem === undefined ? { reward } : {}),
     ...(result.limitExceeded ? { limitExceeded: result.limitExceeded } : {}),
     ...(seen && (seen.processes > 0 || seen.garbled !== undefined) ? { sentinel: seen } : {}),

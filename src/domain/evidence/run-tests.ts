@@ -1,3 +1,4 @@
+import { startFailure } from './start-failure.js';
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open, unlink } from 'node:fs/promises';
@@ -121,6 +122,7 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
     junitXml: text,
     format,
     ...(typeof report === 'object' ? { reportProblem: report.problem } : {}),
+    notStarted: startFailure(result, typeof report === 'string' && report !== ''),
     spec: { failToPass: req.failToPass, passToPass: req.passToPass },
   });
   const limitExceeded = result.limitExceeded ?? overflow?.limit;

@@ -36,6 +36,8 @@ export interface TestRunInput {
   format?: TestFormat;
   /** Why there is no report text although a file was there (e.g. it was too large to read). */
   reportProblem?: string;
+  /** The command never started (start-failure.ts): the run is no evidence. */
+  notStarted?: TestRunEvidence['notStarted'];
   spec: TestSelection;
 }
 
@@ -83,6 +85,7 @@ export function evaluateTestRun(input: TestRunInput): { evidence: TestRunEvidenc
     outputTail: cutOutput(input.output, { maxChars: OUTPUT_TAIL_CHARS }),
   };
   if (invalidReason !== undefined) evidence.invalidReason = invalidReason;
+  if (input.notStarted !== undefined) evidence.notStarted = input.notStarted;
   const duplicates = duplicateIds(cases);
   if (duplicates !== undefined) evidence.duplicates = duplicates;
   return report === undefined || report.error !== undefined ? { evidence } : { evidence, cases };
@@ -90,6 +93,7 @@ export function evaluateTestRun(input: TestRunInput): { evidence: TestRunEvidenc
 
 function whyInvalid(input: TestRunInput, parseError: string | undefined, parsed: number): string | undefined {
   const label = reportLabel(input.format);
+  if (input.notStarted !== undefined) return `the test command could not start: ${input.notStarted.reason}`;
   if (input.timedOut) return `test command timed out after ${Math.round(input.durationMs)} ms`;
   if (input.exitCode === null) return 'test command ended without an exit code (killed by a signal)';
   if (input.junitXml === undefined) return input.reportProblem ?? `test command wrote no ${label}`;

@@ -61,7 +61,7 @@ export function neverRanReason(tests: TestRunEvidence | undefined, baselineRun: 
 }
 
 /**
- * What verification produced, as an outcome: never ran when neither run gave a report, graded
+ * What verification produced, as an outcome: a task defect when the tests could not start, never ran when neither run gave a report, graded
  * otherwise, with the limit that explains a failure (resourceLimitOf). The live engine and a trace
  * replay both build it here.
  */
@@ -72,7 +72,12 @@ export function verifiedOutcome(input: {
   heldOut: TestRunEvidence | undefined;
   commands: ReadonlyArray<{ limitExceeded?: ResourceLimitName }>;
   agentResult: AgentResult | undefined;
-}): Extract<Outcome, { kind: 'never_ran' | 'graded' }> {
+}): Extract<Outcome, { kind: 'never_ran' | 'task_defect' | 'graded' }> {
+  // The verifier's program itself could not be executed (the sandbox's own errno, which code under
+  // test cannot fake), or could not start on either side: no test ran, so it is no agent's FAIL.
+  const notStarted = input.tests?.notStarted;
+  if (notStarted !== undefined && (notStarted.proven || input.baselineTests?.notStarted !== undefined))
+    return { kind: 'task_defect', message: `task error: the tests could not start, so no test ran (${notStarted.reason}); check tests.command or tests.exec` };
   const reason = neverRanReason(input.tests, input.baselineTests);
   if (reason !== undefined) return { kind: 'never_ran', reason };
   const { agentResult } = input;

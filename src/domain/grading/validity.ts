@@ -69,7 +69,10 @@ export function judgeTaskValidity(
       if (alreadyPassing.length > 0) problems.push(`nop: fail-to-pass already pass without a fix: ${alreadyPassing.join(', ')}`);
       // A bug that crashes the test run leaves run markers ([no plan], …) behind: the fail-to-pass
       // tests' doing, not pass-to-pass tests nop broke.
-      const broken = nop.tests.passToPass.failing.filter((f) => !isRunMarkerId(f.id));
+      // Nor are tests that did not pass at the baseline either (a test file the bug crashes as it
+      // loads fails there too): the tests check has set those apart as never passed.
+      const neverPassed = neverPassedIds(nop);
+      const broken = nop.tests.passToPass.failing.filter((f) => !isRunMarkerId(f.id) && !neverPassed.has(f.id));
       if (broken.length > 0) problems.push(`nop: pass-to-pass failing without any change: ${describeFailing(broken)}`);
     }
   }
@@ -128,6 +131,13 @@ export function duplicateIdsWarning(d: DuplicateIds): string {
     `warning: pass_to_pass all_others: ${d.cases} test cases are reported under only ${d.ids} id${d.ids === 1 ? '' : 's'} (${examples}${d.ids > 3 ? ', …' : ''}); ` +
     'each such id stands for all its cases, so grading cannot tell which of them failed (fix: give the tests distinct names, or make the report put the file in the id: docs/tasks.md#duplicate-ids)'
   );
+}
+
+/** The pass-to-pass ids the attempt's `tests` check found failing at the baseline too. */
+function neverPassedIds(attempt: AttemptResult): ReadonlySet<string> {
+  const listed = attempt.checks.find((c) => c.id === 'tests')?.evidence.neverPassed;
+  const ids = typeof listed === 'object' && listed !== null && 'items' in listed ? listed.items : undefined;
+  return new Set(Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : []);
 }
 
 /** Fail-to-pass ids that pass in a run made without any fix: a task that cannot grade anyone. */

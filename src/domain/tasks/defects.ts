@@ -30,15 +30,36 @@ export function baselineDefects(
   run: TestRunEvidence,
   reported: readonly string[],
   reportFile?: string,
+  /**
+   * The ids the oracle's run reports, when it was run: a fail-to-pass id missing at the baseline
+   * but reported there is a test whose file crashed before the fix (its code throws as the file
+   * loads), which SWE-bench counts as failing; only an id absent on both sides is a defect.
+   */
+  oracleReported?: ReadonlySet<string>,
 ): TaskDefect[] {
   const field = (path: string): string => `${where.prefix}.${path}`;
+  const verifier = task.tests.reward !== undefined ? 'verifier' : 'test command';
+  const commandField = field(task.tests.reward?.exec !== undefined ? 'tests.exec' : 'tests.command');
+  if (run.notStarted !== undefined) {
+    return [
+      {
+        file: where.file,
+        field: commandField,
+        problem: `the ${verifier} could not start at the baseline, so no test ran (${run.notStarted.reason})`,
+        fix: notStartedFix(task),
+      },
+    ];
+  }
   if (run.invalidReason !== undefined) {
     return [
       {
         file: where.file,
-        field: field('tests.command'),
-        problem: `the test command gives no usable report at the baseline, before any agent ran (${run.invalidReason})`,
-        fix: `run it in the repo and ${reportInstruction(task.tests).replace('$CRUCIBLE_JUNIT', 'the file $CRUCIBLE_JUNIT names')}`,
+        field: commandField,
+        problem:
+          task.tests.reward !== undefined
+            ? `the verifier gives no usable reward at the baseline, before any agent ran (${run.invalidReason})`
+            : `the test command gives no usable report at the baseline, before any agent ran (${run.invalidReason})`,
+        fix: invalidRunFix(task, run),
       },
     ];
   }
@@ -48,11 +69,12 @@ export function baselineDefects(
     ids.forEach((id, index) => {
       if (!absent.has(id)) return;
       absent.delete(id);
-      const near = nearestId(id, reported);
+      if (group === 'fail_to_pass' && oracleReported?.has(id) === true) return;
+      const near = nearestId(id, oracleReported ? [...reported, ...oracleReported] : reported);
       defects.push({
         file: where.file,
         field: field(`tests.${group}[${index}]`),
-        problem: `"${id}" is not among the ${reported.length} test${reported.length === 1 ? '' : 's'} the baseline run reports`,
+        problem: `"${id}" is not among the ${reported.length} test${reported.length === 1 ? '' : 's'} the baseline run reports${oracleReported && group === 'fail_to_pass' ? ', nor among those the run with the oracle reports' : ''}`,
         fix: near !== undefined ? `did you mean "${near}"?` : `use an id as the test run reports it${reportFile ? ` (they are in ${reportFile})` : ''}`,
       });
     });
@@ -95,4 +117,27 @@ export function oracleDefect(where: TaskWhere, why: string, kind: 'patch' | 'scr
 /** A repo source that cannot be fetched. */
 export function repoDefect(where: TaskWhere, field: string, problem: string, fix: string): TaskDefect {
   return { file: where.file, field: `${where.prefix}.${field}`, problem, fix };
+}
+
+/** What to do about a run whose program never started, by how the task runs it. */
+function notStartedFix(task: Pick<Task, 'tests'>): string {
+  const exec = task.tests.reward?.exec;
+  if (exec !== undefined)
+    return `make ${exec[0] ?? 'the program'} executable and the interpreter on its #! line present in the task's image (a #!/bin/bash script needs bash there; #!/bin/sh does not)`;
+  return "make the command and the interpreters it calls present in the task's environment (exit 127: not found; 126: not executable)";
+}
+
+/** What to do about a run that gave no usable result, by the task's kind: reward file, JUnit, or a stream report. */
+function invalidRunFix(task: Pick<Task, 'tests'>, run: TestRunEvidence): string {
+  if (run.timedOut)
+    return "it did not finish within limits.test_timeout: raise limits.test_timeout, or make it faster (its output is in the attempt's baselineTests)";
+  if (task.tests.reward !== undefined)
+    return "run it in the task's environment and check it writes one number in [0, 1] to $CRUCIBLE_REWARD (or reward.txt / reward.json in $CRUCIBLE_REWARD_DIR; Harbor: /logs/verifier/reward.txt)";
+  return `run it in the repo and ${reportInstruction(task.tests).replace('$CRUCIBLE_JUNIT', 'the file $CRUCIBLE_JUNIT names')}`;
+}
+
+/** The fail-to-pass ids the baseline's run does not report: each may be a test whose file crashed there. */
+export function failToPassMissing(task: Pick<Task, 'tests'>, run: TestRunEvidence): string[] {
+  const absent = new Set(run.failToPass.failing.filter((f) => f.reason === 'missing').map((f) => f.id));
+  return task.tests.failToPass.filter((id) => absent.has(id));
 }

@@ -3,4 +3,4 @@ export { selectTasks, type TaskSelection } from './select.js';
 export { repoKey, taskRepoKey, taskRepoKeys } from './repo-key.js';
 export { materializeRepo, ensureGitCache, RepoSourceError } from './repo-source.js';
 export { npmTarball, prepareNpmParts, NpmSourceError } from './npm-source.js';
-export { baselineDefects, oracleDefect, repoDefect, formatDefect, taskWhere, type TaskWhere } from './defects.js';
+export { baselineDefects, failToPassMissing, oracleDefect, repoDefect, formatDefect, taskWhere, type TaskWhere } from './defects.js';

@@ -375,6 +375,7 @@ async function writeTask(root: string, t: TaskSource): Promise<ImportedTask> {
     if (t.solution.files.size === 0) await writeFileInside(root, `${base}/solution/solve.sh`, t.solution.script, `${t.dir}: solution.sh`);
     if (t.solution.files.size > 1) notes.push(`the oracle runs solve.sh alone; the other files of solution/ are not in the workspace`);
   } else notes.push(`no solution script: crucible validate needs an oracle (add oracle.script)`);
+  notes.push(mappedNote(t));
   if (t.layout === 'terminal-bench')
     notes.push(
       `Terminal-Bench gives its tests the network (run-tests.sh installs its tools): the verifier runs with the host's network (tests.network: host; set none to refuse); the agent still reaches only the model gateway`,
@@ -412,7 +413,7 @@ async function writeTask(root: string, t: TaskSource): Promise<ImportedTask> {
     instruction_file: `${base}/instruction.md`,
     tests: {
       kind: 'reward',
-      command: verifierCommand(t),
+      ...verifierRun(t),
       // The verifier sees its files at /tests, mounted read-only for its run alone, as both harnesses place them.
       files: `${base}/verifier/tests`,
       mount: TESTS_PATH,
@@ -428,17 +429,33 @@ async function writeTask(root: string, t: TaskSource): Promise<ImportedTask> {
 }
 
 /**
- * The verifier's command. Harbor: tests/test.sh, which writes the reward itself. Terminal-Bench:
- * /tests/run-tests.sh (or pytest over /tests), in the image's workdir, whose exit status is the
- * result: 1 on success, else 0. (Terminal-Bench reads the pytest summary the script prints;
- * Crucible does not take a verdict from printed text, and the scripts end with pytest's status.)
+ * How the verifier runs. Harbor: /tests/test.sh executed directly (its `#!` line picks the
+ * interpreter, no shell is assumed), with TEST_DIR and the task's [verifier] env; it writes the
+ * reward itself. Terminal-Bench: /tests/run-tests.sh run with bash, as its harness does (or pytest
+ * over /tests), in the image's workdir, whose exit status is the result: 1 on success, else 0.
+ * (Terminal-Bench reads the pytest summary the script prints; Crucible does not take a verdict
+ * from printed text, and the scripts end with pytest's status.)
  */
-function verifierCommand(t: TaskSource): string {
+function verifierRun(t: TaskSource): { exec: string[]; env: Record<string, string> } | { command: string } {
+  if (t.layout === 'harbor') return { exec: [`${TESTS_PATH}/test.sh`], env: { ...t.config.verifierEnv, TEST_DIR: TESTS_PATH } };
   const vars = Object.entries(t.config.verifierEnv).map(([name, value]) => `${name}=${shellQuote(value)} `);
-  if (t.layout === 'harbor') return `${vars.join('')}TEST_DIR=${TESTS_PATH} bash ${TESTS_PATH}/test.sh`;
   const prefix = `${vars.join('')}TEST_DIR=${TESTS_PATH} `;
   const run = t.runTests !== undefined ? `bash ${TESTS_PATH}/run-tests.sh` : `python3 -m pytest -rA ${TESTS_PATH}`;
-  return `if ${prefix}${run}; then echo 1 > "$CRUCIBLE_REWARD"; else echo 0 > "$CRUCIBLE_REWARD"; fi`;
+  return { command: `if ${prefix}${run}; then echo 1 > "$CRUCIBLE_REWARD"; else echo 0 > "$CRUCIBLE_REWARD"; fi` };
+}
+
+/** What the import made of the harness's way to run the task: said on every import, so nothing is assumed. */
+function mappedNote(t: TaskSource): string {
+  const solution = t.solution?.script.startsWith('#!')
+    ? `${t.layout === 'harbor' ? 'solution/solve.sh' : 'solution.sh'} is executed by its #! line (${t.solution.script.split('\n')[0]?.slice(2).trim() ?? ''})`
+    : t.solution
+      ? `${t.layout === 'harbor' ? 'solution/solve.sh' : 'solution.sh'} has no #! line: bash runs it`
+      : undefined;
+  const verifier =
+    t.layout === 'harbor'
+      ? `tests/ is mounted read-only at ${TESTS_PATH} and ${TESTS_PATH}/test.sh is executed by its #! line with TEST_DIR=${TESTS_PATH}${Object.keys(t.config.verifierEnv).length > 0 ? ` and [verifier] env ${Object.keys(t.config.verifierEnv).join(', ')}` : ''}; ${HARBOR_REWARD_DIR} in test.sh is the reward directory $CRUCIBLE_REWARD_DIR`
+      : `tests/ and run-tests.sh are mounted read-only at ${TESTS_PATH}; ${t.runTests !== undefined ? `bash ${TESTS_PATH}/run-tests.sh` : `pytest over ${TESTS_PATH}`} runs with TEST_DIR=${TESTS_PATH} and its exit status is the reward (0 passes)`;
+  return `mapped: ${[solution, verifier].filter((x) => x !== undefined).join('; ')}`;
 }
 
 /**

@@ -1,8 +1,10 @@
 import type { AgentContext } from '../agent.js';
+import { ORACLE_SCRIPT_ENV, oracleScriptArgv } from './oracle-script.js';
 
 /**
  * Applies the task's oracle through the executor, like any agent's command: a patch with `git
- * apply`, a script with bash in the workspace (its change is captured afterwards like an agent's).
+ * apply`, a script executed in the workspace by its `#!` line (oracle-script.ts; its change is
+ * captured afterwards like an agent's).
  * Undefined when it worked, else why not.
  */
 export async function applyOraclePatch(ctx: AgentContext): Promise<string | undefined> {
@@ -52,8 +54,9 @@ export async function applyPatchResult(
  */
 async function runOracleScript(ctx: AgentContext, script: string): Promise<string | undefined> {
   const ran = await ctx.executor.exec({
-    argv: ['bash', '-c', script, 'oracle-script'],
+    argv: await oracleScriptArgv(script, ctx.home),
     cwd: ctx.workspace,
+    env: { ...ORACLE_SCRIPT_ENV },
     timeoutMs: ctx.limits.timeoutMs,
     network: 'none',
     signal: ctx.signal,
