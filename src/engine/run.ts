@@ -267,7 +267,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   const modelSpecs = [...agents.values()].flatMap((a) => (a.modelSpec ? [a.modelSpec] : []));
   if (modelSpecs.length > 0) checkModelSpecs(modelSpecs, options.models ?? {});
   // A replay needs every planned attempt's recording; a resume checks only what it will run, below.
-  if (!options.resume) checkReplayCassettes(plan.attempts, (spec) => agents.get(spec) as Agent, options.models);
+  if (!options.resume) await checkReplayCassettes(plan.attempts, (spec) => agents.get(spec) as Agent, options.models);
   const prepared = new Map<string, AgentPrepared>();
   for (const [spec, agent] of agents) {
     if (agent.prepare)
@@ -364,7 +364,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
 
     const results = new Map<string, SlimAttempt>(reconciled.reused);
     const toRun = plan.attempts.filter((a) => !results.has(a.attemptId));
-    if (previous) checkReplayCassettes(toRun, (spec) => agents.get(spec) as Agent, options.models);
+    if (previous) await checkReplayCassettes(toRun, (spec) => agents.get(spec) as Agent, options.models);
     options.observer?.onStart?.({
       runId,
       runDir,

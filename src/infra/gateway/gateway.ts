@@ -84,7 +84,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         if (mode === 'record') state.recorder = new CassetteWriter(cassettePath(dir, key), cassetteKeyText(key), () => secretValues(upstreams.values(), env));
         else {
           const file = findCassette(dir, key) ?? cassettePath(dir, key);
-          state.replay = new ReplayBook(readCassette(file).exchanges, (canonical) => state.volatility.normalise(withoutClientIds(canonical)));
+          state.replay = new ReplayBook(readCassette(file, key).exchanges, (canonical) => state.volatility.normalise(withoutClientIds(canonical)));
         }
       }
       sessions.set(attemptId, state);

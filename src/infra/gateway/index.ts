@@ -34,6 +34,8 @@ export {
   findCassette,
   flatCassettePath,
   readCassette,
+  loadCassette,
+  MAX_CASSETTE_BYTES,
   type CassetteExchange,
   type CassetteHeader,
   type CassetteKey,
