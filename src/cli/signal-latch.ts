@@ -1,4 +1,4 @@
-import type { SessionSignal, SignalSource } from '../engine/session.js';
+import type { SessionSignal, SignalSource } from '../engine/index.js';
 
 /**
  * The process signals caught, and what each means to a session. A hang-up (the terminal or the
