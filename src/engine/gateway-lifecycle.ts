@@ -11,6 +11,7 @@ import {
   loadCassette,
   loadPricing,
   PricingError,
+  type RunPool,
   startGateway,
   type Gateway,
   type GatewayMode,
@@ -177,7 +178,7 @@ export async function checkReplayCassettes(
 }
 
 /** Checks the model agents (see checkModelSpecs) and starts the gateway; undefined when nothing needs it. */
-export async function startRunModels(agents: readonly Agent[], options: ModelRunOptions | undefined): Promise<RunModels | undefined> {
+export async function startRunModels(agents: readonly Agent[], options: ModelRunOptions | undefined, runPool?: RunPool): Promise<RunModels | undefined> {
   const specs = agents.flatMap((a) => (a.modelSpec ? [a.modelSpec] : []));
   if (specs.length === 0 && options === undefined) return undefined;
   const agentTimeoutMs = options?.agentTimeoutMs;
@@ -198,6 +199,7 @@ export async function startRunModels(agents: readonly Agent[], options: ModelRun
       env,
       socketPath,
       ...(stallMs !== undefined ? { stallMs } : {}),
+      ...(runPool ? { runPool } : {}),
     });
   } catch (error) {
     await rm(socketDir, { recursive: true, force: true });

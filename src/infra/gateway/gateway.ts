@@ -35,6 +35,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     env,
     maxRequestBytes: options.maxRequestBytes ?? 32 * 1024 * 1024,
     stallMs: options.stallMs ?? DEFAULT_PROVIDER_STALL_MS,
+    ...(options.runPool ? { runPool: options.runPool } : {}),
     openSessionByToken: (token) => {
       const session = byToken.get(token);
       return session?.open ? session : undefined;

@@ -41,3 +41,4 @@ export {
   type CassetteKey,
 } from './cassette.js';
 export { bundledPricingPath } from './pricing.js';
+export { RunPool, type RunPoolLimits, type Spend, type PoolAdmission } from './run-pool.js';
