@@ -54,7 +54,7 @@ export function runExitCode(end: { interrupted: boolean; taskErrors: number; pas
 export function handleError(error: unknown, io: Pick<CliIo, 'stderr' | 'env'>): number {
   if (error instanceof ExitError) return error.exitCode;
   if (error instanceof InputError) {
-    io.stderr.write(`${pc.red('error')} ${error.message}\n`);
+    io.stderr.write(`${pc.red('error')} ${oneLine(error.message)}\n`);
     return error.exitCode;
   }
   const environment = environmentMessage(error);
@@ -68,3 +68,18 @@ export function handleError(error: unknown, io: Pick<CliIo, 'stderr' | 'env'>): 
   else io.stderr.write('(set DEBUG=1 for a stack trace; this is a bug in Crucible, please report it)\n');
   return EXIT.failed;
 }
+
+/**
+ * An input error is one line whatever its text holds: a file name may carry a newline, an escape
+ * sequence or any other control character (an imported directory, a cassette, a test file), which
+ * is shown escaped as in JSON, so it neither breaks the line nor drives the terminal.
+ */
+export function oneLine(message: string): string {
+  // eslint-disable-next-line no-control-regex
+  return message.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (ch) => ESCAPES[ch] ?? `\\u${(ch.codePointAt(0) as number).toString(16).padStart(4, '0')}`,
+  );
+}
+
+const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };

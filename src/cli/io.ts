@@ -32,15 +32,15 @@ export interface CliIo {
   signals: SignalSource;
 }
 
-/** The io of the real process: bin/crucible.js runs the program with this. */
-export function processIo(): CliIo {
+/** The io of the real process: bin/crucible.js runs the program with this, on the signals main.ts caught first. */
+export function processIo(signals: SignalSource = process): CliIo {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
     ...(process.stdin.isTTY === true ? { prompt: { input: process.stdin, output: process.stderr } } : {}),
     env: process.env,
     cwd: process.cwd(),
-    signals: process,
+    signals,
   };
 }
 

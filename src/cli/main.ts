@@ -1,8 +1,13 @@
 #!/usr/bin/env node
 // The CLI's entry (bin/crucible.js imports the bundle of this file): the program over the real
 // process, its exit code set, nothing else. The program itself is src/cli/program.ts.
-import { processIo } from './io.js';
-import { createProgram } from './program.js';
+import { SignalLatch } from './signal-latch.js';
+
+// First, before the program loads: a signal at any moment ends in the documented code, 130.
+const signals = new SignalLatch(process, (signal) => {
+  process.stderr.write(`interrupted (${signal})\n`);
+  process.exit(130);
+});
 
 // `crucible history | head` closes the pipe early: that is the reader being done, not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -12,4 +17,6 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-process.exitCode = await createProgram(processIo()).run(process.argv.slice(2));
+const { processIo } = await import('./io.js');
+const { createProgram } = await import('./program.js');
+process.exitCode = await createProgram(processIo(signals)).run(process.argv.slice(2));

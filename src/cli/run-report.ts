@@ -5,6 +5,7 @@ import { guardCounts } from '../domain/guard/index.js';
 import { listItemOf } from '../features/report/index.js';
 import type { ReporterName } from '../features/report/index.js';
 import { formatDefect } from '../domain/tasks/index.js';
+import { InputError } from '../core/errors.js';
 import { runExitCode, type ExitCode } from './exit.js';
 import { formatCostPerSolve } from './format-cost.js';
 import { formatRunReport } from './format-run.js';
@@ -38,6 +39,12 @@ export async function runAndReport(io: CliIo, options: Omit<RunOptions, 'observe
       ),
   );
   const { summary, attempts, runDir } = outcome;
+  const broken = everyTaskBroken(outcome);
+  if (broken !== undefined) {
+    // --json still hands a script the summary (where the task errors are recorded), and no table.
+    if (output.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    throw new InputError(broken);
+  }
   const report = formatRunReport(
     {
       runId: summary.runId,
@@ -83,6 +90,23 @@ export function runOutcomeExit(outcome: RunOutcome): ExitCode {
     taskErrors: outcome.taskErrors.length,
     passed: summary.counts.PASS === (summary.adaptive ? summary.executed : summary.planned),
   });
+}
+
+/**
+ * When every planned attempt's task is broken, no agent ran and there are no results: the run is
+ * bad input like a bad flag, said in one line (the first defect, how many more), with no result
+ * table before it. A run with any sound task reports as usual, its broken tasks after the table.
+ */
+function everyTaskBroken(outcome: RunOutcome): string | undefined {
+  const { summary, attempts, taskErrors } = outcome;
+  if (taskErrors.length === 0 || summary.ended === 'interrupted') return undefined;
+  if (attempts.length === 0 || attempts.some((a) => a.cause !== 'task_error')) return undefined;
+  const defects = taskErrors.flatMap((t) => t.defects);
+  const [first] = defects;
+  if (first === undefined) return undefined;
+  const more = defects.length > 1 ? `; and ${defects.length - 1} more defect(s)` : '';
+  const tasks = taskErrors.length === 1 ? 'the task is broken' : `all ${taskErrors.length} tasks are broken`;
+  return `${tasks}, so no agent ran (run ${summary.runId}): ${formatDefect(first)}${more}`;
 }
 
 /** The task errors the preflight found: one line per defect, naming file, field and fix. */

@@ -64,8 +64,15 @@ export interface AdaptiveLoop {
 
 /**
  * Runs the adaptive design: look at the finished attempts, run the trials the allocation rule asks
- * for, look again, until the target is met or the budget is spent. The state is rebuilt from the
- * finished attempts at every look, so a resumed run continues from exactly where it stopped.
+ * for, look again, until the target is met or the budget is spent.
+ *
+ * Every look is taken at a batch's end, on the attempts of the batches before it: `looked` holds
+ * those, never an attempt of a batch still running. A resumed run replays the looks from the first
+ * on the attempts already finished (a look's batch is a function of the looks before it), finishes
+ * the batch the interruption cut short, and only then looks again: so however often and wherever a
+ * run is killed, given the same seed and outcomes it starts exactly the attempts, in the same order
+ * of decisions, that an uninterrupted run starts, and the stopping rule is checked before any new
+ * pair (issue 43: a resume that looked at half a batch started pairs past the stopping point).
  */
 export async function runAdaptive(loop: AdaptiveLoop): Promise<{ ended: RunEnd; failedFast?: FailedFast; adaptive: AdaptiveSummary }> {
   const byCell = new Map(loop.attempts.map((a) => [cellKey(a.taskId, a.agent, a.trial), a]));
@@ -74,11 +81,12 @@ export async function runAdaptive(loop: AdaptiveLoop): Promise<{ ended: RunEnd; 
     maxAttempts: Math.min(loop.options.maxAttempts ?? loop.attempts.length, loop.attempts.length),
     ...(loop.maxCostUsd !== undefined ? { maxCostUsd: loop.maxCostUsd } : {}),
   };
+  const looked = new Map<string, AttemptResult>();
   for (;;) {
-    const records = trialRecords(loop.results, allowed);
+    const records = trialRecords(looked, allowed);
     const spent = records.length;
     const state = adaptiveState(records, loop.agents, loop.taskIds, loop.options.target, budget.maxAttempts - spent);
-    const cost = costSoFar(loop.results);
+    const cost = costSoFar(looked);
     const summary = (stopped: AdaptiveStop, by?: 'attempts' | 'cost'): AdaptiveSummary =>
       summarize(loop.options, budget, state, stopped, spent, cost.spentUsd, by);
     if (state.met) return { ended: 'completed', adaptive: summary('target met') };
@@ -91,7 +99,7 @@ export async function runAdaptive(loop: AdaptiveLoop): Promise<{ ended: RunEnd; 
     for (const step of nextTrials(records, state, loop.taskIds, loop.batch)) {
       const cells = step.agents.map((agent) => byCell.get(cellKey(step.taskId, agent, step.trial)));
       // A task at its --runs trials cannot give another pair; half a pair would never count.
-      if (cells.some((c) => c === undefined || loop.results.has(c.attemptId))) {
+      if (cells.some((c) => c === undefined || looked.has(c.attemptId))) {
         exhausted = true;
         continue;
       }
@@ -111,33 +119,40 @@ export async function runAdaptive(loop: AdaptiveLoop): Promise<{ ended: RunEnd; 
     }
     if (batch.length === 0)
       return { ended: 'completed', adaptive: exhausted && !stoppedBy ? summary('trials exhausted') : summary('budget spent', stoppedBy ?? 'attempts') };
-    const before = loop.results.size;
-    const { ended, failedFast } = await loop.runBatch(batch);
-    if (ended !== 'completed') {
-      const after = trialRecords(loop.results, allowed);
-      const last = adaptiveState(after, loop.agents, loop.taskIds, loop.options.target, budget.maxAttempts - after.length);
-      return {
-        ended,
-        ...(failedFast ? { failedFast } : {}),
-        adaptive: summarize(loop.options, budget, last, ended, after.length, costSoFar(loop.results).spentUsd),
-      };
+    // On a resume, what a look asks for may have finished before: only the rest of its batch runs.
+    const pending = batch.filter((a) => !loop.results.has(a.attemptId));
+    if (pending.length > 0) {
+      const { ended, failedFast } = await loop.runBatch(pending);
+      if (ended !== 'completed') {
+        const after = trialRecords(loop.results, allowed);
+        const last = adaptiveState(after, loop.agents, loop.taskIds, loop.options.target, budget.maxAttempts - after.length);
+        return {
+          ended,
+          ...(failedFast ? { failedFast } : {}),
+          adaptive: summarize(loop.options, budget, last, ended, after.length, costSoFar(loop.results).spentUsd),
+        };
+      }
+      // The run loop started nothing (its own caps halted it): looking again would ask for the same batch forever.
+      if (pending.every((a) => !loop.results.has(a.attemptId))) {
+        const after = trialRecords(loop.results, allowed);
+        const last = adaptiveState(after, loop.agents, loop.taskIds, loop.options.target, budget.maxAttempts - after.length);
+        return {
+          ended,
+          adaptive: summarize(
+            loop.options,
+            budget,
+            last,
+            'budget spent',
+            after.length,
+            costSoFar(loop.results).spentUsd,
+            budget.maxCostUsd !== undefined ? 'cost' : undefined,
+          ),
+        };
+      }
     }
-    // The run loop started nothing (its own caps halted it): looking again would ask for the same batch forever.
-    if (loop.results.size === before) {
-      const after = trialRecords(loop.results, allowed);
-      const last = adaptiveState(after, loop.agents, loop.taskIds, loop.options.target, budget.maxAttempts - after.length);
-      return {
-        ended,
-        adaptive: summarize(
-          loop.options,
-          budget,
-          last,
-          'budget spent',
-          after.length,
-          costSoFar(loop.results).spentUsd,
-          budget.maxCostUsd !== undefined ? 'cost' : undefined,
-        ),
-      };
+    for (const a of batch) {
+      const result = loop.results.get(a.attemptId);
+      if (result) looked.set(a.attemptId, result);
     }
   }
 }

@@ -5,10 +5,13 @@ import { join, resolve } from 'node:path';
 import { upstreamFor, type Agent, type ModelAccess, type ModelLimits, type ModelSpec, type ProviderName } from '../domain/agents/index.js';
 import { OptionError } from '../core/errors.js';
 import {
+  CassetteError,
   cassetteKeyText,
   findCassette,
+  loadCassette,
   loadPricing,
   PricingError,
+  type RunPool,
   startGateway,
   type Gateway,
   type GatewayMode,
@@ -137,31 +140,45 @@ export function cassetteKey(plan: Pick<AttemptPlan, 'taskId' | 'trial'>, agent: 
 const MISSING_SHOWN = 3;
 
 /**
- * With `--replay`, every planned attempt of a model agent needs its recording: checked for all of
- * them before any attempt starts (and before any setup runs), so a run never fails one attempt at
- * a time after paying for each one's setup. Throws an OptionError naming the directory, the first
- * missing recordings, how many in all, and the fix.
+ * With `--replay`, every planned attempt of a model agent needs its recording, and every recording
+ * must be one: checked for all of them before any attempt starts (and before any setup runs), so
+ * a run never fails one attempt at a time after paying for each one's setup. A missing recording
+ * is named with the first others missing and how many in all; a recording that is not a regular
+ * file, too large, malformed in any line or of another attempt (see loadCassette) by its file.
+ * Read without blocking, so a FIFO or a device in the directory cannot hold the run.
  */
-export function checkReplayCassettes(attempts: readonly AttemptPlan[], agentOf: (spec: string) => Agent, opts: ModelRunOptions | undefined): void {
+export async function checkReplayCassettes(
+  attempts: readonly AttemptPlan[],
+  agentOf: (spec: string) => Agent,
+  opts: ModelRunOptions | undefined,
+): Promise<void> {
   if (opts?.mode !== 'replay' || opts.cassetteDir === undefined) return;
   const dir = resolve(opts.cassetteDir);
   const model = attempts.filter((a) => agentOf(a.agent).modelSpec !== undefined);
-  const missing = model
-    .map((a) => cassetteKey(a, agentOf(a.agent)))
-    .filter((key) => findCassette(dir, key) === undefined)
-    .map(cassetteKeyText);
-  if (missing.length === 0) return;
-  const shown = missing.slice(0, MISSING_SHOWN).join(', ');
-  const more = missing.length > MISSING_SHOWN ? `, and ${missing.length - MISSING_SHOWN} more` : '';
-  throw new OptionError(
-    [{ field: 'models.cassetteDir', value: opts.cassetteDir }],
-    `no recording for ${missing.length} of the ${model.length} planned model attempt(s): ${shown}${more}`,
-    'record them first with --record into this directory (same tasks, agents and {trials}), or pass the directory that holds their recordings',
-  );
+  const keys = model.map((a) => cassetteKey(a, agentOf(a.agent)));
+  const missing = keys.filter((key) => findCassette(dir, key) === undefined).map(cassetteKeyText);
+  const field = [{ field: 'models.cassetteDir', value: opts.cassetteDir }];
+  if (missing.length > 0) {
+    const shown = missing.slice(0, MISSING_SHOWN).join(', ');
+    const more = missing.length > MISSING_SHOWN ? `, and ${missing.length - MISSING_SHOWN} more` : '';
+    throw new OptionError(
+      field,
+      `no recording for ${missing.length} of the ${model.length} planned model attempt(s): ${shown}${more}`,
+      'record them first with --record into this directory (same tasks, agents and {trials}), or pass the directory that holds their recordings',
+    );
+  }
+  for (const key of keys) {
+    try {
+      await loadCassette(findCassette(dir, key) as string, key);
+    } catch (error) {
+      if (error instanceof CassetteError) throw new OptionError(field, error.message);
+      throw error;
+    }
+  }
 }
 
 /** Checks the model agents (see checkModelSpecs) and starts the gateway; undefined when nothing needs it. */
-export async function startRunModels(agents: readonly Agent[], options: ModelRunOptions | undefined): Promise<RunModels | undefined> {
+export async function startRunModels(agents: readonly Agent[], options: ModelRunOptions | undefined, runPool?: RunPool): Promise<RunModels | undefined> {
   const specs = agents.flatMap((a) => (a.modelSpec ? [a.modelSpec] : []));
   if (specs.length === 0 && options === undefined) return undefined;
   const agentTimeoutMs = options?.agentTimeoutMs;
@@ -182,6 +199,7 @@ export async function startRunModels(agents: readonly Agent[], options: ModelRun
       env,
       socketPath,
       ...(stallMs !== undefined ? { stallMs } : {}),
+      ...(runPool ? { runPool } : {}),
     });
   } catch (error) {
     await rm(socketDir, { recursive: true, force: true });

@@ -18,9 +18,9 @@ export interface RunBudgetReport {
 
 /**
  * Sums the finished attempts' metered usage; once a cap is reached no new attempt starts (the run
- * loop's `halted`). Attempts already running finish and are recorded, so a run can end above its
- * cap by what those attempts spend: at most `concurrency - 1` attempts, each held to its own
- * --max-cost / --max-tokens.
+ * loop's `halted`). The requests of attempts still running are held to the same caps at the
+ * gateway (infra/gateway/run-pool.ts), so a local run ends above its cap by at most one request's
+ * worst case.
  */
 export class RunBudget {
   private spentUsd = 0;

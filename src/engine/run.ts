@@ -9,6 +9,7 @@ import type { AttemptPlan, AttemptResult, Task, TaskDefect } from '../core/types
 import { aggregateRun } from '../domain/stats/index.js';
 import { ATTEMPT_SCRATCH_DIRS, runAttempt, type AttemptEnv, type PreparedNotice } from './attempt.js';
 import { writeRunManifest } from '../domain/manifest/index.js';
+import { RunPool } from '../infra/gateway/index.js';
 import { checkModelSpecs, checkReplayCassettes, startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
 import { runAttempts, type AttemptRunner, type LoopObserver } from './attempt-loop.js';
 import { openRunHistory, type RunHistory } from './history-sink.js';
@@ -271,7 +272,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   const modelSpecs = [...agents.values()].flatMap((a) => (a.modelSpec ? [a.modelSpec] : []));
   if (modelSpecs.length > 0) checkModelSpecs(modelSpecs, options.models ?? {});
   // A replay needs every planned attempt's recording; a resume checks only what it will run, below.
-  if (!options.resume) checkReplayCassettes(plan.attempts, (spec) => agents.get(spec) as Agent, options.models);
+  if (!options.resume) await checkReplayCassettes(plan.attempts, (spec) => agents.get(spec) as Agent, options.models);
   const prepared = new Map<string, AgentPrepared>();
   for (const [spec, agent] of agents) {
     if (agent.prepare)
@@ -319,11 +320,14 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       shareTree: true,
     });
   };
+  // The run's caps, held by every model request of every attempt at the gateway (run-pool.ts).
+  const runLimits = options.models?.runLimits;
+  const runPool = runLimits?.maxCostUsd !== undefined || runLimits?.maxTokens !== undefined ? new RunPool(runLimits) : undefined;
   const release = await acquireRunLock(runDir, runId);
   let history: RunHistory | undefined;
   let runModels: RunModels | undefined;
   try {
-    runModels = await startRunModels([...agents.values()], options.models);
+    runModels = await startRunModels([...agents.values()], options.models, runPool);
     const previous = options.resume ? await readPlanFile(runDir, runId) : undefined;
     if (previous) {
       const differences = planDifferences(previous, { ...plan, agents: options.agents, trials: options.trials, settings, models });
@@ -376,7 +380,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
 
     const results = new Map<string, SlimAttempt>(reconciled.reused);
     const toRun = plan.attempts.filter((a) => !results.has(a.attemptId));
-    if (previous) checkReplayCassettes(toRun, (spec) => agents.get(spec) as Agent, options.models);
+    if (previous) await checkReplayCassettes(toRun, (spec) => agents.get(spec) as Agent, options.models);
     options.observer?.onStart?.({
       runId,
       runDir,
@@ -394,10 +398,16 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     const faults = new StateFaultWatch({ stateDir, runDir, runId });
     // --max-cost-total / --max-tokens-total: reused attempts spent their share already.
     const runBudget = new RunBudget(options.models?.runLimits);
-    for (const reused of results.values()) runBudget.note(reused);
+    for (const reused of results.values()) {
+      runBudget.note(reused);
+      const usage = reused.agentResult?.usage;
+      if (usage) runPool?.addSpent({ tokens: usage.inputTokens + usage.outputTokens, costUsd: usage.costUsd ?? 0 });
+    }
+    // A cap is reached by finished attempts, or by requests billed at the gateway while attempts run.
+    const capReached = (): boolean => runBudget.reached() !== undefined || runPool?.reached() !== undefined;
     let haltNoted = false;
     const noteHalt = (): void => {
-      if (haltNoted || !(faults.halted() || runBudget.reached() !== undefined)) return;
+      if (haltNoted || !(faults.halted() || capReached())) return;
       haltNoted = true;
       options.onHalted?.();
     };
@@ -471,7 +481,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
         killSignal: options.killSignal,
         graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
         observer: options.observer,
-        halted: () => faults.halted() || runBudget.reached() !== undefined,
+        halted: () => faults.halted() || capReached(),
         record,
       });
     const adaptiveOptions = options.adaptive ?? previous?.adaptive;

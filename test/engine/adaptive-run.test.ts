@@ -117,4 +117,49 @@ describe('executeRun --adaptive', () => {
     expect(summary.adaptive?.budget).toBeUndefined();
     expect(summary.runBudget).toMatchObject({ reached: 'tokens', spentTokens: 330 });
   });
+
+  it('killed at three different moments and resumed, starts exactly the attempts of the uninterrupted run, in the same order of decisions', async () => {
+    // Attempt ids differ between runs; a cell (task, agent, trial) is what a decision starts.
+    const cell = (a: { taskId: string; agent: string; trial: number }): string => `${a.taskId}/${a.agent}/${a.trial}`;
+    const started = (list: string[]) => ({ onAttemptStart: (plan: { taskId: string; agent: string; trial: number }) => void list.push(cell(plan)) });
+    const wholeOrder: string[] = [];
+    const whole = await executeRun(options(tempDir(), separate(60), { concurrency: 4, observer: started(wholeOrder) }));
+    expect(whole.summary.adaptive?.stopped).toBe('target met');
+    const wholeCells = whole.attempts.map(cell);
+
+    const dir = tempDir();
+    const order: string[] = [];
+    let runId: string | undefined;
+    // Killed when the 3rd, then the 6th, then the 10th attempt of the chain finishes: each time mid-batch, with attempts still running.
+    let doneInAll = 0;
+    for (const killAt of [3, 6, 10]) {
+      const stop = new AbortController();
+      const kill = new AbortController();
+      const run = await executeRun(
+        options(dir, runId === undefined ? separate(60) : undefined, {
+          concurrency: 4,
+          signal: stop.signal,
+          killSignal: kill.signal,
+          ...(runId !== undefined ? { resume: { runId } } : {}),
+          observer: {
+            ...started(order),
+            onAttemptDone: () => {
+              if (++doneInAll !== killAt) return;
+              stop.abort();
+              kill.abort();
+            },
+          },
+        }),
+      );
+      expect(run.summary.ended).toBe('interrupted');
+      runId = run.summary.runId;
+    }
+    const resumed = await executeRun(options(dir, undefined, { concurrency: 4, resume: { runId: runId as string }, observer: started(order) }));
+    expect(resumed.summary.ended).toBe('completed');
+    expect(resumed.summary.adaptive).toMatchObject({ stopped: 'target met', spent: whole.summary.adaptive?.spent });
+    expect(resumed.attempts.map(cell).sort()).toEqual([...wholeCells].sort());
+    // An attempt cut off by a kill is started again on resume: its first start is where its decision fell.
+    const firstStarts = order.filter((c, i) => order.indexOf(c) === i);
+    expect(firstStarts).toEqual(wholeOrder);
+  });
 });

@@ -27,6 +27,17 @@ function write(root: string, files: Record<string, string>): void {
   }
 }
 
+/** `crucible import harbor DIR` ends on one line matching `message`, exit 2, never "this is a bug", and writes nothing. */
+function expectRefused(dir: string, message: RegExp): void {
+  const out = join(tempDir(), 'out');
+  const r = crucible(['import', 'harbor', dir, '-o', out]);
+  expect(r.status, r.stderr).toBe(2);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr).not.toContain('this is a bug');
+  expect(existsSync(out)).toBe(false);
+}
+
 describe('crucible import harbor', () => {
   it('maps a Harbor task: instruction, timeouts, resources, metadata, Dockerfile, oracle script, reward verifier', async () => {
     const out = join(tempDir(), 'out');
@@ -182,14 +193,7 @@ describe('crucible import harbor', () => {
       [badTimeout, /task\.toml: agent\.timeout_sec: expected a positive number, got "soon"/],
       [tempDir(), /neither task\.toml \(Harbor\) nor task\.yaml \(Terminal-Bench\) found/],
     ];
-    for (const [dir, message] of cases) {
-      const out = join(tempDir(), 'out');
-      const r = crucible(['import', 'harbor', dir, '-o', out]);
-      expect(r.status, r.stderr).toBe(2);
-      expect(r.stderr.trim().split('\n')).toHaveLength(1);
-      expect(r.stderr).toMatch(message);
-      expect(existsSync(out)).toBe(false);
-    }
+    for (const [dir, message] of cases) expectRefused(dir, message);
   });
 
   it('never follows a symlink out of the task directory', async () => {
@@ -218,5 +222,34 @@ describe('crucible import harbor', () => {
     await expect(importHarbor({ dirs: [SAMPLE], out })).rejects.toThrow(/exists and is not empty/);
     await importHarbor({ dirs: [SAMPLE], out, force: true });
     expect(loadTaskSet(join(out, 'tasks.yaml')).tasks).toHaveLength(1);
+  });
+});
+
+describe('crucible import harbor: hostile directories', () => {
+  it('ends on one line with exit 2, never "this is a bug", and writes nothing', () => {
+    const deepToml = sampleCopy();
+    writeFileSync(join(deepToml, 'task.toml'), `[${Array.from({ length: 50_000 }, () => 'a').join('.')}]\nx = 1\n`);
+    const deepArray = sampleCopy();
+    writeFileSync(join(deepArray, 'task.toml'), `x = ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`);
+    const newlineName = sampleCopy();
+    writeFileSync(join(newlineName, 'tests', 'a\nb.py'), 'x');
+    const latin1Name = sampleCopy();
+    writeFileSync(Buffer.concat([Buffer.from(join(latin1Name, 'solution', 'caf')), Buffer.from([0xe9])]), 'x');
+    const many = sampleCopy();
+    for (let i = 0; i < 1001; i++) writeFileSync(join(many, 'tests', `t${i}.txt`), '');
+    const deepDirs = sampleCopy();
+    mkdirSync(join(deepDirs, 'environment', ...Array.from({ length: 20 }, () => 'd')), { recursive: true });
+    const newlineDir = join(tempDir(), 'bad\ntask');
+    cpSync(SAMPLE, newlineDir, { recursive: true });
+    const cases: Array<[string, RegExp]> = [
+      [deepToml, /task\.toml: tables or values nested deeper than 64 levels/],
+      [deepArray, /task\.toml: .*nested/],
+      [newlineName, /tests\/a\\x0Ab\.py: a name that is not UTF-8 text or holds a control character/],
+      [latin1Name, /solution\/caf\\xE9: a name that is not UTF-8 text/],
+      [many, /more than 1000 files and directories/],
+      [deepDirs, /directories nested deeper than 16 levels/],
+      [join(newlineDir, 'nope'), /bad\\ntask\/nope: not a task directory/],
+    ];
+    for (const [dir, message] of cases) expectRefused(dir, message);
   });
 });

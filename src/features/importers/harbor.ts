@@ -121,7 +121,8 @@ async function readTaskDir(dir: string): Promise<TaskSource | SkippedTask> {
 }
 
 async function readHarbor(abs: string, dir: string, id: string): Promise<TaskSource | SkippedTask> {
-  const tomlText = await readText(abs, 'task.toml', dir, "Harbor's task configuration");
+  const budget = new ReadBudget(dir);
+  const tomlText = await readText(abs, 'task.toml', dir, "Harbor's task configuration", budget);
   const toml = parseTaskToml(tomlText, join(dir, 'task.toml'));
   // Harbor 1.1's multi-step tasks run several instructions in one container, each step starting
   // from the state the last left; a Crucible task is one instruction from one baseline.
@@ -132,22 +133,22 @@ async function readHarbor(abs: string, dir: string, id: string): Promise<TaskSou
       id,
       reason: `a multi-step task (${steps.length} [[steps]] in task.toml): each step starts from the container state the step before left, which one Crucible task (one instruction, one baseline) cannot express (fix: import a single-step task, or write each step as its own task directory)`,
     };
-  const instruction = await readText(abs, 'instruction.md', dir, 'the task prompt Harbor reads');
+  const instruction = await readText(abs, 'instruction.md', dir, 'the task prompt Harbor reads', budget);
   const config = harborConfig(toml, join(dir, 'task.toml'));
-  const environment = (await hasDir(abs, 'environment', dir)) ? await readTree(abs, 'environment', dir) : new Map<string, Buffer>();
+  const environment = (await hasDir(abs, 'environment', dir)) ? await readTree(abs, 'environment', dir, budget) : new Map<string, Buffer>();
   if (!environment.has('Dockerfile') && config.image === undefined)
     throw new InputError(`${dir}: no environment/Dockerfile and no [environment] docker_image in task.toml (fix: add one of them)`);
   if (!(await hasDir(abs, 'tests', dir))) throw new InputError(`${dir}: no tests/ directory (fix: add tests/test.sh, the verifier that writes the reward)`);
-  const tests = await readTree(abs, 'tests', dir);
+  const tests = await readTree(abs, 'tests', dir, budget);
   if (!tests.has('test.sh')) throw new InputError(`${join(dir, 'tests')}: no test.sh (fix: add the verifier script tests/test.sh)`);
   let solution: TaskSource['solution'];
   if (await hasDir(abs, 'solution', dir)) {
-    const files = await readTree(abs, 'solution', dir);
+    const files = await readTree(abs, 'solution', dir, budget);
     const script = files.get('solve.sh');
     if (script) solution = { script: script.toString('utf8'), files };
   }
   // Whatever else the directory holds is not part of a Harbor task Crucible runs: named, not dropped.
-  for (const name of (await readdir(abs)).sort())
+  for (const name of (await listDir(abs, dir)).sort())
     if (!HARBOR_ENTRIES.has(name)) config.ignoredFiles.push(`${name}${(await isDir(abs, name)) ? '/' : ''} (not a part of a Harbor task that Crucible reads)`);
   return {
     dir,
@@ -163,7 +164,8 @@ async function readHarbor(abs: string, dir: string, id: string): Promise<TaskSou
 }
 
 async function readTerminalBench(abs: string, dir: string, id: string): Promise<TaskSource> {
-  const yamlText = await readText(abs, 'task.yaml', dir, "Terminal-Bench's task file");
+  const budget = new ReadBudget(dir);
+  const yamlText = await readText(abs, 'task.yaml', dir, "Terminal-Bench's task file", budget);
   let yaml: unknown;
   try {
     yaml = parseYaml(yamlText);
@@ -183,19 +185,19 @@ async function readTerminalBench(abs: string, dir: string, id: string): Promise<
     ignoredFiles: [],
   };
   const environment = new Map<string, Buffer>();
-  const dockerfile = await readBytes(abs, 'Dockerfile', dir);
+  const dockerfile = await readBytes(abs, 'Dockerfile', dir, budget);
   if (dockerfile === undefined) throw new InputError(`${dir}: no Dockerfile (fix: Terminal-Bench tasks build from the Dockerfile next to task.yaml)`);
   environment.set('Dockerfile', dockerfile);
   // The rest of the directory is the build context, minus what the agent must never see.
-  for (const name of await readdir(abs)) {
+  for (const name of await listDir(abs, dir)) {
     if (TB_NOT_CONTEXT.has(name) || name === 'Dockerfile') continue;
-    if (await isDir(abs, name)) for (const [rel, bytes] of await readTree(abs, name, dir)) environment.set(`${name}/${rel}`, bytes);
-    else environment.set(name, (await readBytes(abs, name, dir)) as Buffer);
+    if (await isDir(abs, name)) for (const [rel, bytes] of await readTree(abs, name, dir, budget)) environment.set(`${name}/${rel}`, bytes);
+    else environment.set(name, (await readBytes(abs, name, dir, budget)) as Buffer);
   }
-  const tests = (await hasDir(abs, 'tests', dir)) ? await readTree(abs, 'tests', dir) : new Map<string, Buffer>();
-  const runTests = (await readBytes(abs, 'run-tests.sh', dir))?.toString('utf8');
+  const tests = (await hasDir(abs, 'tests', dir)) ? await readTree(abs, 'tests', dir, budget) : new Map<string, Buffer>();
+  const runTests = (await readBytes(abs, 'run-tests.sh', dir, budget))?.toString('utf8');
   if (runTests === undefined && tests.size === 0) throw new InputError(`${dir}: no run-tests.sh and no tests/ (fix: add the tests that decide the task)`);
-  const script = (await readBytes(abs, 'solution.sh', dir))?.toString('utf8');
+  const script = (await readBytes(abs, 'solution.sh', dir, budget))?.toString('utf8');
   if (await has(abs, 'solution.yaml')) config.ignoredFiles.push('solution.yaml (only solution.sh is imported)');
   if (await has(abs, 'docker-compose.yaml')) config.ignoredFiles.push('docker-compose.yaml (the Dockerfile is built alone)');
   return {
@@ -494,35 +496,92 @@ async function has(abs: string, rel: string): Promise<boolean> {
   return (await lstat(join(abs, rel)).catch(() => undefined)) !== undefined;
 }
 
-async function readText(abs: string, rel: string, dir: string, what: string): Promise<string> {
-  const bytes = await readBytes(abs, rel, dir);
+async function readText(abs: string, rel: string, dir: string, what: string, budget: ReadBudget): Promise<string> {
+  const bytes = await readBytes(abs, rel, dir, budget);
   if (bytes === undefined) throw new InputError(`${dir}: no ${rel} (fix: add ${rel}, ${what})`);
   return bytes.toString('utf8');
 }
 
 /** A regular file's bytes, or undefined when there is none; a symlink or anything else is refused. */
-async function readBytes(abs: string, rel: string, dir: string): Promise<Buffer | undefined> {
+async function readBytes(abs: string, rel: string, dir: string, budget: ReadBudget): Promise<Buffer | undefined> {
   const path = join(abs, rel);
   const stat = await lstat(path).catch(() => undefined);
   if (stat === undefined) return undefined;
   if (stat.isSymbolicLink()) throw new InputError(`${join(dir, rel)}: is a symlink, which is never followed (fix: replace it with the file itself)`);
   if (!stat.isFile()) throw new InputError(`${join(dir, rel)}: not a regular file (fix: make it one)`);
   if (stat.size > MAX_FILE_BYTES) throw new InputError(`${join(dir, rel)}: larger than ${MAX_FILE_BYTES} bytes (fix: keep task files small)`);
+  budget.take(stat.size);
   return readFile(path);
 }
 
 /** Every regular file under `abs/rel`, by path relative to it; symlinks and special files are refused. */
-async function readTree(abs: string, rel: string, dir: string): Promise<Map<string, Buffer>> {
+async function readTree(abs: string, rel: string, dir: string, budget: ReadBudget): Promise<Map<string, Buffer>> {
   const files = new Map<string, Buffer>();
-  const walk = async (sub: string): Promise<void> => {
-    for (const name of (await readdir(join(abs, rel, sub))).sort()) {
+  const walk = async (sub: string, depth: number): Promise<void> => {
+    if (depth > MAX_TREE_DEPTH)
+      throw new InputError(`${join(dir, rel, sub)}: directories nested deeper than ${MAX_TREE_DEPTH} levels (fix: a task's files nest a few levels)`);
+    for (const name of (await listDir(join(abs, rel, sub), join(dir, rel, sub))).sort()) {
       const inner = sub === '' ? name : posix.join(sub, name);
-      if (await isDir(join(abs, rel), inner)) await walk(inner);
-      else files.set(inner, (await readBytes(join(abs, rel), inner, join(dir, rel))) as Buffer);
+      if (await isDir(join(abs, rel), inner)) {
+        budget.take(0);
+        await walk(inner, depth + 1);
+      } else files.set(inner, (await readBytes(join(abs, rel), inner, join(dir, rel), budget)) as Buffer);
     }
   };
-  await walk('');
+  await walk('', 1);
   return files;
+}
+
+/**
+ * The names in a directory of the task. A name is read as bytes and must be UTF-8 without control
+ * characters: one that is not could not be written under the same name, nor named in a task set
+ * or a message, so it is refused, shown escaped (a newline as `\n`, a byte as `\xFF`).
+ */
+async function listDir(path: string, shown: string): Promise<string[]> {
+  const names = await readdir(path, { encoding: 'buffer' });
+  return names.map((raw) => {
+    const name = raw.toString('utf8');
+    // eslint-disable-next-line no-control-regex
+    if (Buffer.from(name, 'utf8').equals(raw) && !/[\u0000-\u001f\u007f-\u009f]/.test(name)) return name;
+    throw new InputError(
+      `${join(shown, escapedName(raw))}: a name that is not UTF-8 text or holds a control character (fix: rename it with printable UTF-8 characters)`,
+    );
+  });
+}
+
+/** A name as bytes, printable: control characters and bytes outside UTF-8 as `\xNN`. */
+function escapedName(raw: Buffer): string {
+  let out = '';
+  for (const ch of raw.toString('latin1')) {
+    const code = ch.charCodeAt(0);
+    out += code < 0x20 || code >= 0x7f ? `\\x${code.toString(16).toUpperCase().padStart(2, '0')}` : ch;
+  }
+  return out;
+}
+
+/** Above these, one task directory is not a task: refused before it is read further, so a huge tree costs no more than the caps. */
+const MAX_TASK_FILES = 1000;
+const MAX_TASK_BYTES = 256 * 1024 * 1024;
+const MAX_TREE_DEPTH = 16;
+
+/** What one task directory has read so far (files and directories, bytes), against MAX_TASK_FILES and MAX_TASK_BYTES. */
+class ReadBudget {
+  private files = 0;
+  private bytes = 0;
+  constructor(private readonly dir: string) {}
+
+  take(size: number): void {
+    this.files += 1;
+    this.bytes += size;
+    if (this.files > MAX_TASK_FILES)
+      throw new InputError(
+        `${this.dir}: more than ${MAX_TASK_FILES} files and directories (fix: a task holds its Dockerfile, tests and solution; leave data out or fetch it in the Dockerfile)`,
+      );
+    if (this.bytes > MAX_TASK_BYTES)
+      throw new InputError(
+        `${this.dir}: more than ${MAX_TASK_BYTES} bytes in all (fix: a task holds its Dockerfile, tests and solution; fetch large data in the Dockerfile)`,
+      );
+  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readSync, writeFileSync, type Stats } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { schemaError } from '../../core/input/index.js';
@@ -171,13 +172,104 @@ export class CassetteWriter {
 
 const CASSETTE_FILE = { reference: 'docs/agents.md#record-and-replay; record the cassette again with --record' };
 
-export function readCassette(file: string): { header: CassetteHeader; exchanges: CassetteExchange[] } {
-  let text: string;
+/** Above this a cassette is not a recording of one attempt's model traffic, and is refused unread. */
+export const MAX_CASSETTE_BYTES = 256 * 1024 * 1024;
+
+export interface Cassette {
+  header: CassetteHeader;
+  exchanges: CassetteExchange[];
+}
+
+/**
+ * Opened without blocking (a FIFO with no writer would hold the open forever) and judged by the
+ * opened file's own stat, so a FIFO, a device (`/dev/zero`, which never ends) or a directory behind
+ * a symlink is refused before a byte is read, and a file swapped in after a check is still judged.
+ */
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+
+function checkCassetteStat(file: string, stat: Stats): void {
+  if (!stat.isFile()) throw new CassetteError(`${file}: not a regular file (a ${kindOf(stat)}) (fix: pass the cassette file a recording run wrote)`);
+  if (stat.size > MAX_CASSETTE_BYTES)
+    throw new CassetteError(
+      `${file}: ${stat.size} bytes, larger than the ${MAX_CASSETTE_BYTES}-byte cap for a cassette (fix: record the attempt again with --record)`,
+    );
+}
+
+function kindOf(stat: Stats): string {
+  if (stat.isFIFO()) return 'FIFO';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'device';
+  if (stat.isDirectory()) return 'directory';
+  if (stat.isSocket()) return 'socket';
+  return 'special file';
+}
+
+function unreadable(file: string, error: unknown): CassetteError {
+  return error instanceof CassetteError ? error : new CassetteError(`${file}: cannot read cassette (${(error as Error).message})`);
+}
+
+/** The cassette's bytes, at most the cap (a file that grows while read is cut there and then refused as torn). */
+function readCassetteSync(file: string): Buffer {
+  let fd: number | undefined;
   try {
-    text = readFileSync(file, 'utf8');
+    fd = openSync(file, OPEN_FLAGS);
+    const stat = fstatSync(fd);
+    checkCassetteStat(file, stat);
+    const bytes = Buffer.alloc(stat.size);
+    let at = 0;
+    while (at < bytes.length) {
+      const n = readSync(fd, bytes, at, bytes.length - at, at);
+      if (n === 0) break;
+      at += n;
+    }
+    return bytes.subarray(0, at);
   } catch (error) {
-    throw new CassetteError(`${file}: cannot read cassette (${(error as Error).message})`);
+    throw unreadable(file, error);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
+}
+
+async function readCassetteAsync(file: string): Promise<Buffer> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(file, OPEN_FLAGS);
+    const stat = await handle.stat();
+    checkCassetteStat(file, stat);
+    const bytes = Buffer.alloc(stat.size);
+    let at = 0;
+    while (at < bytes.length) {
+      const { bytesRead } = await handle.read(bytes, at, bytes.length - at, at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    return bytes.subarray(0, at);
+  } catch (error) {
+    throw unreadable(file, error);
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** The recording in `file`; a file that is not a regular one, too large or malformed anywhere is a CassetteError naming it. */
+export function readCassette(file: string, key?: CassetteKey): Cassette {
+  return parseCassette(readCassetteSync(file), file, key);
+}
+
+/**
+ * readCassette without blocking the event loop: what a run checks every recording with before any
+ * setup. With `key`, the header must name that session (a recording renamed from another task's
+ * is refused, not replayed).
+ */
+export async function loadCassette(file: string, key?: CassetteKey): Promise<Cassette> {
+  return parseCassette(await readCassetteAsync(file), file, key);
+}
+
+function parseCassette(bytes: Buffer, file: string, key: CassetteKey | undefined): Cassette {
+  const text = bytes.toString('utf8');
+  if (!Buffer.from(text, 'utf8').equals(bytes)) throw new CassetteError(`${file}: not UTF-8 text (fix: record the cassette again with --record)`);
+  // A recording always ends its last line; one that does not was cut short while written.
+  if (text.length > 0 && !text.endsWith('\n'))
+    throw new CassetteError(`${file}: the last line is torn (no newline at its end) (fix: record the cassette again with --record)`);
   const lines = text.split('\n');
   let header: CassetteHeader | undefined;
   const exchanges: CassetteExchange[] = [];
@@ -188,8 +280,14 @@ export function readCassette(file: string): { header: CassetteHeader; exchanges:
     try {
       value = JSON.parse(line);
     } catch {
-      throw new CassetteError(`${where}: not JSON`);
+      throw new CassetteError(`${where}: not JSON (a torn or edited line) (fix: record the cassette again with --record)`);
     }
+    if (header === undefined && !isCassetteHeader(value))
+      throw new CassetteError(`${where}: the first line is not a cassette header (fix: record the cassette again with --record)`);
+    if (header === undefined && (value as { version?: unknown }).version !== CASSETTE_VERSION)
+      throw new CassetteError(
+        `${where}: cassette version ${JSON.stringify((value as { version?: unknown }).version)}, this Crucible reads version ${CASSETTE_VERSION} (fix: record the cassette again with --record)`,
+      );
     const schema = header === undefined ? headerSchema : exchangeSchema;
     const parsed = schema.safeParse(value);
     if (!parsed.success) {
@@ -200,9 +298,17 @@ export function readCassette(file: string): { header: CassetteHeader; exchanges:
     if (header === undefined) header = parsed.data as CassetteHeader;
     else exchanges.push(parsed.data as CassetteExchange);
   });
-  if (!header) throw new CassetteError(`${file}: empty cassette`);
+  if (!header) throw new CassetteError(`${file}: empty cassette, no header line (fix: record the cassette again with --record)`);
+  if (key !== undefined && header.key !== cassetteKeyText(key))
+    throw new CassetteError(
+      `${file}: the header's key is ${JSON.stringify(header.key)}, a recording of another attempt than ${JSON.stringify(cassetteKeyText(key))} (fix: record this attempt with --record, not a copy of another's)`,
+    );
   exchanges.sort((a, b) => a.seq - b.seq);
   return { header, exchanges };
+}
+
+function isCassetteHeader(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'cassette';
 }
 
 /** Bytes of a recorded response, in the chunks the client will be sent. */

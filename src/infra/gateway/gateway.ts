@@ -35,6 +35,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     env,
     maxRequestBytes: options.maxRequestBytes ?? 32 * 1024 * 1024,
     stallMs: options.stallMs ?? DEFAULT_PROVIDER_STALL_MS,
+    ...(options.runPool ? { runPool: options.runPool } : {}),
     openSessionByToken: (token) => {
       const session = byToken.get(token);
       return session?.open ? session : undefined;
@@ -84,7 +85,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         if (mode === 'record') state.recorder = new CassetteWriter(cassettePath(dir, key), cassetteKeyText(key), () => secretValues(upstreams.values(), env));
         else {
           const file = findCassette(dir, key) ?? cassettePath(dir, key);
-          state.replay = new ReplayBook(readCassette(file).exchanges, (canonical) => state.volatility.normalise(withoutClientIds(canonical)));
+          state.replay = new ReplayBook(readCassette(file, key).exchanges, (canonical) => state.volatility.normalise(withoutClientIds(canonical)));
         }
       }
       sessions.set(attemptId, state);

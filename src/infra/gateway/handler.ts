@@ -9,6 +9,7 @@ import { upstreamRequestHeaders } from './headers.js';
 import type { SessionMeter } from './meter.js';
 import { outcomeOf, type ProviderWatch } from './provider-watch.js';
 import type { ReplayBook } from './replay.js';
+import type { RunPool, Spend } from './run-pool.js';
 import { allowedRoute } from './allowed-routes.js';
 import { canonicalRequestPath, forwardedUrl } from './request-path.js';
 import { newlyAnswered, readRequest } from './request-readers.js';
@@ -41,6 +42,8 @@ export interface HandlerContext {
   /** Longest silence of an upstream before the gateway cuts it off as stalled; undefined for none. */
   stallMs?: number;
   openSessionByToken(token: string): SessionState | undefined;
+  /** The run's caps over all sessions, when the run has any. */
+  runPool?: RunPool;
 }
 
 export function createRequestHandler(ctx: HandlerContext): (req: IncomingMessage, res: ServerResponse) => void {
@@ -123,6 +126,15 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     return;
   }
   const { ticket } = verdict;
+  // The run's caps hold every model request of every attempt: it waits while others in flight fill them.
+  const pooled = ctx.runPool && api !== 'other' ? await ctx.runPool.admit(ticket) : undefined;
+  if (pooled && !pooled.ok) {
+    session.meter.release(ticket);
+    session.meter.refuseForRun(pooled.limit, pooled.message);
+    send(res, gatewayError(upstream.kind, 'budget_exceeded', pooled.message));
+    return;
+  }
+  let billed: Spend | undefined;
 
   // However the exchange ends (a client gone, a broken stream), its hold on the budget ends with it.
   try {
@@ -167,7 +179,7 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
       const outcome = outcomeOf(delivery, source, unreachable, ctx.stallMs);
       const failure = session.provider.answerEnded(seq, upstream.name, outcome, performance.now());
       const unfinished = outcome.clientGone === true || outcome.stalled === true || outcome.brokeOff === true || outcome.stream === 'cut';
-      session.meter.record(ticket, { status: delivery.status, requestModel, reading: delivery.reading, latencyMs });
+      billed = session.meter.record(ticket, { status: delivery.status, requestModel, reading: delivery.reading, latencyMs });
       const model = delivery.reading.model ?? requestModel;
       const sent = readRequest(api, json);
       const toolResults = newlyAnswered(session.turns, sent.toolResults);
@@ -204,6 +216,7 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     });
   } finally {
     session.meter.settle(ticket);
+    if (pooled?.ok) ctx.runPool?.settle(pooled.hold, billed);
   }
 }
 

@@ -34,8 +34,11 @@ export {
   findCassette,
   flatCassettePath,
   readCassette,
+  loadCassette,
+  MAX_CASSETTE_BYTES,
   type CassetteExchange,
   type CassetteHeader,
   type CassetteKey,
 } from './cassette.js';
 export { bundledPricingPath } from './pricing.js';
+export { RunPool, type RunPoolLimits, type Spend, type PoolAdmission } from './run-pool.js';

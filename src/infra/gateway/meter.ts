@@ -146,17 +146,28 @@ export class SessionMeter {
     this.sideRequests++;
   }
 
-  /** Settles the request's reservation. Upstream errors (429, 5xx) count as requests and latency but carry no usage. */
-  record(ticket: Ticket | undefined, response: MeteredResponse): void {
+  /** A request the run's caps (run-pool.ts) refused: the attempt ended on the budget like on its own. */
+  refuseForRun(limit: BudgetLimit, message: string): void {
+    this.budgetExceeded ??= limit;
+    this.recordRefusal('budget', message);
+  }
+
+  /**
+   * Settles the request's reservation and returns what the response was billed (nothing for an
+   * upstream error or a response without usage). Upstream errors (429, 5xx) count as requests and
+   * latency but carry no usage.
+   */
+  record(ticket: Ticket | undefined, response: MeteredResponse): Ticket {
+    const billed: Ticket = { tokens: 0, costUsd: 0 };
     if (ticket) this.inFlight.delete(ticket);
     this.latencyMs += response.latencyMs;
     const answered = response.reading.model;
     if (answered !== undefined) this.answeredModels.set(answered, (this.answeredModels.get(answered) ?? 0) + 1);
-    if (response.status < 200 || response.status >= 300) return;
+    if (response.status < 200 || response.status >= 300) return billed;
     const usage = response.reading.usage;
     if (!usage) {
       this.unmeteredResponses++;
-      return;
+      return billed;
     }
     for (const key of Object.keys(this.tokens) as Array<keyof TokenUsage>) this.tokens[key] += usage[key];
     // Counts that contradict each other are kept as reported and said so, never quietly fixed.
@@ -168,6 +179,7 @@ export class SessionMeter {
     const cost = this.priceFor([response.reading.model, response.requestModel, this.options.model], usage);
     if (cost === undefined) this.costKnown = false;
     else this.costUsd += cost;
+    return { tokens: usage.inputTokens + usage.outputTokens, costUsd: cost ?? 0 };
   }
 
   recordMiss(miss: ReplayMiss): void {

@@ -1,3 +1,4 @@
+import type { RunPool } from './run-pool.js';
 import type { ProviderFailureKind, ProviderHealth, Usage } from '../../core/types/index.js';
 import type { CassetteKey } from './cassette.js';
 import type { Pricing } from './pricing.js';
@@ -62,6 +63,8 @@ export interface GatewayOptions {
    * the gateway cuts it off and records the request as `stalled`. Default 5 minutes; 0 for no limit.
    */
   stallMs?: number;
+  /** The run's caps over all sessions (run-pool.ts): every model request holds its worst case there too. */
+  runPool?: RunPool;
 }
 
 export interface Budget {
