@@ -1,3 +1,4 @@
+import type { StrengthSummary } from '../strength/index.js';
 import type { RunComparison } from '../../core/types/index.js';
 import type { AttemptRow } from '../../infra/store/index.js';
 import {
@@ -91,6 +92,8 @@ export interface RunView {
   guard?: GuardAgentCounts[];
   /** Per agent with a failed attempt: what its failed attempts did (docs/failure-patterns.md). */
   failurePatterns?: AgentFailurePatterns[];
+  /** The task set's strength the run was graded beside (`validate --strength`, docs/strength.md). */
+  strength?: StrengthSummary;
 }
 
 export interface Page<T> {

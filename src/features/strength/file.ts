@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Task } from '../../core/types/index.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../domain/run-dir/index.js';
 import { quantileSorted } from '../../domain/stats/index.js';
 import type { TaskStrength } from './judge.js';
 import type { Mutant } from './mutants.js';
+import { taskKey } from './plan.js';
 
 export const STRENGTH_FILE_VERSION = 1;
 
@@ -93,3 +96,32 @@ export function formatStrengthSummary(s: StrengthSummary): string {
 
 /** Below this a task is called weak: more than one near-miss fix in five gets through its tests. */
 export const WEAK_STRENGTH = 0.8;
+
+/**
+ * What a run shows of strength: the state directory's entries for the run's tasks whose content
+ * key still matches (a task changed since `validate --strength` has none), copied into the run
+ * directory as `strength.json` so its reports read the numbers the run was graded beside.
+ */
+export async function snapshotForRun(stateDir: string, tasks: readonly Task[], runDir: string): Promise<StrengthSummary | undefined> {
+  const file = await readStrengthFile(stateDir);
+  if (!file) return undefined;
+  const byId = new Map(file.tasks.map((t) => [t.taskId, t]));
+  const kept: TaskStrength[] = [];
+  for (const task of tasks) {
+    const entry = byId.get(task.id);
+    if (entry && entry.taskKey === (await taskKey(task))) kept.push(entry);
+  }
+  if (kept.length === 0) return undefined;
+  await writeJsonAtomic(strengthFilePath(runDir), { schemaVersion: STRENGTH_FILE_VERSION, tasks: kept } satisfies StrengthFile);
+  return summarizeTaskSet(kept);
+}
+
+/** The strength a run was graded beside (its `strength.json`), for its reports; undefined when it had none. */
+export function readRunStrength(runDir: string): StrengthSummary | undefined {
+  try {
+    const data = JSON.parse(readFileSync(strengthFilePath(runDir), 'utf8')) as StrengthFile;
+    return data.schemaVersion === STRENGTH_FILE_VERSION && Array.isArray(data.tasks) ? summarizeTaskSet(data.tasks) : undefined;
+  } catch {
+    return undefined;
+  }
+}

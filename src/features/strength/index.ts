@@ -13,6 +13,8 @@ export {
   strengthFilePath,
   summarizeTaskSet,
   formatStrengthSummary,
+  snapshotForRun,
+  readRunStrength,
   WEAK_STRENGTH,
   type StrengthFile,
   type StrengthSummary,
