@@ -1,5 +1,4 @@
-import type { StrengthSummary } from '../strength/index.js';
-import type { RunComparison } from '../../core/types/index.js';
+import type { RunComparison, StrengthSummary } from '../../core/types/index.js';
 import type { AttemptRow } from '../../infra/store/index.js';
 import {
   attemptOutcome,

@@ -3,8 +3,8 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Task } from '../../core/types/index.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../domain/run-dir/index.js';
-import { quantileSorted } from '../../domain/stats/index.js';
 import type { TaskStrength } from './judge.js';
+import { summarizeTaskSet, type StrengthSummary } from './summary.js';
 import type { Mutant } from './mutants.js';
 import { taskKey } from './plan.js';
 
@@ -54,48 +54,6 @@ export async function writeStrengthFile(stateDir: string, results: readonly Task
   await writeJsonAtomic(strengthFilePath(stateDir), file);
   return strengthFilePath(stateDir);
 }
-
-/** A task set's strength in one line's worth: the median over its measured tasks and the weakest ones. */
-export interface StrengthSummary {
-  /** Tasks with a measured strength. */
-  measured: number;
-  median?: number;
-  /** The weakest tasks, weakest first (at most three). */
-  weakest: Array<{ taskId: string; strength: number; survivors: number }>;
-  /** The highest flake rate among the tasks, and the tasks whose verdict changed between identical runs. */
-  flakeRate: number;
-  unstable: string[];
-}
-
-export function summarizeTaskSet(tasks: readonly TaskStrength[]): StrengthSummary {
-  const measured = tasks.filter((t): t is TaskStrength & { strength: number } => t.strength !== undefined);
-  const sorted = measured.map((t) => t.strength).sort((a, b) => a - b);
-  const weakest = [...measured]
-    .sort((a, b) => a.strength - b.strength || a.taskId.localeCompare(b.taskId))
-    .filter((t) => t.strength < 1)
-    .slice(0, 3)
-    .map((t) => ({ taskId: t.taskId, strength: t.strength, survivors: t.survivors.length }));
-  return {
-    measured: measured.length,
-    ...(sorted.length > 0 ? { median: quantileSorted(sorted, 0.5) } : {}),
-    weakest,
-    flakeRate: Math.max(0, ...tasks.map((t) => t.flake?.rate ?? 0)),
-    unstable: tasks.filter((t) => (t.flake?.verdictChanged.length ?? 0) > 0).map((t) => t.taskId),
-  };
-}
-
-/** `median 0.82 (6 tasks); weakest: a 0.40, b 0.75` */
-export function formatStrengthSummary(s: StrengthSummary): string {
-  if (s.median === undefined) return 'not measured (crucible validate --strength)';
-  const pct = (x: number): string => `${Math.round(x * 100)}%`;
-  const weakest = s.weakest.length > 0 ? `; weakest: ${s.weakest.map((w) => `${w.taskId} ${pct(w.strength)} (${w.survivors} surviving)`).join(', ')}` : '';
-  const flake = s.flakeRate > 0 ? `; flake rate up to ${pct(s.flakeRate)}` : '';
-  const unstable = s.unstable.length > 0 ? `; verdict changed between identical runs: ${s.unstable.join(', ')}` : '';
-  return `median ${pct(s.median)} over ${s.measured} task${s.measured === 1 ? '' : 's'}${weakest}${flake}${unstable}`;
-}
-
-/** Below this a task is called weak: more than one near-miss fix in five gets through its tests. */
-export const WEAK_STRENGTH = 0.8;
 
 /**
  * What a run shows of strength: the state directory's entries for the run's tasks whose content
