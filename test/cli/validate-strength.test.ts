@@ -86,9 +86,15 @@ describe('crucible validate --strength', () => {
       // The surviving mutant is a wrong fix the task accepts: grade it as somebody's prediction.
       const predictions = tempDir();
       writeFileSync(join(predictions, 'clamp.patch'), patch);
-      const graded = await runCli(['grade', tasks, '--predictions', predictions, '--sandbox', 'bwrap', '--out', tempDir(), '--json'], { attempts: 1 });
+      // Graded in the same state directory, the run shows the task's strength beside its pass rate.
+      const graded = await runCli(['grade', tasks, '--predictions', predictions, '--sandbox', 'bwrap', '--out', out, '--json'], { attempts: 1 });
       expect(graded.status, graded.stderr).toBe(0);
-      expect((JSON.parse(graded.stdout) as { attempts: Array<{ verdict: string }> }).attempts.map((a) => a.verdict)).toEqual(['PASS']);
+      const gradedRun = JSON.parse(graded.stdout) as { runId: string; attempts: Array<{ verdict: string }> };
+      expect(gradedRun.attempts.map((a) => a.verdict)).toEqual(['PASS']);
+      expect(graded.stderr).toContain(`task strength: median ${Math.round((clamp?.strength ?? 0) * 100)}% over 1 task; weakest: clamp`);
+      // The snapshot the reports read sits beside the run's manifest without breaking it.
+      const verified = await runCli(['manifest', 'verify', join(out, 'runs', gradedRun.runId)]);
+      expect(verified.status, verified.stdout + verified.stderr).toBe(0);
 
       // Same task content: every mutant's outcome comes from the cache, no mutant runs again.
       const again = await runCli(args, { attempts: 4 });

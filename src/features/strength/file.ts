@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Task } from '../../core/types/index.js';
-import { writeFileAtomic, writeJsonAtomic } from '../../domain/run-dir/index.js';
+import { RUN_FILES, writeFileAtomic, writeJsonAtomic } from '../../domain/run-dir/index.js';
 import type { TaskStrength } from './judge.js';
 import { summarizeTaskSet, type StrengthSummary } from './summary.js';
 import type { Mutant } from './mutants.js';
@@ -20,8 +20,9 @@ export interface StrengthFile {
   tasks: TaskStrength[];
 }
 
-export function strengthFilePath(stateDir: string): string {
-  return join(stateDir, 'strength.json');
+/** `<dir>/strength.json`: in the state directory (validate's measure) and in a run directory (the run's snapshot). */
+export function strengthFilePath(dir: string): string {
+  return join(dir, RUN_FILES.strength);
 }
 
 /** Where a surviving mutant's patch is kept, relative to the state directory. */
