@@ -37,7 +37,7 @@ export const layers = {
     {
       name: 'features',
       dir: 'features',
-      folders: ['suite', 'report', 'ci', 'gate', 'baseline', 'audit', 'authoring', 'importers', 'pack', 'diagnostics', 'distributed', 'grade'],
+      folders: ['suite', 'report', 'ci', 'gate', 'baseline', 'audit', 'authoring', 'importers', 'pack', 'diagnostics', 'distributed', 'grade', 'strength'],
     },
     { name: 'front ends', folders: ['cli', 'server', 'index'] },
   ],

@@ -78,6 +78,8 @@ export const UNIT: string[] = [
   'test/stats/quantile.test.ts',
   'test/stats/run-stats.test.ts',
   'test/stats/wilson.test.ts',
+  'test/strength/mutants.test.ts',
+  'test/strength/judge.test.ts',
   'test/suite/json-schema.test.ts',
   'test/suite/load-suite.test.ts',
   'test/suite/stats.test.ts',

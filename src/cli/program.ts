@@ -192,9 +192,16 @@ export function createProgram(io: CliIo): CrucibleProgram {
     .option('--require-oracle', 'fail a task that has no oracle patch (by default it passes as unproven: nothing wrong, nothing proven)')
     .option('--adversarial', 'run the attack catalogue on each task instead: which cheats get through (docs/redteam.md)')
     .option('--attack <name>', 'with --adversarial: only this attack (repeatable; resource attacks run only when named)', collect)
+    .option(
+      '--strength',
+      "also measure each task's strength: mutants of the oracle's fix graded as attempts, surviving ones saved as patches; and the flake rate of repeated runs (docs/strength.md)",
+    )
+    .option('--max-mutants <n>', 'with --strength: at most this many mutants per task, sampled with --seed (default 20)')
+    .option('--seed <n>', 'with --strength: the seed that samples the mutants (default 1)')
+    .option('--min-strength <f>', 'with --strength: a task whose strength is below this fraction fails validation, e.g. 0.8')
     .addHelpText(
       'after',
-      '\nExit codes: 0 every task valid or unproven (no oracle patch, nothing else wrong; --require-oracle makes that 1) (--adversarial: no attack got through), 1 some task invalid or flaky (--adversarial: an attack passed, an attack ended in a harness error, or an honest control failed), 2 bad input or a broken task (a fail-to-pass id the tests do not report, an oracle patch that does not apply, a repo that cannot be fetched), 75 disk full.\n\nExamples:\n  crucible validate examples/tasks.yaml --runs 3\n  crucible validate examples/tasks.yaml --adversarial --task py-median',
+      '\nExit codes: 0 every task valid or unproven (no oracle patch, nothing else wrong; --require-oracle makes that 1) (--adversarial: no attack got through), 1 some task invalid or flaky (--adversarial: an attack passed, an attack ended in a harness error, or an honest control failed), 2 bad input or a broken task (a fail-to-pass id the tests do not report, an oracle patch that does not apply, a repo that cannot be fetched), 75 disk full.\n\nExamples:\n  crucible validate examples/tasks.yaml --runs 3\n  crucible validate examples/tasks.yaml --strength --max-mutants 10\n  crucible validate examples/tasks.yaml --adversarial --task py-median',
     )
     .action(async (taskset: string, opts) => (await import('./commands/validate.js')).validateCommand(taskset, opts, io));
 

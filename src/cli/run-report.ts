@@ -14,6 +14,7 @@ import { formatUsageTable } from './model-run.js';
 import { withFlagNames } from './option-flags.js';
 import { writeRunReports } from './report-options.js';
 import { withRunSession } from './run-session.js';
+import { formatStrengthSummary, snapshotForRun } from '../features/strength/index.js';
 
 export interface RunReportOutput {
   json?: boolean;
@@ -65,8 +66,12 @@ export async function runAndReport(io: CliIo, options: Omit<RunOptions, 'observe
     },
     io.cwd,
   );
+  // The task set's strength (validate --strength), beside the pass rates it qualifies; the run's reports read the same snapshot.
+  const strength = await snapshotForRun(options.stateDir, options.tasks, runDir);
   const out = output.json ? io.stderr : io.stdout;
   out.write(`\n${report}\n`);
+  if (strength)
+    out.write(`task strength: ${formatStrengthSummary(strength)} ${pc.dim('(near-miss wrong fixes the tests fail: crucible validate --strength)')}\n`);
   if (summary.adaptive) out.write(`\n${describeAdaptiveStop(summary.adaptive)}\n`);
   const usage = formatUsageTable(attempts);
   if (usage) out.write(`\n${usage}\n`);

@@ -1,6 +1,6 @@
 import type { TaskSelection } from '../domain/tasks/index.js';
 import type { AttemptResult, Task } from '../core/types/index.js';
-import { executeRun, type AttemptSettings, type RunObserver, type RunOutcome } from './run.js';
+import { executeRun, type AttemptSettings, type RunObserver, type RunOptions, type RunOutcome } from './run.js';
 import type { RunSession } from './session.js';
 
 /** The task set a validation runs, as loadRunInput gives it (a task set or a suite). */
@@ -21,6 +21,8 @@ export interface ValidationRunOptions {
   trials: number;
   agentTrials?: Record<string, number>;
   only?: (taskId: string, agent: string) => boolean;
+  /** Agents the caller makes (validate --strength's mutants); the default resolves names as `run` does. */
+  resolveAgent?: RunOptions['resolveAgent'];
   stateDir: string;
   settings: AttemptSettings;
   concurrency: number;
@@ -52,6 +54,7 @@ export async function runValidation(v: ValidationRunOptions): Promise<{ outcome:
     trials: v.trials,
     ...(v.agentTrials ? { agentTrials: v.agentTrials } : {}),
     ...(v.only ? { only: v.only } : {}),
+    ...(v.resolveAgent ? { resolveAgent: v.resolveAgent } : {}),
     stateDir: v.stateDir,
     settings: v.settings,
     concurrency: v.concurrency,

@@ -17,6 +17,9 @@ import { wholeNumber, writableStateDir } from '../args.js';
 import { table } from '../format.js';
 import type { CliIo } from '../io.js';
 import { exitWith, runExitCode } from '../exit.js';
+import { resolveRunAgent } from '../../domain/redteam/index.js';
+import { measureStrength, planStrength, summarizeTaskSet, writeStrengthFile, type TaskStrength } from '../../features/strength/index.js';
+import { formatFlakeCell, formatStrengthCell, formatStrengthDetail, strengthFlags } from '../format-strength.js';
 
 export interface ValidateCommandOptions {
   task?: string[];
@@ -33,6 +36,12 @@ export interface ValidateCommandOptions {
   adversarial?: boolean;
   /** With --adversarial: only these attacks (heavy ones run only when named). */
   attack?: string[];
+  /** `--strength`: also grade mutants of each oracle fix, and run nop --runs times (docs/strength.md). */
+  strength?: boolean;
+  maxMutants?: string;
+  seed?: string;
+  /** `--min-strength F`: a valid task whose strength is below F fails validation. */
+  minStrength?: string;
 }
 
 export const VALIDATE_SCHEMA_VERSION = 1;
@@ -49,6 +58,7 @@ export const VALIDATE_SCHEMA_VERSION = 1;
 export async function validateCommand(tasksetPath: string, opts: ValidateCommandOptions, io: CliIo): Promise<void> {
   if (opts.adversarial) return adversarialCommand(tasksetPath, opts, io);
   if (opts.attack?.length) throw new InputError('--attack: only with --adversarial (fix: add --adversarial)');
+  const strengthOptions = strengthFlags(opts);
   const runs = wholeNumber('--runs', opts.runs, 3, 1, MAX_PLANNED_ATTEMPTS);
   const concurrency = wholeNumber('--concurrency', opts.concurrency, defaultConcurrency());
   writableStateDir('--out', opts.out, io.cwd);
@@ -58,7 +68,11 @@ export async function validateCommand(tasksetPath: string, opts: ValidateCommand
   loadAgentCatalog({ taskSet: taskSet.profiles, agentsFile: opts.agents });
   const tasks = withFlagNames(() => selectTasks(taskSet.tasks, { taskIds: opts.task }, tasksetPath));
   // Without a single oracle patch there is nothing for `oracle` to apply: its attempts would only be errors.
-  const agents = tasks.some((t) => t.oracle !== undefined) ? ['nop', 'oracle'] : ['nop'];
+  const references = tasks.some((t) => t.oracle !== undefined) ? ['nop', 'oracle'] : ['nop'];
+  const strength = strengthOptions ? await planStrength(tasks, { ...strengthOptions, stateDir: opts.out }) : undefined;
+  const mutants = strength?.agents ?? [];
+  const agents = [...references, ...mutants];
+  // Mutants are patches nobody vetted: like `crucible grade`'s predictions they get the sandbox, never the local fallback.
   const sandbox = await chooseSandbox(io, opts.sandbox, agents);
 
   const { outcome, results } = await runValidationIn(io, {
@@ -67,8 +81,10 @@ export async function validateCommand(tasksetPath: string, opts: ValidateCommand
     selection: { taskIds: opts.task },
     agents,
     trials: runs,
-    // One nop attempt is the baseline; the oracle runs --runs times to catch a flaky task.
-    agentTrials: { nop: 1 },
+    // One nop attempt is the baseline; the oracle runs --runs times to catch a flaky task (and nop
+    // too under --strength, for the flake rate); each mutant once, as a prediction is graded.
+    agentTrials: { nop: strength ? runs : 1, ...Object.fromEntries(mutants.map((m) => [m, 1])) },
+    ...(strength ? { only: strength.only, resolveAgent: (spec: string) => strength.agent(spec) ?? resolveRunAgent(spec) } : {}),
     stateDir: opts.out,
     settings: { sandbox, baselineTests: false },
     concurrency,
@@ -83,7 +99,14 @@ export async function validateCommand(tasksetPath: string, opts: ValidateCommand
       mine.filter((r) => r.agent === 'oracle'),
     );
   });
-  const accepted = (v: TaskValidity): boolean => v.status === 'valid' || (v.status === 'unproven' && !opts.requireOracle);
+  const measured =
+    strength && !aborted ? await measureStrength(strength, results, (id) => validity.find((v) => v.taskId === id)?.status === 'valid', opts.out) : undefined;
+  const strengthFile = measured ? await writeStrengthFile(opts.out, measured.tasks, measured.patches) : undefined;
+  const tooWeak = (v: TaskValidity): boolean => {
+    const s = measured?.tasks.find((t) => t.taskId === v.taskId)?.strength;
+    return strengthOptions?.minStrength !== undefined && s !== undefined && s < strengthOptions.minStrength;
+  };
+  const accepted = (v: TaskValidity): boolean => (v.status === 'valid' && !tooWeak(v)) || (v.status === 'unproven' && !opts.requireOracle);
   const valid = validity.every(accepted) && !aborted;
   const unproven = validity.filter((v) => v.status === 'unproven').length;
   if (opts.json) {
@@ -95,10 +118,14 @@ export async function validateCommand(tasksetPath: string, opts: ValidateCommand
       valid,
       unproven,
       tasks: validity,
+      ...(measured
+        ? { strengthFile: relative(io.cwd, strengthFile as string), strength: measured.tasks, strengthSummary: summarizeTaskSet(measured.tasks) }
+        : {}),
     };
     io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else {
-    io.stdout.write(`\n${formatValidity(validity, runs)}\n`);
+    io.stdout.write(`\n${formatValidity(validity, runs, measured?.tasks)}\n`);
+    if (measured) io.stdout.write(`\n${formatStrengthDetail(measured.tasks, relative(io.cwd, strengthFile as string), strengthOptions?.minStrength)}\n`);
     if (outcome.taskErrors.length > 0) io.stdout.write(`\n${formatTaskErrors(outcome.taskErrors)}\n`);
     const bad = validity.filter((v) => !accepted(v)).length;
     const verdict =
@@ -115,18 +142,20 @@ export async function validateCommand(tasksetPath: string, opts: ValidateCommand
   exitWith(runExitCode({ interrupted: aborted, taskErrors: outcome.taskErrors.length, passed: valid }));
 }
 
-export function formatValidity(validity: TaskValidity[], runs: number): string {
+export function formatValidity(validity: TaskValidity[], runs: number, strength?: readonly TaskStrength[]): string {
   const status = (v: TaskValidity): string =>
     v.status === 'valid' ? pc.green('valid') : v.status === 'flaky' || v.status === 'unproven' ? pc.yellow(v.status) : pc.red('invalid');
+  const of = (v: TaskValidity): TaskStrength | undefined => strength?.find((t) => t.taskId === v.taskId);
   const rows = validity.map((v) => [
     status(v),
     v.taskId,
     v.nop.failToPassTotal === undefined ? '-' : `fails ${v.nop.failToPassFailing}/${v.nop.failToPassTotal}`,
     v.status === 'unproven' ? '-' : `passes ${v.oracle.passed}/${v.oracle.runs || runs}`,
     v.heldOut ? `${v.heldOut.passed}/${v.heldOut.total}` : '-',
+    ...(strength ? [formatStrengthCell(of(v)), formatFlakeCell(of(v))] : []),
     [...v.problems, ...v.notes.map((n) => pc.dim(n))].join('; ') || pc.dim('ok'),
   ]);
-  return table(['status', 'task', 'nop F2P', 'oracle', 'held-out', 'why'], rows);
+  return table(['status', 'task', 'nop F2P', 'oracle', 'held-out', ...(strength ? ['strength', 'flake'] : []), 'why'], rows);
 }
 
 /**

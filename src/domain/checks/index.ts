@@ -7,3 +7,6 @@ export { describeFailing } from './describe.js';
 export type { Check, CheckInput, CheckOutcome } from './types.js';
 export { detectContent, type ContentFinding, type ContentScan } from './content-scan.js';
 export { userRule, type UnsafeRule, type WriteRoots } from './unsafe-command-rules.js';
+export { tokenizeJs, type JsToken } from './js-tokens.js';
+export { tokenizePython, type PyToken } from './py-writes.js';
+export { matching as matchingBracket } from './bracket-spans.js';

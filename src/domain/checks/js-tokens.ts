@@ -9,6 +9,9 @@ export interface JsToken {
   /** Names and strings cooked (escapes resolved); a template's value is its text when it has no substitution. */
   value: string;
   line: number;
+  /** Offsets of the token's source text in the tokenized text: `text.slice(start, end)`. */
+  start: number;
+  end: number;
 }
 
 const PUNCTS = [
@@ -59,6 +62,12 @@ const PLAIN_NAME = /[A-Za-z_$\u0080-\uffff][\w$\u0080-\uffff\u200c\u200d]*/y;
 export function tokenizeJs(text: string): JsToken[] {
   const tokens: JsToken[] = [];
   let i = 0;
+  let start = 0;
+  // Each pass of the loop below adds at most one token, spanning where the pass started to where it stopped.
+  let spanned = 0;
+  const span = (): void => {
+    for (; spanned < tokens.length; spanned++) Object.assign(tokens[spanned] as JsToken, { start, end: i });
+  };
   let line = 1;
   /** Brace depth at which each open template substitution resumes its template. */
   const templates: number[] = [];
@@ -72,8 +81,9 @@ export function tokenizeJs(text: string): JsToken[] {
   };
   if (text.startsWith('#!')) while (i < text.length && !LINE_BREAK.test(text.charAt(i))) i++;
   while (i < text.length) {
+    span();
     const c = text.charAt(i);
-    const start = i;
+    start = i;
     if (c === ' ' || c === '\t') {
       SPACES.lastIndex = i;
       SPACES.exec(text);
@@ -101,7 +111,7 @@ export function tokenizeJs(text: string): JsToken[] {
     }
     if (c === "'" || c === '"') {
       const { value, end } = readString(text, i + 1, c);
-      tokens.push({ kind: 'string', value, line });
+      tokens.push({ kind: 'string', value, line, start, end: start });
       i = end;
       advanceLines(start, i);
       continue;
@@ -109,7 +119,7 @@ export function tokenizeJs(text: string): JsToken[] {
     if (c === '`' || (c === '}' && templates.length > 0 && templates[templates.length - 1] === depth)) {
       if (c === '}') templates.pop();
       const { value, end, substitution } = readTemplate(text, i + 1);
-      if (c === '`') tokens.push({ kind: 'template', value: substitution ? '' : value, line });
+      if (c === '`') tokens.push({ kind: 'template', value: substitution ? '' : value, line, start, end: start });
       if (substitution) templates.push(depth);
       i = end;
       advanceLines(start, i);
@@ -120,7 +130,7 @@ export function tokenizeJs(text: string): JsToken[] {
       PLAIN_NAME.lastIndex = i;
       const plain = PLAIN_NAME.exec(text);
       if (plain && text.charAt(PLAIN_NAME.lastIndex) !== '\\') {
-        tokens.push({ kind: 'name', value: plain[0], line });
+        tokens.push({ kind: 'name', value: plain[0], line, start, end: start });
         i = PLAIN_NAME.lastIndex;
         continue;
       }
@@ -128,30 +138,31 @@ export function tokenizeJs(text: string): JsToken[] {
     if (ID_START.test(c) || c === '\\' || c === '#') {
       const { value, end } = readName(text, c === '#' ? i + 1 : i);
       if (end === i || (c === '#' && end === i + 1)) {
-        tokens.push({ kind: 'punct', value: c, line });
+        tokens.push({ kind: 'punct', value: c, line, start, end: start });
         i++;
         continue;
       }
-      tokens.push({ kind: 'name', value: c === '#' ? `#${value}` : value, line });
+      tokens.push({ kind: 'name', value: c === '#' ? `#${value}` : value, line, start, end: start });
       i = end;
       continue;
     }
     if (/\d/.test(c) || (c === '.' && /\d/.test(text.charAt(i + 1)))) {
       while (i < text.length && /[\w.]/.test(text.charAt(i))) i++;
-      tokens.push({ kind: 'number', value: text.slice(start, i), line });
+      tokens.push({ kind: 'number', value: text.slice(start, i), line, start, end: start });
       continue;
     }
     if (c === '/' && regexAllowed(tokens[tokens.length - 1])) {
       i = readRegex(text, i + 1);
-      tokens.push({ kind: 'regex', value: text.slice(start, i), line });
+      tokens.push({ kind: 'regex', value: text.slice(start, i), line, start, end: start });
       continue;
     }
     const punct = PUNCTS.find((p) => text.startsWith(p, i)) ?? c;
     if (punct === '{') depth++;
     if (punct === '}') depth--;
-    tokens.push({ kind: 'punct', value: punct, line });
+    tokens.push({ kind: 'punct', value: punct, line, start, end: start });
     i += punct.length;
   }
+  span();
   return tokens;
 }
 

@@ -15,6 +15,9 @@ export interface PyToken {
   kind: 'name' | 'string' | 'number' | 'op';
   value: string;
   line: number;
+  /** Offsets of the token's source text in the text first given: `text.slice(start, end)`. */
+  start: number;
+  end: number;
 }
 
 const MODULES = ['unittest', 'pytest', '_pytest', 'doctest', 'pluggy'];
@@ -68,7 +71,7 @@ const OPS = [
 ];
 const AUGMENTED = new Set(['=', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '**=', '//=', '>>=', '<<=', '@=']);
 
-export function tokenizePython(text: string, lineBase = 1, tokens: PyToken[] = []): PyToken[] {
+export function tokenizePython(text: string, lineBase = 1, tokens: PyToken[] = [], offset = 0): PyToken[] {
   let i = 0;
   let line = lineBase;
   while (i < text.length) {
@@ -126,9 +129,10 @@ export function tokenizePython(text: string, lineBase = 1, tokens: PyToken[] = [
         j++;
       }
       const body = text.slice(start + delim.length, j);
-      tokens.push({ kind: 'string', value, line });
+      tokens.push({ kind: 'string', value, line, start: offset + i, end: offset + Math.min(text.length, j + delim.length) });
       // An f-string's fields are code.
-      if (flags.includes('f')) for (const field of body.matchAll(/\{([^{}]*)\}/g)) tokenizePython(field[1] ?? '', line, tokens);
+      const bodyAt = offset + start + delim.length;
+      if (flags.includes('f')) for (const field of body.matchAll(/\{([^{}]*)\}/g)) tokenizePython(field[1] ?? '', line, tokens, bodyAt + field.index + 1);
       for (const ch of body) if (ch === '\n') line++;
       i = Math.min(text.length, j + delim.length);
       continue;
@@ -138,19 +142,19 @@ export function tokenizePython(text: string, lineBase = 1, tokens: PyToken[] = [
       NAME_REST.exec(text);
       const j = Math.max(i + 1, NAME_REST.lastIndex);
       // Python reads identifiers in NFKC: `ｕnittest` is `unittest`.
-      tokens.push({ kind: 'name', value: text.slice(i, j).normalize('NFKC'), line });
+      tokens.push({ kind: 'name', value: text.slice(i, j).normalize('NFKC'), line, start: offset + i, end: offset + j });
       i = j;
       continue;
     }
     if (/\d/.test(c)) {
       let j = i + 1;
       while (j < text.length && /[\w.]/.test(text.charAt(j))) j++;
-      tokens.push({ kind: 'number', value: text.slice(i, j), line });
+      tokens.push({ kind: 'number', value: text.slice(i, j), line, start: offset + i, end: offset + j });
       i = j;
       continue;
     }
     const op = OPS.find((o) => text.startsWith(o, i)) ?? c;
-    tokens.push({ kind: 'op', value: op, line });
+    tokens.push({ kind: 'op', value: op, line, start: offset + i, end: offset + i + op.length });
     i += op.length;
   }
   return tokens;

@@ -12,9 +12,11 @@ import { writeManifestFile } from './write.js';
 
 /**
  * Run-level names a run manifest does not cover: the reports, written after it from the files it
- * covers (and rewritten by `crucible report`), and the run's lock while a process holds it.
+ * covers (and rewritten by `crucible report`), the strength snapshot the reports read (copied from
+ * `validate --strength`'s file after the run, not an output of it), and the run's lock while a
+ * process holds it.
  */
-export const RUN_DERIVED = [...Object.values(RUN_REPORT_FILES), RUN_FILES.lock].sort();
+export const RUN_DERIVED = [...Object.values(RUN_REPORT_FILES), RUN_FILES.strength, RUN_FILES.lock].sort();
 
 export interface RunManifestInput {
   runDir: string;

@@ -18,6 +18,8 @@ export const RUN_FILES = {
   attempts: 'attempts',
   /** The preflight's shared baselines, scratch until the run ends (engine/shared-baseline.ts). */
   preflight: 'preflight',
+  /** The task set's strength the run is shown beside, copied from the state directory after the run (features/strength). */
+  strength: 'strength.json',
 } as const;
 
 /** The reports written next to a run, by reporter (report/reporters.ts); derived from the run, so outside its manifest. */

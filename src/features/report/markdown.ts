@@ -1,3 +1,4 @@
+import { formatStrengthSummary, type StrengthSummary } from '../strength/index.js';
 import { formatDefect } from '../../domain/tasks/index.js';
 import { gatewayUsageText, usageAnomalyText } from '../../core/format/index.js';
 import type { AgentStats, AttemptResult, Cause, CheckResult, RunStats, TestGroupOutcome, TestRunEvidence } from '../../core/types/index.js';
@@ -58,7 +59,7 @@ export function renderMarkdown(view: RunView, attempts: readonly AttemptResult[]
   // Only the reports this run actually wrote, never a dead link.
   const others = view.reports.filter((name) => !name.endsWith('.md'));
   if (opts.links && others.length > 0) out.push(`Reports: ${others.map((name) => `[${name}](${name})`).join(' · ')}`);
-  if (stats) out.push(verdictSection(stats));
+  if (stats) out.push(verdictSection(stats, view.strength));
   if (stats?.byTaskSet && stats.byTaskSet.length > 0) out.push(taskSetSection(stats));
   if (stats) out.push(heatmapSection(stats), causesSection(stats));
   const infos = Object.entries(run.agentInfo ?? {});
@@ -113,7 +114,7 @@ function providerErrorsNote(stats: RunStats): string | undefined {
   return `**Provider errors** (the model provider failed the agent; unscored, retried by \`crucible resume --retry-errors\`):\n\n${lines.join('\n')}`;
 }
 
-function verdictSection(stats: RunStats): string {
+function verdictSection(stats: RunStats, strength: StrengthSummary | undefined): string {
   const overfitting = stats.agents.some((a) => a.overfitting !== undefined);
   const rows = stats.agents.map((a) => [
     `**${mdText(a.agent)}**`,
@@ -139,7 +140,10 @@ function verdictSection(stats: RunStats): string {
   ];
   const parts = [
     `## Verdict\n\nPass rates over scored attempts (harness errors excluded) with ${Math.round(stats.confidence * 100)}% intervals.` +
-      (overfitting ? ' Overfitting: passes that failed held-out tests their task keeps informational (`held_out.required: false`).' : ''),
+      (overfitting ? ' Overfitting: passes that failed held-out tests their task keeps informational (`held_out.required: false`).' : '') +
+      (strength
+        ? `\n\n**Task strength:** ${mdText(formatStrengthSummary(strength))}. The share of near-miss wrong fixes (mutants of each oracle) the tasks' tests fail; a pass rate is no surer than that (see \`crucible validate --strength\`).`
+        : ''),
     table(header, rows),
   ];
   const provider = providerErrorsNote(stats);

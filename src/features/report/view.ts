@@ -1,4 +1,4 @@
-import type { RunComparison } from '../../core/types/index.js';
+import type { RunComparison, StrengthSummary } from '../../core/types/index.js';
 import type { AttemptRow } from '../../infra/store/index.js';
 import {
   attemptOutcome,
@@ -91,6 +91,8 @@ export interface RunView {
   guard?: GuardAgentCounts[];
   /** Per agent with a failed attempt: what its failed attempts did (docs/failure-patterns.md). */
   failurePatterns?: AgentFailurePatterns[];
+  /** The task set's strength the run was graded beside (`validate --strength`, docs/strength.md). */
+  strength?: StrengthSummary;
 }
 
 export interface Page<T> {

@@ -13,6 +13,7 @@ import { useSource } from '../data/context.js';
 import type { RunInfo, RunStats, RunView } from '../data/types.js';
 import { useData } from '../data/use-data.js';
 import { href } from '../router.js';
+import { formatStrengthSummary } from '../../../src/features/strength/summary.js';
 
 function VerdictTable({ stats, agentInfo }: { stats: RunStats; agentInfo?: RunInfo['agentInfo'] }): ReactNode {
   // Only when some task keeps its held-out tests informational (`held_out.required: false`).
@@ -152,6 +153,15 @@ export function RunReport({ view }: { view: RunView }): ReactNode {
         <>
           <Section title="Verdict" note="Pass rates over scored attempts; harness errors are counted apart and never in a denominator.">
             <VerdictTable stats={stats} agentInfo={view.run.agentInfo} />
+            {view.strength ? (
+              <p className="strength" data-testid="task-strength">
+                <strong>Task strength:</strong> {formatStrengthSummary(view.strength)}.{' '}
+                <span className="muted">
+                  The share of near-miss wrong fixes (mutants of each oracle) the tasks&apos; tests fail: a pass rate is no surer than that (
+                  <code>crucible validate --strength</code>).
+                </span>
+              </p>
+            ) : null}
             {stats.comparisons.length > 0 ? (
               <ul className="paired" data-testid="paired">
                 {stats.comparisons.map((c) => (

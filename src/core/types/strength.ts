@@ -1,0 +1,12 @@
+/** A task set's strength (`crucible validate --strength`, docs/strength.md) as runs and reports show it. */
+/** In one line's worth: the median over the measured tasks and the weakest ones. */
+export interface StrengthSummary {
+  /** Tasks with a measured strength. */
+  measured: number;
+  median?: number;
+  /** The weakest tasks, weakest first (at most three). */
+  weakest: Array<{ taskId: string; strength: number; survivors: number }>;
+  /** The highest flake rate among the tasks, and the tasks whose verdict changed between identical runs. */
+  flakeRate: number;
+  unstable: string[];
+}
