@@ -75,8 +75,8 @@ export function handleError(error: unknown, io: Pick<CliIo, 'stderr' | 'env'>): 
  * is shown escaped as in JSON, so it neither breaks the line nor drives the terminal.
  */
 export function oneLine(message: string): string {
-  // eslint-disable-next-line no-control-regex
   return message.replace(
+    // eslint-disable-next-line no-control-regex -- control characters are what this escapes
     /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
     (ch) => ESCAPES[ch] ?? `\\u${(ch.codePointAt(0) as number).toString(16).padStart(4, '0')}`,
   );

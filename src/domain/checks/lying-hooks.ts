@@ -209,7 +209,7 @@ function returnedExpressions(body: JsToken[]): JsToken[][] {
       expr.push(x);
     }
     // A bare `return` gives undefined: a constant all the same.
-    out.push(expr.length > 0 ? expr : [{ kind: 'name', value: 'undefined', line: t.line }]);
+    out.push(expr.length > 0 ? expr : [{ kind: 'name', value: 'undefined', line: t.line, start: t.start, end: t.end }]);
   });
   return out;
 }

@@ -145,7 +145,7 @@ function returnedExpressions(body: PyToken[]): PyToken[][] {
       else if (x.kind === 'op' && ')]}'.includes(x.value)) depth--;
       expr.push(x);
     }
-    out.push(expr.length > 0 ? expr : [{ kind: 'name', value: 'None', line: t.line }]);
+    out.push(expr.length > 0 ? expr : [{ kind: 'name', value: 'None', line: t.line, start: t.start, end: t.end }]);
   });
   return out;
 }
