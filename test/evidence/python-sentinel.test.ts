@@ -175,3 +175,27 @@ describe.each(['local', 'bwrap', 'docker'] as const)('the Python sentinel (%s)',
     expect(evidence.sentinel?.unfinished.length).toBe(1);
   });
 });
+
+describe.each(['local', 'bwrap'] as const)('the Python sentinel and the import system (%s)', (kind) => {
+  const command = 'PYTHONDONTWRITEBYTECODE=1 python3 -m pytest -q -p no:cacheprovider --junitxml="$CRUCIBLE_JUNIT" tests';
+
+  it('a module the change imports, compiled by the import system under its own name, is no finding', async () => {
+    const stats = `import helper\n${STATS.replace('return x  # the bug', 'return helper.halve(x)')}`;
+    const evidence = await verify(repo({ 'stats.py': stats }, { 'helper.py': 'def halve(x):\n    return x // 2\n' }), kind, command);
+    expect(evidence.failToPass.failing).toEqual([]);
+    expect(evidence.sentinel?.findings).toEqual([]);
+  });
+
+  it("code compiled under another file's name through a loader whose bytes are the change's is reported", async () => {
+    const forge = `${STATS}
+import importlib.machinery, os
+class _L(importlib.machinery.SourceFileLoader):
+    def get_data(self, path):
+        return b"X = 1\\n"
+_path = os.path.join(os.path.dirname(os.__file__), "json", "decoder.py")
+_L("json.decoder", _path).get_code("json.decoder")
+`;
+    const evidence = await verify(repo({ 'stats.py': forge }), kind, command);
+    expect(events(evidence)).toContain('compile stats.py');
+  });
+});

@@ -32,6 +32,11 @@ export const SENTINEL_SOURCE = String.raw`def _crucible_sentinel():
     module_dict = module_type.__dict__["__dict__"].__get__
     type_dict = _type.__dict__["__dict__"].__get__
     property_type, static_type, class_type = property, staticmethod, classmethod
+    # The import system's own loader, taken before any code of the repository runs: a module it loads
+    # is compiled under its own file's name from that file's bytes.
+    _external = sys.modules.get("_frozen_importlib_external")
+    source_loader = getattr(_external, "SourceFileLoader", None)
+    source_get_data = getattr(source_loader, "get_data", None)
     type_attr = _type.__getattribute__
     getframe = sys._getframe
     get_ident = _thread.get_ident
@@ -310,6 +315,21 @@ export const SENTINEL_SOURCE = String.raw`def _crucible_sentinel():
         if culprit is not None or runner:
             report("rerun", "started the test runner again: " + " ".join(words[:8]), culprit or requester(frame, in_stdlib))
 
+    def loading_module(frame):
+        """compile called by the import system's SourceFileLoader, unaltered, for a module it loads."""
+        if frame is not None and frame.f_code.co_name == "_call_with_frames_removed" and frame.f_code.co_filename.startswith("<frozen importlib"):
+            frame = frame.f_back
+        if frame is None or frame.f_code.co_name != "source_to_code" or not frame.f_code.co_filename.startswith("<frozen importlib"):
+            return False
+        up = frame.f_back
+        if up is None or up.f_code.co_name != "get_code" or not up.f_code.co_filename.startswith("<frozen importlib"):
+            return False
+        loader = up.f_locals.get("self")
+        if source_loader is None or _type(loader) is not source_loader or getattr(source_loader, "get_data", None) is not source_get_data:
+            return False
+        own = getattr(loader, "__dict__", None)
+        return not (_isinstance(own, _dict) and "get_data" in own)
+
     def handle(event, args, frame):
         if event in gc_events:
             culprit = change_on_stack(frame)
@@ -342,7 +362,7 @@ export const SENTINEL_SOURCE = String.raw`def _crucible_sentinel():
         elif event == "compile":
             caller = requester(frame, lambda n: False)
             name = text(args[1])
-            if caller is not None and name is not None and is_change(caller.f_code):
+            if caller is not None and name is not None and is_change(caller.f_code) and not loading_module(frame):
                 # Code compiled from a string is the change's by identity, when it is run or made a
                 # function (exec, function.__new__): a shared name like "<string>" would taint others'.
                 if not name.startswith("<") and normal(name) not in change:
