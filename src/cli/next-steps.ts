@@ -16,6 +16,6 @@ export function nextSteps(steps: readonly string[], context: { tasks: number; re
   const more =
     context.tasks >= needed
       ? `comparing two agents: ${have} here; a 95% paired test separates them only once at least ${needed} tasks give them different results, so more tasks make a difference easier to show`
-      : `comparing two agents needs at least ${needed} tasks on which their results differ (this set has ${have}): crucible mine ${context.repo} makes tasks from this repository's history`;
+      : `comparing two agents needs at least ${needed} tasks on which their results differ (this set has ${have}); to make more from this repository's history: \`crucible mine ${context.repo}\``;
   return `Next:\n${steps.map((s) => `  ${s}`).join('\n')}\n${more}\n`;
 }

@@ -112,7 +112,7 @@ describe('the next steps init prints', () => {
     expect(init.stdout).toContain('wrote padder/crucible.tasks.yaml');
     expect(init.stdout).toContain('  crucible validate padder/crucible.tasks.yaml\n');
     expect(init.stdout).toContain(
-      'comparing two agents needs at least 6 tasks on which their results differ (this set has 1 task): crucible mine padder makes',
+      "comparing two agents needs at least 6 tasks on which their results differ (this set has 1 task); to make more from this repository's history: `crucible mine padder`",
     );
   });
 });

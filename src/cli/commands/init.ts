@@ -76,7 +76,7 @@ export async function initCommand(dir: string | undefined, opts: InitCommandOpti
       const passToPass = suggestion.allOthersAgrees ? 'all_others' : suggestion.passToPass;
       writeFileSync(result.tasksFile, fillTestIds(readFileSync(result.tasksFile, 'utf8'), tasks, result.taskId, { failToPass, passToPass }));
       io.stdout.write(`\n${pc.green('wrote')} fail_to_pass (${failToPass.join(', ')}) into ${tasks}\n`);
-    } else io.stdout.write(`\n${formatSuggestion(suggestion)}`);
+    } else io.stdout.write(`\n${formatSuggestion(suggestion, tasks)}`);
   }
   const steps = [
     ...(failToPass.length > 0 ? [] : [`# in ${tasks}, put in fail_to_pass a test id listed above that the fix must make pass`]),

@@ -11,6 +11,7 @@ import { loadRunInput } from '../../features/suite/index.js';
 import { selectTasks, taskWhere } from '../../domain/tasks/index.js';
 import { writableStateDir } from '../args.js';
 import { withFlagNames } from '../option-flags.js';
+import { shellPath } from '../next-steps.js';
 import { chooseSandbox } from '../sandbox-choice.js';
 import type { CliIo } from '../io.js';
 import { EXIT, exitWith } from '../exit.js';
@@ -105,7 +106,7 @@ export async function testsCommand(tasksetPath: string, opts: TestsCommandOption
     io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else if (suggestion) {
     for (const run of runs) io.stderr.write(`${summaryLine(task.id, run)}\n`);
-    io.stdout.write(formatSuggestion(suggestion));
+    io.stdout.write(formatSuggestion(suggestion, shellPath(tasksetPath)));
   } else {
     for (const run of runs) io.stdout.write(`${formatListing(task.id, run)}\n`);
   }
@@ -188,11 +189,12 @@ export function formatListing(taskId: string, run: TaskTestSide): string {
   return lines.join('\n');
 }
 
-export function formatSuggestion(s: ReturnType<typeof suggestTestIds>): string {
+/** `taskSet` is the task-set path as the user can type it from where they stand: the hint's commands name it. */
+export function formatSuggestion(s: ReturnType<typeof suggestTestIds>, taskSet: string): string {
   if (s.baselineOnly) {
     const notes = [
       `# No oracle patch: read from the baseline alone. ${s.failToPass.length} fail there (candidates: keep in fail_to_pass those the fix must make pass); ${s.passToPass.length} pass.`,
-      '# Only an oracle proves them: add `oracle: { patch: FILE }` (a known-good fix, `git diff > FILE`), then `crucible tests --suggest` compares both sides and `crucible validate` checks the task.',
+      `# Only an oracle proves them: add \`oracle: { patch: FILE }\` (a known-good fix, \`git diff > FILE\`), then \`crucible tests ${taskSet} --suggest\` compares both sides and \`crucible validate ${taskSet}\` checks the task.`,
       ...(s.allOthersAgrees && s.passToPass.length > 0 ? ['# `pass_to_pass: all_others` selects the same tests.'] : []),
       ...(s.duplicated.length > 0
         ? [`# Left out, reported by more than one case: ${s.duplicated.slice(0, 5).join(', ')}${s.duplicated.length > 5 ? ', …' : ''}`]
