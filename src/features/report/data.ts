@@ -4,8 +4,8 @@ import { guardCounts } from '../../domain/guard/index.js';
 import type { RunBudgetReport } from '../../engine/index.js';
 import { attemptDir, slimAttempt } from '../../domain/run-dir/index.js';
 import { runCapText } from './run-cap.js';
-import { passesResemblingSurvivors, readRunStrengthTasks, summarizeTaskSet } from '../strength/index.js';
-import type { AttemptResult, RunStats, RunSummary, AgentFailurePatterns, StrengthResemblance, StrengthSummary } from '../../core/types/index.js';
+import { strengthOfRun } from '../strength/index.js';
+import type { AttemptResult, RunStats, RunSummary, AgentFailurePatterns } from '../../core/types/index.js';
 import { DEFAULT_ARTIFACT_LIMITS, emptyArtifacts, loadAttemptArtifacts, type ArtifactLimits } from './artifacts.js';
 import { heldOutCards, listItemOf, REPORT_SCHEMA_VERSION, type AttemptView, type ReportData, type RunInfo, type RunView } from './view.js';
 
@@ -73,16 +73,8 @@ export function runViewOf(input: ReportInput, reports: string[] = []): RunView {
     ...(guard.length > 0 ? { guard } : {}),
     // summary.json of this engine carries `failurePatterns` beyond the stable RunSummary.
     ...failurePatternsOf(input.summary),
-    ...strengthOf(input),
+    ...strengthOfRun(input.runDir, () => input.attempts),
   };
-}
-
-/** The run's strength snapshot, and the PASSes whose diff resembles a surviving mutant of their task. */
-function strengthOf(input: ReportInput): { strength?: StrengthSummary; resemblances?: StrengthResemblance[] } {
-  const tasks = readRunStrengthTasks(input.runDir);
-  if (!tasks) return {};
-  const resemblances = passesResemblingSurvivors(input.runDir, input.attempts, tasks);
-  return { strength: summarizeTaskSet(tasks), ...(resemblances.length > 0 ? { resemblances } : {}) };
 }
 
 function failurePatternsOf(summary: RunSummary): { failurePatterns?: AgentFailurePatterns[] } {

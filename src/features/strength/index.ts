@@ -8,5 +8,5 @@ export { planStrength, taskKey, type StrengthPlan, type StrengthOptions } from '
 export { judgeMutant, judgeFlake, type MutantOutcome, type MutantStatus, type TaskStrength, type TaskFlake } from './judge.js';
 export { measureStrength } from './measure.js';
 export { readStrengthFile, writeStrengthFile, strengthFilePath, snapshotForRun, readRunStrength, readRunStrengthTasks, type StrengthFile } from './file.js';
-export { addedLinesOf, resemblingMutants, passesResemblingSurvivors } from './resemble.js';
+export { addedLinesOf, resemblingMutants, passesResemblingSurvivors, strengthOfRun } from './resemble.js';
 export { summarizeTaskSet, formatStrengthSummary, WEAK_STRENGTH, type StrengthSummary } from './summary.js';

@@ -1,8 +1,23 @@
 import { readFileSync } from 'node:fs';
-import type { AttemptResult, StrengthResemblance } from '../../core/types/index.js';
+import type { AttemptResult, StrengthResemblance, StrengthSummary } from '../../core/types/index.js';
 import { attemptDir, attemptFile } from '../../domain/run-dir/index.js';
 import type { SurvivingMutant, TaskStrength } from './judge.js';
+import { readRunStrengthTasks } from './file.js';
 import { parsePatch } from './patch-hunks.js';
+import { summarizeTaskSet } from './summary.js';
+
+type RunAttempt = Pick<AttemptResult, 'attemptId' | 'agent' | 'taskId' | 'trial' | 'verdict'>;
+
+/**
+ * What a run's pages show of strength: its strength.json's summary and the PASSes resembling a
+ * surviving mutant; nothing for a run without one. `attempts` is read only when a task has survivors.
+ */
+export function strengthOfRun(runDir: string, attempts: () => readonly RunAttempt[]): { strength?: StrengthSummary; resemblances?: StrengthResemblance[] } {
+  const tasks = readRunStrengthTasks(runDir);
+  if (!tasks) return {};
+  const resemblances = tasks.some((t) => t.survivors.length > 0) ? passesResemblingSurvivors(runDir, attempts(), tasks) : [];
+  return { strength: summarizeTaskSet(tasks), ...(resemblances.length > 0 ? { resemblances } : {}) };
+}
 
 /** The lines a patch adds, trimmed, by the file it adds them to. */
 export function addedLinesOf(patch: string): Map<string, Set<string>> {
@@ -31,11 +46,7 @@ export function resemblingMutants(patch: string, survivors: readonly SurvivingMu
  * diff.patch (the harness's own diff of the workspace, not anything the agent said). An attempt
  * with no diff file has nothing to compare and is not flagged.
  */
-export function passesResemblingSurvivors(
-  runDir: string,
-  attempts: readonly Pick<AttemptResult, 'attemptId' | 'agent' | 'taskId' | 'trial' | 'verdict'>[],
-  tasks: readonly TaskStrength[],
-): StrengthResemblance[] {
+export function passesResemblingSurvivors(runDir: string, attempts: readonly RunAttempt[], tasks: readonly TaskStrength[]): StrengthResemblance[] {
   const survivors = new Map(tasks.filter((t) => t.survivors.length > 0).map((t) => [t.taskId, t.survivors]));
   const found: StrengthResemblance[] = [];
   for (const a of attempts) {
