@@ -515,6 +515,10 @@ export function createProgram(io: CliIo): CrucibleProgram {
     .option('-n, --runs <n>', "attempts per task and agent (default: the baseline's)")
     .addOption(concurrencyOption('attempts in flight at once (default: min(cores, 4))'))
     .option('--min-success-rate <percent>', "fail when an agent's pass rate on the gated tasks is below this (0-100; default: no floor)")
+    .option(
+      '--min-strength <f>',
+      "fail when a gated task's strength (crucible validate --strength) is below this fraction, or was not measured, e.g. 0.8 (docs/strength.md)",
+    )
     .option('--max-drop <points>', 'fail when the paired test says an agent got worse by more than this many points (default 0)')
     .option('--max-regressed-tasks <n>', 'fail when more tasks than this went PASS→FAIL (default 0)')
     .option('--allow-version-mismatch', 'compare even when a task changed version since the baseline (reported in the verdict)')

@@ -14,6 +14,7 @@ import {
 import type { AttemptRow, HistoryReader } from '../infra/store/index.js';
 import type { RunStats } from '../core/types/index.js';
 import { recordedFailurePatterns } from '../domain/failures/index.js';
+import { strengthOfRun } from '../features/strength/index.js';
 
 /** Attempts aggregated on the fly for a run whose stats were not stored; beyond this the page says so. */
 export const MAX_AGGREGATED_ATTEMPTS = 50_000;
@@ -88,6 +89,8 @@ export class RunViews {
       reports: Object.values(REPORT_FILES).filter((f) => existsSync(join(dir, f))),
       ...(guard ? { guard } : {}),
       ...failurePatternsOf(dir),
+      // The strength the run was graded beside (its strength.json), and its PASSes resembling a surviving mutant.
+      ...strengthOfRun(dir, rowsOf),
     };
   }
 }

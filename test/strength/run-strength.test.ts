@@ -3,36 +3,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runViewOf } from '../../src/features/report/data.js';
 import { renderMarkdown } from '../../src/features/report/markdown.js';
-import { snapshotForRun, taskKey, type StrengthFile, type TaskStrength } from '../../src/features/strength/index.js';
+import { snapshotForRun, taskKey, type StrengthFile } from '../../src/features/strength/index.js';
 import type { Task } from '../../src/core/types/index.js';
 import { loadTaskSet } from '../../src/domain/config/index.js';
 import { sampleAttempts, summaryOf } from '../report/fixtures.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { strengthEntry as entry } from './fixtures.js';
 
 const tempDir = useTempDirs();
-
-function entry(taskId: string, key: string, strength: number, survivors: number): TaskStrength {
-  return {
-    taskId,
-    taskKey: key,
-    strength,
-    counts: { killed: 10 - survivors, survived: survivors, unloadable: 0, unapplied: 0, error: 0 },
-    candidates: 10,
-    sampled: 10,
-    sameAsOracle: 0,
-    unsupportedFiles: [],
-    survivors: Array.from({ length: survivors }, (_, i) => ({
-      id: `m${i}`,
-      operator: 'comparison',
-      file: 'a.py',
-      line: 1,
-      before: 'a',
-      after: 'b',
-      patchFile: `strength/${taskId}/m${i}.patch`,
-    })),
-    outcomes: {},
-  };
-}
 
 describe('a run beside its task set strength', () => {
   it('takes the entries whose task content still matches, and its report.md puts them beside the pass rates', async () => {

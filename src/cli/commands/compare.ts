@@ -7,6 +7,7 @@ import { pct, table } from '../format.js';
 import { points, verdictText } from '../format-stats.js';
 import { requireHistory, resolveRunId } from '../history-reader.js';
 import { environmentsOfRun } from '../../features/report/index.js';
+import { formatStrengthSummary, readRunStrength, type StrengthSummary } from '../../features/strength/index.js';
 import type { CliIo } from '../io.js';
 
 export interface CompareCommandOptions {
@@ -17,6 +18,7 @@ export interface CompareCommandOptions {
 export async function compareCommand(a: string, b: string, opts: CompareCommandOptions, io: CliIo): Promise<void> {
   const reader = requireHistory(opts.out);
   let comparison: RunComparison;
+  let strength: RunStrengths;
   try {
     const runA = resolveRunId(reader, a, 'run-a');
     const runB = resolveRunId(reader, b, 'run-b');
@@ -35,11 +37,25 @@ export async function compareCommand(a: string, b: string, opts: CompareCommandO
         environments: environmentsOfRun(reader, runB),
       },
     );
+    strength = runStrengths(join(runsDirOf(opts.out, reader.getRun(runA)?.kind), runA), join(runsDirOf(opts.out, reader.getRun(runB)?.kind), runB));
   } finally {
     reader.close();
   }
-  if (opts.json) io.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
-  else io.stdout.write(`${formatComparison(comparison)}\n`);
+  const measured = strength.a !== undefined || strength.b !== undefined;
+  if (opts.json) io.stdout.write(`${JSON.stringify(measured ? { ...comparison, strength } : comparison, null, 2)}\n`);
+  else io.stdout.write(`${formatComparison(comparison, strength)}\n`);
+}
+
+/** Each run's task-set strength: what its run directory's strength.json held when it ran (absent when none). */
+export interface RunStrengths {
+  a?: StrengthSummary;
+  b?: StrengthSummary;
+}
+
+export function runStrengths(runDirA: string, runDirB: string): RunStrengths {
+  const a = readRunStrength(runDirA);
+  const b = readRunStrength(runDirB);
+  return { ...(a ? { a } : {}), ...(b ? { b } : {}) };
 }
 
 /** The plan's task hashes say whether a task changed between the runs; a run without plan.json just lacks that note. */
@@ -51,7 +67,7 @@ async function plannedTasks(stateDir: string, runId: string, kind: HistoryRunKin
   }
 }
 
-export function formatComparison(c: RunComparison): string {
+export function formatComparison(c: RunComparison, strength: RunStrengths = {}): string {
   const out: string[] = [`${pc.bold('compare')} A ${c.runA}  →  B ${c.runB}`];
   const rate = (r: number | null, cell: CellDelta['a']): string => (cell === null ? '-' : r === null ? 'n/a' : `${pct(r, 1)} (${cell.passes}/${cell.n})`);
   out.push(
@@ -84,8 +100,24 @@ export function formatComparison(c: RunComparison): string {
     );
     for (const { agentA, comparison: p } of c.pairs) if (p.note) out.push(pc.dim(`${agentA}: ${p.note}`));
   }
+  out.push(...strengthLines(strength));
   for (const note of c.notes) out.push(`${pc.yellow('note')} ${note}`);
   return out.join('\n');
+}
+
+/**
+ * The task set's strength each pass rate was measured beside; nothing when neither run had one, and
+ * a run without one said so, since its pass rates are then unqualified.
+ */
+function strengthLines(s: RunStrengths): string[] {
+  if (s.a === undefined && s.b === undefined) return [];
+  const side = (x: StrengthSummary | undefined): string => (x === undefined ? 'not measured' : formatStrengthSummary(x));
+  return [
+    '',
+    pc.bold('task strength') + pc.dim(' (near-miss wrong fixes the tests fail: crucible validate --strength)'),
+    `  A ${side(s.a)}`,
+    `  B ${side(s.b)}`,
+  ];
 }
 
 function changeText(change: CellDelta['change']): string {

@@ -20,6 +20,7 @@ import {
   type VersionMismatch,
 } from '../../features/gate/index.js';
 import { openHistory } from '../../infra/store/index.js';
+import { readStrengthFile, snapshotForRun } from '../../features/strength/index.js';
 import { runFile } from '../../domain/run-dir/index.js';
 import { gateFutile, gateSequence } from '../../domain/stats/index.js';
 import type { AdaptiveRunOptions, AdaptiveStop } from '../../engine/index.js';
@@ -49,6 +50,7 @@ export interface GateCommandOptions extends ModelCliOptions {
   minSuccessRate?: string;
   maxDrop?: string;
   maxRegressedTasks?: string;
+  minStrength?: string;
   allowVersionMismatch?: boolean;
   sandbox?: SandboxKind;
   out: string;
@@ -100,7 +102,9 @@ export async function gateCommand(path: string, opts: GateCommandOptions, io: Cl
     runId = ran;
   }
   const run = await readRunOutcomes(opts.out, runId);
-  const fixed = evaluateGate(baseline, run, thresholds, { baselineFile: opts.baseline, versionMismatches: mismatches });
+  // The run directory's strength.json: what `run` (or the gate's own run) found measured for its tasks' content.
+  const strength = thresholds.minStrength === undefined ? undefined : (await readStrengthFile(run.runDir))?.tasks;
+  const fixed = evaluateGate(baseline, run, thresholds, { baselineFile: opts.baseline, versionMismatches: mismatches, ...(strength ? { strength } : {}) });
   const target = run.plan.adaptive?.target;
   const evaluation = target?.kind === 'gate' ? applyAdaptiveGate(fixed, target, run.attempts, await adaptiveStop(run.runDir)) : fixed;
 
@@ -147,6 +151,7 @@ function parseThresholds(opts: GateCommandOptions): GateThresholds {
     ...(min !== undefined ? { minSuccessRate: min / 100 } : {}),
     maxDrop: number('--max-drop', opts.maxDrop, 0, 100, '5') ?? 0,
     maxRegressedTasks: wholeNumber('--max-regressed-tasks', opts.maxRegressedTasks, 0, 0),
+    ...(opts.minStrength === undefined ? {} : { minStrength: fraction('--min-strength', opts.minStrength, '0.8') }),
   };
 }
 
@@ -251,6 +256,8 @@ async function runForGate(
     );
     return undefined;
   }
+  // As `crucible run` does: the run directory keeps the strength its tasks were measured at.
+  await snapshotForRun(opts.out, tasks, outcome.runDir);
   if (outcome.taskErrors.length > 0)
     throw new InputError(
       `gate: ${outcome.taskErrors.map((t) => t.taskId).join(', ')} broken in run ${outcome.summary.runId} (fix: \`crucible validate ${loaded.file}\` names the field to fix)`,

@@ -12,4 +12,4 @@ export { RUN_SCHEMA_VERSION, attemptOutcome, toSummaryRow } from './run.js';
 export { RUN_STATS_SCHEMA_VERSION, UNASSIGNED_REPO } from './stats.js';
 export type * from './report-files.js';
 export { REPORTER_NAMES, REPORT_FILES } from './report-files.js';
-export type { StrengthSummary } from './strength.js';
+export type { StrengthResemblance, StrengthSummary } from './strength.js';

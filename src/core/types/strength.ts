@@ -10,3 +10,16 @@ export interface StrengthSummary {
   flakeRate: number;
   unstable: string[];
 }
+
+/**
+ * A PASS whose diff adds a line a surviving mutant of the task has (trimmed, in the same file): the
+ * agent may have written that wrong fix, and the task's tests would not have told. A hint to read
+ * the attempt, not a verdict.
+ */
+export interface StrengthResemblance {
+  attemptId: string;
+  agent: string;
+  taskId: string;
+  trial: number;
+  mutants: Array<{ id: string; operator: string; file: string; line: number; after: string }>;
+}

@@ -3,6 +3,8 @@ import { InputError } from '../../core/errors.js';
 import { UNSCORED_CAUSES, type Cause, type Verdict } from '../../core/types/index.js';
 import { agentIdentity, identityText, type AgentIdentity, type BaselineFile } from '../baseline/index.js';
 import type { RunAttemptOutcome } from '../baseline/index.js';
+import type { TaskStrength } from '../strength/index.js';
+import { judgeStrength, type GateStrength } from './strength.js';
 
 export interface GateThresholds {
   /** Fail when the new agent's pass rate (0–1) over its scored attempts is below this. */
@@ -11,6 +13,8 @@ export interface GateThresholds {
   maxDrop: number;
   /** PASS→FAIL tasks tolerated. */
   maxRegressedTasks: number;
+  /** Fail when a gated task's strength (0–1, `crucible validate --strength`) is below this, or unmeasured. */
+  minStrength?: number;
 }
 
 export interface VersionMismatch {
@@ -19,7 +23,7 @@ export interface VersionMismatch {
   currentVersion: string;
 }
 
-export type GateRuleName = 'min-success-rate' | 'max-drop' | 'max-regressed-tasks';
+export type GateRuleName = 'min-success-rate' | 'max-drop' | 'max-regressed-tasks' | 'min-strength';
 
 export interface GateRule {
   rule: GateRuleName;
@@ -73,6 +77,8 @@ export interface GateEvaluation {
   verdict: 'PASS' | 'FAIL';
   agents: GateAgentResult[];
   versionMismatches: VersionMismatch[];
+  /** `--min-strength`: the gated tasks' strength against the floor (a rule of the run, not of an agent). */
+  strength?: GateStrength;
   /** One line per failed rule, naming the agent and the numbers. */
   failures: string[];
   notes: string[];
@@ -134,12 +140,14 @@ interface Side {
  *    exceeds the allowance. (A drop within the allowance, or one the test cannot tell from noise,
  *    passes; the interval is always shown.)
  *  - min-success-rate: the agent's pass rate on the shared tasks is below the floor.
+ *  - min-strength (of the run): a task the run gated is below the strength floor, or unmeasured
+ *    (`context.strength` is the run directory's strength.json; undefined when it has none).
  */
 export function evaluateGate(
   baseline: BaselineFile,
   run: { runId: string; attempts: readonly RunAttemptOutcome[] },
   thresholds: GateThresholds,
-  context: { baselineFile: string; versionMismatches: VersionMismatch[] },
+  context: { baselineFile: string; versionMismatches: VersionMismatch[]; strength?: readonly TaskStrength[] },
 ): GateEvaluation {
   const baselineSpecs = unique(baseline.entries.map((e) => e.agent.spec));
   const currentSpecs = unique(run.attempts.map((a) => a.agent));
@@ -222,7 +230,23 @@ export function evaluateGate(
     if (before !== after) notes.push(`${a.agent}: measured against ${before}`);
   }
   const failures = agents.flatMap((a) => a.rules.filter((r) => !r.passed).map((r) => `${a.agent}: ${r.rule}: ${r.message}`));
-  return { verdict: failures.length > 0 ? 'FAIL' : 'PASS', agents, versionMismatches: context.versionMismatches, failures, notes };
+  const strength =
+    thresholds.minStrength === undefined
+      ? undefined
+      : judgeStrength(
+          thresholds.minStrength,
+          run.attempts.map((a) => a.taskId),
+          context.strength,
+        );
+  if (strength && !strength.passed) failures.push(`min-strength: ${strength.message}`);
+  return {
+    verdict: failures.length > 0 ? 'FAIL' : 'PASS',
+    agents,
+    versionMismatches: context.versionMismatches,
+    ...(strength ? { strength } : {}),
+    failures,
+    notes,
+  };
 }
 
 function judge(t: GateThresholds, r: { passRate: number | null; comparison: GateAgentResult['comparison']; regressedTasks: GateTaskChange[] }): GateRule[] {

@@ -13,5 +13,6 @@ export {
   type GateTaskChange,
   type VersionMismatch,
 } from './evaluate.js';
+export { judgeStrength, type GateStrength } from './strength.js';
 export { applyAdaptiveGate, gateTarget, type GateAdaptiveReport } from './adaptive.js';
 export { formatGate, gateMarkdown, type GateReport } from './report.js';

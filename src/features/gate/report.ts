@@ -66,6 +66,7 @@ export function formatGate(g: GateReport): string {
       out.push(`  newly failed checks: ${a.newlyFailedChecks.map((t) => `${t.taskId} [${t.newlyFailedChecks.join(', ')}]`).join(', ')}`);
     for (const r of a.rules) out.push(`  ${r.passed ? 'ok  ' : 'FAIL'} ${r.rule}: ${r.message}`);
   }
+  if (g.strength) out.push('', `${g.strength.passed ? 'ok  ' : 'FAIL'} min-strength: ${g.strength.message}`);
   for (const n of g.notes) out.push(`note ${n}`);
   out.push('', `report: ${g.reportDir}`);
   return out.join('\n');
@@ -92,6 +93,7 @@ export function gateMarkdown(g: GateReport): string {
   }
   const checks = g.agents.flatMap((a) => a.newlyFailedChecks.map((t) => `- ${a.agent} ${t.taskId}: ${t.newlyFailedChecks.join(', ')}`));
   if (checks.length > 0) out.push('', '**Newly failed checks**', '', ...checks);
+  if (g.strength) out.push('', `**Task strength** (at least ${g.strength.minStrength} required): ${g.strength.passed ? 'ok' : 'FAIL'}, ${g.strength.message}`);
   if (g.notes.length > 0) out.push('', ...g.notes.map((n) => `> ${n}`));
   return `${out.join('\n')}\n`;
 }

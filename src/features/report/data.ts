@@ -4,7 +4,7 @@ import { guardCounts } from '../../domain/guard/index.js';
 import type { RunBudgetReport } from '../../engine/index.js';
 import { attemptDir, slimAttempt } from '../../domain/run-dir/index.js';
 import { runCapText } from './run-cap.js';
-import { readRunStrength, type StrengthSummary } from '../strength/index.js';
+import { strengthOfRun } from '../strength/index.js';
 import type { AttemptResult, RunStats, RunSummary, AgentFailurePatterns } from '../../core/types/index.js';
 import { DEFAULT_ARTIFACT_LIMITS, emptyArtifacts, loadAttemptArtifacts, type ArtifactLimits } from './artifacts.js';
 import { heldOutCards, listItemOf, REPORT_SCHEMA_VERSION, type AttemptView, type ReportData, type RunInfo, type RunView } from './view.js';
@@ -73,13 +73,8 @@ export function runViewOf(input: ReportInput, reports: string[] = []): RunView {
     ...(guard.length > 0 ? { guard } : {}),
     // summary.json of this engine carries `failurePatterns` beyond the stable RunSummary.
     ...failurePatternsOf(input.summary),
-    ...strengthOf(input.runDir),
+    ...strengthOfRun(input.runDir, () => input.attempts),
   };
-}
-
-function strengthOf(runDir: string): { strength?: StrengthSummary } {
-  const strength = readRunStrength(runDir);
-  return strength ? { strength } : {};
 }
 
 function failurePatternsOf(summary: RunSummary): { failurePatterns?: AgentFailurePatterns[] } {

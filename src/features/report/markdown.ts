@@ -3,7 +3,7 @@ import { formatDefect } from '../../domain/tasks/index.js';
 import { gatewayUsageText, usageAnomalyText } from '../../core/format/index.js';
 import type { AgentStats, AttemptResult, Cause, CheckResult, RunStats, TestGroupOutcome, TestRunEvidence } from '../../core/types/index.js';
 import { agentInfoText, detectionRange, duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from './format.js';
-import type { AgentFailurePatterns } from '../../core/types/index.js';
+import type { AgentFailurePatterns, StrengthResemblance } from '../../core/types/index.js';
 import type { HeldOutCard, RunView } from './view.js';
 import type { GuardAgentCounts } from '../../domain/guard/index.js';
 
@@ -71,11 +71,26 @@ export function renderMarkdown(view: RunView, attempts: readonly AttemptResult[]
       )}`,
     );
   if (view.failurePatterns && view.failurePatterns.length > 0) out.push(failurePatternsSection(view.failurePatterns, detailedAttempts(attempts, opts)));
+  if (view.resemblances && view.resemblances.length > 0) out.push(resemblanceSection(view.resemblances));
   if (view.heldOut.length > 0) out.push(heldOutSection(view.heldOut));
   if (view.guard && view.guard.length > 0) out.push(guardSection(view.guard));
   if (stats && stats.notes.length > 0) out.push(`## Notes\n\n${stats.notes.map((n) => `- ${mdText(n)}`).join('\n')}`);
   out.push(attemptsSection(attempts, opts));
   return `${out.join('\n\n')}\n`;
+}
+
+/** PASSes whose diff adds the very line a surviving mutant of their task has: a wrong fix the tests accept may be among them. */
+function resemblanceSection(found: readonly StrengthResemblance[]): string {
+  const rows = found.map((r) => [
+    mdCode(r.attemptId),
+    mdText(r.agent),
+    mdText(r.taskId),
+    r.mutants.map((m) => `${mdText(`${m.file}:${m.line} ${m.operator}`)} ${mdCode(m.after.trim())}`).join('<br>'),
+  ]);
+  return `## Passes that resemble a surviving mutant\n\nThese attempts PASSED their task with a diff that adds the line one of its surviving mutants has (a near-miss wrong fix the task's tests accept, \`crucible validate --strength\`): read the diff before trusting the pass.\n\n${table(
+    ['attempt', 'agent', 'task', 'surviving mutant line it adds'],
+    rows,
+  )}`;
 }
 
 /** `--guard` runs: what the online guard saw per agent; each attempt's incident.json has the details. */

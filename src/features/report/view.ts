@@ -1,4 +1,4 @@
-import type { RunComparison, StrengthSummary } from '../../core/types/index.js';
+import type { RunComparison, StrengthResemblance, StrengthSummary } from '../../core/types/index.js';
 import type { AttemptRow } from '../../infra/store/index.js';
 import {
   attemptOutcome,
@@ -93,6 +93,8 @@ export interface RunView {
   failurePatterns?: AgentFailurePatterns[];
   /** The task set's strength the run was graded beside (`validate --strength`, docs/strength.md). */
   strength?: StrengthSummary;
+  /** PASSes whose diff adds a surviving mutant's line (docs/strength.md#passes-that-resemble-a-surviving-mutant). */
+  resemblances?: StrengthResemblance[];
 }
 
 export interface Page<T> {

@@ -77,9 +77,15 @@ export async function snapshotForRun(stateDir: string, tasks: readonly Task[], r
 
 /** The strength a run was graded beside (its `strength.json`), for its reports; undefined when it had none. */
 export function readRunStrength(runDir: string): StrengthSummary | undefined {
+  const tasks = readRunStrengthTasks(runDir);
+  return tasks ? summarizeTaskSet(tasks) : undefined;
+}
+
+/** The per-task entries of a run's `strength.json`; undefined when it has none (or one of another version). */
+export function readRunStrengthTasks(runDir: string): TaskStrength[] | undefined {
   try {
     const data = JSON.parse(readFileSync(strengthFilePath(runDir), 'utf8')) as StrengthFile;
-    return data.schemaVersion === STRENGTH_FILE_VERSION && Array.isArray(data.tasks) ? summarizeTaskSet(data.tasks) : undefined;
+    return data.schemaVersion === STRENGTH_FILE_VERSION && Array.isArray(data.tasks) ? data.tasks : undefined;
   } catch {
     return undefined;
   }

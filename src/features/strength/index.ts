@@ -7,5 +7,6 @@ export { mutantsOf, languageOf, type Mutant, type MutantSet, type MutationOperat
 export { planStrength, taskKey, type StrengthPlan, type StrengthOptions } from './plan.js';
 export { judgeMutant, judgeFlake, type MutantOutcome, type MutantStatus, type TaskStrength, type TaskFlake } from './judge.js';
 export { measureStrength } from './measure.js';
-export { readStrengthFile, writeStrengthFile, strengthFilePath, snapshotForRun, readRunStrength, type StrengthFile } from './file.js';
+export { readStrengthFile, writeStrengthFile, strengthFilePath, snapshotForRun, readRunStrength, readRunStrengthTasks, type StrengthFile } from './file.js';
+export { addedLinesOf, resemblingMutants, passesResemblingSurvivors, strengthOfRun } from './resemble.js';
 export { summarizeTaskSet, formatStrengthSummary, WEAK_STRENGTH, type StrengthSummary } from './summary.js';

@@ -162,6 +162,24 @@ export function RunReport({ view }: { view: RunView }): ReactNode {
                 </span>
               </p>
             ) : null}
+            {view.resemblances && view.resemblances.length > 0 ? (
+              <div className="strength" data-testid="strength-resemblances">
+                <strong>Passes that resemble a surviving mutant</strong>{' '}
+                <span className="muted">(the diff adds a line of a near-miss wrong fix the task&apos;s tests accept: read it before trusting the pass)</span>
+                <ul>
+                  {view.resemblances.map((r) => (
+                    <li key={r.attemptId}>
+                      <code>{r.attemptId}</code> {r.agent} on {r.taskId}:{' '}
+                      {r.mutants.map((m) => (
+                        <span key={m.id}>
+                          {m.file}:{m.line} {m.operator} <code>{m.after.trim()}</code>{' '}
+                        </span>
+                      ))}
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            ) : null}
             {stats.comparisons.length > 0 ? (
               <ul className="paired" data-testid="paired">
                 {stats.comparisons.map((c) => (
