@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
 import { createModelAgent } from '../../src/domain/agents/builtin/agent.js';
@@ -69,7 +69,7 @@ describe('a budget below the smallest request an agent can send is refused befor
     const dir = tempDir();
     tinyTaskSet(dir, 2);
     mkdirSync(join(dir, 'state'));
-    const r = await runCli(['run', 'tasks.yaml', '--model', 'openai:gpt-5', '--max-cost-total', '0.5', '--sandbox', 'local', '--out', 'state', '--quiet'], {
+    const r = await runCli(['run', 'tasks.yaml', '--model', 'openai:gpt-5', '--max-cost-total', '0.5', '--sandbox', 'local', '--out', 'state'], {
       cwd: dir,
       env: { OPENAI_API_KEY: 'test-key-not-used' },
     });
@@ -80,5 +80,6 @@ describe('a budget below the smallest request an agent can send is refused befor
       /^error .*--max-cost-total \$0\.5: the smallest request agent openai:gpt-5 can send may cost up to \$1\.28128 .*fix: raise --max-cost-total to at least \$1\.28128/,
     );
     expect(r.stdout).toBe('');
+    expect(existsSync(join(dir, 'state', 'runs'))).toBe(false);
   });
 });
