@@ -21,6 +21,8 @@ const FLAGS: Readonly<Record<string, string>> = {
   'models.pricingFile': '--pricing',
   'models.limits.maxCostUsd': '--max-cost',
   'models.limits.maxTurns': '--max-turns',
+  'models.limits.maxTokens': '--max-tokens',
+  'models.runLimits.maxTokens': '--max-tokens-total',
   'models.runLimits.maxCostUsd': '--max-cost-total',
   'models.agentTimeoutMs': '--agent-timeout',
 };

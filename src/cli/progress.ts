@@ -30,9 +30,13 @@ export interface ProgressOptions {
 
 export interface Progress extends RunObserver {
   readonly mode: ProgressMode;
-  /** Prints a line above the live view (or plainly). */
+  /** Prints a line above the live view (or plainly); held while start-up lines are (see createProgress). */
   log(line: string): void;
-  /** Removes the live view; call before printing the report. */
+  /** Prints the lines held so far and stops holding: the run got past its start-up. */
+  release(): void;
+  /** Drops the lines held so far: the run ended before its first attempt in a way its caller says in one line. */
+  discard(): void;
+  /** Removes the live view, printing any line still held; call before printing the report. */
   close(): void;
 }
 
@@ -49,6 +53,11 @@ const MAX_RUNNING_SHOWN = 6;
  * The run's progress: done/total, pass/fail/error counts, what is running and for how long, and an
  * ETA. On a TTY it keeps a live block at the bottom of the screen and prints each finished attempt
  * above it; elsewhere it prints one plain line per event, with no cursor movement.
+ *
+ * The lines of the run's start-up (its plan, environments, agent setup, the preflight and the
+ * tasks it finds broken, with their attempts) are held until the first attempt starts, or the run stops: a run
+ * whose every task is broken then ends in the caller's one line (discard) instead of a screenful
+ * before it. The live block still draws meanwhile, so a terminal shows the run is moving.
  */
 export function createProgress(options: ProgressOptions): Progress {
   const env = options.env ?? process.env;
@@ -74,6 +83,7 @@ export function createProgress(options: ProgressOptions): Progress {
   let lastDraw = 0;
   let ticker: NodeJS.Timeout | undefined;
   let closed = false;
+  let held: string[] | undefined = [];
 
   const done = (): number => state.reused + state.finished;
   // From column 0: the terminal's own echo (`^C`) may have moved the cursor since the last draw.
@@ -137,6 +147,10 @@ export function createProgress(options: ProgressOptions): Progress {
 
   const log = (line: string): void => {
     if (mode === 'quiet' || closed) return;
+    if (held !== undefined) {
+      held.push(line);
+      return;
+    }
     if (mode === 'plain') {
       out.write(`${line}\n`);
       return;
@@ -144,6 +158,12 @@ export function createProgress(options: ProgressOptions): Progress {
     out.write(`${clear()}${line}\n`);
     drawn = 0;
     draw();
+  };
+
+  const release = (): void => {
+    const lines = held ?? [];
+    held = undefined;
+    for (const line of lines) log(line);
   };
 
   const verdictLabel = (r: AttemptResult): string => {
@@ -154,6 +174,10 @@ export function createProgress(options: ProgressOptions): Progress {
   return {
     mode,
     log,
+    release,
+    discard() {
+      if (held !== undefined) held = [];
+    },
     onStart(info: RunStartInfo) {
       state.planned = info.planned;
       state.reused = info.reused;
@@ -170,10 +194,13 @@ export function createProgress(options: ProgressOptions): Progress {
       requestDraw();
     },
     onAttemptStart(plan) {
+      release();
       state.running.set(plan.attemptId, { plan, since: now() });
       requestDraw();
     },
     onAttemptDone(result) {
+      // A broken task's attempts end without starting (task_error): still start-up.
+      if (state.running.has(result.attemptId)) release();
       state.running.delete(result.attemptId);
       state.finished++;
       state.counts[result.verdict]++;
@@ -184,10 +211,12 @@ export function createProgress(options: ProgressOptions): Progress {
       );
     },
     onAttemptDiscarded(plan, reason) {
+      release();
       state.running.delete(plan.attemptId);
       log(`${c.yellow('CUT  ')} ${plan.taskId} ${c.dim(`${plan.agent} #${plan.trial}`)} ${c.dim(`${reason}; it runs again on resume`)}`);
     },
     onStopping(info) {
+      release();
       state.stopping = { reason: info.reason, graceMs: info.graceMs, since: now() };
       if (mode === 'plain') log(c.yellow(stoppingText(state.stopping, now(), info.running)));
       else requestDraw();
@@ -214,6 +243,7 @@ export function createProgress(options: ProgressOptions): Progress {
     },
     close() {
       if (closed) return;
+      release();
       clearTimeout(pending);
       clearInterval(ticker);
       if (mode === 'live' && drawn > 0) out.write(clear());

@@ -33,11 +33,15 @@ export async function runAndReport(io: CliIo, options: Omit<RunOptions, 'observe
   const outcome = await withRunSession(
     io,
     { quiet: output.quiet, onSignal: (stage) => (stage === 'stop' ? output.onInterrupt?.() : undefined) },
-    (session, progress) =>
-      withFlagNames(
+    async (session, progress) => {
+      const ran = await withFlagNames(
         () => executeRun({ ...options, observer: progress, signal: session.stop, killSignal: session.kill }),
         options.models?.mode === 'record' ? 'record' : 'replay',
-      ),
+      );
+      // Every task broken: the run is said in one line below, without its start-up lines.
+      if (everyTaskBroken(ran) !== undefined) progress.discard();
+      return ran;
+    },
   );
   const { summary, attempts, runDir } = outcome;
   const broken = everyTaskBroken(outcome);

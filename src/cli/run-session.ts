@@ -19,6 +19,10 @@ export async function withRunSession<T>(
   const progress = createProgress({ stream: io.stderr, quiet: options.quiet, env: io.env });
   try {
     return await inSession(io.signals, (session) => work(session, progress), options);
+  } catch (error) {
+    // The error is the command's one line; the start-up lines held before it would only bury it.
+    progress.discard();
+    throw error;
   } finally {
     progress.close();
   }

@@ -10,6 +10,7 @@ import { aggregateRun } from '../domain/stats/index.js';
 import { ATTEMPT_SCRATCH_DIRS, runAttempt, type AttemptEnv, type PreparedNotice } from './attempt.js';
 import { writeRunManifest } from '../domain/manifest/index.js';
 import { RunPool } from '../infra/gateway/index.js';
+import { checkSmallestRequests } from './request-floor.js';
 import { checkModelSpecs, checkReplayCassettes, startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
 import { runAttempts, type AttemptRunner, type LoopObserver } from './attempt-loop.js';
 import { openRunHistory, type RunHistory } from './history-sink.js';
@@ -270,7 +271,10 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   // Keys, then agent programs (installs, versions), once per run and before the run directory
   // exists: a run that cannot start stops here and leaves nothing behind.
   const modelSpecs = [...agents.values()].flatMap((a) => (a.modelSpec ? [a.modelSpec] : []));
-  if (modelSpecs.length > 0) checkModelSpecs(modelSpecs, options.models ?? {});
+  if (modelSpecs.length > 0) {
+    const checked = checkModelSpecs(modelSpecs, options.models ?? {});
+    checkSmallestRequests([...agents.values()], checked.pricing, checked.limits, options.models?.runLimits);
+  }
   // A replay needs every planned attempt's recording; a resume checks only what it will run, below.
   if (!options.resume) await checkReplayCassettes(plan.attempts, (spec) => agents.get(spec) as Agent, options.models);
   const prepared = new Map<string, AgentPrepared>();

@@ -94,6 +94,39 @@ describe('progress without a TTY', () => {
     ]);
   });
 
+  it('holds the start-up lines until the first attempt starts, and drops them when discarded', () => {
+    const startUp = (progress: ReturnType<typeof createProgress>) => {
+      progress.onStart?.({ ...start, reused: 0, toRun: 4, resumed: false });
+      progress.onPreflight?.({ tasks: 2 });
+      progress.onTaskError?.('js-sortby', [{ file: 'tasks.yaml', field: 'tests.command', problem: 'no usable report', fix: 'make it write one' }]);
+    };
+    const out = stream(false);
+    const progress = createProgress({ stream: out, colors: plain, env: {} });
+    startUp(progress);
+    expect(out.text).toBe('');
+    progress.onAttemptStart?.(plan('js-slugify', 'oracle'));
+    const lines = out.text.split('\n');
+    expect(lines[0]).toBe('run r1: 4 attempts, 4 to run, 2 at a time');
+    expect(lines[1]).toMatch(/^checking 2 tasks before any agent runs/);
+    expect(lines[2]).toBe('task error js-sortby: its attempts do not run');
+    expect(lines.length).toBeGreaterThan(3);
+
+    // A run that never reaches an attempt and ends in its caller's one line prints none of them.
+    const broken = stream(false);
+    const ended = createProgress({ stream: broken, colors: plain, env: {} });
+    startUp(ended);
+    ended.discard();
+    ended.close();
+    expect(broken.text).toBe('');
+
+    // One that ends normally without an attempt (all reused) prints them when it closes.
+    const reused = stream(false);
+    const whole = createProgress({ stream: reused, colors: plain, env: {} });
+    whole.onStart?.(start);
+    whole.close();
+    expect(reused.text).toBe('run r1: 4 attempts, 1 reused from the checkpoint, 3 to run, 2 at a time\n');
+  });
+
   it('uses plain lines in CI even on a TTY, and nothing at all when quiet', () => {
     expect(createProgress({ stream: stream(true), env: { CI: 'true' } }).mode).toBe('plain');
     expect(createProgress({ stream: stream(true), env: { TERM: 'dumb' } }).mode).toBe('plain');

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -14,6 +14,12 @@ const KEY = { OPENAI_API_KEY: 'sk-test-not-a-real-key' };
 /** What the upstream bills each request; the built-in agent sends two per attempt here (its answer, then after one nudge). */
 const USAGE = { input_tokens: 1000, output_tokens: 100 };
 const PER_ATTEMPT_TOKENS = 2 * (USAGE.input_tokens + USAGE.output_tokens);
+/**
+ * gpt-4.1-mini at its bundled price with a documented maximum output of 100 tokens: the built-in
+ * agent sets no output limit, so at the bundled 32,768 the smallest request it can send would not
+ * fit these caps and the run would be refused before it starts.
+ */
+const SMALL_OUTPUT_PRICING = 'openai:\n  gpt-4.1-mini: { input: 0.40, output: 1.60, cache_read: 0.10, max_output: 100 }\n';
 
 let redis: TestRedis;
 let upstream: Server;
@@ -96,7 +102,21 @@ describe('a cap on a whole distributed run', () => {
         const planned = 8;
         // The first attempt to finish reaches the cap; all 8 are queued at once (--queue's concurrency is 64).
         const cap = PER_ATTEMPT_TOKENS - 1;
-        const args = ['examples/tasks.yaml', '--model', 'openai:gpt-4.1-mini', '--base-url', upstreamUrl, '--task', 'js-slugify', '--runs', String(planned)];
+        const pricing = join(root, 'pricing.yaml');
+        writeFileSync(pricing, SMALL_OUTPUT_PRICING);
+        const args = [
+          'examples/tasks.yaml',
+          '--model',
+          'openai:gpt-4.1-mini',
+          '--base-url',
+          upstreamUrl,
+          '--pricing',
+          pricing,
+          '--task',
+          'js-slugify',
+          '--runs',
+          String(planned),
+        ];
         const coordinator = startCli(['run', ...args, '--max-tokens-total', String(cap), '--queue', redis.url, '--out', out], KEY);
         // 1: the attempts ran and failed (the upstream fixes nothing), which is not what is tested here.
         expect(await coordinator.exited, coordinator.output()).toBe(1);
@@ -156,7 +176,9 @@ describe('a cap on a whole distributed run', () => {
         const out = join(root, 'c');
         const planned = 6;
         // One attempt costs $0.00112 at gpt-4.1-mini's bundled price (2,000 input and 200 output tokens).
-        const args = ['run', 'examples/tasks.yaml', '--model', 'openai:gpt-4.1-mini', '--base-url', upstreamUrl, '--task', 'js-slugify'];
+        const pricing = join(root, 'pricing.yaml');
+        writeFileSync(pricing, SMALL_OUTPUT_PRICING);
+        const args = ['run', 'examples/tasks.yaml', '--model', 'openai:gpt-4.1-mini', '--base-url', upstreamUrl, '--pricing', pricing, '--task', 'js-slugify'];
         const coordinator = startCli([...args, '--runs', String(planned), '--max-cost-total', '0.001', '--queue', redis.url, '--out', out], KEY);
         expect(await coordinator.exited, coordinator.output()).toBe(1);
         const run = runOf(out);

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadTaskSet } from '../../src/domain/config/index.js';
@@ -21,7 +22,7 @@ const TASKS = resolve('examples/tasks.yaml');
 const CASSETTES = resolve('examples/cassettes/quickstart');
 const MODEL = 'openai:gpt-4.1-mini';
 
-async function replay(taskIds: string[], limits: { maxTurns: number; maxTokens?: number }) {
+async function replay(taskIds: string[], limits: { maxTurns: number; maxTokens?: number }, pricingFile?: string) {
   const tasks = loadTaskSet(TASKS).tasks.filter((t) => taskIds.includes(t.id));
   const outcome = await executeRun({
     taskSetFile: TASKS,
@@ -31,7 +32,7 @@ async function replay(taskIds: string[], limits: { maxTurns: number; maxTokens?:
     stateDir: tempDir(),
     settings: { sandbox: 'local' },
     history: false,
-    models: { mode: 'replay', cassetteDir: CASSETTES, env: {}, limits },
+    models: { mode: 'replay', cassetteDir: CASSETTES, env: {}, limits, ...(pricingFile !== undefined ? { pricingFile } : {}) },
   });
   const facts = (taskId: string) => {
     const a = outcome.attempts.find((x) => x.taskId === taskId);
@@ -77,7 +78,12 @@ describe('failure facts of the committed built-in agent recording', () => {
   it(
     'a session cut by --max-tokens fails at a limit, and the table in summary.json says so with its attempt id',
     async () => {
-      const { outcome, facts } = await replay(['js-slugify'], { maxTurns: DEFAULT_MAX_TURNS, maxTokens: 2000 });
+      // With the bundled 32,768-token maximum output of gpt-4.1-mini no request could fit 2,000
+      // tokens and the run would be refused before it starts; at 100 the first request (its body
+      // alone is over 2,000 bytes) is what the budget refuses.
+      const pricingFile = join(tempDir(), 'pricing.yaml');
+      writeFileSync(pricingFile, 'openai:\n  gpt-4.1-mini: { input: 0.40, output: 1.60, cache_read: 0.10, max_output: 100 }\n');
+      const { outcome, facts } = await replay(['js-slugify'], { maxTurns: DEFAULT_MAX_TURNS, maxTokens: 2000 }, pricingFile);
       const [attempt] = outcome.attempts;
       expect([attempt?.verdict, attempt?.cause]).toEqual(['FAIL', 'budget_exceeded']);
       const f = facts('js-slugify');

@@ -70,6 +70,12 @@ export interface Agent {
    */
   readonly otherModels?: 'serve';
   /**
+   * Its model requests set no output limit of their own, so each reserves the model's documented
+   * maximum at the gateway: the floor a run's budgets are checked against before it starts. Unset
+   * when the agent may set a limit (an external program): the floor is then an empty request.
+   */
+  readonly setsNoOutputLimit?: boolean;
+  /**
    * Called once per run, before any attempt (installs, version): what every attempt records as
    * `agentInfo`, and directories the sandbox must show read-only for the agent's program. A
    * rejection stops the run before its first attempt (an InputError exits 2).

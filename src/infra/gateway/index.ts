@@ -41,4 +41,5 @@ export {
   type CassetteKey,
 } from './cassette.js';
 export { bundledPricingPath } from './pricing.js';
+export { outputBound, smallestReservation, type Reservation } from './reservation.js';
 export { RunPool, type RunPoolLimits, type Spend, type PoolAdmission } from './run-pool.js';

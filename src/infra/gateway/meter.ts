@@ -1,5 +1,5 @@
 import type { Pricing } from './pricing.js';
-import { NO_RESERVATION, reservationFor, type Reservation } from './reservation.js';
+import { NO_RESERVATION, outputBound, reservationFor } from './reservation.js';
 import type { BudgetLimit, RefusalReason, ReplayMiss, SessionOptions, SessionUsage } from './types.js';
 import type { Api, TokenUsage, UsageReading } from './usage-readers.js';
 
@@ -227,16 +227,6 @@ export class SessionMeter {
     }
     return empty ? 0 : undefined;
   }
-}
-
-function outputBound(worst: Reservation): string {
-  const from =
-    worst.outputFrom === 'request'
-      ? "the request's own limit"
-      : worst.outputFrom === 'model'
-        ? "the model's documented maximum"
-        : 'the default for a model with no documented maximum';
-  return `${worst.outputTokens} output tokens, ${from}, plus the request's size as prompt`;
 }
 
 /** Sums of float prices drift in the last bits; nano-dollars are plenty. */

@@ -47,6 +47,27 @@ export function reservationFor(
   return { tokens: inputTokens + outputTokens, ...(costUsd !== undefined ? { costUsd } : {}), outputFrom, outputTokens };
 }
 
+/**
+ * The worst case of the smallest model request a sender can make to `model`: an empty body (the
+ * provider's overhead alone as prompt) and `outputLimit` as its own output limit, or, when the
+ * sender sets none (undefined), what a request without one reserves. A budget below this refuses
+ * every request up front.
+ */
+export function smallestReservation(model: string, pricing: Pricing, outputLimit?: number): Reservation {
+  return reservationFor('messages', outputLimit === undefined ? undefined : { max_tokens: outputLimit }, 0, model, pricing);
+}
+
+/** Where a reservation's output bound came from, for messages that refuse on it. */
+export function outputBound(worst: Reservation): string {
+  const from =
+    worst.outputFrom === 'request'
+      ? "the request's own limit"
+      : worst.outputFrom === 'model'
+        ? "the model's documented maximum"
+        : 'the default for a model with no documented maximum';
+  return `${worst.outputTokens} output tokens, ${from}, plus the request's size as prompt`;
+}
+
 const OUTPUT_LIMIT_FIELDS: Record<Exclude<Api, 'other'>, readonly string[]> = {
   chat: ['max_completion_tokens', 'max_tokens'],
   responses: ['max_output_tokens'],

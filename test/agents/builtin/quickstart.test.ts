@@ -73,15 +73,19 @@ describe('the committed quick-start cassette', () => {
     expect(existsSync(join(out, 'runs'))).toBe(false);
   });
 
-  it('stops an attempt whose --max-tokens is smaller than its session as budget_exceeded', () => {
+  it('refuses a --max-tokens below the smallest request the agent can send before any attempt starts', () => {
     const out = tempDir();
+    // The built-in agent sets no output limit, so each request holds gpt-4.1-mini's 32,768 output tokens.
     const result = crucible(
       ['run', TASKS, '--model', MODEL, '--replay', CASSETTES, '--task', 'js-slugify', '--max-tokens', '2000', '--sandbox', 'local', '-q', '--out', out],
       { env: NO_KEYS },
     );
-    expect(result.status, result.stderr).toBe(1);
-    const [attempt] = attempts(out);
-    expect(attempt).toMatchObject({ verdict: 'FAIL', cause: 'budget_exceeded', agentResult: { stopReason: 'budget_exceeded' } });
+    expect(result.status, result.stderr).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(
+      /--max-tokens 2000: the smallest request agent openai:gpt-4\.1-mini can send may use up to 33792 tokens .*fix: raise --max-tokens to at least 33792/,
+    );
+    expect(existsSync(join(out, 'runs'))).toBe(false);
   });
 });
 

@@ -1,5 +1,11 @@
 import type { Agent } from '../agent.js';
-import { parseModelSpec } from '../models/providers.js';
+import { parseModelSpec, type ProviderName } from '../models/providers.js';
+
+/**
+ * Providers whose AI SDK package sends no output limit when the agent gives none (it gives none);
+ * Anthropic's and Bedrock's fill in one of their own, so their requests are not known to be unbounded.
+ */
+const UNBOUNDED_OUTPUT: ReadonlySet<ProviderName> = new Set(['openai', 'azure', 'groq', 'google', 'ollama', 'openai-compatible', 'openrouter']);
 
 /**
  * The built-in coding agent on the model `spec` names (`openai:gpt-4.1-mini`). Cheap to create:
@@ -10,6 +16,7 @@ export function createModelAgent(spec: string): Agent {
   return {
     name: spec,
     modelSpec,
+    ...(UNBOUNDED_OUTPUT.has(modelSpec.provider) ? { setsNoOutputLimit: true } : {}),
     async run(ctx) {
       const { runModelAgent } = await import('./run.js');
       return runModelAgent(modelSpec, ctx);
