@@ -46,7 +46,7 @@ describe('crucible init on runners that print per-test results', () => {
       expect(init.stdout).toMatch(/passed +leaves long strings/);
       // Next steps run from here as printed, and say what a comparison needs.
       expect(init.stdout).toContain('  crucible validate crucible.tasks.yaml\n');
-      expect(init.stdout).toMatch(/at least 6 tasks .* crucible mine \. /);
+      expect(init.stdout).toMatch(/at least 6 tasks .* `crucible mine \.`/);
       const validate = await runCli(['validate', 'crucible.tasks.yaml', '--runs', '1', '--out', state, '--sandbox', 'bwrap'], { cwd: repo });
       expect(validate.status).toBe(0);
     },
