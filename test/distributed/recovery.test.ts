@@ -110,8 +110,10 @@ describe('the queue is recoverable from the coordinator alone', () => {
     async () => {
       const root = tempDir();
       const tasks = slowTaskSet(join(root, 'set'), 3, 3);
-      // A bwrap that works for the worker's start-up check (two calls) and then fails like a
-      // kernel that stopped allowing user namespaces.
+      // A bwrap that works for the worker's start-up checks (its first two sandboxes: the choice
+      // and the health check) and then fails like a kernel that stopped allowing user namespaces.
+      // `--version` runs at the same time as each probe, so it is not counted, and the count is
+      // taken under a lock: two probes started together must not read the same number.
       const bin = join(root, 'bin');
       mkdirSync(bin, { recursive: true });
       const counter = join(root, 'bwrap-calls');
@@ -119,8 +121,9 @@ describe('the queue is recoverable from the coordinator alone', () => {
         join(bin, 'bwrap'),
         [
           '#!/bin/sh',
-          `n=$(cat '${counter}' 2>/dev/null || echo 0); n=$((n+1)); echo $n > '${counter}'`,
-          'if [ "$n" -gt 2 ] && [ "$1" != "--version" ]; then echo "bwrap: No permissions to create new namespace" >&2; exit 1; fi',
+          'if [ "$1" = "--version" ]; then exec /usr/bin/bwrap "$@"; fi',
+          `n=$(flock '${counter}.lock' sh -c 'n=$(cat "$0" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$0"; echo $n' '${counter}')`,
+          'if [ "$n" -gt 2 ]; then echo "bwrap: No permissions to create new namespace" >&2; exit 1; fi',
           'exec /usr/bin/bwrap "$@"',
           '',
         ].join('\n'),

@@ -41,7 +41,13 @@ export function fakeExecutors(handlers: Record<string, FakeHandler> = {}): FakeE
         kind,
         isolation: { network: true, filesystem: true, hiding: true },
         exec: async (request) => {
-          const command = request.argv[0] === 'sh' || request.argv[0] === 'bash' ? (request.argv[2] ?? '') : request.argv.join(' ');
+          // The Node sentinel's wrapper (evidence/node-sentinel.ts) passes the command as its fifth argument.
+          const wrapped = request.argv[3] === 'crucible-sentinel';
+          const command = wrapped
+            ? (request.argv[5] ?? '')
+            : request.argv[0] === 'sh' || request.argv[0] === 'bash'
+              ? (request.argv[2] ?? '')
+              : request.argv.join(' ');
           state.calls.push({ kind, command, request, layout, workspaceEntries: entries(request.cwd), homeEntries: entries(layout.home) });
           const answer = handlers[command]?.(request, layout) ?? {};
           return { exitCode: 0, signal: null, stdout: '', stderr: '', truncated: false, timedOut: false, durationMs: 1, ...answer };

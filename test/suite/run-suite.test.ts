@@ -66,7 +66,7 @@ describe('crucible run suite.yaml', () => {
 
     const unknown = await runCli(['run', suiteFile, '--out', join(dir, 'state'), '--task', 't2']);
     expect(unknown.status).toBe(2);
-    expect(unknown.stderr).toMatch(/--task t2: no such task in .*suite\.yaml \(fix: use one of alpha\/t1, alpha\/t3, beta\/t2\)/);
+    expect(unknown.stderr).toMatch(/--task t2: no such task in .*suite\.yaml \(fix: did you mean beta\/t2\? use one of alpha\/t1, alpha\/t3, beta\/t2\)/);
   });
 
   it('a partial run resumes, with crucible resume and with run --resume, to the same one plan', async () => {

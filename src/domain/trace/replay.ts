@@ -123,15 +123,19 @@ function earlyOutcome(stored: TraceOutcome): Outcome {
 
 function compareChecks(checks: readonly CheckResult[], recordedChecks: ReadonlyArray<{ id: string; passed: boolean; severity: string }>): CheckComparison[] {
   const comparisons: CheckComparison[] = [];
-  const count = Math.max(checks.length, recordedChecks.length);
+  const recordedIds = new Set(recordedChecks.map((c) => c.id));
+  // A check added to Crucible after the trace was written has no recorded result: one that passes
+  // changes nothing the trace says; one that fails would, and is a difference.
+  const live = checks.filter((c) => recordedIds.has(c.id) || !c.passed);
+  const count = Math.max(live.length, recordedChecks.length);
   for (let i = 0; i < count; i++) {
-    const live = checks[i];
+    const now = live[i];
     const was = recordedChecks[i];
-    const match = live !== undefined && was !== undefined && live.id === was.id && live.passed === was.passed && live.severity === was.severity;
+    const match = now !== undefined && was !== undefined && now.id === was.id && now.passed === was.passed && now.severity === was.severity;
     comparisons.push({
-      id: live?.id ?? was?.id ?? '?',
+      id: now?.id ?? was?.id ?? '?',
       ...(was ? { recorded: { passed: was.passed, severity: was.severity } } : {}),
-      ...(live ? { replayed: { passed: live.passed, severity: live.severity } } : {}),
+      ...(now ? { replayed: { passed: now.passed, severity: now.severity } } : {}),
       match,
     });
   }
