@@ -160,7 +160,9 @@ describe('crucible tests', () => {
       const out = tempDir();
       const result = await runCli(['validate', calcTaskSet('ad'), '--runs', '1', '--sandbox', 'local', '--out', out], { attempts: 3 });
       expect(result.status, result.stderr).toBe(2);
-      expect(result.stdout).toContain('tasks[0].tests.fail_to_pass[0]: "ad" is not among the 3 tests the baseline run reports, nor among those the run with the oracle reports (fix: did you mean "add"?)');
+      expect(result.stdout).toContain(
+        'tasks[0].tests.fail_to_pass[0]: "ad" is not among the 3 tests the baseline run reports, nor among those the run with the oracle reports (fix: did you mean "add"?)',
+      );
     },
     attemptBudget(3),
   );
