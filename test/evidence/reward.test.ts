@@ -3,6 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRewardJson, parseRewardText, readReward } from '../../src/domain/evidence/index.js';
+import type { Executor } from '../../src/infra/sandbox/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -46,5 +47,34 @@ describe('reward files are read strictly', () => {
     const fifo = tempDir();
     execFileSync('mkfifo', [join(fifo, 'reward.txt')]);
     expect(await readReward(fifo)).toHaveProperty('problem');
+  });
+});
+
+describe('runRewardVerifier and the supervisor channel', () => {
+  it("keeps the executor's forged-report finding as evidence, as a test run does", async () => {
+    const { runRewardVerifier } = await import('../../src/domain/evidence/reward.js');
+    const root = tempDir();
+    const workspace = join(root, 'ws');
+    const results = join(root, 'results');
+    mkdirSync(workspace, { recursive: true });
+    mkdirSync(results, { recursive: true });
+    const executor: Executor = {
+      kind: 'local',
+      isolation: { network: false, filesystem: false, hiding: false },
+      exec: () =>
+        Promise.resolve({
+          exitCode: 0,
+          signal: null,
+          stdout: '',
+          stderr: '',
+          truncated: false,
+          timedOut: false,
+          durationMs: 1,
+          forgedReport: 'a second exit record',
+        }),
+      close: () => Promise.resolve(),
+    };
+    const { evidence } = await runRewardVerifier({ executor, workspace, command: 'true', resultsDir: results, timeoutMs: 10_000 });
+    expect(evidence.forgedReport).toBe('a second exit record');
   });
 });

@@ -176,6 +176,8 @@ export async function runRewardVerifier(req: RewardRunRequest): Promise<{ eviden
     ...(notStarted ? { notStarted } : {}),
     ...(reward !== undefined && problem === undefined ? { reward } : {}),
     ...(result.limitExceeded ? { limitExceeded: result.limitExceeded } : {}),
+    // As for a test run: a report the verifier forged on the supervisor's channel is evidence (the supervisor check).
+    ...(result.forgedReport !== undefined ? { forgedReport: result.forgedReport } : {}),
     ...(seen && (seen.processes > 0 || seen.garbled !== undefined) ? { sentinel: seen } : {}),
   };
   const runnerWrites = await node.writes(req.workspace);
