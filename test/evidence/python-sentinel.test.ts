@@ -198,4 +198,19 @@ _L("json.decoder", _path).get_code("json.decoder")
     const evidence = await verify(repo({ 'stats.py': forge }), kind, command);
     expect(events(evidence)).toContain('compile stats.py');
   });
+
+  it('frames that only name themselves source_to_code and get_code, with a real loader as self, are not the import system', async () => {
+    const forge = `${STATS}
+import importlib.machinery, os
+_path = os.path.join(os.path.dirname(os.__file__), "json", "decoder.py")
+_ns = {"compile": compile, "path": _path}
+exec(compile("def source_to_code(data):\\n    return compile(data, path, 'exec')\\n", "<frozen importlib._bootstrap_external>", "exec"), _ns)
+exec(compile("def get_code(self, f):\\n    return f(b'X = 1')\\n", "<frozen importlib._bootstrap_external>", "exec"), _ns)
+_ns["get_code"](importlib.machinery.SourceFileLoader("json.decoder", _path), _ns["source_to_code"])
+`;
+    const evidence = await verify(repo({ 'stats.py': forge }), kind, command);
+    expect(evidence.sentinel?.findings.map((f) => `${f.event} ${f.detail}`)).toContainEqual(
+      expect.stringMatching(/^compile compiled code under another file's name: .*json\/decoder\.py$/),
+    );
+  });
 });

@@ -37,6 +37,11 @@ export const SENTINEL_SOURCE = String.raw`def _crucible_sentinel():
     _external = sys.modules.get("_frozen_importlib_external")
     source_loader = getattr(_external, "SourceFileLoader", None)
     source_get_data = getattr(source_loader, "get_data", None)
+    # Their code objects, by identity: a frame that only names itself source_to_code or get_code (code the
+    # change compiled under a "<frozen importlib…>" name) is not the import system.
+    source_to_code_code = getattr(getattr(source_loader, "source_to_code", None), "__code__", None)
+    get_code_code = getattr(getattr(source_loader, "get_code", None), "__code__", None)
+    removed_code = getattr(getattr(sys.modules.get("_frozen_importlib"), "_call_with_frames_removed", None), "__code__", None)
     type_attr = _type.__getattribute__
     getframe = sys._getframe
     get_ident = _thread.get_ident
@@ -317,12 +322,12 @@ export const SENTINEL_SOURCE = String.raw`def _crucible_sentinel():
 
     def loading_module(frame):
         """compile called by the import system's SourceFileLoader, unaltered, for a module it loads."""
-        if frame is not None and frame.f_code.co_name == "_call_with_frames_removed" and frame.f_code.co_filename.startswith("<frozen importlib"):
+        if frame is not None and removed_code is not None and frame.f_code is removed_code:
             frame = frame.f_back
-        if frame is None or frame.f_code.co_name != "source_to_code" or not frame.f_code.co_filename.startswith("<frozen importlib"):
+        if frame is None or source_to_code_code is None or frame.f_code is not source_to_code_code:
             return False
         up = frame.f_back
-        if up is None or up.f_code.co_name != "get_code" or not up.f_code.co_filename.startswith("<frozen importlib"):
+        if up is None or get_code_code is None or up.f_code is not get_code_code:
             return False
         loader = up.f_locals.get("self")
         if source_loader is None or _type(loader) is not source_loader or getattr(source_loader, "get_data", None) is not source_get_data:
