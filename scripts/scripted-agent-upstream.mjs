@@ -17,7 +17,8 @@
  * really reads and edits the files with its own tools, in its own sandbox.
  *
  * The plan is `fix` unless the server was started with another, or the request's path starts with
- * `/tamper` (or `/fix`): give an agent the base URL `${baseUrl}/tamper` to have it cheat.
+ * `/tamper` (or `/fix`): give an agent the base URL `${baseUrl}/tamper` to have it cheat. Under
+ * `/stall`, a model request gets its stream's headers and then nothing, ever: a provider that hangs.
  *
  * Run directly (`node scripts/scripted-agent-upstream.mjs [--port N]`), it prints its base URL on
  * the first line of stdout and serves until killed: for tests that drive the CLI synchronously.
@@ -64,9 +65,14 @@ export async function startScriptedAgentUpstream(options = {}) {
       const method = req.method ?? 'GET';
       requests.push({ method, path: url.pathname });
       // A `/tamper` or `/fix` prefix picks the plan per request, so one server serves both.
-      const prefixed = /^\/(fix|tamper)(\/.*)$/.exec(url.pathname);
+      const prefixed = /^\/(fix|tamper|stall)(\/.*)$/.exec(url.pathname);
+      if (prefixed?.[1] === 'stall' && method === 'POST') {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'x-crucible-scripted-upstream': '1' });
+        res.flushHeaders();
+        return;
+      }
       if (prefixed) url.pathname = prefixed[2];
-      const plan = prefixed ? /** @type {'fix' | 'tamper'} */ (prefixed[1]) : planName;
+      const plan = prefixed && prefixed[1] !== 'stall' ? /** @type {'fix' | 'tamper'} */ (prefixed[1]) : planName;
       handle(method, url, Buffer.concat(chunks).toString('utf8'), plan)
         .then((reply) => send(res, reply))
         .catch((error) => send(res, { status: 500, body: { error: { message: `scripted upstream: ${error.message}` } } }));

@@ -57,6 +57,11 @@ export function handleError(error: unknown, io: Pick<CliIo, 'stderr' | 'env'>): 
     io.stderr.write(`${pc.red('error')} ${oneLine(error.message)}\n`);
     return error.exitCode;
   }
+  // The session's signal aborted work before a run existed to record it (an agent's version check).
+  if (error instanceof Error && error.name === 'AbortError') {
+    io.stderr.write('interrupted\n');
+    return EXIT.interrupted;
+  }
   const environment = environmentMessage(error);
   if (environment !== undefined) {
     io.stderr.write(`${pc.red('error')} ${environment}\n`);

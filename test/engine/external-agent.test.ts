@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +14,8 @@ import { renderMarkdown, runViewOf } from '../../src/features/report/index.js';
 import { parseTrajectory } from '../../src/features/report/trajectory.js';
 import type { AttemptResult } from '../../src/core/types/index.js';
 import { tinyTaskSet } from '../cli/fixtures.js';
-import { crucible } from '../helpers/cli.js';
+import { captureIo, crucible } from '../helpers/cli.js';
+import { handleError } from '../../src/cli/exit.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /*
@@ -38,6 +40,8 @@ if (model === '--version') {
   try { writeFileSync(new URL('./written-by-version', import.meta.url), 'x'); } catch {}
   console.log('scripty 1.2.3' + (process.env.OPENAI_API_KEY ? ' saw-a-key' : '')); console.log('second line'); process.exit(0);
 }
+// A version command that never answers, so a test can stop the run while it waits.
+if (model === '--version-wait') await new Promise(() => setInterval(() => {}, 1000));
 if (mode === 'gateway-attack') {
   // Paths a URL parser would resolve (fetch would too, so raw http), three plain requests, and another model.
   const { request } = await import('node:http');
@@ -171,6 +175,11 @@ function setup(mode: 'ok' | 'fail' | 'hang' | 'claude' | 'gateway-attack' | 'for
     models: { baseUrl: upstreamUrl },
   };
   return { dir, stateDir, profile, options };
+}
+
+/** Polls a condition the test cannot be told about (another process's state), with no deadline of its own. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 function attemptDirOf(runDir: string, attempt: AttemptResult): string {
@@ -374,6 +383,28 @@ describe('external agents under bwrap and the gateway', () => {
     expect(attempt.verdict).toBe('ERROR');
     expect(attempt.cause).toBe('harness_error');
     expect(attempt.message).toContain('is missing or not executable');
+  });
+
+  it('a run stopped while the version command runs is interrupted, not a broken profile: nothing blames version_command', async () => {
+    const { stateDir, options } = setup('ok', { versionCommand: ['scripty', '--version-wait', TOKEN] });
+    const stop = new AbortController();
+    const run = executeRun({ ...options, signal: stop.signal }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    let settled = false;
+    void run.then(() => (settled = true));
+    await until(() => settled || spawnSync('pgrep', ['-f', '--', `--version-wait ${TOKEN}`]).status === 0);
+    stop.abort();
+    const stopped = await run;
+    expect(stopped).toBeInstanceOf(Error);
+    expect(stopped).not.toBeInstanceOf(InputError);
+    expect(String(stopped)).not.toContain('version_command');
+    expect(existsSync(join(stateDir, 'runs'))).toBe(false);
+    // And the command ends as any interrupted one does.
+    const captured = captureIo();
+    expect(handleError(stopped, captured.io)).toBe(130);
+    expect(captured.stderr()).toBe('interrupted\n');
   });
 
   it('stops before any attempt when the program is missing (exit 2), or the key is (naming the variable)', async () => {

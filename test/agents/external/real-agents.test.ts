@@ -94,6 +94,38 @@ describe.each(AGENTS)('$name, the real package', (agent) => {
   );
 });
 
+/** Long enough for each CLI's own retries to meet the stall limit several times; it ends the attempt either way. */
+const STALLED_AGENT_TIMEOUT = '60s';
+
+describe.each(AGENTS.slice(0, 3))('$name against a provider whose streams open and then stall', (agent) => {
+  it(
+    "is provider_error with no turns, whether the agent gives up or is stopped waiting: the silence is the provider's",
+    () => {
+      const out = tempDir();
+      const args = ['run', TASKS, '--task', 'js-slugify', '--agent', agent.name, '--sandbox', 'bwrap', '--out', out, '-q'];
+      const stalled = [
+        '--base-url',
+        `${agent.upstream}=${upstream.baseUrl}/stall${agent.version}`,
+        '--provider-stall',
+        '2s',
+        '--agent-timeout',
+        STALLED_AGENT_TIMEOUT,
+      ];
+      const result = crucible([...args, ...stalled], {
+        env: { ...NO_KEYS, CRUCIBLE_AGENT_CACHE: CACHE, [agent.keyEnv]: 'scripted-upstream-ignores-keys' },
+        attempts: 4,
+      });
+      expect(result.status, JSON.stringify(result)).toBe(1);
+      const attempt = onlyAttempt(out);
+      expect([attempt.verdict, attempt.cause], attempt.message).toEqual(['ERROR', 'provider_error']);
+      expect(attempt.message).toContain('stalled');
+      expect(attempt.agentResult?.turns).toBe(0);
+      expect(attempt.agentResult?.usage?.requests).toBeGreaterThanOrEqual(1);
+    },
+    attemptBudget(4),
+  );
+});
+
 describe('the committed agents cassette (examples/cassettes/agents, recorded against the scripted upstream)', () => {
   const CASSETTES = resolve('examples/cassettes/agents');
 

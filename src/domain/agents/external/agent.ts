@@ -97,6 +97,8 @@ async function programVersion(profile: AgentProfile, program: ResolvedProgram, e
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+  // Killed because the user stopped the run: that says nothing about the profile.
+  env.signal?.throwIfAborted();
   if (ran.exitCode !== 0) {
     const why = ran.timedOut ? `no answer within ${VERSION_TIMEOUT_MS / 1000} s` : `exit ${ran.exitCode ?? ran.signal}`;
     // The line that says why (an `Error:` above a stack), not merely the last one.
