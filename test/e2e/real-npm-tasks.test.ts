@@ -28,4 +28,18 @@ describe('examples/real against the npm registry', () => {
     },
     attemptBudget(ATTEMPTS + 1),
   );
+
+  // The shape of the ten npm fixes SWE-bench-style harnesses stumble on: at the buggy version the
+  // test file crashes (tape lets the exception end the process), so the fail-to-pass id is never
+  // reported at the baseline; the oracle's run reports it, so it counts as failing there.
+  const CRASH = 'qs-comma-iso-charset-crash';
+  it(
+    `validates ${CRASH}, whose test file crashes at the published buggy version`,
+    () => {
+      const result = crucible(['validate', 'examples/real/tasks.yaml', '--task', CRASH, '--out', tmp()], { attempts: ATTEMPTS });
+      expect(result.stdout + result.stderr).toMatch(new RegExp(`^valid\\s+${CRASH}\\s+fails 1/1\\s+passes 3/3`, 'm'));
+      expect(result.status).toBe(0);
+    },
+    attemptBudget(ATTEMPTS + 1),
+  );
 });
