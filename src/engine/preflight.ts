@@ -146,6 +146,8 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
       const usable = defects.length === 0 && run.evidence.invalidReason === undefined;
       return { run, heldOut: usable ? await runBaselineHeldOut(task, paths, prepared.baseline, testEnv) : undefined, defects };
     });
+    // Stopped while the baseline ran: what the killed command left says nothing about the task.
+    if (options.signal?.aborted === true) return { taskId: task.id, defects: [], unchecked: 'interrupted' };
     // An oracle script has no dry run: the oracle's attempts themselves say whether it works.
     if (options.oracle && task.oracle?.patch !== undefined) {
       const why = await oracleApplies(paths.workspace, task.oracle.patch);

@@ -69,6 +69,41 @@ describe('preflightTasks', () => {
   });
 });
 
+describe('preflightTasks stopped while a baseline runs', () => {
+  it('finds no defect in a task whose test command the interrupt killed: that run is no evidence about the task', async () => {
+    const dir = tempDir();
+    const repo = join(dir, 'repo');
+    mkdirSync(repo, { recursive: true });
+    const started = join(dir, 'started');
+    writeFileSync(join(repo, 'check.sh'), `touch ${started}\nexec sleep 600\n`);
+    const file = join(dir, 'tasks.yaml');
+    const task = [
+      'tasks:',
+      '  - id: slow',
+      '    repo: { path: repo }',
+      '    instruction: fix it',
+      '    tests:',
+      '      command: sh check.sh',
+      '      fail_to_pass: [check::fixed]',
+    ];
+    writeFileSync(file, `${task.join('\n')}\n`);
+    const { tasks } = loadTaskSet(file);
+    const stop = new AbortController();
+    const checking = preflightTasks(tasks, {
+      stateDir: join(dir, '.crucible'),
+      dir: join(dir, 'preflight'),
+      sandbox: 'local',
+      oracle: false,
+      concurrency: 1,
+      signal: stop.signal,
+    });
+    while (!existsSync(started)) await new Promise((resolve) => setTimeout(resolve, 20));
+    stop.abort();
+    const checked = await checking;
+    expect(checked.flatMap((c) => c.defects)).toEqual([]);
+  });
+});
+
 describe('a run after its preflight', () => {
   it("gives every attempt of a task the preflight's baseline test run instead of running its own", async () => {
     const dir = tempDir();
