@@ -1,10 +1,11 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentCacheDir, installDirOf, installedVersion, INSTALL_MARKER, profileHash, resolveProgram } from '../../../src/domain/agents/external/install.js';
 import type { AgentProfile } from '../../../src/domain/agents/external/profile.js';
 import { createExternalAgent } from '../../../src/domain/agents/external/agent.js';
+import { CLI } from '../../helpers/cli.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -115,6 +116,51 @@ describe('installing a package agent', () => {
   it("npm's failure is an input error with npm's own words", async () => {
     const p = profile({ package: join(tempDir(), 'missing-1.0.0.tgz') });
     await expect(resolveProgram(p, { cacheDir: tempDir(), install: true })).rejects.toThrow(/installing tiny .*npm install exited \d+: .*ENOENT/);
+  });
+});
+
+describe('an install cut short by a signal', () => {
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
+  const alive = (pid: number): boolean => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('ends the CLI with 130 and takes npm with it; the next install clears what the cut one left', async () => {
+    const dir = tempDir();
+    const tarball = tinyPackage();
+    const agents = join(dir, 'agents.yaml');
+    const fields = ['name: tiny', `package: ${JSON.stringify(tarball)}`, "command: [tiny-agent, '{task_prompt}']", 'model: m'];
+    writeFileSync(
+      agents,
+      `agents:\n  - ${fields.join('\n    ')}\n    protocol: { kind: anthropic, base_url_env: [ANTHROPIC_BASE_URL], api_key_env: [ANTHROPIC_API_KEY] }\n    output: text\n`,
+    );
+    // An npm that says where it is, then takes its time, as a cold download does.
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    const npmPid = join(dir, 'npm.pid');
+    writeFileSync(join(bin, 'npm'), `#!/bin/sh\necho $$ > ${npmPid}.part && mv ${npmPid}.part ${npmPid}\nexec sleep 600\n`);
+    chmodSync(join(bin, 'npm'), 0o755);
+    const cacheDir = join(dir, 'cache');
+    const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, CRUCIBLE_AGENT_CACHE: cacheDir, NO_COLOR: '1' };
+    const cli = spawn(process.execPath, [CLI, 'agents', 'install', 'tiny', '--agents', agents], { env, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => cli.once('exit', resolve));
+    while (!existsSync(npmPid)) await pause();
+    const npm = Number(readFileSync(npmPid, 'utf8'));
+    cli.kill('SIGTERM');
+    expect(await exited).toBe(130);
+    // No deadline here: the test's own timeout bounds it, and a leaked npm never ends.
+    while (alive(npm)) await pause();
+
+    const p = profile({ package: tarball });
+    expect(readdirSync(cacheDir).filter((name) => name.includes('.tmp-'))).toHaveLength(1);
+    const program = await resolveProgram(p, { cacheDir, install: true });
+    expect(existsSync(program.argv0)).toBe(true);
+    expect(readdirSync(cacheDir)).toEqual([installDirOf(p, cacheDir).split('/').pop()]);
   });
 });
 

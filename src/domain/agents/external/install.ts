@@ -1,9 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cutOutput } from '../../../core/format/index.js';
 import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { InputError } from '../../../core/errors.js';
 import type { AgentProfile } from './profile.js';
 import { isTarballSpec } from './profile-schema.js';
@@ -109,7 +109,8 @@ export async function installPackage(profile: AgentProfile, options: ResolveProg
     // An install takes a minute or more on a cold npm cache: each step says what it waits for.
     options.onProgress?.(`installing ${profile.name} (${spec}) with npm into ${options.cacheDir}, once: later runs reuse it…`);
     const tmp = `${dir}.tmp-${process.pid}`;
-    await rm(tmp, { recursive: true, force: true });
+    // With the lock held, a temporary directory of another process is one a killed install left.
+    await removeLeftovers(dir);
     await mkdir(tmp, { recursive: true });
     const env = withoutKeys(options.env ?? process.env);
     // Install scripts of dependencies never run on the host; the agent package's own do (npm
@@ -130,6 +131,37 @@ export async function installPackage(profile: AgentProfile, options: ResolveProg
   } finally {
     await release();
   }
+}
+
+async function removeLeftovers(dir: string): Promise<void> {
+  const prefix = `${basename(dir)}.tmp-`;
+  const parent = dirname(dir);
+  for (const name of readdirSync(parent)) if (name.startsWith(prefix)) await rm(join(parent, name), { recursive: true, force: true });
+}
+
+/**
+ * npm installs running now, each in a process group of its own. A signal that ends the CLI during
+ * an install (nothing else listens then) must not leave npm writing on: they end with the process.
+ */
+const runningNpm = new Set<ChildProcess>();
+
+function endRunningNpm(): void {
+  for (const child of runningNpm) {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+function track(child: ChildProcess): void {
+  if (runningNpm.size === 0) process.on('exit', endRunningNpm);
+  runningNpm.add(child);
+  child.once('close', () => {
+    runningNpm.delete(child);
+    if (runningNpm.size === 0) process.off('exit', endRunningNpm);
+  });
 }
 
 /** The package's name: from `name@version`, or from inside a tarball as npm installed it. */
@@ -160,7 +192,8 @@ const TAIL_LINES = 15;
 
 function npm(args: string[], env: NodeJS.ProcessEnv, profile: AgentProfile): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn('npm', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    track(child);
     let output = '';
     const keep = (chunk: Buffer): void => {
       output = (output + chunk.toString('utf8')).slice(-16_384);
