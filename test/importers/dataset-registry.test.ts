@@ -197,6 +197,28 @@ describe('a hostile or broken registry: one line naming the file and field, exit
     expect(existsSync(join(root, 'pwned'))).toBe(false);
   });
 
+  it('run and validate resolve the name the same way, and refuse before any attempt', async () => {
+    const root = tempDir();
+    const { url, commit } = datasetRepo(root);
+    registry(root, [hello(url, commit, 'tasks/../../x')]);
+    for (const command of [
+      ['run', 'hello@1.0', '--agent', 'oracle'],
+      ['validate', 'hello@1.0'],
+    ]) {
+      const r = await runCli([...command, '--registry', 'registry.json'], { cwd: root });
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(/^.*registry\.json: \[0\]\.tasks\[0\]\.path: "tasks\/\.\.\/\.\.\/x" escapes its directory.*\(fix: /),
+      ]);
+      expect(existsSync(join(root, '.crucible', 'runs'))).toBe(false);
+      expect(existsSync(join(root, '.crucible', 'validate'))).toBe(false);
+      expect(datasetEntries(join(root, '.crucible'))).toEqual([]);
+    }
+    const file = await runCli(['run', 'registry.json', '--registry', 'registry.json', '--agent', 'oracle'], { cwd: root });
+    expect(file.status).toBe(2);
+    expect(file.stderr).toMatch(/--registry: registry\.json is a path, not a dataset name \(fix: /);
+  });
+
   it('malformed JSON, or JSON that is not a list of datasets', async () => {
     const root = tempDir();
     registry(root, '[{"name": "hello", ');

@@ -153,7 +153,7 @@ async function checkTaskDir(tree: string, task: PinnedTask): Promise<void> {
   }
 }
 
-/** The last line git said, for a one-line error. */
+/** What git said went wrong, in one line. */
 export function gitTail(error: unknown): string {
   const text = error instanceof GitError ? error.stderr : error instanceof Error ? error.message : String(error);
   const lines = text
@@ -161,5 +161,7 @@ export function gitTail(error: unknown): string {
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '');
-  return (lines.pop() ?? 'git failed').replace(/^fatal:\s*/, '');
+  // git's first fatal line says what failed; what follows it is advice ("…and the repository exists.").
+  const fatal = lines.find((l) => /^(fatal|error):/.test(l));
+  return (fatal ?? lines.pop() ?? 'git failed').replace(/^(fatal|error):\s*/, '');
 }
