@@ -38,6 +38,8 @@ function datasetRepo(root: string, extra: (repo: string) => void = () => undefin
   cpSync(SAMPLE, join(repo, 'tasks', 'hello-file'), { recursive: true });
   extra(repo);
   gitIn(repo, ['init', '-q', '-b', 'main']);
+  // As GitHub does: the fetch leaves the files out, and git archive fetches them from the promisor remote.
+  gitIn(repo, ['config', 'uploadpack.allowFilter', 'true']);
   gitIn(repo, ['add', '-A']);
   gitIn(repo, ['commit', '-q', '-m', 'tasks']);
   return { url: `file://${repo}`, commit: gitIn(repo, ['rev-parse', 'HEAD']), repo };

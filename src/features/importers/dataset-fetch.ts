@@ -1,6 +1,6 @@
 /**
  * Fetching a registry dataset's tasks with git: for each repository, its pinned commit alone (a
- * shallow fetch of exactly that id, blobs only for the task directories extracted), checked to be
+ * shallow fetch of exactly that id, files left to be fetched as they are extracted), checked to be
  * that commit, and each task's directory extracted by `git archive` into a directory of its own.
  *
  * The repositories are untrusted. git runs with the harness's clean environment (no user or system
@@ -50,7 +50,7 @@ async function repoFor(url: string, workDir: string, repos: Map<string, string>)
   const gitDir = join(workDir, `repo-${repos.size}.git`);
   repos.set(url, gitDir);
   await git({}, ['init', '--quiet', '--bare', gitDir]);
-  // A promisor remote: the fetch brings commits and trees, and `git archive` fetches only the blobs it extracts.
+  // A promisor remote: the fetch brings the commit and its trees, and `git archive` fetches the files when it reads them.
   for (const [key, value] of [
     ['remote.origin.url', url],
     ['remote.origin.promisor', 'true'],
