@@ -71,7 +71,7 @@ describe('crucible run NAME@VERSION --agent oracle', () => {
       for (const m of first.stderr.matchAll(/crucible-env:[0-9a-f]{12}/g)) made.add(m[0]);
       expect(first.status, first.stderr).toBe(0);
       expect(first.stderr).toContain('dataset hello@1.0 from registry.json: 1 task fetched and imported into');
-      expect(JSON.parse(first.stdout)).toMatchObject({ runId: expect.any(String) });
+      expect(JSON.parse(first.stdout)).toMatchObject({ runId: expect.any(String), attempts: [{ taskId: 'hello-file', agent: 'oracle', verdict: 'PASS' }] });
       const cache = join(root, '.crucible', 'cache', 'datasets');
       const entries = readdirSync(cache);
       expect(entries).toHaveLength(1);
@@ -81,6 +81,7 @@ describe('crucible run NAME@VERSION --agent oracle', () => {
       for (const m of second.stderr.matchAll(/crucible-env:[0-9a-f]{12}/g)) made.add(m[0]);
       expect(second.status, second.stderr).toBe(0);
       expect(second.stderr).toContain('1 task already imported in');
+      expect(JSON.parse(second.stdout)).toMatchObject({ attempts: [{ taskId: 'hello-file', agent: 'oracle', verdict: 'PASS' }] });
       expect(readdirSync(cache)).toEqual(entries);
     },
     attemptBudget(2) + 120_000,

@@ -34,6 +34,13 @@ export const DATASET_GIT_ARGS: readonly string[] = [
   'core.hooksPath=/dev/null',
   '-c',
   'core.fsmonitor=false',
+  // Nothing waits on a person or on a stalled server: ssh never asks, a transfer that stalls for a minute fails.
+  '-c',
+  'core.sshCommand=ssh -o BatchMode=yes',
+  '-c',
+  'http.lowSpeedLimit=1',
+  '-c',
+  'http.lowSpeedTime=60',
 ];
 
 /** A task with the commit it is fetched at: the registry's pin, or the remote's HEAD when it has none. */
