@@ -8,6 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { lstat, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { InputError } from '../../core/errors.js';
+import { version as crucibleVersion } from '../../core/version.js';
 import { git } from '../../infra/workspace/index.js';
 import { DATASET_GIT_ARGS, fetchTaskDirs, gitTail, pinTasks, type PinnedTask } from './dataset-fetch.js';
 import { chooseDataset, type DatasetSpec, type RegistrySource } from './dataset-registry.js';
@@ -153,8 +154,9 @@ function safeName(text: string): string {
   return text.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '') || 'dataset';
 }
 
+/** The entry's identity: the dataset's exact tasks, and the Crucible that imported them (another version may map them differently). */
 function cacheKey(name: string, version: string, tasks: readonly PinnedTask[]): string {
-  const identity = JSON.stringify([name, version, tasks.map((t) => [t.name, t.gitUrl, t.commit, t.path])]);
+  const identity = JSON.stringify([crucibleVersion(), name, version, tasks.map((t) => [t.name, t.gitUrl, t.commit, t.path])]);
   return createHash('sha256').update(identity).digest('hex').slice(0, 16);
 }
 
