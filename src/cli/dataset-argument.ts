@@ -69,7 +69,12 @@ async function resolveIfDataset(arg: string, opts: RegistryOption, stateDir: str
   }
   const { resolveDataset } = await import('../features/importers/index.js');
   const registry = opts.registry ?? nonEmpty(io.env[REGISTRY_ENV]) ?? DEFAULT_REGISTRY;
-  const resolved = await resolveDataset({ spec, registry, cwd: io.cwd, stateDir });
+  const resolved = await resolveDataset({ spec, registry, cwd: io.cwd, stateDir }).catch((error: unknown) => {
+    // Without --registry the user may have meant a file: say why a name was looked up at all.
+    if (opts.registry === undefined && error instanceof InputError)
+      throw new InputError(`${arg}: no such file or directory, so looked up as a dataset: ${error.message}`);
+    throw error;
+  });
   const count = resolved.result.taskIds.length;
   const lines = [
     `dataset ${resolved.name}@${resolved.version} from ${registry}: ${count} task${count === 1 ? '' : 's'} ${resolved.cached ? 'already imported in' : 'fetched and imported into'} ${shownPath(io, dirname(resolved.taskSetFile))}`,

@@ -221,6 +221,20 @@ describe('a hostile or broken registry: one line naming the file and field, exit
     expect(file.stderr).toMatch(/--registry: registry\.json is a path, not a dataset name \(fix: /);
   });
 
+  it('a missing task directory looked up as a dataset says so, when no --registry asked for one', async () => {
+    const root = tempDir();
+    const { url, commit } = datasetRepo(root);
+    const file = registry(root, [hello(url, commit)]);
+    await refused(
+      root,
+      ['hello-fil'],
+      /^error hello-fil: no such file or directory, so looked up as a dataset: \S+registry\.json: no dataset named hello-fil \(fix: the registry has hello\)/,
+      {
+        CRUCIBLE_REGISTRY: file,
+      },
+    );
+  });
+
   it('malformed JSON, or JSON that is not a list of datasets', async () => {
     const root = tempDir();
     registry(root, '[{"name": "hello", ');
