@@ -5,6 +5,7 @@ import { addModelOptions } from './model-options.js';
 import { agentsFileOption, collect, concurrencyOption, jsonOption, quietOption, sandboxOption, stateDirOption, taskOption } from './options.js';
 import { addReporterOptions } from './report-options.js';
 import { resolveStateDirOption } from './state-dir-option.js';
+import { datasetTaskSet, registryHelp } from './dataset-argument.js';
 import { version } from '../core/version.js';
 
 /** The CLI as a value: its commander tree (for help and the docs test) and the call that runs it. */
@@ -33,7 +34,8 @@ export function createProgram(io: CliIo): CrucibleProgram {
   program
     .command('run')
     .description('Run agents on a task set or a suite, each task --runs times, and grade every attempt on test evidence.')
-    .argument('<taskset>', 'task-set YAML file, e.g. examples/tasks.yaml, or a suite file (docs/suites.md)')
+    .argument('<taskset>', 'task-set YAML file, e.g. examples/tasks.yaml, or a suite file (docs/suites.md), or a dataset NAME@VERSION (docs/datasets.md)')
+    .option('--registry <file|url>', registryHelp)
     .option('-a, --agent <spec>', 'agent to run (repeatable): oracle, nop, a profile NAME[:model] (crucible agents list), or provider:model', collect)
     .addOption(agentsFileOption("agent profiles (agents: [...]) that --agent may name; they override built-in profiles and the task set's agents:"))
     .addOption(taskOption('only this task (repeatable)'))
@@ -92,7 +94,7 @@ export function createProgram(io: CliIo): CrucibleProgram {
     crucible run examples/tasks.yaml --agent nop --tag python --fail-fast
     crucible run examples/tasks.yaml --agent oracle --agent nop --runs 3 --resume 20261130-0917`,
     )
-    .action(async (taskset: string, opts) => (await import('./commands/run.js')).runCommand(taskset, opts, io));
+    .action(async (taskset: string, opts) => (await import('./commands/run.js')).runCommand(await datasetTaskSet(taskset, opts, io), opts, io));
   addModelOptions(program.commands.find((c) => c.name() === 'run') as Command);
   addReporterOptions(program.commands.find((c) => c.name() === 'run') as Command);
 
@@ -181,7 +183,8 @@ export function createProgram(io: CliIo): CrucibleProgram {
   program
     .command('validate')
     .description('Prove each task can grade agents: nop must fail its fail-to-pass tests, oracle must pass, every time.')
-    .argument('<taskset>', 'task-set YAML file, e.g. examples/tasks.yaml')
+    .argument('<taskset>', 'task-set YAML file, e.g. examples/tasks.yaml, or a dataset NAME@VERSION (docs/datasets.md)')
+    .option('--registry <file|url>', registryHelp)
     .addOption(taskOption('only this task (repeatable)'))
     .option('-n, --runs <n>', 'oracle attempts per task; they must all pass (flaky tasks are reported)', '3')
     .addOption(concurrencyOption('attempts in flight at once (default: min(cores, 4))'))
@@ -203,7 +206,7 @@ export function createProgram(io: CliIo): CrucibleProgram {
       'after',
       '\nExit codes: 0 every task valid or unproven (no oracle patch, nothing else wrong; --require-oracle makes that 1) (--adversarial: no attack got through), 1 some task invalid or flaky (--adversarial: an attack passed, an attack ended in a harness error, or an honest control failed), 2 bad input or a broken task (a fail-to-pass id the tests do not report, an oracle patch that does not apply, a repo that cannot be fetched), 75 disk full.\n\nExamples:\n  crucible validate examples/tasks.yaml --runs 3\n  crucible validate examples/tasks.yaml --strength --max-mutants 10\n  crucible validate examples/tasks.yaml --adversarial --task py-median',
     )
-    .action(async (taskset: string, opts) => (await import('./commands/validate.js')).validateCommand(taskset, opts, io));
+    .action(async (taskset: string, opts) => (await import('./commands/validate.js')).validateCommand(await datasetTaskSet(taskset, opts, io), opts, io));
 
   program
     .command('tests')
@@ -621,9 +624,11 @@ export function createProgram(io: CliIo): CrucibleProgram {
     .description(
       "One task per Harbor task directory (task.toml, instruction.md, environment/, solution/solve.sh, tests/test.sh) or Terminal-Bench's task.yaml layout: the oracle as a script, the tests as a reward verifier.",
     )
-    .argument('<task-dir...>', 'task directories')
+    .argument('<task-dir...>', 'task directories, or one dataset NAME@VERSION (docs/datasets.md)')
     .requiredOption('-o, --out <dir>', 'directory to write the task set into (tasks.yaml and one directory per task)')
     .option('--force', 'write into an output directory that is not empty')
+    .option('--registry <file|url>', registryHelp)
+    .option('--state-dir <dir>', "with a dataset name: Crucible's state directory, where the dataset is kept once imported", '.crucible')
     .action(async (dirs: string[], opts) => (await import('./commands/import.js')).importHarborCommand(dirs, opts, io));
 
   program

@@ -136,7 +136,9 @@ describe("every command's state directory", () => {
 
 /**
  * The cheap documented commands, run for real: no key, no registry, no network, a few seconds
- * each. `/tmp/…` output paths are redirected into the test's own directory.
+ * each. `/tmp/…` output paths are redirected into the test's own directory. (docs/datasets.md's
+ * offline example reads the repository make-repo.sh builds at /tmp/datasets, a fixed path:
+ * test/importers/dataset-example.test.ts builds it elsewhere and runs the example against it.)
  */
 const RUN_FOR_REAL = [
   'crucible tests examples/tasks.yaml --task js-slugify',

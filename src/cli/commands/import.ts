@@ -1,6 +1,7 @@
 import { InputError } from '../../core/errors.js';
 import { importHarbor, importSweBench, type ImportResult, type SweBenchEnvironment } from '../../features/importers/index.js';
 import { shellWord } from '../../core/format/index.js';
+import { importDataset } from '../dataset-argument.js';
 import { shownPath, type CliIo } from '../io.js';
 
 export interface SweBenchCommandOptions {
@@ -40,8 +41,13 @@ function sweBenchEnvironment(opts: SweBenchCommandOptions): SweBenchEnvironment 
 }
 
 /** `crucible import harbor <task-dir...> -o DIR` (Harbor, or Terminal-Bench's task.yaml layout). */
-export async function importHarborCommand(dirs: string[], opts: { out: string; force?: boolean }, io: CliIo): Promise<void> {
-  printImportResult(await importHarbor({ dirs, out: opts.out, force: opts.force === true }), io);
+export async function importHarborCommand(
+  dirs: string[],
+  opts: { out: string; force?: boolean; registry?: string; stateDir?: string },
+  io: CliIo,
+): Promise<void> {
+  const dataset = await importDataset(dirs, opts, io);
+  printImportResult(dataset ?? (await importHarbor({ dirs, out: opts.out, force: opts.force === true })), io);
 }
 
 /**

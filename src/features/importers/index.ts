@@ -5,6 +5,8 @@
  */
 export { importSweBench, type SweBenchEnvironment, type SweBenchImportOptions } from './swe-bench.js';
 export { importHarbor, rewriteRewardPath, type HarborImportOptions } from './harbor.js';
+export { resolveDataset, type DatasetOptions, type ResolvedDataset } from './dataset.js';
+export { parseDatasetSpec, latestVersion, type DatasetSpec } from './dataset-registry.js';
 export { parseTaskToml, type TomlTable, type TomlValue } from './task-toml.js';
 export { dockerfileBaseImages, unmappedFields } from './field-accounting.js';
 export {

@@ -149,10 +149,21 @@ export function gitToFile(target: GitTarget, args: string[], file: string, maxBy
   });
 }
 
-/** Pipes `git archive` into `tar -x`, so a commit lands in a directory without a .git of its own. */
-export function extractCommit(gitDir: string, commit: string, dest: string): Promise<void> {
+/**
+ * Pipes `git archive` into `tar -x`, so a commit lands in a directory without a .git of its own.
+ * `paths` limits it to those paths, taken literally (no pathspec magic); `gitArgs` go before
+ * `archive` (the `-c` settings a fetch of missing objects must keep).
+ */
+export function extractCommit(
+  gitDir: string,
+  commit: string,
+  dest: string,
+  options: { paths?: readonly string[]; gitArgs?: readonly string[] } = {},
+): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    const archive = spawn('git', fullArgs({ gitDir }, ['archive', '--format=tar', commit]), { env: { ...GIT_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const paths = options.paths === undefined ? [] : ['--', ...options.paths];
+    const args = fullArgs({ gitDir }, [...(options.gitArgs ?? []), '--literal-pathspecs', 'archive', '--format=tar', commit, ...paths]);
+    const archive = spawn('git', args, { env: { ...GIT_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
     const tar = spawn('tar', ['-x', '-C', dest], { stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
     const collect = (chunk: Buffer): void => {
