@@ -197,6 +197,12 @@ describe('dashboard layout: labels that never overprint, at three widths', () =>
       const page = await open(`#/runs/${RUNS[2]}`, viewport);
       await page.getByTestId('run-page').waitFor();
       for (const chart of ['heatmap', 'cost', 'causes', 'tokens', 'latency']) await page.locator(`svg[data-chart="${chart}"]`).waitFor();
+      // The panel charts are drawn at their panel's width (300 px at least) once the page has laid them out.
+      const fitted = () =>
+        page
+          .locator('.grid-2 svg[data-chart]')
+          .evaluateAll((svgs) => svgs.every((s) => Number(s.getAttribute('width')) <= Math.max(300, s.parentElement?.clientWidth ?? 0)));
+      await expect.poll(fitted).toBe(true);
       await shot(page, `run-${viewport.name}`);
       expect(await labelProblems(page)).toEqual([]);
       // Every name fits somewhere on the page, so none needs a legend of shortened names.

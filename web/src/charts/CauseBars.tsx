@@ -1,10 +1,12 @@
 import type { ReactNode } from 'react';
 import type { Cause, RunStats } from '../data/types.js';
 import { Label, rowHeight, rowLabels, stackRows } from './Label.js';
+import { useFitWidth } from './use-width.js';
 import { CAUSE_COLOURS } from './scale.js';
 import { BOLD, textWidth } from './text.js';
 
-const W = 460;
+const MAX_W = 460;
+const MIN_W = 300;
 const ROW = 26;
 const M = { r: 16, t: 6 };
 const GAP = 8;
@@ -13,6 +15,7 @@ const LABEL_SHARE = 0.4;
 
 /** How each agent's attempts ended, as shares of its attempts. */
 export function CauseBars({ stats }: { stats: RunStats }): ReactNode {
+  const { ref, width: W } = useFitWidth(MAX_W, MIN_W);
   const causes = (Object.keys(stats.agents[0]?.causes ?? {}) as Cause[]).filter((c) => stats.agents.some((a) => a.causes[c] > 0));
   const labels = rowLabels(
     stats.agents.map((a) => a.agent),
@@ -26,7 +29,7 @@ export function CauseBars({ stats }: { stats: RunStats }): ReactNode {
   );
   const H = rows.bottom + 6;
   return (
-    <figure className="chart">
+    <figure className="chart" ref={ref}>
       <svg data-chart="causes" width={W} height={H} viewBox={`0 0 ${W} ${H}`} role="img" aria-label="failure causes by agent">
         {stats.agents.map((a, i) => {
           const top = rows.tops[i] ?? 0;

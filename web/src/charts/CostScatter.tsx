@@ -4,10 +4,12 @@ import type { RunStats } from '../data/types.js';
 import { placeLabels } from './place-labels.js';
 import { RateAxis } from './RateAxis.js';
 import { SeriesLegend } from './SeriesLegend.js';
+import { useFitWidth } from './use-width.js';
 import { linear, seriesColour, ticks } from './scale.js';
 import { BOLD, LABEL_SIZE, textWidth } from './text.js';
 
-const W = 460;
+const MAX_W = 460;
+const MIN_W = 300;
 const H = 260;
 const M = { l: 48, r: 16, t: 14, b: 40 };
 const UNKNOWN_W = 70;
@@ -27,6 +29,7 @@ export function anyCost(stats: RunStats): boolean {
  * chart names every agent whatever room there was.
  */
 export function CostScatter({ stats }: { stats: RunStats }): ReactNode {
+  const { ref, width: W } = useFitWidth(MAX_W, MIN_W);
   const rows = stats.agents.map((a, i) => ({ a, i, cost: a.costUsd.stats?.mean ?? null }));
   const known = rows.filter((r) => r.cost !== null);
   const maxCost = Math.max(0, ...known.map((r) => r.cost as number)) || 1;
@@ -50,7 +53,7 @@ export function CostScatter({ stats }: { stats: RunStats }): ReactNode {
   const bandLabel = 'cost unknown';
   const bandLabelRight = M.l + bandW / 2 + textWidth(bandLabel) / 2;
   return (
-    <figure className="chart">
+    <figure className="chart" ref={ref}>
       <svg data-chart="cost" width={W} height={H} viewBox={`0 0 ${W} ${H}`} role="img" aria-label="pass rate against mean cost per attempt">
         <RateAxis y={y} x1={M.l} x2={W - M.r} />
         {bandW > 0 ? (

@@ -2,10 +2,12 @@ import type { ReactNode } from 'react';
 import { count, duration, usd } from '../../../src/features/report/format.js';
 import type { AgentStats, Measured, RunStats } from '../data/types.js';
 import { Label, rowHeight, rowLabels, stackRows } from './Label.js';
+import { useFitWidth } from './use-width.js';
 import { linear, seriesColour, ticks } from './scale.js';
 import { textWidth } from './text.js';
 
-const W = 460;
+const MAX_W = 460;
+const MIN_W = 300;
 const ROW = 30;
 const M = { r: 20, t: 8, b: 30 };
 const GAP = 8;
@@ -39,6 +41,7 @@ export function unreported(stats: RunStats, metric: Metric): string[] {
  * hundred thousand. The run page folds the whole panel when no agent has a figure.
  */
 export function Distribution({ stats, metric }: { stats: RunStats; metric: Metric }): ReactNode {
+  const { ref, width: W } = useFitWidth(MAX_W, MIN_W);
   const rows = stats.agents.flatMap((a, i) => {
     const s = PICK[metric](a).stats;
     return s ? [{ a, i, s, missing: PICK[metric](a).missing }] : [];
@@ -56,7 +59,7 @@ export function Distribution({ stats, metric }: { stats: RunStats; metric: Metri
   const x = linear([0, max], [left, W - M.r]);
   const fmt = FORMAT[metric];
   return (
-    <figure className="chart">
+    <figure className="chart" ref={ref}>
       <svg data-chart={metric} width={W} height={H} viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${metric} per attempt by agent`}>
         {ticks(0, max, 4).map((v) => {
           const label = fmt(v);

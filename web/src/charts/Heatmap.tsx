@@ -4,15 +4,18 @@ import { Label, rowHeight, rowLabels, stackRows } from './Label.js';
 import { rateFill } from './scale.js';
 import { BOLD, LABEL_SIZE, LINE_HEIGHT, widest, wrapText } from './text.js';
 
-const CELL_W = 120;
+const CELL_W = 72;
 /** A column widens to its agent's name up to this, and a longer name wraps in the header. */
-const MAX_CELL_W = 200;
+const MAX_CELL_W = 160;
 const CELL_H = 26;
 const MAX_LABEL_W = 260;
 const HEAD_PAD = 10;
 const MAX_ROWS = 200;
 
-/** Task × agent: colour = pass rate, label = passes / scored (harness errors apart). */
+/**
+ * Task × agent: colour = pass rate, label = passes / scored (harness errors apart). Drawn at its
+ * own size: on a narrow screen its panel scrolls sideways rather than shrink every label.
+ */
 export function Heatmap({ stats, onCell }: { stats: RunStats; onCell?: (taskId: string, agent: string) => void }): ReactNode {
   const agents = stats.agents.map((a) => a.agent);
   const cellW = Math.max(CELL_W, Math.min(MAX_CELL_W, Math.ceil(widest(agents, LABEL_SIZE, BOLD)) + 12));
@@ -29,7 +32,15 @@ export function Heatmap({ stats, onCell }: { stats: RunStats; onCell?: (taskId: 
   const height = rows.bottom;
   return (
     <figure className="chart">
-      <svg data-chart="heatmap" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label="pass rate per task and agent">
+      <svg
+        data-chart="heatmap"
+        className="natural-size"
+        width={width}
+        height={height}
+        viewBox={`0 0 ${width} ${height}`}
+        role="img"
+        aria-label="pass rate per task and agent"
+      >
         {agents.map((a, j) => (
           <Label
             key={a}
