@@ -32,6 +32,8 @@ const VIEWPORTS = [
 ];
 const RUNS = ['20261128-090000-aaaa', '20261129-090000-bbbb', '20261130-090000-cccc'];
 const REFERENCE_RUN = '20261201-090000-dddd';
+/** A page on a loaded machine may take a while to settle: wait for the DOM, with a generous ceiling. */
+const POLL = { timeout: 60_000 };
 
 const usage = (costUsd: number, inputTokens: number) => ({
   inputTokens,
@@ -141,7 +143,8 @@ function labelProblems(page: Page): Promise<string[]> {
   });
 }
 
-describe('dashboard layout: labels that never overprint, at three widths', () => {
+// Browser steps on a loaded 2-core machine: generous ceilings, never a timed assertion.
+describe('dashboard layout: labels that never overprint, at three widths', { timeout: 180_000 }, () => {
   let state: string;
   let view: RunningView | undefined;
   let browser: Browser;
@@ -150,6 +153,7 @@ describe('dashboard layout: labels that never overprint, at three widths', () =>
 
   const open = async (path: string, viewport: { width: number; height: number }): Promise<Page> => {
     const page = await browser.newPage({ viewport });
+    page.setDefaultTimeout(120_000);
     page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
     page.on('console', (m) => {
       if (m.type() === 'error') problems.push(`console: ${m.text()}`);
@@ -184,7 +188,7 @@ describe('dashboard layout: labels that never overprint, at three widths', () =>
         '--disable-sync',
       ],
     });
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -202,7 +206,7 @@ describe('dashboard layout: labels that never overprint, at three widths', () =>
         page
           .locator('.grid-2 svg[data-chart]')
           .evaluateAll((svgs) => svgs.every((s) => Number(s.getAttribute('width')) <= Math.max(300, s.parentElement?.clientWidth ?? 0)));
-      await expect.poll(fitted).toBe(true);
+      await expect.poll(fitted, POLL).toBe(true);
       await shot(page, `run-${viewport.name}`);
       expect(await labelProblems(page)).toEqual([]);
       // Every name fits somewhere on the page, so none needs a legend of shortened names.
@@ -215,7 +219,7 @@ describe('dashboard layout: labels that never overprint, at three widths', () =>
     it(`trends page at ${viewport.name} width (${viewport.width}px): series labels apart, whole and inside`, async () => {
       const page = await open('#/trends?bucket=run', viewport);
       await page.getByTestId('trends-page').waitFor();
-      await expect.poll(() => page.locator('svg[data-chart="trend"] polyline').count()).toBe(AGENTS.length);
+      await expect.poll(() => page.locator('svg[data-chart="trend"] polyline').count(), POLL).toBe(AGENTS.length);
       await shot(page, `trends-${viewport.name}`);
       expect(await labelProblems(page)).toEqual([]);
       // Every series is named in full in the chart's figure, drawn or in its legend.
@@ -239,7 +243,7 @@ describe('dashboard layout: labels that never overprint, at three widths', () =>
     expect(count, summary).toBeGreaterThan(0);
     await first.locator('summary').click();
     // The server sends a pattern's first 20 ids (src/server/run-views.ts); the count says how many.
-    await expect.poll(() => first.locator('a.pattern-attempt-link:visible').count()).toBe(Math.min(count, 20));
+    await expect.poll(() => first.locator('a.pattern-attempt-link:visible').count(), POLL).toBe(Math.min(count, 20));
     const href = await first.locator('a.pattern-attempt-link').first().getAttribute('href');
     expect(href).toMatch(/^#\/attempts\//);
     await page.close();
