@@ -3,7 +3,7 @@ import { pct } from '../../../src/features/report/format.js';
 import type { RunView } from '../data/types.js';
 import { href } from '../router.js';
 
-/** What each agent's failed attempts did (docs/failure-patterns.md): the Markdown report's columns, each attempt linked. */
+/** What each agent's failed attempts did (docs/failure-patterns.md): the Markdown report's columns, each pattern's attempts as a count that opens into their links. */
 export function FailurePatternsTable({ patterns }: { patterns: NonNullable<RunView['failurePatterns']> }): ReactNode {
   const unrecorded = patterns.filter((a) => (a.unrecorded ?? 0) > 0);
   return (
@@ -33,13 +33,23 @@ export function FailurePatternsTable({ patterns }: { patterns: NonNullable<RunVi
                   {pct(p.share.rate)} [{pct(p.share.low)}, {pct(p.share.high)}]
                 </td>
                 <td>
-                  {p.attemptIds.map((id) => (
-                    <a key={id} href={href(['attempts', id])} className="pattern-attempt-link">
-                      {id}{' '}
-                    </a>
-                  ))}
-                  {/* The server lists a pattern's first ids only; the count says how many show it. */}
-                  {p.count > p.attemptIds.length ? <span className="muted">… {p.count - p.attemptIds.length} more</span> : null}
+                  {/* Folded: a run's failures list hundreds of ids, which as one paragraph hide the table. */}
+                  <details className="pattern-attempts">
+                    <summary>
+                      {p.count} attempt{p.count === 1 ? '' : 's'}
+                    </summary>
+                    <ul>
+                      {p.attemptIds.map((id) => (
+                        <li key={id}>
+                          <a href={href(['attempts', id])} className="pattern-attempt-link">
+                            {id}
+                          </a>
+                        </li>
+                      ))}
+                    </ul>
+                    {/* The server lists a pattern's first ids only; the count says how many show it. */}
+                    {p.count > p.attemptIds.length ? <p className="muted">and {p.count - p.attemptIds.length} more</p> : null}
+                  </details>
                 </td>
               </tr>
             )),

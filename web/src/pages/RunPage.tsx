@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react';
 import { agentInfoText, duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from '../../../src/features/report/format.js';
 import { CauseBars } from '../charts/CauseBars.js';
-import { CostScatter } from '../charts/CostScatter.js';
-import { Distribution } from '../charts/Distribution.js';
+import { CostScatter, anyCost } from '../charts/CostScatter.js';
+import { Distribution, unreported, type Metric } from '../charts/Distribution.js';
 import { Heatmap } from '../charts/Heatmap.js';
 import { AttemptsTable } from '../components/AttemptsTable.js';
 import { HeldOutCards, ReliabilityCards } from '../components/Cards.js';
@@ -101,6 +101,64 @@ function TaskSetTable({ stats }: { stats: RunStats }): ReactNode {
         )}
       </tbody>
     </table>
+  );
+}
+
+/** A panel the run has no data for: one line in place of an empty chart. */
+interface Folded {
+  id: string;
+  title: string;
+  note: string;
+}
+
+/**
+ * The charts of a run, in a grid; a chart with nothing to draw (cost and tokens of reference agents,
+ * which make no model request) is folded into one line under the grid.
+ */
+function Panels({ stats }: { stats: RunStats }): ReactNode {
+  const folded: Folded[] = [];
+  const metric = (id: Metric, title: string): ReactNode => {
+    const without = unreported(stats, id);
+    if (without.length < stats.agents.length)
+      return (
+        <Section title={title}>
+          <Distribution stats={stats} metric={id} />
+        </Section>
+      );
+    folded.push({ id, title, note: `not reported by ${without.join(', ')}` });
+    return null;
+  };
+  let cost: ReactNode = null;
+  if (anyCost(stats))
+    cost = (
+      <Section title="Cost versus pass rate">
+        <CostScatter stats={stats} />
+      </Section>
+    );
+  else folded.push({ id: 'cost', title: 'Cost versus pass rate', note: `no cost reported by ${unreported(stats, 'cost').join(', ')}` });
+  const charts = (
+    <div className="grid-2">
+      {cost}
+      <Section title="Failure causes">
+        <CauseBars stats={stats} />
+      </Section>
+      {metric('tokens', 'Tokens per attempt')}
+      {metric('latency', 'Latency per attempt')}
+    </div>
+  );
+  return (
+    <>
+      {charts}
+      {folded.length > 0 ? (
+        <ul className="folded muted" data-testid="folded-panels">
+          {folded.map((f) => (
+            <li key={f.id} data-folded={f.id}>
+              <strong>{f.title}:</strong> {f.note} (a reference agent makes no model request).
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </>
   );
 }
 
@@ -212,20 +270,7 @@ export function RunReport({ view }: { view: RunView }): ReactNode {
           <Section title="Tasks × agents">
             <Heatmap stats={stats} />
           </Section>
-          <div className="grid-2">
-            <Section title="Cost versus pass rate">
-              <CostScatter stats={stats} />
-            </Section>
-            <Section title="Failure causes">
-              <CauseBars stats={stats} />
-            </Section>
-            <Section title="Tokens per attempt">
-              <Distribution stats={stats} metric="tokens" />
-            </Section>
-            <Section title="Latency per attempt">
-              <Distribution stats={stats} metric="latency" />
-            </Section>
-          </div>
+          <Panels stats={stats} />
         </>
       ) : (
         <p className="empty">No statistics for this run yet.</p>
