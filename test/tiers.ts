@@ -38,7 +38,6 @@ export const UNIT: string[] = [
   'test/evidence/test-format-config.test.ts',
   'test/evidence/test-outcome-groups.test.ts',
   'test/evidence/test-outcome.test.ts',
-  'test/format/labels.test.ts',
   'test/format/numbers.test.ts',
   'test/gate/evaluate.test.ts',
   'test/gateway/budget.test.ts',
@@ -87,6 +86,7 @@ export const UNIT: string[] = [
   'test/trace/host-paths.test.ts',
   'test/web/baseline-compare.test.ts',
   'test/web/score.test.ts',
+  'test/web/chart-layout.test.ts',
 ];
 
 export const E2E: string[] = [

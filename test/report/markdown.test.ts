@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runViewOf } from '../../src/features/report/data.js';
 import { mdCode, mdText, renderMarkdown } from '../../src/features/report/markdown.js';
-import { sampleAttempts, summaryOf } from './fixtures.js';
+import { attempt, sampleAttempts, summaryOf } from './fixtures.js';
 
 describe('Markdown run report', () => {
   const attempts = sampleAttempts();
@@ -27,6 +27,15 @@ describe('Markdown run report', () => {
     expect(md).toContain('<details><summary>3 checks, 0 failed</summary>');
     // Failing tests are named with their reason.
     expect(md).toContain('  - `t::a` (failed)');
+  });
+
+  it('gives a score only to graded work: a nop that changed nothing is not half a pass', () => {
+    const graded = attempt({ taskId: 'py-median', agent: 'claude', verdict: 'FAIL', score: 40 });
+    const nop = attempt({ taskId: 'py-median', agent: 'nop', verdict: 'FAIL', cause: 'no_changes', score: 50 });
+    const both = [graded, nop];
+    const text = renderMarkdown(runViewOf({ runDir: '/nowhere', summary: summaryOf(both), attempts: both }), both, { passingDetails: true, links: true });
+    expect(text).toContain('· score 40');
+    expect(text).not.toContain('score 50');
   });
 
   it('reports harness errors apart, with their phase', () => {

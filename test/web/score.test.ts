@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { meaningfulScore } from '../../web/src/data/score.js';
+import { meaningfulScore } from '../../src/features/report/format.js';
 
-describe('the score the attempt page shows', () => {
+describe('the score an attempt page and the Markdown report show', () => {
   it('is shown for graded work, pass or fail, and left out where it would mislead', () => {
     expect(meaningfulScore({ cause: 'passed', score: 100 })).toBe(100);
     expect(meaningfulScore({ cause: 'tests_failed', score: 40 })).toBe(40);

@@ -1,7 +1,6 @@
 /** Formatting shared by the terminal, the reports and the web app, and the "did you mean" match of an id: pure, no Node APIs. */
 export { count, pct, usd } from './numbers.js';
 export { duration, compactDuration, type DurationStyle } from './duration.js';
-export { cutLabels, distinctLabels } from './labels.js';
 export {
   cutOutput,
   cutOutputDetail,

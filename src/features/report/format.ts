@@ -1,9 +1,19 @@
 /* Formatting shared by the Markdown writer and the web app (pure, no Node APIs). */
 import { pct } from '../../core/format/index.js';
-import type { AgentInfo, GuardAgentCounts } from '../../core/types/index.js';
+import { UNSCORED_CAUSES, type AgentInfo, type Cause, type GuardAgentCounts } from '../../core/types/index.js';
 
 // Numbers, dollars and durations have one formatter for the terminal, the reports and the web app.
 export { count, duration, pct, usd } from '../../core/format/index.js';
+
+/**
+ * The score an attempt shows, or undefined where a number would mislead: an attempt that changed
+ * nothing (`no_changes`, a nop) or that says nothing about the agent (task, harness or provider
+ * error) was not graded on its work, so "score 50" there is noise, not a half pass.
+ */
+export function meaningfulScore(attempt: { score?: number; cause: Cause }): number | undefined {
+  if (attempt.cause === 'no_changes' || UNSCORED_CAUSES.has(attempt.cause)) return undefined;
+  return attempt.score;
+}
 
 export function interval(low: number | null | undefined, high: number | null | undefined): string {
   if (low === null || low === undefined || high === null || high === undefined) return '';

@@ -2,7 +2,7 @@ import { formatStrengthSummary, type StrengthSummary } from '../strength/index.j
 import { formatDefect } from '../../domain/tasks/index.js';
 import { gatewayUsageText, usageAnomalyText } from '../../core/format/index.js';
 import type { AgentStats, AttemptResult, Cause, CheckResult, RunStats, TestGroupOutcome, TestRunEvidence } from '../../core/types/index.js';
-import { agentInfoText, detectionRange, duration, elapsed, interval, overfittingCell, pairedSentence, pct, usd, when } from './format.js';
+import { agentInfoText, detectionRange, duration, elapsed, interval, meaningfulScore, overfittingCell, pairedSentence, pct, usd, when } from './format.js';
 import type { AgentFailurePatterns, StrengthResemblance } from '../../core/types/index.js';
 import type { HeldOutCard, RunView } from './view.js';
 import type { GuardAgentCounts } from '../../domain/guard/index.js';
@@ -294,7 +294,7 @@ function attemptDetail(a: AttemptResult): string {
   const lines: string[] = [];
   lines.push(`<a id="${attemptAnchor(a.attemptId)}"></a>\n\n### ${ICON[a.verdict]} ${mdText(a.taskId)} · ${mdText(a.agent)} #${a.trial}: ${mdCode(a.cause)}`);
   lines.push(
-    `**Cause:** ${mdCode(a.cause)}: ${mdText(a.message)}${a.score !== undefined ? ` · score ${a.score}` : ''} · ${duration(a.timings.totalMs)} · attempt ${mdCode(a.attemptId)}`,
+    `**Cause:** ${mdCode(a.cause)}: ${mdText(a.message)}${meaningfulScore(a) !== undefined ? ` · score ${meaningfulScore(a)}` : ''} · ${duration(a.timings.totalMs)} · attempt ${mdCode(a.attemptId)}`,
   );
   if (a.agentInfo) lines.push(`**Agent:** ${mdText(a.agent)} · ${mdText(agentInfoText(a.agentInfo))}`);
   if (a.harnessError) lines.push(`**Harness error** in ${a.harnessError.phase}: ${mdText(a.harnessError.message)}`);

@@ -9,7 +9,7 @@ import { useSource } from '../data/context.js';
 import type { AttemptView } from '../data/types.js';
 import { useData } from '../data/use-data.js';
 import { href } from '../router.js';
-import { meaningfulScore } from '../data/score.js';
+import { meaningfulScore } from '../../../src/features/report/format.js';
 
 const TABS = [
   ['overview', 'Overview'],
