@@ -227,6 +227,12 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   const only = options.only;
   const kept = (a: AttemptPlan): boolean => a.trial < (agentTrials?.[a.agent] ?? options.trials) && (only === undefined || only(a.taskId, a.agent));
   const plan = agentTrials || only ? { ...expanded, attempts: expanded.attempts.filter(kept).map((a, index) => ({ ...a, index })) } : expanded;
+  // The design's looks are fixed when the run starts: a resume keeps the batch plan.json recorded.
+  const adaptiveOf = (previous: RunPlanFile | undefined): AdaptiveRunOptions | undefined => {
+    const adaptive = options.adaptive ?? previous?.adaptive;
+    if (adaptive === undefined) return undefined;
+    return { ...adaptive, batch: previous?.adaptive?.batch ?? options.adaptive?.batch ?? concurrency };
+  };
   const planFileOf = (previous: RunPlanFile | undefined, reconciled: Reconciled | undefined): RunPlanFile => ({
     schemaVersion: PLAN_SCHEMA_VERSION,
     runId,
@@ -243,7 +249,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     ...(options.taskSets && options.taskSets.size > 0 ? { taskSets: Object.fromEntries(options.taskSets) } : {}),
     ...(agentTrials ? { agentTrials: { ...agentTrials } } : {}),
     ...(options.queue !== undefined ? { queue: options.queue } : {}),
-    ...((options.adaptive ?? previous?.adaptive) ? { adaptive: options.adaptive ?? previous?.adaptive } : {}),
+    ...(adaptiveOf(previous) ? { adaptive: adaptiveOf(previous) } : {}),
     ...((options.predictions ?? previous?.predictions) ? { predictions: options.predictions ?? previous?.predictions } : {}),
     tasks: plan.tasks,
     configHash: plan.configHash,
@@ -405,7 +411,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     for (const reused of results.values()) {
       runBudget.note(reused);
       const usage = reused.agentResult?.usage;
-      if (usage) runPool?.addSpent({ tokens: usage.inputTokens + usage.outputTokens, costUsd: usage.costUsd ?? 0 });
+      if (usage) await runPool?.keep(reused.attemptId, { tokens: usage.inputTokens + usage.outputTokens, costUsd: usage.costUsd ?? 0 });
     }
     // A cap is reached by finished attempts, or by requests billed at the gateway while attempts run.
     const capReached = (): boolean => runBudget.reached() !== undefined || runPool?.reached() !== undefined;
@@ -488,7 +494,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
         halted: () => faults.halted() || capReached(),
         record,
       });
-    const adaptiveOptions = options.adaptive ?? previous?.adaptive;
+    const adaptiveOptions = adaptiveOf(previous);
     let adaptive: AdaptiveSummary | undefined;
     let loopEnd: Awaited<ReturnType<typeof runBatch>>;
     if (adaptiveOptions) {
@@ -499,7 +505,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
         agents: options.agents,
         taskIds,
         results,
-        batch: concurrency,
+        batch: adaptiveOptions.batch ?? concurrency,
         ...(options.models?.runLimits?.maxCostUsd !== undefined ? { maxCostUsd: options.models.runLimits.maxCostUsd } : {}),
         runBatch,
       });
