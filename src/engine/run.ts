@@ -9,7 +9,7 @@ import type { AttemptPlan, AttemptResult, Task, TaskDefect } from '../core/types
 import { aggregateRun } from '../domain/stats/index.js';
 import { ATTEMPT_SCRATCH_DIRS, runAttempt, type AttemptEnv, type PreparedNotice } from './attempt.js';
 import { writeRunManifest } from '../domain/manifest/index.js';
-import { RunPool } from '../infra/gateway/index.js';
+import { RunPool, type PoolStore } from '../infra/gateway/index.js';
 import { checkSmallestRequests } from './request-floor.js';
 import { checkModelSpecs, checkReplayCassettes, startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
 import { runAttempts, type AttemptRunner, type LoopObserver } from './attempt-loop.js';
@@ -158,6 +158,8 @@ export interface RunOptions {
   kind?: RunKind;
   /** The queue URL of a distributed run (`--queue`), recorded in plan.json so `resume` reattaches; `runAttempt` runs the attempts on it. */
   queue?: string;
+  /** Where the run's caps are kept when requests of other processes share them (a distributed run's Redis); default this process. */
+  runPoolStore?: PoolStore;
   /** `--adaptive`: run only the planned attempts the adaptive design asks for (adaptive-run.ts); a resume takes it from plan.json. */
   adaptive?: AdaptiveRunOptions;
   /** A `crucible grade` run's predictions: recorded in plan.json, their digest in the config hash. */
@@ -332,7 +334,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   };
   // The run's caps, held by every model request of every attempt at the gateway (run-pool.ts).
   const runLimits = options.models?.runLimits;
-  const runPool = runLimits?.maxCostUsd !== undefined || runLimits?.maxTokens !== undefined ? new RunPool(runLimits) : undefined;
+  const runPool = runLimits?.maxCostUsd !== undefined || runLimits?.maxTokens !== undefined ? new RunPool(runLimits, options.runPoolStore) : undefined;
   const release = await acquireRunLock(runDir, runId);
   let history: RunHistory | undefined;
   let runModels: RunModels | undefined;
@@ -433,6 +435,8 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       }
       faults.noteAttempt(result);
       runBudget.note(result);
+      // Workers bill the run's pool elsewhere: what they billed so far decides whether more may start.
+      await runPool?.refresh().catch(() => undefined);
       noteHalt();
       history?.recordAttempt(runId, result, task);
       results.set(result.attemptId, slimAttempt(result));

@@ -88,7 +88,7 @@ export class RunPool {
     for (;;) {
       // Listening before reading: a settle between the read and the wait still wakes it.
       const wake = this.nextWake();
-      const { totals, taken } = await this.store.hold(hold, (t) => this.reachedBy(t.spent) === undefined && this.below(add(t.spent, t.held)));
+      const { totals, taken } = await this.store.hold(hold, (t) => this.reachedBy(t.spent) === undefined && this.below(addSpend(t.spent, t.held)));
       this.last = totals;
       const reached = this.reachedBy(totals.spent);
       if (reached !== undefined || taken) {
@@ -169,18 +169,18 @@ export class LocalPoolStore implements PoolStore {
   }
 
   private addTo(attemptId: string, spend: Spend): void {
-    this.spent = add(this.spent, spend);
-    this.byAttempt.set(attemptId, add(this.byAttempt.get(attemptId) ?? NOTHING, spend));
+    this.spent = addSpend(this.spent, spend);
+    this.byAttempt.set(attemptId, addSpend(this.byAttempt.get(attemptId) ?? NOTHING, spend));
   }
 
   private now(): PoolTotals {
     let held = { ...NOTHING };
-    for (const h of this.holds.values()) held = add(held, h);
+    for (const h of this.holds.values()) held = addSpend(held, h);
     return { spent: { ...this.spent }, held };
   }
 }
 
-export function add(a: Spend, b: Spend): Spend {
+export function addSpend(a: Spend, b: Spend): Spend {
   return { tokens: a.tokens + b.tokens, costUsd: a.costUsd + b.costUsd };
 }
 
