@@ -45,7 +45,15 @@ export async function runAndReportOn(
     const onHalted = (): void => void queued.drain('withdrawn from the queue when the run stopped starting attempts').catch(() => undefined);
     const outcome = await runAndReport(
       io,
-      { ...options, runId, runAttempt: queued.runner, onHalted, preflight: true, queue: address.url },
+      {
+        ...options,
+        runId,
+        runAttempt: queued.runner,
+        onHalted,
+        preflight: true,
+        queue: address.url,
+        ...(queued.runPoolStore ? { runPoolStore: queued.runPoolStore } : {}),
+      },
       { ...output, onInterrupt },
     );
     completed = outcome.summary.ended === 'completed';

@@ -54,7 +54,7 @@ export interface AdaptiveLoop {
   taskIds: readonly string[];
   /** Finished attempts so far, by attempt id; the loop reads it after every batch. */
   results: ReadonlyMap<string, AttemptResult>;
-  /** Attempts per look: the run's concurrency. */
+  /** Pair sets per look: plan.json's `adaptive.batch` (a local run's concurrency), the same locally and on the queue. */
   batch: number;
   /** The run's dollar cap (`--max-cost-total`), when it has one: the adaptive budget in dollars. */
   maxCostUsd?: number;

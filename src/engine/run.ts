@@ -9,7 +9,7 @@ import type { AttemptPlan, AttemptResult, Task, TaskDefect } from '../core/types
 import { aggregateRun } from '../domain/stats/index.js';
 import { ATTEMPT_SCRATCH_DIRS, runAttempt, type AttemptEnv, type PreparedNotice } from './attempt.js';
 import { writeRunManifest } from '../domain/manifest/index.js';
-import { RunPool } from '../infra/gateway/index.js';
+import { RunPool, type PoolStore } from '../infra/gateway/index.js';
 import { checkSmallestRequests } from './request-floor.js';
 import { checkModelSpecs, checkReplayCassettes, startRunModels, type ModelRunOptions, type RunModels } from './gateway-lifecycle.js';
 import { runAttempts, type AttemptRunner, type LoopObserver } from './attempt-loop.js';
@@ -158,6 +158,8 @@ export interface RunOptions {
   kind?: RunKind;
   /** The queue URL of a distributed run (`--queue`), recorded in plan.json so `resume` reattaches; `runAttempt` runs the attempts on it. */
   queue?: string;
+  /** Where the run's caps are kept when requests of other processes share them (a distributed run's Redis); default this process. */
+  runPoolStore?: PoolStore;
   /** `--adaptive`: run only the planned attempts the adaptive design asks for (adaptive-run.ts); a resume takes it from plan.json. */
   adaptive?: AdaptiveRunOptions;
   /** A `crucible grade` run's predictions: recorded in plan.json, their digest in the config hash. */
@@ -227,6 +229,12 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   const only = options.only;
   const kept = (a: AttemptPlan): boolean => a.trial < (agentTrials?.[a.agent] ?? options.trials) && (only === undefined || only(a.taskId, a.agent));
   const plan = agentTrials || only ? { ...expanded, attempts: expanded.attempts.filter(kept).map((a, index) => ({ ...a, index })) } : expanded;
+  // The design's looks are fixed when the run starts: a resume keeps the batch plan.json recorded.
+  const adaptiveOf = (previous: RunPlanFile | undefined): AdaptiveRunOptions | undefined => {
+    const adaptive = options.adaptive ?? previous?.adaptive;
+    if (adaptive === undefined) return undefined;
+    return { ...adaptive, batch: previous?.adaptive?.batch ?? options.adaptive?.batch ?? concurrency };
+  };
   const planFileOf = (previous: RunPlanFile | undefined, reconciled: Reconciled | undefined): RunPlanFile => ({
     schemaVersion: PLAN_SCHEMA_VERSION,
     runId,
@@ -243,7 +251,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     ...(options.taskSets && options.taskSets.size > 0 ? { taskSets: Object.fromEntries(options.taskSets) } : {}),
     ...(agentTrials ? { agentTrials: { ...agentTrials } } : {}),
     ...(options.queue !== undefined ? { queue: options.queue } : {}),
-    ...((options.adaptive ?? previous?.adaptive) ? { adaptive: options.adaptive ?? previous?.adaptive } : {}),
+    ...(adaptiveOf(previous) ? { adaptive: adaptiveOf(previous) } : {}),
     ...((options.predictions ?? previous?.predictions) ? { predictions: options.predictions ?? previous?.predictions } : {}),
     tasks: plan.tasks,
     configHash: plan.configHash,
@@ -326,7 +334,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
   };
   // The run's caps, held by every model request of every attempt at the gateway (run-pool.ts).
   const runLimits = options.models?.runLimits;
-  const runPool = runLimits?.maxCostUsd !== undefined || runLimits?.maxTokens !== undefined ? new RunPool(runLimits) : undefined;
+  const runPool = runLimits?.maxCostUsd !== undefined || runLimits?.maxTokens !== undefined ? new RunPool(runLimits, options.runPoolStore) : undefined;
   const release = await acquireRunLock(runDir, runId);
   let history: RunHistory | undefined;
   let runModels: RunModels | undefined;
@@ -405,7 +413,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
     for (const reused of results.values()) {
       runBudget.note(reused);
       const usage = reused.agentResult?.usage;
-      if (usage) runPool?.addSpent({ tokens: usage.inputTokens + usage.outputTokens, costUsd: usage.costUsd ?? 0 });
+      if (usage) await runPool?.keep(reused.attemptId, { tokens: usage.inputTokens + usage.outputTokens, costUsd: usage.costUsd ?? 0 });
     }
     // A cap is reached by finished attempts, or by requests billed at the gateway while attempts run.
     const capReached = (): boolean => runBudget.reached() !== undefined || runPool?.reached() !== undefined;
@@ -427,6 +435,8 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
       }
       faults.noteAttempt(result);
       runBudget.note(result);
+      // Workers bill the run's pool elsewhere: what they billed so far decides whether more may start.
+      await runPool?.refresh().catch(() => undefined);
       noteHalt();
       history?.recordAttempt(runId, result, task);
       results.set(result.attemptId, slimAttempt(result));
@@ -488,7 +498,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
         halted: () => faults.halted() || capReached(),
         record,
       });
-    const adaptiveOptions = options.adaptive ?? previous?.adaptive;
+    const adaptiveOptions = adaptiveOf(previous);
     let adaptive: AdaptiveSummary | undefined;
     let loopEnd: Awaited<ReturnType<typeof runBatch>>;
     if (adaptiveOptions) {
@@ -499,7 +509,7 @@ async function execute(options: RunOptions): Promise<RunOutcome> {
         agents: options.agents,
         taskIds,
         results,
-        batch: concurrency,
+        batch: adaptiveOptions.batch ?? concurrency,
         ...(options.models?.runLimits?.maxCostUsd !== undefined ? { maxCostUsd: options.models.runLimits.maxCostUsd } : {}),
         runBatch,
       });

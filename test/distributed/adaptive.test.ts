@@ -6,6 +6,21 @@ import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { kill, startCli, startWorker, type Proc } from './processes.js';
 
+/** The run in `out`: its id, the attempts it recorded (sorted) and the adaptive part of its summary. */
+function adaptiveRunOf(out: string): { runId: string; attempts: string[]; adaptive?: Summary['adaptive'] } {
+  const runs = join(out, 'runs');
+  const runId = readdirSync(runs).find((n) => !n.startsWith('.')) as string;
+  const runDir = join(runs, runId);
+  const attempts = readFileSync(join(runDir, 'checkpoint.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    // An attempt id ends in a hash of its run id: the cell (task, agent, trial) is what is compared.
+    .map((line) => (JSON.parse(line) as { attemptId: string }).attemptId.replace(/\.[0-9a-f]+$/, ''))
+    .sort();
+  const summary = JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')) as Summary;
+  return { runId, attempts, ...(summary.adaptive ? { adaptive: summary.adaptive } : {}) };
+}
+
 const tempDir = useTempDirs();
 let redis: TestRedis;
 
@@ -64,4 +79,64 @@ describe('crucible run --adaptive --queue', () => {
     },
     attemptBudget(20),
   );
+
+  it(
+    'without -j, looks as a local run does and starts the same attempts; killed mid-run and resumed, still the same',
+    async () => {
+      const root = tempDir();
+      // oracle passes and nop fails every attempt: the outcomes are fixed, so the attempts started are a function of the looks.
+      const args = [
+        'examples/tasks.yaml',
+        '--agent',
+        'oracle',
+        '--agent',
+        'nop',
+        '--task',
+        'js-slugify',
+        '--task',
+        'js-sortby',
+        '--adaptive',
+        '--max-attempts',
+        '40',
+      ];
+      const local = startCli(['run', ...args, '--out', join(root, 'local')]);
+      expect(await local.exited, local.output()).toBe(1);
+      const expected = adaptiveRunOf(join(root, 'local'));
+      expect(expected.adaptive).toMatchObject({ stopped: 'target met' });
+
+      const workers: Proc[] = [
+        startWorker(redis.url, join(root, 'w1'), ['--concurrency', '2']),
+        startWorker(redis.url, join(root, 'w2'), ['--concurrency', '2']),
+      ];
+      try {
+        await Promise.all(workers.map((w) => w.waitFor(/taking jobs from/)));
+        // --queue's -j default (64 jobs queued at once) does not change the looks.
+        const queued = startCli(['run', ...args, '--queue', redis.url, '--out', join(root, 'queued')]);
+        expect(await queued.exited, queued.output()).toBe(1);
+        const onQueue = adaptiveRunOf(join(root, 'queued'));
+        expect(onQueue.attempts).toEqual(expected.attempts);
+        expect(onQueue.adaptive).toEqual(expected.adaptive);
+
+        // Killed once the workers finished its first attempt, resumed with another -j: the same attempts again.
+        const done = workers.map((w) => w.output().match(/finished \S+: /g)?.length ?? 0);
+        const killed = startCli(['run', ...args, '--queue', redis.url, '--out', join(root, 'killed')]);
+        await Promise.race(workers.map((w, n) => w.waitFor(new RegExp(`(?:finished \\S+: [\\s\\S]*?){${(done[n] ?? 0) + 1}}`))));
+        await kill(killed, 'SIGKILL');
+        const { runId } = adaptiveRunOfPlan(join(root, 'killed'));
+        const resumed = startCli(['resume', runId, '--concurrency', '16', '--out', join(root, 'killed')]);
+        expect(await resumed.exited, resumed.output()).toBe(1);
+        const again = adaptiveRunOf(join(root, 'killed'));
+        expect(again.attempts).toEqual(expected.attempts);
+        expect(again.adaptive).toEqual(expected.adaptive);
+      } finally {
+        await Promise.all(workers.map((w) => kill(w, 'SIGTERM')));
+      }
+    },
+    attemptBudget(60),
+  );
 });
+
+/** A run that may not have finished: only its id. */
+function adaptiveRunOfPlan(out: string): { runId: string } {
+  return { runId: readdirSync(join(out, 'runs')).find((n) => !n.startsWith('.')) as string };
+}

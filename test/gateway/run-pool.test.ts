@@ -62,17 +62,17 @@ describe('a run cap holds over every request of every attempt', () => {
 
   it('a request waits for the holds in flight rather than being refused while the billed total is below the cap', async () => {
     const pool = new RunPool({ maxTokens: 100 });
-    const first = await pool.admit({ tokens: 150, costUsd: 0 });
-    expect(first.ok).toBe(true);
+    const first = await pool.admit({ tokens: 150, costUsd: 0 }, 'a1');
+    if (!first.ok) throw new Error('the first request is refused');
     let second: Awaited<ReturnType<RunPool['admit']>> | undefined;
-    const waiting = pool.admit({ tokens: 150, costUsd: 0 }).then((r) => (second = r));
-    await Promise.resolve();
+    const waiting = pool.admit({ tokens: 150, costUsd: 0 }, 'a2').then((r) => (second = r));
+    await new Promise((r) => setImmediate(r));
     expect(second).toBeUndefined();
     // The first was billed 40 of the 150 it held: 40 < 100, so the second goes.
-    pool.settle({ tokens: 150, costUsd: 0 }, { tokens: 40, costUsd: 0 });
+    await pool.settle(first.hold, { tokens: 40, costUsd: 0 });
     await waiting;
-    expect(second?.ok).toBe(true);
-    pool.settle({ tokens: 150, costUsd: 0 }, { tokens: 70, costUsd: 0 });
+    if (!second?.ok) throw new Error('the second request is refused');
+    await pool.settle(second.hold, { tokens: 70, costUsd: 0 });
     expect(pool.reached()).toBe('tokens');
     expect(await pool.admit({ tokens: 1, costUsd: 0 })).toMatchObject({ ok: false, limit: 'tokens' });
   });

@@ -110,7 +110,8 @@ export async function runCommand(tasksetPath: string, opts: RunCommandOptions, i
       failFast: opts.failFast,
       resume,
       models,
-      ...(adaptive ? { adaptive } : {}),
+      // Looks batched as a local run's are, also on the queue (whose -j default is only jobs queued at once).
+      ...(adaptive ? { adaptive: { ...adaptive, batch: opts.concurrency === undefined ? defaultConcurrency() : concurrency } } : {}),
     },
     { ...opts, reporters: reporterOptions(opts, input.reporters) },
   );

@@ -21,6 +21,13 @@ export interface AdaptiveRunOptions {
   target: AdaptiveTarget;
   /** Attempts the run may spend in all, finished ones from before a resume included; absent: every planned attempt. */
   maxAttempts?: number;
+  /**
+   * Pair sets the design asks for per look: the run's `--concurrency`, or a local run's default
+   * when none was given (also with `--queue`, whose default concurrency is only how many jobs wait
+   * in the queue). Recorded so a resume, local or queued, with any `-j`, looks where the run did.
+   * Absent in plan files written before it: the resume's concurrency.
+   */
+  batch?: number;
 }
 
 /** One resume of a run, kept in plan.json so a reader knows the run was not done in one go. */

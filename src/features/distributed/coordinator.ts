@@ -13,6 +13,8 @@ import { ATTEMPT_JOB, type AttemptJobData, type AttemptJobResult } from './job.j
 import { shipInputs, type InputsRef } from './inputs.js';
 import { PREFIX, queueName, takenKey } from './keys.js';
 import { watchOutages } from './outage.js';
+import { RedisPoolStore } from './redis-pool.js';
+import type { PoolStore } from '../../infra/gateway/index.js';
 import { endRun, isRegistered, registerRun } from './registration.js';
 import { bullConnection, redisOptions, type QueueAddress } from './url.js';
 
@@ -45,6 +47,8 @@ export interface QueueRunner {
    * withdrawn attempts are not recorded and run on `resume`. `reason` is what the run's output says of them.
    */
   drain(reason?: string): Promise<void>;
+  /** The run's caps (`--max-cost-total`, `--max-tokens-total`) as the workers hold them, in Redis; undefined without caps. */
+  runPoolStore?: PoolStore;
   /** Closes the connections; after a completed run, also removes the run's queue and bookkeeping. */
   close(completed: boolean): Promise<void>;
 }
@@ -258,8 +262,12 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
     return harnessFailure(plan, 'queue', startedAt, 'interrupted');
   };
 
+  const caps = options.models?.runLimits;
+  const pool = caps?.maxCostUsd !== undefined || caps?.maxTokens !== undefined ? RedisPoolStore.open(options.address, options.runId) : undefined;
+
   return {
     runner,
+    ...(pool ? { runPoolStore: pool } : {}),
     drain: async (reason) => {
       if (reason !== undefined && !draining) withdrawReason = reason;
       draining = true;
@@ -289,10 +297,12 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
           await s.queue.obliterate({ force: true }).catch(() => undefined);
           await redis.del(takenKey(s.runId));
           await endRun(redis, s.runId);
+          await pool?.remove();
         }
         await s.events.close();
         await s.queue.close();
       }
+      await pool?.close();
       await redis.quit().catch(() => redis.disconnect());
     },
   };

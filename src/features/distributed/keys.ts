@@ -33,3 +33,8 @@ export function runMetaKey(runId: string): string {
 export function endedKey(runId: string): string {
   return `${PREFIX}:ended:${runId}`;
 }
+
+/** A run's pool of `--max-cost-total` / `--max-tokens-total` (redis-pool.ts): what was billed, and the holds of requests in flight with their leases. */
+export function poolKeys(runId: string): { spent: string; holds: string; leases: string } {
+  return { spent: `${PREFIX}:pool:${runId}:spent`, holds: `${PREFIX}:pool:${runId}:holds`, leases: `${PREFIX}:pool:${runId}:leases` };
+}

@@ -17,6 +17,8 @@ import { checkHealth, type Health } from './health.js';
 import { endedKey, PREFIX, queueName, RUNS_KEY } from './keys.js';
 import { watchOutages } from './outage.js';
 import { refusalOf } from './registration.js';
+import { RedisPoolStore } from './redis-pool.js';
+import { RunPool } from '../../infra/gateway/index.js';
 import { safePath } from './tree.js';
 import { bullConnection, redisOptions, type QueueAddress } from './url.js';
 
@@ -70,6 +72,7 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
   const me = `${hostname()}:${process.pid}`;
   const workers = new Map<string, Worker<AttemptJobData, AttemptJobResult>>();
   const models = new Map<string, Promise<RunModels | undefined>>();
+  const pools = new Map<string, RedisPoolStore>();
   const prepared = new Map<string, Promise<AgentPrepared>>();
   const kill = new AbortController();
   const slots = new Slots(options.concurrency);
@@ -197,10 +200,18 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
       const agents: Agent[] = data.agents.map((spec) => resolveRunAgent(spec, profiles));
       const root = resolve(taskSetFile, ...data.inputs.taskSet.split('/').map(() => '..'));
       const m = data.models;
-      const options = m ? { ...m, ...(m.cassetteDir !== undefined ? { cassetteDir: safePath(root, m.cassetteDir) } : {}) } : undefined;
-      pending = startRunModels(agents, options);
+      const runOptions = m ? { ...m, ...(m.cassetteDir !== undefined ? { cassetteDir: safePath(root, m.cassetteDir) } : {}) } : undefined;
+      // The run's caps hold over every worker's requests: one pool in Redis for the run.
+      const caps = m?.runLimits;
+      const pool = caps?.maxCostUsd !== undefined || caps?.maxTokens !== undefined ? RedisPoolStore.open(options.address, data.plan.runId) : undefined;
+      if (pool) pools.set(data.plan.runId, pool);
+      pending = startRunModels(agents, runOptions, pool && caps ? new RunPool(caps, pool) : undefined);
       models.set(data.plan.runId, pending);
-      pending.catch(() => models.delete(data.plan.runId));
+      pending.catch(() => {
+        models.delete(data.plan.runId);
+        pools.delete(data.plan.runId);
+        void pool?.close();
+      });
     }
     return pending;
   };
@@ -246,6 +257,8 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
     const m = models.get(runId);
     models.delete(runId);
     await (await m?.catch(() => undefined))?.close();
+    await pools.get(runId)?.close();
+    pools.delete(runId);
     await rm(join(runsDir(workDir), runId), { recursive: true, force: true });
     options.log(`run ${runId} is done`);
   };
@@ -309,6 +322,7 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
       closing ??= (async () => {
         await Promise.all([...workers.values()].map((w) => w.close()));
         for (const m of models.values()) await (await m.catch(() => undefined))?.close();
+        for (const pool of pools.values()) await pool.close();
         await redis.quit().catch(() => redis.disconnect());
         resolveStopped();
       })();

@@ -70,6 +70,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       const token = randomBytes(18).toString('base64url');
       const state: OpenSession = {
         token,
+        attemptId,
         open: true,
         meter: new SessionMeter(sessionOptions, pricing),
         volatility: new Volatility(sessionOptions.volatile, token),

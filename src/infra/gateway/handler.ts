@@ -21,6 +21,8 @@ import type { Volatility } from './volatile.js';
 
 /** What the handler needs of an open session. */
 export interface SessionState {
+  /** The attempt the session serves: the run pool counts its billing per attempt. */
+  attemptId: string;
   meter: SessionMeter;
   recorder?: CassetteWriter;
   replay?: ReplayBook;
@@ -127,7 +129,7 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
   }
   const { ticket } = verdict;
   // The run's caps hold every model request of every attempt: it waits while others in flight fill them.
-  const pooled = ctx.runPool && api !== 'other' ? await ctx.runPool.admit(ticket) : undefined;
+  const pooled = ctx.runPool && api !== 'other' ? await ctx.runPool.admit(ticket, session.attemptId) : undefined;
   if (pooled && !pooled.ok) {
     session.meter.release(ticket);
     session.meter.refuseForRun(pooled.limit, pooled.message);
@@ -216,7 +218,7 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     });
   } finally {
     session.meter.settle(ticket);
-    if (pooled?.ok) ctx.runPool?.settle(pooled.hold, billed);
+    if (pooled?.ok) await ctx.runPool?.settle(pooled.hold, billed);
   }
 }
 

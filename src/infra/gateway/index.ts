@@ -42,4 +42,14 @@ export {
 } from './cassette.js';
 export { bundledPricingPath } from './pricing.js';
 export { outputBound, smallestReservation, type Reservation } from './reservation.js';
-export { RunPool, type RunPoolLimits, type Spend, type PoolAdmission } from './run-pool.js';
+export {
+  RunPool,
+  LocalPoolStore,
+  addSpend,
+  type RunPoolLimits,
+  type Spend,
+  type PoolAdmission,
+  type PoolHold,
+  type PoolStore,
+  type PoolTotals,
+} from './run-pool.js';
