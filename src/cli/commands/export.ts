@@ -1,13 +1,15 @@
 import { join } from 'node:path';
 import { findRunDir } from '../../engine/index.js';
 import { InputError } from '../../core/errors.js';
-import { exportSweBench, writeSweBenchExport, type SweBenchReport } from '../../features/grade/index.js';
+import { exportSweBench, writeSweBenchExport, type SweBenchExport, type SweBenchReport } from '../../features/grade/index.js';
 import { withFlagNames } from '../option-flags.js';
 import { shownPath, type CliIo } from '../io.js';
 
 export interface ExportCommandOptions {
   format: string;
   dir?: string;
+  dataset?: string;
+  submission?: string;
   out: string;
 }
 
@@ -15,13 +17,19 @@ export interface ExportCommandOptions {
 export async function exportCommand(run: string, opts: ExportCommandOptions, io: CliIo): Promise<void> {
   if (opts.format !== 'swe-bench') throw new InputError(`--format ${opts.format}: unknown export format (fix: --format swe-bench)`);
   const { runId, runDir } = await withFlagNames(() => findRunDir(opts.out, run));
-  const exports = await exportSweBench(runDir, runId);
+  const result = await exportSweBench(runDir, runId, opts.dataset === undefined ? {} : { dataset: opts.dataset });
   const dir = opts.dir ?? join(runDir, 'swe-bench');
-  const written = await writeSweBenchExport(dir, runId, exports);
-  for (const e of exports) {
+  const written = await writeSweBenchExport(dir, runId, result);
+  if (result.totalFrom.kind === 'run')
+    io.stderr.write(`note: total_instances counts the run's tasks; pass --dataset FILE (the SWE-bench dataset) to count every instance of it\n`);
+  for (const e of result.exports) {
     io.stdout.write(`${e.agent}: ${exportCounts(e.report)}\n`);
-    if (e.truncated.length > 0)
-      io.stderr.write(`warning ${e.agent}: the stored diff.patch of ${e.truncated.join(', ')} was cut at its size cap, so that prediction is incomplete\n`);
+    const crucible = e.resolvedBy.crucible.length;
+    if (crucible !== e.report.resolved_instances)
+      io.stdout.write(
+        `  resolved by SWE-bench's rule (the report's): ${e.report.resolved_instances}; by Crucible's, which excuses tests broken at the baseline: ${crucible}\n`,
+      );
+    for (const warning of exportWarnings(e)) io.stderr.write(`warning ${e.agent}: ${warning}\n`);
   }
   for (const file of written) io.stdout.write(`wrote ${shownPath(io, file)}\n`);
 }
@@ -31,14 +39,23 @@ export async function exportCommand(run: string, opts: ExportCommandOptions, io:
  * empty patch out of `completed`, and a task this agent had no prediction for out of `submitted`.
  */
 export function exportCounts(r: SweBenchReport): string {
-  const notSubmitted = r.total_instances - r.submitted_instances - r.incomplete_ids.length;
   const parts = [
     `${r.resolved_instances} resolved`,
     `${r.unresolved_instances} unresolved`,
     `${r.empty_patch_instances} empty patch`,
     `${r.error_instances} error`,
-    `${r.incomplete_ids.length} incomplete`,
-    ...(notSubmitted > 0 ? [`${notSubmitted} not submitted`] : []),
+    `${r.incomplete_ids.length} not submitted`,
   ];
   return `${parts.join(', ')} of ${r.total_instances}`;
+}
+
+/** What keeps an export from being exactly what was submitted. */
+export function exportWarnings(e: SweBenchExport): string[] {
+  return [
+    ...(e.truncated.length > 0 ? [`the stored diff.patch of ${e.truncated.join(', ')} was cut at its size cap, so that prediction is incomplete`] : []),
+    ...(e.notUtf8.length > 0 ? [`the patch of ${e.notUtf8.join(', ')} is not UTF-8: a predictions file holds text, so its other bytes were replaced`] : []),
+    ...(e.regenerated.length > 0
+      ? [`the submitted patch of ${e.regenerated.join(', ')} was not kept (graded before Crucible kept it): Crucible's captured diff stands in`]
+      : []),
+  ];
 }
