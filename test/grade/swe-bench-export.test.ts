@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,11 @@ import { executeRun, type RunOutcome } from '../../src/engine/index.js';
 import { exportSweBench, sweBenchFileNames, writeSweBenchExport } from '../../src/features/grade/export-swe-bench.js';
 import { gradeRunOptions } from '../../src/features/grade/options.js';
 import { loadRunInput } from '../../src/features/suite/index.js';
+import { parse as parseYaml } from 'yaml';
+import { exportCommand } from '../../src/cli/commands/export.js';
+import { readPredictions } from '../../src/features/grade/predictions.js';
 import { attemptBudget } from '../helpers/budget.js';
+import { captureIo } from '../helpers/cli.js';
 
 /*
  * One real grading run, shared by the tests below: a task whose environment is broken for one
@@ -161,5 +165,72 @@ describe('crucible export --format swe-bench', () => {
     await expect(exportSweBench(outcome.runDir, outcome.summary.runId, { dataset })).rejects.toThrow(
       `${dataset}:2: instance_id is missing or not a string (fix: every instance names its instance_id)`,
     );
+  });
+});
+
+/**
+ * A submission folder as SWE-bench/experiments documents one (README: evaluation/<split>/<date>_<model>/
+ * with all_preds.jsonl, metadata.yaml, README.md, logs/<instance_id>/ and trajs/; swebench.com/submit.html
+ * for each instance's logs: eval.sh, patch.diff, report.json, run_instance.log, test_output.txt).
+ */
+const DOCUMENTED_LAYOUT = {
+  files: ['README.md', 'all_preds.jsonl', 'metadata.yaml'],
+  dirs: ['logs', 'trajs'],
+  instanceLogs: ['eval.sh', 'patch.diff', 'report.json', 'run_instance.log', 'test_output.txt'],
+};
+
+/** Every path under `dir`, relative, directories marked with a trailing `/`. */
+function tree(dir: string, prefix = ''): string[] {
+  return readdirSync(join(dir, prefix))
+    .sort()
+    .flatMap((name) => {
+      const rel = prefix === '' ? name : `${prefix}/${name}`;
+      return statSync(join(dir, rel)).isDirectory() ? [`${rel}/`, ...tree(dir, rel)] : [rel];
+    });
+}
+
+describe('crucible export --format swe-bench --submission', () => {
+  it('writes the leaderboard folder the experiments repository documents, with the report keys and the submitted patch', async () => {
+    const submission = join(root, 'experiments/evaluation/verified');
+    const cli = captureIo();
+    await exportCommand(outcome.summary.runId, { format: 'swe-bench', submission, out: join(root, 'state'), dir: join(root, 'export-2') }, cli.io);
+    const date = outcome.summary.createdAt.slice(0, 10).replace(/-/g, '');
+    expect(readdirSync(submission)).toEqual([`${date}_acme__fixer`]);
+    const folder = join(submission, `${date}_acme__fixer`);
+    const paths = tree(folder);
+    for (const f of DOCUMENTED_LAYOUT.files) expect(paths).toContain(f);
+    for (const d of DOCUMENTED_LAYOUT.dirs) expect(paths).toContain(`${d}/`);
+    expect(paths.filter((p) => p.startsWith('logs/'))).toEqual(['logs/', 'logs/calc-add/', ...DOCUMENTED_LAYOUT.instanceLogs.map((f) => `logs/calc-add/${f}`)]);
+
+    // all_preds.jsonl: SWE-bench's predictions, read back by grade's own reader: the patch as submitted.
+    const preds = readPredictions(join(folder, 'all_preds.jsonl'));
+    expect(preds.map((p) => [p.taskId, p.model, p.patch])).toEqual([['calc-add', 'acme/fixer', FIX]]);
+    expect(readFileSync(join(folder, 'logs/calc-add/patch.diff'), 'utf8')).toBe(FIX);
+    const report = JSON.parse(readFileSync(join(folder, 'logs/calc-add/report.json'), 'utf8')) as Record<string, Record<string, unknown>>;
+    expect(Object.keys(report)).toEqual(['calc-add']);
+    expect(Object.keys(report['calc-add'] ?? {})).toEqual([
+      'patch_is_None',
+      'patch_exists',
+      'patch_successfully_applied',
+      'resolved',
+      'infra_failure',
+      'tests_status',
+    ]);
+    expect(readFileSync(join(folder, 'logs/calc-add/eval.sh'), 'utf8')).toContain('node --test');
+
+    // metadata.yaml: the fields the repository's checklist asks for, as YAML.
+    const metadata = parseYaml(readFileSync(join(folder, 'metadata.yaml'), 'utf8')) as Record<string, Record<string, unknown>>;
+    expect(Object.keys(metadata.info ?? {})).toEqual(['name', 'report', 'site', 'authors', 'logo']);
+    expect(metadata.info?.name).toBe('acme/fixer');
+    expect(metadata.tags).toMatchObject({ checked: false, model: ['acme/fixer'], os_model: false, os_system: false, system: { attempts: '1' } });
+    expect(JSON.parse(readFileSync(join(folder, 'results/results.json'), 'utf8'))).toEqual({ no_generation: [], no_logs: [], resolved: [] });
+    const readme = readFileSync(join(folder, 'README.md'), 'utf8');
+    expect(readme).toContain('resolved: 0 of 1 (0.00%)');
+    expect(readme).toContain("resolved by Crucible's rule, which excuses tests already broken at the baseline: 1");
+
+    // A grading run keeps no trajectory: the folder says so, and so does the command.
+    expect(paths.filter((p) => p.startsWith('trajs/'))).toEqual(['trajs/']);
+    expect(cli.stderr()).toContain('no trajectory was kept for 1 instance(s)');
+    expect(cli.stdout()).toContain("resolved by SWE-bench's rule (the report's): 0; by Crucible's, which excuses tests broken at the baseline: 1");
   });
 });

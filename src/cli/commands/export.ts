@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { findRunDir } from '../../engine/index.js';
 import { InputError } from '../../core/errors.js';
-import { exportSweBench, writeSweBenchExport, type SweBenchExport, type SweBenchReport } from '../../features/grade/index.js';
+import { readPlanFile } from '../../domain/run-dir/index.js';
+import { exportSweBench, writeSubmission, writeSweBenchExport, type SweBenchExport, type SweBenchReport } from '../../features/grade/index.js';
+import { atifOfAttempt, exportAtif } from '../../features/report/index.js';
 import { withFlagNames } from '../option-flags.js';
 import { shownPath, type CliIo } from '../io.js';
 
@@ -13,10 +15,20 @@ export interface ExportCommandOptions {
   out: string;
 }
 
-/** `crucible export <run> --format swe-bench`: the run's patches as SWE-bench predictions, with its resolved-ids report. */
+const FORMATS = ['swe-bench', 'atif'] as const;
+
+/**
+ * `crucible export <run> --format swe-bench`: the run's patches as SWE-bench predictions, with its
+ * report (and with `--submission DIR`, a leaderboard folder); `--format atif`: each attempt's
+ * trajectory in Harbor's ATIF.
+ */
 export async function exportCommand(run: string, opts: ExportCommandOptions, io: CliIo): Promise<void> {
-  if (opts.format !== 'swe-bench') throw new InputError(`--format ${opts.format}: unknown export format (fix: --format swe-bench)`);
+  if (!(FORMATS as readonly string[]).includes(opts.format))
+    throw new InputError(`--format ${opts.format}: unknown export format (fix: --format ${FORMATS.join(' or --format ')})`);
+  if (opts.format === 'atif' && (opts.dataset !== undefined || opts.submission !== undefined))
+    throw new InputError(`--${opts.dataset !== undefined ? 'dataset' : 'submission'}: only for --format swe-bench (fix: leave it out with --format atif)`);
   const { runId, runDir } = await withFlagNames(() => findRunDir(opts.out, run));
+  if (opts.format === 'atif') return exportAtifCommand(runDir, opts, io);
   const result = await exportSweBench(runDir, runId, opts.dataset === undefined ? {} : { dataset: opts.dataset });
   const dir = opts.dir ?? join(runDir, 'swe-bench');
   const written = await writeSweBenchExport(dir, runId, result);
@@ -32,6 +44,34 @@ export async function exportCommand(run: string, opts: ExportCommandOptions, io:
     for (const warning of exportWarnings(e)) io.stderr.write(`warning ${e.agent}: ${warning}\n`);
   }
   for (const file of written) io.stdout.write(`wrote ${shownPath(io, file)}\n`);
+  if (opts.submission === undefined) return;
+  const plan = await readPlanFile(runDir, runId);
+  const folders = await writeSubmission(opts.submission, result, {
+    runId,
+    createdAt: plan.createdAt,
+    trajectory: async (i) => {
+      const t = await atifOfAttempt(runDir, i.attemptId);
+      return t === undefined ? undefined : `${JSON.stringify(t, null, 2)}\n`;
+    },
+  });
+  for (const f of folders) {
+    io.stdout.write(`wrote submission ${shownPath(io, f.folder)}\n`);
+    if (f.missingTrajs.length > 0)
+      io.stderr.write(
+        `warning ${f.agent}: no trajectory was kept for ${f.missingTrajs.length} instance(s); the leaderboard asks for one per instance in trajs/\n`,
+      );
+  }
+  io.stderr.write('note: fill in metadata.yaml (info.report, site, authors) and confirm the checklist in README.md before submitting\n');
+}
+
+async function exportAtifCommand(runDir: string, opts: ExportCommandOptions, io: CliIo): Promise<void> {
+  const dir = opts.dir ?? join(runDir, 'atif');
+  const { written, skipped } = await exportAtif(runDir, dir);
+  for (const file of written) io.stdout.write(`wrote ${shownPath(io, file)}\n`);
+  if (skipped.length > 0)
+    io.stderr.write(
+      `note: ${skipped.length} attempt(s) without a trajectory to export (${skipped.map((s) => s.attemptId).join(', ')}): ${skipped[0]?.reason}\n`,
+    );
 }
 
 /**

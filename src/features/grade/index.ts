@@ -5,3 +5,4 @@
 export { exportSweBench, writeSweBenchExport, type SweBenchExport, type SweBenchReport } from './export-swe-bench.js';
 export { gradeRunOptions } from './options.js';
 export { gradeResume } from './resume.js';
+export { writeSubmission, submissionFolderName, type SubmissionFolder } from './swe-bench-submission.js';
