@@ -112,10 +112,9 @@ export async function exportSweBench(runDir: string, runId: string, options: Swe
     const planned = [...new Set(plan.attempts.filter((a) => a.agent === agent && a.trial === 0).map((a) => a.taskId))];
     const total = datasetIds ?? plan.tasks.map((t) => t.id);
     const ids = { completed: [] as string[], empty: [] as string[], resolved: [] as string[], unresolved: [] as string[], error: [] as string[] };
-    const out: SweBenchExport = {
+    const out: Omit<SweBenchExport, 'report'> = {
       agent,
       predictions: [],
-      report: undefined as unknown as SweBenchReport,
       instances: [],
       resolvedBy: { 'swe-bench': [], crucible: [] },
       truncated: [],
@@ -151,7 +150,7 @@ export async function exportSweBench(runDir: string, runId: string, options: Swe
       if (why) reasons.set(i.instanceId, why);
     }
     const tier = (t: 'environment' | 'ambiguous'): string[] => sorted([...reasons].filter(([, r]) => r.tier === t).map(([id]) => id));
-    out.report = {
+    const report: SweBenchReport = {
       total_instances: total.length,
       submitted_instances: submitted.size,
       completed_instances: ids.completed.length,
@@ -174,12 +173,12 @@ export async function exportSweBench(runDir: string, runId: string, options: Swe
       error_ids: sorted(ids.error),
       schema_version: 2,
     };
-    exports.push(out);
+    exports.push({ ...out, report });
   }
   return { exports, totalFrom: options.dataset === undefined ? { kind: 'run' } : { kind: 'dataset', file: options.dataset } };
 }
 
-async function exportInstance(runDir: string, entry: CheckpointEntry, graded: boolean, out: SweBenchExport): Promise<SweBenchInstance> {
+async function exportInstance(runDir: string, entry: CheckpointEntry, graded: boolean, out: Omit<SweBenchExport, 'report'>): Promise<SweBenchInstance> {
   const dir = attemptDir(runDir, entry.attemptId);
   const attempt = await readAttemptRecord(runDir, entry.attemptId);
   const submitted = graded ? await readBytes(join(dir, SUBMITTED_PATCH_FILE)) : undefined;
