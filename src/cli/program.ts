@@ -427,8 +427,8 @@ export function createProgram(io: CliIo): CrucibleProgram {
 
   program
     .command('show')
-    .description('Show a run (its attempts and statistics) or one attempt (verdict, checks, tests, diff, timings, trajectory).')
-    .argument('<id>', 'run id or attempt id, or a unique prefix of one')
+    .description('Show a run (its attempts and statistics) or one attempt (verdict, checks, tests, diff, timings, trajectory), or a trajectory file (ATIF).')
+    .argument('<id>', 'run id or attempt id, or a unique prefix of one; or a trajectory file (Harbor ATIF .json, or trajectory.jsonl)')
     .addOption(jsonOption('print the stored record as JSON'))
     .addOption(stateDirOption("Crucible's state directory"))
     .addHelpText(
@@ -436,27 +436,35 @@ export function createProgram(io: CliIo): CrucibleProgram {
       `
   Examples:
     crucible show 20261130-0917
-    crucible show js-slugify.oracle.0`,
+    crucible show js-slugify.oracle.0
+    crucible show jobs/trial-1/agent/trajectory.json`,
     )
     .action(async (id: string, opts) => (await import('./commands/show.js')).showCommand(id, opts, io));
 
   program
     .command('export')
-    .description("Write a run's patches in another harness's format: --format swe-bench writes predictions JSONL and SWE-bench's resolved-ids report.")
+    .description(
+      "Write a run in another harness's format: --format swe-bench writes predictions JSONL and SWE-bench's report (--submission: a leaderboard folder); --format atif writes each attempt's trajectory in Harbor's ATIF.",
+    )
     .argument('<run>', 'run id (or a unique prefix)')
-    .requiredOption('--format <format>', 'swe-bench')
-    .option('--dir <dir>', 'where to write (default: <run dir>/swe-bench)')
+    .requiredOption('--format <format>', 'swe-bench or atif')
+    .option('--dir <dir>', 'where to write (default: <run dir>/swe-bench or <run dir>/atif)')
+    .option('--dataset <file>', "swe-bench: the SWE-bench dataset file total_instances counts (default: the run's tasks)")
+    .option('--submission <dir>', 'swe-bench: also write a leaderboard folder <dir>/<date>_<model>/ as SWE-bench/experiments lays one out')
     .addOption(stateDirOption("Crucible's state directory"))
     .addHelpText(
       'after',
       `
-  Per agent: <model>.predictions.jsonl (instance_id = task id, model_name_or_path = agent,
-  model_patch = the attempt's diff.patch) and <model>.<run-id>.json, the report SWE-bench's harness
-  writes (resolved_ids = PASS, unresolved_ids = FAIL, error_ids = task or harness errors).
+  swe-bench, per agent: <model>.predictions.jsonl (instance_id = task id, model_name_or_path = agent,
+  model_patch = the patch as submitted), <model>.<run-id>.json (the report SWE-bench's harness
+  writes, resolved by its rule: every fail-to-pass and pass-to-pass test passes) and
+  <model>.<run-id>.resolution.json (both rules; Crucible's excuses tests broken at the baseline).
+  docs/swe-bench.md describes the files and the submission folder.
 
   Examples:
     crucible export 20261130-0917 --format swe-bench
-    crucible export 20261130-0917 --format swe-bench --dir swe-bench-out`,
+    crucible export 20261130-0917 --format swe-bench --dataset swe-bench-verified.jsonl --submission experiments/evaluation/verified
+    crucible export 20261130-0917 --format atif --dir trajectories`,
     )
     .action(async (run: string, opts) => (await import('./commands/export.js')).exportCommand(run, opts, io));
 

@@ -94,13 +94,15 @@ describe('crucible grade', () => {
       expect(outcome.attempts.find((a) => a.agent === 'stale')?.message).toMatch(/the patch does not apply/);
 
       const exported = await exportSweBench(outcome.runDir, outcome.summary.runId);
-      const byAgent = Object.fromEntries(exported.map((e) => [e.agent, e]));
+      const byAgent = Object.fromEntries(exported.exports.map((e) => [e.agent, e]));
       expect(byAgent.honest?.report).toMatchObject({ resolved_ids: ['js-slugify', 'js-sortby'], unresolved_ids: [], error_ids: [], schema_version: 2 });
       expect(byAgent['org/cheater']?.report).toMatchObject({ resolved_ids: [], unresolved_ids: ['js-slugify', 'js-sortby'] });
+      // The stale patch was submitted (not empty) and did not apply: SWE-bench's harness writes no report for it, an error.
       expect(byAgent.stale?.report).toMatchObject({
         resolved_ids: [],
         unresolved_ids: [],
-        empty_patch_ids: ['js-slugify', 'js-sortby'],
+        empty_patch_ids: ['js-sortby'],
+        error_ids: ['js-slugify'],
         completed_ids: [],
         submitted_ids: ['js-slugify', 'js-sortby'],
       });
@@ -115,6 +117,8 @@ describe('crucible grade', () => {
         const original = [...honest, ...cheats].filter((p) => p.model_name_or_path === agent);
         expect(back.map((p) => [p.taskId, p.model])).toEqual(original.map((p) => [p.instance_id, p.model_name_or_path]));
         for (const p of back) {
+          // The patch as submitted, byte for byte, not git's regenerated diff of it.
+          expect(p.patch).toBe(original.find((o) => o.instance_id === p.taskId)?.model_patch);
           const repo = TASKS[p.taskId as keyof typeof TASKS];
           expect(applied(repo, p.patch)).toEqual(applied(repo, original.find((o) => o.instance_id === p.taskId)?.model_patch as string));
         }

@@ -1,11 +1,19 @@
+import { statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { InputError } from '../../core/errors.js';
 import pc from 'picocolors';
 import { formatDefect } from '../../domain/tasks/index.js';
 import { runsDirOf } from '../../engine/index.js';
 import {
   agentInfoText,
+  atifProblems,
   attemptRowsOf,
+  DEFAULT_ARTIFACT_LIMITS,
   formatTrajectoryText,
+  isAtif,
+  parseTrajectory,
+  readBounded,
+  type AtifTrajectory,
   guardOfRecordedRun,
   listItemOf as listItemOfRow,
   loadTrajectory,
@@ -30,6 +38,7 @@ export interface ShowCommandOptions {
 }
 
 export async function showCommand(id: string, opts: ShowCommandOptions, io: CliIo): Promise<void> {
+  if (isTrajectoryFile(id)) return showTrajectoryFile(id, opts, io);
   const reader = requireHistory(opts.out);
   try {
     const resolved = resolveIdOrFail(reader, id);
@@ -88,6 +97,63 @@ async function showAttempt(reader: HistoryReader, attemptId: string, opts: ShowC
   // The same reader and events as the dashboard and the report, so any agent's trajectory shows.
   const trajectory = await loadTrajectory(dir);
   if (trajectory !== null) io.stdout.write(`\n${pc.bold('trajectory')}\n${formatTrajectoryText(trajectory)}\n`);
+}
+
+/** A path to a trajectory file (`trajectory.json`, `…/x.jsonl`), not a run or attempt id. */
+function isTrajectoryFile(id: string): boolean {
+  if (!/\.jsonl?$/.test(id) && !id.includes('/')) return false;
+  try {
+    return statSync(id).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `crucible show trajectory.json`: a trajectory file, Harbor's ATIF (what `export --format atif`
+ * writes, or Harbor's own agent/trajectory.json) or Crucible's trajectory.jsonl, drawn as an
+ * attempt's is. An ATIF document the RFC's rules refuse is still drawn, its problems on stderr.
+ */
+async function showTrajectoryFile(file: string, opts: ShowCommandOptions, io: CliIo): Promise<void> {
+  const limit = DEFAULT_ARTIFACT_LIMITS.trajectoryBytes * 32;
+  const text = await readBounded(file, limit);
+  if (text === null) throw new InputError(`${file}: cannot be read (fix: give a trajectory file)`);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text.text);
+  } catch {
+    doc = undefined;
+  }
+  if (doc !== undefined && !isAtif(doc))
+    throw new InputError(
+      `${file}: not an ATIF trajectory (schema_version is not "ATIF-v1.x") (fix: give Harbor's trajectory.json or a file written by crucible export --format atif)`,
+    );
+  if (opts.json) {
+    io.stdout.write(`${JSON.stringify(doc ?? parseTrajectory(text.text), null, 2)}\n`);
+    return;
+  }
+  const parsed = parseTrajectory(text.text);
+  if (doc !== undefined) {
+    const t = doc as Partial<AtifTrajectory>;
+    const steps = Array.isArray(t.steps) ? t.steps.length : 0;
+    const agent = t.agent ? `${String(t.agent.name)} ${String(t.agent.version)}${t.agent.model_name ? ` · model ${t.agent.model_name}` : ''}` : 'unknown agent';
+    io.stdout.write(`${pc.bold(`${String(t.schema_version)} trajectory ${t.session_id ?? ''}`)}  ${pc.dim(`${agent} · ${steps} steps`)}\n`);
+    const m = t.final_metrics;
+    if (m)
+      io.stdout.write(
+        pc.dim(
+          `tokens ${m.total_prompt_tokens ?? '?'} in / ${m.total_completion_tokens ?? '?'} out${m.total_cost_usd !== undefined ? ` · cost ${usd(m.total_cost_usd)}` : ''}\n`,
+        ),
+      );
+    if (t.notes) io.stdout.write(pc.dim(`${t.notes}\n`));
+    const problems = atifProblems(doc);
+    for (const p of problems.slice(0, 10)) io.stderr.write(`warning ${file}: ${p}\n`);
+    if (problems.length > 10) io.stderr.write(`warning ${file}: … ${problems.length - 10} more problems with the ATIF schema\n`);
+  } else if (parsed.total === 0) {
+    throw new InputError(`${file}: neither an ATIF trajectory nor trajectory.jsonl lines (fix: give a trajectory file)`);
+  }
+  io.stdout.write(`${formatTrajectoryText(parsed)}\n`);
+  if (text.truncated) io.stdout.write(pc.dim(`… the file has ${text.bytes} bytes: only the first ${limit} were read\n`));
 }
 
 /** Everything recorded about one attempt, in the order a person checks it: verdict, why, evidence, cost. */

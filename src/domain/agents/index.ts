@@ -16,7 +16,7 @@ export {
 export { TRAJECTORY_FILE, type TrajectoryEvent } from './builtin/trajectory.js';
 export { isModelSpec, parseModelSpec, upstreamFor, PROVIDERS, type ModelSpec, type ProviderName } from './models/providers.js';
 export { agentsFileSchema, parseProfiles, profileSchema } from './external/index.js';
-export { createPatchAgent } from './reference/patch.js';
+export { createPatchAgent, SUBMITTED_PATCH_FILE } from './reference/patch.js';
 // What the red team's attack agents (src/domain/redteam/) build on: the oracle and misbehaving reference
 // agents, and the small programs every reference agent runs in the sandbox.
 export { oracleAgent } from './reference/oracle.js';

@@ -49,6 +49,8 @@ export const ATTEMPT_DIR_ENTRIES: ReadonlySet<string> = new Set([
   'usage.json',
   // The online guard's incident bundle (src/domain/guard/), written when the agent phase ends.
   'incident.json',
+  // The patch `crucible grade` applied, as it was submitted (agents/reference/patch.ts).
+  'submitted.patch',
 ]);
 
 const MAX_ENTRIES = 50_000;

@@ -1,6 +1,8 @@
 import type { TrajectoryEvent as BuiltinEvent } from '../../domain/agents/index.js';
 import type { CommandView, TrajectoryEvent } from './view.js';
 import { cutOutput } from '../../core/format/index.js';
+import { isAtif } from './atif.js';
+import { jsonObjectLines } from './json-lines.js';
 
 /*
  * Reads trajectory.jsonl and commands.jsonl for display. The built-in agent's lines follow the
@@ -150,26 +152,91 @@ export interface ParsedTrajectory {
   unreadableLines: number;
 }
 
-export function parseTrajectory(jsonl: string, maxEvents = MAX_EVENTS): ParsedTrajectory {
+/**
+ * One ATIF document (Harbor's trajectory.json, features/report/atif.ts) as events: each step one
+ * event, each observation result one `tool` event after its step. Read leniently, like any line.
+ */
+export function parseAtifTrajectory(doc: Json, maxEvents = MAX_EVENTS): ParsedTrajectory {
+  const steps = Array.isArray(doc.steps) ? doc.steps : [];
   const events: TrajectoryEvent[] = [];
   let total = 0;
   let unreadable = 0;
-  for (const line of jsonl.split('\n')) {
-    if (line.trim() === '') continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      unreadable += 1;
-      continue;
-    }
-    if (!isObject(parsed)) {
-      unreadable += 1;
-      continue;
-    }
+  const add = (e: Omit<TrajectoryEvent, 'index'>): void => {
     total += 1;
-    if (events.length < maxEvents) events.push(toEvent(parsed, total - 1));
+    if (events.length < maxEvents) events.push({ ...e, index: total - 1 });
+  };
+  for (const step of steps) {
+    if (!isObject(step)) {
+      unreadable += 1;
+      continue;
+    }
+    const source = str(step.source) ?? 'step';
+    const at = str(step.timestamp);
+    const message = contentText(step.message) ?? '';
+    const calls = (Array.isArray(step.tool_calls) ? step.tool_calls : []).filter(isObject);
+    const callLines = calls.map((c) => `→ ${str(c.function_name) ?? '?'} ${inputText(c.arguments)}`);
+    const metrics = isObject(step.metrics) ? step.metrics : null;
+    const tokens = metrics ? (num(metrics.prompt_tokens) ?? 0) + (num(metrics.completion_tokens) ?? 0) || null : null;
+    const body = [str(step.reasoning_content) ? `(thinking) ${String(step.reasoning_content)}` : null, message || null, ...callLines].filter(
+      (x): x is string => !!x,
+    );
+    const title = source === 'agent' ? `step ${String(step.step_id)}: ${message.trim() || callLines.join('  ') || '(no message)'}` : `${source}: ${message}`;
+    add({
+      type: source === 'agent' ? 'turn' : source,
+      at,
+      role: source === 'agent' ? 'assistant' : source,
+      tool:
+        calls
+          .map((c) => str(c.function_name))
+          .filter((n) => n !== null)
+          .join(', ') || null,
+      title: oneLine(title),
+      detail:
+        body.length > 0 && body.join('\n') !== message.trim()
+          ? cut(body.join('\n'), MAX_DETAIL_CHARS)
+          : message.length > MAX_TITLE_CHARS
+            ? cut(message, MAX_DETAIL_CHARS)
+            : null,
+      durationMs: null,
+      tokens,
+    });
+    const results = isObject(step.observation) && Array.isArray(step.observation.results) ? step.observation.results.filter(isObject) : [];
+    for (const r of results) {
+      const call = calls.find((c) => c.tool_call_id === r.source_call_id);
+      const name = call ? str(call.function_name) : null;
+      const content = contentText(r.content) ?? '';
+      add({
+        type: 'tool',
+        at,
+        role: 'tool',
+        tool: name,
+        title: oneLine(`← ${name ?? 'result'} ${content}`),
+        detail: content.length > 0 ? cutOutput(content, { maxChars: MAX_DETAIL_CHARS }) : null,
+        durationMs: null,
+        tokens: null,
+      });
+    }
   }
+  return { events, total, truncated: total > events.length, unreadableLines: unreadable };
+}
+
+/** A whole file that is one ATIF document, or undefined (then it is read as JSON Lines). */
+function atifDocument(text: string): Json | undefined {
+  if (!text.trimStart().startsWith('{')) return undefined;
+  try {
+    const doc: unknown = JSON.parse(text);
+    return isAtif(doc) ? doc : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function parseTrajectory(jsonl: string, maxEvents = MAX_EVENTS): ParsedTrajectory {
+  const atif = atifDocument(jsonl);
+  if (atif) return parseAtifTrajectory(atif, maxEvents);
+  const { objects, unreadable } = jsonObjectLines(jsonl);
+  const events = objects.slice(0, maxEvents).map((o, i) => toEvent(o, i));
+  const total = objects.length;
   return { events, total, truncated: total > events.length, unreadableLines: unreadable };
 }
 
@@ -194,15 +261,8 @@ export function formatTrajectoryText(parsed: ParsedTrajectory): string {
 export function parseCommands(jsonl: string, max = MAX_EVENTS): { items: CommandView[]; total: number; truncated: boolean } {
   const items: CommandView[] = [];
   let total = 0;
-  for (const line of jsonl.split('\n')) {
-    if (line.trim() === '') continue;
-    let o: unknown;
-    try {
-      o = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (!isObject(o) || !Array.isArray(o.argv)) continue;
+  for (const o of jsonObjectLines(jsonl).objects) {
+    if (!Array.isArray(o.argv)) continue;
     total += 1;
     if (items.length >= max) continue;
     items.push({
