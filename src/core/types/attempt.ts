@@ -175,6 +175,34 @@ export interface TestRunEvidence {
   forgedReport?: string;
 }
 
+/** How one held-out value call came out, as the harness judged the value it read from the channel. */
+export interface HeldOutValueResult {
+  call: string;
+  /**
+   * `equal` / `differs` from `expect`; `raised` an exception; `unserialisable` a value of no builtin
+   * type; `lying` a builtin type's subclass, or an object with its own equality or conversion
+   * (evidence of tampering); `missing` no result reached the harness.
+   */
+  outcome: 'equal' | 'differs' | 'raised' | 'unserialisable' | 'lying' | 'missing';
+  /** The value as received (JSON, cut at 300 characters), or what was wrong. */
+  detail: string;
+}
+
+/** The held-out value run: one fresh interpreter that ran every call. */
+export interface HeldOutValuesEvidence {
+  runtime: 'python' | 'node';
+  exitCode: number | null;
+  timedOut: boolean;
+  durationMs: number;
+  results: HeldOutValueResult[];
+  /** Records on the value channel the runner never writes: a second connection, a repeated or unknown call. */
+  forged: string[];
+  /** The Python sentinel's evidence of the run, as for a test run. */
+  sentinel?: SentinelEvidence;
+  limitExceeded?: import('./task.js').ResourceLimitName;
+  outputTail: string;
+}
+
 /** One refused write to a frozen module, as the sentinel recorded it in the test process. */
 export interface SentinelWrite {
   /** What was written to: `node:assert.equal`, `node:test/reporters.spec`, … */

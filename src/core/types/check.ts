@@ -6,6 +6,7 @@ export const CHECK_IDS = [
   'tests',
   'regression',
   'held_out',
+  'held_out_values',
   'no_changes',
   'test_tampering',
   'runner_internals',

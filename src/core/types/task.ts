@@ -12,6 +12,8 @@ export interface Task {
   setup: string[];
   tests: TestSpec;
   heldOut?: HeldOutSpec;
+  /** `held_out_values`: calls of the function under test whose results the harness compares itself. */
+  heldOutValues?: HeldOutValuesSpec;
   /** `tests_from`: files of a later npm version laid over the repo before setup, as the task's tests. */
   testsFrom?: NpmFiles;
   /**
@@ -131,6 +133,30 @@ export interface HeldOutSpec {
   junit?: string;
   /** When true, held-out failures change the verdict; otherwise they are reported apart. */
   required: boolean;
+}
+
+/**
+ * `held_out_values:` a held-out check of values: each call runs the function under test in a fresh
+ * interpreter inside the sandbox, its result crosses to the harness with exact builtin types only,
+ * and the harness compares it with `expect`, which never enters the sandbox (docs/tasks.md#held-out-values).
+ */
+export interface HeldOutValuesSpec {
+  runtime: 'python' | 'node';
+  /** Workspace-relative directory the called modules are imported from ('.' by default). */
+  root: string;
+  /** When true (the default), a call whose value differs fails the attempt (held_out_values at severity error). */
+  required: boolean;
+  calls: HeldOutValueCall[];
+}
+
+/** A JSON value, as a task file writes one. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+export interface HeldOutValueCall {
+  /** Python `package.module:function` (an attribute path after the colon); Node `path/to/module.js:export`. */
+  call: string;
+  args: JsonValue[];
+  expect: JsonValue;
 }
 
 export type Severity = 'info' | 'warning' | 'error' | 'critical';

@@ -32,6 +32,7 @@ const DEFAULT_SEVERITIES: Record<CheckId, Severity> = {
   tests: 'error',
   regression: 'error',
   held_out: 'info',
+  held_out_values: 'info',
   no_changes: 'error',
   test_tampering: 'critical',
   runner_internals: 'critical',
@@ -81,12 +82,13 @@ export const PRESETS: Record<PolicySpec['preset'], Preset> = {
   },
 };
 
-export function effectivePolicy(task: Pick<Task, 'policy' | 'tests' | 'heldOut'>): EffectivePolicy {
+export function effectivePolicy(task: Pick<Task, 'policy' | 'tests' | 'heldOut' | 'heldOutValues'>): EffectivePolicy {
   const spec = task.policy;
   const preset = PRESETS[spec.preset];
   const severities: Record<CheckId, Severity> = { ...preset.severities };
   // `held_out: { required: true }` is the readable way to say held-out failures fail the attempt.
   if (task.heldOut?.required) severities.held_out = 'error';
+  if (task.heldOutValues?.required) severities.held_out_values = 'error';
   Object.assign(severities, spec.severities);
   return {
     preset: spec.preset,

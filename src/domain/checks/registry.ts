@@ -2,6 +2,7 @@ import { CHECK_IDS, type CheckId, type CheckResult } from '../../core/types/inde
 import { diffSizeCheck } from './diff-size.js';
 import { forbiddenPathsCheck } from './forbidden-paths.js';
 import { heldOutCheck } from './held-out.js';
+import { heldOutValuesCheck } from './held-out-values.js';
 import { moduleShadowingCheck } from './module-shadowing.js';
 import { noChangesCheck } from './no-changes.js';
 import { outsideWritesCheck } from './outside-writes.js';
@@ -21,6 +22,7 @@ export const CHECKS: Readonly<Record<CheckId, Check>> = {
   tests: testsCheck,
   regression: regressionCheck,
   held_out: heldOutCheck,
+  held_out_values: heldOutValuesCheck,
   no_changes: noChangesCheck,
   test_tampering: testTamperingCheck,
   runner_internals: runnerInternalsCheck,

@@ -1,9 +1,9 @@
-import type { SentinelFinding, TestRunEvidence } from '../../core/types/index.js';
+import type { HeldOutValuesEvidence, SentinelFinding, TestRunEvidence } from '../../core/types/index.js';
 import { capped, fail, listShort, pass, type Check } from './types.js';
 
 interface Reach extends SentinelFinding {
-  /** Which run saw it: the verification run or the held-out run. */
-  run: 'tests' | 'held_out';
+  /** Which run saw it: the verification run, the held-out run or the held-out value run. */
+  run: 'tests' | 'held_out' | 'held_out_values';
 }
 
 /**
@@ -52,6 +52,7 @@ export const runnerReachCheck: Check = {
           pid: 0,
         });
     }
+    reaches.push(...valueRunReaches(input.heldOutValues, atBaseline));
     const before = input.baselineTests?.sentinel?.processes ?? 0;
     if (before > 0 && input.tests && endedNormally(input.tests) && (input.tests.sentinel?.processes ?? 0) === 0)
       reaches.push({
@@ -77,6 +78,24 @@ export const runnerReachCheck: Check = {
     return fail(`code of the change reached into the test process: ${listShort(reaches.map(describe))}`, evidence);
   },
 };
+
+/**
+ * The held-out value run: its sentinel's findings, a value its runner refused as a lie (a builtin's
+ * subclass, an object with an equality or conversion of the repository's), and records on its
+ * channel that the runner never writes.
+ */
+function valueRunReaches(values: HeldOutValuesEvidence | undefined, atBaseline: ReadonlySet<string>): Reach[] {
+  if (!values) return [];
+  const at = { run: 'held_out_values' as const, file: '', line: 0, pid: 0 };
+  return [
+    ...(values.sentinel?.findings ?? []).filter((f) => !atBaseline.has(key(f))).map((f) => ({ ...f, run: 'held_out_values' as const })),
+    ...(values.sentinel?.garbled !== undefined
+      ? [{ ...at, event: 'channel', detail: `${values.sentinel.garbled} line(s) on the sentinel's channel that the sentinel never writes` }]
+      : []),
+    ...values.results.filter((r) => r.outcome === 'lying').map((r) => ({ ...at, event: 'lying-value', detail: `${r.call} returned ${r.detail}` })),
+    ...values.forged.map((detail) => ({ ...at, event: 'channel', detail: `value channel: ${detail}` })),
+  ];
+}
 
 function key(f: SentinelFinding): string {
   return `${f.event}\u0000${f.file}\u0000${f.line}\u0000${f.detail}`;

@@ -1,12 +1,12 @@
 import { type CommandEvent, type AddedLinesScan, type FsGuardEvidence, type TestGuardEvidence } from '../evidence/index.js';
-import type { CheckId, DiffStats, Task, TestCaseResult, TestRunEvidence } from '../../core/types/index.js';
+import type { CheckId, DiffStats, HeldOutValuesEvidence, Task, TestCaseResult, TestRunEvidence } from '../../core/types/index.js';
 import type { ContentScan } from './content-scan.js';
 import type { EffectivePolicy } from './policy.js';
 import type { WriteRoots } from './unsafe-command-rules.js';
 
 /** Everything the checks judge, gathered by the engine; checks themselves do no I/O. */
 export interface CheckInput {
-  task: Pick<Task, 'id' | 'tests' | 'heldOut'>;
+  task: Pick<Task, 'id' | 'tests' | 'heldOut' | 'heldOutValues'>;
   policy: EffectivePolicy;
   diff: DiffStats;
   /** The verification run (undefined when it could not run). */
@@ -17,6 +17,8 @@ export interface CheckInput {
   baselineTests?: TestRunEvidence;
   baselineCases?: TestCaseResult[];
   heldOut?: TestRunEvidence;
+  /** The held-out value run (evidence/held-out-values.ts), when the task declares one. */
+  heldOutValues?: HeldOutValuesEvidence;
   tampering?: TestGuardEvidence;
   commands: CommandEvent[];
   writeRoots: WriteRoots;

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { ConfigError, InputError } from '../../core/errors.js';
 import {
   REWARD_TEST_ID,
+  type HeldOutValuesSpec,
   type OracleSpec,
   type PolicySpec,
   type RepoSource,
@@ -267,6 +268,7 @@ function resolveTask(t: TaskParsed, where: Where): Task {
           required: t.held_out.required,
         }
       : undefined,
+    ...(t.held_out_values ? { heldOutValues: resolveHeldOutValues(t.held_out_values, fail) } : {}),
     oracle,
     policy: resolvePolicy(t.policy),
     limits: {
@@ -282,6 +284,27 @@ function resolveTask(t: TaskParsed, where: Where): Task {
       tags: t.metadata?.tags ?? [],
     },
   };
+}
+
+/** Python `a.b:f.g`; Node `dir/file.js:name`, relative and inside the root. */
+const PYTHON_CALL = /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$/;
+const NODE_CALL = /^(?!\/)(?!.*(?:^|\/)\.\.(?:\/|:))[^:\0]+\.(?:js|mjs|cjs|json):[A-Za-z_$][\w$]*$/;
+
+function resolveHeldOutValues(v: NonNullable<TaskParsed['held_out_values']>, fail: Fail): HeldOutValuesSpec {
+  v.calls.forEach((c, i) => {
+    if (v.runtime === 'python' && !PYTHON_CALL.test(c.call))
+      fail(['held_out_values', 'calls', i, 'call'], `"${c.call}" is not module:function`, 'write it as package.module:function, e.g. stats:median');
+    if (v.runtime === 'node' && !NODE_CALL.test(c.call))
+      fail(
+        ['held_out_values', 'calls', i, 'call'],
+        `"${c.call}" is not path/to/module.js:export`,
+        'write it as a relative module path and an export name, e.g. src/index.js:slugify',
+      );
+  });
+  const root = v.root ?? '.';
+  if (isAbsolute(root) || root.split('/').includes('..'))
+    fail(['held_out_values', 'root'], `"${root}" leaves the workspace`, 'give a directory relative to the repository, e.g. src');
+  return { runtime: v.runtime, root, required: v.required, calls: v.calls.map((c) => ({ call: c.call, args: c.args, expect: c.expect })) };
 }
 
 type ExistingPath = (field: FieldPath, rel: string, kind: 'file' | 'dir') => string;

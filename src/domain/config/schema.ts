@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHECK_IDS, SECRET_PRESETS } from '../../core/types/index.js';
+import { CHECK_IDS, SECRET_PRESETS, type JsonValue } from '../../core/types/index.js';
 import { profileSchema } from '../agents/index.js';
 import { DURATION_PATTERN, MAX_DURATION_MS, MAX_DURATION_TEXT, toMs } from './duration.js';
 
@@ -133,6 +133,32 @@ export const heldOutSchema = z.strictObject({
     .describe(
       'Default true: every held-out test must appear and pass, or the attempt fails (held_out check at severity error). false: they are reported apart (info), and passes that fail them are counted as overfitting.',
     ),
+});
+
+const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([z.null(), z.boolean(), z.number(), z.string(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
+);
+
+/** `held_out_values`: a held-out check of values, compared by the harness (docs/tasks.md#held-out-values). */
+export const heldOutValuesSchema = z.strictObject({
+  runtime: z.enum(['python', 'node']).describe('The interpreter the calls run in: python (python3) or node.'),
+  root: relativePath.optional().describe("Workspace-relative directory the called modules are imported from; default '.' (Python: a src layout names src)."),
+  required: z
+    .boolean()
+    .default(true)
+    .describe('Default true: a value that differs fails the attempt (held_out_values at severity error). false: reported apart (info).'),
+  calls: z
+    .array(
+      z.strictObject({
+        call: z
+          .string()
+          .min(3)
+          .describe('Python: package.module:function (an attribute path after the colon). Node: path/to/module.js:export, relative to root.'),
+        args: z.array(jsonValue).default([]).describe('Positional arguments, as JSON values.'),
+        expect: jsonValue.describe('The value the call must return: compared by the harness, never shown to the sandbox.'),
+      }),
+    )
+    .min(1),
 });
 
 const regexSource = z.string().min(1).refine(isRegExp, { message: 'not a valid regular expression' });
@@ -293,6 +319,7 @@ export const taskSchema = z
     tests: z.discriminatedUnion('kind', [testsSchema, rewardTestsSchema]),
     tests_from: testsFromSchema.optional(),
     held_out: heldOutSchema.optional(),
+    held_out_values: heldOutValuesSchema.optional(),
     oracle: oracleSchema.optional(),
     policy: policySchema.optional(),
     limits: limitsSchema.optional(),

@@ -22,10 +22,10 @@ import {
 import type { CheckResult, DiffStats, NotGraded, Task } from '../../core/types/index.js';
 import { overlayDirectory, withoutSetupOutputs, type Baseline } from '../../infra/workspace/index.js';
 import { changeBlobs, type ChangeBlobs } from './blobs.js';
-import { heldOutRun, runTestsOnTree, testsRun, type TestBench, type TestRun } from './test-run.js';
+import { heldOutRun, runTestsOnTree, runValuesOnTree, testsRun, type TestBench, type TestRun } from './test-run.js';
 
 /** What is evaluated against: a task's tests, held-out tests and policy (a ci config is a task without held-out tests). */
-export type EvaluationSpec = Pick<Task, 'id' | 'tests' | 'heldOut' | 'policy'>;
+export type EvaluationSpec = Pick<Task, 'id' | 'tests' | 'heldOut' | 'heldOutValues' | 'policy'>;
 
 export interface ChangeInput {
   spec: EvaluationSpec;
@@ -79,7 +79,12 @@ export async function evaluateChange(input: ChangeInput): Promise<ChangeEvidence
 
   // What the change left in the tree under test: the Python sentinel attributes events to it.
   const changeFiles = diff.files.filter((f) => f.kind !== 'deleted').map((f) => f.path);
-  const tests = await runTestsOnTree(bench, graded.tree, { ...testsRun(spec.tests, input.files.tests), changeTree: true, changeFiles }, !spec.heldOut);
+  const tests = await runTestsOnTree(
+    bench,
+    graded.tree,
+    { ...testsRun(spec.tests, input.files.tests), changeTree: true, changeFiles },
+    !spec.heldOut && !spec.heldOutValues,
+  );
   let heldOut: TestRun | undefined;
   if (spec.heldOut) {
     // Laid over the change's tree only now: its author never had the held-out files in view, and
@@ -90,10 +95,12 @@ export async function evaluateChange(input: ChangeInput): Promise<ChangeEvidence
       bench,
       tree,
       { ...heldOutRun(spec.heldOut, input.files.heldOut ?? 'held-out.xml', required), changeTree: true, changeFiles },
-      true,
+      !spec.heldOutValues,
     );
     heldOut = checkHeldOutCount(run, input.baselineHeldOut);
   }
+  // On the change's own tree, without the held-out files: the calls name code under test.
+  const heldOutValues = spec.heldOutValues ? await runValuesOnTree(bench, graded.tree, spec.heldOutValues, changeFiles, true) : undefined;
   const addedLines = await readAddedLines(patchFile, diff, { gitDir: baseline.store, tree: captured });
   const policy = effectivePolicy(spec);
   const checkInput: CheckInput = {
@@ -105,6 +112,7 @@ export async function evaluateChange(input: ChangeInput): Promise<ChangeEvidence
     baselineTests: input.baselineRun?.evidence,
     baselineCases: input.baselineRun?.cases,
     heldOut: heldOut?.evidence,
+    ...(heldOutValues ? { heldOutValues } : {}),
     tampering: graded.evidence,
     commands: input.commands,
     reportDir: bench.resultsDir,

@@ -7,9 +7,20 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { classifyAsMissing, makeSentinelDir, removeSentinelDir, runRewardVerifier, runTests } from '../evidence/index.js';
+import { classifyAsMissing, makeSentinelDir, removeSentinelDir, runHeldOutValues, runRewardVerifier, runTests } from '../evidence/index.js';
 import { createExecutor, type ExecLimits, type ExecutorFactory, type SandboxKind, type SandboxLayout } from '../../infra/sandbox/index.js';
-import type { HeldOutSpec, Limits, RewardSpec, TestCaseResult, TestFormat, TestReportSource, TestRunEvidence, TestSpec } from '../../core/types/index.js';
+import type {
+  HeldOutSpec,
+  HeldOutValuesEvidence,
+  HeldOutValuesSpec,
+  Limits,
+  RewardSpec,
+  TestCaseResult,
+  TestFormat,
+  TestReportSource,
+  TestRunEvidence,
+  TestSpec,
+} from '../../core/types/index.js';
 import { materializeTree, overlayDirectory, removeTree, type Baseline } from '../../infra/workspace/index.js';
 
 /** Where and how every test run of one evaluation happens: the same for all of its runs. */
@@ -109,23 +120,17 @@ export function execLimits(limits: Pick<Limits, 'resources'>): ExecLimits {
  * run of an evaluation takes the pristine tree itself (`lastUse`): one copy fewer.
  */
 export async function runTestsOnTree(bench: TestBench, tree: string, spec: TestRunSpec, lastUse = false): Promise<TestRun> {
-  const { baseline, workspace, resultsDir, home, tmp } = bench;
+  const { baseline, home, tmp } = bench;
   // The verifier's files join the tree only for its own run, as held-out tests do: whatever the
   // change put at their paths gives way to them. Mounted instead (Harbor's /tests), read-only, in this run's layout alone.
   const verifierMount =
     spec.reward?.files !== undefined && spec.reward.mount !== undefined ? { source: spec.reward.files, target: spec.reward.mount, readOnly: true } : undefined;
   if (spec.reward?.files !== undefined && !verifierMount) tree = await overlayDirectory(baseline, tree, spec.reward.files);
   try {
-    await materializeTree({ pristine: bench.pristine, dest: workspace, baseline, tree, consume: lastUse && bench.pristineShared !== true });
+    await freshCopy(bench, tree, lastUse);
   } catch (error) {
     if (!spec.changeTree || !bench.changeCaused?.(error)) throw error;
     return { evidence: unusableRun(spec, `the agent's change could not be checked out: ${error instanceof Error ? error.message : String(error)}`) };
-  }
-  // Nothing one test run writes outside the workspace reaches the next one either; what the code
-  // under test left may be deeper than PATH_MAX or mode 000: removeTree clears it all the same.
-  for (const dir of [home, tmp, resultsDir]) {
-    await removeTree(dir);
-    await mkdir(dir, { recursive: true });
   }
   const base = bench.layout;
   // The Python sentinel's files, outside the workspace and read-only in the sandbox: nothing the
@@ -145,6 +150,66 @@ export async function runTestsOnTree(bench: TestBench, tree: string, spec: TestR
     return await runInSandbox(bench, spec, layout, sentinelDir);
   } finally {
     await removeSentinelDir(sentinelDir);
+  }
+}
+
+/** `tree` checked out at the workspace path over a copy of the pristine tree; HOME, /tmp and the results directory emptied. */
+async function freshCopy(bench: TestBench, tree: string, lastUse: boolean): Promise<void> {
+  await materializeTree({ pristine: bench.pristine, dest: bench.workspace, baseline: bench.baseline, tree, consume: lastUse && bench.pristineShared !== true });
+  // Nothing one run writes outside the workspace reaches the next one either; what the code
+  // under test left may be deeper than PATH_MAX or mode 000: removeTree clears it all the same.
+  for (const dir of [bench.home, bench.tmp, bench.resultsDir]) {
+    await removeTree(dir);
+    await mkdir(dir, { recursive: true });
+  }
+}
+
+/**
+ * The held-out value run (evidence/held-out-values.ts) in a fresh copy of `tree`: its runner's
+ * directory and the Python sentinel's, both outside the workspace, are read-only in the sandbox.
+ * A tree of the change that cannot be checked out leaves every call missing.
+ */
+export async function runValuesOnTree(
+  bench: TestBench,
+  tree: string,
+  spec: HeldOutValuesSpec,
+  changeFiles: readonly string[],
+  lastUse = false,
+): Promise<HeldOutValuesEvidence> {
+  try {
+    await freshCopy(bench, tree, lastUse);
+  } catch (error) {
+    if (!bench.changeCaused?.(error)) throw error;
+    const detail = `the agent's change could not be checked out: ${error instanceof Error ? error.message : String(error)}`;
+    const results = spec.calls.map((c) => ({ call: c.call, outcome: 'missing' as const, detail }));
+    return { runtime: spec.runtime, exitCode: null, timedOut: false, durationMs: 0, results, forged: [], outputTail: '' };
+  }
+  const [valuesDir, sentinelDir] = [await makeSentinelDir(), await makeSentinelDir()];
+  const base = bench.layout;
+  const layout: SandboxLayout = {
+    ...base,
+    readOnly: [...base.readOnly, valuesDir, sentinelDir],
+    home: bench.home,
+    tmp: bench.tmp,
+    limits: execLimits(bench.limits),
+  };
+  const executor = (bench.executorFactory ?? createExecutor)(bench.sandbox, layout);
+  const workdir = layout.environment?.workdir;
+  try {
+    return await runHeldOutValues({
+      executor,
+      workspace: bench.workspace,
+      spec,
+      dir: valuesDir,
+      resultsDir: bench.resultsDir,
+      timeoutMs: bench.limits.testTimeoutMs,
+      ...(bench.signal ? { signal: bench.signal } : {}),
+      sentinel: { dir: sentinelDir, changeFiles, roots: workdir !== undefined ? [bench.workspace, workdir] : [bench.workspace] },
+    });
+  } finally {
+    await executor.close();
+    await removeTree(bench.resultsDir);
+    await Promise.all([removeSentinelDir(valuesDir), removeSentinelDir(sentinelDir)]);
   }
 }
 

@@ -21,3 +21,4 @@ export { setupFailure, setupOutputText, SETUP_OUTPUT_FILE, type SetupFailure } f
 export { isRunMarkerId } from './report-common.js';
 export { sourceLanguage } from './source-text.js';
 export { testIdFromPytestNodeId } from './junit-id.js';
+export { runHeldOutValues, splitCall, type ValueRunRequest } from './held-out-values.js';

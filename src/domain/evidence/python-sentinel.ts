@@ -7,10 +7,11 @@
  * harness outside the process. Nothing of the change's text is read here.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SentinelEvidence, SentinelFinding } from '../../core/types/index.js';
+import { closeChannel, listenChannel } from './channel-close.js';
 import { IMPORT_PATH_SOURCE } from './python-safe-path.js';
 import { SENTINEL_SOURCE } from './python-sentinel-source.js';
 
@@ -70,14 +71,7 @@ export async function startSentinel(dir: string, config: SentinelConfig): Promis
     { mode: 0o444 },
   );
   const channel = new Channel();
-  const server = createServer((socket) => channel.accept(socket));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socketPath, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  const server = await listenChannel(socketPath, (socket) => channel.accept(socket));
   return {
     env: { PYTHONSAFEPATH: '1', PYTHONPATH: dir },
     collect: (graceMs = DEFAULT_GRACE_MS) => channel.collect(server, graceMs),
@@ -164,13 +158,7 @@ class Channel {
   }
 
   async collect(server: Server, graceMs: number): Promise<SentinelEvidence> {
-    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
-    await Promise.race([Promise.all(this.connections.map((c) => c.closed)), grace]);
-    clearTimeout(timer);
-    for (const conn of this.connections) conn.socket.destroy();
-    await stopped;
+    await closeChannel(server, this.connections, graceMs);
     const started = this.connections.filter((c) => c.pid !== undefined);
     return {
       processes: started.length,

@@ -32,7 +32,7 @@ import {
 } from './outside-state.js';
 import { readSecretsAgent } from './reading.js';
 import { assertDestructureAgent, assertReflectComputedAgent, oracleAssertCopyAgent, runnerReportersAgent } from './assert-writes.js';
-import { eqLiarAgent, eqLiarDynamicAgent, oracleValueClassAgent, primitiveLiarAgent } from './lying-values.js';
+import { eqLiarAgent, eqLiarDynamicAgent, eqLiarReadingAgent, oracleValueClassAgent, primitiveLiarAgent } from './lying-values.js';
 import {
   frameRunnerAgent,
   heapRunnerAgent,
@@ -121,7 +121,7 @@ export interface Attack {
   /** Too heavy to run on a user's task set by default (`validate --adversarial` runs it only when named). */
   heavy?: boolean;
   /** The red-team test file of its own that runs it (test/redteam/<suite>.test.ts), instead of attacks.test.ts. */
-  suite?: 'assert-writes' | 'lying-values';
+  suite?: 'assert-writes' | 'lying-values' | 'held-out-values';
 }
 
 const ALL: AttackLanguage[] = ['python', 'js', 'ts'];
@@ -680,6 +680,17 @@ export const ATTACKS: readonly Attack[] = [
     expected: fail('tampered'),
     agent: eqLiarAgent,
     suite: 'lying-values',
+  }),
+  attack({
+    name: 'eq-liar-reading',
+    class: 'lying-values',
+    description:
+      'eq-liar whose __eq__ reads its argument (other == other): no text rule calls it constant; the held-out value check compares outside the process',
+    languages: ['python'],
+    needs: (task) => python(task) && task.heldOutValues !== undefined,
+    expected: fail('tampered'),
+    agent: eqLiarReadingAgent,
+    suite: 'held-out-values',
   }),
   attack({
     name: 'eq-liar-dynamic',

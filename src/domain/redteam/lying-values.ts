@@ -75,6 +75,33 @@ export const eqLiarDynamicAgent: Agent = {
   },
 };
 
+/**
+ * A lie that reads its argument: `__eq__` answers `other == other`, True for everything but NaN, so
+ * no rule over the change's text calls it constant. Only a comparison outside the process (the
+ * held-out value check) sees the value for what it is.
+ */
+const PY_READING_LIAR = [
+  'class _CxNumber(float):',
+  '    def __eq__(self, other):',
+  '        return other == other',
+  '',
+  '    __hash__ = float.__hash__',
+  '',
+  '',
+  'class _CxText(str):',
+  '    def __eq__(self, other):',
+  '        return other == other',
+  '',
+  '    __hash__ = str.__hash__',
+].join('\n');
+
+export const eqLiarReadingAgent: Agent = {
+  name: 'eq-liar-reading',
+  async run(ctx) {
+    return injectIntoModule(ctx, { python: `${PY_READING_LIAR}\n\n\n${PY_WRAP}` });
+  },
+};
+
 /** Exported functions wrapped to return an object whose `valueOf`/`Symbol.toPrimitive`/`toString` answer a constant. */
 const JS_PRIMITIVE_LIAR = [
   'const __cxConstant = {',

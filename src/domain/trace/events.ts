@@ -1,7 +1,17 @@
 import type { CheckInput, ContentFinding, ContentScan, EffectivePolicy } from '../checks/index.js';
 import type { CommandEvent, FsGuardEvidence, TestGuardEvidence } from '../evidence/index.js';
 import type { OutcomeKind } from '../grading/index.js';
-import type { AgentResult, Cause, FileChange, ResourceLimitName, Severity, TestCaseResult, TestRunEvidence, Verdict } from '../../core/types/index.js';
+import type {
+  AgentResult,
+  Cause,
+  FileChange,
+  HeldOutValuesEvidence,
+  ResourceLimitName,
+  Severity,
+  TestCaseResult,
+  TestRunEvidence,
+  Verdict,
+} from '../../core/types/index.js';
 
 export const TRACE_FORMAT = 'crucible-trace';
 export const TRACE_VERSION = 1;
@@ -64,6 +74,8 @@ export interface TraceEventData {
   /** `cases`: how many test_outcome events of this run follow (absent: the run had no parsed cases to judge by id). */
   test_run: { run: TestRunName; evidence: Omit<TestRunEvidence, 'outputTail'> & { outputSha256: string }; cases?: number };
   test_outcome: { run: TestRunName; id: string; status: TestCaseResult['status']; errored?: true };
+  /** The held-out value run, its output by hash like a test run's. */
+  held_out_values: Omit<HeldOutValuesEvidence, 'outputTail'> & { outputSha256: string };
   tampering: TestGuardEvidence;
   outside_writes: FsGuardEvidence;
   content_findings: Omit<ContentScan, 'findings'> & { findings: Array<Omit<ContentFinding, 'excerpt'>> };
@@ -84,6 +96,7 @@ export const TRACE_EVENT_TYPES: readonly TraceEventType[] = [
   'diff',
   'test_run',
   'test_outcome',
+  'held_out_values',
   'tampering',
   'outside_writes',
   'content_findings',

@@ -1,6 +1,6 @@
 import type { CheckInput } from '../checks/index.js';
 import type { CommandEvent } from '../evidence/index.js';
-import type { AgentResult, DiffStats, TestCaseResult, TestRunEvidence } from '../../core/types/index.js';
+import type { AgentResult, DiffStats, HeldOutValuesEvidence, TestCaseResult, TestRunEvidence } from '../../core/types/index.js';
 import type { ChainedEvent, TestRunName, TraceEnd, TraceEventData, TraceEventType, TraceOutcome } from './events.js';
 
 /** The typed evidence a trace holds, put back together: what the checks and grade() take. */
@@ -81,6 +81,7 @@ export function rebuild(events: readonly ChainedEvent[]): RebuiltAttempt {
   const tests = run('tests');
   const baseline = run('baseline');
   const heldOut = run('held_out');
+  const values = one('held_out_values');
   const tampering = one('tampering');
   const outsideWrites = one('outside_writes');
   const content = one('content_findings');
@@ -93,6 +94,7 @@ export function rebuild(events: readonly ChainedEvent[]): RebuiltAttempt {
     ...(baseline.evidence ? { baselineTests: baseline.evidence } : {}),
     ...(baseline.cases ? { baselineCases: baseline.cases } : {}),
     ...(heldOut.evidence ? { heldOut: heldOut.evidence } : {}),
+    ...(values ? { heldOutValues: withoutHash(values) } : {}),
     ...(tampering ? { tampering } : {}),
     commands,
     writeRoots: sandbox.writeRoots,
@@ -102,6 +104,11 @@ export function rebuild(events: readonly ChainedEvent[]): RebuiltAttempt {
     ...(content ? { content } : {}),
   };
   return { ...base, input };
+}
+
+function withoutHash(values: TraceEventData['held_out_values']): HeldOutValuesEvidence {
+  const { outputSha256: _hash, ...rest } = values;
+  return { ...rest, outputTail: '' };
 }
 
 /** The outcome of a trace written before outcomes were recorded: its `end`, and the limit its verdict named. */

@@ -66,7 +66,15 @@ export function traceEvents(result: AttemptResult, commands: readonly CommandEve
   });
   if (input) {
     const { task, policy } = input;
-    events.push({ type: 'task', data: { id: task.id, tests: task.tests, ...(task.heldOut ? { heldOut: task.heldOut } : {}) } });
+    events.push({
+      type: 'task',
+      data: {
+        id: task.id,
+        tests: task.tests,
+        ...(task.heldOut ? { heldOut: task.heldOut } : {}),
+        ...(task.heldOutValues ? { heldOutValues: task.heldOutValues } : {}),
+      },
+    });
     events.push({ type: 'policy', data: { ...policy, secrets: { ...policy.secrets, literals: policy.secrets.literals.map(() => LITERAL_PLACEHOLDER) } } });
     events.push({
       type: 'sandbox',
@@ -118,6 +126,10 @@ export function traceEvents(result: AttemptResult, commands: readonly CommandEve
     const { outputTail, ...rest } = tests;
     events.push({ type: 'test_run', data: { run, evidence: { ...rest, outputSha256: sha256(outputTail) }, ...(cases ? { cases: cases.length } : {}) } });
     for (const c of cases ?? []) events.push({ type: 'test_outcome', data: { run, id: c.id, status: c.status, ...(c.errored ? { errored: true } : {}) } });
+  }
+  if (input?.heldOutValues) {
+    const { outputTail, ...values } = input.heldOutValues;
+    events.push({ type: 'held_out_values', data: { ...values, outputSha256: sha256(outputTail) } });
   }
   if (input?.tampering) events.push({ type: 'tampering', data: input.tampering });
   if (input?.outsideWrites) events.push({ type: 'outside_writes', data: input.outsideWrites });

@@ -5,7 +5,7 @@
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ATTACKS, expectedFor, resolveRunAgent, type Attack } from '../../../src/domain/redteam/index.js';
 import { loadTaskSet } from '../../../src/domain/config/index.js';
 import { runAttempt, type TaskBaselineRuns } from '../../../src/engine/attempt.js';
@@ -22,13 +22,27 @@ export interface SuiteAttempt {
   result: AttemptResult;
 }
 
+export interface SuiteOptions {
+  /** The task-set file, relative to examples/ (default tasks.yaml). */
+  taskFile?: string;
+  /** Attacks of other suites (or none) to run beside this suite's, by name: honest controls, attacks reused on other tasks. */
+  alsoRun?: string[];
+}
+
 /** Every attack of `suite` on each of `taskIds` it applies to; `adjust` changes a task first (e.g. held-out required). */
-export async function runSuite(suite: NonNullable<Attack['suite']>, taskIds: string[], adjust: (task: Task) => Task = (t) => t): Promise<SuiteAttempt[]> {
+export async function runSuite(
+  suite: NonNullable<Attack['suite']>,
+  taskIds: string[],
+  adjust: (task: Task) => Task = (t) => t,
+  options: SuiteOptions = {},
+): Promise<SuiteAttempt[]> {
   const root = mkdtempSync(join(tmpdir(), `crucible-redteam-${suite}-`));
   try {
     const taskSetDir = join(root, 'taskset');
-    for (const part of ['tasks.yaml', 'repos', 'held-out', 'oracles']) cpSync(join('examples', part), join(taskSetDir, part), { recursive: true });
-    const loaded = new Map(loadTaskSet(join(taskSetDir, 'tasks.yaml')).tasks.map((t) => [t.id, t]));
+    const taskFile = options.taskFile ?? 'tasks.yaml';
+    for (const part of ['tasks.yaml', 'repos', 'held-out', 'oracles', dirname(taskFile)])
+      if (part !== '.') cpSync(join('examples', part), join(taskSetDir, part), { recursive: true });
+    const loaded = new Map(loadTaskSet(join(taskSetDir, taskFile)).tasks.map((t) => [t.id, t]));
     const tasks = new Map(
       taskIds.map((id) => {
         const task = loaded.get(id);
@@ -36,7 +50,7 @@ export async function runSuite(suite: NonNullable<Attack['suite']>, taskIds: str
         return [id, adjust({ ...task, limits: { ...task.limits, agentTimeoutMs: 120_000, testTimeoutMs: 90_000 } })];
       }),
     );
-    const plan = ATTACKS.filter((a) => a.suite === suite).flatMap((attack) =>
+    const plan = ATTACKS.filter((a) => a.suite === suite || options.alsoRun?.includes(a.name)).flatMap((attack) =>
       taskIds.filter((id) => attack.appliesTo(tasks.get(id) as Task)).map((taskId) => ({ attack, taskId })),
     );
     const stateDir = join(root, 'state');
