@@ -97,6 +97,7 @@ export const E2E: string[] = [
   'test/action/composite-steps.test.ts',
   'test/agents/builtin/quickstart.test.ts',
   'test/audit/registry.test.ts',
+  'test/cli/quickstart.test.ts',
   'test/cli/run-history.test.ts',
   'test/cli/task-new.test.ts',
   'test/config/environment.test.ts',

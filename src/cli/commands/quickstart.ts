@@ -23,7 +23,7 @@ export interface QuickstartOptions {
 export async function quickstartCommand(opts: QuickstartOptions, io: CliIo): Promise<void> {
   const dir = resolve(io.cwd, opts.dir);
   const shown = shownPath(io, dir);
-  io.stderr.write(`${copyExamples(dir, shown)}\n`);
+  const copied = copyExamples(dir, shown);
   const sandbox = await resolveSafestSandbox({ cacheFile: sandboxProbeFile(opts.out) });
   // Unsandboxed is acceptable only for the files Crucible ships: an edited copy (or one that was
   // there before, from anyone) may run anything, so it needs a sandbox.
@@ -32,7 +32,7 @@ export async function quickstartCommand(opts: QuickstartOptions, io: CliIo): Pro
     throw new InputError(
       `${shown}/${changed}: differs from the examples Crucible ships, and no sandbox is available here to run changed files in (fix: remove ${shown} for a fresh copy, or install a sandbox: ${sandbox.unavailable?.fix ?? 'bubblewrap'})`,
     );
-  io.stderr.write(`${sandboxLine(sandbox)}\n`);
+  io.stderr.write(`${copied}\n${sandboxLine(sandbox)}\n`);
   const taskSet = join(shown, 'tasks.yaml');
   await runCommand(taskSet, { out: opts.out, model: [QUICKSTART_MODEL], replay: join(shown, QUICKSTART_CASSETTES), sandbox: sandbox.kind }, io);
   io.stdout.write(
