@@ -48,7 +48,7 @@ export async function quickstartCommand(opts: QuickstartOptions, io: CliIo): Pro
       '',
       'next:',
       `  npx crucible-harness show js-slugify.openai   # one attempt's turns: model text, tool calls, results, tokens`,
-      `  npx crucible-harness run ${shellWord(taskSet)} --agent oracle --agent nop --runs 3   # the reference agents, no model`,
+      `  npx crucible-harness run ${shellWord(taskSet)} --agent oracle --agent nop --runs 3${withPython ? '' : NON_PYTHON_TAGS.map((t) => ` --tag ${t}`).join('')}   # the reference agents, no model`,
       '  npx crucible-harness view   # the dashboard',
       '',
     ].join('\n'),
