@@ -97,6 +97,7 @@ export const E2E: string[] = [
   'test/action/composite-steps.test.ts',
   'test/agents/builtin/quickstart.test.ts',
   'test/audit/registry.test.ts',
+  'test/cli/quickstart.test.ts',
   'test/cli/run-history.test.ts',
   'test/cli/task-new.test.ts',
   'test/config/environment.test.ts',
@@ -132,6 +133,7 @@ export const E2E: string[] = [
 export const REGISTRY: string[] = [
   'test/e2e/real-npm-tasks.test.ts',
   'test/e2e/packed-package.test.ts',
+  'test/e2e/readme-first-command.test.ts',
   // Installs the five external agents' pinned npm packages before it drives them.
   'test/agents/external/real-agents.test.ts',
 ];

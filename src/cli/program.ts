@@ -99,6 +99,15 @@ export function createProgram(io: CliIo): CrucibleProgram {
   addReporterOptions(program.commands.find((c) => c.name() === 'run') as Command);
 
   program
+    .command('quickstart')
+    .description(
+      'From any directory: copy the examples Crucible ships into ./crucible-quickstart and run them, the model replayed (no key, no network), in the safest sandbox here.',
+    )
+    .option('--dir <dir>', 'where the examples are copied (a second run uses what is there)', 'crucible-quickstart')
+    .addOption(stateDirOption("Crucible's state directory (runs, caches, history)"))
+    .action(async (opts) => (await import('./commands/quickstart.js')).quickstartCommand(opts, io));
+
+  program
     .command('plan')
     .description(
       'How many tasks and trials a fixed design needs to separate two agents by --detect, and what --adaptive is expected to spend instead (by simulation).',

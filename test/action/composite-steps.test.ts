@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pathWithout } from '../helpers/path-without.js';
 import { prRepo, ROOT, runAction } from './helpers.js';
 
 /*
@@ -21,18 +22,13 @@ interface Step {
 }
 
 const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { runs: { steps: Step[] } };
-const SYSTEM_BIN = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin'];
 
 let root: string;
 let bin: string;
 let aptLog: string;
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'crucible-action-steps-'));
-  bin = join(root, 'bin');
-  mkdirSync(bin);
-  for (const dir of SYSTEM_BIN.filter(existsSync))
-    for (const name of readdirSync(dir))
-      if (name !== 'bwrap' && name !== 'apt-get' && !existsSync(join(bin, name))) symlinkSync(join(dir, name), join(bin, name));
+  bin = pathWithout(join(root, 'bin'), ['bwrap', 'apt-get']);
   aptLog = join(root, 'apt.log');
   writeFileSync(
     join(bin, 'apt-get'),

@@ -53,11 +53,11 @@ function commandsOf(file: string, text: string): DocCommand[] {
   return out;
 }
 
-/** The `crucible …` part of a shell line: after `npx` and VAR=value words, before `#`, `>`, `|`, `&&`. */
+/** The `crucible …` part of a shell line: after `npx` (of the command or of its package, crucible-harness) and VAR=value words, before `#`, `>`, `|`, `&&`. */
 function crucibleSegment(line: string): string | undefined {
   const segments = line.split(/\s&&\s|;\s/);
   for (const segment of segments) {
-    const match = /^(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:npx\s+)?crucible\s+([a-z].*)$/.exec(segment.trim());
+    const match = /^(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:npx\s+)?crucible(?:-harness)?\s+([a-z].*)$/.exec(segment.trim());
     if (!match) continue;
     let rest = match[1] as string;
     rest = rest.replace(/\s+#.*$/, '');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { namespaceFix } from '../../src/infra/sandbox/detect.js';
-import { detectBwrap, resolveSandbox, SandboxUnavailableError } from '../../src/infra/sandbox/index.js';
+import { detectBwrap, resolveSafestSandbox, resolveSandbox, SandboxUnavailableError } from '../../src/infra/sandbox/index.js';
 
 describe('detectBwrap and resolveSandbox', () => {
   let emptyDir: string;
@@ -95,6 +95,44 @@ describe('resolveSandbox for docker', () => {
       );
       expect(message).not.toContain('bubblewrap');
       expect(message).not.toContain('\n');
+    } finally {
+      vi.unstubAllEnvs();
+      vi.resetModules();
+    }
+  });
+});
+
+// The quick start's rule (fixed content only): the most confining sandbox this machine has.
+describe('resolveSafestSandbox', () => {
+  let emptyDir: string;
+  beforeAll(async () => {
+    emptyDir = await mkdtemp(join(tmpdir(), 'crucible-nobwrap-'));
+  });
+  afterAll(async () => rm(emptyDir, { recursive: true, force: true }));
+
+  it('is bwrap when bwrap works, with nothing passed over', async () => {
+    expect(await resolveSafestSandbox()).toEqual({ kind: 'bwrap' });
+  });
+
+  it('is docker when bwrap is missing and an engine answers (this machine runs one), saying why bwrap was passed over', async () => {
+    expect(await resolveSafestSandbox({ searchPath: emptyDir })).toEqual({
+      kind: 'docker',
+      unavailable: { reasons: [expect.stringContaining('bwrap is not installed')], fix: expect.stringContaining('sudo apt-get install -y bubblewrap') },
+    });
+  });
+
+  it('is local only when neither bwrap nor an engine is there, with both reasons', async () => {
+    vi.stubEnv('DOCKER_HOST', 'unix:///nonexistent/docker.sock');
+    vi.resetModules();
+    try {
+      const fresh = await import('../../src/infra/sandbox/index.js');
+      expect(await fresh.resolveSafestSandbox({ searchPath: emptyDir })).toEqual({
+        kind: 'local',
+        unavailable: {
+          reasons: [expect.stringContaining('bwrap is not installed'), expect.stringContaining('no Docker engine answers at unix:///nonexistent/docker.sock')],
+          fix: expect.stringContaining('sudo apt-get install -y bubblewrap'),
+        },
+      });
     } finally {
       vi.unstubAllEnvs();
       vi.resetModules();

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import pc from 'picocolors';
 import { isProfileSpec, loadAgentCatalog, splitProfileSpec } from '../../domain/agents/index.js';
-import { agentCacheDir, builtinProfilesDir, installedVersion, resolveProgram, type AgentProfile } from '../../domain/agents/index.js';
+import { agentCacheDir, installedVersion, resolveProgram, type AgentProfile } from '../../domain/agents/index.js';
 import { loadTaskSet } from '../../domain/config/index.js';
 import { executeRun, type RunOutcome } from '../../engine/index.js';
 import { InputError } from '../../core/errors.js';
@@ -10,6 +10,7 @@ import type { SandboxKind } from '../../infra/sandbox/index.js';
 import { selectTasks } from '../../domain/tasks/index.js';
 import type { AttemptResult } from '../../core/types/index.js';
 import { writableStateDir } from '../args.js';
+import { bundledExamplesDir } from '../bundled-examples.js';
 import { table } from '../format.js';
 import { modelRunOptions } from '../model-run.js';
 import { withFlagNames } from '../option-flags.js';
@@ -157,9 +158,7 @@ function oneLine(text: string): string {
 
 /** examples/tasks.yaml beside profiles/ at the package root. */
 function bundledExamples(io: CliIo): string {
-  const file = join(dirname(builtinProfilesDir()), 'examples', 'tasks.yaml');
-  if (!existsSync(file)) throw new InputError(`${file}: the bundled examples are missing (fix: run from a Crucible checkout, or reinstall Crucible)`);
-  return display(file, io);
+  return display(join(bundledExamplesDir(), 'tasks.yaml'), io);
 }
 
 function display(file: string, io: CliIo): string {

@@ -100,6 +100,29 @@ export async function resolveSandbox(requested: SandboxKind | undefined, options
   };
 }
 
+/** The sandbox a run of fixed content ends up in, and, when it is not bwrap, why each better one was passed over. */
+export interface SafestSandbox {
+  kind: SandboxKind;
+  /** Why bwrap (and then Docker) could not be used, and how to get bwrap; absent when bwrap runs. */
+  unavailable?: { reasons: string[]; fix: string };
+}
+
+/**
+ * The most confining sandbox this machine has, for a run whose every command is Crucible's own
+ * (the quick start replays a committed cassette on the examples it ships), which therefore may run
+ * without one but should not when one exists: bwrap, else containers when a Docker engine answers,
+ * else the host. Anything an untrusted agent drives goes through resolveSandbox, which never
+ * falls back to Docker nor, for a model agent, to the host.
+ */
+export async function resolveSafestSandbox(options: DetectOptions = {}): Promise<SafestSandbox> {
+  const bwrap = await detectBwrap(options);
+  if (bwrap.ok) return { kind: 'bwrap' };
+  const { detectDocker } = await import('../docker/index.js');
+  const docker = await detectDocker();
+  if (docker.ok) return { kind: 'docker', unavailable: { reasons: [bwrap.reason], fix: bwrap.fix } };
+  return { kind: 'local', unavailable: { reasons: [bwrap.reason, docker.reason], fix: bwrap.fix } };
+}
+
 export interface UserNamespaceSettings {
   /** kernel.apparmor_restrict_unprivileged_userns (Ubuntu 23.10+). */
   apparmorRestrict?: string;

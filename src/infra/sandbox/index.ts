@@ -18,8 +18,8 @@ export type {
   SandboxLayout,
 } from './executor.js';
 export type { ExecutorOptions } from './executor-options.js';
-export type { BwrapDetection, DetectOptions, ResolveOptions } from './detect.js';
-export { detectBwrap, resolveSandbox } from './detect.js';
+export type { BwrapDetection, DetectOptions, ResolveOptions, SafestSandbox } from './detect.js';
+export { detectBwrap, resolveSafestSandbox, resolveSandbox } from './detect.js';
 export { SandboxSetupError, SandboxUnavailableError } from './errors.js';
 export { sandboxTraits, traitsOfRecorded, type SandboxTraits } from './kinds.js';
 
