@@ -19,9 +19,18 @@ const MAX_TESTS = 8;
 /** `Signed-off-by:`, `Co-authored-by:`, `Fixes #12`-style lines and the like, which say who, not what. */
 const TRAILER = /^[A-Za-z][A-Za-z-]*-by:|^(Change-Id|Reviewed-on|Cherry-picked from|PR-URL|Refs?|Closes|Fixes|Resolves):?\s/i;
 
-export function writeInstruction(source: InstructionSource): string {
+/** The parts an instruction is made of, each from the commit message or the failing tests only. */
+export interface InstructionParts {
+  /** The subject as a problem to solve, one sentence. */
+  problem: string;
+  /** The message's body without trailers and diff-like lines ('' when none). */
+  body: string;
+  /** One `- \`id\`: message` line per failing test (the first few, then a count). */
+  failingTests: string;
+}
+
+export function instructionParts(source: InstructionSource): InstructionParts {
   const lines = source.message.replace(/\r\n/g, '\n').split('\n');
-  const subject = problemOf(lines[0]?.trim() ?? '');
   const body = lines
     .slice(1)
     .filter((l) => !TRAILER.test(l.trim()) && !/^[+-]{1,3}\s|^@@ |^diff --git /.test(l))
@@ -33,13 +42,17 @@ export function writeInstruction(source: InstructionSource): string {
     return `- \`${id}\`${message !== undefined ? `: ${message}` : ''}`;
   });
   const more = source.failToPass.length - shown.length;
+  return { problem: problemOf(lines[0]?.trim() ?? ''), body, failingTests: [...shown, ...(more > 0 ? [`- and ${more} more`] : [])].join('\n') };
+}
+
+export function writeInstruction(source: InstructionSource): string {
+  const parts = instructionParts(source);
   return [
-    subject,
-    ...(body !== '' ? ['', body] : []),
+    parts.problem,
+    ...(parts.body !== '' ? ['', parts.body] : []),
     '',
     `How it shows: ${source.failToPass.length === 1 ? 'this test fails' : 'these tests fail'} now and must pass once it is fixed, with every other test still passing:`,
-    ...shown,
-    ...(more > 0 ? [`- and ${more} more`] : []),
+    parts.failingTests,
     '',
   ].join('\n');
 }
