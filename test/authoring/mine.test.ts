@@ -6,7 +6,7 @@ import { attemptBudget } from '../helpers/budget.js';
 import { commitFiles, gitProject } from '../helpers/git-project.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import type { MineSummary } from '../../src/features/authoring/index.js';
-import { writeInstruction } from '../../src/features/authoring/mine-instruction.js';
+import { instructionMessage, writeInstruction } from '../../src/features/authoring/mine-instruction.js';
 import { templateWriter } from '../../src/features/authoring/mine-writer.js';
 
 const tempDir = useTempDirs();
@@ -159,6 +159,24 @@ describe('writeInstruction', () => {
     });
     expect(text).toBe(
       'Parser: handle empty input.\n\nEmpty input crashed.\n\nHow it shows: these tests fail now and must pass once it is fixed, with every other test still passing:\n- `parses empty`: expected [] to equal null\n- `parses blank`\n',
+    );
+  });
+});
+
+describe('instructionMessage', () => {
+  it("takes a merge's body, else the newest merged commit's message, never the merge's own subject", () => {
+    expect(instructionMessage(['fix a', 'Merge pull request #1 from x/y\n\nmake the third argument work'], 'Merge pull request #1')).toBe(
+      'make the third argument work',
+    );
+    expect(instructionMessage(['fix a', 'Fix max-age rounding\n\nIt was a float.', "Merge tag 'v0.1.5'"], "Merge tag 'v0.1.5'")).toBe(
+      'Fix max-age rounding\n\nIt was a float.',
+    );
+    expect(instructionMessage(['Fix clamp'], 'Fix clamp')).toBe('Fix clamp');
+  });
+
+  it('drops a failure message that only repeats the test title', () => {
+    expect(writeInstruction({ message: 'Fix serialize', failToPass: ['serialize basic'], messages: { 'serialize basic': 'serialize basic' } })).toContain(
+      '- `serialize basic`\n',
     );
   });
 });

@@ -19,7 +19,7 @@ import { detectRunner, type DetectedRunner, type InitFormat } from './init-detec
 import { runWithConfirmedFormat, unusable } from './init-run.js';
 import { sniffOutput } from './report-sniff.js';
 import type { Candidate } from './mine-history.js';
-import { writeInstruction, type InstructionSource } from './mine-instruction.js';
+import { instructionMessage, writeInstruction, type InstructionSource } from './mine-instruction.js';
 import { neededTestPaths } from './split.js';
 import { writeStartingPoint } from './starting-point.js';
 import { addTask, type TaskYaml } from './taskset-edit.js';
@@ -141,7 +141,7 @@ export async function judgeCandidate(candidate: Candidate, id: string, workDir: 
 
   const stats = fixStats(patch);
   const instructionSource: InstructionSource = {
-    message: (await commitMessages(candidate.range)).at(-1) ?? candidate.subject,
+    message: instructionMessage(await commitMessages(candidate.range), candidate.subject),
     failToPass: suggestion.failToPass,
     messages: Object.fromEntries(suggestion.failToPass.flatMap((t) => (baseline.messages[t] !== undefined ? [[t, baseline.messages[t]]] : []))),
   };

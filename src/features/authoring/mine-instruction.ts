@@ -38,7 +38,9 @@ export function instructionParts(source: InstructionSource): InstructionParts {
     .replace(/\n{3,}/g, '\n\n')
     .trim();
   const shown = source.failToPass.slice(0, MAX_TESTS).map((id) => {
-    const message = source.messages[id];
+    // Some reporters (mocha's TAP) repeat the test's title as its message: it says nothing more.
+    const given = source.messages[id];
+    const message = given !== undefined && given.trim() !== '' && given.trim() !== id ? given : undefined;
     return `- \`${id}\`${message !== undefined ? `: ${message}` : ''}`;
   });
   const more = source.failToPass.length - shown.length;
@@ -64,4 +66,17 @@ function problemOf(subject: string): string {
   const trimmed = text.trim() === '' ? 'Fix the failing behaviour described below' : text.trim();
   const capital = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
   return /[.!?]$/.test(capital) ? capital : `${capital}.`;
+}
+
+/**
+ * The message an instruction is drafted from, given a commit's range's messages (oldest first): a
+ * merge's own subject names a branch or a tag, not the change, so its body (a pull request's
+ * title) stands in for it, else the newest merged commit's message.
+ */
+export function instructionMessage(messages: readonly string[], subject: string): string {
+  const last = messages.at(-1) ?? subject;
+  if (!/^Merge\b/.test(last)) return last;
+  const body = last.split('\n').slice(1).join('\n').trim();
+  if (body !== '') return body;
+  return [...messages].reverse().find((m) => !/^Merge\b/.test(m)) ?? last;
 }
