@@ -134,6 +134,8 @@ export const REGISTRY: string[] = [
   'test/e2e/real-npm-tasks.test.ts',
   'test/e2e/packed-package.test.ts',
   'test/e2e/readme-first-command.test.ts',
+  // init on left-pad and minimist as npm packs them, and on a project with mocha from the registry.
+  'test/e2e/real-npm-init.test.ts',
   // Installs the five external agents' pinned npm packages before it drives them.
   'test/agents/external/real-agents.test.ts',
 ];

@@ -289,6 +289,7 @@ export function createProgram(io: CliIo): CrucibleProgram {
     .option('--paths <pathspec>', 'only commits that touch these paths (repeatable)', collect)
     .option('--test-paths <glob>', 'which changed files are tests (repeatable; default as task new)', collect)
     .option('--test-command <cmd>', 'the test command for every commit, instead of the one detected at each commit')
+    .option('--writer <spec>', 'who writes the instructions: template:FILE fills {{problem}}, {{body}}, {{failing_tests}}, {{drafted}} (default: drafted)')
     .option('-j, --jobs <n>', 'candidates judged at once (default 1)')
     .option('-n, --runs <n>', 'runs of each side per candidate; every one must agree, or it is dropped as flaky (default 3)')
     .addOption(jsonOption('print the summary (every commit walked, kept or dropped and why) as JSON'))

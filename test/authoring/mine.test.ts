@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -6,7 +6,8 @@ import { attemptBudget } from '../helpers/budget.js';
 import { commitFiles, gitProject } from '../helpers/git-project.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import type { MineSummary } from '../../src/features/authoring/index.js';
-import { writeInstruction } from '../../src/features/authoring/mine-instruction.js';
+import { instructionMessage, writeInstruction } from '../../src/features/authoring/mine-instruction.js';
+import { templateWriter } from '../../src/features/authoring/mine-writer.js';
 
 const tempDir = useTempDirs();
 /** Enough repetitions that a test passing half the time shows it on some side: it looks steady on both with probability 2^-14. */
@@ -111,6 +112,21 @@ describe('crucible mine', () => {
       expect(second.stderr).toContain('(from the earlier run)');
       expect(readFileSync(join(repo, 'mined/tasks.yaml'), 'utf8')).toBe(tasks);
 
+      // A writer rewrites the instructions from the stored verdicts: nothing is judged again.
+      const style = join(tempDir(), 'style.md');
+      writeFileSync(style, 'Our house style. {{problem}}\n\nFailing now:\n{{failing_tests}}\n');
+      const written = await runCli([...args, '--writer', `template:${style}`], { cwd: repo });
+      expect(written.status).toBe(0);
+      expect(written.stderr).not.toMatch(/running the tests/);
+      const rewritten = readFileSync(join(repo, 'mined/tasks.yaml'), 'utf8');
+      expect(rewritten).toContain(
+        '      Our house style. Fix clamp above the range.\n\n      Failing now:\n      - `clamp caps values above the range`: clamp(5, 0, 3) must be 3',
+      );
+      expect(rewritten).not.toContain('clamp returned values above hi unchanged');
+      expect(rewritten.replace(/instruction: \|\n(?: {6}.*\n|\n)*/g, '').replace(/^# Instructions are .*$/m, '')).toBe(
+        tasks.replace(/instruction: \|\n(?: {6}.*\n|\n)*/g, '').replace(/^# Instructions are .*$/m, ''),
+      );
+
       const validate = await runCli(['validate', 'mined/tasks.yaml', '--runs', '1', '--out', state, '--sandbox', 'bwrap'], { cwd: repo });
       expect(validate.status).toBe(0);
     },
@@ -125,6 +141,12 @@ describe('crucible mine', () => {
     const other = await runCli(['mine', '--dest', 'src', '--out', join(tempDir(), 'state'), '--sandbox', 'bwrap'], { cwd: repo });
     expect(other.status).toBe(2);
     expect(other.stderr).toMatch(/--dest \S*\/src: not empty and not written by crucible mine/);
+    const model = await runCli(['mine', '--writer', 'openai:gpt-4o', '--out', join(tempDir(), 'state'), '--sandbox', 'bwrap'], { cwd: repo });
+    expect(model.status).toBe(2);
+    expect(model.stderr).toContain('--writer openai:gpt-4o: only template:FILE is built');
+    const missing = await runCli(['mine', '--writer', 'template:nowhere.md', '--out', join(tempDir(), 'state'), '--sandbox', 'bwrap'], { cwd: repo });
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain('--writer template:nowhere.md: cannot read nowhere.md (ENOENT)');
   });
 });
 
@@ -138,5 +160,44 @@ describe('writeInstruction', () => {
     expect(text).toBe(
       'Parser: handle empty input.\n\nEmpty input crashed.\n\nHow it shows: these tests fail now and must pass once it is fixed, with every other test still passing:\n- `parses empty`: expected [] to equal null\n- `parses blank`\n',
     );
+  });
+});
+
+describe('instructionMessage', () => {
+  it("takes a merge's body, else the newest merged commit's message, never the merge's own subject", () => {
+    expect(instructionMessage(['fix a', 'Merge pull request #1 from x/y\n\nmake the third argument work'], 'Merge pull request #1')).toBe(
+      'make the third argument work',
+    );
+    expect(instructionMessage(['fix a', 'Fix max-age rounding\n\nIt was a float.', "Merge tag 'v0.1.5'"], "Merge tag 'v0.1.5'")).toBe(
+      'Fix max-age rounding\n\nIt was a float.',
+    );
+    expect(instructionMessage(['Fix clamp'], 'Fix clamp')).toBe('Fix clamp');
+  });
+
+  it('drops a failure message that only repeats the test title', () => {
+    expect(writeInstruction({ message: 'Fix serialize', failToPass: ['serialize basic'], messages: { 'serialize basic': 'serialize basic' } })).toContain(
+      '- `serialize basic`\n',
+    );
+  });
+});
+
+describe('templateWriter', () => {
+  const source = { message: 'Fix median of even lists\n\nIt took the upper middle.', failToPass: ['median of 4'], messages: { 'median of 4': 'expected 2.5' } };
+
+  it('fills the parts and nothing else; an empty body leaves no gap', () => {
+    const write = templateWriter('{{ problem }}\n\n{{body}}\n\nTests:\n{{failing_tests}}\n---\n{{drafted}}', 'style.md');
+    expect(write(source)).toBe(
+      `Fix median of even lists.\n\nIt took the upper middle.\n\nTests:\n- \`median of 4\`: expected 2.5\n---\n${writeInstruction(source).trimEnd()}\n`,
+    );
+    expect(templateWriter('{{problem}}\n\n{{body}}\n\nSee {{failing_tests}}', 'style.md')({ ...source, message: 'Fix it' })).toBe(
+      'Fix it.\n\nSee - `median of 4`: expected 2.5\n',
+    );
+  });
+
+  it('names an unknown placeholder, and refuses a template with none', () => {
+    expect(() => templateWriter('{{problem}} {{diff}}', 'style.md')).toThrow(
+      'style.md: unknown placeholder {{diff}} (fix: use {{problem}}, {{body}}, {{failing_tests}}, {{drafted}})',
+    );
+    expect(() => templateWriter('Fix the bug.', 'style.md')).toThrow(/^style\.md: no placeholder/);
   });
 });

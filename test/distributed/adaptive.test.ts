@@ -117,24 +117,35 @@ describe('crucible run --adaptive --queue', () => {
         expect(onQueue.attempts).toEqual(expected.attempts);
         expect(onQueue.adaptive).toEqual(expected.adaptive);
 
-        // Killed once the workers finished its first attempt, resumed with another -j: the same attempts again.
-        const done = workers.map((w) => w.output().match(/finished \S+: /g)?.length ?? 0);
-        const killed = startCli(['run', ...args, '--queue', redis.url, '--out', join(root, 'killed')]);
-        await Promise.race(workers.map((w, n) => w.waitFor(new RegExp(`(?:finished \\S+: [\\s\\S]*?){${(done[n] ?? 0) + 1}}`))));
-        await kill(killed, 'SIGKILL');
-        const { runId } = adaptiveRunOfPlan(join(root, 'killed'));
-        const resumed = startCli(['resume', runId, '--concurrency', '16', '--out', join(root, 'killed')]);
-        expect(await resumed.exited, resumed.output()).toBe(1);
-        const again = adaptiveRunOf(join(root, 'killed'));
-        expect(again.attempts).toEqual(expected.attempts);
-        expect(again.adaptive).toEqual(expected.adaptive);
+        // Killed at three moments (its first attempt done, mid-way to the first look, past it),
+        // each resumed with another -j: the same attempts and the same decisions every time.
+        for (const [moment, finishedBefore] of [1, 6, 10].entries()) {
+          const out = join(root, `killed-${moment}`);
+          const base = finishedOn(workers);
+          const killed = startCli(['run', ...args, '--queue', redis.url, '--out', out]);
+          while (finishedOn(workers) < base + finishedBefore && killed.child.exitCode === null) await pause();
+          await kill(killed, 'SIGKILL');
+          const { runId } = adaptiveRunOfPlan(out);
+          const resumed = startCli(['resume', runId, '--concurrency', String(4 + 6 * moment), '--out', out]);
+          expect(await resumed.exited, resumed.output()).toBe(1);
+          const again = adaptiveRunOf(out);
+          expect(again.attempts, `killed after ${finishedBefore} attempts`).toEqual(expected.attempts);
+          expect(again.adaptive, `killed after ${finishedBefore} attempts`).toEqual(expected.adaptive);
+        }
       } finally {
         await Promise.all(workers.map((w) => kill(w, 'SIGTERM')));
       }
     },
-    attemptBudget(60),
+    attemptBudget(100),
   );
 });
+
+/** Attempts the workers have finished so far, over all runs. */
+function finishedOn(workers: readonly Proc[]): number {
+  return workers.reduce((sum, w) => sum + (w.output().match(/finished \S+: /g)?.length ?? 0), 0);
+}
+
+const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 100));
 
 /** A run that may not have finished: only its id. */
 function adaptiveRunOfPlan(out: string): { runId: string } {

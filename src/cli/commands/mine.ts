@@ -1,6 +1,6 @@
 import { join, relative, resolve } from 'node:path';
 import pc from 'picocolors';
-import { mineRepository, type MineEntry, type MineSummary } from '../../features/authoring/index.js';
+import { instructionWriter, mineRepository, type MineEntry, type MineSummary } from '../../features/authoring/index.js';
 import { InputError } from '../../core/errors.js';
 import type { SandboxKind } from '../../infra/sandbox/index.js';
 import { writableStateDir } from '../args.js';
@@ -19,6 +19,7 @@ export interface MineCommandOptions {
   paths?: string[];
   testPaths?: string[];
   testCommand?: string;
+  writer?: string;
   jobs?: string;
   runs?: string;
   json?: boolean;
@@ -42,6 +43,8 @@ export async function mineCommand(repo: string | undefined, opts: MineCommandOpt
     throw new InputError(
       '--sandbox local: crucible mine runs the code of every commit it walks, so only in a sandbox (fix: use --sandbox bwrap or --sandbox docker)',
     );
+  // Read before any commit is judged: a template that cannot be used fails now, not after an hour.
+  const writer = opts.writer !== undefined ? { spec: opts.writer, write: instructionWriter(opts.writer, io.cwd) } : undefined;
   const sandbox = (await resolveRunSandbox(opts.sandbox, false, opts.out)).kind;
   const session = openSession(io.signals);
   let summary: MineSummary;
@@ -58,6 +61,7 @@ export async function mineCommand(repo: string | undefined, opts: MineCommandOpt
         ...(opts.paths?.length ? { paths: opts.paths } : {}),
         ...(opts.testPaths?.length ? { testPaths: opts.testPaths } : {}),
         ...(opts.testCommand !== undefined ? { testCommand: opts.testCommand } : {}),
+        ...(writer !== undefined ? { writer } : {}),
       },
       { stateDir: opts.out, sandbox, signal: session.stop, onProgress: (line) => io.stderr.write(`${pc.dim(line)}\n`) },
     );
@@ -86,7 +90,7 @@ export async function mineCommand(repo: string | undefined, opts: MineCommandOpt
     io.stdout.write(
       nextSteps(
         [
-          `# read the instructions in ${tasks}: drafted from each commit's message and failing tests`,
+          `# read the instructions in ${tasks}: ${writer !== undefined ? `written by --writer ${writer.spec}` : 'drafted'} from each commit's message and failing tests`,
           `crucible validate ${tasks}`,
           `crucible run ${tasks} --agent oracle --agent nop`,
         ],

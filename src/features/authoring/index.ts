@@ -9,3 +9,4 @@ export { sniffOutput, type OutputShape } from './report-sniff.js';
 export { fillTestIds, type TestIdFill } from './fill-tests.js';
 export { mineRepository, MINE_SUMMARY_FILE, MINE_TASKS_FILE, type MineRequest, type MineOptions, type MineSummary, type MineEntry } from './mine.js';
 export { detectRunner, type DetectedRunner, type InitFormat, type RunnerName } from './init-detect.js';
+export { instructionWriter, templateWriter, type InstructionWriter } from './mine-writer.js';

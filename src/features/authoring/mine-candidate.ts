@@ -17,8 +17,9 @@ import type { SandboxKind } from '../../infra/sandbox/index.js';
 import { commitMessages, diffOf } from './commits.js';
 import { detectRunner, type DetectedRunner, type InitFormat } from './init-detect.js';
 import { runWithConfirmedFormat, unusable } from './init-run.js';
+import { sniffOutput } from './report-sniff.js';
 import type { Candidate } from './mine-history.js';
-import { writeInstruction } from './mine-instruction.js';
+import { instructionMessage, writeInstruction, type InstructionSource } from './mine-instruction.js';
 import { neededTestPaths } from './split.js';
 import { writeStartingPoint } from './starting-point.js';
 import { addTask, type TaskYaml } from './taskset-edit.js';
@@ -37,7 +38,10 @@ export interface CandidateSettings {
 /** What a kept candidate becomes in the task set. */
 export interface MinedTask {
   id: string;
+  /** The drafted instruction (mine-instruction.ts). */
   instruction: string;
+  /** What it was drafted from, for a `--writer` to write it again (missing in verdicts stored before it was kept). */
+  instructionSource?: InstructionSource;
   setup: string[];
   command: string;
   format?: InitFormat;
@@ -109,7 +113,13 @@ export async function judgeCandidate(candidate: Candidate, id: string, workDir: 
     throw error;
   }
   const failed = unusable(first.runs);
-  if (failed !== undefined) return { kept: false, reason: `no usable test report ${sideName(failed.at)} (${failed.evidence.invalidReason ?? ''})` };
+  if (failed !== undefined)
+    return {
+      kept: false,
+      reason: oneLine(
+        `no usable test report ${sideName(failed.at)} (${failed.evidence.invalidReason ?? ''}); its output is ${sniffOutput(failed.evidence.outputTail).looksLike}`,
+      ),
+    };
   const [baseline, oracle] = first.runs as [TaskTestSide, TaskTestSide];
   const suggestion = suggestTestIds(baseline.tests, oracle.tests);
   if (suggestion.failToPass.length === 0)
@@ -130,15 +140,17 @@ export async function judgeCandidate(candidate: Candidate, id: string, workDir: 
   if (broken.length > 0) return { kept: false, reason: `the fix breaks ${broken.length} test(s) that passed before it: ${list(broken)}` };
 
   const stats = fixStats(patch);
+  const instructionSource: InstructionSource = {
+    message: instructionMessage(await commitMessages(candidate.range), candidate.subject),
+    failToPass: suggestion.failToPass,
+    messages: Object.fromEntries(suggestion.failToPass.flatMap((t) => (baseline.messages[t] !== undefined ? [[t, baseline.messages[t]]] : []))),
+  };
   return {
     kept: true,
     task: {
       id,
-      instruction: writeInstruction({
-        message: (await commitMessages(candidate.range)).at(-1) ?? candidate.subject,
-        failToPass: suggestion.failToPass,
-        messages: baseline.messages,
-      }),
+      instruction: writeInstruction(instructionSource),
+      instructionSource,
       setup: runner.setup,
       command: runner.command,
       ...(first.format !== undefined ? { format: first.format } : {}),

@@ -19,6 +19,7 @@ import { git } from '../../infra/workspace/index.js';
 import { gitDirOf } from './commits.js';
 import { judgeCandidate, type CandidateVerdict, type MinedTask } from './mine-candidate.js';
 import { walkHistory, type Candidate } from './mine-history.js';
+import type { InstructionWriter } from './mine-writer.js';
 import { slug } from './prompt.js';
 import { SCAFFOLD_TEST_PATHS } from './split.js';
 import { renderTask, type TaskYaml } from './taskset-edit.js';
@@ -42,6 +43,8 @@ export interface MineRequest {
   jobs: number;
   /** Runs of each side per candidate (all must agree). */
   runs: number;
+  /** Writes each kept task's instruction instead of the draft; applied when the set is written, so changing it judges nothing again. */
+  writer?: { spec: string; write: InstructionWriter };
 }
 
 export interface MineOptions {
@@ -70,7 +73,7 @@ export interface MineSummary {
   schemaVersion: number;
   repo: string;
   head: string;
-  settings: { since?: string; until?: string; limit?: number; paths?: string[]; runs: number; testCommand?: string };
+  settings: { since?: string; until?: string; limit?: number; paths?: string[]; runs: number; testCommand?: string; writer?: string };
   /** False when the run was interrupted: the candidates not yet judged are missing. */
   complete: boolean;
   kept: number;
@@ -136,6 +139,8 @@ export async function mineRepository(request: MineRequest, options: MineOptions)
         if (stopped()) return;
         throw error;
       }
+      // A run cut short by the interruption proves nothing about the commit: judged again on resume.
+      if (stopped()) return;
       if (!verdict.kept) await rm(workDir, { recursive: true, force: true });
       await writeAtomic(join(state, 'results', `${candidate.sha}.json`), `${JSON.stringify({ key, verdict } satisfies StoredVerdict)}\n`);
       verdicts.set(candidate.sha, { verdict, resumed: false });
@@ -148,7 +153,7 @@ export async function mineRepository(request: MineRequest, options: MineOptions)
   const entries = rankAndDedupe(candidates, verdicts);
   const kept = entries.filter((e) => e.status === 'kept');
   const complete = verdicts.size === candidates.length;
-  const tasksFile = kept.length > 0 ? await writeTaskSet(dest, state, candidates, kept, verdicts) : undefined;
+  const tasksFile = kept.length > 0 ? await writeTaskSet(dest, state, candidates, kept, verdicts, request.writer) : undefined;
   if (tasksFile === undefined) await rm(join(dest, MINE_TASKS_FILE), { force: true });
   const summary: MineSummary = {
     schemaVersion: MINE_SCHEMA_VERSION,
@@ -161,6 +166,7 @@ export async function mineRepository(request: MineRequest, options: MineOptions)
       ...(request.paths?.length ? { paths: request.paths } : {}),
       runs: request.runs,
       ...(request.testCommand !== undefined ? { testCommand: request.testCommand } : {}),
+      ...(request.writer !== undefined ? { writer: request.writer.spec } : {}),
     },
     complete,
     kept: kept.length,
@@ -246,6 +252,7 @@ async function writeTaskSet(
   candidates: readonly Candidate[],
   kept: readonly MineEntry[],
   verdicts: ReadonlyMap<string, { verdict: CandidateVerdict }>,
+  writer: MineRequest['writer'],
 ): Promise<string> {
   // Rewritten whole from the verdicts: what an earlier run kept and this one did not goes.
   for (const sub of ['repos', 'oracle']) await rm(join(dest, sub), { recursive: true, force: true });
@@ -262,7 +269,7 @@ async function writeTaskSet(
     const yaml: TaskYaml = {
       id: task.id,
       repo: { path: `repos/${task.id}` },
-      instruction: task.instruction,
+      instruction: writer !== undefined && task.instructionSource !== undefined ? writer.write(task.instructionSource) : task.instruction,
       ...(task.setup.length > 0 ? { setup: task.setup } : {}),
       tests: {
         command: task.command,
@@ -280,7 +287,9 @@ async function writeTaskSet(
   const header = [
     '# Tasks mined by `crucible mine` from the history of this repository (docs/mining.md).',
     "# Each starts from the parent of its commit with the commit's tests; its oracle is the rest of the commit.",
-    '# Instructions are drafted from the commit message and the failing tests: read them before running agents.',
+    writer !== undefined
+      ? `# Instructions are written by --writer ${writer.spec} from the commit message and the failing tests: read them before running agents.`
+      : '# Instructions are drafted from the commit message and the failing tests: read them before running agents.',
     '# mine.json says why every other commit walked was dropped. Rewritten whole by each run of crucible mine.',
   ];
   const file = join(dest, MINE_TASKS_FILE);

@@ -1,6 +1,6 @@
 /**
- * Runs the attacks of one red-team suite (Attack.suite) on bundled example tasks, in the real bwrap
- * sandbox, through runAttempt after a shared preflight, as `crucible run` does; attacks.test.ts runs
+ * Runs the attacks of one red-team suite (Attack.suite) on bundled example tasks, in a real
+ * sandbox (bwrap unless told), through runAttempt after a shared preflight, as `crucible run` does; attacks.test.ts runs
  * the others the same way.
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { preflightTasks } from '../../../src/engine/preflight.js';
 import { removeSharedTrees } from '../../../src/engine/shared-baseline.js';
 import { describeExpectation, meetsAttackExpectation } from '../../../src/domain/grading/validity.js';
 import type { AttemptResult, Task } from '../../../src/core/types/index.js';
+import type { SandboxKind } from '../../../src/infra/sandbox/index.js';
 
 export interface SuiteAttempt {
   attack: Attack;
@@ -27,6 +28,8 @@ export interface SuiteOptions {
   taskFile?: string;
   /** Attacks of other suites (or none) to run beside this suite's, by name: honest controls, attacks reused on other tasks. */
   alsoRun?: string[];
+  /** Where the attempts and their preflight run (default bwrap). */
+  sandbox?: SandboxKind;
 }
 
 /** Every attack of `suite` on each of `taskIds` it applies to; `adjust` changes a task first (e.g. held-out required). */
@@ -37,6 +40,7 @@ export async function runSuite(
   options: SuiteOptions = {},
 ): Promise<SuiteAttempt[]> {
   const root = mkdtempSync(join(tmpdir(), `crucible-redteam-${suite}-`));
+  const sandbox = options.sandbox ?? 'bwrap';
   try {
     const taskSetDir = join(root, 'taskset');
     const taskFile = options.taskFile ?? 'tasks.yaml';
@@ -58,7 +62,7 @@ export async function runSuite(
     const preflightDir = join(runDir, 'preflight');
     const checked = await preflightTasks(
       [...new Set(plan.map((p) => p.taskId))].map((id) => tasks.get(id) as Task),
-      { stateDir, dir: preflightDir, sandbox: 'bwrap', oracle: true, concurrency: 2, shareTree: true },
+      { stateDir, dir: preflightDir, sandbox, oracle: true, concurrency: 2, shareTree: true },
     );
     const defective = checked.filter((c) => c.defects.length > 0 || c.baseline === undefined);
     if (defective.length > 0) throw new Error(`preflight: ${JSON.stringify(defective.map((c) => ({ task: c.taskId, defects: c.defects })))}`);
@@ -73,7 +77,7 @@ export async function runSuite(
         const result = await runAttempt(attemptPlan, tasks.get(taskId) as Task, resolveRunAgent(attack.name), {
           runDir,
           stateDir,
-          sandbox: 'bwrap',
+          sandbox,
           taskBaselines,
         });
         attempts.push({ attack, taskId, task: tasks.get(taskId) as Task, result });
