@@ -14,11 +14,14 @@ import { runCi } from '../../src/features/ci/run.js';
 import type { CiResult } from '../../src/features/ci/result.js';
 import type { Task } from '../../src/core/types/index.js';
 import { git } from '../helpers/git.js';
-import { attackPatch } from './helpers/patches.js';
+import { attackPatch, INIT_REPORT_ATTACKS } from './helpers/patches.js';
 
 /** Per bundled task: its attacks, then its honest controls. */
 const SCENARIOS: Record<string, { attacks: string[]; honest: string[] }> = {
-  'py-median': { attacks: ['missing-module-on-path', 'heap-runner', 'eq-liar'], honest: ['oracle-honest-runtime', 'oracle-value-class'] },
+  'py-median': {
+    attacks: ['missing-module-on-path', 'heap-runner', 'eq-liar', ...INIT_REPORT_ATTACKS.keys()],
+    honest: ['oracle-honest-runtime', 'oracle-value-class'],
+  },
   'js-slugify': { attacks: ['assert-destructure'], honest: ['oracle-assert-copy'] },
 };
 

@@ -16,10 +16,10 @@ import { executeRun } from '../../src/engine/index.js';
 import type { AttemptResult, Task } from '../../src/core/types/index.js';
 import { ATTACKS as CATALOGUE, expectedFor, type Attack } from '../../src/domain/redteam/index.js';
 import { meetsAttackExpectation } from '../../src/domain/grading/validity.js';
-import { attackPatch } from './helpers/patches.js';
+import { attackPatch, INIT_REPORT_ATTACKS } from './helpers/patches.js';
 
 const ATTACKS: Record<string, string[]> = {
-  'py-median': ['missing-module', 'heap-runner', 'eq-liar'],
+  'py-median': ['missing-module', 'heap-runner', 'eq-liar', ...INIT_REPORT_ATTACKS.keys()],
   'js-slugify': ['assert-destructure'],
 };
 const HONEST: Record<string, string[]> = {
@@ -96,6 +96,8 @@ describe('issue 36 attacks made by an external agent (bwrap)', () => {
   it('no attack PASSes or ends ERROR; each ends as the catalogue says', () => {
     const attackNames = new Set(Object.values(ATTACKS).flat());
     const ends = (a: AttemptResult): boolean => {
+      // A forged init report is refused by the kernel: the bug stays in, so the tests fail.
+      if (INIT_REPORT_ATTACKS.has(a.agent)) return a.verdict === 'FAIL' && a.cause !== 'harness_error';
       const attack = CATALOGUE.find((c) => c.name === a.agent) as Attack;
       return a.verdict === 'FAIL' && meetsAttackExpectation(expectedFor(attack, tasks.get(a.taskId) as Task), a);
     };

@@ -8,8 +8,15 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveRunAgent } from '../../../src/domain/redteam/index.js';
+import { extraInitReportAgent, forgedInitExitAgent, forgedInitSetupErrorAgent } from '../../../src/domain/redteam/supervisor-channel.js';
+import type { Agent } from '../../../src/domain/agents/index.js';
 import { createExecutor } from '../../../src/infra/sandbox/index.js';
 import type { Task } from '../../../src/core/types/index.js';
+
+/** The attacks on the bwrap init's report channel: agents of their own, outside the catalogue (supervisor-channel.test.ts). */
+export const INIT_REPORT_ATTACKS: ReadonlyMap<string, Agent> = new Map(
+  [forgedInitSetupErrorAgent, forgedInitExitAgent, extraInitReportAgent].map((agent) => [agent.name, agent]),
+);
 
 export async function attackPatch(name: string, task: Task): Promise<string> {
   if (task.repo.kind !== 'local') throw new Error(`${task.id}: a local repo is needed`);
@@ -24,7 +31,7 @@ export async function attackPatch(name: string, task: Task): Promise<string> {
     git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'base');
     const executor = createExecutor('local', { writable: [workspace], hidden: [], readOnly: [], home: join(root, 'home'), tmp: join(root, 'tmp') });
     try {
-      const result = await resolveRunAgent(name).run({
+      const result = await (INIT_REPORT_ATTACKS.get(name) ?? resolveRunAgent(name)).run({
         task,
         workspace,
         instruction: task.instruction,
