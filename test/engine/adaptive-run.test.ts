@@ -51,7 +51,8 @@ describe('executeRun --adaptive', () => {
     expect(first.summary.ended).toBe('interrupted');
     expect(first.summary.adaptive?.stopped).toBe('interrupted');
     expect(first.summary.executed).toBe(5);
-    expect((await readPlanFile(first.runDir, first.summary.runId)).adaptive).toEqual(separate(60));
+    // The look batch (here the run's one slot) is kept with the design, so a resume looks at the same points.
+    expect((await readPlanFile(first.runDir, first.summary.runId)).adaptive).toEqual({ ...separate(60), batch: 1 });
 
     // One attempt at a time both times, so the looks fall where they would have without the interrupt.
     const resumed = await executeRun(options(dir, undefined, { concurrency: 1, resume: { runId: first.summary.runId } }));
