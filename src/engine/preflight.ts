@@ -25,18 +25,11 @@ import {
 } from '../domain/tasks/index.js';
 import type { Task, TaskDefect, TestRunEvidence } from '../core/types/index.js';
 import { git, GitError, removeTree } from '../infra/workspace/index.js';
-import {
-  ATTEMPT_SCRATCH_DIRS,
-  attemptPaths,
-  besideWorkspace,
-  prepareWorkspace,
-  SetupCommandError,
-  type AttemptEnv,
-  type PreparedNotice,
-  type TaskBaselineRuns,
-} from './attempt.js';
+import type { AttemptEnv, TaskBaselineRuns } from './attempt-env.js';
+import { ATTEMPT_SCRATCH_DIRS } from './attempt-record.js';
+import { benchPaths, SetupCommandError, type PreparedNotice } from './bench.js';
+import { openTaskBench } from './task-bench.js';
 import { SHARED_TREE_DIRS, type SharedTaskTree } from './shared-baseline.js';
-import { runBaselineHeldOut, runBaselineTests, type AttemptPaths } from './attempt-verify.js';
 import { ATTEMPT_JUNIT_FILES } from '../domain/run-dir/index.js';
 import { sha256 } from './plan.js';
 import { schedule } from './scheduler.js';
@@ -111,10 +104,9 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
       return { taskId: task.id, defects: [], unchecked: messageOf(error) };
     }
   }
-  const own = attemptPaths(join(options.dir, slug(task.id)));
   // No agent works in the preflight's tree: its baseline run copies it from where it waits beside
   // the workspace path, instead of from a pristine copy of its own (one full copy fewer per task).
-  const paths: AttemptPaths = { ...own, pristine: own.agentWorkspace, pristineShared: true };
+  const paths = benchPaths(join(options.dir, slug(task.id)), { agent: false });
   let preparedKey: string | undefined;
   let shared = false;
   const env = {
@@ -130,21 +122,19 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
     },
   };
   try {
-    const prepared = await prepareWorkspace(task, paths, env);
-    const testEnv = { ...env, runDir: options.dir };
+    const bench = await openTaskBench(task, paths, env);
     const reportFile = relative(process.cwd(), join(paths.attemptDir, ATTEMPT_JUNIT_FILES.baseline)) || ATTEMPT_JUNIT_FILES.baseline;
-    const { run, heldOut, defects } = await besideWorkspace(paths, async () => {
-      const run = await runBaselineTests(task, paths, prepared.baseline, testEnv);
+    let defects: TaskDefect[] = [];
+    const { run, heldOut } = await bench.baselineRuns(async (run) => {
       const reported = run.cases?.map((c) => c.id) ?? [];
       // Only a JUnit report is kept as a file to look the ids up in.
       const junitFile = (task.tests.format ?? 'junit') === 'junit' ? reportFile : undefined;
-      let defects = baselineDefects(task, where, run.evidence, reported, junitFile);
+      defects = baselineDefects(task, where, run.evidence, reported, junitFile);
       if (run.evidence.invalidReason === undefined && task.oracle !== undefined && failToPassMissing(task, run.evidence).length > 0) {
         const oracleReported = await oracleRunIds(task, where, options);
         if (oracleReported !== undefined) defects = baselineDefects(task, where, run.evidence, reported, junitFile, oracleReported);
       }
-      const usable = defects.length === 0 && run.evidence.invalidReason === undefined;
-      return { run, heldOut: usable ? await runBaselineHeldOut(task, paths, prepared.baseline, testEnv) : undefined, defects };
+      return defects.length === 0 && run.evidence.invalidReason === undefined;
     });
     // Stopped while the baseline ran: what the killed command left says nothing about the task.
     if (options.signal?.aborted === true) return { taskId: task.id, defects: [], unchecked: 'interrupted' };
@@ -158,7 +148,7 @@ async function preflightTask(task: Task, options: PreflightOptions): Promise<Tas
     // prepared cache, nor is one run with the cache off: each attempt runs such a setup itself.
     shared = options.shareTree === true && (task.setup.length === 0 || preparedKey !== undefined);
     const tree: SharedTaskTree | undefined = shared
-      ? { dir: paths.workspace, baseline: prepared.baseline, ignored: prepared.ignored, ...(preparedKey !== undefined ? { preparedKey } : {}) }
+      ? { dir: paths.workspace, baseline: bench.baseline, ignored: bench.ignored, ...(preparedKey !== undefined ? { preparedKey } : {}) }
       : undefined;
     return { taskId: task.id, defects, baseline: { run, ...(heldOut ? { heldOut } : {}), ...(tree ? { tree } : {}) } };
   } catch (error) {

@@ -15,13 +15,11 @@
  * relocatable, see prepared-cache.ts) or whose setup ran with the prepared cache off; its
  * attempts prepare themselves as before.
  */
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { IgnoredManifest } from '../domain/evidence/index.js';
-import type { Task } from '../core/types/index.js';
-import { copyTree, forkBaseline, removeTree, type Baseline } from '../infra/workspace/index.js';
-import type { AttemptEnv, Prepared } from './attempt.js';
-import type { AttemptPaths } from './attempt-verify.js';
+import { removeTree, type Baseline } from '../infra/workspace/index.js';
+import type { BenchPaths } from './bench-paths.js';
 
 export interface SharedTaskTree {
   /** The post-setup tree as the baseline committed it, with the workspace's `.git`: copied from, never used in place. */
@@ -40,21 +38,8 @@ export const SHARED_TREE_DIRS = ['workspace', 'baseline.git'];
  * test runs copy from (never move or write), so the attempt makes one copy fewer than one that
  * prepares itself.
  */
-export function sharedTreePaths(own: AttemptPaths, shared: SharedTaskTree): AttemptPaths {
+export function sharedTreePaths(own: BenchPaths, shared: SharedTaskTree): BenchPaths {
   return { ...own, pristine: shared.dir, pristineShared: true };
-}
-
-/** An attempt's workspace, a fresh copy of the task's shared tree, over the shared baseline; `paths` from sharedTreePaths. */
-export async function prepareFromShared(task: Task, shared: SharedTaskTree, paths: AttemptPaths, env: Pick<AttemptEnv, 'onPrepared'>): Promise<Prepared> {
-  const started = performance.now();
-  // An attempt directory left by an interrupted run is not evidence of anything: start clean.
-  await removeTree(paths.attemptDir);
-  await Promise.all(['home', 'tmp'].map((d) => mkdir(join(paths.attemptDir, d), { recursive: true })));
-  await copyTree(shared.dir, paths.workspace);
-  const copyMs = Math.round(performance.now() - started);
-  const baseline = await forkBaseline(shared.baseline, join(paths.attemptDir, 'store.git'));
-  if (shared.preparedKey !== undefined) env.onPrepared?.({ taskId: task.id, key: shared.preparedKey, reused: true });
-  return { baseline, ignored: shared.ignored, timings: { copyMs, baselineCommitMs: Math.round(performance.now() - started) - copyMs } };
 }
 
 /** Removes every task's shared tree under the run's preflight directory, once no attempt needs them. */

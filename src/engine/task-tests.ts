@@ -2,7 +2,7 @@
  * `crucible tests`: one task's test command run once, the way an attempt runs it, to show a task
  * author every test id with its outcome, in the exact form `fail_to_pass` / `pass_to_pass` match.
  *
- * The same code as an attempt: `prepareWorkspace` (repo, setup, baseline commit), then the tests
+ * The same code as an attempt: the task's bench (repo, setup, baseline commit), then the tests
  * in a fresh copy of the post-setup tree (src/domain/evaluation's one test run), in the sandbox, without
  * network — at the baseline, or on the oracle's change captured and guarded as verification guards
  * an agent's (`guardChange`: setup outputs dropped, test files taken from the baseline). Everything happens in a scratch directory under the state directory,
@@ -16,15 +16,16 @@ import type { SandboxKind } from '../infra/sandbox/index.js';
 import { formatDefect, oracleDefect, taskWhere, type TaskWhere } from '../domain/tasks/index.js';
 import type { Task, TestCaseResult, TestRunEvidence } from '../core/types/index.js';
 import { git, GitError, removeTree } from '../infra/workspace/index.js';
-import { attemptPaths, besideWorkspace, prepareWorkspace, type AttemptEnv } from './attempt.js';
+import { attemptPaths } from './attempt-env.js';
 import { createExecutor, type ExecutorFactory } from '../infra/sandbox/index.js';
-import type { Baseline } from '../infra/workspace/index.js';
+import type { Bench } from './bench.js';
+import { openTaskBench, type TaskBenchEnv } from './task-bench.js';
 import { sandboxLayout } from './sandbox-layout.js';
 import { checkEnvironmentSandbox, resolveRunEnvironments } from './environments.js';
 import { checkRepoPlacement } from './repo-placement.js';
 import { execLimits, guardChange } from '../domain/evaluation/index.js';
 import { ORACLE_SCRIPT_ENV, oracleScriptArgv } from '../domain/agents/index.js';
-import { runBaselineTests, runTaskTestsOnTree, type AttemptPaths, type TestRun } from './attempt-verify.js';
+import { ATTEMPT_JUNIT_FILES } from '../domain/run-dir/index.js';
 
 export type TestSide = 'baseline' | 'oracle';
 
@@ -84,7 +85,6 @@ export async function runTaskTests(task: Task, options: TaskTestsOptions): Promi
   await mkdir(scratchRoot, { recursive: true });
   const paths = attemptPaths(await mkdtemp(join(scratchRoot, 'run-')));
   const env = {
-    runDir: paths.attemptDir,
     stateDir,
     sandbox: options.sandbox,
     ...(options.executorFactory ? { executorFactory: options.executorFactory } : {}),
@@ -95,23 +95,21 @@ export async function runTaskTests(task: Task, options: TaskTestsOptions): Promi
   try {
     const setup = task.setup.length > 0 ? `, ${task.setup.length} setup command${task.setup.length === 1 ? '' : 's'}` : '';
     say(`preparing ${task.id}: copying the repo${setup}, committing the baseline`);
-    const prepared = await prepareWorkspace(task, paths, env).catch((error: unknown) => {
+    const bench = await openTaskBench(task, paths, env).catch((error: unknown) => {
       if (options.signal?.aborted) throw error;
       throw new InputError(`${where.file}: ${where.prefix}: task ${task.id} could not be prepared: ${messageOf(error)}`);
     });
     const sides: TaskTestSide[] = [];
     // The baseline first: the oracle's patch is applied to the prepared workspace itself.
     for (const at of (['baseline', 'oracle'] as const).filter((side) => options.sides.includes(side))) {
-      let run: TestRun;
-      if (at === 'baseline') {
-        say(`running the tests at the baseline: ${task.tests.command}`);
-        run = await besideWorkspace(paths, () => runBaselineTests(task, paths, prepared.baseline, env));
-      } else {
+      let tree = bench.baseline.tree;
+      if (at === 'baseline') say(`running the tests at the baseline: ${task.tests.command}`);
+      else {
         say(task.oracle?.script !== undefined ? 'running the oracle script' : 'applying the oracle patch');
-        const tree = await oracleTree(task, paths, prepared.baseline, where, env);
+        tree = await oracleTree(task, bench, where, env);
         say(`running the tests with the oracle applied: ${task.tests.command}`);
-        run = await besideWorkspace(paths, () => runTaskTestsOnTree(task, paths, prepared.baseline, env, tree));
       }
+      const run = await bench.runTests(tree, at === 'baseline' ? ATTEMPT_JUNIT_FILES.baseline : ATTEMPT_JUNIT_FILES.tests);
       sides.push({ at, evidence: run.evidence, tests: listTests(run.cases ?? []), messages: failureMessages(run.cases ?? []) });
     }
     return sides;
@@ -127,16 +125,11 @@ export async function runTaskTests(task: Task, options: TaskTestsOptions): Promi
  * The oracle's change as verification would grade it: applied to the post-setup workspace,
  * captured as a tree, and its protected paths (tests, runner configuration) taken from the baseline.
  */
-async function oracleTree(
-  task: Task,
-  paths: AttemptPaths,
-  baseline: Awaited<ReturnType<typeof prepareWorkspace>>['baseline'],
-  where: TaskWhere,
-  env: AttemptEnv,
-): Promise<string> {
-  const workspace = paths.workspace;
+async function oracleTree(task: Task, bench: Bench, where: TaskWhere, env: TaskBenchEnv): Promise<string> {
+  const { baseline } = bench;
+  const workspace = bench.paths.workspace;
   if (task.oracle?.script !== undefined) {
-    const why = await runOracleScript(task, paths, baseline, env, task.oracle.script);
+    const why = await runOracleScript(task, bench, env, task.oracle.script);
     if (why !== undefined) throw new InputError(formatDefect(oracleDefect(where, why, 'script')));
   } else {
     try {
@@ -157,7 +150,7 @@ async function oracleTree(
  * The oracle script in the sandbox the run would use, in the prepared workspace, as the oracle
  * agent runs it (by its `#!` line, the agent's timeout, no network). Undefined when it exited 0, else why not.
  */
-async function runOracleScript(task: Task, paths: AttemptPaths, baseline: Baseline, env: AttemptEnv, script: string): Promise<string | undefined> {
+async function runOracleScript(task: Task, { paths, baseline }: Bench, env: TaskBenchEnv, script: string): Promise<string | undefined> {
   const home = join(paths.attemptDir, 'home');
   const tmp = join(paths.attemptDir, 'tmp');
   for (const dir of [home, tmp]) await mkdir(dir, { recursive: true });
