@@ -13,7 +13,7 @@ import type { SandboxDirs } from './helpers.js';
 
 /**
  * One contract, every executor. Guarantees all executors give are asserted for each; what only a
- * real sandbox gives is asserted where `isolation` claims it, and where it does not, the test
+ * real sandbox gives is asserted where `capabilities` claims it, and where it does not, the test
  * checks the claim is honest (the property really is missing).
  */
 const KINDS: SandboxKind[] = ['local', 'bwrap', 'docker'];
@@ -179,14 +179,14 @@ describe.each(KINDS)('%s executor', (kind) => {
 
   it('states the isolation it provides', () => {
     const claim = kind === 'local';
-    expect(executor.isolation).toMatchObject({ network: !claim, filesystem: !claim, hiding: !claim });
-    expect(executor.isolation.limits).toBeInstanceOf(Array);
+    expect(executor.capabilities).toMatchObject({ network: !claim, filesystem: !claim, hiding: !claim });
+    expect(executor.capabilities.limits).toBeInstanceOf(Array);
   });
 
   it("with network 'none' reaches nothing, not the host's loopback nor the gateway's socket", async () => {
     const result = await node(probeNetwork(hostPort, undefined, layout.gateway?.socketPath));
     const probe = JSON.parse(result.stdout) as NetworkProbe;
-    if (executor.isolation.network) {
+    if (executor.capabilities.network) {
       expect(probe.host).toMatch(/^error/);
       expect(probe.gatewaySocket).toMatch(/^error/);
       expect(probe.interfaces).toEqual(['lo']);
@@ -199,7 +199,7 @@ describe.each(KINDS)('%s executor', (kind) => {
   it("with network 'gateway' reaches the gateway at 127.0.0.1:<port> and nothing else", async () => {
     const result = await node(probeNetwork(hostPort, GATEWAY_PORT), { network: 'gateway' });
     const probe = JSON.parse(result.stdout) as NetworkProbe;
-    if (executor.isolation.network) {
+    if (executor.capabilities.network) {
       expect(probe.gateway).toBe('gateway saw GET /v1/models');
       expect(probe.host).toMatch(/^error/);
       expect(probe.interfaces).toEqual(['lo']);
@@ -222,7 +222,7 @@ describe.each(KINDS)('%s executor', (kind) => {
       .join('\n');
     const outcome = parseLines((await sh(`${script}\necho "readme=$(cat '${join(dirs.repo, 'README')}')"`)).stdout);
     expect(outcome).toMatchObject({ workspace: 'ok', home: 'ok', privateTmp: 'ok', readme: 'the repo' });
-    if (executor.isolation.filesystem) {
+    if (executor.capabilities.filesystem) {
       expect(outcome).toMatchObject({ repo: 'denied', outside: 'denied' });
       expect(existsSync(targets.repo)).toBe(false);
       expect(existsSync(targets.outside)).toBe(false);
@@ -236,7 +236,7 @@ describe.each(KINDS)('%s executor', (kind) => {
     await writeFile(hostFile, 'host tmp');
     try {
       const result = await sh(`cat '${hostFile}'`);
-      if (executor.isolation.filesystem) expect(result.exitCode).not.toBe(0);
+      if (executor.capabilities.filesystem) expect(result.exitCode).not.toBe(0);
       else expect(result.stdout).toBe('host tmp');
     } finally {
       await rm(hostFile, { force: true });
@@ -252,7 +252,7 @@ describe.each(KINDS)('%s executor', (kind) => {
       `if echo x > '${join(dirs.taskSet, 'planted')}' 2>/dev/null; then echo hiddenWrite=ok; else echo hiddenWrite=denied; fi`,
     ].join('\n');
     const outcome = parseLines((await sh(script)).stdout);
-    if (executor.isolation.hiding) {
+    if (executor.capabilities.hiding) {
       expect(outcome).toEqual({
         listing: 'baseline',
         secret: '',

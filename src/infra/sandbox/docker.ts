@@ -10,7 +10,8 @@ import { planBinds } from './docker-mounts.js';
 import { helperRuntime, helperScript, KEEPALIVE_PATH, SUPERVISOR_PATH } from './docker-runtime.js';
 import { buildChildEnv } from './env.js';
 import { SandboxSetupError } from './errors.js';
-import type { ExecRequest, ExecResult, Executor, Isolation, NetworkMode, SandboxLayout } from './executor.js';
+import type { ExecRequest, ExecResult, Executor, NetworkMode, SandboxLayout } from './executor.js';
+import { executorCapabilities } from './kinds.js';
 import type { ExecutorOptions } from './executor-options.js';
 import { assertRunnable } from './request-checks.js';
 import { rlimitExceeded } from './rlimits.js';
@@ -40,7 +41,7 @@ export function createDockerExecutor(layout: SandboxLayout, options: DockerExecu
     engine ??= import('../docker/index.js').then((docker) => ({ docker, client: options.client ?? docker.dockerClient() }));
     return engine;
   };
-  const isolation: Isolation = Object.freeze({ network: true, filesystem: true, hiding: true, limits: DOCKER_LIMITS });
+  const capabilities = executorCapabilities('docker', { limits: DOCKER_LIMITS });
   const user = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
   const containers = new Map<ContainerKey, Promise<PhaseContainer>>();
   let filesDir: Promise<string> | undefined;
@@ -128,7 +129,7 @@ export function createDockerExecutor(layout: SandboxLayout, options: DockerExecu
 
   return {
     kind: 'docker',
-    isolation,
+    capabilities,
     containerImageId: () => imageId,
     async close(): Promise<void> {
       closed = true;
