@@ -1,20 +1,14 @@
-import { resolve } from 'node:path';
 import pc from 'picocolors';
 import { referenceAgentNames } from '../domain/agents/index.js';
 import { resolveSandbox } from '../infra/sandbox/index.js';
 import type { SandboxKind } from '../infra/sandbox/index.js';
 import type { CliIo } from './io.js';
 
-/** Where a run remembers that bwrap works here (src/infra/sandbox/probe-cache.ts). */
-export function sandboxProbeFile(stateDir: string): string {
-  return resolve(stateDir, 'cache', 'sandbox-probe.json');
-}
-
 /**
- * The sandbox for a command's agents. The one fallback rule: when bubblewrap is missing, agents
- * whose every step Crucible wrote (the reference agents: nop, oracle, the misbehaving examples)
- * fall back to the local executor with a warning; a model agent needs the real sandbox, and so
- * does an adversarial validation (`purpose: 'attack'`), which exists to test that sandbox.
+ * The sandbox for a command's agents, by resolveSandbox (the one rule). What only the CLI knows is
+ * who the agents are: the reference agents (nop, oracle, the misbehaving examples) run nothing but
+ * Crucible's own steps, so they may fall back; a model agent needs the real sandbox, and so does an
+ * adversarial validation (`purpose: 'attack'`), which exists to test that sandbox.
  */
 export async function chooseSandbox(
   io: Pick<CliIo, 'stderr'>,
@@ -39,7 +33,7 @@ export function startSandboxChoice(
   stateDir?: string,
 ): () => Promise<SandboxKind> {
   const trusted = purpose === 'grade' && agents.every((a) => referenceAgentNames().includes(a));
-  const check = resolveRunSandbox(requested, trusted, stateDir);
+  const check = resolveSandbox(requested, { allowFallback: trusted, ...(stateDir ? { stateDir } : {}) });
   // Keeps an input error thrown before the await from leaving this promise unobserved; the await still throws.
   check.catch(() => undefined);
   return async () => {
@@ -47,13 +41,4 @@ export function startSandboxChoice(
     if (sandbox.warning) io.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
     return sandbox.kind;
   };
-}
-
-/** resolveSandbox (the one rule), with the state directory's cache of bwrap's probe. */
-export async function resolveRunSandbox(
-  requested: SandboxKind | undefined,
-  allowFallback: boolean,
-  stateDir?: string,
-): Promise<{ kind: SandboxKind; warning?: string }> {
-  return resolveSandbox(requested, { allowFallback, ...(stateDir ? { cacheFile: sandboxProbeFile(stateDir) } : {}) });
 }

@@ -52,7 +52,7 @@ export async function runAgent(agent: Agent, task: Task, bench: Bench, env: Atte
   const guarded: AgentRun['guarded'] = {};
   const sandboxed = (env.executorFactory ?? createExecutor)(env.sandbox, layout);
   const executor = recordingExecutor(guard ? guard.executor(sandboxed) : sandboxed, join(attemptDir, 'commands.jsonl'), controller.signal);
-  const enforcesFs = executor.isolation.filesystem;
+  const enforcesFs = executor.capabilities.filesystem;
   // Without a sandbox that stops them, outside writes can only be looked for afterwards.
   const fsGuard = await startFsGuard({
     attemptDir,

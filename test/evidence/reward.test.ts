@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRewardJson, parseRewardText, readReward } from '../../src/domain/evidence/index.js';
-import type { Executor } from '../../src/infra/sandbox/index.js';
+import { sandboxTraits, type Executor } from '../../src/infra/sandbox/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -60,7 +60,7 @@ describe('runRewardVerifier and the supervisor channel', () => {
     mkdirSync(results, { recursive: true });
     const executor: Executor = {
       kind: 'local',
-      isolation: { network: false, filesystem: false, hiding: false },
+      capabilities: { ...sandboxTraits('local'), limits: [] },
       exec: () =>
         Promise.resolve({
           exitCode: 0,

@@ -6,6 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sandboxTraits } from '../../src/infra/sandbox/index.js';
 import type { ExecRequest, ExecResult, Executor, ExecutorFactory, SandboxKind, SandboxLayout } from '../../src/infra/sandbox/index.js';
 
 export interface RecordedExec {
@@ -39,7 +40,7 @@ export function fakeExecutors(handlers: Record<string, FakeHandler> = {}): FakeE
       let closed = false;
       return {
         kind,
-        isolation: { network: true, filesystem: true, hiding: true },
+        capabilities: { ...sandboxTraits(kind), network: true, filesystem: true, hiding: true, limits: [] },
         exec: async (request) => {
           // The Node sentinel's wrapper (evidence/node-sentinel.ts) passes the command as its fifth argument.
           const wrapped = request.argv[3] === 'crucible-sentinel';

@@ -64,6 +64,11 @@ describe('detectBwrap and resolveSandbox', () => {
     expect(resolved.warning).toContain('so the tests run UNSANDBOXED');
   });
 
+  it('never swaps a sandbox named by --sandbox for another, even for commands that may fall back', async () => {
+    const failure = resolveSandbox('bwrap', { allowFallback: true, searchPath: emptyDir });
+    await expect(failure).rejects.toBeInstanceOf(SandboxUnavailableError);
+  });
+
   it('refuses with a one-line error naming the fix and --sandbox local when fallback is not allowed', async () => {
     for (const requested of [undefined, 'bwrap'] as const) {
       const failure = resolveSandbox(requested, { allowFallback: false, searchPath: emptyDir });

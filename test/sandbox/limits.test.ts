@@ -52,7 +52,7 @@ describe.each(KINDS)('%s executor limits', (kind) => {
   };
 
   it.runIf(asRoot)('as root on a host with cgroups, enforces every limit and says so', () => {
-    expect(executorWith({}).isolation.limits).toEqual(['pids', 'memory', 'cpu_time', 'file_size']);
+    expect(executorWith({}).capabilities.limits).toEqual(['pids', 'memory', 'cpu_time', 'file_size']);
   });
 
   it('runs a command within its limits untouched', async () => {
@@ -147,7 +147,7 @@ describe.each(KINDS)('%s executor limits', (kind) => {
   describe('without cgroups', () => {
     it('still runs commands, and advertises only what rlimits enforce exactly', async () => {
       const executor = executorWith({ pids: 64, memoryBytes: 256 * MIB }, false);
-      expect(executor.isolation.limits).toEqual(['file_size']);
+      expect(executor.capabilities.limits).toEqual(['file_size']);
       expect(await sh({ pids: 64, memoryBytes: 256 * MIB }, 'echo ok', false)).toMatchObject({ exitCode: 0, stdout: 'ok\n' });
     });
 

@@ -1,10 +1,9 @@
 import { defaultConcurrency } from '../../engine/index.js';
 import { gradeRunOptions } from '../../features/grade/index.js';
 import { loadRunInput } from '../../features/suite/index.js';
-import type { SandboxKind } from '../../infra/sandbox/index.js';
+import { resolveSandbox, type SandboxKind } from '../../infra/sandbox/index.js';
 import { wholeNumber, writableStateDir } from '../args.js';
 import pc from 'picocolors';
-import { resolveRunSandbox } from '../sandbox-choice.js';
 import { reporterOptions, type ReporterCliOptions } from '../report-options.js';
 import { runAndReport, runOutcomeExit } from '../run-report.js';
 import { exitWith } from '../exit.js';
@@ -40,7 +39,7 @@ export async function gradeCommand(tasksetPath: string, opts: GradeCommandOption
   });
   // The patches are untrusted code: they get the sandbox a model agent gets, never the local fallback
   // (whatever the model is called: one named `oracle` is still somebody else's patch).
-  const chosen = await resolveRunSandbox(opts.sandbox, false);
+  const chosen = await resolveSandbox(opts.sandbox, { allowFallback: false });
   if (chosen.warning) io.stderr.write(`${pc.yellow('warning')} ${chosen.warning}\n`);
   const sandbox = chosen.kind;
   const options = { ...graded.options, settings: { ...graded.options.settings, sandbox } };

@@ -2,9 +2,8 @@ import { join, relative, resolve } from 'node:path';
 import pc from 'picocolors';
 import { instructionWriter, mineRepository, type MineEntry, type MineSummary } from '../../features/authoring/index.js';
 import { InputError } from '../../core/errors.js';
-import type { SandboxKind } from '../../infra/sandbox/index.js';
+import { resolveSandbox, sandboxTraits, type SandboxKind } from '../../infra/sandbox/index.js';
 import { writableStateDir } from '../args.js';
-import { resolveRunSandbox } from '../sandbox-choice.js';
 import { EXIT, exitWith } from '../exit.js';
 import { openSession } from '../../engine/index.js';
 import { nextSteps, shellPath } from '../next-steps.js';
@@ -39,13 +38,13 @@ export async function mineCommand(repo: string | undefined, opts: MineCommandOpt
   const jobs = wholeNumberOption('--jobs', opts.jobs, 1, 1, 64);
   const runs = wholeNumberOption('--runs', opts.runs, 3, 1, 20);
   // Every commit's code is untrusted: no fallback to running it unconfined.
-  if (opts.sandbox === 'local')
+  if (opts.sandbox !== undefined && !sandboxTraits(opts.sandbox).filesystem)
     throw new InputError(
-      '--sandbox local: crucible mine runs the code of every commit it walks, so only in a sandbox (fix: use --sandbox bwrap or --sandbox docker)',
+      `--sandbox ${opts.sandbox}: crucible mine runs the code of every commit it walks, so only in a sandbox (fix: use --sandbox bwrap or --sandbox docker)`,
     );
   // Read before any commit is judged: a template that cannot be used fails now, not after an hour.
   const writer = opts.writer !== undefined ? { spec: opts.writer, write: instructionWriter(opts.writer, io.cwd) } : undefined;
-  const sandbox = (await resolveRunSandbox(opts.sandbox, false, opts.out)).kind;
+  const sandbox = (await resolveSandbox(opts.sandbox, { allowFallback: false, stateDir: opts.out })).kind;
   const session = openSession(io.signals);
   let summary: MineSummary;
   try {

@@ -4,10 +4,9 @@ import { join, resolve } from 'node:path';
 import pc from 'picocolors';
 import { InputError } from '../../core/errors.js';
 import { shellWord } from '../../core/format/index.js';
-import { resolveSafestSandbox, type SafestSandbox } from '../../infra/sandbox/index.js';
+import { resolveSafestSandbox, sandboxTraits, type SafestSandbox } from '../../infra/sandbox/index.js';
 import { bundledExamplesDir, QUICKSTART_CASSETTES, QUICKSTART_EXAMPLES, QUICKSTART_MODEL } from '../bundled-examples.js';
 import { shownPath, type CliIo } from '../io.js';
-import { sandboxProbeFile } from '../sandbox-choice.js';
 import { runCommand } from './run.js';
 
 export interface QuickstartOptions {
@@ -25,10 +24,10 @@ export async function quickstartCommand(opts: QuickstartOptions, io: CliIo): Pro
   const dir = resolve(io.cwd, opts.dir);
   const shown = shownPath(io, dir);
   const copied = copyExamples(dir, shown);
-  const sandbox = await resolveSafestSandbox({ cacheFile: sandboxProbeFile(opts.out) });
+  const sandbox = await resolveSafestSandbox({ stateDir: opts.out });
   // Unsandboxed is acceptable only for the files Crucible ships: an edited copy (or one that was
   // there before, from anyone) may run anything, so it needs a sandbox.
-  const changed = sandbox.kind === 'local' ? changedFromShipped(dir) : undefined;
+  const changed = sandboxTraits(sandbox.kind).filesystem ? undefined : changedFromShipped(dir);
   if (changed !== undefined)
     throw new InputError(
       `${shown}/${changed}: differs from the examples Crucible ships, and no sandbox is available here to run changed files in (fix: remove ${shown} for a fresh copy, or install a sandbox: ${sandbox.unavailable?.fix ?? 'bubblewrap'})`,
@@ -111,8 +110,8 @@ function sandboxLine(sandbox: SafestSandbox): string {
   if (sandbox.unavailable === undefined) return `sandbox: bwrap; ${replayed}`;
   const why = sandbox.unavailable.reasons.join('; ');
   const recorded = `recorded as sandbox ${sandbox.kind} in each attempt.json`;
-  if (sandbox.kind === 'docker')
-    return `${pc.yellow('warning')} no bubblewrap sandbox (${why}): the quick start runs in Docker containers instead (${recorded}); ${replayed}; for bwrap: ${sandbox.unavailable.fix}`;
+  if (sandboxTraits(sandbox.kind).filesystem)
+    return `${pc.yellow('warning')} no bubblewrap sandbox (${why}): the quick start runs in the ${sandbox.kind} sandbox instead (${recorded}); ${replayed}; for bwrap: ${sandbox.unavailable.fix}`;
   return (
     `${pc.yellow('warning')} no sandbox available (${why}): the quick start runs UNSANDBOXED on this machine (${recorded}), ` +
     `acceptable only because it runs nothing but the shipped examples' tests and ${replayed}; to sandbox it: ${sandbox.unavailable.fix}`

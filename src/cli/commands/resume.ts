@@ -6,8 +6,7 @@ import { defaultConcurrency, findRunDir, readPlanFile, type AttemptSettings } fr
 import { withFlagNames } from '../option-flags.js';
 import type { ModelRunOptions } from '../../engine/index.js';
 import { InputError } from '../../core/errors.js';
-import { resolveRunSandbox } from '../sandbox-choice.js';
-import type { SandboxKind } from '../../infra/sandbox/index.js';
+import { resolveSandbox, type SandboxKind } from '../../infra/sandbox/index.js';
 import type { Task } from '../../core/types/index.js';
 import { wholeNumber } from '../args.js';
 import { QUEUE_CONCURRENCY, runAndReportOn } from '../queue-run.js';
@@ -57,7 +56,7 @@ export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOpti
   const kind = settings.sandbox as SandboxKind;
   // A grading run's agents are patches from elsewhere, whatever their names.
   const trusted = !plan.predictions && plan.agents.every((a) => referenceAgentNames().includes(a));
-  const sandbox = await resolveRunSandbox(kind, trusted, opts.out);
+  const sandbox = await resolveSandbox(kind, { allowFallback: trusted, stateDir: opts.out });
   if (sandbox.warning) io.stderr.write(`${pc.yellow('warning')} ${sandbox.warning}\n`);
 
   const outcome = await runAndReportOn(
@@ -76,7 +75,7 @@ export async function resumeCommand(runIdPrefix: string, opts: ResumeCommandOpti
       ...(plan.profiles ? { profiles: new Map(plan.profiles.map((p) => [p.name, p])) } : {}),
       trials: plan.trials,
       stateDir: opts.out,
-      // A sandbox that fell back is a different setting: the config check below then asks for --force.
+      // The sandbox the run recorded, named, so never swapped for another (resolveSandbox).
       settings: { ...settings, sandbox: sandbox.kind },
       concurrency,
       failFast: opts.failFast,

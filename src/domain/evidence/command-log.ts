@@ -54,7 +54,7 @@ export function recordingExecutor(
   };
   return {
     kind: inner.kind,
-    isolation: inner.isolation,
+    capabilities: inner.capabilities,
     close: () => inner.close(),
     ...(inner.containerImageId ? { containerImageId: () => inner.containerImageId?.() } : {}),
     events: () => events,

@@ -44,7 +44,7 @@ export interface CommandGuardHooks {
 export function guardExecutor(inner: Executor, hooks: CommandGuardHooks): Executor {
   return {
     kind: inner.kind,
-    isolation: inner.isolation,
+    capabilities: inner.capabilities,
     close: () => inner.close(),
     ...(inner.containerImageId ? { containerImageId: () => inner.containerImageId?.() } : {}),
     async exec(req: ExecRequest): Promise<ExecResult> {

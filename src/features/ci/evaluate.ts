@@ -14,7 +14,7 @@ import type { CheckInput } from '../../domain/checks/index.js';
 import { evaluateChange, runTestsOnTree, testsRun, type TestBench } from '../../domain/evaluation/index.js';
 import type { CommandEvent, FsGuardEvidence, TestGuardEvidence } from '../../domain/evidence/index.js';
 import { judge, verifiedOutcome, type Grade } from '../../domain/grading/index.js';
-import type { ExecutorFactory, SandboxKind } from '../../infra/sandbox/index.js';
+import { sandboxTraits, type ExecutorFactory, type SandboxKind } from '../../infra/sandbox/index.js';
 import type { CheckResult, DiffStats, TestRunEvidence } from '../../core/types/index.js';
 import { commitBaseline, removeTree } from '../../infra/workspace/index.js';
 import type { Checkout } from './checkout.js';
@@ -117,7 +117,7 @@ async function evaluateIn(dir: string, input: CiInput): Promise<CiEvaluation> {
     files: { patch: CI_REPORT_FILES.patch, tests: CI_REPORT_FILES.junit },
     commands: input.commands,
     writeRoots: { workspace: checkout.root, protected: [resolve(input.stateDir), checkout.gitDir] },
-    sandboxEnforcesFs: input.sandbox === 'bwrap',
+    sandboxEnforcesFs: sandboxTraits(input.sandbox).filesystem,
     ...(input.outsideWrites ? { outsideWrites: input.outsideWrites } : {}),
     ...(atBase ? { baselineRun: atBase } : {}),
   });

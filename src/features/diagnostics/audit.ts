@@ -55,8 +55,8 @@ export async function runAblation(options: AuditOptions): Promise<AblationOutcom
 
 async function execute(options: AuditOptions, prefix: string): Promise<{ meta: AuditMeta; evidence: Awaited<ReturnType<typeof executeCatalog>> }> {
   const catalog = options.catalog === undefined ? shippedCatalog() : loadCatalogFile(options.catalog);
-  // The fixtures' tests are ours, so local is an allowed fallback, as in `crucible ci`.
-  const chosen = await resolveSandbox(options.sandbox, { allowFallback: options.sandbox === undefined, unsandboxed: "the fixtures' tests run" });
+  // The fixtures' tests are ours: they may fall back, as in `crucible ci`.
+  const chosen = await resolveSandbox(options.sandbox, { allowFallback: true, unsandboxed: "the fixtures' tests run" });
   if (chosen.warning) (options.warn ?? ((m) => process.stderr.write(`warning ${m}\n`)))(chosen.warning);
   const sandbox = chosen.kind;
   const createdAt = new Date();

@@ -35,3 +35,21 @@ export async function imageId(client: Docker, ref: string): Promise<string | und
     throw error;
   }
 }
+
+/**
+ * HOST_IMAGE on an engine that cannot see this machine's paths: there the host's toolchain cannot
+ * be bound in, so the image must hold one itself (loaded by the user). Its id, or why it cannot serve.
+ */
+export async function toolchainHostImage(client: Docker): Promise<{ id: string } | { problem: string }> {
+  const info = await client
+    .getImage(HOST_IMAGE)
+    .inspect()
+    .catch((error: { statusCode?: number }) => {
+      if (error.statusCode === 404) return undefined;
+      throw error;
+    });
+  if (!info) return { problem: `the engine has no ${HOST_IMAGE}` };
+  if (info.Size === 0)
+    return { problem: `${HOST_IMAGE} on the engine is empty (it is made for an engine on this machine, which binds the host's toolchain in)` };
+  return { id: info.Id };
+}

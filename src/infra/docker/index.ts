@@ -6,5 +6,5 @@
 export type { DockerDetection } from './detect.js';
 export { detectDocker } from './detect.js';
 export { dockerClient } from './client.js';
-export { HOST_IMAGE, ensureHostImage } from './host-image.js';
+export { HOST_IMAGE, ensureHostImage, toolchainHostImage } from './host-image.js';
 export { CONTAINER_OWNER_LABEL, ownerLabelValue, sweepContainers } from './owner.js';

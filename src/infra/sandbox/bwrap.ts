@@ -3,9 +3,10 @@ import { buildBwrapArgs } from './bwrap-args.js';
 import { resolveMounts } from './bwrap-mounts.js';
 import { buildChildEnv } from './env.js';
 import { SandboxSetupError, SandboxUnavailableError } from './errors.js';
-import type { ExecRequest, ExecResult, Executor, Isolation, SandboxLayout } from './executor.js';
+import type { ExecRequest, ExecResult, Executor, SandboxLayout } from './executor.js';
 import type { ExecutorOptions } from './executor-options.js';
 import { findOnPath } from './find-on-path.js';
+import { executorCapabilities } from './kinds.js';
 import { enforcedLimits, limitSupport, runLimited } from './limits.js';
 import type { LimitWiring } from './limits.js';
 import { gatewayForwarderSource } from './forwarder-source.js';
@@ -38,11 +39,11 @@ export function createBwrapExecutor(layout: SandboxLayout, options: ExecutorOpti
   }
   const syscall = prlimitSyscall();
   const limits = limitSupport(options.cgroups !== false);
-  const isolation: Isolation = Object.freeze({ network: true, filesystem: true, hiding: true, limits: Object.freeze(enforcedLimits(limits)) });
+  const capabilities = executorCapabilities('bwrap', { limits: enforcedLimits(limits) });
   refuseEnvironment('bwrap', layout);
   return {
     kind: 'bwrap',
-    isolation,
+    capabilities,
     close: async () => {},
     async exec(request: ExecRequest): Promise<ExecResult> {
       await assertRunnable(request);

@@ -4,8 +4,6 @@ import { dirname, join } from 'node:path';
 import { allowlistMounts } from './bwrap-allowlist.js';
 import { buildBwrapArgs } from './bwrap-args.js';
 import { rememberCredentialScans } from './credential-paths.js';
-import { SandboxUnavailableError } from './errors.js';
-import type { SandboxKind } from './executor.js';
 import { findOnPath } from './find-on-path.js';
 import { probeFingerprint, readProbeCache, writeProbeCache } from './probe-cache.js';
 import { spawnBounded } from './spawn-bounded.js';
@@ -65,62 +63,6 @@ async function probeBwrap(path: string): Promise<BwrapDetection> {
     return { ok: false, reason: `bwrap ${version} cannot create a sandbox (${why})`, fix: namespaceFix(readUserNamespaceSettings()) };
   }
   return { ok: true, version, path };
-}
-
-export interface ResolveOptions extends DetectOptions {
-  /** Run unsandboxed, with a warning, when bubblewrap is unusable. */
-  allowFallback: boolean;
-  /** Who then runs unsandboxed, with its verb, for the warning (default: 'the agent runs'). */
-  unsandboxed?: string;
-}
-
-/**
- * The sandbox to use, the one rule every command follows: what the user asked for, else bwrap.
- * When bwrap is unusable, falls back to local only if allowed, with a warning to show; otherwise
- * throws SandboxUnavailableError (one line with the fix, exit 2). Docker never falls back: whoever
- * asks for it wants the task's image (or a container), not the host.
- */
-export async function resolveSandbox(requested: SandboxKind | undefined, options: ResolveOptions): Promise<{ kind: SandboxKind; warning?: string }> {
-  if (requested === 'local') return { kind: 'local' };
-  if (requested === 'docker') {
-    // Loaded only when asked for: the engine client costs hundreds of ms to import.
-    const { detectDocker } = await import('../docker/index.js');
-    const docker = await detectDocker();
-    if (docker.ok) return { kind: 'docker' };
-    throw new SandboxUnavailableError(docker.reason, docker.fix, 'docker');
-  }
-  const detection = await detectBwrap(options);
-  if (detection.ok) return { kind: 'bwrap' };
-  if (!options.allowFallback) throw new SandboxUnavailableError(detection.reason, detection.fix);
-  return {
-    kind: 'local',
-    warning:
-      `the bubblewrap sandbox is unavailable (${detection.reason}), so ${options.unsandboxed ?? 'the agent runs'} UNSANDBOXED with your ` +
-      `user's access to files and network. To sandbox it: ${detection.fix}.`,
-  };
-}
-
-/** The sandbox a run of fixed content ends up in, and, when it is not bwrap, why each better one was passed over. */
-export interface SafestSandbox {
-  kind: SandboxKind;
-  /** Why bwrap (and then Docker) could not be used, and how to get bwrap; absent when bwrap runs. */
-  unavailable?: { reasons: string[]; fix: string };
-}
-
-/**
- * The most confining sandbox this machine has, for a run whose every command is Crucible's own
- * (the quick start replays a committed cassette on the examples it ships), which therefore may run
- * without one but should not when one exists: bwrap, else containers when a Docker engine answers,
- * else the host. Anything an untrusted agent drives goes through resolveSandbox, which never
- * falls back to Docker nor, for a model agent, to the host.
- */
-export async function resolveSafestSandbox(options: DetectOptions = {}): Promise<SafestSandbox> {
-  const bwrap = await detectBwrap(options);
-  if (bwrap.ok) return { kind: 'bwrap' };
-  const { detectDocker } = await import('../docker/index.js');
-  const docker = await detectDocker();
-  if (docker.ok) return { kind: 'docker', unavailable: { reasons: [bwrap.reason], fix: bwrap.fix } };
-  return { kind: 'local', unavailable: { reasons: [bwrap.reason, docker.reason], fix: bwrap.fix } };
 }
 
 export interface UserNamespaceSettings {

@@ -12,6 +12,8 @@ export interface ContainerSpec {
   platform?: string;
   network: NetworkMode;
   binds: DockerBind[];
+  /** Engine volumes (an engine that does not share this machine's paths: docker-workspace.ts). */
+  volumes?: { name: string; target: string; readOnly: boolean }[];
   /** `uid:gid` of the invoking user: the container's processes run as it. */
   user: string;
   resources: ContainerResources;
@@ -69,6 +71,7 @@ export class PhaseContainer {
         Mounts: [
           ...spec.runtime.binds.map((bind) => ({ Type: 'bind' as const, Source: bind.source, Target: bind.target, ReadOnly: true })),
           ...spec.binds.map((bind) => ({ Type: 'bind' as const, Source: bind.source, Target: bind.target, ReadOnly: bind.readOnly })),
+          ...(spec.volumes ?? []).map((volume) => ({ Type: 'volume' as const, Source: volume.name, Target: volume.target, ReadOnly: volume.readOnly })),
         ],
         ...spec.resources,
       },

@@ -54,23 +54,38 @@ export interface ExecResult {
   forgedReport?: string;
 }
 
-export interface Isolation {
+/** What a sandbox enforces: callers ask this, never the sandbox's name. */
+export interface SandboxCapabilities {
   /** `network: 'none'` really cuts the network. */
-  network: boolean;
+  readonly network: boolean;
   /** Writes outside the writable roots fail. */
-  filesystem: boolean;
+  readonly filesystem: boolean;
   /** Hidden paths cannot be read. */
-  hiding: boolean;
+  readonly hiding: boolean;
+  /** The network modes `exec` accepts. */
+  readonly networkModes: readonly NetworkMode[];
+  /**
+   * Commands see the layout at its host paths and their writes land there as they happen. False:
+   * the executor copies the layout in (archive in) and the writable roots back out after each
+   * command (archive out), the only way to a sandbox on another machine.
+   */
+  readonly hostPaths: boolean;
+  /** Runs a task's `environment:` image, and records the image each attempt ran on. */
+  readonly runsTaskImages: boolean;
+}
+
+/** An executor's capabilities: its kind's, as this machine and this engine allow, and the limits it enforces. */
+export interface ExecutorCapabilities extends SandboxCapabilities {
   /**
    * The limits this executor enforces on the whole command, as ExecLimits describes them; a limit
    * of layout.limits that is not listed is at best applied per process, or not at all.
    */
-  limits?: readonly ExecLimitName[];
+  readonly limits: readonly ExecLimitName[];
 }
 
 export interface Executor {
   readonly kind: SandboxKind;
-  readonly isolation: Isolation;
+  readonly capabilities: ExecutorCapabilities;
   exec(req: ExecRequest): Promise<ExecResult>;
   /**
    * Ends everything the executor keeps between commands (docker: its containers). Callers call it
@@ -128,7 +143,7 @@ export interface SandboxLayout {
    * (local) ignore it; the caller then hands the child the gateway's TCP URL instead.
    */
   gateway?: { socketPath: string; port: number };
-  /** Per-command resource limits; executors that cannot enforce one say so in `isolation.limits`. */
+  /** Per-command resource limits; executors that cannot enforce one say so in `capabilities.limits`. */
   limits?: ExecLimits;
   /** docker only: the image to run instead of the host's toolchain view. Other executors refuse a layout with one. */
   environment?: ContainerEnvironment;

@@ -12,14 +12,17 @@ export type {
   ExecLimits,
   ExecResult,
   Executor,
-  Isolation,
+  ExecutorCapabilities,
   NetworkMode,
+  SandboxCapabilities,
   SandboxKind,
   SandboxLayout,
 } from './executor.js';
 export type { ExecutorOptions } from './executor-options.js';
-export type { BwrapDetection, DetectOptions, ResolveOptions, SafestSandbox } from './detect.js';
-export { detectBwrap, resolveSafestSandbox, resolveSandbox } from './detect.js';
+export type { BwrapDetection, DetectOptions } from './detect.js';
+export { detectBwrap } from './detect.js';
+export type { ResolveOptions, SafestSandbox } from './choice.js';
+export { resolveSafestSandbox, resolveSandbox, sandboxProbeFile } from './choice.js';
 export { SandboxSetupError, SandboxUnavailableError } from './errors.js';
 export { sandboxTraits, traitsOfRecorded, type SandboxTraits } from './kinds.js';
 

@@ -1,23 +1,24 @@
-import type { SandboxKind } from './executor.js';
+import type { ExecLimitName, ExecutorCapabilities, NetworkMode, SandboxCapabilities, SandboxKind } from './executor.js';
 
 /**
- * What each kind of sandbox can do, asked by callers instead of its name: a new kind is one entry
- * here and its executor, and no caller changes.
+ * What each kind promises and what it needs on this machine, asked by callers instead of its name:
+ * a new kind is one entry here and its executor, and no caller changes.
  */
-export interface SandboxTraits {
-  /** Runs a task's `environment:` image, and records the image each attempt ran on. */
-  readonly runsTaskImages: boolean;
+export interface SandboxTraits extends SandboxCapabilities {
   /** Needs bubblewrap to work on this machine. */
   readonly needsBwrap: boolean;
   /** Needs a Docker engine to answer. */
   readonly needsDockerEngine: boolean;
 }
 
-const TRAITS: Readonly<Record<SandboxKind, SandboxTraits>> = {
-  local: { runsTaskImages: false, needsBwrap: false, needsDockerEngine: false },
-  bwrap: { runsTaskImages: false, needsBwrap: true, needsDockerEngine: false },
-  docker: { runsTaskImages: true, needsBwrap: false, needsDockerEngine: true },
-};
+const ALL_NETWORKS: readonly NetworkMode[] = Object.freeze(['none', 'gateway', 'host']);
+const CONFINED = { network: true, filesystem: true, hiding: true, networkModes: ALL_NETWORKS, hostPaths: true } as const;
+
+const TRAITS: Readonly<Record<SandboxKind, SandboxTraits>> = Object.freeze({
+  local: Object.freeze({ ...CONFINED, network: false, filesystem: false, hiding: false, runsTaskImages: false, needsBwrap: false, needsDockerEngine: false }),
+  bwrap: Object.freeze({ ...CONFINED, runsTaskImages: false, needsBwrap: true, needsDockerEngine: false }),
+  docker: Object.freeze({ ...CONFINED, runsTaskImages: true, needsBwrap: false, needsDockerEngine: true }),
+});
 
 export function sandboxTraits(kind: SandboxKind): SandboxTraits {
   return TRAITS[kind];
@@ -26,4 +27,18 @@ export function sandboxTraits(kind: SandboxKind): SandboxTraits {
 /** A sandbox name read back from a record (the history, a checkpoint): its traits when it is one. */
 export function traitsOfRecorded(name: string | undefined): SandboxTraits | undefined {
   return name !== undefined && Object.hasOwn(TRAITS, name) ? TRAITS[name as SandboxKind] : undefined;
+}
+
+/** The capabilities of one executor of `kind`: the kind's, with what this executor found it can do. */
+export function executorCapabilities(
+  kind: SandboxKind,
+  found: { limits: readonly ExecLimitName[]; hostPaths?: boolean; networkModes?: readonly NetworkMode[] },
+): ExecutorCapabilities {
+  const { needsBwrap: _bwrap, needsDockerEngine: _engine, ...promised } = TRAITS[kind];
+  return Object.freeze({
+    ...promised,
+    limits: Object.freeze([...found.limits]),
+    ...(found.hostPaths !== undefined ? { hostPaths: found.hostPaths } : {}),
+    ...(found.networkModes !== undefined ? { networkModes: Object.freeze([...found.networkModes]) } : {}),
+  });
 }

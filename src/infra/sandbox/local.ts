@@ -1,7 +1,8 @@
 import { buildChildEnv } from './env.js';
-import type { ExecRequest, ExecResult, Executor, Isolation, SandboxLayout } from './executor.js';
+import type { ExecRequest, ExecResult, Executor, SandboxLayout } from './executor.js';
 import type { ExecutorOptions } from './executor-options.js';
 import { findOnPath } from './find-on-path.js';
+import { executorCapabilities } from './kinds.js';
 import { enforcedLimits, hasLimits, limitSupport, runLimited } from './limits.js';
 import { assertRunnable, errorCode, notRunnableResult, refuseEnvironment } from './request-checks.js';
 import { spawnBounded } from './spawn-bounded.js';
@@ -14,11 +15,11 @@ import { spawnBounded } from './spawn-bounded.js';
  */
 export function createLocalExecutor(layout: SandboxLayout, options: ExecutorOptions = {}): Executor {
   const limits = limitSupport(options.cgroups !== false);
-  const isolation: Isolation = Object.freeze({ network: false, filesystem: false, hiding: false, limits: Object.freeze(enforcedLimits(limits)) });
+  const capabilities = executorCapabilities('local', { limits: enforcedLimits(limits) });
   refuseEnvironment('local', layout);
   return {
     kind: 'local',
-    isolation,
+    capabilities,
     close: async () => {},
     async exec(request: ExecRequest): Promise<ExecResult> {
       await assertRunnable(request);
