@@ -85,7 +85,7 @@ describe('a run directory written by an earlier main', () => {
     const attempts = (await Promise.all(entries.map((e) => readAttemptRecord(runDir, e.attemptId)))) as AttemptResult[];
     const data = await buildReportData({ runDir, summary, attempts });
     const oracle = data.attempts.find((v) => v.item.agent === 'oracle');
-    expect(oracle?.item).toMatchObject({ verdict: 'PASS', failToPass: { passed: 1, total: 1 }, filesChanged: 1, failedChecks: 0 });
+    expect(oracle?.item).toMatchObject({ verdict: 'PASS', failToPass: { passed: 1, total: 1 }, filesChanged: 1, failedCheckCount: 0 });
     expect(oracle?.artifacts.diff?.text).toContain('slugify');
     expect(oracle?.artifacts.tests?.length).toBeGreaterThan(0);
     expect(oracle?.artifacts.commands?.items.length).toBeGreaterThan(0);

@@ -122,7 +122,7 @@ describe('dashboard API', () => {
     expect(view.artifacts.diff?.text).toContain('sorted(values)');
     expect(view.artifacts.tests).toHaveLength(3);
     expect(view.artifacts.trajectory?.total).toBe(3);
-    expect(view.item.failedChecks).toBe(3);
+    expect(view.item.failedCheckCount).toBe(3);
   });
 
   it('compares two runs through the engine comparison, and serves trends with intervals', async () => {

@@ -1,4 +1,5 @@
 import type { AttemptResult, GuardMode, Verdict } from './attempt.js';
+import { attemptOutcome, type AttemptOutcome } from './attempt-views.js';
 
 export const RUN_SCHEMA_VERSION = 1;
 
@@ -47,16 +48,9 @@ export interface GuardAgentCounts {
   detectionMs?: { min: number; max: number };
 }
 
-/** Who ran what and how it ended: the part of an attempt every list of attempts shows. */
-export type AttemptOutcome = Pick<AttemptResult, 'attemptId' | 'taskId' | 'agent' | 'trial' | 'verdict' | 'cause' | 'message'>;
-
 export interface AttemptSummaryRow extends AttemptOutcome {
   /** Path of the attempt's directory, relative to the run directory. */
   dir: string;
-}
-
-export function attemptOutcome(a: AttemptOutcome): AttemptOutcome {
-  return { attemptId: a.attemptId, taskId: a.taskId, agent: a.agent, trial: a.trial, verdict: a.verdict, cause: a.cause, message: a.message };
 }
 
 export function toSummaryRow(a: AttemptResult): AttemptSummaryRow {

@@ -1,4 +1,13 @@
-import type { AttemptResult, Cause, DuplicateIds, ResourceLimitName, Task, TaskDefect, TestRunEvidence } from '../../core/types/index.js';
+import {
+  failedCheckIds,
+  type AttemptResult,
+  type Cause,
+  type DuplicateIds,
+  type ResourceLimitName,
+  type Task,
+  type TaskDefect,
+  type TestRunEvidence,
+} from '../../core/types/index.js';
 import { describeFailing } from '../checks/index.js';
 import { isRunMarkerId } from '../evidence/index.js';
 
@@ -167,7 +176,7 @@ export interface AttackReport {
   cause: AttemptResult['cause'];
   message: string;
   outcome: AttackOutcome;
-  /** Checks that failed, by id. */
+  /** Checks that failed, by id (failedCheckIds). */
   failedChecks: string[];
   /** With cause resource_exceeded: the limit named. */
   limit?: ResourceLimitName;
@@ -232,7 +241,7 @@ export function judgeAttack(spec: { name: string; class: string; expected: Attac
     cause: a.cause,
     message: a.message,
     outcome,
-    failedChecks: a.checks.filter((c) => !c.passed).map((c) => c.id),
+    failedChecks: failedCheckIds(a),
     ...(limit ? { limit } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import { dirname, relative, resolve, sep } from 'node:path';
-import type { AgentInfo } from '../../core/types/index.js';
+import { baselineCellOf, type AgentInfo } from '../../core/types/index.js';
 import { BASELINE_VERSION, type AgentIdentity, type BaselineEntry, type BaselineFile } from './format.js';
 import type { RunAttemptOutcome, RunOutcomes } from './read-run.js';
 
@@ -40,7 +40,7 @@ export function buildBaseline(run: RunOutcomes, baselineFile: string, now: Date 
       taskId: g.taskId,
       taskVersion: g.taskVersion,
       agent: g.agent,
-      attempts: g.attempts.sort((x, y) => x.trial - y.trial).map((a) => ({ trial: a.trial, verdict: a.verdict, cause: a.cause, failedChecks: a.failedChecks })),
+      attempts: g.attempts.sort((x, y) => x.trial - y.trial).map(baselineCellOf),
     }));
   return {
     version: BASELINE_VERSION,

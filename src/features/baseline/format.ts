@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { CAUSES, VERDICTS } from '../../core/types/index.js';
+import { CAUSES, VERDICTS, type BaselineCell } from '../../core/types/index.js';
 import { schemaError } from '../../core/input/index.js';
 import { InputError } from '../../core/errors.js';
 
@@ -24,7 +24,7 @@ const attemptOutcomeSchema = z
     cause: z.enum(CAUSES),
     failedChecks: z.array(z.string()).describe('Ids of the checks that did not pass, sorted'),
   })
-  .strict();
+  .strict() satisfies z.ZodType<BaselineCell>;
 
 const entrySchema = z
   .object({

@@ -1,19 +1,9 @@
 import { attemptRecordFile, findRunDir, readAttemptRecord, readCheckpoint, readPlanFile, type RunPlanFile } from '../../domain/run-dir/index.js';
 import { InputError } from '../../core/errors.js';
-import type { AgentInfo, Cause, Verdict } from '../../core/types/index.js';
+import { gateCellOf, type GateCell } from '../../core/types/index.js';
 
-/** One finished attempt of a run, reduced to what baselines and gates compare. */
-export interface RunAttemptOutcome {
-  taskId: string;
-  taskVersion: string;
-  agent: string;
-  trial: number;
-  verdict: Verdict;
-  cause: Cause;
-  /** Ids of checks that did not pass, sorted. */
-  failedChecks: string[];
-  agentInfo?: AgentInfo;
-}
+/** One finished attempt of a run, reduced to what baselines and gates compare (gateCellOf). */
+export type RunAttemptOutcome = GateCell;
 
 export interface RunOutcomes {
   runId: string;
@@ -42,16 +32,7 @@ export async function readRunOutcomes(stateDir: string, runIdOrPrefix: string): 
       const file = attemptRecordFile(runDir, entry.attemptId);
       throw new InputError(`run ${runId}: ${file} is missing or not JSON (fix: \`crucible resume ${runId}\` reruns it)`);
     }
-    attempts.push({
-      taskId: result.taskId,
-      taskVersion: result.taskVersion,
-      agent: result.agent,
-      trial: result.trial,
-      verdict: result.verdict,
-      cause: result.cause,
-      failedChecks: [...new Set(result.checks.filter((c) => !c.passed).map((c) => c.id))].sort(),
-      ...(result.agentInfo ? { agentInfo: result.agentInfo } : {}),
-    });
+    attempts.push(gateCellOf(result));
   }
   return { runId, runDir, plan, attempts };
 }

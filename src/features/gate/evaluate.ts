@@ -1,6 +1,6 @@
 import { compareRuns, type CellCounts } from '../../engine/index.js';
 import { InputError } from '../../core/errors.js';
-import { UNSCORED_CAUSES, type Cause, type Verdict } from '../../core/types/index.js';
+import { UNSCORED_CAUSES, type Cause, type GateCell } from '../../core/types/index.js';
 import { agentIdentity, identityText, type AgentIdentity, type BaselineFile } from '../baseline/index.js';
 import type { RunAttemptOutcome } from '../baseline/index.js';
 import type { TaskStrength } from '../strength/index.js';
@@ -123,12 +123,8 @@ export function pairAgents(
   });
 }
 
-interface Side {
-  verdict: Verdict;
-  cause: Cause;
-  failedChecks: readonly string[];
-  taskId: string;
-}
+/** A cell of either side: the baseline's cells carry their entry's task id. */
+type Side = Pick<GateCell, 'taskId' | 'verdict' | 'cause' | 'failedChecks'>;
 
 /**
  * Judges a run against a baseline, per agent, on the tasks both scored. The paired comparison is

@@ -1,7 +1,17 @@
 import { formatStrengthSummary, type StrengthSummary } from '../strength/index.js';
 import { formatDefect } from '../../domain/tasks/index.js';
 import { gatewayUsageText, usageAnomalyText } from '../../core/format/index.js';
-import type { AgentStats, AttemptResult, Cause, CheckResult, RunStats, TestGroupOutcome, TestRunEvidence } from '../../core/types/index.js';
+import {
+  attemptFactsOf,
+  type AgentStats,
+  type AttemptResult,
+  type Cause,
+  type CheckResult,
+  type RunStats,
+  type TestCount,
+  type TestGroupOutcome,
+  type TestRunEvidence,
+} from '../../core/types/index.js';
 import { agentInfoText, detectionRange, duration, elapsed, interval, meaningfulScore, overfittingCell, pairedSentence, pct, usd, when } from './format.js';
 import type { AgentFailurePatterns, StrengthResemblance } from '../../core/types/index.js';
 import type { HeldOutCard, RunView } from './view.js';
@@ -253,23 +263,7 @@ function attemptsSection(attempts: readonly AttemptResult[], opts: MarkdownOptio
   const shown = new Set(detailed.map((a) => a.attemptId));
   const out = ['## Attempts'];
   out.push(
-    table(
-      ['', 'task', 'agent', 'trial', 'cause', 'F2P', 'P2P', 'held-out', 'checks failed', 'time'],
-      ordered
-        .slice(0, Math.max(max, 1000))
-        .map((a) => [
-          ICON[a.verdict],
-          mdCode(a.taskId),
-          mdText(a.agent),
-          String(a.trial),
-          mdCode(a.cause),
-          groupCount(a.tests?.failToPass),
-          groupCount(a.tests?.passToPass),
-          a.heldOut ? heldOutCount(a.heldOut) : '–',
-          String(a.checks.filter((c) => !c.passed).length),
-          duration(a.timings.totalMs),
-        ]),
-    ),
+    table(['', 'task', 'agent', 'trial', 'cause', 'F2P', 'P2P', 'held-out', 'checks failed', 'time'], ordered.slice(0, Math.max(max, 1000)).map(reportRow)),
   );
   if (attempts.length > Math.max(max, 1000)) out.push(`…and ${attempts.length - Math.max(max, 1000)} more attempts (see report.html).`);
   for (const a of detailed) out.push(attemptDetail(a));
@@ -282,12 +276,25 @@ function order(a: AttemptResult): number {
   return a.verdict === 'FAIL' ? 0 : a.verdict === 'ERROR' ? 1 : 2;
 }
 
-function groupCount(g: TestGroupOutcome | undefined): string {
-  return g ? `${g.passed}/${g.total}` : '–';
+/** One attempt's row of the attempts table, from its record's facts (the list item's numbers). */
+function reportRow(a: AttemptResult): string[] {
+  const facts = attemptFactsOf(a);
+  return [
+    ICON[a.verdict],
+    mdCode(a.taskId),
+    mdText(a.agent),
+    String(a.trial),
+    mdCode(a.cause),
+    testCountText(facts.failToPass),
+    testCountText(facts.passToPass),
+    testCountText(facts.heldOut),
+    String(facts.failedCheckCount),
+    duration(a.timings.totalMs),
+  ];
 }
 
-function heldOutCount(h: TestRunEvidence): string {
-  return `${h.failToPass.passed + h.passToPass.passed}/${h.failToPass.total + h.passToPass.total}`;
+function testCountText(g: TestCount | null): string {
+  return g ? `${g.passed}/${g.total}` : '–';
 }
 
 function attemptDetail(a: AttemptResult): string {

@@ -1,6 +1,7 @@
 import type { RunComparison, StrengthResemblance, StrengthSummary } from '../../core/types/index.js';
 import type { AttemptRow } from '../../infra/store/index.js';
 import {
+  attemptFactsOf,
   attemptOutcome,
   type AgentFailurePatterns,
   type AgentInfo,
@@ -64,8 +65,8 @@ export interface AttemptListItem extends AttemptOutcome {
   tokens: number | null;
   /** Null when unknown (no usage, or no price): never 0 for unknown. */
   costUsd: number | null;
-  /** Checks that did not pass. */
-  failedChecks: number;
+  /** Check results that did not pass (failedCheckCount). */
+  failedCheckCount: number;
 }
 
 /** Held-out results of one agent in one run: the overfitting signal. */
@@ -203,59 +204,27 @@ export interface TrendView {
 
 /**
  * The one list item of an attempt, from its full or slim record (attempt.json, a run's results) or
- * from its history row, which holds the same facts: both sources give the same item. Timings are
- * whole milliseconds, as the history stores them.
+ * from its history row, which holds the same facts (attemptFactsOf): both sources give the same item.
  */
 export function listItemOf(source: AttemptResult | AttemptRow): AttemptListItem {
-  const facts = 'timings' in source ? factsOfRecord(source) : source;
+  const facts = 'timings' in source ? attemptFactsOf(source) : source;
   const usage = facts.usage;
   return {
     ...attemptOutcome(source),
     runId: source.runId,
     score: facts.score,
-    totalMs: Math.round(facts.totalMs),
-    prepareMs: Math.round(facts.prepareMs),
-    agentMs: Math.round(facts.agentMs),
-    verifyMs: Math.round(facts.verifyMs),
+    totalMs: facts.totalMs,
+    prepareMs: facts.prepareMs,
+    agentMs: facts.agentMs,
+    verifyMs: facts.verifyMs,
     failToPass: facts.failToPass,
     passToPass: facts.passToPass,
     heldOut: facts.heldOut,
     filesChanged: facts.diff?.filesChanged ?? null,
     tokens: usage ? usage.inputTokens + usage.outputTokens : null,
     costUsd: usage?.costUsd ?? null,
-    failedChecks: facts.failedChecks,
+    failedCheckCount: facts.failedCheckCount,
   };
-}
-
-/** The facts of a list item, in the history row's terms. */
-type ListFacts = Pick<AttemptRow, 'score' | 'totalMs' | 'prepareMs' | 'agentMs' | 'verifyMs' | 'failToPass' | 'passToPass' | 'heldOut' | 'failedChecks'> & {
-  diff: { filesChanged: number } | null;
-  usage: { inputTokens: number; outputTokens: number; costUsd: number | null } | null;
-};
-
-function factsOfRecord(a: AttemptResult): ListFacts {
-  const usage = a.agentResult?.usage;
-  return {
-    score: a.score ?? null,
-    ...a.timings,
-    failToPass: a.tests ? testCount(a.tests.failToPass) : null,
-    passToPass: a.tests ? testCount(a.tests.passToPass) : null,
-    heldOut: heldOutCount(a),
-    diff: a.diff ?? null,
-    usage: usage ? { ...usage, costUsd: usage.costUsd ?? null } : null,
-    failedChecks: a.checks.filter((c) => !c.passed).length,
-  };
-}
-
-function testCount(g: TestCount): TestCount {
-  return { passed: g.passed, total: g.total };
-}
-
-/** Held-out counts over both groups the held-out run classifies (as the history stores them). */
-function heldOutCount(a: AttemptResult): TestCount | null {
-  const h = a.heldOut;
-  if (!h) return null;
-  return { passed: h.failToPass.passed + h.passToPass.passed, total: h.failToPass.total + h.passToPass.total };
 }
 
 export function heldOutCards(items: Iterable<Pick<AttemptListItem, 'agent' | 'heldOut' | 'cause'>>): HeldOutCard[] {

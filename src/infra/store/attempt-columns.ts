@@ -1,4 +1,4 @@
-import type { AttemptResult, TestRunEvidence } from '../../core/types/index.js';
+import { attemptFactsOf, type AttemptResult } from '../../core/types/index.js';
 import type { AttemptExtra } from './rows.js';
 import { toStoredTimestamp } from './time.js';
 
@@ -43,22 +43,8 @@ export const ATTEMPT_COLUMN_OF = {
 /** Named parameters for one attempts row; null where the attempt has no such fact. */
 export type AttemptColumns = Record<keyof typeof ATTEMPT_COLUMN_OF, string | number | null>;
 
-/** Held-out runs are one set of tests, whichever group the verifier filed them under. */
-function heldOutCounts(heldOut: TestRunEvidence | undefined): { passed: number | null; total: number | null } {
-  if (!heldOut) return { passed: null, total: null };
-  return {
-    passed: heldOut.failToPass.passed + heldOut.passToPass.passed,
-    total: heldOut.failToPass.total + heldOut.passToPass.total,
-  };
-}
-
-/** Phase timings can be fractional (performance.now); the columns keep whole milliseconds. */
-function ms(value: number): number {
-  return Math.round(value);
-}
-
 export function attemptColumns(runId: string, a: AttemptResult, extra: AttemptExtra = {}): AttemptColumns {
-  const heldOut = heldOutCounts(a.heldOut);
+  const facts = attemptFactsOf(a);
   return {
     attemptId: a.attemptId,
     runId,
@@ -70,26 +56,26 @@ export function attemptColumns(runId: string, a: AttemptResult, extra: AttemptEx
     verdict: a.verdict,
     cause: a.cause,
     message: a.message,
-    score: a.score ?? null,
+    score: facts.score,
     sandbox: a.sandbox,
     startedAt: toStoredTimestamp(a.startedAt, 'startedAt'),
     finishedAt: toStoredTimestamp(a.finishedAt, 'finishedAt'),
-    prepareMs: ms(a.timings.prepareMs),
-    agentMs: ms(a.timings.agentMs),
-    verifyMs: ms(a.timings.verifyMs),
-    totalMs: ms(a.timings.totalMs),
-    f2pPassed: a.tests?.failToPass.passed ?? null,
-    f2pTotal: a.tests?.failToPass.total ?? null,
-    p2pPassed: a.tests?.passToPass.passed ?? null,
-    p2pTotal: a.tests?.passToPass.total ?? null,
-    heldOutPassed: heldOut.passed,
-    heldOutTotal: heldOut.total,
-    filesChanged: a.diff?.filesChanged ?? null,
-    linesAdded: a.diff?.added ?? null,
-    linesDeleted: a.diff?.deleted ?? null,
-    stopReason: a.agentResult?.stopReason ?? null,
-    turns: a.agentResult?.turns ?? null,
-    toolCalls: a.agentResult?.toolCalls ?? null,
+    prepareMs: facts.prepareMs,
+    agentMs: facts.agentMs,
+    verifyMs: facts.verifyMs,
+    totalMs: facts.totalMs,
+    f2pPassed: facts.failToPass?.passed ?? null,
+    f2pTotal: facts.failToPass?.total ?? null,
+    p2pPassed: facts.passToPass?.passed ?? null,
+    p2pTotal: facts.passToPass?.total ?? null,
+    heldOutPassed: facts.heldOut?.passed ?? null,
+    heldOutTotal: facts.heldOut?.total ?? null,
+    filesChanged: facts.diff?.filesChanged ?? null,
+    linesAdded: facts.diff?.added ?? null,
+    linesDeleted: facts.diff?.deleted ?? null,
+    stopReason: facts.stopReason,
+    turns: facts.turns,
+    toolCalls: facts.toolCalls,
     repoKey: extra.repoKey ?? null,
     category: extra.category ?? null,
     difficulty: extra.difficulty ?? null,

@@ -94,7 +94,7 @@ export function toAttemptRow(r: RawAttemptRow): AttemptRow {
     repoKey: r.repo_key,
     category: r.category,
     difficulty: r.difficulty,
-    failedChecks: r.failed_checks,
+    failedCheckCount: r.failed_checks,
     usage: r.has_usage
       ? {
           inputTokens: r.input_tokens ?? 0,

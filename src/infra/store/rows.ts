@@ -1,4 +1,4 @@
-import type { AttemptPlan, AttemptResult, Cause, CheckResult, RunHeader, StopReason, TestCount, Usage, Verdict } from '../../core/types/index.js';
+import type { AttemptFacts, AttemptPlan, AttemptResult, Cause, CheckResult, RunHeader, TestCount, UsageFacts, Verdict } from '../../core/types/index.js';
 
 /* The shapes the store takes in and hands out. Timestamps are UTC ISO strings. */
 
@@ -58,39 +58,26 @@ export interface RunDetail extends RunRow {
 
 export type { TestCount };
 
-export interface UsageRow extends Omit<Usage, 'costUsd'> {
-  /** Null when the model has no known price: unknown, not free. */
-  costUsd: number | null;
-}
+/** Null `costUsd` when the model has no known price: unknown, not free. */
+export type UsageRow = UsageFacts;
 
-/** One attempt as lists show it; the full record is in AttemptDetail. */
-export interface AttemptRow extends Omit<AttemptPlan, 'index'> {
+/**
+ * One attempt as lists show it: the attempts table's columns, written from the record by
+ * attemptColumns (attempt-columns.ts) and read back as the record's facts (attemptFactsOf gives the
+ * same from attempt.json). The full record is in AttemptDetail.
+ */
+export interface AttemptRow extends Omit<AttemptPlan, 'index'>, AttemptFacts {
   /** AttemptPlan's `index`: the attempt's position in the plan. */
   planIndex: number;
   verdict: Verdict;
   cause: Cause;
   message: string;
-  score: number | null;
   sandbox: string;
   startedAt: string;
   finishedAt: string;
-  prepareMs: number;
-  agentMs: number;
-  verifyMs: number;
-  totalMs: number;
-  failToPass: TestCount | null;
-  passToPass: TestCount | null;
-  heldOut: TestCount | null;
-  diff: { filesChanged: number; added: number; deleted: number } | null;
-  stopReason: StopReason | null;
-  turns: number | null;
-  toolCalls: number | null;
   repoKey: string | null;
   category: string | null;
   difficulty: string | null;
-  usage: UsageRow | null;
-  /** Checks that did not pass (the checks table, counted per attempt). */
-  failedChecks: number;
 }
 
 export interface AttemptDetail extends AttemptRow {

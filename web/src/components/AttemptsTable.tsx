@@ -145,7 +145,7 @@ export function AttemptsTable({ runId, stats, initial = {} }: { runId: string; s
               <td>{count(a.failToPass)}</td>
               <td>{count(a.passToPass)}</td>
               <td>{count(a.heldOut)}</td>
-              <td>{a.failedChecks > 0 ? <span className="warn">{a.failedChecks} failed</span> : 'ok'}</td>
+              <td>{a.failedCheckCount > 0 ? <span className="warn">{a.failedCheckCount} failed</span> : 'ok'}</td>
               <td>{usd(a.costUsd)}</td>
               <td>{duration(a.totalMs)}</td>
             </tr>
