@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import type { Command } from 'commander';
+import type { OptionGroup } from './options.js';
 import type { AttemptResult, RunStats, RunSummary } from '../core/types/index.js';
 import { InputError } from '../core/errors.js';
 // reporter.ts holds only names and types, so `crucible --help` still loads no report code.
@@ -9,15 +9,14 @@ export interface ReporterCliOptions {
   reporter?: string[];
 }
 
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
-
-export function addReporterOptions(command: Command): Command {
-  return command.option(
-    '--reporter <name>',
-    `report to write into the run directory (repeatable, or comma-separated): ${REPORTER_NAMES.join(', ')}; overrides the task set's reporters (default: ${DEFAULT_REPORTERS.join(', ')}; github only when GITHUB_STEP_SUMMARY is set)`,
-    collect,
-  );
-}
+/** `--reporter`, on the commands that write a run's reports. */
+export const REPORTER_OPTIONS: OptionGroup = [
+  {
+    flags: '--reporter <name>',
+    description: `report to write into the run directory (repeatable, or comma-separated): ${REPORTER_NAMES.join(', ')}; overrides the task set's reporters (default: ${DEFAULT_REPORTERS.join(', ')}; github only when GITHUB_STEP_SUMMARY is set)`,
+    repeatable: true,
+  },
+];
 
 /** Checks names, wherever they came from, and says where a bad one was written. */
 export function checkReporterNames(names: readonly string[], where: string): ReporterName[] {

@@ -104,25 +104,46 @@ describe('the CLI loads the model SDK only for model agents', () => {
 });
 
 describe('the CLI loads no command before one is chosen', () => {
-  it('`crucible --version` loads only the start chunks: no engine, no evidence code, no SQLite', () => {
+  /** The files a start of the CLI with `args` loaded, after checking it exited 0 and printed `expected`. */
+  function startLoads(args: string[], expected: RegExp): string[] {
     const dir = tempDir();
     const log = join(dir, 'loads.txt');
-    const result = spawnSync(process.execPath, ['--import', resolve('test', 'cli', 'helpers', 'record-loads.mjs'), CLI, '--version'], {
+    const result = spawnSync(process.execPath, ['--import', resolve('test', 'cli', 'helpers', 'record-loads.mjs'), CLI, ...args], {
       encoding: 'utf8',
       env: { ...process.env, CRUCIBLE_LOAD_LOG: log },
     });
     expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
-    const loaded = loadedFiles(log);
+    expect(result.stdout).toMatch(expected);
+    return loadedFiles(log);
+  }
+
+  /** The loaded files of the built CLI that hold code of the engine, the evidence or the store (by source map). */
+  function heavy(loaded: string[]): string[] {
+    return loaded.filter((file) => sourcesOf(file).some((s) => /src\/(engine|domain\/evidence|infra\/store)\//.test(s)));
+  }
+
+  it('`crucible --version` loads only the start chunks: no engine, no evidence code, no SQLite, not even the program', () => {
+    const loaded = startLoads(['--version'], /^\d+\.\d+\.\d+\n$/);
     expect(loaded.some((file) => file.startsWith(bundleDir))).toBe(true);
     expect(loaded.filter((file) => file.includes('node_modules'))).toEqual([]);
-    // By source map: no loaded file holds code of the engine, the evidence or the store.
-    const heavy = loaded.filter((file) => {
-      const map = `${file}.map`;
-      if (!existsSync(map)) return false;
-      const { sources } = JSON.parse(readFileSync(map, 'utf8')) as { sources: string[] };
-      return sources.some((s) => /src\/(engine|domain\/evidence|infra\/store)\//.test(s));
-    });
-    expect(heavy).toEqual([]);
+    expect(heavy(loaded)).toEqual([]);
+    // The answer comes before commander and the commands' declarations load.
+    expect(loaded.filter((file) => sourcesOf(file).some((s) => /src\/cli\/(program|commands\/)/.test(s)))).toEqual([]);
+  });
+
+  it.each(['--help', 'run --help', 'diagnostics fuzz --help'])('`crucible %s` loads the program but no command action, engine or SQLite', (line) => {
+    const loaded = startLoads(line.split(' '), /^Usage: crucible /);
+    expect(loaded.filter((file) => file.includes('node_modules'))).toEqual([]);
+    expect(heavy(loaded)).toEqual([]);
+    // Only the declarations (commands/*.command.ts), never an action module (commands/<name>.ts).
+    const actions = loaded.flatMap(sourcesOf).filter((s) => /src\/cli\/commands\/(?!.*\.command\.ts$)/.test(s));
+    expect(actions).toEqual([]);
   });
 });
+
+/** The source files a built file holds, by its source map (none without one). */
+function sourcesOf(file: string): string[] {
+  const map = `${file}.map`;
+  if (!existsSync(map)) return [];
+  return (JSON.parse(readFileSync(map, 'utf8')) as { sources: string[] }).sources;
+}

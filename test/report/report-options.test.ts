@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { addReporterOptions, reporterOptions } from '../../src/cli/report-options.js';
+import { withOptions } from '../../src/cli/options.js';
+import { REPORTER_OPTIONS, reporterOptions } from '../../src/cli/report-options.js';
 import { loadTaskSet } from '../../src/domain/config/index.js';
 import { InputError } from '../../src/core/errors.js';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -11,7 +12,7 @@ const tempDir = useTempDirs();
 
 describe('--reporter and the task set reporters field', () => {
   it('collects repeated and comma-separated --reporter flags', () => {
-    const cmd = addReporterOptions(new Command('run').exitOverride());
+    const cmd = withOptions(new Command('run').exitOverride(), REPORTER_OPTIONS);
     cmd.parse(['--reporter', 'sarif', '--reporter', 'junit,markdown', '--reporter', 'sarif'], { from: 'user' });
     expect(reporterOptions(cmd.opts())).toEqual(['sarif', 'junit', 'markdown']);
   });
