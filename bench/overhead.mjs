@@ -11,9 +11,13 @@
 //              copy; then per attempt a fresh copy of the post-setup tree and the tests (and
 //              held-out tests) once more. Every command's exit status is checked: setup and git
 //              must succeed, a test command must run (exit < 126 and, for JUnit tasks, a report).
+//   floor:     the test command alone (and held-out tests), run in place in a tree prepared once
+//              before the rounds (copy and setup not timed): at the baseline, then once per
+//              attempt. What an attempt cannot cost less than, whatever gives it its tree.
 // Usage: npm run build && node bench/overhead.mjs [--rounds 5] [--trials 1] [--files 20000]
 //        [--sandbox bwrap|local|docker] [--task ID]... [--against DIR]
-// --task ID: only this task (repeatable); --files 0 skips the generated repo.
+// --task ID: only this task (repeatable); --files 0 skips the generated repo; --files 20000,200000
+// measures a generated repo of each size (the 200,000-file case: --files 200000 --task large).
 // --against DIR: also times another built checkout (DIR/dist/cli/main.js) in the same rounds,
 // alternated with this one, and prints this build's median over that one's.
 // Also prints start-up alone (`node -e 0` against `crucible --version`), and each attempt's own
@@ -34,7 +38,10 @@ const option = (name, fallback) => {
   return i >= 0 ? args[i + 1] : fallback;
 };
 const rounds = Number(option('rounds', '5'));
-const fileCount = Number(option('files', '20000'));
+const fileCounts = option('files', '20000')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
 const sandbox = option('sandbox', 'bwrap');
 const trials = Number(option('trials', '1'));
 const against = option('against', undefined);
@@ -42,8 +49,8 @@ const onlyTasks = args.flatMap((a, i) => (args[i - 1] === '--task' ? [a] : []));
 const againstCli = against === undefined ? undefined : join(resolve(against), 'dist', 'cli', 'main.js');
 const scratch = mkdtempSync(join(tmpdir(), 'crucible-bench-'));
 
-function generateLargeRepo() {
-  const dir = join(scratch, 'large', 'repo');
+function generateLargeRepo(fileCount) {
+  const dir = join(scratch, `large-${fileCount}`, 'repo');
   for (let i = 0; i < fileCount; i++) {
     const sub = join(dir, 'src', `pkg${Math.floor(i / 100)}`);
     if (i % 100 === 0) mkdirSync(sub, { recursive: true });
@@ -55,7 +62,7 @@ function generateLargeRepo() {
     join(dir, 'test', 'smoke.test.mjs'),
     "import { test } from 'node:test';\nimport assert from 'node:assert';\ntest('is fixed', () => assert.ok(process.env.FIXED));\ntest('still works', () => {});\n",
   );
-  const tasks = join(scratch, 'large', 'tasks.yaml');
+  const tasks = join(scratch, `large-${fileCount}`, 'tasks.yaml');
   writeFileSync(
     tasks,
     `tasks:\n  - id: large\n    repo: { path: repo }\n    instruction: set FIXED\n    tests:\n      command: node --test --test-reporter=junit --test-reporter-destination="$CRUCIBLE_JUNIT" test/smoke.test.mjs\n      fail_to_pass: [is fixed]\n`,
@@ -110,6 +117,29 @@ function rawRun(task, taskFileDir, dir) {
   for (let t = 0; t < trials; t++) testsOnce(`after-${t}`);
 }
 
+/** The tree the floor's test runs use, in place: the repo and its setup, once, untimed. */
+function floorTree(task, taskFileDir, dir) {
+  mkdirSync(dir, { recursive: true });
+  const tree = join(dir, 'tree');
+  const env = cleanEnv(dir);
+  mustSucceed(['cp', '-a', resolve(taskFileDir, task.repo.path), tree], dir, env, 'copy');
+  const tools = join(dir, 'tools');
+  const setupEnv = cleanEnv(dir, { npm_config_cache: join(tools, 'npm'), PIP_CACHE_DIR: join(tools, 'pip'), XDG_CACHE_HOME: tools, CI: 'true' });
+  for (const command of task.setup ?? []) mustSucceed(['sh', '-c', command], tree, setupEnv, `setup ${command}`);
+  return tree;
+}
+
+/** The floor: the tests at the baseline and once per attempt, in place, nothing else. */
+function floorRun(task, tree, dir) {
+  mkdirSync(dir, { recursive: true });
+  const testsOnce = (label) => {
+    runTests(task.tests.command, task.tests.format, tree, dir, label);
+    if (task.held_out?.command) runTests(task.held_out.command, task.held_out.format, tree, dir, `${label}-held-out`);
+  };
+  testsOnce('baseline');
+  for (let t = 0; t < trials; t++) testsOnce(`after-${t}`);
+}
+
 function crucibleRun(tasksFile, id, dir, entry) {
   const argv = [entry, 'run', tasksFile, '--agent', 'nop', '--task', id, '--sandbox', sandbox, '--out', dir, '--quiet', '--json'];
   const r = spawnSync('node', [...argv, '--runs', String(trials), '--concurrency', '1'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -146,7 +176,9 @@ function bench(label, tasksFile) {
   const rows = [];
   for (const raw of doc.tasks.filter((t) => onlyTasks.length === 0 || onlyTasks.includes(t.id))) {
     const task = { ...raw, setup: raw.setup ?? doc.defaults?.setup };
+    const tree = floorTree(task, dirname(tasksFile), join(scratch, `floor-tree-${task.id}`));
     const sides = [
+      ['floor', (i) => floorRun(task, tree, join(scratch, `floor-${task.id}-${i}`))],
       ['raw', (i) => rawRun(task, dirname(tasksFile), join(scratch, `raw-${task.id}-${i}`))],
       ['crucible', (i) => crucibleRun(tasksFile, task.id, join(scratch, `state-${task.id}-${i}`), cli)],
       ...(againstCli ? [['against', (i) => crucibleRun(tasksFile, task.id, join(scratch, `against-${task.id}-${i}`), againstCli)]] : []),
@@ -162,11 +194,12 @@ function bench(label, tasksFile) {
         times[name].push(timed(() => (prepared = fn(i))));
         if (Array.isArray(prepared)) prepares[name].push(...prepared);
       }
-      for (const [name] of sides)
-        rmSync(join(scratch, `${name === 'raw' ? 'raw' : name === 'crucible' ? 'state' : 'against'}-${task.id}-${i}`), { recursive: true, force: true });
+      for (const [name] of sides) rmSync(join(scratch, `${name === 'crucible' ? 'state' : name}-${task.id}-${i}`), { recursive: true, force: true });
     }
-    const row = [label, task.id, ...['raw', 'crucible'].map((s) => `${min(times[s]).toFixed(0)} / ${median(times[s]).toFixed(0)}`)];
+    rmSync(join(scratch, `floor-tree-${task.id}`), { recursive: true, force: true });
+    const row = [label, task.id, ...['floor', 'raw', 'crucible'].map((s) => `${min(times[s]).toFixed(0)} / ${median(times[s]).toFixed(0)}`)];
     row.push((median(times.crucible) / median(times.raw)).toFixed(2), (min(times.crucible) / min(times.raw)).toFixed(2));
+    row.push((median(times.crucible) / median(times.floor)).toFixed(2), `${(median(times.crucible) - median(times.floor)).toFixed(0)}`);
     if (againstCli)
       row.push(`${min(times.against).toFixed(0)} / ${median(times.against).toFixed(0)}`, (median(times.crucible) / median(times.against)).toFixed(2));
     row.push(['crucible', ...(againstCli ? ['against'] : [])].map((s) => `${min(prepares[s]).toFixed(0)} / ${median(prepares[s]).toFixed(0)}`).join(' vs '));
@@ -187,7 +220,7 @@ function startup() {
 
 const loadBefore = loadLine();
 const start = startup();
-const rows = [...bench('examples', join(root, 'examples', 'tasks.yaml')), ...(fileCount > 0 ? bench(`${fileCount} files`, generateLargeRepo()) : [])];
+const rows = [...bench('examples', join(root, 'examples', 'tasks.yaml')), ...fileCounts.flatMap((count) => bench(`${count} files`, generateLargeRepo(count)))];
 console.log(`${rounds} rounds per side, alternated, ${trials} attempt(s) per run, sandbox=${sandbox}, node ${process.version}`);
 console.log(`before: ${loadBefore}`);
 console.log(`after:  ${loadLine()}`);
@@ -196,8 +229,8 @@ console.log(
 );
 if (againstCli) console.log(`against: ${againstCli}`);
 console.log(
-  `| set | task | raw ms min / median | crucible ms min / median | ratio of medians | ratio of mins |${againstCli ? ' against ms min / median | this / against |' : ''} prepare per attempt ms min / median${againstCli ? ' (this vs against)' : ''} |`,
+  `| set | task | floor ms min / median | raw ms min / median | crucible ms min / median | crucible / raw (medians) | crucible / raw (mins) | crucible / floor (medians) | crucible - floor ms (medians) |${againstCli ? ' against ms min / median | this / against |' : ''} prepare per attempt ms min / median${againstCli ? ' (this vs against)' : ''} |`,
 );
-console.log(`|---|---|---:|---:|---:|---:|${againstCli ? '---:|---:|' : ''}---:|`);
+console.log(`|---|---|---:|---:|---:|---:|---:|---:|---:|${againstCli ? '---:|---:|' : ''}---:|`);
 for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 rmSync(scratch, { recursive: true, force: true });

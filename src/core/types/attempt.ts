@@ -127,6 +127,8 @@ export interface DuplicateIds {
 
 export interface TestRunEvidence {
   command: string;
+  /** How the run's tree was given: an overlay of the task's prepared tree, or a copy of it. Absent in records before overlays. */
+  tree?: TreeProvision;
   exitCode: number | null;
   timedOut: boolean;
   durationMs: number;
@@ -315,6 +317,9 @@ export interface EnvironmentProvenance {
   limits: { cpus?: number; memoryBytes?: number; pids?: number; storageBytes?: number };
   engineVersion: string;
 }
+
+/** How a test run's tree is given (src/domain/evaluation/give-tree.ts). */
+export type TreeProvision = 'kernel-overlay' | 'copy';
 
 export interface AttemptResult extends AttemptPlan {
   schemaVersion: typeof ATTEMPT_SCHEMA_VERSION;

@@ -21,7 +21,8 @@ import type {
   TestRunEvidence,
   TestSpec,
 } from '../../core/types/index.js';
-import { materializeTree, overlayDirectory, removeTree, type Baseline } from '../../infra/workspace/index.js';
+import { overlayDirectory, removeTree, type Baseline } from '../../infra/workspace/index.js';
+import { giveTree, releaseTree, type GivenTree } from './give-tree.js';
 
 /** Where and how every test run of one evaluation happens: the same for all of its runs. */
 export interface TestBench {
@@ -54,6 +55,11 @@ export interface TestBench {
    * unusable, every listed test missing) rather than the machine's (thrown). Absent: always thrown.
    */
   changeCaused?: (error: unknown) => boolean;
+  /**
+   * Give each run's tree as an overlay of the pristine tree where the sandbox and the kernel allow
+   * it (give-tree.ts); false: always a copy. Default true.
+   */
+  overlay?: boolean;
 }
 
 export interface TestRun {
@@ -126,8 +132,9 @@ export async function runTestsOnTree(bench: TestBench, tree: string, spec: TestR
   const verifierMount =
     spec.reward?.files !== undefined && spec.reward.mount !== undefined ? { source: spec.reward.files, target: spec.reward.mount, readOnly: true } : undefined;
   if (spec.reward?.files !== undefined && !verifierMount) tree = await overlayDirectory(baseline, tree, spec.reward.files);
+  let given: GivenTree;
   try {
-    await freshCopy(bench, tree, lastUse);
+    given = await freshCopy(bench, tree, lastUse);
   } catch (error) {
     if (!spec.changeTree || !bench.changeCaused?.(error)) throw error;
     return { evidence: unusableRun(spec, `the agent's change could not be checked out: ${error instanceof Error ? error.message : String(error)}`) };
@@ -145,23 +152,26 @@ export async function runTestsOnTree(bench: TestBench, tree: string, spec: TestR
     home,
     tmp,
     limits: execLimits(bench.limits),
+    ...(given.overlay ? { overlay: given.overlay } : {}),
   };
   try {
-    return await runInSandbox(bench, spec, layout, sentinelDir);
+    const run = await runInSandbox(bench, spec, layout, sentinelDir, given.written);
+    return { ...run, evidence: { ...run.evidence, tree: given.provision } };
   } finally {
-    await removeSentinelDir(sentinelDir);
+    await Promise.all([removeSentinelDir(sentinelDir), releaseTree(bench, given)]);
   }
 }
 
-/** `tree` checked out at the workspace path over a copy of the pristine tree; HOME, /tmp and the results directory emptied. */
-async function freshCopy(bench: TestBench, tree: string, lastUse: boolean): Promise<void> {
-  await materializeTree({ pristine: bench.pristine, dest: bench.workspace, baseline: bench.baseline, tree, consume: lastUse && bench.pristineShared !== true });
+/** `tree` given at the workspace path over the pristine tree (give-tree.ts); HOME, /tmp and the results directory emptied. */
+async function freshCopy(bench: TestBench, tree: string, lastUse: boolean): Promise<GivenTree> {
+  const given = await giveTree(bench, tree, lastUse);
   // Nothing one run writes outside the workspace reaches the next one either; what the code
   // under test left may be deeper than PATH_MAX or mode 000: removeTree clears it all the same.
   for (const dir of [bench.home, bench.tmp, bench.resultsDir]) {
     await removeTree(dir);
     await mkdir(dir, { recursive: true });
   }
+  return given;
 }
 
 /**
@@ -176,8 +186,9 @@ export async function runValuesOnTree(
   changeFiles: readonly string[],
   lastUse = false,
 ): Promise<HeldOutValuesEvidence> {
+  let given: GivenTree;
   try {
-    await freshCopy(bench, tree, lastUse);
+    given = await freshCopy(bench, tree, lastUse);
   } catch (error) {
     if (!bench.changeCaused?.(error)) throw error;
     const detail = `the agent's change could not be checked out: ${error instanceof Error ? error.message : String(error)}`;
@@ -192,6 +203,7 @@ export async function runValuesOnTree(
     home: bench.home,
     tmp: bench.tmp,
     limits: execLimits(bench.limits),
+    ...(given.overlay ? { overlay: given.overlay } : {}),
   };
   const executor = (bench.executorFactory ?? createExecutor)(bench.sandbox, layout);
   const workdir = layout.environment?.workdir;
@@ -209,11 +221,12 @@ export async function runValuesOnTree(
   } finally {
     await executor.close();
     await removeTree(bench.resultsDir);
-    await Promise.all([removeSentinelDir(valuesDir), removeSentinelDir(sentinelDir)]);
+    await Promise.all([removeSentinelDir(valuesDir), removeSentinelDir(sentinelDir), releaseTree(bench, given)]);
   }
 }
 
-async function runInSandbox(bench: TestBench, spec: TestRunSpec, layout: SandboxLayout, sentinelDir: string): Promise<TestRun> {
+/** `written`: the host directory where the run's writes to the workspace land (the workspace, or an overlay's upper directory). */
+async function runInSandbox(bench: TestBench, spec: TestRunSpec, layout: SandboxLayout, sentinelDir: string, written: string): Promise<TestRun> {
   const { workspace, resultsDir, home } = bench;
   const executor = (bench.executorFactory ?? createExecutor)(bench.sandbox, layout);
   const timeoutMs = bench.limits.testTimeoutMs;
@@ -249,10 +262,11 @@ async function runInSandbox(bench: TestBench, spec: TestRunSpec, layout: Sandbox
     timeoutMs,
     ...signal,
     sentinel,
+    ...(written !== workspace ? { written } : {}),
     // The code under test runs on the host's disk as the agent did: held to the same workspace limits.
     watch: {
       trees: [
-        { root: workspace, label: 'the workspace under test' },
+        { root: written, label: 'the workspace under test' },
         { root: home, label: 'HOME under test' },
       ],
       limits: { maxFiles: bench.limits.resources.workspaceFiles, maxBytes: bench.limits.resources.workspaceBytes },

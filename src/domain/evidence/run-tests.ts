@@ -16,6 +16,12 @@ import { watchTrees, type ScanLimits } from './workspace-scan.js';
 export interface TestRunRequest {
   executor: Executor;
   workspace: string;
+  /**
+   * Where on the host the run's own writes to the workspace land, when not the workspace itself
+   * (an overlay's upper directory): the JUnit file at `junit` is read there, so a report counts
+   * only if this run wrote it.
+   */
+  written?: string;
   command: string;
   /** Workspace-relative JUnit path the command writes, or undefined to use `$CRUCIBLE_JUNIT`. */
   junit?: string;
@@ -62,8 +68,9 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
   const streamReport = join(req.resultsDir, `${randomBytes(12).toString('hex')}.report`);
   const format = req.format ?? 'junit';
   const fromFile = reportIsFile(req);
+  const written = req.written ?? req.workspace;
   if (req.junit && format === 'junit') {
-    const stale = await insideWithoutLinks(req.workspace, req.junit);
+    const stale = await insideWithoutLinks(written, req.junit);
     if (stale) await unlink(stale).catch(() => undefined);
   }
 
@@ -107,7 +114,7 @@ export async function runTests(req: TestRunRequest): Promise<{ evidence: TestRun
   } else if (format !== 'junit') {
     report = await readReport(streamReport, label);
   } else {
-    const reportPath = req.junit ? await insideWithoutLinks(req.workspace, req.junit) : defaultReport;
+    const reportPath = req.junit ? await insideWithoutLinks(written, req.junit) : defaultReport;
     report =
       reportPath === undefined ? { problem: `the report path ${req.junit ?? ''} goes through a symlink or a file` } : await readReport(reportPath, label);
   }

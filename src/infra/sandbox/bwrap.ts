@@ -7,6 +7,7 @@ import type { ExecRequest, ExecResult, Executor, SandboxLayout } from './executo
 import type { ExecutorOptions } from './executor-options.js';
 import { findOnPath } from './find-on-path.js';
 import { executorCapabilities } from './kinds.js';
+import { overlayMountArgv } from './tree-overlay.js';
 import { enforcedLimits, limitSupport, runLimited } from './limits.js';
 import type { LimitWiring } from './limits.js';
 import { gatewayForwarderSource } from './forwarder-source.js';
@@ -67,7 +68,8 @@ export function createBwrapExecutor(layout: SandboxLayout, options: ExecutorOpti
       return runLimited(
         layout.limits,
         limits,
-        [bwrapPath],
+        // An overlay workspace is mounted in a namespace of the command's own, bwrap started inside it.
+        [...(layout.overlay ? overlayMountArgv(layout.overlay) : []), bwrapPath],
         async ({ argv, stopped, enter, rlimits }) => {
           const orders = (): string =>
             encodePerlOrders({ argv: request.argv, env, rlimits, prlimitSyscall: syscall, prctlSyscall: prctl, ...(helper ? { helper } : {}) });

@@ -152,7 +152,27 @@ export interface SandboxLayout {
    * the workspace at a container-native task's workdir (`/app`), a verifier's files at `/tests`.
    */
   mounts?: PathMount[];
+  /**
+   * bwrap only: the workspace given as an overlay (tree-overlay.ts) instead of a directory of its
+   * own: mounted at `target` before the sandbox starts, in a user and mount namespace of the
+   * command's own. Other executors refuse a layout with one (their trees are copies).
+   */
+  overlay?: TreeOverlay;
 }
+
+/** An overlay of a shared tree: `lower` is never written; what the sandbox writes lands in `upper`. */
+export interface TreeOverlay {
+  driver: OverlayDriver;
+  lower: string;
+  upper: string;
+  /** The overlay's scratch directory, empty, on the same filesystem as `upper`: overlayfs's own. */
+  work: string;
+  /** Where the merged tree appears (an empty directory on the host). */
+  target: string;
+}
+
+/** Kernel overlayfs mounted in an unprivileged user namespace (5.11 and later). */
+export type OverlayDriver = 'kernel-overlay';
 
 /** A host directory bound at `target` in the container. */
 export interface PathMount {

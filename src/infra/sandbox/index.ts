@@ -17,12 +17,16 @@ export type {
   SandboxCapabilities,
   SandboxKind,
   SandboxLayout,
+  OverlayDriver,
+  TreeOverlay,
 } from './executor.js';
+export { overlayMountArgv, overlayPathsMountable } from './tree-overlay.js';
 export type { ExecutorOptions } from './executor-options.js';
 export type { BwrapDetection, DetectOptions } from './detect.js';
 export { detectBwrap } from './detect.js';
 export type { ResolveOptions, SafestSandbox } from './choice.js';
 export { resolveSafestSandbox, resolveSandbox, sandboxProbeFile } from './choice.js';
+import { SandboxSetupError } from './errors.js';
 export { SandboxSetupError, SandboxUnavailableError } from './errors.js';
 export { sandboxTraits, traitsOfRecorded, type SandboxTraits } from './kinds.js';
 
@@ -34,6 +38,8 @@ export type ExecutorFactory = (kind: SandboxKind, layout: SandboxLayout) => Exec
 
 /** An executor for one attempt; `layout` is fixed for its lifetime. */
 export function createExecutor(kind: SandboxKind, layout: SandboxLayout, options: ExecutorOptions = {}): Executor {
+  // Only bwrap mounts one; elsewhere the tree would be the empty mount point.
+  if (layout.overlay !== undefined && kind !== 'bwrap') throw new SandboxSetupError(`the ${kind} executor cannot give a tree as an overlay; give it a copy`);
   switch (kind) {
     case 'local':
       return createLocalExecutor(layout, options);
