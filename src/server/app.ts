@@ -8,6 +8,7 @@ import {
   runListItemOf,
   trendView,
   type AttemptView,
+  type CellView,
   type CompareView,
   type Page,
   type RunListItem,
@@ -17,7 +18,8 @@ import { HistoryError, type AttemptFilter, type EvaluationListItem, type History
 import { CAUSES, VERDICTS } from '../core/types/index.js';
 import { PathRefused, resolveInside, SAFE_ID } from './confine.js';
 import { APP_CSP, contentType, FILE_CSP, JSON_TYPE, JsonBodies } from './responses.js';
-import { RunViews, type RunStatsView } from './run-views.js';
+import { RunViews } from './run-views.js';
+import { COMPARISONS_KEPT, shownComparison } from './compare-view.js';
 
 export interface AppOptions {
   /** The `.crucible` directory: every file served comes from inside it (or from webDir). */
@@ -73,7 +75,7 @@ export function createApp(opts: AppOptions): Hono {
   const views = new RunViews(history, stateDir);
   // A validate run's files are under `validate/`, every other run's under `runs/`.
   const runFolder = (runId: string): string => `${runFolderOf(history.runVersion(runId)?.kind)}/${runId}`;
-  const comparisons = new WeakMap<RunStatsView, WeakMap<RunStatsView, CompareView>>();
+  const comparisons = new Map<string, CompareView>();
   const bodies = new JsonBodies();
   const app = new Hono();
 
@@ -140,6 +142,18 @@ export function createApp(opts: AppOptions): Hono {
     return view ? c.body(bodies.of(view), 200, { 'Content-Type': JSON_TYPE }) : c.json({ error: 'no such run' }, 404);
   });
 
+  /** A run's heatmap a page of tasks at a time (every agent of each task), from the history's tallies. */
+  app.get('/api/runs/:runId/cells', (c) => {
+    const runId = safeId(c.req.param('runId'), 'runId');
+    if (!history.runVersion(runId)) return c.json({ error: 'no such run' }, 404);
+    const page = history.cellPage(runId, { limit: intParam(c.req.query('limit'), 'limit', DEFAULT_PAGE, MAX_PAGE), cursor: optional(c.req.query('cursor')) });
+    const body: Page<CellView> = {
+      items: page.items.map((x) => ({ agent: x.agent, taskId: x.taskId, n: x.n, passes: x.passes, harnessErrors: x.errors })),
+      nextCursor: page.nextCursor,
+    };
+    return c.json(body);
+  });
+
   app.get('/api/runs/:runId/attempts', (c) => {
     const runId = safeId(c.req.param('runId'), 'runId');
     const filter: AttemptFilter = {
@@ -202,18 +216,21 @@ export function createApp(opts: AppOptions): Hono {
   app.get('/api/compare', async (c) => {
     const a = safeId(c.req.query('a') ?? '', 'a');
     const b = safeId(c.req.query('b') ?? '', 'b');
-    const va = views.stats(a);
-    const vb = views.stats(b);
-    if (!va || !vb) return c.json({ error: `no such run: ${!va ? a : b}` }, 404);
-    // The same computation as `crucible compare` (its exact test costs milliseconds per agent):
-    // remember it per pair of run views, which are rebuilt only when a run changes.
-    let byB = comparisons.get(va);
-    if (!byB) comparisons.set(va, (byB = new WeakMap()));
-    let view = byB.get(vb);
+    const versionA = views.version(a);
+    const versionB = views.version(b);
+    if (versionA === undefined || versionB === undefined) return c.json({ error: `no such run: ${versionA === undefined ? a : b}` }, 404);
+    // The same computation as `crucible compare`, over every cell of both runs: remember it per
+    // pair of run versions, so a run is compared again only once it changes.
+    const key = JSON.stringify([a, versionA, b, versionB]);
+    let view = comparisons.get(key);
     if (!view) {
+      const va = views.stats(a);
+      const vb = views.stats(b);
+      if (!va || !vb) return c.json({ error: `no such run: ${!va ? a : b}` }, 404);
       const [ta, tb] = await Promise.all([plannedTasks(a), plannedTasks(b)]);
-      view = compareRuns(va, vb, { a: ta, b: tb });
-      byB.set(vb, view);
+      view = shownComparison(compareRuns(va, vb, { a: ta, b: tb }));
+      comparisons.set(key, view);
+      if (comparisons.size > COMPARISONS_KEPT) comparisons.delete(comparisons.keys().next().value as string);
     }
     return c.body(bodies.of(view), 200, { 'Content-Type': JSON_TYPE });
   });

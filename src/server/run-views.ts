@@ -12,9 +12,12 @@ import {
   type RunView,
 } from '../features/report/index.js';
 import type { AttemptRow, HistoryReader } from '../infra/store/index.js';
-import type { RunStats } from '../core/types/index.js';
+import type { CellStats, RunStats } from '../core/types/index.js';
 import { recordedFailurePatterns } from '../domain/failures/index.js';
 import { strengthOfRun } from '../features/strength/index.js';
+
+/** Tasks a run page lists for its attempts filter; a larger run's filter takes a typed task id. */
+export const MAX_TASK_OPTIONS = 500;
 
 /** Attempts aggregated on the fly for a run whose stats were not stored; beyond this the page says so. */
 export const MAX_AGGREGATED_ATTEMPTS = 50_000;
@@ -31,7 +34,6 @@ export type RunStatsView = Pick<RunView, 'run' | 'stats'>;
 
 export class RunViews {
   private readonly cache = new Map<string, { key: string; view: RunView }>();
-  private readonly statsCache = new Map<string, { key: string; view: RunStatsView }>();
 
   constructor(
     private readonly history: HistoryReader,
@@ -43,34 +45,38 @@ export class RunViews {
     if (!head) return undefined;
     const hit = this.cache.get(runId);
     if (hit && hit.key === head.version) return hit.view;
-    const detail = this.history.getRun(runId);
+    const detail = this.history.getRunHead(runId);
     if (!detail) return undefined;
     const view = this.build(runId, detail.stats, runInfoOfRow(detail), join(runsDirOf(this.stateDir, detail.kind), runId));
     remember(this.cache, runId, { key: head.version, view });
     return view;
   }
 
+  /** What a view of the run is keyed by: changes when the run records an attempt or finishes. */
+  version(runId: string): string | undefined {
+    return this.history.runVersion(runId)?.version;
+  }
+
   /**
-   * A run's info and stats only, for comparisons: the stored stats need none of the attempt rows
-   * a run page reads (held-out cards, guard), so a comparison of two uncached runs does not pay two
-   * run pages. A run without stored stats gets its whole page built, which computes them.
+   * A run's info and stats with every cell, for a comparison: its page's statistics (no cells, as
+   * the page sends them) with the cells from the history's tallies, a row per agent and task.
+   * Not cached: the comparison made of it is.
    */
   stats(runId: string): RunStatsView | undefined {
-    const head = this.history.runVersion(runId);
-    if (!head) return undefined;
-    const hit = this.statsCache.get(runId);
-    if (hit && hit.key === head.version) return hit.view;
-    const full = this.cache.get(runId);
-    if (full && full.key === head.version) {
-      remember(this.statsCache, runId, { key: head.version, view: full.view });
-      return full.view;
-    }
-    const detail = this.history.getRun(runId);
-    if (!detail) return undefined;
-    const stats = storedStats(detail.stats) ?? summaryStats(join(runsDirOf(this.stateDir, detail.kind), runId));
-    const view: RunStatsView | undefined = stats ? { run: runInfoOfRow(detail), stats } : this.get(runId);
-    if (view) remember(this.statsCache, runId, { key: head.version, view });
-    return view;
+    const view = this.get(runId);
+    if (!view) return undefined;
+    if (!view.stats) return view;
+    const cells: CellStats[] = this.history.cells(runId).map((c) => ({
+      agent: c.agent,
+      taskId: c.taskId,
+      repo: '',
+      attempts: c.n + c.errors,
+      harnessErrors: c.errors,
+      n: c.n,
+      passes: c.passes,
+      interval: null,
+    }));
+    return { run: view.run, stats: { ...view.stats, cells } };
   }
 
   private build(runId: string, stored: unknown, run: RunInfo, dir: string): RunView {
@@ -79,11 +85,16 @@ export class RunViews {
     let rows: AttemptRow[] | undefined;
     const rowsOf = (): AttemptRow[] => (rows ??= attemptRowsOf(this.history, runId, MAX_AGGREGATED_ATTEMPTS));
     const stats = storedStats(stored) ?? summaryStats(dir) ?? (rowsOf().length < MAX_AGGREGATED_ATTEMPTS ? statsOfRecordedRun(this.history, rowsOf()) : null);
+    // Cells are sent a page of tasks at a time (/api/runs/:id/cells), from the history's tallies.
+    const tasks = this.history.runTasks(runId, MAX_TASK_OPTIONS + 1);
     // A live guarded run past the cap shows no counts rather than counts of part of it.
     const guard = guardOfRecordedRun(dir, this.history, () => (rowsOf().length < MAX_AGGREGATED_ATTEMPTS ? rowsOf() : []));
     return {
       run,
-      stats,
+      stats: stats && { ...stats, cells: [] },
+      cellsPaged: true,
+      tasks: tasks.slice(0, MAX_TASK_OPTIONS),
+      ...(tasks.length > MAX_TASK_OPTIONS ? { tasksTruncated: true } : {}),
       heldOut: this.history.heldOut(runId),
       attemptsTotal: this.history.countAttempts({ runId }),
       reports: Object.values(REPORT_FILES).filter((f) => existsSync(join(dir, f))),

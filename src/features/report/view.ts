@@ -84,6 +84,11 @@ export interface RunView {
   run: RunInfo;
   /** Null only when nothing was scored and nothing could be aggregated. */
   stats: RunStats | null;
+  /** The dashboard's: `stats.cells` is left empty and the cells come a page of tasks at a time (`/api/runs/:id/cells`). */
+  cellsPaged?: true;
+  /** The dashboard's: the run's task ids for the attempts filter, the first MAX_TASK_OPTIONS of them (tasksTruncated says there are more). */
+  tasks?: string[];
+  tasksTruncated?: true;
   heldOut: HeldOutCard[];
   attemptsTotal: number;
   /** Reports written next to the run, as names relative to the run directory. */
@@ -96,6 +101,15 @@ export interface RunView {
   strength?: StrengthSummary;
   /** PASSes whose diff adds a surviving mutant's line (docs/strength.md#passes-that-resemble-a-surviving-mutant). */
   resemblances?: StrengthResemblance[];
+}
+
+/** One task × agent cell of a run's heatmap. */
+export interface CellView {
+  agent: string;
+  taskId: string;
+  n: number;
+  passes: number;
+  harnessErrors: number;
 }
 
 export interface Page<T> {
@@ -181,6 +195,8 @@ export interface CompareView {
   b: RunInfo;
   comparison: RunComparison;
   rates: Array<{ agent: string; a: AgentRate | null; b: AgentRate | null }>;
+  /** The dashboard's: how many cells, regressions and improvements there are, when the lists carry only their first ones. */
+  totals?: { cells: number; regressions: number; improvements: number };
 }
 
 export interface TrendPointView {

@@ -1,12 +1,12 @@
 import { attemptConditions, whereOf, type SqlParams } from './attempt-filter.js';
 import type { Db } from './connection.js';
-import { checkedLimit } from './page.js';
+import { checkedLimit, encodeCursor, paging } from './page.js';
 import type { TrendQuery } from './queries.js';
 import type { CellRow, HeldOutTally, TrendPoint } from './rows.js';
+import { createTallyReader, hasTallies, tallyTrends, talliesAnswer, type RawCell, type TallyReader } from './tallies.js';
 
-export interface Aggregates {
+export interface Aggregates extends TallyReader {
   trends(query: TrendQuery): TrendPoint[];
-  cells(runId: string): CellRow[];
   heldOut(runId: string): HeldOutTally[];
 }
 
@@ -91,19 +91,32 @@ function dayTrends(db: Db, query: TrendQuery): TrendPoint[] {
     .map(toTrendPoint);
 }
 
-interface RawCell {
-  agent: string;
-  task_id: string;
-  n: number;
-  passes: number;
-  errors: number;
-  provider_errors: number;
+/** On a file older than schema v6 (a read-only opener): every cell tallied from the attempts, then cut. */
+function untalliedCells(cellsOfRun: (runId: string) => CellRow[]): TallyReader {
+  const tasksOf = (runId: string): string[] => [...new Set(cellsOfRun(runId).map((c) => c.taskId))].sort();
+  return {
+    cells: cellsOfRun,
+    cellPage(runId, request) {
+      const page = paging(request, 'run-tasks');
+      const tasks = tasksOf(runId).filter((t) => page.after === null || t > String(page.after.key));
+      const shown = new Set(tasks.slice(0, page.limit));
+      const items = cellsOfRun(runId)
+        .filter((c) => shown.has(c.taskId))
+        .sort((x, y) => (x.taskId === y.taskId ? (x.agent < y.agent ? -1 : 1) : x.taskId < y.taskId ? -1 : 1));
+      const last = tasks[page.limit - 1];
+      return { items, nextCursor: tasks.length > page.limit && last !== undefined ? encodeCursor('run-tasks', last, '') : null };
+    },
+    runTasks: (runId, limit) => tasksOf(runId).slice(0, checkedLimit(limit)),
+  };
 }
 
 export function createAggregates(db: Db): Aggregates {
+  const tallied = hasTallies(db);
   const cellsOfRun = db.prepare<[string], RawCell>(`
     SELECT a.agent, a.task_id, ${TALLY} FROM attempts a WHERE a.run_id = ?
     GROUP BY a.agent, a.task_id ORDER BY a.agent, a.task_id`);
+  const cellsOfAttempts = (runId: string): CellRow[] =>
+    cellsOfRun.all(runId).map((c) => ({ agent: c.agent, taskId: c.task_id, n: c.n, passes: c.passes, errors: c.errors, providerErrors: c.provider_errors }));
 
   // The run page's held-out cards over every attempt of the run, however many: one grouped scan
   // instead of reading the rows into the server.
@@ -118,14 +131,11 @@ export function createAggregates(db: Db): Aggregates {
     /** Oldest bucket first, so points plot left to right; at most `limit` buckets. */
     trends(query) {
       checkedLimit(query.limit);
+      if (tallied && talliesAnswer(query)) return tallyTrends(db, query);
       // One read transaction: the day hops and the tally must see the same attempts.
       return db.transaction(() => (query.bucket === 'run' ? runTrends(db, query) : dayTrends(db, query)))();
     },
-    cells(runId) {
-      return cellsOfRun
-        .all(runId)
-        .map((c) => ({ agent: c.agent, taskId: c.task_id, n: c.n, passes: c.passes, errors: c.errors, providerErrors: c.provider_errors }));
-    },
+    ...(tallied ? createTallyReader(db) : untalliedCells(cellsOfAttempts)),
     heldOut(runId) {
       return heldOutOfRun
         .all(runId)

@@ -31,6 +31,8 @@ export interface HistoryReader {
   listRuns(query: RunFilter & PageRequest): Page<RunRow>;
   countRuns(filter?: RunFilter): number;
   getRun(runId: string): RunDetail | undefined;
+  /** getRun with the statistics' `cells` left empty (read them with cellPage or cells). */
+  getRunHead(runId: string): RunDetail | undefined;
   /** A run's kind and a version that changes when getRun's answer does; reads no statistics. */
   runVersion(runId: string): RunVersion | undefined;
   listAttempts(query: AttemptFilter & PageRequest): Page<AttemptRow>;
@@ -40,6 +42,10 @@ export interface HistoryReader {
   resolveId(prefix: string): ResolvedId | undefined;
   trends(query: TrendQuery): TrendPoint[];
   cells(runId: string): CellRow[];
+  /** A run's cells a page of tasks at a time, every agent of each task, in task order. */
+  cellPage(runId: string, request: PageRequest): Page<CellRow>;
+  /** A run's task ids in order, at most `limit`. */
+  runTasks(runId: string, limit: number): string[];
   /** Per agent, the run's attempts whose held-out tests ran and how they went. */
   heldOut(runId: string): HeldOutTally[];
   /** `crucible ci` and `crucible gate` results, newest first. */

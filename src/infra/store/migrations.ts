@@ -6,6 +6,7 @@ import { SCHEMA_V2 } from './schema-v2.js';
 import { SCHEMA_V3 } from './schema-v3.js';
 import { SCHEMA_V4 } from './schema-v4.js';
 import { SCHEMA_V5 } from './schema-v5.js';
+import { SCHEMA_V6 } from './schema-v6.js';
 
 interface Migration {
   version: number;
@@ -19,6 +20,7 @@ const MIGRATIONS: readonly Migration[] = [
   { version: 3, sql: SCHEMA_V3 },
   { version: 4, sql: SCHEMA_V4 },
   { version: 5, sql: SCHEMA_V5 },
+  { version: 6, sql: SCHEMA_V6 },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

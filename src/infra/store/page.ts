@@ -5,7 +5,7 @@ import type { Page, PageRequest } from './queries.js';
 export const MAX_PAGE_SIZE = 1000;
 
 /** Which ordering a cursor belongs to; a cursor from one list is refused by another. */
-export type CursorOrder = 'runs' | 'attempts-newest' | 'attempts-plan';
+export type CursorOrder = 'runs' | 'attempts-newest' | 'attempts-plan' | 'run-tasks';
 
 type SortKey = string | number;
 
@@ -13,6 +13,7 @@ const KEY_TYPE: Record<CursorOrder, 'string' | 'number'> = {
   runs: 'string',
   'attempts-newest': 'string',
   'attempts-plan': 'number',
+  'run-tasks': 'string',
 };
 
 export interface Paging {

@@ -5,6 +5,7 @@ import type { Db } from './connection.js';
 import { paging, toPage, type CursorOrder, type Paging } from './page.js';
 import type { AttemptFilter, Page, PageRequest } from './queries.js';
 import type { AttemptDetail, AttemptRow } from './rows.js';
+import { hasTallies } from './tallies.js';
 
 export interface AttemptReader {
   listAttempts(query: AttemptFilter & PageRequest): Page<AttemptRow>;
@@ -52,6 +53,7 @@ interface RawCheck {
 export function createAttemptReader(db: Db): AttemptReader {
   const rowById = db.prepare<[string], RawAttemptRow>(`${ATTEMPT_ROW_SELECT} WHERE a.attempt_id = ?`);
   const documentById = db.prepare<[string], string>('SELECT json FROM attempt_documents WHERE attempt_id = ?').pluck();
+  const recordedOfRun = hasTallies(db) ? db.prepare<[string], number>('SELECT coalesce(sum(attempts), 0) FROM agent_tallies WHERE run_id = ?').pluck() : null;
   const checksById = db.prepare<[string], RawCheck>('SELECT check_id, passed, severity, message, evidence FROM checks WHERE attempt_id = ? ORDER BY position');
 
   return {
@@ -68,6 +70,9 @@ export function createAttemptReader(db: Db): AttemptReader {
     },
 
     countAttempts(filter = {}) {
+      // A whole run's count is its tallies' (schema v6): a row per agent and day, not per attempt.
+      const onlyRun = filter.runId !== undefined && Object.entries(filter).every(([k, v]) => k === 'runId' || v === undefined);
+      if (onlyRun && recordedOfRun) return Number(recordedOfRun.get(filter.runId as string) ?? 0);
       const { sql, params } = countAttemptsQuery(filter);
       return Number(db.prepare<[SqlParams], number>(sql).pluck().get(params));
     },

@@ -1,6 +1,8 @@
 import { whereOf, type SqlParams } from './attempt-filter.js';
 import type { Db } from './connection.js';
 import { paging, toPage, type Paging } from './page.js';
+import { STATS_HEAD_SQL } from './schema-v6.js';
+import { hasTallies } from './tallies.js';
 import type { Page, PageRequest, RunFilter } from './queries.js';
 import type { HistoryRunKind, RunDetail, RunRow, VerdictCounts } from './rows.js';
 import { parseSince } from './time.js';
@@ -9,6 +11,8 @@ export interface RunReader {
   listRuns(query: RunFilter & PageRequest): Page<RunRow>;
   countRuns(filter?: RunFilter): number;
   getRun(runId: string): RunDetail | undefined;
+  /** getRun with the statistics' `cells` left empty: a run page's read, whatever the run's size (its cells are tallies). */
+  getRunHead(runId: string): RunDetail | undefined;
   /**
    * What getRun would say has changed, without reading its statistics or tallying a finished run:
    * its kind, and a version that changes when it records an attempt or finishes. For callers that
@@ -41,17 +45,21 @@ interface RawRunRow {
 }
 
 /**
- * Tallies only the runs already chosen (CTE `chosen`), one covering-index scan per run, so a page
- * costs its own attempts, not the whole history's.
+ * The recorded counts of the runs already chosen (CTE `chosen`): read from agent_tallies (schema v6),
+ * a row per agent and day, or on an older file tallied from the attempts, one covering-index scan per run.
+ * Either way a page costs its own runs, not the whole history's.
  */
-function withRecordedCounts(chosenSql: string, orderBy: string): string {
+function withRecordedCounts(chosenSql: string, orderBy: string, withTallies: boolean): string {
+  const recorded = withTallies
+    ? `(SELECT json_object('attempts', coalesce(sum(t.attempts), 0), 'PASS', coalesce(sum(t.pass), 0),
+        'FAIL', coalesce(sum(t.fail), 0), 'ERROR', coalesce(sum(t.error), 0))
+      FROM agent_tallies t WHERE t.run_id = c.run_id)`
+    : `(SELECT json_object('attempts', count(*), 'PASS', coalesce(sum(a.verdict = 'PASS'), 0),
+        'FAIL', coalesce(sum(a.verdict = 'FAIL'), 0), 'ERROR', coalesce(sum(a.verdict = 'ERROR'), 0))
+      FROM attempts a WHERE a.run_id = c.run_id)`;
   return `
     WITH chosen AS (${chosenSql})
-    SELECT c.*, (
-      SELECT json_object('attempts', count(*), 'PASS', coalesce(sum(a.verdict = 'PASS'), 0),
-        'FAIL', coalesce(sum(a.verdict = 'FAIL'), 0), 'ERROR', coalesce(sum(a.verdict = 'ERROR'), 0))
-      FROM attempts a WHERE a.run_id = c.run_id
-    ) AS recorded
+    SELECT c.*, ${recorded} AS recorded
     FROM chosen c
     ORDER BY ${orderBy}`;
 }
@@ -75,7 +83,7 @@ function hasKindColumn(db: Db): boolean {
   return db.prepare("SELECT 1 FROM pragma_table_info('runs') WHERE name = 'kind'").get() !== undefined;
 }
 
-export function listRunsQuery(query: RunFilter & PageRequest, withKind = true): { sql: string; params: SqlParams; page: Paging } {
+export function listRunsQuery(query: RunFilter & PageRequest, withKind = true, withTallies = true): { sql: string; params: SqlParams; page: Paging } {
   const page = paging(query, 'runs');
   const { conditions, params } = runConditions(query);
   if (page.after) {
@@ -89,7 +97,7 @@ export function listRunsQuery(query: RunFilter & PageRequest, withKind = true): 
       r.stopped_early, r.config_hash, ${withKind ? 'r.kind' : "'run' AS kind"}, r.agents, r.counts, NULL AS summary
     FROM runs r ${whereOf(conditions, params).sql}
     ORDER BY r.created_at DESC, r.run_id DESC LIMIT @limit OFFSET @offset`;
-  return { sql: withRecordedCounts(chosen, 'c.created_at DESC, c.run_id DESC'), params, page };
+  return { sql: withRecordedCounts(chosen, 'c.created_at DESC, c.run_id DESC', withTallies), params, page };
 }
 
 function toRunRow(r: RawRunRow): RunRow {
@@ -109,17 +117,31 @@ function toRunRow(r: RawRunRow): RunRow {
   };
 }
 
+function detailOf(row: RawRunRow | undefined): RunDetail | undefined {
+  if (row === undefined) return undefined;
+  return { ...toRunRow(row), stats: row.summary === null ? null : (JSON.parse(row.summary) as unknown) };
+}
+
 export function createRunReader(db: Db): RunReader {
   const withKind = hasKindColumn(db);
-  const oneRun = db.prepare<[string], RawRunRow>(withRecordedCounts('SELECT * FROM runs WHERE run_id = ?', 'c.run_id'));
+  const withTallies = hasTallies(db);
+  const oneRun = db.prepare<[string], RawRunRow>(withRecordedCounts('SELECT * FROM runs WHERE run_id = ?', 'c.run_id', withTallies));
+  const hasStatsHead = db.prepare("SELECT 1 FROM pragma_table_info('runs') WHERE name = 'stats_head'").get() !== undefined;
+  const headColumns = `run_id, task_set, created_at, finished_at, planned, executed, stopped_early, config_hash, ${withKind ? 'kind' : "'run' AS kind"},
+    agents, counts, ${hasStatsHead ? 'stats_head' : STATS_HEAD_SQL('summary')} AS summary`;
+  const oneRunHead = db.prepare<[string], RawRunRow>(withRecordedCounts(`SELECT ${headColumns} FROM runs WHERE run_id = ?`, 'c.run_id', withTallies));
   const runHead = db.prepare<[string], { kind: string; finished_at: string | null }>(
     `SELECT ${withKind ? 'kind' : "'run' AS kind"}, finished_at FROM runs WHERE run_id = ?`,
   );
-  const recordedCount = db.prepare<[string], number>('SELECT count(*) FROM attempts WHERE run_id = ?').pluck();
+  const recordedCount = db
+    .prepare<[string], number>(
+      withTallies ? 'SELECT coalesce(sum(attempts), 0) FROM agent_tallies WHERE run_id = ?' : 'SELECT count(*) FROM attempts WHERE run_id = ?',
+    )
+    .pluck();
 
   return {
     listRuns(query) {
-      const { sql, params, page } = listRunsQuery(query, withKind);
+      const { sql, params, page } = listRunsQuery(query, withKind, withTallies);
       const rows = db.prepare<[SqlParams], RawRunRow>(sql).all(params);
       return toPage(rows, page, 'runs', (r) => ({ key: r.created_at, id: r.run_id }), toRunRow);
     },
@@ -130,11 +152,8 @@ export function createRunReader(db: Db): RunReader {
       return Number(db.prepare<[SqlParams], number>(sql).pluck().get(params));
     },
 
-    getRun(runId) {
-      const row = oneRun.get(runId);
-      if (row === undefined) return undefined;
-      return { ...toRunRow(row), stats: row.summary === null ? null : (JSON.parse(row.summary) as unknown) };
-    },
+    getRun: (runId) => detailOf(oneRun.get(runId)),
+    getRunHead: (runId) => detailOf(oneRunHead.get(runId)),
 
     runVersion(runId) {
       const head = runHead.get(runId);

@@ -3,6 +3,7 @@ import { HistoryError } from './errors.js';
 import { withBusyRetry } from './retry.js';
 import type { RunFinish, RunMeta } from './rows.js';
 import { toStoredTimestamp } from './time.js';
+import { STATS_HEAD_SQL } from './schema-v6.js';
 
 export interface RunWriter {
   recordRun(meta: RunMeta): void;
@@ -10,6 +11,7 @@ export interface RunWriter {
 }
 
 export function createRunWriter(db: Db): RunWriter {
+  // The statistics head (schema v6) is what a run page reads: the stats without their cells.
   // A resumed run records itself again: it is running once more, so its earlier finish (time,
   // counts, statistics) no longer describes it until finishRun writes the new one. Attempts stay.
   const upsert = db.prepare(`
@@ -18,10 +20,10 @@ export function createRunWriter(db: Db): RunWriter {
     ON CONFLICT (run_id) DO UPDATE SET
       kind = excluded.kind, task_set = excluded.task_set, created_at = excluded.created_at, planned = excluded.planned,
       agents = excluded.agents, config_hash = excluded.config_hash,
-      finished_at = NULL, stopped_early = 0, counts = NULL, summary = NULL`);
+      finished_at = NULL, stopped_early = 0, counts = NULL, summary = NULL, stats_head = NULL`);
   const finish = db.prepare(`
     UPDATE runs SET finished_at = @finishedAt, executed = @executed, stopped_early = @stoppedEarly,
-      counts = @counts, summary = @summary
+      counts = @counts, summary = @summary, stats_head = ${STATS_HEAD_SQL('@summary')}
     WHERE run_id = @runId`);
 
   return {

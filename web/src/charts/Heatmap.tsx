@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { RunStats } from '../data/types.js';
+import type { CellView } from '../data/types.js';
 import { Label, rowHeight, rowLabels, stackRows } from './Label.js';
 import { rateFill } from './scale.js';
 import { BOLD, LABEL_SIZE, LINE_HEIGHT, widest, wrapText } from './text.js';
@@ -10,24 +10,30 @@ const MAX_CELL_W = 160;
 const CELL_H = 26;
 const MAX_LABEL_W = 260;
 const HEAD_PAD = 10;
-const MAX_ROWS = 200;
 
 /**
  * Task × agent: colour = pass rate, label = passes / scored (harness errors apart). Drawn at its
- * own size: on a narrow screen its panel scrolls sideways rather than shrink every label.
+ * own size: on a narrow screen its panel scrolls sideways rather than shrink every label. Draws the
+ * cells it is given (the pages of tasks loaded so far), tasks in the order they come.
  */
-export function Heatmap({ stats, onCell }: { stats: RunStats; onCell?: (taskId: string, agent: string) => void }): ReactNode {
-  const agents = stats.agents.map((a) => a.agent);
+export function Heatmap({
+  agents,
+  cells: given,
+  onCell,
+}: {
+  agents: string[];
+  cells: readonly CellView[];
+  onCell?: (taskId: string, agent: string) => void;
+}): ReactNode {
   const cellW = Math.max(CELL_W, Math.min(MAX_CELL_W, Math.ceil(widest(agents, LABEL_SIZE, BOLD)) + 12));
   const heads = new Map(agents.map((a) => [a, wrapText(a, cellW - 12, LABEL_SIZE, BOLD)]));
   const headH = HEAD_PAD + Math.max(1, ...[...heads.values()].map((l) => l.length)) * LINE_HEIGHT + 4;
-  const allTasks = [...new Set(stats.cells.map((c) => c.taskId))];
-  const tasks = allTasks.slice(0, MAX_ROWS);
+  const tasks = [...new Set(given.map((c) => c.taskId))];
   const taskLabels = rowLabels(tasks, MAX_LABEL_W);
   const labelW = taskLabels.width + 16;
   const heights = tasks.map((t) => rowHeight(taskLabels.lines.get(t), CELL_H));
   const rows = stackRows(heights, headH);
-  const cells = new Map(stats.cells.map((c) => [`${c.taskId}\u0000${c.agent}`, c]));
+  const cells = new Map(given.map((c) => [`${c.taskId}\u0000${c.agent}`, c]));
   const width = labelW + agents.length * cellW;
   const height = rows.bottom;
   return (
@@ -86,11 +92,6 @@ export function Heatmap({ stats, onCell }: { stats: RunStats; onCell?: (taskId: 
           );
         })}
       </svg>
-      {allTasks.length > MAX_ROWS ? (
-        <figcaption className="muted">
-          First {MAX_ROWS} of {allTasks.length} tasks.
-        </figcaption>
-      ) : null}
     </figure>
   );
 }

@@ -15,8 +15,18 @@ export interface AttemptFilter {
   cause?: Cause;
 }
 
+interface AttemptsTableProps {
+  runId: string;
+  stats: RunStats | null;
+  /** The run's task ids for the filter (the dashboard's); else read from the stats' cells (a report). */
+  tasks?: string[];
+  /** More tasks than `tasks` lists: the filter takes a typed task id. */
+  tasksTruncated?: boolean;
+  initial?: AttemptFilter;
+}
+
 /** The run's attempts, filtered and paged from the source: never the whole run at once. */
-export function AttemptsTable({ runId, stats, initial = {} }: { runId: string; stats: RunStats | null; initial?: AttemptFilter }): ReactNode {
+export function AttemptsTable({ runId, stats, tasks: listed, tasksTruncated = false, initial = {} }: AttemptsTableProps): ReactNode {
   const source = useSource();
   const [filter, setFilter] = useState<AttemptFilter>(initial);
   const [items, setItems] = useState<AttemptListItem[]>([]);
@@ -64,7 +74,7 @@ export function AttemptsTable({ runId, stats, initial = {} }: { runId: string; s
   };
 
   const agents = stats ? stats.agents.map((a) => a.agent) : [];
-  const tasks = stats ? [...new Set(stats.cells.map((c) => c.taskId))] : [];
+  const tasks = listed ?? (stats ? [...new Set(stats.cells.map((c) => c.taskId))] : []);
   const causes = stats ? (Object.keys(stats.agents[0]?.causes ?? {}) as Cause[]).filter((c) => stats.agents.some((a) => a.causes[c] > 0)) : [];
   const set = (k: keyof AttemptFilter) => (e: { target: { value: string } }) =>
     setFilter((f) => ({ ...f, [k]: e.target.value === '' ? undefined : e.target.value }));
@@ -83,12 +93,16 @@ export function AttemptsTable({ runId, stats, initial = {} }: { runId: string; s
         </label>
         <label>
           task
-          <select value={filter.taskId ?? ''} onChange={set('taskId')} name="task">
-            <option value="">all</option>
-            {tasks.map((t) => (
-              <option key={t}>{t}</option>
-            ))}
-          </select>
+          {tasksTruncated ? (
+            <input value={filter.taskId ?? ''} onChange={set('taskId')} name="task" placeholder="all (type a task id)" />
+          ) : (
+            <select value={filter.taskId ?? ''} onChange={set('taskId')} name="task">
+              <option value="">all</option>
+              {tasks.map((t) => (
+                <option key={t}>{t}</option>
+              ))}
+            </select>
+          )}
         </label>
         <label>
           verdict

@@ -2,6 +2,7 @@ import type {
   AttemptQuery,
   AttemptListItem,
   AttemptView,
+  CellView,
   CompareView,
   DiagnosticListItem,
   EvaluationKind,
@@ -37,6 +38,8 @@ export interface DataSource {
   getRun(runId: string): Promise<RunView>;
   listAttempts(runId: string, q: AttemptQuery): Promise<Page<AttemptListItem>>;
   getAttempt(attemptId: string): Promise<AttemptView>;
+  /** A run's heatmap cells, a page of tasks at a time (every agent of each task), in task order. */
+  listCells(runId: string, q: { cursor?: string; limit?: number }): Promise<Page<CellView>>;
   compare(a: string, b: string): Promise<CompareView>;
   trends(q: TrendsQuery): Promise<TrendView>;
   /** `crucible ci` and `crucible gate` results, newest first (none in a single-run report). */

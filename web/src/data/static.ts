@@ -1,5 +1,5 @@
 import type { DataSource } from './source.js';
-import type { AttemptListItem, Page, ReportData } from './types.js';
+import type { AttemptListItem, CellView, Page, ReportData } from './types.js';
 
 /** Must match REPORT_DATA_ELEMENT_ID in src/features/report/html.ts. */
 export const REPORT_DATA_ELEMENT_ID = 'crucible-report';
@@ -36,6 +36,7 @@ export function staticSource(data: ReportData): DataSource {
       };
       return Promise.resolve(page);
     },
+    listCells: (_runId, q) => Promise.resolve(cellPageOf(data, q)),
     getAttempt: (attemptId) => {
       const found = data.attempts.find((a) => a.item.attemptId === attemptId);
       return found ? Promise.resolve(found) : Promise.reject(new Error(`no attempt ${attemptId} in this report`));
@@ -48,4 +49,18 @@ export function staticSource(data: ReportData): DataSource {
     // Report files sit next to report.html, so relative links work from disk.
     fileUrl: (_runId, path) => path,
   };
+}
+
+/** The report's cells a page of tasks at a time, as the dashboard pages them: in task order, every agent of each task. */
+function cellPageOf(data: ReportData, q: { cursor?: string; limit?: number }): Page<CellView> {
+  const cells = data.view.stats?.cells ?? [];
+  const tasks = [...new Set(cells.map((c) => c.taskId))].sort();
+  const offset = q.cursor ? Number(q.cursor) : 0;
+  const limit = q.limit ?? 50;
+  const shown = new Set(tasks.slice(offset, offset + limit));
+  const items = cells
+    .filter((c) => shown.has(c.taskId))
+    .map((c) => ({ agent: c.agent, taskId: c.taskId, n: c.n, passes: c.passes, harnessErrors: c.harnessErrors }))
+    .sort((x, y) => (x.taskId === y.taskId ? x.agent.localeCompare(y.agent) : x.taskId < y.taskId ? -1 : 1));
+  return { items, nextCursor: offset + limit < tasks.length ? String(offset + limit) : null };
 }

@@ -4,6 +4,7 @@ export type {
   AttemptListItem,
   AttemptQuery,
   AttemptView,
+  CellView,
   CompareView,
   CommandView,
   HeldOutCard,

@@ -71,8 +71,12 @@ function CompareBody({ view }: { view: CompareView }): ReactNode {
         </table>
       </Section>
       <Section
-        title={`Cells (${comparison.regressions.length} worse, ${comparison.improvements.length} better)`}
-        note="One cell is a handful of trials: trust the paired verdict over any single row."
+        title={`Cells (${view.totals?.regressions ?? comparison.regressions.length} worse, ${view.totals?.improvements ?? comparison.improvements.length} better)`}
+        note={
+          view.totals
+            ? `One cell is a handful of trials: trust the paired verdict over any single row. The ${comparison.cells.length} of ${view.totals.cells} cells shown are the changed ones first; \`crucible compare\` lists them all.`
+            : 'One cell is a handful of trials: trust the paired verdict over any single row.'
+        }
       >
         <table className="table" data-testid="compare-cells">
           <thead>

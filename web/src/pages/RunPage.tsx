@@ -3,9 +3,9 @@ import { agentInfoText, duration, elapsed, interval, overfittingCell, pairedSent
 import { CauseBars } from '../charts/CauseBars.js';
 import { CostScatter, anyCost } from '../charts/CostScatter.js';
 import { Distribution, unreported, type Metric } from '../charts/Distribution.js';
-import { Heatmap } from '../charts/Heatmap.js';
 import { AttemptsTable } from '../components/AttemptsTable.js';
 import { HeldOutCards, ReliabilityCards } from '../components/Cards.js';
+import { RunHeatmap } from '../components/RunHeatmap.js';
 import { GuardTable } from '../components/GuardTable.js';
 import { FailurePatternsTable } from '../components/FailurePatternsTable.js';
 import { Await, CountsBar, IntervalBar, Section } from '../components/ui.js';
@@ -268,7 +268,7 @@ export function RunReport({ view }: { view: RunView }): ReactNode {
             <HeldOutCards cards={view.heldOut} />
           </Section>
           <Section title="Tasks × agents">
-            <Heatmap stats={stats} />
+            <RunHeatmap runId={run.runId} agents={stats.agents.map((a) => a.agent)} />
           </Section>
           <Panels stats={stats} />
         </>
@@ -301,7 +301,7 @@ export function RunReport({ view }: { view: RunView }): ReactNode {
         </Section>
       ) : null}
       <Section title={`Attempts (${view.attemptsTotal})`}>
-        <AttemptsTable runId={run.runId} stats={stats} />
+        <AttemptsTable runId={run.runId} stats={stats} tasks={view.tasks} tasksTruncated={view.tasksTruncated === true} />
       </Section>
     </div>
   );
