@@ -146,6 +146,18 @@ describe('detectRunner', () => {
     expect(detectRunner(repo({ 'package.json': pkg('eslint . && mocha', { mocha: '10' }), 'yarn.lock': '' }))).toMatchObject({
       command: 'yarn mocha --reporter=tap',
     });
+    // mocha 1.x's `mocha` spawns `_mocha` with customFds, which Node 20 ignores: it starts nothing.
+    expect(detectRunner(repo({ 'package.json': pkg('mocha --reporter spec --check-leaks test/', { mocha: '~1.8.1' }) }))).toMatchObject({
+      runner: 'mocha',
+      command: 'npx _mocha --check-leaks test/ --reporter tap',
+      format: 'tap',
+    });
+    expect(detectRunner(repo({ 'package.json': pkg('make test', { mocha: '1.x' }), 'pnpm-lock.yaml': '' }))?.command).toBe('pnpm exec _mocha --reporter tap');
+    // The installed version wins over the declared range: setup may have brought a newer one, or an older one.
+    const installed = (version: string, declared: string): string | undefined =>
+      detectRunner(repo({ 'package.json': pkg('mocha -R dot', { mocha: declared }), 'node_modules/mocha/package.json': JSON.stringify({ version }) }))?.command;
+    expect(installed('1.21.5', '*')).toBe('npx _mocha --reporter tap');
+    expect(installed('2.0.1', '>=1')).toBe('npm test -- --reporter=tap');
     expect(detectRunner(repo({ 'package.json': pkg('tap test/*.js', { tap: '16' }) }))).toMatchObject({
       runner: 'node-tap',
       command: 'npm test -- --reporter=tap',

@@ -141,9 +141,14 @@ describe('crucible mine', () => {
     const other = await runCli(['mine', '--dest', 'src', '--out', join(tempDir(), 'state'), '--sandbox', 'bwrap'], { cwd: repo });
     expect(other.status).toBe(2);
     expect(other.stderr).toMatch(/--dest \S*\/src: not empty and not written by crucible mine/);
-    const model = await runCli(['mine', '--writer', 'openai:gpt-4o', '--out', join(tempDir(), 'state'), '--sandbox', 'bwrap'], { cwd: repo });
-    expect(model.status).toBe(2);
-    expect(model.stderr).toContain('--writer openai:gpt-4o: only template:FILE is built');
+    const unknown = await runCli(['mine', '--writer', 'gpt-4o', '--out', join(tempDir(), 'state'), '--sandbox', 'bwrap'], { cwd: repo });
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('--writer gpt-4o: expected template:FILE or <provider>:<model>');
+    const flags = await runCli(['mine', '--writer', 'template:x.md', '--replay', 'tapes', '--out', join(tempDir(), 'state'), '--sandbox', 'bwrap'], {
+      cwd: repo,
+    });
+    expect(flags.status).toBe(2);
+    expect(flags.stderr).toContain('--record, --replay and --pricing are for a model writer');
     const missing = await runCli(['mine', '--writer', 'template:nowhere.md', '--out', join(tempDir(), 'state'), '--sandbox', 'bwrap'], { cwd: repo });
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain('--writer template:nowhere.md: cannot read nowhere.md (ENOENT)');

@@ -16,7 +16,12 @@ export interface Received {
 }
 
 export type Reply =
-  { kind: 'tool'; name: string; args: Record<string, unknown>; id: string } | { kind: 'rate-limited' } | { kind: 'server-error' } | { kind: 'malformed' };
+  | { kind: 'tool'; name: string; args: Record<string, unknown>; id: string }
+  | { kind: 'rate-limited' }
+  | { kind: 'server-error' }
+  | { kind: 'malformed' }
+  /** A plain text answer (not streamed), usage as for a tool call. */
+  | { kind: 'text'; text: string };
 
 export interface ProviderServer {
   url: string;
@@ -62,6 +67,7 @@ export async function startProviderServer(dialect: Dialect): Promise<ProviderSer
         res.writeHead(200, { 'content-type': 'application/json' });
         return void res.end('{"id":"x","object":"chat.completion","choices":[{"index":0,');
       }
+      if (reply.kind === 'text') return send(res, 200, textAnswer(dialect, reply.text));
       if (!stream) return send(res, 200, toolAnswer(dialect, reply));
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const includeUsage = (json['stream_options'] as { include_usage?: boolean } | undefined)?.include_usage === true;
@@ -179,6 +185,18 @@ function toolAnswer(dialect: Dialect, reply: Extract<Reply, { kind: 'tool' }>): 
     usage: chatUsage(dialect),
     ...(dialect === 'groq' ? { x_groq: { id: 'req_01jqz' } } : {}),
   };
+}
+
+/** The tool answer's shape with the tool call replaced by text. */
+function textAnswer(dialect: Dialect, text: string): unknown {
+  const answer = toolAnswer(dialect, { kind: 'tool', name: 'none', args: {}, id: 'none' }) as Record<string, unknown>;
+  if (dialect === 'openai')
+    return {
+      ...answer,
+      output: [{ id: 'msg_67ccd3', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }],
+    };
+  if (dialect === 'anthropic') return { ...answer, content: [{ type: 'text', text }], stop_reason: 'end_turn' };
+  return { ...answer, choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }] };
 }
 
 function toolEvents(dialect: Dialect, reply: Extract<Reply, { kind: 'tool' }>, includeUsage: boolean): string[] {

@@ -14,7 +14,14 @@ export function defineMine(io: CliIo): Command {
     .option('--paths <pathspec>', 'only commits that touch these paths (repeatable)', collect)
     .option('--test-paths <glob>', 'which changed files are tests (repeatable; default as task new)', collect)
     .option('--test-command <cmd>', 'the test command for every commit, instead of the one detected at each commit')
-    .option('--writer <spec>', 'who writes the instructions: template:FILE fills {{problem}}, {{body}}, {{failing_tests}}, {{drafted}} (default: drafted)')
+    .option(
+      '--writer <spec>',
+      'who writes the instructions: template:FILE fills {{problem}}, {{body}}, {{failing_tests}}, {{drafted}}; provider:model rewrites them through the gateway (default: drafted)',
+    )
+    .option('--base-url <[provider=]url>', "a model writer's upstream URL (as crucible run's)", collect)
+    .option('--record <dir>', "also record the model writer's calls as cassettes in <dir>")
+    .option('--replay <dir>', "answer the model writer's calls from the cassettes in <dir>, offline")
+    .option('--pricing <file>', "a pricing.yaml whose entries override the bundled prices (the writer's cost)")
     .option('-j, --jobs <n>', 'candidates judged at once (default 1)')
     .option('-n, --runs <n>', 'runs of each side per candidate; every one must agree, or it is dropped as flaky (default 3)')
     .addOption(jsonOption('print the summary (every commit walked, kept or dropped and why) as JSON'))
@@ -29,7 +36,8 @@ export function defineMine(io: CliIo): Command {
   is kept when a test fails before and passes after, none that passed before fails after, and every
   run agrees. Kept tasks are ranked (more fail-to-pass tests, then the smaller fix) and deduplicated.
   Instructions are drafted from the commit message and the failing tests' names and messages, with
-  no model. Interrupted, it resumes where it stopped when run again with the same --dest.
+  no model (--writer provider:model rewrites them through the gateway, metered; --record/--replay
+  as for crucible run). Interrupted, it resumes where it stopped when run again with the same --dest.
 
   Exit codes: 0 at least one task kept, 1 none kept (mine.json says why), 2 bad input, 130
   interrupted.

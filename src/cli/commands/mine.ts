@@ -1,6 +1,16 @@
 import { join, relative, resolve } from 'node:path';
 import pc from 'picocolors';
-import { instructionWriter, mineRepository, type MineEntry, type MineSummary } from '../../features/authoring/index.js';
+import {
+  mineRepository,
+  modelInstructionWriter,
+  templateInstructionWriter,
+  type InstructionWriter,
+  type MineEntry,
+  type MineSummary,
+} from '../../features/authoring/index.js';
+import { isModelSpec } from '../../domain/agents/index.js';
+import { modelRunOptions } from '../model-run.js';
+import type { ModelCliOptions } from '../model-options.js';
 import { InputError } from '../../core/errors.js';
 import { resolveSandbox, sandboxTraits, type SandboxKind } from '../../infra/sandbox/index.js';
 import { writableStateDir } from '../args.js';
@@ -24,6 +34,11 @@ export interface MineCommandOptions {
   json?: boolean;
   out: string;
   sandbox?: SandboxKind;
+  /** For a model --writer: where it is reached, recorded, replayed and priced. */
+  baseUrl?: ModelCliOptions['baseUrl'];
+  record?: string;
+  replay?: string;
+  pricing?: string;
 }
 
 /**
@@ -42,8 +57,8 @@ export async function mineCommand(repo: string | undefined, opts: MineCommandOpt
     throw new InputError(
       `--sandbox ${opts.sandbox}: crucible mine runs the code of every commit it walks, so only in a sandbox (fix: use --sandbox bwrap or --sandbox docker)`,
     );
-  // Read before any commit is judged: a template that cannot be used fails now, not after an hour.
-  const writer = opts.writer !== undefined ? { spec: opts.writer, write: instructionWriter(opts.writer, io.cwd) } : undefined;
+  // Read before any commit is judged: a template or a model that cannot be used fails now, not after an hour.
+  const writer = chosenWriter(opts.writer, opts, io.cwd);
   const sandbox = (await resolveSandbox(opts.sandbox, { allowFallback: false, stateDir: opts.out })).kind;
   const session = openSession(io.signals);
   let summary: MineSummary;
@@ -66,6 +81,7 @@ export async function mineCommand(repo: string | undefined, opts: MineCommandOpt
     );
   } finally {
     session.close();
+    await writer?.close();
   }
   if (opts.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   else io.stdout.write(formatMineTable(summary.entries));
@@ -98,6 +114,31 @@ export async function mineCommand(repo: string | undefined, opts: MineCommandOpt
     );
   }
   exitWith(EXIT.ok);
+}
+
+/**
+ * `template:FILE` or `provider:model`; the model flags (--base-url, --record, --replay, --pricing)
+ * only with a model, checked as `crucible run` checks them (a key missing, a cassette directory).
+ */
+function chosenWriter(spec: string | undefined, opts: MineCommandOptions, cwd: string): InstructionWriter | undefined {
+  const modelFlags: ModelCliOptions = {
+    ...(opts.baseUrl !== undefined ? { baseUrl: opts.baseUrl } : {}),
+    ...(opts.record !== undefined ? { record: resolve(cwd, opts.record) } : {}),
+    ...(opts.replay !== undefined ? { replay: resolve(cwd, opts.replay) } : {}),
+    ...(opts.pricing !== undefined ? { pricing: resolve(cwd, opts.pricing) } : {}),
+  };
+  if ((spec === undefined || spec.startsWith('template:')) && Object.keys(modelFlags).length > 0)
+    throw new InputError(
+      `--writer ${spec ?? '(none)'}: --base-url, --record, --replay and --pricing are for a model writer (fix: drop them, or use --writer <provider:model>)`,
+    );
+  if (spec === undefined) return undefined;
+  const template = templateInstructionWriter(spec, cwd);
+  if (template !== undefined) return template;
+  if (!isModelSpec(spec))
+    throw new InputError(
+      `--writer ${spec}: expected template:FILE or <provider>:<model> (fix: e.g. --writer template:instruction.md or --writer openai:gpt-4.1-mini)`,
+    );
+  return modelInstructionWriter(spec, modelRunOptions(modelFlags, [spec]) ?? {});
 }
 
 /** One row per commit walked: kept ones by rank, then the dropped ones with the reason. */

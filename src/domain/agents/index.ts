@@ -35,3 +35,4 @@ export { applyOraclePatch, oraclePatchFiles } from './reference/oracle-patch.js'
 export { ORACLE_SCRIPT_ENV, oracleScriptArgv } from './reference/oracle-script.js';
 export { locateFailToPass } from './reference/locate.js';
 export { builtinProfilesDir, installedVersion, splitProfileSpec } from './external/index.js';
+export { createLanguageModel } from './builtin/model.js';

@@ -7,6 +7,16 @@ export { initRepo, INIT_PLACEHOLDER_ID, type InitResult } from './init.js';
 export { runInitTests, runWithConfirmedFormat, unusable, type InitRun } from './init-run.js';
 export { sniffOutput, type OutputShape } from './report-sniff.js';
 export { fillTestIds, type TestIdFill } from './fill-tests.js';
-export { mineRepository, MINE_SUMMARY_FILE, MINE_TASKS_FILE, type MineRequest, type MineOptions, type MineSummary, type MineEntry } from './mine.js';
+export {
+  mineRepository,
+  MINE_SUMMARY_FILE,
+  MINE_TASKS_FILE,
+  type MineRequest,
+  type MineOptions,
+  type MineSummary,
+  type MineEntry,
+  type WriterSpend,
+} from './mine.js';
 export { detectRunner, type DetectedRunner, type InitFormat, type RunnerName } from './init-detect.js';
-export { instructionWriter, templateWriter, type InstructionWriter } from './mine-writer.js';
+export { templateInstructionWriter, templateWriter, type InstructionWriter, type WrittenInstruction } from './mine-writer.js';
+export { modelInstructionWriter, writerRequest, WRITER_AGENT_NAME } from './mine-model-writer.js';

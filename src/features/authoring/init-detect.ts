@@ -135,6 +135,20 @@ function detectJsRunner(dir: string, pkg: PackageJson): DetectedRunner | undefin
     };
   }
   if (/\bmocha\b/.test(script) || has('mocha')) {
+    const major = mochaMajor(dir, deps['mocha']);
+    if (major !== undefined && major < 2) {
+      // mocha 1.x's `mocha` starts `_mocha` with spawn's customFds, which Node dropped: on today's
+      // Node it starts nothing and prints nothing. `_mocha` is the runner itself, the same in every
+      // version: the script's own arguments, mocha's tap reporter instead of its own.
+      const args = /\bmocha\b/.test(script) && singleCommand(script) ? mochaArgs(script) : [];
+      return {
+        runner: 'mocha',
+        evidence: `${evidence}; mocha ${major}.x, whose mocha wrapper starts nothing on Node 20`,
+        command: [`${pm.exec} _mocha`, ...args, '--reporter tap'].join(' '),
+        format: 'tap',
+        setup,
+      };
+    }
     // mocha's own tap reporter; through the script, so its files and options (.mocharc) stay.
     const command = /\bmocha\b/.test(script) && singleCommand(script) ? withArgs('--reporter=tap') : `${pm.exec} mocha --reporter=tap`;
     return { runner: 'mocha', evidence, command, format: 'tap', setup };
@@ -158,6 +172,30 @@ function detectJsRunner(dir: string, pkg: PackageJson): DetectedRunner | undefin
     setup,
     note: 'init confirms the format from the output; if it says there is no report, make this command write JUnit to "$CRUCIBLE_JUNIT" or print TAP (format: tap)',
   };
+}
+
+/**
+ * mocha's major version: the installed one when setup has run, else the lowest the declared range
+ * allows (`~1.8.1`, `1.x`, `>=1.2 <3` all start at 1). Undefined when neither says.
+ */
+function mochaMajor(dir: string, declared: unknown): number | undefined {
+  const installed = readPackageJson(join(dir, 'node_modules', 'mocha', 'package.json')) as { version?: unknown };
+  const text = typeof installed.version === 'string' ? installed.version : typeof declared === 'string' ? declared : undefined;
+  const major = text !== undefined ? /(\d+)/.exec(text)?.[1] : undefined;
+  return major !== undefined ? Number(major) : undefined;
+}
+
+/** The words after `mocha` in a one-command script, without a reporter it names (`-R spec`, `--reporter=dot`). */
+function mochaArgs(script: string): string[] {
+  const words = script.trim().split(/\s+/);
+  const after = words.slice(words.findIndex((w) => /(^|\/)mocha$/.test(w)) + 1);
+  const kept: string[] = [];
+  for (let i = 0; i < after.length; i++) {
+    const word = after[i] as string;
+    if (word === '-R' || word === '--reporter') i++;
+    else if (!word.startsWith('--reporter=')) kept.push(word);
+  }
+  return kept;
 }
 
 function listDir(d: string): string[] {

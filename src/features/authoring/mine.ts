@@ -19,6 +19,7 @@ import { git } from '../../infra/workspace/index.js';
 import { gitDirOf } from './commits.js';
 import { judgeCandidate, type CandidateVerdict, type MinedTask } from './mine-candidate.js';
 import { walkHistory, type Candidate } from './mine-history.js';
+import type { Usage } from '../../core/types/index.js';
 import type { InstructionWriter } from './mine-writer.js';
 import { slug } from './prompt.js';
 import { SCAFFOLD_TEST_PATHS } from './split.js';
@@ -44,7 +45,7 @@ export interface MineRequest {
   /** Runs of each side per candidate (all must agree). */
   runs: number;
   /** Writes each kept task's instruction instead of the draft; applied when the set is written, so changing it judges nothing again. */
-  writer?: { spec: string; write: InstructionWriter };
+  writer?: InstructionWriter;
 }
 
 export interface MineOptions {
@@ -67,6 +68,18 @@ export interface MineEntry {
   fixLines?: number;
   /** Taken from an earlier run's verdict. */
   resumed?: true;
+  /** Kept, with --writer: how its instruction was written (a model's metered call, or why the draft stands). */
+  instruction?: { writer: string; usage?: Usage; reused?: true; error?: string };
+}
+
+/** A model writer's calls in this run: answers taken from an earlier run cost nothing and are only counted. */
+export interface WriterSpend {
+  spec: string;
+  calls: number;
+  reused: number;
+  failed: number;
+  /** Summed over this run's calls, as the gateway metered them; no costUsd when the model is unpriced. */
+  usage: Omit<Usage, 'anomalies' | 'refused'>;
 }
 
 export interface MineSummary {
@@ -78,6 +91,8 @@ export interface MineSummary {
   complete: boolean;
   kept: number;
   entries: MineEntry[];
+  /** With --writer: its calls and what they cost. */
+  writer?: WriterSpend;
   /** The task set written (absolute), when any task was kept. */
   tasksFile?: string;
 }
@@ -153,7 +168,11 @@ export async function mineRepository(request: MineRequest, options: MineOptions)
   const entries = rankAndDedupe(candidates, verdicts);
   const kept = entries.filter((e) => e.status === 'kept');
   const complete = verdicts.size === candidates.length;
-  const tasksFile = kept.length > 0 ? await writeTaskSet(dest, state, candidates, kept, verdicts, request.writer) : undefined;
+  const spend = request.writer !== undefined ? emptySpend(request.writer.spec) : undefined;
+  const tasksFile =
+    kept.length > 0
+      ? await writeTaskSet(dest, state, candidates, kept, verdicts, request.writer && spend ? { writer: request.writer, spend, say } : undefined)
+      : undefined;
   if (tasksFile === undefined) await rm(join(dest, MINE_TASKS_FILE), { force: true });
   const summary: MineSummary = {
     schemaVersion: MINE_SCHEMA_VERSION,
@@ -170,6 +189,7 @@ export async function mineRepository(request: MineRequest, options: MineOptions)
     },
     complete,
     kept: kept.length,
+    ...(spend !== undefined ? { writer: spend } : {}),
     entries: [...entries, ...skipped.map((s): MineEntry => ({ sha: s.sha, subject: s.subject, status: 'dropped', reason: s.reason }))],
     ...(tasksFile !== undefined ? { tasksFile } : {}),
   };
@@ -252,8 +272,9 @@ async function writeTaskSet(
   candidates: readonly Candidate[],
   kept: readonly MineEntry[],
   verdicts: ReadonlyMap<string, { verdict: CandidateVerdict }>,
-  writer: MineRequest['writer'],
+  writing: { writer: InstructionWriter; spend: WriterSpend; say: (line: string) => void } | undefined,
 ): Promise<string> {
+  const writer = writing?.writer;
   // Rewritten whole from the verdicts: what an earlier run kept and this one did not goes.
   for (const sub of ['repos', 'oracle']) await rm(join(dest, sub), { recursive: true, force: true });
   await mkdir(join(dest, 'oracle'), { recursive: true });
@@ -266,10 +287,23 @@ async function writeTaskSet(
     const work = join(state, 'work', entry.sha);
     await cp(join(work, 'repo'), join(dest, 'repos', task.id), { recursive: true, verbatimSymlinks: true });
     await cp(join(work, 'oracle.patch'), join(dest, 'oracle', `${task.id}.patch`));
+    let instruction = task.instruction;
+    if (writing !== undefined && task.instructionSource !== undefined) {
+      const written = await writing.writer.write(task.instructionSource, { id: task.id, stateDir: join(state, 'instructions') });
+      entry.instruction = {
+        writer: writing.writer.spec,
+        ...(written.usage ? { usage: written.usage } : {}),
+        ...(written.reused ? { reused: true as const } : {}),
+        ...(written.error !== undefined ? { error: written.error } : {}),
+      };
+      countSpend(writing.spend, written);
+      if (written.error === undefined) instruction = written.text;
+      else writing.say(`${task.id}: --writer ${writing.writer.spec} gave no instruction (${written.error}); the drafted one stands`);
+    }
     const yaml: TaskYaml = {
       id: task.id,
       repo: { path: `repos/${task.id}` },
-      instruction: writer !== undefined && task.instructionSource !== undefined ? writer.write(task.instructionSource) : task.instruction,
+      instruction,
       ...(task.setup.length > 0 ? { setup: task.setup } : {}),
       tests: {
         command: task.command,
@@ -295,4 +329,35 @@ async function writeTaskSet(
   const file = join(dest, MINE_TASKS_FILE);
   await writeAtomic(file, `${header.join('\n')}\ntasks:\n${blocks.join('\n')}`);
   return file;
+}
+
+function emptySpend(spec: string): WriterSpend {
+  return {
+    spec,
+    calls: 0,
+    reused: 0,
+    failed: 0,
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, requests: 0, costUsd: 0 },
+  };
+}
+
+/** Adds one task's writing to the run's spend; a call with no price leaves the total unpriced, never a guess. */
+function countSpend(spend: WriterSpend, written: { usage?: Usage; reused?: true; error?: string }): void {
+  if (written.reused) {
+    spend.reused++;
+    return;
+  }
+  if (written.error !== undefined) spend.failed++;
+  if (written.usage === undefined) return;
+  spend.calls++;
+  const total = spend.usage;
+  const add = written.usage;
+  total.inputTokens += add.inputTokens;
+  total.outputTokens += add.outputTokens;
+  total.cacheReadTokens += add.cacheReadTokens;
+  total.cacheWriteTokens += add.cacheWriteTokens;
+  total.reasoningTokens += add.reasoningTokens;
+  total.requests += add.requests;
+  if (add.costUsd === undefined || total.costUsd === undefined) delete total.costUsd;
+  else total.costUsd += add.costUsd;
 }
