@@ -28,6 +28,20 @@ export { preflightTasks, type PreflightOptions, type TaskPreflight } from './pre
 export { taskErrorAttempt } from './task-error.js';
 export { runAttempt, type AttemptEnv } from './attempt.js';
 export {
+  openBench,
+  benchPaths,
+  SetupCommandError,
+  type Bench,
+  type BenchSpec,
+  type BenchSource,
+  type BenchSandbox,
+  type BenchPlace,
+  type BenchReports,
+  type BenchChange,
+  type BenchEvaluation,
+  type BaselineRuns,
+} from './bench.js';
+export {
   expandPlan,
   checkPlanSize,
   MAX_PLANNED_ATTEMPTS,

@@ -1,25 +1,24 @@
 /**
- * `crucible ci`'s evaluation: the change base → head of a checkout, graded like an attempt. Base
- * is exported into a scratch directory (and set up), committed as the baseline; the change is laid
- * over it as a tree and verified by src/domain/evaluation's evaluateChange, as an attempt's change is (the
- * test guard, the diff, the secrets scan, the test runs at base and at head, each in a fresh copy,
- * the checks); the verdict's input is src/domain/grading's verifiedOutcome(), as an attempt's, and the
- * verdict its judge(): a test command that gives no report at head or at base is ERROR, not FAIL.
- * The checkout is read through git and never written.
+ * `crucible ci`'s evaluation: the change base → head of a checkout, graded like an attempt, on the
+ * same bench (src/engine/bench.ts): base is exported into a scratch directory, set up and committed
+ * as the baseline; the change is laid over it as a tree and evaluated there (the test guard, the
+ * diff, the secrets scan, the test runs at base and at head, each in a fresh copy, the checks). The
+ * bench gives the verdict's input, the outcome an attempt's would be ("the tests never ran"
+ * included), and judge() makes the verdict: a test command that gives no report at head or at base
+ * is ERROR, not FAIL. The checkout is read through git and never written.
  */
-import { mkdir, mkdtemp, rename } from 'node:fs/promises';
+import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { CheckInput } from '../../domain/checks/index.js';
-import { evaluateChange, runTestsOnTree, testsRun, type TestBench } from '../../domain/evaluation/index.js';
 import type { CommandEvent, FsGuardEvidence, TestGuardEvidence } from '../../domain/evidence/index.js';
-import { judge, verifiedOutcome, type Grade } from '../../domain/grading/index.js';
+import { judge, type Grade } from '../../domain/grading/index.js';
 import { sandboxTraits, type ExecutorFactory, type SandboxKind } from '../../infra/sandbox/index.js';
 import type { CheckResult, DiffStats, TestRunEvidence } from '../../core/types/index.js';
-import { commitBaseline, removeTree } from '../../infra/workspace/index.js';
+import { removeTree } from '../../infra/workspace/index.js';
+import { benchPaths, openBench, type Bench } from '../../engine/index.js';
 import type { Checkout } from './checkout.js';
 import type { CiSettings } from './config.js';
-import { runSetup, type CiWork } from './setup.js';
 import { changeOverBaseline, commitTree, exportCommit, openSource, workingTree } from './trees.js';
 
 export interface CiInput {
@@ -69,82 +68,61 @@ export async function evaluateCheckout(input: CiInput): Promise<CiEvaluation> {
 }
 
 async function evaluateIn(dir: string, input: CiInput): Promise<CiEvaluation> {
-  const { checkout, settings } = input;
-  const work: CiWork = {
-    dir,
-    workspace: join(dir, 'workspace'),
-    pristine: join(dir, 'pristine'),
-    sandbox: input.sandbox,
-    ...(input.executorFactory ? { executorFactory: input.executorFactory } : {}),
-    ...(input.signal ? { signal: input.signal } : {}),
-    // Tests see their copy, never the checkout; unless the scratch directory lies inside it.
-    hidden: [resolve(input.stateDir), ...(isInside(dir, checkout.root) ? [] : [checkout.root])],
-  };
+  const { checkout } = input;
   await mkdir(input.reportDir, { recursive: true });
   const source = await openSource(checkout, join(dir, 'source.git'), [input.base.commit, ...(input.head ? [input.head.commit] : [])]);
-  await exportCommit(source, input.base.commit, work.workspace);
-  await runSetup(work, settings);
+  const bench = await openCiBench(dir, input, (workspace) => exportCommit(source, input.base.commit, workspace));
   input.signal?.throwIfAborted();
-  const baseline = await commitBaseline(work.workspace, join(dir, 'baseline.git'), join(dir, 'store.git'));
-  await rename(work.workspace, work.pristine);
-
   const baseTree = await commitTree(source, input.base.commit);
   const headTree = input.head ? await commitTree(source, input.head.commit) : await workingTree(source, checkout, input.base.commit, [input.stateDir]);
-  const changed = await changeOverBaseline(source, baseline, baseTree, headTree);
-  const resultsDir = join(dir, 'results');
-  const bench: TestBench = {
-    baseline,
-    pristine: work.pristine,
-    workspace: work.workspace,
-    home: join(dir, 'home'),
-    tmp: join(dir, 'tmp'),
-    resultsDir,
-    reportDir: input.reportDir,
-    // Kept: the baseline's tests may have to run after the change's (below).
-    pristineShared: true,
-    limits: settings.limits,
-    layout: { writable: [work.workspace, resultsDir], hidden: work.hidden, readOnly: [] },
-    sandbox: work.sandbox,
-    ...(work.executorFactory ? { executorFactory: work.executorFactory } : {}),
-    ...(input.signal ? { signal: input.signal } : {}),
-  };
-  let atBase = input.baselineTests ? await runTestsOnTree(bench, baseline.tree, testsRun(settings.tests, CI_REPORT_FILES.baselineJunit)) : undefined;
+  const changed = await changeOverBaseline(source, bench.baseline, baseTree, headTree);
+  if (input.baselineTests) await bench.baselineRuns();
   input.signal?.throwIfAborted();
-  const evaluated = await evaluateChange({
-    spec: { id: 'ci', tests: settings.tests, policy: settings.policy },
-    bench,
-    change: changed,
-    files: { patch: CI_REPORT_FILES.patch, tests: CI_REPORT_FILES.junit },
+  // No report at head and no run at base: the bench runs base then, as only that tells a change
+  // that broke the test command from a command that never reports (the harness's or the config's fault).
+  const { evidence, baseline, outcome } = await bench.evaluate({
+    tree: changed,
     commands: input.commands,
     writeRoots: { workspace: checkout.root, protected: [resolve(input.stateDir), checkout.gitDir] },
     sandboxEnforcesFs: sandboxTraits(input.sandbox).filesystem,
     ...(input.outsideWrites ? { outsideWrites: input.outsideWrites } : {}),
-    ...(atBase ? { baselineRun: atBase } : {}),
-  });
-  const { checks, tests: atHead } = evaluated;
-  // No report at head: only the base's run tells a change that broke the test command from a
-  // command that never reports (the harness's or the config's fault), as for an attempt.
-  if (atHead.evidence.invalidReason !== undefined && atBase === undefined) {
-    input.signal?.throwIfAborted();
-    atBase = await runTestsOnTree(bench, baseline.tree, testsRun(settings.tests, CI_REPORT_FILES.baselineJunit));
-  }
-  const outcome = verifiedOutcome({
-    checks,
-    tests: atHead.evidence,
-    baselineTests: atBase?.evidence,
-    heldOut: undefined,
-    commands: input.commands,
-    agentResult: undefined,
   });
   return {
     grade: judge(outcome),
-    checks,
-    diff: evaluated.diff,
-    tests: atHead.evidence,
-    ...(atBase ? { baselineTests: atBase.evidence } : {}),
-    tampering: evaluated.tampering,
-    checkInput: evaluated.checkInput,
+    checks: evidence.checks,
+    diff: evidence.diff,
+    tests: evidence.tests.evidence,
+    ...(baseline ? { baselineTests: baseline.run.evidence } : {}),
+    tampering: evidence.tampering,
+    checkInput: evidence.checkInput,
   };
+}
+
+/** The config's bench in `dir`: base's files, the config's setup over them, its tests, in a sandbox shown neither the checkout nor the state directory. */
+function openCiBench(dir: string, input: CiInput, fill: (workspace: string) => Promise<void>): Promise<Bench> {
+  const { settings } = input;
+  const paths = benchPaths(join(dir, 'bench'), { agent: false });
+  // Tests see their copy, never the checkout; unless the scratch directory lies inside it.
+  const hidden = [resolve(input.stateDir), ...(isInside(dir, input.checkout.root) ? [] : [input.checkout.root])];
+  const names = { baseline: CI_REPORT_FILES.baselineJunit, tests: CI_REPORT_FILES.junit, patch: CI_REPORT_FILES.patch };
+  return openBench(
+    { id: 'ci', tests: settings.tests, policy: settings.policy, setup: settings.setup, limits: settings.limits },
+    { kind: 'files', fill },
+    {
+      kind: input.sandbox,
+      ...(input.executorFactory ? { executorFactory: input.executorFactory } : {}),
+      ...(input.signal ? { signal: input.signal } : {}),
+      layout: ({ alsoWritable }) => ({
+        writable: [paths.workspace, ...alsoWritable],
+        hidden,
+        readOnly: [],
+        home: join(paths.attemptDir, 'home'),
+        tmp: join(paths.attemptDir, 'tmp'),
+      }),
+    },
+    // A ci config has no held-out tests: their names are never written.
+    { paths, reports: { dir: input.reportDir, names: { ...names, baselineHeldOut: 'junit.base.held-out.xml', heldOut: 'junit.held-out.xml' } } },
+  );
 }
 
 function isInside(path: string, root: string): boolean {

@@ -17,7 +17,7 @@ import { evaluateCheckout } from './evaluate.js';
 import { recordCiResult } from './history.js';
 import { appendStepSummary, renderCiMarkdown, writeCiReports } from './report.js';
 import { ciResult, type CiResult } from './result.js';
-import { CiSetupError } from './setup.js';
+import { SetupCommandError } from '../../engine/index.js';
 
 export interface CiOptions extends CiFlags {
   /** The checkout; default the current directory. */
@@ -84,7 +84,7 @@ export async function runCi(options: CiOptions): Promise<CiResult> {
       await rm(reportDir, { recursive: true, force: true });
       throw error;
     }
-    if (error instanceof CiSetupError) {
+    if (error instanceof SetupCommandError) {
       // The one line names the reason; the output that shows it goes beside the reports.
       const file = join(reportDir, SETUP_OUTPUT_FILE);
       await writeFile(file, setupOutputText(error.failure));
