@@ -40,7 +40,7 @@ export interface CrucibleProgram {
 }
 
 /** A command of the CLI over io: its options, arguments and help, declared in its module under commands/. */
-export type CommandDefinition = (io: CliIo) => Command;
+type CommandDefinition = (io: CliIo) => Command;
 
 /** Every command, in the order `crucible --help` lists them. */
 const COMMANDS: readonly CommandDefinition[] = [
