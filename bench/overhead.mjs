@@ -95,14 +95,26 @@ function runTests(command, format, ws, dir, label) {
   if (!ran) throw new Error(`raw tests (${label}) did not run (exit ${r.status ?? r.signal}): ${r.stderr.toString().trim().slice(0, 300)}`);
 }
 
-function rawRun(task, taskFileDir, dir) {
+/** `dir/name`: a copy of the task's repo with its setup run in it. */
+function copyAndSetUp(task, taskFileDir, dir, name) {
   mkdirSync(dir, { recursive: true });
-  const prepared = join(dir, 'prepared');
-  const env = cleanEnv(dir);
-  mustSucceed(['cp', '-a', resolve(taskFileDir, task.repo.path), prepared], dir, env, 'copy');
+  const tree = join(dir, name);
+  mustSucceed(['cp', '-a', resolve(taskFileDir, task.repo.path), tree], dir, cleanEnv(dir), 'copy');
   const tools = join(dir, 'tools');
   const setupEnv = cleanEnv(dir, { npm_config_cache: join(tools, 'npm'), PIP_CACHE_DIR: join(tools, 'pip'), XDG_CACHE_HOME: tools, CI: 'true' });
-  for (const command of task.setup ?? []) mustSucceed(['sh', '-c', command], prepared, setupEnv, `setup ${command}`);
+  for (const command of task.setup ?? []) mustSucceed(['sh', '-c', command], tree, setupEnv, `setup ${command}`);
+  return tree;
+}
+
+/** The task's tests, and held-out tests, once in `ws`. */
+function testsIn(task, ws, dir, label) {
+  runTests(task.tests.command, task.tests.format, ws, dir, label);
+  if (task.held_out?.command) runTests(task.held_out.command, task.held_out.format, ws, dir, `${label}-held-out`);
+}
+
+function rawRun(task, taskFileDir, dir) {
+  const prepared = copyAndSetUp(task, taskFileDir, dir, 'prepared');
+  const env = cleanEnv(dir);
   mustSucceed(['git', 'init', '-q'], prepared, env, 'git init');
   mustSucceed(['git', 'add', '-A'], prepared, env, 'git add');
   // No background `gc --auto`: it would repack .git while the copies below read it.
@@ -110,34 +122,17 @@ function rawRun(task, taskFileDir, dir) {
   const testsOnce = (label) => {
     const ws = join(dir, `ws-${label}`);
     mustSucceed(['cp', '-a', prepared, ws], dir, env, 'copy');
-    runTests(task.tests.command, task.tests.format, ws, dir, label);
-    if (task.held_out?.command) runTests(task.held_out.command, task.held_out.format, ws, dir, `${label}-held-out`);
+    testsIn(task, ws, dir, label);
   };
   testsOnce('baseline');
   for (let t = 0; t < trials; t++) testsOnce(`after-${t}`);
 }
 
-/** The tree the floor's test runs use, in place: the repo and its setup, once, untimed. */
-function floorTree(task, taskFileDir, dir) {
-  mkdirSync(dir, { recursive: true });
-  const tree = join(dir, 'tree');
-  const env = cleanEnv(dir);
-  mustSucceed(['cp', '-a', resolve(taskFileDir, task.repo.path), tree], dir, env, 'copy');
-  const tools = join(dir, 'tools');
-  const setupEnv = cleanEnv(dir, { npm_config_cache: join(tools, 'npm'), PIP_CACHE_DIR: join(tools, 'pip'), XDG_CACHE_HOME: tools, CI: 'true' });
-  for (const command of task.setup ?? []) mustSucceed(['sh', '-c', command], tree, setupEnv, `setup ${command}`);
-  return tree;
-}
-
-/** The floor: the tests at the baseline and once per attempt, in place, nothing else. */
+/** The floor: the tests at the baseline and once per attempt, in place in `tree` (prepared once, untimed), nothing else. */
 function floorRun(task, tree, dir) {
   mkdirSync(dir, { recursive: true });
-  const testsOnce = (label) => {
-    runTests(task.tests.command, task.tests.format, tree, dir, label);
-    if (task.held_out?.command) runTests(task.held_out.command, task.held_out.format, tree, dir, `${label}-held-out`);
-  };
-  testsOnce('baseline');
-  for (let t = 0; t < trials; t++) testsOnce(`after-${t}`);
+  testsIn(task, tree, dir, 'baseline');
+  for (let t = 0; t < trials; t++) testsIn(task, tree, dir, `after-${t}`);
 }
 
 function crucibleRun(tasksFile, id, dir, entry) {
@@ -176,7 +171,7 @@ function bench(label, tasksFile) {
   const rows = [];
   for (const raw of doc.tasks.filter((t) => onlyTasks.length === 0 || onlyTasks.includes(t.id))) {
     const task = { ...raw, setup: raw.setup ?? doc.defaults?.setup };
-    const tree = floorTree(task, dirname(tasksFile), join(scratch, `floor-tree-${task.id}`));
+    const tree = copyAndSetUp(task, dirname(tasksFile), join(scratch, `floor-tree-${task.id}`), 'tree');
     const sides = [
       ['floor', (i) => floorRun(task, tree, join(scratch, `floor-${task.id}-${i}`))],
       ['raw', (i) => rawRun(task, dirname(tasksFile), join(scratch, `raw-${task.id}-${i}`))],
