@@ -64,7 +64,6 @@ export const UNIT: string[] = [
   'test/report/junit.test.ts',
   'test/report/report-options.test.ts',
   'test/report/sarif.test.ts',
-  'test/report/write-reports.test.ts',
   'test/run-dir/names.test.ts',
   'test/server/confine.test.ts',
   'test/stats/bootstrap.test.ts',
@@ -87,6 +86,7 @@ export const UNIT: string[] = [
   'test/web/baseline-compare.test.ts',
   'test/web/score.test.ts',
   'test/web/chart-layout.test.ts',
+  'test/suite-order/slowest-first.test.ts',
 ];
 
 export const E2E: string[] = [

@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { addTask, askForMissing, splitPaths, SCAFFOLD_TEST_PATHS } from '../../src/features/authoring/index.js';
 import { loadTaskSet } from '../../src/domain/config/index.js';
 import { attemptBudget } from '../helpers/budget.js';
-import { CLI, crucible } from '../helpers/cli.js';
+import { CLI, runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -78,12 +78,12 @@ tasks:
 describe('crucible task new', () => {
   it(
     'scaffolds a task from A..B: tests from the test commit, the oracle from the fix, F2P and P2P found by running, validated; comments kept',
-    () => {
+    async () => {
       const root = tempDir();
       const repo = jsProject(root);
       const taskSet = join(root, 'tasks.yaml');
       writeFileSync(taskSet, EXISTING);
-      const result = crucible(
+      const result = await runCli(
         [
           'task',
           'new',
@@ -139,7 +139,7 @@ describe('crucible task new', () => {
       expect(gitIn(repo, 'for-each-ref', '--format=%(refname)').trim()).toBe('refs/heads/main');
 
       // The same id again is refused, and nothing changes.
-      const again = crucible(['task', 'new', taskSet, '--id', 'fix-add', '--repo', repo, '--from-commits', 'HEAD~2..HEAD', '--test-command', NODE_TEST]);
+      const again = await runCli(['task', 'new', taskSet, '--id', 'fix-add', '--repo', repo, '--from-commits', 'HEAD~2..HEAD', '--test-command', NODE_TEST]);
       expect(again.status).toBe(2);
       expect(again.stderr).toMatch(/--id fix-add: .* already has a task with this id \(tasks\[1\]\) \(fix: .*--force/);
       expect(readFileSync(taskSet, 'utf8')).toBe(text);
@@ -149,7 +149,7 @@ describe('crucible task new', () => {
 
   it(
     'lists pass_to_pass when all_others would select a test that fails on both sides; --test-paths is kept in the task; --force replaces',
-    () => {
+    async () => {
       const root = tempDir();
       const repo = join(root, 'stats');
       mkdirSync(repo, { recursive: true });
@@ -192,7 +192,7 @@ describe('crucible task new', () => {
         '--out',
         join(root, '.crucible'),
       ];
-      const result = crucible(args, { attempts: 2 });
+      const result = await runCli(args, { attempts: 2 });
       expect(result.status, result.stderr).toBe(0);
       expect(result.stdout).toContain('not validated (--no-validate)');
       const tests = () => (parse(readFileSync(taskSet, 'utf8')) as { tasks: Array<{ tests: Record<string, unknown> }> }).tasks.map((t) => t.tests);
@@ -207,7 +207,7 @@ describe('crucible task new', () => {
       ]);
       expect(readFileSync(join(root, 'sets/oracle/median.patch'), 'utf8')).not.toContain('checks/');
 
-      const forced = crucible([...args, '--force'], { attempts: 2 });
+      const forced = await runCli([...args, '--force'], { attempts: 2 });
       expect(forced.status, forced.stderr).toBe(0);
       expect(forced.stdout).toContain('replaced task median');
       expect(tests()).toHaveLength(1);
@@ -217,13 +217,13 @@ describe('crucible task new', () => {
 
   it(
     'refuses bad input with one line naming the flag and the fix, exit 2, and writes nothing',
-    () => {
+    async () => {
       const root = tempDir();
       const repo = jsProject(root);
       write(root, { 'plain/readme.txt': 'not a repo\n' });
       const taskSet = join(root, 'tasks.yaml');
-      const run = (...extra: string[]): { status: number | null; line: string } => {
-        const r = crucible(['task', 'new', taskSet, '--id', 'x', '--out', join(root, '.crucible'), ...extra]);
+      const run = async (...extra: string[]): Promise<{ status: number | null; line: string }> => {
+        const r = await runCli(['task', 'new', taskSet, '--id', 'x', '--out', join(root, '.crucible'), ...extra]);
         const lines = r.stderr.trim().split('\n');
         expect(lines, r.stderr).toHaveLength(1);
         return { status: r.status, line: lines[0] ?? '' };
@@ -245,16 +245,16 @@ describe('crucible task new', () => {
         [['--repo', repo, '--from-commits', 'a..b..c', ...cmd], /--from-commits a\.\.b\.\.c: expected A\.\.B/],
       ];
       for (const [args, expected] of cases) {
-        const { status, line } = run(...args);
+        const { status, line } = await run(...args);
         expect(status, line).toBe(2);
         expect(line).toMatch(expected);
       }
-      const bad = crucible(['task', 'new', taskSet, '--id', '-x', '--repo', repo, '--from-commits', 'HEAD~2..HEAD', ...cmd]);
+      const bad = await runCli(['task', 'new', taskSet, '--id', '-x', '--repo', repo, '--from-commits', 'HEAD~2..HEAD', ...cmd]);
       expect(bad.status).toBe(2);
       expect(bad.stderr).toMatch(/--id -x: not a task id/);
 
       // Tests that cannot tell the fix from none: found by running them, and nothing is left behind.
-      const blind = crucible(
+      const blind = await runCli(
         [
           'task',
           'new',
@@ -312,8 +312,8 @@ describe('crucible task new', () => {
     attemptBudget(2),
   );
 
-  it('--help explains what it writes and how the lists are found', () => {
-    const help = crucible(['task', 'new', '--help']);
+  it('--help explains what it writes and how the lists are found', async () => {
+    const help = await runCli(['task', 'new', '--help']);
     expect(help.status).toBe(0);
     for (const text of [
       '--from-commits <A..B>',

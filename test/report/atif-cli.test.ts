@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { atifProblems, type AtifTrajectory } from '../../src/features/report/index.js';
 import { attemptBudget } from '../helpers/budget.js';
-import { crucible } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -17,9 +17,9 @@ const validate = new Ajv2020({ allErrors: true, strict: false, validateFormats: 
 describe('ATIF out and in, through the CLI', () => {
   it(
     "export --format atif writes a replayed model attempt's trajectory as valid ATIF, and show draws it back",
-    () => {
+    async () => {
       const out = tempDir();
-      const run = crucible(
+      const run = await runCli(
         [
           'run',
           'examples/tasks.yaml',
@@ -43,7 +43,7 @@ describe('ATIF out and in, through the CLI', () => {
       expect(run.status, run.stderr).toBe(0);
       const [runId] = readdirSync(join(out, 'runs'));
       const dir = join(out, 'atif');
-      const exported = crucible(['export', runId as string, '--format', 'atif', '--dir', dir, '--out', out]);
+      const exported = await runCli(['export', runId as string, '--format', 'atif', '--dir', dir, '--out', out]);
       expect(exported.status, exported.stderr).toBe(0);
       const files = readdirSync(dir);
       expect(files).toHaveLength(1);
@@ -59,7 +59,7 @@ describe('ATIF out and in, through the CLI', () => {
       expect(results.map((r) => r.source_call_id).sort()).toEqual(calls.map((c) => c.tool_call_id).sort());
       expect(doc.final_metrics?.total_cost_usd).toBeGreaterThan(0);
 
-      const shown = crucible(['show', file]);
+      const shown = await runCli(['show', file]);
       expect(shown.status, shown.stderr).toBe(0);
       expect(shown.stderr).toBe('');
       expect(shown.stdout).toContain(`ATIF-v1.7 trajectory ${doc.session_id}`);
@@ -70,10 +70,10 @@ describe('ATIF out and in, through the CLI', () => {
     attemptBudget(1 + 2),
   );
 
-  it('show refuses a JSON file that is not an ATIF trajectory, in one line naming it', () => {
+  it('show refuses a JSON file that is not an ATIF trajectory, in one line naming it', async () => {
     const file = join(tempDir(), 'not-atif.json');
     writeFileSync(file, '{"schema_version": 2, "steps": []}\n');
-    const shown = crucible(['show', file]);
+    const shown = await runCli(['show', file]);
     expect(shown.status).toBe(2);
     expect(shown.stderr.trim().split('\n')).toHaveLength(1);
     expect(shown.stderr).toContain(`${file}: not an ATIF trajectory`);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MetamorphicReport } from '../../src/domain/trace/index.js';
 import { CHECK_IDS } from '../../src/core/types/index.js';
 import { attemptBudget } from '../helpers/budget.js';
-import { crucible } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { sharedExampleRun } from '../helpers/examples.js';
 
 // The e2e tier's one run of the bundled examples (six tasks × oracle and nop, bwrap;
@@ -29,9 +29,9 @@ beforeAll(async () => {
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('traces of a run of the examples', () => {
-  it('every attempt has a trace that verifies', () => {
+  it('every attempt has a trace that verifies', async () => {
     expect(attemptDirs).toHaveLength(ATTEMPTS);
-    const r = crucible(['trace', 'verify', runId, '-o', out, '--json']);
+    const r = await runCli(['trace', 'verify', runId, '-o', out, '--json']);
     expect(r.status, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as { ok: boolean; attempts: Array<{ ok: boolean; events: number }> };
     expect(report.ok).toBe(true);
@@ -39,11 +39,11 @@ describe('traces of a run of the examples', () => {
     expect(report.attempts.every((a) => a.ok && a.events > 0)).toBe(true);
   });
 
-  it('replaying the run matches 100%, checks and verdicts', () => {
-    const r = crucible(['trace', 'replay', runId, '-o', out]);
+  it('replaying the run matches 100%, checks and verdicts', async () => {
+    const r = await runCli(['trace', 'replay', runId, '-o', out]);
     expect(r.status, r.stdout).toBe(0);
     expect(r.stdout).toContain(`replayed ${ATTEMPTS} attempt(s): ${ATTEMPTS} match (100.0%)`);
-    const json = JSON.parse(crucible(['trace', 'replay', runId, '-o', out, '--json']).stdout) as {
+    const json = JSON.parse((await runCli(['trace', 'replay', runId, '-o', out, '--json'])).stdout) as {
       matchRate: number;
       checks: { total: number; matched: number };
       replays: Array<{ end: string; replayed: { verdict: string } }>;
@@ -77,7 +77,7 @@ describe('traces of a run of the examples', () => {
     }
   });
 
-  it('one edited byte fails verify, naming the file and line; replay then reports a mismatch', () => {
+  it('one edited byte fails verify, naming the file and line; replay then reports a mismatch', async () => {
     const copy = join(scratch, 'edited');
     const source = attemptDirs.find((d) => d.includes('js-sortby.oracle')) ?? '';
     cpSync(source, copy, { recursive: true });
@@ -87,18 +87,18 @@ describe('traces of a run of the examples', () => {
     // One byte: the first hex digit of the check's message hash, changed to another digit.
     lines[line] = (lines[line] ?? '').replace(/"messageSha256":"(.)/, (_m, c: string) => `"messageSha256":"${c === '0' ? '1' : '0'}`);
     writeFileSync(file, lines.join('\n'));
-    const r = crucible(['trace', 'verify', copy]);
+    const r = await runCli(['trace', 'verify', copy]);
     expect(r.status).toBe(1);
     expect(r.stdout).toContain(`trace.jsonl:${line + 1}:`);
-    const replay = crucible(['trace', 'replay', copy]);
+    const replay = await runCli(['trace', 'replay', copy]);
     expect(replay.status).toBe(1);
     expect(replay.stdout).toContain('MISMATCH');
   });
 
-  it('metamorphic transformations behave as expected on every attempt', () => {
+  it('metamorphic transformations behave as expected on every attempt', async () => {
     const seen = new Map<string, Set<string>>();
     for (const dir of attemptDirs) {
-      const r = crucible(['trace', 'metamorphic', dir, '--json']);
+      const r = await runCli(['trace', 'metamorphic', dir, '--json']);
       const report = JSON.parse(r.stdout) as MetamorphicReport;
       expect(report.problem, dir).toBeUndefined();
       expect(
@@ -121,11 +121,11 @@ describe('traces of a run of the examples', () => {
     });
   });
 
-  it('bad input exits 2 with one line', () => {
-    const missing = crucible(['trace', 'verify', join(root, 'nowhere')]);
+  it('bad input exits 2 with one line', async () => {
+    const missing = await runCli(['trace', 'verify', join(root, 'nowhere')]);
     expect(missing.status).toBe(2);
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
-    const run = crucible(['trace', 'metamorphic', runId, '-o', out]);
+    const run = await runCli(['trace', 'metamorphic', runId, '-o', out]);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/takes one attempt/);
   });
