@@ -36,6 +36,7 @@ import {
 } from '../core/types/index.js';
 import { addWorkspaceRepo, commitBaseline, copyTree, listTree, removeTree, setupOutputs, type Baseline } from '../infra/workspace/index.js';
 import { copyPrepared, ensurePrepared, mentionsPath, pathBound, preparedKey } from './prepared-cache.js';
+import { withDependencyCache } from './dependency-cache.js';
 import { prepareFromShared, sharedTreePaths, type SharedTaskTree } from './shared-baseline.js';
 import type { RunModels } from './gateway-lifecycle.js';
 import { startGuard, type GuardSession } from '../domain/guard/index.js';
@@ -357,7 +358,8 @@ export async function prepareWorkspace(
         key,
         // Setup runs in this attempt's workspace (its sandbox, its paths); the cache gets a copy made before anything else runs there.
         async (tree) => {
-          const made = await build();
+          const deps = { root: join(env.stateDir, 'cache', 'deps'), workspace, setup: task.setup, sandbox: env.sandbox, ...(imageId ? { imageId } : {}) };
+          const made = await withDependencyCache(deps, build, env.signal);
           if (await mentionsPath(workspace, made)) return { outputs: made, relocatable: false };
           await copyTree(workspace, tree);
           return { outputs: made, relocatable: true };
