@@ -15,6 +15,7 @@ import type { Limits, PhaseTimings, Task } from '../core/types/index.js';
 import { addWorkspaceRepo, commitBaseline, copyTree, forkBaseline, listTree, removeTree, setupOutputs, type Baseline } from '../infra/workspace/index.js';
 import { copyPrepared, ensurePrepared, mentionsPath, pathBound, preparedKey } from './prepared-cache.js';
 import type { BenchPaths } from './bench-paths.js';
+import { withDependencyCache } from './dependency-cache.js';
 import type { SharedTaskTree } from './shared-baseline.js';
 
 /** Whether a task's prepared tree was built (setup ran) or reused from the cache. */
@@ -163,7 +164,8 @@ async function setupCached(
     key,
     // Setup runs in this workspace (its sandbox, its paths); the cache gets a copy made before anything else runs there.
     async (tree) => {
-      const made = await build();
+      const deps = { root: join(source.stateDir, 'cache', 'deps'), workspace, setup: task.setup, sandbox, ...(imageId ? { imageId } : {}) };
+      const made = await withDependencyCache(deps, build, signal);
       if (await mentionsPath(workspace, made)) return { outputs: made, relocatable: false };
       await copyTree(workspace, tree);
       return { outputs: made, relocatable: true };

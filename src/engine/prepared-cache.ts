@@ -61,7 +61,7 @@ export async function ensurePrepared(root: string, key: string, build: (tree: st
   const existing = await readEntry(dir);
   if (existing) return { ...existing, reused: true, stored: true };
   await mkdir(root, { recursive: true });
-  const release = await acquire(join(root, `${key}.lock`), signal);
+  const release = await acquireLock(join(root, `${key}.lock`), signal);
   try {
     const built = await readEntry(dir);
     if (built) return { ...built, reused: true, stored: true };
@@ -96,7 +96,7 @@ async function readEntry(dir: string): Promise<Omit<PreparedEntry, 'reused' | 's
 const POLL_MS = 100;
 
 /** Takes the lock file (O_EXCL, holding our pid); waits while a live process holds it, takes over a dead one's. */
-async function acquire(file: string, signal?: AbortSignal): Promise<() => Promise<void>> {
+export async function acquireLock(file: string, signal?: AbortSignal): Promise<() => Promise<void>> {
   for (;;) {
     signal?.throwIfAborted();
     try {

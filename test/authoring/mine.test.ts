@@ -144,6 +144,12 @@ describe('crucible mine', () => {
     const unknown = await runCli(['mine', '--writer', 'gpt-4o', '--out', join(tempDir(), 'state'), '--sandbox', 'bwrap'], { cwd: repo });
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('--writer gpt-4o: expected template:FILE or <provider>:<model>');
+    const keyless = await runCli(['mine', '--writer', 'anthropic:claude-sonnet-4-5', '--out', join(tempDir(), 'state'), '--sandbox', 'bwrap'], {
+      cwd: repo,
+      env: { ANTHROPIC_API_KEY: '' },
+    });
+    expect(keyless.status).toBe(2);
+    expect(keyless.stderr).toContain('--writer anthropic:claude-sonnet-4-5: ANTHROPIC_API_KEY is not set');
     const flags = await runCli(['mine', '--writer', 'template:x.md', '--replay', 'tapes', '--out', join(tempDir(), 'state'), '--sandbox', 'bwrap'], {
       cwd: repo,
     });

@@ -2,11 +2,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Agent } from '../../src/domain/agents/index.js';
 import { loadTaskSet } from '../../src/domain/config/index.js';
-import { runAttempt, type AttemptEnv, type PreparedNotice } from '../../src/engine/attempt.js';
-import type { AttemptResult, Task } from '../../src/core/types/index.js';
+import type { AttemptEnv, PreparedNotice } from '../../src/engine/attempt.js';
+import type { Task } from '../../src/core/types/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { bwrapAttempt, shellAgent } from '../helpers/shell-attempt.js';
 
 const tempDir = useTempDirs();
 
@@ -63,23 +63,7 @@ function fixture(dir: string, options: { setupTag?: string; calc?: string } = {}
   return { task, counter };
 }
 
-let n = 0;
-function attempt(task: Task, agent: Agent, stateDir: string, env: Partial<AttemptEnv> = {}): Promise<AttemptResult> {
-  const plan = { attemptId: `a${n++}`, runId: 'r', taskId: task.id, taskVersion: task.version, agent: agent.name, trial: 0, index: 0 };
-  return runAttempt(plan, task, agent, { runDir: join(stateDir, 'runs', 'r'), stateDir, sandbox: 'bwrap', baselineTests: false, ...env });
-}
-
-/** An agent that runs one shell script in its workspace; `seen` gets what it printed. */
-function shellAgent(script: string, seen: string[] = []): Agent {
-  return {
-    name: 'shell',
-    async run(ctx) {
-      const out = await ctx.executor.exec({ argv: ['sh', '-c', script], cwd: ctx.workspace, timeoutMs: 30_000, network: 'none', signal: ctx.signal });
-      seen.push(out.stdout + out.stderr);
-      return { stopReason: 'completed' };
-    },
-  };
-}
+const attempt = bwrapAttempt;
 
 const fixAdd = shellAgent("sed -i 's/a - b/a + b/' src/calc.mjs");
 const nop = shellAgent('true');

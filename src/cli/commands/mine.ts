@@ -138,7 +138,13 @@ function chosenWriter(spec: string | undefined, opts: MineCommandOptions, cwd: s
     throw new InputError(
       `--writer ${spec}: expected template:FILE or <provider>:<model> (fix: e.g. --writer template:instruction.md or --writer openai:gpt-4.1-mini)`,
     );
-  return modelInstructionWriter(spec, modelRunOptions(modelFlags, [spec]) ?? {});
+  try {
+    return modelInstructionWriter(spec, modelRunOptions(modelFlags, [spec]) ?? {});
+  } catch (error) {
+    // The checks are crucible run's, which name its --model flag: here the model is the writer's.
+    if (error instanceof InputError && error.message.startsWith(`--model ${spec}`)) throw new InputError(error.message.replace('--model', '--writer'));
+    throw error;
+  }
 }
 
 /** One row per commit walked: kept ones by rank, then the dropped ones with the reason. */
