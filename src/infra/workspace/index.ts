@@ -15,4 +15,4 @@ export { copyTree, materializeTree, treeCopyCount, type MaterializeInput } from 
 export { removeTree } from './remove-tree.js';
 export { editTree, overlayDirectory, entry, removal, type IndexUpdate } from './tree-edit.js';
 export { listTree, setupOutputs, excludeLines, type TreeListing } from './setup-outputs.js';
-export { overlayTree, overlaySupported, removeOverlayScratch, forgetOverlaySupport, OverlayConflictError, type OverlayTreeInput } from './tree-overlay.js';
+export { overlayTree, overlaySupported, removeOverlayScratch, OverlayConflictError, type OverlayTreeInput } from './tree-overlay.js';

@@ -221,8 +221,3 @@ async function probeOverlay(dir: string): Promise<boolean> {
     await removeTree(root);
   }
 }
-
-/** Forgets what the probes found, for tests that change what the machine allows. */
-export function forgetOverlaySupport(): void {
-  support.clear();
-}
