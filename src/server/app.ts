@@ -154,6 +154,19 @@ export function createApp(opts: AppOptions): Hono {
     return c.json(body);
   });
 
+  /** One agent's failure pattern: its attempt ids a page at a time (the run page carries the first ones). */
+  app.get('/api/runs/:runId/failure-patterns/:agent/:pattern', (c) => {
+    const runId = safeId(c.req.param('runId'), 'runId');
+    const limit = intParam(c.req.query('limit'), 'limit', DEFAULT_PAGE, MAX_PAGE);
+    const cursor = optional(c.req.query('cursor'));
+    const offset = cursor === undefined ? 0 : Number(cursor);
+    if (!Number.isInteger(offset) || offset < 0) throw new BadRequest('cursor must be one this route gave');
+    const found = views.patternIds(runId, c.req.param('agent'), c.req.param('pattern'), offset, limit);
+    if (!found) return c.json({ error: 'no such run, agent or failure pattern' }, 404);
+    const body: Page<string> = { items: found.ids, nextCursor: offset + limit < found.count ? String(offset + limit) : null };
+    return c.json(body);
+  });
+
   app.get('/api/runs/:runId/attempts', (c) => {
     const runId = safeId(c.req.param('runId'), 'runId');
     const filter: AttemptFilter = {

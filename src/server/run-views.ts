@@ -12,7 +12,7 @@ import {
   type RunView,
 } from '../features/report/index.js';
 import type { AttemptRow, HistoryReader } from '../infra/store/index.js';
-import type { CellStats, RunStats } from '../core/types/index.js';
+import type { AgentFailurePatterns, CellStats, RunStats } from '../core/types/index.js';
 import { recordedFailurePatterns } from '../domain/failures/index.js';
 import { strengthOfRun } from '../features/strength/index.js';
 
@@ -32,8 +32,12 @@ const CACHE_SIZE = 64;
 /** What a comparison of two runs reads of each: no attempt rows, guard or failure patterns. */
 export type RunStatsView = Pick<RunView, 'run' | 'stats'>;
 
+/** Runs whose whole failure-pattern table (every attempt id) the server keeps, for paging the ids. */
+const PATTERN_TABLES_KEPT = 2;
+
 export class RunViews {
   private readonly cache = new Map<string, { key: string; view: RunView }>();
+  private readonly patternTables = new Map<string, { key: string; table: AgentFailurePatterns[] }>();
 
   constructor(
     private readonly history: HistoryReader,
@@ -50,6 +54,22 @@ export class RunViews {
     const view = this.build(runId, detail.stats, runInfoOfRow(detail), join(runsDirOf(this.stateDir, detail.kind), runId));
     remember(this.cache, runId, { key: head.version, view });
     return view;
+  }
+
+  /**
+   * The attempt ids of one agent's failure pattern from `offset`, at most `limit`: the run page lists
+   * the first PATTERN_IDS_SHOWN of each. Undefined for an unknown run, agent or pattern.
+   */
+  patternIds(runId: string, agent: string, patternId: string, offset: number, limit: number): { ids: string[]; count: number } | undefined {
+    const head = this.history.runVersion(runId);
+    if (!head) return undefined;
+    let hit = this.patternTables.get(runId);
+    if (!hit || hit.key !== head.version) {
+      const table = recordedFailurePatterns(join(runsDirOf(this.stateDir, head.kind), runId)) ?? [];
+      remember(this.patternTables, runId, (hit = { key: head.version, table }), PATTERN_TABLES_KEPT);
+    }
+    const pattern = hit.table.find((a) => a.agent === agent)?.patterns.find((p) => p.id === patternId);
+    return pattern ? { ids: pattern.attemptIds.slice(offset, offset + limit), count: pattern.attemptIds.length } : undefined;
   }
 
   /** What a view of the run is keyed by: changes when the run records an attempt or finishes. */
@@ -107,10 +127,10 @@ export class RunViews {
 }
 
 /** Least recently built last out: a run looked at again moves to the back. */
-function remember<T>(cache: Map<string, T>, runId: string, entry: T): void {
+function remember<T>(cache: Map<string, T>, runId: string, entry: T, size = CACHE_SIZE): void {
   cache.delete(runId);
   cache.set(runId, entry);
-  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  if (cache.size > size) cache.delete(cache.keys().next().value as string);
 }
 
 /** Attempt ids a run page lists per failure pattern; `count` still says how many show it. */

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { showCommand } from '../../src/cli/commands/show.js';
 import { captureIo } from '../helpers/cli.js';
 import { executeRun, type AttemptRunner, type RunOutcome } from '../../src/engine/index.js';
-import { attemptRowsOf, runViewOf, taskRepoOfRows, type RunView } from '../../src/features/report/index.js';
+import { attemptRowsOf, runViewOf, taskRepoOfRows, type CellView, type Page, type RunView } from '../../src/features/report/index.js';
 import { createApp } from '../../src/server/index.js';
 import { openHistory } from '../../src/infra/store/index.js';
 import type { AttemptResult, RunStats } from '../../src/core/types/index.js';
@@ -53,6 +53,7 @@ async function showJsonStats(stateDir: string, runId: string): Promise<RunStats>
   return (JSON.parse(captured.stdout()) as { stats: RunStats }).stats;
 }
 
+/** The dashboard's run page sends its stats without cells and the cells a page of tasks at a time: put back together. */
 async function serverStats(stateDir: string, runId: string): Promise<RunStats | null> {
   const web = join(stateDir, 'web');
   mkdirSync(web, { recursive: true });
@@ -62,7 +63,11 @@ async function serverStats(stateDir: string, runId: string): Promise<RunStats | 
     const app = createApp({ stateDir, history, webDir: web });
     const res = await app.request(`http://localhost/api/runs/${runId}`);
     expect(res.status).toBe(200);
-    return ((await res.json()) as RunView).stats;
+    const stats = ((await res.json()) as RunView).stats;
+    expect(stats?.cells).toEqual([]);
+    const cells = (await (await app.request(`http://localhost/api/runs/${runId}/cells?limit=200`)).json()) as Page<CellView>;
+    expect(cells.nextCursor).toBeNull();
+    return stats && { ...stats, cells: cells.items as unknown as RunStats['cells'] };
   } finally {
     history.close();
   }
@@ -86,6 +91,14 @@ function recordKilledCopy(from: string, to: string, outcome: RunOutcome): void {
   }
 }
 
+/** The stats as the dashboard's cell pages give them: each cell's counts, in task order. */
+function withCellCounts(stats: RunStats): RunStats {
+  const cells = stats.cells
+    .map((c) => ({ agent: c.agent, taskId: c.taskId, n: c.n, passes: c.passes, harnessErrors: c.harnessErrors }))
+    .sort((x, y) => (x.taskId === y.taskId ? (x.agent < y.agent ? -1 : 1) : x.taskId < y.taskId ? -1 : 1));
+  return { ...stats, cells: cells as unknown as RunStats['cells'] };
+}
+
 describe('one run, one set of statistics', () => {
   afterEach(() => vi.restoreAllMocks());
 
@@ -100,7 +113,7 @@ describe('one run, one set of statistics', () => {
     expect(expected.ks).toEqual([1, 3]);
 
     expect(await showJsonStats(stateDir, runId)).toEqual(expected);
-    expect(await serverStats(stateDir, runId)).toEqual(expected);
+    expect(await serverStats(stateDir, runId)).toEqual(withCellCounts(expected));
 
     const history = openHistory(join(stateDir, 'history.db'), { readonly: true });
     const taskRepo = taskRepoOfRows(attemptRowsOf(history, runId));
@@ -114,6 +127,6 @@ describe('one run, one set of statistics', () => {
     mkdirSync(killed, { recursive: true });
     recordKilledCopy(stateDir, killed, outcome);
     expect(await showJsonStats(killed, runId)).toEqual(expected);
-    expect(await serverStats(killed, runId)).toEqual(expected);
+    expect(await serverStats(killed, runId)).toEqual(withCellCounts(expected));
   });
 });

@@ -102,6 +102,15 @@ describe('dashboard API', () => {
     const pattern = view.failurePatterns?.[0]?.patterns[0];
     expect(pattern?.count).toBe(5000);
     expect(pattern?.attemptIds).toEqual(ids.slice(0, PATTERN_IDS_SHOWN));
+    // The rest, a page at a time from where the page stopped.
+    const route = `/api/runs/${RUN_ID}/failure-patterns/oracle/tool_errors`;
+    const next = await json<Page<string>>(`${route}?cursor=${PATTERN_IDS_SHOWN}&limit=200`);
+    expect(next.items).toEqual(ids.slice(PATTERN_IDS_SHOWN, PATTERN_IDS_SHOWN + 200));
+    expect(next.nextCursor).toBe(String(PATTERN_IDS_SHOWN + 200));
+    const last = await json<Page<string>>(`${route}?cursor=4950&limit=200`);
+    expect(last).toEqual({ items: ids.slice(4950), nextCursor: null });
+    expect((await request(`/api/runs/${RUN_ID}/failure-patterns/oracle/no_such_pattern`)).status).toBe(404);
+    expect((await request(`${route}?cursor=-1`)).status).toBe(400);
   });
 
   it("pages a run's attempts in plan order, with filters", async () => {

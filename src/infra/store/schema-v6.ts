@@ -87,6 +87,7 @@ ${TALLY_COLUMN_DEFS}
   PRIMARY KEY (run_id, task_id, agent, day)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX attempt_tallies_by_task ON attempt_tallies (task_id, day, agent, run_id);
+CREATE INDEX attempt_tallies_by_run_agent ON attempt_tallies (run_id, agent, task_id, day);
 CREATE INDEX attempt_tallies_by_day ON attempt_tallies (day, agent, task_id, run_id);
 
 INSERT INTO agent_tallies (run_id, agent, day, ${TALLY_COLUMNS}, pass, fail, error)

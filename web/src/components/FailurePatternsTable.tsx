@@ -1,10 +1,54 @@
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { pct } from '../../../src/features/report/format.js';
+import { useSource } from '../data/context.js';
 import type { RunView } from '../data/types.js';
 import { href } from '../router.js';
 
+type PatternRow = NonNullable<RunView['failurePatterns']>[number]['patterns'][number];
+
+/** A pattern's attempt links: the first ones as the run page carries them, the rest a page at a time on request. */
+function PatternAttempts({ runId, agent, pattern }: { runId: string; agent: string; pattern: PatternRow }): ReactNode {
+  const source = useSource();
+  const [ids, setIds] = useState<string[]>(pattern.attemptIds);
+  const [cursor, setCursor] = useState<string | null>(pattern.count > pattern.attemptIds.length ? String(pattern.attemptIds.length) : null);
+  const [error, setError] = useState<string | null>(null);
+  const more = (): void => {
+    if (cursor === null) return;
+    source.listPatternIds(runId, agent, pattern.id, { cursor, limit: 100 }).then(
+      (page) => {
+        setIds((prev) => [...prev, ...page.items]);
+        setCursor(page.nextCursor);
+      },
+      (e: unknown) => setError(String(e)),
+    );
+  };
+  return (
+    <>
+      <ul>
+        {ids.map((id) => (
+          <li key={id}>
+            <a href={href(['attempts', id])} className="pattern-attempt-link">
+              {id}
+            </a>
+          </li>
+        ))}
+      </ul>
+      {error ? <p className="error">{error}</p> : null}
+      {/* The server lists a pattern's first ids only; the count says how many show it. */}
+      {cursor !== null ? (
+        <p className="muted">
+          and {pattern.count - ids.length} more{' '}
+          <button type="button" className="more" onClick={more}>
+            Show more
+          </button>
+        </p>
+      ) : null}
+    </>
+  );
+}
+
 /** What each agent's failed attempts did (docs/failure-patterns.md): the Markdown report's columns, each pattern's attempts as a count that opens into their links. */
-export function FailurePatternsTable({ patterns }: { patterns: NonNullable<RunView['failurePatterns']> }): ReactNode {
+export function FailurePatternsTable({ runId, patterns }: { runId: string; patterns: NonNullable<RunView['failurePatterns']> }): ReactNode {
   const unrecorded = patterns.filter((a) => (a.unrecorded ?? 0) > 0);
   return (
     <>
@@ -38,17 +82,7 @@ export function FailurePatternsTable({ patterns }: { patterns: NonNullable<RunVi
                     <summary>
                       {p.count} attempt{p.count === 1 ? '' : 's'}
                     </summary>
-                    <ul>
-                      {p.attemptIds.map((id) => (
-                        <li key={id}>
-                          <a href={href(['attempts', id])} className="pattern-attempt-link">
-                            {id}
-                          </a>
-                        </li>
-                      ))}
-                    </ul>
-                    {/* The server lists a pattern's first ids only; the count says how many show it. */}
-                    {p.count > p.attemptIds.length ? <p className="muted">and {p.count - p.attemptIds.length} more</p> : null}
+                    <PatternAttempts runId={runId} agent={a.agent} pattern={p} />
                   </details>
                 </td>
               </tr>

@@ -39,6 +39,7 @@ export function apiSource(): DataSource {
     getRun: (runId) => get<RunView>(`runs/${seg(runId)}`),
     listAttempts: (runId, q: AttemptQuery) => get<Page<AttemptListItem>>(`runs/${seg(runId)}/attempts${query({ ...q })}`),
     getAttempt: (attemptId) => get<AttemptView>(`attempts/${seg(attemptId)}`),
+    listPatternIds: (runId, agent, patternId, q) => get<Page<string>>(`runs/${seg(runId)}/failure-patterns/${seg(agent)}/${seg(patternId)}${query({ ...q })}`),
     listCells: (runId, q) => get<Page<CellView>>(`runs/${seg(runId)}/cells${query({ ...q })}`),
     compare: (a, b) => get<CompareView>(`compare${query({ a, b })}`),
     trends: (q: TrendsQuery) => get<TrendView>(`trends${query({ ...q })}`),

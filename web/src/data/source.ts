@@ -40,6 +40,8 @@ export interface DataSource {
   getAttempt(attemptId: string): Promise<AttemptView>;
   /** A run's heatmap cells, a page of tasks at a time (every agent of each task), in task order. */
   listCells(runId: string, q: { cursor?: string; limit?: number }): Promise<Page<CellView>>;
+  /** One agent's failure pattern in a run: its attempt ids, a page at a time. */
+  listPatternIds(runId: string, agent: string, patternId: string, q: { cursor?: string; limit?: number }): Promise<Page<string>>;
   compare(a: string, b: string): Promise<CompareView>;
   trends(q: TrendsQuery): Promise<TrendView>;
   /** `crucible ci` and `crucible gate` results, newest first (none in a single-run report). */

@@ -37,6 +37,12 @@ export function staticSource(data: ReportData): DataSource {
       return Promise.resolve(page);
     },
     listCells: (_runId, q) => Promise.resolve(cellPageOf(data, q)),
+    listPatternIds: (_runId, agent, patternId, q) => {
+      const ids = data.view.failurePatterns?.find((a) => a.agent === agent)?.patterns.find((p) => p.id === patternId)?.attemptIds ?? [];
+      const offset = q.cursor ? Number(q.cursor) : 0;
+      const limit = q.limit ?? 50;
+      return Promise.resolve({ items: ids.slice(offset, offset + limit), nextCursor: offset + limit < ids.length ? String(offset + limit) : null });
+    },
     getAttempt: (attemptId) => {
       const found = data.attempts.find((a) => a.item.attemptId === attemptId);
       return found ? Promise.resolve(found) : Promise.reject(new Error(`no attempt ${attemptId} in this report`));

@@ -297,7 +297,7 @@ export function RunReport({ view }: { view: RunView }): ReactNode {
             </>
           }
         >
-          <FailurePatternsTable patterns={view.failurePatterns} />
+          <FailurePatternsTable runId={run.runId} patterns={view.failurePatterns} />
         </Section>
       ) : null}
       <Section title={`Attempts (${view.attemptsTotal})`}>
