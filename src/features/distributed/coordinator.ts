@@ -58,6 +58,95 @@ const POLL_MS = 1_000;
 /** Polls of a completed job whose result cannot be read before it is recorded as a harness error. */
 const UNREADABLE_READS = 5;
 
+interface Session {
+  runId: string;
+  /** Replaced when the inputs ship again after Redis lost them. */
+  queue: Queue;
+  events: QueueEvents;
+  inputs: InputsRef;
+  models?: Omit<ModelRunOptions, 'env'>;
+}
+/** What a job of this attempt carries to a worker. */
+function jobDataOf(options: QueueRunnerOptions, s: Session, plan: AttemptPlan, env: AttemptEnv): AttemptJobData {
+  const shared = env.taskBaselines?.get(plan.taskId);
+  // A worker may be another machine: the preflight's shared tree is a path on this one, so the worker prepares its own.
+  const baseline = shared ? { run: shared.run, ...(shared.heldOut ? { heldOut: shared.heldOut } : {}) } : undefined;
+  return {
+    version: 1,
+    plan,
+    inputs: s.inputs,
+    agents: [...options.agents],
+    ...(options.profiles && options.profiles.size > 0 ? { profiles: usedProfiles(options.agents, options.profiles) } : {}),
+    settings: {
+      ...(env.baselineTests === false ? { baselineTests: false } : {}),
+      ...(env.prepareCache === false ? { prepareCache: false } : {}),
+    },
+    ...(s.models ? { models: s.models } : {}),
+    ...(baseline ? { baseline } : {}),
+  };
+}
+
+/** Who waits for which job: woken by its completion events, the poll, a drain or a recovery. */
+class JobWaiters {
+  private readonly waiters = new Map<string, Set<() => void>>();
+
+  wake(jobId: string): void {
+    for (const w of this.waiters.get(jobId) ?? []) w();
+  }
+
+  wakeAll(): void {
+    for (const id of this.waiters.keys()) this.wake(id);
+  }
+
+  waitFor(jobId: string, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolveWait) => {
+      let set = this.waiters.get(jobId);
+      if (set === undefined) this.waiters.set(jobId, (set = new Set()));
+      const waiting = set;
+      const done = (): void => {
+        waiting.delete(done);
+        if (waiting.size === 0) this.waiters.delete(jobId);
+        signal?.removeEventListener('abort', done);
+        resolveWait();
+      };
+      waiting.add(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+}
+
+/** A completed job's record, fetched and verified into the run directory; a result that fails verification is a harness error. */
+async function accept(
+  redis: Redis,
+  options: QueueRunnerOptions,
+  runId: string,
+  plan: AttemptPlan,
+  env: AttemptEnv,
+  value: AttemptJobResult | undefined,
+  startedAt: Date,
+): Promise<AttemptResult> {
+  try {
+    if (value?.version !== 1) throw new Error(`a job result of version ${String(value?.version)}`);
+    const result = await downloadAttemptDir(redis, env.runDir, { attemptId: plan.attemptId, runId: plan.runId }, value.files);
+    await redis.hset(takenKey(runId), plan.attemptId, '1');
+    // The record keeps the coordinator's plan position (a forced resume may have moved it).
+    return result.index === plan.index ? result : { ...result, index: plan.index };
+  } catch (error) {
+    await redis.hset(takenKey(runId), plan.attemptId, '1');
+    const why = error instanceof Error ? error.message : String(error);
+    options.onWarning?.(`attempt ${plan.attemptId}: the worker's result failed verification (${why})`);
+    return harnessFailure(plan, String(env.sandbox), startedAt, `the worker's result failed verification: ${why}`);
+  }
+}
+
+/** Interrupted past the grace period: a job no worker took is withdrawn; a running one finishes and is read back on resume. */
+async function abandon(queue: Queue, plan: AttemptPlan, startedAt: Date): Promise<AttemptResult> {
+  const job = await queue.getJob(plan.attemptId);
+  const state = job ? await job.getState() : 'unknown';
+  if (job && (state === 'waiting' || state === 'delayed' || state === 'prioritized')) await job.remove().catch(() => undefined);
+  return harnessFailure(plan, 'queue', startedAt, 'interrupted');
+}
+
 /**
  * The coordinator's side. Each attempt the engine asks for becomes a job whose id is the attempt
  * id; the runner waits for it and returns the record the worker produced, after its files are
@@ -78,10 +167,8 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
   const withdrawn = new Set<string>();
   let draining = false;
   let withdrawReason = 'withdrawn from the queue before a worker took it';
-  const waiters = new Map<string, Set<() => void>>();
-  const wake = (jobId: string): void => {
-    for (const w of waiters.get(jobId) ?? []) w();
-  };
+  const waiters = new JobWaiters();
+  const wake = (jobId: string): void => waiters.wake(jobId);
   /**
    * Redis lost the run (restarted without persistence, flushed, failed over to a replica that never
    * had it): the queue's state is rebuilt from this process alone. The inputs ship again, the run
@@ -101,7 +188,7 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
       const shipped = await shipInputs(redis, options.taskSetPath, options.stateDir, cassetteRoots());
       s.inputs = shipped.ref;
       await registerRun(redis, s.runId);
-      for (const id of waiters.keys()) wake(id);
+      waiters.wakeAll();
     })();
     // Cleared after it settles (not inside it: a run that returns at once would clear it before it is set).
     recovering = pending.finally(() => {
@@ -110,21 +197,13 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
     return recovering;
   };
   const poll = setInterval(() => {
-    for (const id of waiters.keys()) wake(id);
+    waiters.wakeAll();
     if (redis.status === 'ready') void recover().catch(() => undefined);
   }, POLL_MS);
   poll.unref();
   const unwatch = watchOutages(redis, 'coordinator', options.address.url, notice, () => void recover().catch(() => undefined));
   const cassetteRoots = (): string[] => (options.models?.cassetteDir ? [resolve(options.models.cassetteDir)] : []);
 
-  interface Session {
-    runId: string;
-    /** Replaced when the inputs ship again after Redis lost them. */
-    queue: Queue;
-    events: QueueEvents;
-    inputs: InputsRef;
-    models?: Omit<ModelRunOptions, 'env'>;
-  }
   const open = async (runId: string): Promise<Session> => {
     const shipped = await shipInputs(redis, options.taskSetPath, options.stateDir, cassetteRoots());
     const queue = new Queue(queueName(runId), { connection, prefix: PREFIX });
@@ -161,23 +240,8 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
   const runOnQueue = async (s: Session, plan: AttemptPlan, env: AttemptEnv): Promise<AttemptResult> => {
     const startedAt = new Date();
     const jobId = plan.attemptId;
-    const shared = env.taskBaselines?.get(plan.taskId);
-    // A worker may be another machine: the preflight's shared tree is a path on this one, so the worker prepares its own.
-    const baseline = shared ? { run: shared.run, ...(shared.heldOut ? { heldOut: shared.heldOut } : {}) } : undefined;
     const add = async (): Promise<void> => {
-      const data: AttemptJobData = {
-        version: 1,
-        plan,
-        inputs: s.inputs,
-        agents: [...options.agents],
-        ...(options.profiles && options.profiles.size > 0 ? { profiles: usedProfiles(options.agents, options.profiles) } : {}),
-        settings: {
-          ...(env.baselineTests === false ? { baselineTests: false } : {}),
-          ...(env.prepareCache === false ? { prepareCache: false } : {}),
-        },
-        ...(s.models ? { models: s.models } : {}),
-        ...(baseline ? { baseline } : {}),
-      };
+      const data = jobDataOf(options, s, plan, env);
       await s.queue.add(ATTEMPT_JOB, data, {
         jobId,
         attempts: options.tries ?? 3,
@@ -202,15 +266,15 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
     let unreadable = 0;
 
     for (;;) {
-      if (env.signal?.aborted) return abandon(s, plan, startedAt);
+      if (env.signal?.aborted) return abandon(s.queue, plan, startedAt);
       // The state first, then the job: a job read before its completion has no result yet, and
       // reading it as complete was the race that recorded finished attempts as ERROR.
       const current = await s.queue.getJobState(jobId);
       const job = current === 'unknown' ? undefined : await s.queue.getJob(jobId);
       if (job && current === 'completed') {
         const value = job.returnvalue as AttemptJobResult | null | undefined;
-        if (value?.version === 1 || ++unreadable > UNREADABLE_READS) return accept(s, plan, env, value ?? undefined, startedAt);
-        await waitFor(jobId, env.signal);
+        if (value?.version === 1 || ++unreadable > UNREADABLE_READS) return accept(redis, options, s.runId, plan, env, value ?? undefined, startedAt);
+        await waiters.waitFor(jobId, env.signal);
         continue;
       }
       if (job && current === 'failed') {
@@ -221,45 +285,8 @@ export async function openQueueRunner(options: QueueRunnerOptions): Promise<Queu
       // Withdrawn by a drain: not run, not recorded. Gone otherwise (a Redis that lost its data): added again; the id keeps it one job.
       if (current === 'unknown' && withdrawn.has(jobId)) throw new AttemptWithdrawn(withdrawReason);
       if (current === 'unknown' && !draining) await add();
-      await waitFor(jobId, env.signal);
+      await waiters.waitFor(jobId, env.signal);
     }
-  };
-
-  const waitFor = (jobId: string, signal: AbortSignal | undefined): Promise<void> =>
-    new Promise((resolveWait) => {
-      let set = waiters.get(jobId);
-      if (set === undefined) waiters.set(jobId, (set = new Set()));
-      const done = (): void => {
-        set.delete(done);
-        if (set.size === 0) waiters.delete(jobId);
-        signal?.removeEventListener('abort', done);
-        resolveWait();
-      };
-      set.add(done);
-      signal?.addEventListener('abort', done, { once: true });
-    });
-
-  const accept = async (s: Session, plan: AttemptPlan, env: AttemptEnv, value: AttemptJobResult | undefined, startedAt: Date): Promise<AttemptResult> => {
-    try {
-      if (value?.version !== 1) throw new Error(`a job result of version ${String(value?.version)}`);
-      const result = await downloadAttemptDir(redis, env.runDir, { attemptId: plan.attemptId, runId: plan.runId }, value.files);
-      await redis.hset(takenKey(s.runId), plan.attemptId, '1');
-      // The record keeps the coordinator's plan position (a forced resume may have moved it).
-      return result.index === plan.index ? result : { ...result, index: plan.index };
-    } catch (error) {
-      await redis.hset(takenKey(s.runId), plan.attemptId, '1');
-      const why = error instanceof Error ? error.message : String(error);
-      options.onWarning?.(`attempt ${plan.attemptId}: the worker's result failed verification (${why})`);
-      return harnessFailure(plan, String(env.sandbox), startedAt, `the worker's result failed verification: ${why}`);
-    }
-  };
-
-  /** Interrupted past the grace period: a job no worker took is withdrawn; a running one finishes and is read back on resume. */
-  const abandon = async (s: Session, plan: AttemptPlan, startedAt: Date): Promise<AttemptResult> => {
-    const job = await s.queue.getJob(plan.attemptId);
-    const state = job ? await job.getState() : 'unknown';
-    if (job && (state === 'waiting' || state === 'delayed' || state === 'prioritized')) await job.remove().catch(() => undefined);
-    return harnessFailure(plan, 'queue', startedAt, 'interrupted');
   };
 
   const caps = options.models?.runLimits;

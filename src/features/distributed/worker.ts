@@ -71,9 +71,7 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
   const inputs = new InputCache(redis, join(workDir, 'inputs'));
   const me = `${hostname()}:${process.pid}`;
   const workers = new Map<string, Worker<AttemptJobData, AttemptJobResult>>();
-  const models = new Map<string, Promise<RunModels | undefined>>();
-  const pools = new Map<string, RedisPoolStore>();
-  const prepared = new Map<string, Promise<AgentPrepared>>();
+  const resources = new RunResources(options, stateDir);
   const kill = new AbortController();
   const slots = new Slots(options.concurrency);
   let stopping = false;
@@ -81,150 +79,22 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
   const refused = new Set<string>();
   const absentSince = new Map<string, number>();
 
-  /**
-   * While the machine is broken (its sandbox stopped working, Docker went away) the worker takes
-   * no jobs, says why and the fix once, and checks itself again every few seconds.
-   */
-  let unhealthy: { since: number; timer: NodeJS.Timeout; needsDocker: boolean } | undefined;
-  const stepAside = (health: Exclude<Health, { ok: true }>, needsDocker = false): void => {
-    if (unhealthy !== undefined || stopping) return;
-    options.log(`unhealthy: ${health.reason}; taking no jobs until it works again (fix: ${health.fix})`);
-    for (const w of workers.values()) void w.pause(true).catch(() => undefined);
-    const timer = setInterval(() => void recheck(), options.recheckMs ?? 5_000);
-    unhealthy = { since: Date.now(), timer, needsDocker };
-  };
-  let rechecking = false;
-  const recheck = async (): Promise<void> => {
-    if (rechecking || unhealthy === undefined) return;
-    rechecking = true;
-    try {
-      // Checked as it failed: a bwrap worker that lost Docker for an `environment:` task waits for Docker.
-      const health = await checkHealth(options.sandbox, unhealthy.needsDocker);
-      if (!health.ok || unhealthy === undefined || stopping) return;
-      clearInterval(unhealthy.timer);
-      const seconds = ((Date.now() - unhealthy.since) / 1000).toFixed(1);
-      unhealthy = undefined;
-      options.log(`healthy again after ${seconds} s: taking jobs`);
-      for (const w of workers.values()) w.resume();
-    } finally {
-      rechecking = false;
-    }
-  };
+  const health = new WorkerHealth(
+    options,
+    () => workers.values(),
+    () => stopping,
+  );
 
-  /** The job goes back to the queue without spending one of its tries (BullMQ's moveToDelayed skips the attempt count). */
-  const sendBack = async (job: Job<AttemptJobData, AttemptJobResult>, token: string | undefined, delayMs: number): Promise<never> => {
-    await job.moveToDelayed(Date.now() + delayMs, token);
-    throw new DelayedError();
-  };
-
+  const jobs: JobContext = { options, inputs, resources, health, kill, workDir, stateDir, me, redis };
   const process1 = async (job: Job<AttemptJobData, AttemptJobResult>, token?: string): Promise<AttemptJobResult> => {
     const release = await slots.acquire();
     try {
       // Taken just before the worker stepped aside, or while it waited for a slot: someone else runs it.
-      if (unhealthy !== undefined) return await sendBack(job, token, 0);
-      return await runJob(job, token);
+      if (health.unhealthy) return await sendBack(job, token, 0);
+      return await runJob(jobs, job, token);
     } finally {
       release();
     }
-  };
-
-  const runJob = async (job: Job<AttemptJobData, AttemptJobResult>, token: string | undefined): Promise<AttemptJobResult> => {
-    const data = checkJobData(job.data);
-    const { plan } = data;
-    const tries = job.opts.attempts ?? 1;
-    const tryNo = job.attemptsMade + 1;
-    options.log(`started ${plan.attemptId} (task ${plan.taskId}, agent ${plan.agent}, run ${plan.runId}, try ${tryNo}/${tries})`);
-    const input = await inputs.load(data.inputs);
-    const task = input.tasks.find((t) => t.id === plan.taskId);
-    if (task === undefined) throw new Error(`task ${plan.taskId} is not in the shipped task set`);
-    const profiles = new Map((data.profiles ?? []).map((p) => [p.name, p]));
-    const agent = resolveRunAgent(plan.agent, profiles);
-    const runModels = await modelsOf(data, profiles, input.file);
-    const agentPrepared = agent.prepare ? await preparedOf(plan.runId, plan.agent, agent) : undefined;
-    const runDir = join(runsDir(workDir), plan.runId);
-    const attemptDir = attemptDirOf(runDir, plan.attemptId);
-    await mkdir(attemptsDir(runDir), { recursive: true });
-    try {
-      const result = await runAttempt(plan, task, agent, {
-        runDir,
-        stateDir,
-        sandbox: options.sandbox,
-        ...data.settings,
-        ...(data.baseline ? { taskBaselines: new Map([[task.id, data.baseline]]) } : {}),
-        signal: kill.signal,
-        ...(runModels ? { models: runModels } : {}),
-        ...(agentPrepared ? { prepared: new Map([[plan.agent, agentPrepared]]) } : {}),
-      });
-      if (kill.signal.aborted) throw new Error('the worker was stopped mid-attempt');
-      if (result.cause === 'harness_error') {
-        // The machine first: a broken sandbox is this worker's fault, not the attempt's.
-        const needsDocker = task.environment !== undefined;
-        const health = await checkHealth(options.sandbox, needsDocker);
-        if (!health.ok) {
-          stepAside(health, needsDocker);
-          options.log(`harness error on ${plan.attemptId} (${result.message}); back to the queue for a healthy worker, no try spent`);
-          return await sendBack(job, token, 0);
-        }
-        // A healthy machine's harness error gets another worker before it counts.
-        const by = data.harnessBy ?? [];
-        if (!by.includes(me)) {
-          await job.updateData({ ...data, harnessBy: [...by, me] });
-          options.log(`harness error on ${plan.attemptId} (${result.message}); back to the queue for another worker, no try spent`);
-          return await sendBack(job, token, ELSEWHERE_DELAY_MS);
-        }
-        if (tryNo < tries) {
-          options.log(`harness error on ${plan.attemptId} (${result.message}); the queue retries it`);
-          throw new Error(result.message ?? 'harness error');
-        }
-      }
-      if (result.cause === 'provider_error' && tryNo < tries) {
-        options.log(`provider error on ${plan.attemptId} (${result.message}); the queue retries it`);
-        throw new Error(result.message ?? 'provider error');
-      }
-      const files = await uploadAttemptDir(redis, attemptDir);
-      options.log(`finished ${plan.attemptId}: ${result.verdict}${result.cause ? ` (${result.cause})` : ''}`);
-      return { version: 1, files, worker: me };
-    } finally {
-      await removeTree(attemptDir);
-    }
-  };
-
-  /** The run's model agents get one gateway on this worker, with this worker's keys. */
-  const modelsOf = (
-    data: AttemptJobData,
-    profiles: ReadonlyMap<string, NonNullable<AttemptJobData['profiles']>[number]>,
-    taskSetFile: string,
-  ): Promise<RunModels | undefined> => {
-    let pending = models.get(data.plan.runId);
-    if (pending === undefined) {
-      const agents: Agent[] = data.agents.map((spec) => resolveRunAgent(spec, profiles));
-      const root = resolve(taskSetFile, ...data.inputs.taskSet.split('/').map(() => '..'));
-      const m = data.models;
-      const runOptions = m ? { ...m, ...(m.cassetteDir !== undefined ? { cassetteDir: safePath(root, m.cassetteDir) } : {}) } : undefined;
-      // The run's caps hold over every worker's requests: one pool in Redis for the run.
-      const caps = m?.runLimits;
-      const pool = caps?.maxCostUsd !== undefined || caps?.maxTokens !== undefined ? RedisPoolStore.open(options.address, data.plan.runId) : undefined;
-      if (pool) pools.set(data.plan.runId, pool);
-      pending = startRunModels(agents, runOptions, pool && caps ? new RunPool(caps, pool) : undefined);
-      models.set(data.plan.runId, pending);
-      pending.catch(() => {
-        models.delete(data.plan.runId);
-        pools.delete(data.plan.runId);
-        void pool?.close();
-      });
-    }
-    return pending;
-  };
-
-  const preparedOf = (runId: string, spec: string, agent: Agent): Promise<AgentPrepared> => {
-    const key = `${runId}\0${spec}`;
-    let pending = prepared.get(key);
-    if (pending === undefined) {
-      pending = (agent.prepare as NonNullable<Agent['prepare']>)({ stateDir, sandbox: options.sandbox });
-      prepared.set(key, pending);
-      pending.catch(() => prepared.delete(key));
-    }
-    return pending;
   };
 
   const serve = (runId: string): void => {
@@ -242,7 +112,7 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
       // A job the queue no longer knows (Redis lost its data meanwhile): its coordinator re-added it, and it runs again.
       if (/^Missing (lock|key) for job /.test(error.message)) options.log(`the queue refused a result (${error.message}); the job runs again`);
     });
-    if (unhealthy !== undefined) void worker.pause(true).catch(() => undefined);
+    if (health.unhealthy) void worker.pause(true).catch(() => undefined);
     worker.on('failed', (job, error) => {
       if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) options.log(`gave up on ${job.id}: ${error.message}`);
     });
@@ -254,11 +124,7 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
     const worker = workers.get(runId);
     workers.delete(runId);
     await worker?.close();
-    const m = models.get(runId);
-    models.delete(runId);
-    await (await m?.catch(() => undefined))?.close();
-    await pools.get(runId)?.close();
-    pools.delete(runId);
+    await resources.retire(runId);
     await rm(join(runsDir(workDir), runId), { recursive: true, force: true });
     options.log(`run ${runId} is done`);
   };
@@ -303,8 +169,8 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
   }, DISCOVER_MS);
   await redis.ping();
   const unwatch = watchOutages(redis, `worker ${me}`, options.address.url, options.log);
-  const health = await checkHealth(options.sandbox);
-  if (!health.ok) stepAside(health);
+  const start = await checkHealth(options.sandbox);
+  if (!start.ok) health.stepAside(start);
   await discover();
   options.log(`worker ${me}: taking jobs from ${options.address.url} (concurrency ${options.concurrency}, sandbox ${options.sandbox}, state ${stateDir})`);
 
@@ -316,13 +182,12 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
     stop: async (force = false) => {
       stopping = true;
       clearInterval(timer);
-      if (unhealthy) clearInterval(unhealthy.timer);
+      health.stop();
       unwatch();
       if (force) kill.abort();
       closing ??= (async () => {
         await Promise.all([...workers.values()].map((w) => w.close()));
-        for (const m of models.values()) await (await m.catch(() => undefined))?.close();
-        for (const pool of pools.values()) await pool.close();
+        await resources.closeAll();
         await redis.quit().catch(() => redis.disconnect());
         resolveStopped();
       })();
@@ -330,6 +195,204 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
       await closing;
     },
   };
+}
+
+/** What running one job needs of its worker. */
+interface JobContext {
+  options: WorkerOptions;
+  inputs: InputCache;
+  resources: RunResources;
+  health: WorkerHealth;
+  kill: AbortController;
+  workDir: string;
+  stateDir: string;
+  me: string;
+  redis: Redis;
+}
+
+/**
+ * One job's attempt, run as a local run runs it. A harness error on a broken machine sends the job
+ * back untried (and the worker steps aside); on a healthy one it goes to another worker first, then
+ * spends a try; a provider error spends a try; the last try delivers the record as it is.
+ */
+async function runJob(ctx: JobContext, job: Job<AttemptJobData, AttemptJobResult>, token: string | undefined): Promise<AttemptJobResult> {
+  const { options, kill, me } = ctx;
+  const data = checkJobData(job.data);
+  const { plan } = data;
+  const tries = job.opts.attempts ?? 1;
+  const tryNo = job.attemptsMade + 1;
+  options.log(`started ${plan.attemptId} (task ${plan.taskId}, agent ${plan.agent}, run ${plan.runId}, try ${tryNo}/${tries})`);
+  const input = await ctx.inputs.load(data.inputs);
+  const task = input.tasks.find((t) => t.id === plan.taskId);
+  if (task === undefined) throw new Error(`task ${plan.taskId} is not in the shipped task set`);
+  const profiles = new Map((data.profiles ?? []).map((p) => [p.name, p]));
+  const agent = resolveRunAgent(plan.agent, profiles);
+  const runModels = await ctx.resources.modelsOf(data, profiles, input.file);
+  const agentPrepared = agent.prepare ? await ctx.resources.preparedOf(plan.runId, plan.agent, agent) : undefined;
+  const runDir = join(runsDir(ctx.workDir), plan.runId);
+  const attemptDir = attemptDirOf(runDir, plan.attemptId);
+  await mkdir(attemptsDir(runDir), { recursive: true });
+  try {
+    const result = await runAttempt(plan, task, agent, {
+      runDir,
+      stateDir: ctx.stateDir,
+      sandbox: options.sandbox,
+      ...data.settings,
+      ...(data.baseline ? { taskBaselines: new Map([[task.id, data.baseline]]) } : {}),
+      signal: kill.signal,
+      ...(runModels ? { models: runModels } : {}),
+      ...(agentPrepared ? { prepared: new Map([[plan.agent, agentPrepared]]) } : {}),
+    });
+    if (kill.signal.aborted) throw new Error('the worker was stopped mid-attempt');
+    if (result.cause === 'harness_error') {
+      // The machine first: a broken sandbox is this worker's fault, not the attempt's.
+      const needsDocker = task.environment !== undefined;
+      const health = await checkHealth(options.sandbox, needsDocker);
+      if (!health.ok) {
+        ctx.health.stepAside(health, needsDocker);
+        options.log(`harness error on ${plan.attemptId} (${result.message}); back to the queue for a healthy worker, no try spent`);
+        return await sendBack(job, token, 0);
+      }
+      // A healthy machine's harness error gets another worker before it counts.
+      const by = data.harnessBy ?? [];
+      if (!by.includes(me)) {
+        await job.updateData({ ...data, harnessBy: [...by, me] });
+        options.log(`harness error on ${plan.attemptId} (${result.message}); back to the queue for another worker, no try spent`);
+        return await sendBack(job, token, ELSEWHERE_DELAY_MS);
+      }
+      if (tryNo < tries) {
+        options.log(`harness error on ${plan.attemptId} (${result.message}); the queue retries it`);
+        throw new Error(result.message ?? 'harness error');
+      }
+    }
+    if (result.cause === 'provider_error' && tryNo < tries) {
+      options.log(`provider error on ${plan.attemptId} (${result.message}); the queue retries it`);
+      throw new Error(result.message ?? 'provider error');
+    }
+    const files = await uploadAttemptDir(ctx.redis, attemptDir);
+    options.log(`finished ${plan.attemptId}: ${result.verdict}${result.cause ? ` (${result.cause})` : ''}`);
+    return { version: 1, files, worker: me };
+  } finally {
+    await removeTree(attemptDir);
+  }
+}
+
+/** The job goes back to the queue without spending one of its tries (BullMQ's moveToDelayed skips the attempt count). */
+async function sendBack(job: Job<AttemptJobData, AttemptJobResult>, token: string | undefined, delayMs: number): Promise<never> {
+  await job.moveToDelayed(Date.now() + delayMs, token);
+  throw new DelayedError();
+}
+
+/**
+ * While the machine is broken (its sandbox stopped working, Docker went away) the worker takes no
+ * jobs, says why and the fix once, and checks itself again every few seconds.
+ */
+class WorkerHealth {
+  private state: { since: number; timer: NodeJS.Timeout; needsDocker: boolean } | undefined;
+  private rechecking = false;
+
+  constructor(
+    private readonly options: WorkerOptions,
+    private readonly workers: () => Iterable<Worker<AttemptJobData, AttemptJobResult>>,
+    private readonly stopping: () => boolean,
+  ) {}
+
+  get unhealthy(): boolean {
+    return this.state !== undefined;
+  }
+
+  stepAside(health: Exclude<Health, { ok: true }>, needsDocker = false): void {
+    if (this.state !== undefined || this.stopping()) return;
+    this.options.log(`unhealthy: ${health.reason}; taking no jobs until it works again (fix: ${health.fix})`);
+    for (const w of this.workers()) void w.pause(true).catch(() => undefined);
+    const timer = setInterval(() => void this.recheck(), this.options.recheckMs ?? 5_000);
+    this.state = { since: Date.now(), timer, needsDocker };
+  }
+
+  stop(): void {
+    if (this.state) clearInterval(this.state.timer);
+  }
+
+  private async recheck(): Promise<void> {
+    if (this.rechecking || this.state === undefined) return;
+    this.rechecking = true;
+    try {
+      // Checked as it failed: a bwrap worker that lost Docker for an `environment:` task waits for Docker.
+      const health = await checkHealth(this.options.sandbox, this.state.needsDocker);
+      if (!health.ok || this.state === undefined || this.stopping()) return;
+      clearInterval(this.state.timer);
+      const seconds = ((Date.now() - this.state.since) / 1000).toFixed(1);
+      this.state = undefined;
+      this.options.log(`healthy again after ${seconds} s: taking jobs`);
+      for (const w of this.workers()) w.resume();
+    } finally {
+      this.rechecking = false;
+    }
+  }
+}
+
+/** Per run on this worker: its model gateway (with this worker's keys), its cap pool in Redis, its prepared agents. */
+class RunResources {
+  private readonly models = new Map<string, Promise<RunModels | undefined>>();
+  private readonly pools = new Map<string, RedisPoolStore>();
+  private readonly prepared = new Map<string, Promise<AgentPrepared>>();
+
+  constructor(
+    private readonly options: WorkerOptions,
+    private readonly stateDir: string,
+  ) {}
+
+  /** The run's model agents get one gateway on this worker, with this worker's keys. */
+  modelsOf(
+    data: AttemptJobData,
+    profiles: ReadonlyMap<string, NonNullable<AttemptJobData['profiles']>[number]>,
+    taskSetFile: string,
+  ): Promise<RunModels | undefined> {
+    const runId = data.plan.runId;
+    let pending = this.models.get(runId);
+    if (pending === undefined) {
+      const agents: Agent[] = data.agents.map((spec) => resolveRunAgent(spec, profiles));
+      const root = resolve(taskSetFile, ...data.inputs.taskSet.split('/').map(() => '..'));
+      const m = data.models;
+      const runOptions = m ? { ...m, ...(m.cassetteDir !== undefined ? { cassetteDir: safePath(root, m.cassetteDir) } : {}) } : undefined;
+      // The run's caps hold over every worker's requests: one pool in Redis for the run.
+      const caps = m?.runLimits;
+      const pool = caps?.maxCostUsd !== undefined || caps?.maxTokens !== undefined ? RedisPoolStore.open(this.options.address, runId) : undefined;
+      if (pool) this.pools.set(runId, pool);
+      pending = startRunModels(agents, runOptions, pool && caps ? new RunPool(caps, pool) : undefined);
+      this.models.set(runId, pending);
+      pending.catch(() => {
+        this.models.delete(runId);
+        this.pools.delete(runId);
+        void pool?.close();
+      });
+    }
+    return pending;
+  }
+
+  preparedOf(runId: string, spec: string, agent: Agent): Promise<AgentPrepared> {
+    const key = `${runId}\0${spec}`;
+    let pending = this.prepared.get(key);
+    if (pending === undefined) {
+      pending = (agent.prepare as NonNullable<Agent['prepare']>)({ stateDir: this.stateDir, sandbox: this.options.sandbox });
+      this.prepared.set(key, pending);
+      pending.catch(() => this.prepared.delete(key));
+    }
+    return pending;
+  }
+
+  async retire(runId: string): Promise<void> {
+    const m = this.models.get(runId);
+    this.models.delete(runId);
+    await (await m?.catch(() => undefined))?.close();
+    await this.pools.get(runId)?.close();
+    this.pools.delete(runId);
+  }
+
+  async closeAll(): Promise<void> {
+    for (const m of this.models.values()) await (await m.catch(() => undefined))?.close();
+    for (const pool of this.pools.values()) await pool.close();
+  }
 }
 
 /** A counting semaphore: a worker serving several runs still runs at most `n` attempts at once. */
