@@ -7,7 +7,7 @@
  * is the copy it always was. The choice goes into the run's evidence (`tree`).
  */
 import { dirname } from 'node:path';
-import { overlayPathsMountable, type TreeOverlay } from '../../infra/sandbox/index.js';
+import { overlayPathsMountable, sandboxTraits, type TreeOverlay } from '../../infra/sandbox/index.js';
 import { materializeTree, overlaySupported, overlayTree, removeOverlayScratch } from '../../infra/workspace/index.js';
 import type { TreeProvision } from '../../core/types/index.js';
 import type { TestBench } from './test-run.js';
@@ -42,7 +42,7 @@ function overlayScratch(bench: TestBench): string {
 
 async function overlayFits(bench: TestBench, scratch: string): Promise<boolean> {
   // A fake executor (tests of something else) would not mount it; docker and local cannot.
-  if (bench.overlay === false || bench.sandbox !== 'bwrap' || bench.executorFactory !== undefined) return false;
+  if (bench.overlay === false || !sandboxTraits(bench.sandbox).treeOverlay || bench.executorFactory !== undefined) return false;
   if (!overlayPathsMountable({ lower: bench.pristine, upper: `${scratch}/upper`, work: `${scratch}/work`, target: bench.workspace })) return false;
   return overlaySupported(dirname(bench.workspace));
 }

@@ -120,7 +120,7 @@ export interface Attack {
   agent: Agent;
   /** Too heavy to run on a user's task set by default (`validate --adversarial` runs it only when named). */
   heavy?: boolean;
-  /** The red-team test file of its own that runs it (test/redteam/<suite>.test.ts), instead of attacks.test.ts. */
+  /** The red-team test file of its own that runs it (test/redteam/<suite>.test.ts), instead of the attacks-*.test.ts files split by class. */
   suite?: 'assert-writes' | 'lying-values' | 'held-out-values';
 }
 

@@ -72,6 +72,8 @@ export interface SandboxCapabilities {
   readonly hostPaths: boolean;
   /** Runs a task's `environment:` image, and records the image each attempt ran on. */
   readonly runsTaskImages: boolean;
+  /** Mounts `layout.overlay` (a kernel overlay over a shared lower tree) before the command runs. */
+  readonly treeOverlay: boolean;
 }
 
 /** An executor's capabilities: its kind's, as this machine and this engine allow, and the limits it enforces. */

@@ -27,6 +27,7 @@ export { detectBwrap } from './detect.js';
 export type { ResolveOptions, SafestSandbox } from './choice.js';
 export { resolveSafestSandbox, resolveSandbox, sandboxProbeFile } from './choice.js';
 import { SandboxSetupError } from './errors.js';
+import { sandboxTraits } from './kinds.js';
 export { SandboxSetupError, SandboxUnavailableError } from './errors.js';
 export { sandboxTraits, traitsOfRecorded, type SandboxTraits } from './kinds.js';
 
@@ -38,8 +39,8 @@ export type ExecutorFactory = (kind: SandboxKind, layout: SandboxLayout) => Exec
 
 /** An executor for one attempt; `layout` is fixed for its lifetime. */
 export function createExecutor(kind: SandboxKind, layout: SandboxLayout, options: ExecutorOptions = {}): Executor {
-  // Only bwrap mounts one; elsewhere the tree would be the empty mount point.
-  if (layout.overlay !== undefined && kind !== 'bwrap') throw new SandboxSetupError(`the ${kind} executor cannot give a tree as an overlay; give it a copy`);
+  // An executor that mounts none would leave the tree an empty mount point.
+  if (layout.overlay !== undefined && !sandboxTraits(kind).treeOverlay) throw new SandboxSetupError(`the ${kind} executor cannot give a tree as an overlay; give it a copy`);
   switch (kind) {
     case 'local':
       return createLocalExecutor(layout, options);
