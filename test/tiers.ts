@@ -121,6 +121,7 @@ export const E2E: string[] = [
   'test/sandbox/detect.test.ts',
   'test/sandbox/docker-plan.test.ts',
   'test/sandbox/docker.test.ts',
+  'test/sandbox/remote-engine.test.ts',
   'test/spine/run-examples.test.ts',
   'test/trace/examples.test.ts',
 ];

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rm, symlink } from 'node:fs/promises';
+import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, sep } from 'node:path';
@@ -31,8 +32,6 @@ export interface StagedVolume {
   skip: string[];
   /** The host tree's signature when host and volume last agreed. */
   synced?: string;
-  /** Sent with its symlinks followed (the helpers' staging directory, which links to the host's node). */
-  follow?: boolean;
 }
 
 /** True when the engine can see this machine's paths: a Unix socket can, TCP and SSH cannot. */
@@ -43,7 +42,7 @@ export function engineSharesHostPaths(client: Docker | undefined, env: NodeJS.Pr
 }
 
 /** One volume per host directory of the layout; a directory shown at two paths is one volume mounted twice. */
-export async function planVolumes(layout: SandboxLayout, helpers?: { source: string; target: string }): Promise<StagedVolume[]> {
+export async function planVolumes(layout: SandboxLayout): Promise<StagedVolume[]> {
   const prefix = `crucible-${process.pid}-${randomBytes(4).toString('hex')}`;
   const entries: { source: string; target: string; writable: boolean }[] = [];
   for (const path of layout.readOnly) entries.push({ source: await existing(path), target: await existing(path), writable: false });
@@ -60,7 +59,6 @@ export async function planVolumes(layout: SandboxLayout, helpers?: { source: str
     bySource.set(entry.source, volume);
   }
   const volumes = [...bySource.values()];
-  if (helpers) volumes.push({ name: `${prefix}-helpers`, source: helpers.source, targets: [helpers.target], writable: false, skip: [], follow: true });
   const hidden = await Promise.all(layout.hidden.map((path) => realpath(path).catch(() => path)));
   for (const volume of volumes) {
     const inner = [...hidden, ...volumes.filter((other) => other !== volume).map((other) => other.source)];
@@ -139,7 +137,7 @@ export class Stager {
 
   private async send(i: number, volume: StagedVolume): Promise<void> {
     const signature = await treeSignature(volume.source, volume.skip);
-    await this.stager.putArchive(tarOf(volume.source, volume.skip, volume.follow === true), { path: stagePath(i) });
+    await this.stager.putArchive(tarOf(volume.source, volume.skip, false), { path: stagePath(i) });
     volume.synced = signature;
   }
 }
@@ -295,21 +293,74 @@ for (const { dir, skip } of JSON.parse(process.argv[1])) empty(dir, '', skip);
 `;
 
 /**
- * A directory of links to what the helpers need in the container (the host's node, its loader and
- * libraries, docker-init) plus the scripts, laid out as HELPER_DIR: sent with links followed.
+ * Crucible's helpers on an engine (the host's node, its loader and libraries, docker-init, the
+ * scripts), in one volume per content, kept there like an image: sent once, by the first executor
+ * that finds it missing or incomplete, and mounted read-only at HELPER_DIR by every container.
  */
-export async function stageHelpers(
-  dir: string,
-  binds: readonly { source: string; target: string }[],
-  scripts: readonly { source: string; target: string }[],
-): Promise<string> {
-  const staging = join(dir, 'helpers');
-  for (const entry of [...binds, ...scripts]) {
-    const at = join(staging, relative(HELPER_DIR, entry.target));
-    await mkdir(join(at, '..'), { recursive: true });
-    await symlink(entry.source, at).catch((error: { code?: string }) => {
-      if (error.code !== 'EEXIST') throw error;
-    });
+export function helperVolume(client: Docker, image: string, files: HelperFile[]): Promise<string> {
+  let volumes = helperVolumes.get(client);
+  if (!volumes) helperVolumes.set(client, (volumes = new Map()));
+  const known = volumes;
+  const name = `crucible-helpers-${contentKey(files)}`;
+  let ready = known.get(name);
+  if (!ready) {
+    ready = fillHelperVolume(client, image, name, files).then(() => name);
+    known.set(name, ready);
+    ready.catch(() => known.get(name) === ready && known.delete(name));
   }
-  return staging;
+  return ready;
+}
+
+/** A file of the helpers: where it is on the host, where it goes under HELPER_DIR. */
+export interface HelperFile {
+  source: string;
+  target: string;
+}
+
+const helperVolumes = new WeakMap<Docker, Map<string, Promise<string>>>();
+/** Written last: a volume without it was being filled when its filler stopped. */
+const COMPLETE_MARK = '.complete';
+
+async function fillHelperVolume(client: Docker, image: string, name: string, files: HelperFile[]): Promise<void> {
+  await client.createVolume({ Name: name });
+  const staging = await mkdtemp(join(tmpdir(), 'crucible-helpers-'));
+  let container: Docker.Container | undefined;
+  try {
+    container = await client.createContainer({
+      Image: image,
+      Entrypoint: ['/crucible-stager-never-runs'],
+      Cmd: [],
+      HostConfig: { Mounts: [{ Type: 'volume' as const, Source: name, Target: stagePath(0) }] },
+    });
+    const complete = await container.getArchive({ path: `${stagePath(0)}/${COMPLETE_MARK}` }).then(
+      (archive) => ((archive as Readable).resume(), true),
+      () => false,
+    );
+    if (complete) return;
+    for (const file of files) {
+      const at = join(staging, 'files', relative(HELPER_DIR, file.target));
+      await mkdir(join(at, '..'), { recursive: true });
+      await symlink(file.source, at);
+    }
+    await container.putArchive(tarOf(join(staging, 'files'), [], true), { path: stagePath(0) });
+    await mkdir(join(staging, 'mark'));
+    await writeFile(join(staging, 'mark', COMPLETE_MARK), '');
+    await container.putArchive(tarOf(join(staging, 'mark'), [], false), { path: stagePath(0) });
+  } catch (error) {
+    throw new SandboxSetupError(`docker could not copy Crucible's helpers into the engine: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    await container?.remove({ force: true }).catch(() => undefined);
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** The helpers' content: small files (the scripts) by their bytes, binaries by path, size and time. */
+function contentKey(files: HelperFile[]): string {
+  const hash = createHash('sha256');
+  for (const file of files) {
+    const stats = statSync(file.source);
+    hash.update(`${file.target}\0`);
+    hash.update(stats.size < 1024 * 1024 ? readFileSync(file.source) : `${realpathSync(file.source)}\0${stats.size}\0${stats.mtimeMs}`);
+  }
+  return hash.digest('hex').slice(0, 16);
 }

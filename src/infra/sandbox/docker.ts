@@ -13,7 +13,7 @@ import { SandboxSetupError } from './errors.js';
 import type { ExecRequest, ExecResult, Executor, NetworkMode, SandboxLayout } from './executor.js';
 import { executorCapabilities } from './kinds.js';
 import type { ExecutorOptions } from './executor-options.js';
-import { emptyInContainer, engineSharesHostPaths, planVolumes, Stager, stageHelpers } from './docker-workspace.js';
+import { emptyInContainer, engineSharesHostPaths, helperVolume, planVolumes, Stager } from './docker-workspace.js';
 import { assertRunnable } from './request-checks.js';
 import { rlimitExceeded } from './rlimits.js';
 
@@ -135,12 +135,13 @@ export function createDockerExecutor(layout: SandboxLayout, options: DockerExecu
       );
     const image = await remoteImage(docker, client);
     const runtime = helperRuntime();
-    const helpers = await stageHelpers(await mkdtemp(join(dir, `${network}-`)), runtime.binds, [
+    const helpers = await helperVolume(client, image, [
+      ...runtime.binds,
       { source: join(dir, 'exec-init.mjs'), target: SUPERVISOR_PATH },
       { source: join(dir, 'keepalive.mjs'), target: KEEPALIVE_PATH },
     ]);
     const labels = { [docker.CONTAINER_OWNER_LABEL]: docker.ownerLabelValue() };
-    const volumes = await planVolumes(layout, { source: helpers, target: HELPER_DIR });
+    const volumes = await planVolumes(layout);
     const stager = await Stager.fill(client, image, volumes, labels);
     let container: PhaseContainer;
     try {
@@ -149,7 +150,10 @@ export function createDockerExecutor(layout: SandboxLayout, options: DockerExecu
         platform: layout.environment?.platform,
         network,
         binds: [],
-        volumes: volumes.flatMap((volume) => volume.targets.map((target) => ({ name: volume.name, target, readOnly: !volume.writable }))),
+        volumes: [
+          { name: helpers, target: HELPER_DIR, readOnly: true },
+          ...volumes.flatMap((volume) => volume.targets.map((target) => ({ name: volume.name, target, readOnly: !volume.writable }))),
+        ],
         user: `${user.uid}:${user.gid}`,
         resources,
         runtime: { ...runtime, binds: [] },
