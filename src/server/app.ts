@@ -79,27 +79,7 @@ export function createApp(opts: AppOptions): Hono {
   const bodies = new JsonBodies();
   const app = new Hono();
 
-  app.use('*', async (c, next) => {
-    if (opts.allowedHosts && !opts.allowedHosts.includes(hostOf(c.req.header('host') ?? new URL(c.req.url).host))) {
-      return c.json({ error: 'unexpected Host header' }, 421);
-    }
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
-      c.header('Allow', 'GET, HEAD');
-      return c.json({ error: 'the dashboard API is read-only' }, 405);
-    }
-    await next();
-    c.header('X-Content-Type-Options', 'nosniff');
-    c.header('Referrer-Policy', 'no-referrer');
-    c.header('Cross-Origin-Resource-Policy', 'same-origin');
-    if (!c.res.headers.has('Content-Security-Policy')) c.header('Content-Security-Policy', APP_CSP);
-  });
-
-  app.onError((error, c) => {
-    if (error instanceof BadRequest || error instanceof HistoryError) return c.json({ error: error.message }, 400);
-    if (error instanceof PathRefused) return c.json({ error: error.message }, 403);
-    process.stderr.write(`crucible view: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    return c.json({ error: 'internal error; see the server log' }, 500);
-  });
+  guardRequests(app, opts.allowedHosts);
 
   app.get('/api/health', (c) => c.json({ ok: true }));
 
@@ -263,6 +243,38 @@ export function createApp(opts: AppOptions): Hono {
 
   app.get('/api/*', (c) => c.json({ error: 'no such API route' }, 404));
 
+  serveWebApp(app, webDir);
+  app.notFound((c) => c.json({ error: 'not found' }, 404));
+  return app;
+}
+
+/** Read-only, same-host requests only, with the headers every answer carries; errors mapped to statuses. */
+function guardRequests(app: Hono, allowedHosts: readonly string[] | undefined): void {
+  app.use('*', async (c, next) => {
+    if (allowedHosts && !allowedHosts.includes(hostOf(c.req.header('host') ?? new URL(c.req.url).host))) {
+      return c.json({ error: 'unexpected Host header' }, 421);
+    }
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      c.header('Allow', 'GET, HEAD');
+      return c.json({ error: 'the dashboard API is read-only' }, 405);
+    }
+    await next();
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('Cross-Origin-Resource-Policy', 'same-origin');
+    if (!c.res.headers.has('Content-Security-Policy')) c.header('Content-Security-Policy', APP_CSP);
+  });
+
+  app.onError((error, c) => {
+    if (error instanceof BadRequest || error instanceof HistoryError) return c.json({ error: error.message }, 400);
+    if (error instanceof PathRefused) return c.json({ error: error.message }, 403);
+    process.stderr.write(`crucible view: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return c.json({ error: 'internal error; see the server log' }, 500);
+  });
+}
+
+/** The built web app: its index page and its assets, from inside `webDir` only. */
+function serveWebApp(app: Hono, webDir: string): void {
   const serveWeb = async (c: Context, path: string): Promise<Response> => {
     const file = await resolveInside(webDir, path);
     if (file === null) return c.json({ error: 'not found' }, 404);
@@ -281,6 +293,4 @@ export function createApp(opts: AppOptions): Hono {
     }
     return serveWeb(c, `assets/${rest}`);
   });
-  app.notFound((c) => c.json({ error: 'not found' }, 404));
-  return app;
 }

@@ -7,13 +7,14 @@ import { message, PhaseContainer } from './docker-container.js';
 import { runSupervised } from './docker-exec.js';
 import { containerResources, DOCKER_LIMITS, supportsStorageLimit } from './docker-limits.js';
 import { planBinds } from './docker-mounts.js';
-import { HELPER_DIR, helperRuntime, helperScript, KEEPALIVE_PATH, SUPERVISOR_PATH } from './docker-runtime.js';
+import { helperRuntime, helperScript, KEEPALIVE_PATH, SUPERVISOR_PATH } from './docker-runtime.js';
 import { buildChildEnv } from './env.js';
 import { SandboxSetupError } from './errors.js';
 import type { ExecRequest, ExecResult, Executor, NetworkMode, SandboxLayout } from './executor.js';
 import { executorCapabilities } from './kinds.js';
 import type { ExecutorOptions } from './executor-options.js';
-import { emptyInContainer, engineSharesHostPaths, helperVolume, planVolumes, Stager } from './docker-workspace.js';
+import { engineSharesHostPaths } from './docker-workspace.js';
+import { stagedContainers, type Engine } from './docker-staged.js';
 import { assertRunnable } from './request-checks.js';
 import { rlimitExceeded } from './rlimits.js';
 
@@ -56,13 +57,13 @@ export function createDockerExecutor(layout: SandboxLayout, options: DockerExecu
     // The model gateway listens on a socket of this machine: only a local engine can bridge it.
     ...(sharesPaths ? {} : { networkModes: ['none', 'host'] as const }),
   });
-  const stagers = new Map<PhaseContainer, Stager>();
   const user = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
   const containers = new Map<ContainerKey, Promise<PhaseContainer>>();
   let filesDir: Promise<string> | undefined;
   let imageId: string | undefined;
   let closed = false;
   const resources = containerResources(layout.limits, layout.environment, false);
+  const staged = stagedContainers(layout, user, resources, connect);
 
   const files = (): Promise<string> => {
     filesDir ??= (async () => {
@@ -78,7 +79,7 @@ export function createDockerExecutor(layout: SandboxLayout, options: DockerExecu
   const startContainer = async (network: NetworkMode): Promise<PhaseContainer> => {
     const dir = await files();
     const { docker, client } = await connect();
-    if (!sharesPaths) return startStaged(network, dir, docker, client);
+    if (!sharesPaths) return startStaged(network, dir);
     const image = layout.environment?.imageId ?? (await docker.ensureHostImage(client));
     const hostView =
       layout.environment && layout.environment.hostView !== true
@@ -112,81 +113,17 @@ export function createDockerExecutor(layout: SandboxLayout, options: DockerExecu
     return container;
   };
 
-  /** The image of an engine on another machine: the task's, else a HOST_IMAGE that holds a toolchain. */
-  let stagedImage: Promise<string> | undefined;
-  const remoteImage = (docker: Engine['docker'], client: Docker): Promise<string> => {
-    stagedImage ??= (async () => {
-      if (layout.environment) return layout.environment.imageId;
-      const found = await docker.toolchainHostImage(client);
-      if ('id' in found) return found.id;
-      throw new SandboxSetupError(
-        `${found.problem}, and an engine reached over ${process.env.DOCKER_HOST ?? 'the network'} cannot see this machine's toolchain ` +
-          `(fix: load an image with the tasks' toolchain as ${docker.HOST_IMAGE} there, or give the tasks an environment: image; see docs/sandbox.md)`,
-      );
-    })();
-    stagedImage.catch(() => (stagedImage = undefined));
-    return stagedImage;
-  };
-
-  const startStaged = async (network: NetworkMode, dir: string, docker: Engine['docker'], client: Docker): Promise<PhaseContainer> => {
-    if (network === 'gateway')
-      throw new SandboxSetupError(
-        "network 'gateway': the model gateway listens on this machine, which an engine reached over the network cannot bridge (fix: run agents that call a model on a local engine)",
-      );
-    const image = await remoteImage(docker, client);
-    const runtime = helperRuntime();
-    const helpers = await helperVolume(client, image, [
-      ...runtime.binds,
-      { source: join(dir, 'exec-init.mjs'), target: SUPERVISOR_PATH },
-      { source: join(dir, 'keepalive.mjs'), target: KEEPALIVE_PATH },
-    ]);
-    const labels = { [docker.CONTAINER_OWNER_LABEL]: docker.ownerLabelValue() };
-    const volumes = await planVolumes(layout);
-    const stager = await Stager.fill(client, image, volumes, labels);
-    let container: PhaseContainer;
-    try {
-      container = await PhaseContainer.start(client, {
-        image,
-        platform: layout.environment?.platform,
-        network,
-        binds: [],
-        volumes: [
-          { name: helpers, target: HELPER_DIR, readOnly: true },
-          ...volumes.flatMap((volume) => volume.targets.map((target) => ({ name: volume.name, target, readOnly: !volume.writable }))),
-        ],
-        user: `${user.uid}:${user.gid}`,
-        resources,
-        runtime: { ...runtime, binds: [] },
-        labels,
-        ...(layout.environment?.writableRoot === true ? { writableRoot: true } : {}),
-      });
-    } catch (error) {
-      await stager.remove();
-      throw error;
-    }
-    stagers.set(container, stager);
+  const startStaged = async (network: NetworkMode, dir: string): Promise<PhaseContainer> => {
+    const container = await staged.start(network, dir);
     imageId ??= container.imageId;
     if (closed) {
-      await removeStaged(container);
+      await removeContainer(container);
       throw new Error('docker executor: closed');
     }
     return container;
   };
 
-  const removeStaged = async (container: PhaseContainer): Promise<void> => {
-    await container.remove();
-    await stagers.get(container)?.remove();
-    stagers.delete(container);
-  };
-
-  /** Archive in what the host changed since the container last agreed with it. */
-  const sendChanges = async (container: PhaseContainer): Promise<void> => {
-    const stager = stagers.get(container);
-    const changed = stager ? await stager.changedOnHost() : [];
-    if (!stager || changed.length === 0) return;
-    await emptyInContainer(container.container, helperRuntime().node, `${user.uid}:${user.gid}`, changed);
-    for (const volume of changed) await stager.resend(volume);
-  };
+  const removeContainer = (container: PhaseContainer): Promise<void> => (sharesPaths ? container.remove() : staged.remove(container));
 
   const containerFor = (network: NetworkMode): Promise<PhaseContainer> => {
     let container = containers.get(network);
@@ -201,16 +138,14 @@ export function createDockerExecutor(layout: SandboxLayout, options: DockerExecu
 
   const drop = async (network: NetworkMode, container: PhaseContainer): Promise<void> => {
     if ((await containers.get(network)?.catch(() => undefined)) === container) containers.delete(network);
-    await removeStaged(container);
+    await removeContainer(container);
   };
 
   /** The child's environment: the image's own variables for a task image, then the usual base. */
   let imageEnv: Promise<Record<string, string>> | undefined;
   const childEnv = async (request: ExecRequest): Promise<Record<string, string>> => {
     if (!layout.environment && sharesPaths) return buildChildEnv({ hostEnv: process.env, home: layout.home, tmpdir: '/tmp', requestEnv: request.env });
-    imageEnv ??= connect().then(async ({ docker, client }) =>
-      readImageEnv(client, sharesPaths ? (layout.environment?.imageId ?? '') : await remoteImage(docker, client)),
-    );
+    imageEnv ??= connect().then(async ({ client }) => readImageEnv(client, sharesPaths ? (layout.environment?.imageId ?? '') : await staged.image()));
     const fromImage = await imageEnv;
     // The host's PATH only where the host's toolchain is bound in.
     const hostEnv = layout.environment?.hostView === true && sharesPaths ? process.env : { PATH: fromImage.PATH };
@@ -229,7 +164,7 @@ export function createDockerExecutor(layout: SandboxLayout, options: DockerExecu
       closed = true;
       const all = [...containers.values()];
       containers.clear();
-      await Promise.all(all.map((pending) => pending.then(removeStaged).catch(() => undefined)));
+      await Promise.all(all.map((pending) => pending.then(removeContainer).catch(() => undefined)));
       const dir = await filesDir?.catch(() => undefined);
       filesDir = undefined;
       if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
@@ -242,7 +177,7 @@ export function createDockerExecutor(layout: SandboxLayout, options: DockerExecu
         const container = await containerFor(request.network);
         let result;
         try {
-          await sendChanges(container);
+          if (!sharesPaths) await staged.sendChanges(container);
           result = await runSupervised({
             container,
             node: helperRuntime().node,
@@ -267,7 +202,7 @@ export function createDockerExecutor(layout: SandboxLayout, options: DockerExecu
         }
         const { lost, ...rest } = result;
         // Archive out before anything else: even a killed command's writes are its change.
-        await stagers.get(container)?.receive();
+        if (!sharesPaths) await staged.receive(container);
         if (lost) await drop(request.network, container);
         const fileSize =
           layout.limits?.fileSizeBytes !== undefined && !rest.limitExceeded ? rlimitExceeded(rest, { fileSizeBytes: layout.limits.fileSizeBytes }) : undefined;
@@ -312,11 +247,6 @@ async function storageSupported(client: Docker): Promise<boolean> {
     .then((info: { Driver?: string; DriverStatus?: string[][] }) => supportsStorageLimit(info.Driver, info.DriverStatus))
     .catch(() => false);
   return storageProbe;
-}
-
-interface Engine {
-  docker: typeof import('../docker/index.js');
-  client: Docker;
 }
 
 let swept: Promise<void> | undefined;
