@@ -40,7 +40,8 @@ export type ExecutorFactory = (kind: SandboxKind, layout: SandboxLayout) => Exec
 /** An executor for one attempt; `layout` is fixed for its lifetime. */
 export function createExecutor(kind: SandboxKind, layout: SandboxLayout, options: ExecutorOptions = {}): Executor {
   // An executor that mounts none would leave the tree an empty mount point.
-  if (layout.overlay !== undefined && !sandboxTraits(kind).treeOverlay) throw new SandboxSetupError(`the ${kind} executor cannot give a tree as an overlay; give it a copy`);
+  if (layout.overlay !== undefined && !sandboxTraits(kind).treeOverlay)
+    throw new SandboxSetupError(`the ${kind} executor cannot give a tree as an overlay; give it a copy`);
   switch (kind) {
     case 'local':
       return createLocalExecutor(layout, options);

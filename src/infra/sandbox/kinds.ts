@@ -15,7 +15,16 @@ const ALL_NETWORKS: readonly NetworkMode[] = Object.freeze(['none', 'gateway', '
 const CONFINED = { network: true, filesystem: true, hiding: true, networkModes: ALL_NETWORKS, hostPaths: true } as const;
 
 const TRAITS: Readonly<Record<SandboxKind, SandboxTraits>> = Object.freeze({
-  local: Object.freeze({ ...CONFINED, network: false, filesystem: false, hiding: false, runsTaskImages: false, treeOverlay: false, needsBwrap: false, needsDockerEngine: false }),
+  local: Object.freeze({
+    ...CONFINED,
+    network: false,
+    filesystem: false,
+    hiding: false,
+    runsTaskImages: false,
+    treeOverlay: false,
+    needsBwrap: false,
+    needsDockerEngine: false,
+  }),
   bwrap: Object.freeze({ ...CONFINED, runsTaskImages: false, treeOverlay: true, needsBwrap: true, needsDockerEngine: false }),
   docker: Object.freeze({ ...CONFINED, runsTaskImages: true, treeOverlay: false, needsBwrap: false, needsDockerEngine: true }),
 });
