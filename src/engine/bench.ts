@@ -137,7 +137,9 @@ export async function openBench(spec: BenchSpec, source: BenchSource, sandbox: B
     baselineRuns: async (accept) => {
       known ??= await free(async () => {
         const run = await testsAtBaseline();
-        if (!spec.heldOut || (accept && !(await accept(run)))) return { run };
+        // Always asked, held-out tests or not: the caller reads the task's defects off this run.
+        const usable = accept === undefined || (await accept(run));
+        if (!spec.heldOut || !usable) return { run };
         return { run, heldOut: await runBaselineHeldOut(tests, spec.heldOut, reports.names.baselineHeldOut) };
       });
       return known;
