@@ -56,6 +56,18 @@ describe('the bench', () => {
     expect(bench.knownBaseline).toBe(first);
   });
 
+  it('asks the caller about the baseline run whether or not the spec has held-out tests (the preflight reads defects off it)', async () => {
+    const fake = fakeExecutors({ 'run-tests': junitTests((value) => ({ fixed: value === 'fixed' })) });
+    const bench = await open(specOf(['tests:', '  command: run-tests', '  fail_to_pass: ["spec::fixed"]']), fake);
+    const seen: string[][] = [];
+    await bench.baselineRuns((run) => {
+      seen.push(run.evidence.failToPass.failing.map((f) => f.id));
+      return false;
+    });
+
+    expect(seen).toEqual([['spec::fixed']]);
+  });
+
   it('a test command that never reports, with no baseline taken yet, runs the baseline then: the outcome is never_ran (ERROR), not a FAIL', async () => {
     const fake = fakeExecutors({ silent: () => ({ exitCode: 1, stdout: 'running no tests' }) });
     const bench = await open(specOf(['tests:', '  command: silent', '  fail_to_pass: ["spec::fixed"]']), fake);
