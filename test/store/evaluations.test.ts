@@ -88,8 +88,8 @@ describe('evaluations in the history', () => {
 });
 
 describe('migration from schema v1', () => {
-  it('the current schema is v5 (v3 added the runs kind column, v4 the ERROR verdict of an evaluation, v5 covering indexes)', () => {
-    expect(SCHEMA_VERSION).toBe(5);
+  it('the current schema is v6 (v3 added the runs kind column, v4 the ERROR verdict of an evaluation, v5 covering indexes, v6 the tallies and the stored stats head)', () => {
+    expect(SCHEMA_VERSION).toBe(6);
   });
 
   it('moves a v1 file forward keeping its runs and attempts, then stores evaluations', () => {
@@ -118,7 +118,7 @@ describe('migration from schema v1', () => {
     history.close();
 
     const check = new Database(path, { readonly: true });
-    expect(check.pragma('user_version', { simple: true })).toBe(5);
+    expect(check.pragma('user_version', { simple: true })).toBe(6);
     check.close();
   });
 
