@@ -15,17 +15,18 @@ function transpile(source: string, target: string): void {
 
 /**
  * Child processes cannot load TypeScript on Node 20 without a loader, so the real store sources
- * (and the attempt fixtures) are transpiled as-is into `dir`. The store imports only types from
- * src/core/types, which transpiling erases, so the store folder alone is enough.
+ * (and the attempt fixtures) are transpiled as-is into `dir`, laid out as under src/ so that the
+ * store's imports of src/core/types (the record's derived views) resolve.
  */
 export function compileStoreInto(dir: string): { storeEntry: string; fixturesEntry: string } {
-  const storeOut = join(dir, 'store');
+  const storeOut = join(dir, 'infra', 'store');
   const helpersOut = join(dir, 'helpers');
-  mkdirSync(storeOut, { recursive: true });
   mkdirSync(helpersOut, { recursive: true });
-  const storeSrc = join(REPO, 'src', 'infra', 'store');
-  for (const file of readdirSync(storeSrc).filter((f) => f.endsWith('.ts'))) {
-    transpile(join(storeSrc, file), join(storeOut, basename(file, '.ts') + '.js'));
+  for (const folder of [join('infra', 'store'), join('core', 'types')]) {
+    const from = join(REPO, 'src', folder);
+    const to = join(dir, folder);
+    mkdirSync(to, { recursive: true });
+    for (const file of readdirSync(from).filter((f) => f.endsWith('.ts'))) transpile(join(from, file), join(to, basename(file, '.ts') + '.js'));
   }
   transpile(join(REPO, 'test', 'store', 'helpers', 'attempts.ts'), join(helpersOut, 'attempts.js'));
   // Bare imports (better-sqlite3) resolve by walking up to a node_modules folder.
