@@ -45,7 +45,8 @@ describe('dashboard and HTML report in Chromium', () => {
   const expectChartsDrawn = async (page: Page): Promise<void> => {
     for (const name of CHART_NAMES) {
       const chart = page.locator(`svg[data-chart="${name}"]`);
-      expect(await chart.locator(':is(rect, circle, line, polyline)').count(), name).toBeGreaterThan(0);
+      // The heatmap loads its cells by page after the run page draws: wait for them, not for a guess.
+      await expect.poll(() => chart.locator(':is(rect, circle, line, polyline)').count(), { message: name }).toBeGreaterThan(0);
       const text = (await chart.textContent()) ?? '';
       expect(text, name).toContain('oracle');
       expect(text, name).toContain('nop');

@@ -68,24 +68,25 @@ describe.each(KINDS)('%s executor limits', (kind) => {
     expect(forged).toMatchObject({ exitCode: 125, stderr: expect.stringContaining('cannot enter cgroup') });
   });
 
-  it.runIf(asRoot && kind === 'local')('still names a cgroup the command really could not enter as a sandbox that could not start', async () => {
-    const limits = { pids: 256, memoryBytes: 512 * MIB };
-    // The harness's own join script, given a cgroup.procs that is not there: a real failure to enter.
-    const failed = runLimited(limits, limitSupport(true), ['sh', '-c', 'echo never'], ({ argv }) =>
-      spawnBounded({
-        argv: argv.map((a) => (a.endsWith('/cgroup.procs') ? join(dirs.root, 'gone', 'cgroup.procs') : a)),
-        cwd: dirs.workspace,
-        env: {},
-        timeoutMs: 30_000,
-      }),
-    );
-    await expect(failed).rejects.toThrow(/^crucible: cannot enter cgroup .*gone\/cgroup\.procs$/);
-    await expect(failed).rejects.toBeInstanceOf(SandboxSetupError);
-  });
+  // Each executor enters its cgroup its own way: the case for the other kind is not registered, not skipped.
+  if (kind === 'local')
+    it.runIf(asRoot)('still names a cgroup the command really could not enter as a sandbox that could not start', async () => {
+      const limits = { pids: 256, memoryBytes: 512 * MIB };
+      // The harness's own join script, given a cgroup.procs that is not there: a real failure to enter.
+      const failed = runLimited(limits, limitSupport(true), ['sh', '-c', 'echo never'], ({ argv }) =>
+        spawnBounded({
+          argv: argv.map((a) => (a.endsWith('/cgroup.procs') ? join(dirs.root, 'gone', 'cgroup.procs') : a)),
+          cwd: dirs.workspace,
+          env: {},
+          timeoutMs: 30_000,
+        }),
+      );
+      await expect(failed).rejects.toThrow(/^crucible: cannot enter cgroup .*gone\/cgroup\.procs$/);
+      await expect(failed).rejects.toBeInstanceOf(SandboxSetupError);
+    });
 
-  it.runIf(asRoot && kind === 'bwrap')(
-    "enters the cgroup from the host when the executor asks, with no wrapper, and names a failure as the harness's",
-    async () => {
+  if (kind === 'bwrap')
+    it.runIf(asRoot)("enters the cgroup from the host when the executor asks, with no wrapper, and names a failure as the harness's", async () => {
       const limits = { pids: 256, fileSizeBytes: MIB };
       const gone = spawnSync('true').pid as number;
       const failed = runLimited(
@@ -102,8 +103,7 @@ describe.each(KINDS)('%s executor limits', (kind) => {
       );
       await expect(failed).rejects.toThrow(/^crucible: cannot enter cgroup .*cgroup\.procs: /);
       await expect(failed).rejects.toBeInstanceOf(SandboxSetupError);
-    },
-  );
+    });
 
   it('stops a fork loop at the pids limit', { timeout: 120_000 }, async () => {
     const arg = uniqueSleepArg();
