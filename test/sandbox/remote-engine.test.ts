@@ -1,13 +1,18 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CONTAINER_OWNER_LABEL, HOST_IMAGE } from '../../src/infra/docker/index.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
+import { CONTAINER_OWNER_LABEL, HOST_IMAGE, ownerLabelValue, sweepOrphans } from '../../src/infra/docker/index.js';
 import { createExecutor } from '../../src/infra/sandbox/index.js';
 import { attemptBudget } from '../helpers/budget.js';
+import { CLI } from '../helpers/cli.js';
 import { describeConformance } from './helpers/conformance-suite.js';
 import { makeSandboxDirs } from './helpers.js';
+import { boundHostPaths, recordEngine } from './helpers/engine-recorder.js';
 import { buildToolchainImage, copyImage, startSecondEngine, type SecondEngine } from './helpers/second-engine.js';
 
 /**
@@ -61,10 +66,7 @@ describe('the workspace seam of an engine on another machine', () => {
         expect(result).toMatchObject({ exitCode: 0 });
         const containers = await engine.client.listContainers({ all: true, filters: { label: [CONTAINER_OWNER_LABEL] } });
         expect(containers.length).toBeGreaterThan(0);
-        for (const info of containers) {
-          const mounts = (await engine.client.getContainer(info.Id).inspect()).Mounts;
-          expect(mounts.filter((m) => m.Type === 'bind')).toEqual([]);
-        }
+        for (const info of containers) expect(boundHostPaths((await engine.client.getContainer(info.Id).inspect()).HostConfig)).toEqual([]);
         expect(await readFile(join(dirs.workspace, 'made'), 'utf8')).toBe('new\n');
         expect(await readFile(join(dirs.workspace, 'sub', 'file'), 'utf8')).toBe('deep\n');
         expect(await readFile(join(dirs.workspace, 'kept'), 'utf8')).toBe('kept\n');
@@ -92,3 +94,106 @@ describe('the workspace seam of an engine on another machine', () => {
     attemptBudget(2),
   );
 });
+
+describe('the bundled examples on an engine reached over TCP', () => {
+  const tasks = loadTaskSet('examples/tasks.yaml').tasks;
+  const attempts = tasks.length * 2;
+
+  it(
+    'oracle passes every task and nop none, and no container the run asked for binds a host path',
+    async () => {
+      // The CLI talks to the engine through the recorder, which keeps every create request it forwards.
+      const recorder = await recordEngine(engine.port);
+      const out = await mkdtemp(join(tmpdir(), 'crucible-remote-examples-'));
+      try {
+        const args = ['run', 'examples/tasks.yaml', '--agent', 'oracle', '--agent', 'nop', '--sandbox', 'docker', '--out', out, '--json'];
+        const run = await runCrucible(args, { DOCKER_HOST: recorder.host }, attemptBudget(attempts));
+        const summary = JSON.parse(run.stdout || '{}') as { attempts?: Array<{ taskId: string; agent: string; verdict: string; message: string }> };
+        const of = (agent: string) => (summary.attempts ?? []).filter((a) => a.agent === agent);
+        expect(
+          of('oracle').map((a) => [a.taskId, a.verdict]),
+          run.stderr,
+        ).toEqual(expect.arrayContaining(tasks.map((t) => [t.id, 'PASS'])));
+        expect(of('oracle')).toHaveLength(tasks.length);
+        // FAIL, never ERROR: each nop attempt ran and its fail-to-pass tests failed.
+        expect(of('nop').map((a) => [a.taskId, a.verdict])).toEqual(expect.arrayContaining(tasks.map((t) => [t.id, 'FAIL'])));
+        expect(of('nop')).toHaveLength(tasks.length);
+        for (const a of of('nop')) for (const id of tasks.find((t) => t.id === a.taskId)?.tests.failToPass ?? []) expect(a.message).toContain(id);
+        expect(run.status).toBe(1);
+      } finally {
+        await recorder.close();
+        await rm(out, { recursive: true, force: true });
+      }
+      expect(recorder.creates.length).toBeGreaterThanOrEqual(attempts);
+      expect(recorder.creates.flatMap((create) => boundHostPaths(create.HostConfig))).toEqual([]);
+    },
+    attemptBudget(attempts + 1),
+  );
+});
+
+describe('the sweep of what a killed Crucible left on the engine', () => {
+  it("removes the containers and volumes of an owner that is gone, and keeps a live owner's", async () => {
+    const gone = await exitedPid();
+    const owners = { swept: ownerLabelValue(gone), kept: ownerLabelValue() };
+    // As a killed stager leaves them (docker-workspace.ts): a container never started, holding its volume.
+    for (const [name, owner] of Object.entries(owners)) {
+      const labels = { [CONTAINER_OWNER_LABEL]: owner };
+      await engine.client.createVolume({ Name: `crucible-sweep-${name}`, Labels: labels });
+      await engine.client.createContainer({
+        Image: HOST_IMAGE,
+        name: `crucible-sweep-${name}`,
+        Entrypoint: ['/never-started'],
+        Cmd: [],
+        Labels: labels,
+        HostConfig: { Mounts: [{ Type: 'volume', Source: `crucible-sweep-${name}`, Target: '/stage' }] },
+      });
+    }
+    try {
+      expect(await sweepOrphans(engine.client)).toEqual({ containers: 1, volumes: 1 });
+      const containers = await engine.client.listContainers({ all: true, filters: { label: [CONTAINER_OWNER_LABEL] } });
+      expect(containers.flatMap((info) => info.Names)).toEqual(['/crucible-sweep-kept']);
+      const volumes = ((await engine.client.listVolumes({ filters: { label: [CONTAINER_OWNER_LABEL] } })).Volumes ?? []).map((v) => v.Name);
+      expect(volumes).toEqual(['crucible-sweep-kept']);
+    } finally {
+      for (const name of Object.keys(owners)) {
+        await engine.client
+          .getContainer(`crucible-sweep-${name}`)
+          .remove({ force: true })
+          .catch(() => undefined);
+        await engine.client
+          .getVolume(`crucible-sweep-${name}`)
+          .remove()
+          .catch(() => undefined);
+      }
+    }
+  });
+});
+
+/** The pid of a process that has exited: an owner that is gone. */
+function exitedPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', () => resolve(child.pid ?? 0));
+  });
+}
+
+/**
+ * The built CLI in a process of its own, waited for without blocking this one (the recorder it
+ * talks to runs here); killed at `timeoutMs`.
+ */
+function runCrucible(args: string[], env: Record<string, string>, timeoutMs: number): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, NO_COLOR: '1', CI: 'true', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: timeoutMs,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}

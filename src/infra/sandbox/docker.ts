@@ -252,12 +252,13 @@ async function storageSupported(client: Docker): Promise<boolean> {
 let swept: Promise<void> | undefined;
 
 /**
- * Once per process: removes the containers and files directories of Crucible processes that are
- * gone. The keep-alive already takes a dead Crucible's containers down; this is the backup.
+ * Once per process: removes the containers, volumes and files directories of Crucible processes
+ * that are gone. The keep-alive already takes a dead Crucible's containers down (and a stager's
+ * volumes go with its executor's close()); this is the backup.
  */
 function sweep({ docker, client }: Engine): Promise<void> {
   swept ??= (async () => {
-    await docker.sweepContainers(client).catch(() => 0);
+    await docker.sweepOrphans(client).catch(() => undefined);
     const names = await readdir(tmpdir()).catch(() => [] as string[]);
     for (const name of names) {
       const owner = new RegExp(`^${FILES_PREFIX}(\\d+)-`).exec(name)?.[1];

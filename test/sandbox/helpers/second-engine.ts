@@ -1,11 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { openSync, readFileSync } from 'node:fs';
+import { existsSync, openSync, readFileSync } from 'node:fs';
 import { chmod, cp, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Readable } from 'node:stream';
 import Docker from 'dockerode';
+import { allowlistMounts } from '../../../src/infra/sandbox/bwrap-allowlist.js';
 
 /**
  * A Docker engine of the test's own, reached over TCP (as one on another machine would be): its
@@ -15,6 +17,7 @@ import Docker from 'dockerode';
 export interface SecondEngine {
   /** `tcp://127.0.0.1:<port>`, for DOCKER_HOST. */
   host: string;
+  port: number;
   client: Docker;
   stop(): Promise<void>;
 }
@@ -58,7 +61,7 @@ export async function startSecondEngine(): Promise<SecondEngine> {
       break;
     await sleep(200);
   }
-  return { host: `tcp://127.0.0.1:${port}`, client, stop };
+  return { host: `tcp://127.0.0.1:${port}`, port, client, stop };
 }
 
 /** Copies an image from one engine to another: docker save | docker load. */
@@ -70,8 +73,10 @@ export async function copyImage(from: Docker, to: Docker, ref: string): Promise<
 
 /**
  * Builds, on `engine`, HOST_IMAGE as an engine on another machine needs it: a toolchain of its
- * own. Here: the busybox image with this machine's node (and npm), python3 with pytest, and git
- * copied in with the libraries they link, which is what the bundled examples run.
+ * own. Here: the busybox image with this machine's node (and npm, with its global config), python3
+ * with pytest, and git copied in with the libraries they link, which is what the bundled examples
+ * run; and the /etc that a local engine's containers see (hostViewEtc), so that TLS roots and
+ * package-registry settings are the same on both engines.
  */
 export async function buildToolchainImage(engine: Docker, base: string, tag: string): Promise<void> {
   const context = await mkdtemp('/var/tmp/crucible-toolchain-');
@@ -82,8 +87,10 @@ export async function buildToolchainImage(engine: Docker, base: string, tag: str
     const dynload = (await readdir(join(python, 'lib-dynload'))).map((name) => join(python, 'lib-dynload', name));
     const libraries = new Set<string>();
     for (const binary of [...binaries, ...dynload]) for (const lib of linked(binary)) libraries.add(lib);
-    const trees = [python, '/usr/lib/python3/dist-packages', '/usr/lib/node_modules/npm', '/etc/ssl/certs/ca-certificates.crt'];
-    for (const path of [...binaries, ...libraries, ...trees]) {
+    // npm reads its global config (here the registry's CA file) from <node's prefix>/etc/npmrc.
+    const npmGlobalConfig = join(dirname(dirname(binaries[0] ?? '')), 'etc', 'npmrc');
+    const trees = [python, '/usr/lib/python3/dist-packages', '/usr/lib/node_modules/npm', ...[npmGlobalConfig].filter((path) => existsSync(path))];
+    for (const path of [...binaries, ...libraries, ...trees, ...hostViewEtc()]) {
       await mkdir(join(rootfs, dirname(path)), { recursive: true });
       await cp(path, join(rootfs, path), { recursive: true, dereference: true });
     }
@@ -105,6 +112,20 @@ export async function buildToolchainImage(engine: Docker, base: string, tag: str
   } finally {
     await rm(context, { recursive: true, force: true });
   }
+}
+
+/**
+ * What of /etc a local engine's containers are shown (the host view: bwrap-allowlist.ts, which
+ * docker-mounts.ts binds), with the host network's registry settings: TLS roots, npmrc, pip.conf.
+ * Not the engine's own files (hosts, resolv.conf), nor the alternatives, whose links point into
+ * the /usr this image holds only in part.
+ */
+function hostViewEtc(): string[] {
+  const view = { path: '/usr/bin:/bin', execPath: '/usr/bin/node', userHome: homedir(), sandboxHome: '/nonexistent' };
+  const skipped = new Set(['/etc/hosts', '/etc/resolv.conf', '/etc/hostname', '/etc/alternatives']);
+  return allowlistMounts('host', view)
+    .filter((op) => (op.kind === 'read-only' || op.kind === 'symlink') && op.path.startsWith('/etc/') && !skipped.has(op.path))
+    .map((op) => op.path);
 }
 
 /** The shared libraries `binary` links (and its loader), by ldd. */
