@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadTaskSet } from '../../src/domain/config/index.js';
@@ -132,50 +133,92 @@ describe('the bundled examples on an engine reached over TCP', () => {
 });
 
 describe('the sweep of what a killed Crucible left on the engine', () => {
-  it("removes the containers and volumes of an owner that is gone, and keeps a live owner's", async () => {
-    const gone = await exitedPid();
-    const owners = { swept: ownerLabelValue(gone), kept: ownerLabelValue() };
-    // As a killed stager leaves them (docker-workspace.ts): a container never started, holding its volume.
-    for (const [name, owner] of Object.entries(owners)) {
-      const labels = { [CONTAINER_OWNER_LABEL]: owner };
-      await engine.client.createVolume({ Name: `crucible-sweep-${name}`, Labels: labels });
-      await engine.client.createContainer({
-        Image: HOST_IMAGE,
-        name: `crucible-sweep-${name}`,
-        Entrypoint: ['/never-started'],
-        Cmd: [],
-        Labels: labels,
-        HostConfig: { Mounts: [{ Type: 'volume', Source: `crucible-sweep-${name}`, Target: '/stage' }] },
+  it(
+    "removes the stager and the volumes of a Crucible killed mid-command, and keeps a live one's",
+    async () => {
+      const dirs = await makeSandboxDirs();
+      // This process's executor, with its phase container, stager and volumes in use.
+      const live = createExecutor('docker', { writable: [dirs.workspace], hidden: [], readOnly: [], home: dirs.home, tmp: dirs.tmp });
+      const execs = await execStarts();
+      const driver = resolve('test/sandbox/helpers/docker-crash-driver.mjs');
+      const child = spawn(process.execPath, [driver, resolve('dist/infra/sandbox/index.js'), await mkdtemp(join(dirs.root, 'crash-'))], {
+        env: { ...process.env, DOCKER_HOST: engine.host },
+        stdio: 'ignore',
       });
-    }
-    try {
-      expect(await sweepOrphans(engine.client)).toEqual({ containers: 1, volumes: 1 });
-      const containers = await engine.client.listContainers({ all: true, filters: { label: [CONTAINER_OWNER_LABEL] } });
-      expect(containers.flatMap((info) => info.Names)).toEqual(['/crucible-sweep-kept']);
-      const volumes = ((await engine.client.listVolumes({ filters: { label: [CONTAINER_OWNER_LABEL] } })).Volumes ?? []).map((v) => v.Name);
-      expect(volumes).toEqual(['crucible-sweep-kept']);
-    } finally {
-      for (const name of Object.keys(owners)) {
+      const pid = child.pid ?? -1;
+      try {
+        expect(await live.exec({ argv: ['true'], cwd: dirs.workspace, timeoutMs: 60_000, network: 'none' })).toMatchObject({ exitCode: 0 });
+        // The driver's command runs (its change comes back only when it ends, which it never does).
+        const running = await Promise.race([
+          execs.by(ownerLabelValue(pid)).then(() => true),
+          new Promise<boolean>((done) => child.once('exit', () => done(false))),
+        ]);
+        execs.stop();
+        expect(running).toBe(true);
+        const phase = await owned(pid, { status: ['running'] });
+        expect(phase).toHaveLength(1);
+        expect((await ownedVolumes(pid)).length).toBeGreaterThan(0);
+        const exited = new Promise((done) => child.once('exit', done));
+        child.kill('SIGKILL');
+        await exited;
+        // The killed process's phase container removes itself (its keep-alive sees the attach close)...
         await engine.client
-          .getContainer(`crucible-sweep-${name}`)
-          .remove({ force: true })
+          .getContainer(phase[0] ?? '')
+          .wait({ condition: 'removed' })
           .catch(() => undefined);
-        await engine.client
-          .getVolume(`crucible-sweep-${name}`)
-          .remove()
-          .catch(() => undefined);
+        // ...its stager, never started, and the volumes it holds are left for the sweep.
+        expect(await owned(pid)).toHaveLength(1);
+        const mine = { containers: await owned(process.pid), volumes: await ownedVolumes(process.pid) };
+        expect(mine.volumes.length).toBeGreaterThan(0);
+        const swept = await sweepOrphans(engine.client);
+        expect(swept.containers).toBe(1);
+        expect(swept.volumes).toBeGreaterThan(0);
+        expect({ containers: await owned(pid), volumes: await ownedVolumes(pid) }).toEqual({ containers: [], volumes: [] });
+        expect({ containers: await owned(process.pid), volumes: await ownedVolumes(process.pid) }).toEqual(mine);
+      } finally {
+        execs.stop();
+        child.kill('SIGKILL');
+        await live.close();
+        await rm(dirs.root, { recursive: true, force: true });
+        for (const name of await readdir(tmpdir()))
+          if (name.startsWith(`crucible-docker-${pid}-`)) await rm(join(tmpdir(), name), { recursive: true, force: true });
       }
-    }
-  });
+    },
+    attemptBudget(2),
+  );
 });
 
-/** The pid of a process that has exited: an owner that is gone. */
-function exitedPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', () => resolve(child.pid ?? 0));
+/** The second engine's exec starts from now on: `by(owner)` settles at the first in a container of that owner. */
+async function execStarts(): Promise<{ by(owner: string): Promise<void>; stop(): void }> {
+  const stream = (await engine.client.getEvents({ filters: { type: ['container'], event: ['exec_start'] } })) as Readable;
+  const seen = new Set<string>();
+  const waiting = new Map<string, () => void>();
+  let pending = '';
+  stream.on('data', (chunk: Buffer) => {
+    const lines = (pending + chunk.toString()).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines.filter((l) => l.trim() !== '')) {
+      const owner = (JSON.parse(line) as { Actor?: { Attributes?: Record<string, string> } }).Actor?.Attributes?.[CONTAINER_OWNER_LABEL] ?? '';
+      seen.add(owner);
+      waiting.get(owner)?.();
+    }
   });
+  return {
+    by: (owner) => (seen.has(owner) ? Promise.resolve() : new Promise<void>((done) => waiting.set(owner, done))),
+    stop: () => stream.destroy(),
+  };
+}
+
+/** The ids of the containers on the second engine that process `pid` owns. */
+async function owned(pid: number, filters: Record<string, string[]> = {}): Promise<string[]> {
+  const listed = await engine.client.listContainers({ all: true, filters: { label: [`${CONTAINER_OWNER_LABEL}=${ownerLabelValue(pid)}`], ...filters } });
+  return listed.map((info) => info.Id).sort();
+}
+
+/** The names of the volumes on the second engine that process `pid` owns. */
+async function ownedVolumes(pid: number): Promise<string[]> {
+  const listed = (await engine.client.listVolumes({ filters: { label: [`${CONTAINER_OWNER_LABEL}=${ownerLabelValue(pid)}`] } })).Volumes ?? [];
+  return listed.map((volume) => volume.Name).sort();
 }
 
 /**
