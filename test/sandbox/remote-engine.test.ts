@@ -21,6 +21,8 @@ import { buildToolchainImage, copyImage, startSecondEngine, type SecondEngine } 
  * starts, reached over TCP as DOCKER_HOST. The workspace goes in and the change comes out by
  * archives (src/infra/sandbox/docker-workspace.ts); nothing of the host is bound in. The image is
  * carried over from the main engine (docker save | docker load) with a toolchain copied into it.
+ * Through it: the executor conformance suite, the workspace seam, the bundled examples run by the
+ * CLI (every container create request checked for host binds), and the sweep after a kill.
  */
 const BASE_IMAGE = 'crucible-test/busybox:1';
 const IMAGE_PATH = '/usr/local/bin:/usr/bin:/bin';
