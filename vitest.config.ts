@@ -15,8 +15,18 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // vitest's default is one worker per core but one, so a single file at a time on 2 cores; the
-    // integration and e2e files mostly wait on git, sandboxes and test runners, so two overlap well.
+    // Two workers on two cores, not more: measured with `/usr/bin/time -v npx vitest run FILE` (user
+    // + sys of the whole process tree) against the file's time in test/durations.json, the heaviest
+    // files are CPU-bound: distributed/adaptive took 167 s of CPU for 137 s of wall time,
+    // diagnostics/mutations-cli 167 s for 97, ci/ci 55 s for 79 (bwrap, git and test runners;
+    // half of it system time). With two of those running, both cores are busy, and a third worker
+    // would only slow them and stretch the windows real processes depend on (a queue lock's expiry,
+    // the grace period after Ctrl-C). The files that do mostly wait (a task's sleep, a lock
+    // expiring, a Redis outage) overlap inside the file instead, where the waits are
+    // (describe.concurrent in test/distributed/faults and recovery). The Docker files look idle by
+    // that measure (docker-run 24 s of CPU for 98 s) only because the engine's and the containers'
+    // CPU is not in the test's process tree. vitest's own default (cores - 1) would run one file at
+    // a time on two cores.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     // The slowest files first (test/durations.json), so the long ones overlap the rest.
     sequence: { sequencer: SlowestFirst },

@@ -1,22 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { attemptBudget } from '../helpers/budget.js';
-import { crucible } from '../helpers/cli.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
-import { useTempDirs } from '../helpers/tmp.js';
-import { kill, slowTaskSet, startCli, startWorker, type Proc } from './processes.js';
-
-const tempDir = useTempDirs();
-let redis: TestRedis;
-
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis.stop();
-});
+import { tempDirOf } from '../helpers/tmp.js';
+import { kill, redisOfTest, runToEnd, slowTaskSet, startCli, startWorker, type Proc } from './processes.js';
 
 function runDirOf(out: string): { runId: string; runDir: string } {
   const runId = readdirSync(join(out, 'runs')).find((n) => !n.startsWith('.')) as string;
@@ -39,11 +27,16 @@ function checkpointIds(runDir: string): string[] {
 
 const started = (id = '\\S+'): RegExp => new RegExp(`started (${id}) `);
 
-describe('distributed runs survive faults', () => {
+/**
+ * Each test has a Redis of its own (a worker takes any job on its queue, and one test restarts its
+ * server), so the tests run at once: most of their time is a task's sleep or a lock expiring.
+ */
+describe.concurrent('distributed runs survive faults', () => {
   it(
     'a worker killed mid-attempt: its job goes to another worker once the lock expires, and the result is accepted once',
-    async () => {
-      const root = tempDir();
+    async ({ onTestFinished }) => {
+      const redis = await redisOfTest(onTestFinished);
+      const root = tempDirOf(onTestFinished);
       const tasks = slowTaskSet(join(root, 'set'), 1, 4);
       const first = startWorker(redis.url, join(root, 'w1'), ['--lock-ms', '2000']);
       let second: Proc | undefined;
@@ -69,8 +62,9 @@ describe('distributed runs survive faults', () => {
 
   it(
     'a coordinator killed mid-run: the workers finish, and `crucible resume` reads the finished jobs back instead of running them again',
-    async () => {
-      const root = tempDir();
+    async ({ onTestFinished }) => {
+      const redis = await redisOfTest(onTestFinished);
+      const root = tempDirOf(onTestFinished);
       const tasks = slowTaskSet(join(root, 'set'), 2, 4);
       const worker = startWorker(redis.url, join(root, 'w'), ['--concurrency', '2']);
       try {
@@ -83,8 +77,8 @@ describe('distributed runs survive faults', () => {
         await worker.waitFor(/finished s1\.\S+: PASS/);
         await worker.waitFor(/finished s2\.\S+: PASS/);
         const { runId, runDir } = runDirOf(out);
-        const resumed = crucible(['resume', runId, '--out', out, '-q'], { attempts: 2 });
-        expect(resumed.status, resumed.stderr).toBe(0);
+        const resumed = await runToEnd(['resume', runId, '--out', out, '-q']);
+        expect(resumed.status, resumed.output).toBe(0);
         expect(attempts(runDir).map((a) => a.verdict)).toEqual(['PASS', 'PASS']);
         expect(checkpointIds(runDir)).toHaveLength(2);
         // Read back, not rerun: each attempt started once on the worker (its whole output, once it stopped).
@@ -99,8 +93,9 @@ describe('distributed runs survive faults', () => {
 
   it(
     'Redis restarted mid-run (append-only persistence): the coordinator and the worker reconnect and the run completes',
-    async () => {
-      const root = tempDir();
+    async ({ onTestFinished }) => {
+      const redis = await redisOfTest(onTestFinished);
+      const root = tempDirOf(onTestFinished);
       const tasks = slowTaskSet(join(root, 'set'), 2, 4);
       const worker = startWorker(redis.url, join(root, 'w'), ['--lock-ms', '10000']);
       try {
@@ -121,8 +116,9 @@ describe('distributed runs survive faults', () => {
 
   it(
     'a worker whose sandbox is missing (docker, no engine) steps aside from the start, saying why and the fix; a healthy worker runs the job',
-    async () => {
-      const root = tempDir();
+    async ({ onTestFinished }) => {
+      const redis = await redisOfTest(onTestFinished);
+      const root = tempDirOf(onTestFinished);
       const broken = startWorker(redis.url, join(root, 'w'), ['--sandbox', 'docker'], { DOCKER_HOST: `unix://${join(root, 'no-docker.sock')}` });
       let healthy: Proc | undefined;
       try {
@@ -143,10 +139,13 @@ describe('distributed runs survive faults', () => {
     },
     attemptBudget(4),
   );
-  it(
+  // After Ctrl-C the engine gives the running attempt its grace period (DEFAULT_GRACE_MS) to finish:
+  // this test runs after the others, on its own, so the others' load does not eat into it.
+  it.sequential(
     'Ctrl-C on the coordinator: the running attempt finishes and is recorded, queued jobs are withdrawn, and run --resume (no --queue) runs them on the workers',
-    async () => {
-      const root = tempDir();
+    async ({ onTestFinished }) => {
+      const redis = await redisOfTest(onTestFinished);
+      const root = tempDirOf(onTestFinished);
       const tasks = slowTaskSet(join(root, 'set'), 3, 4);
       const worker = startWorker(redis.url, join(root, 'w'));
       try {
@@ -162,8 +161,8 @@ describe('distributed runs survive faults', () => {
         const jobs = spawnSync('redis-cli', ['-p', String(redis.port), '--scan', '--pattern', `crucible:run.${runId}:s[0-9].*`], { encoding: 'utf8' }).stdout;
         expect(jobs.trim().split('\n').sort()).toEqual([`crucible:run.${runId}:${first}`]);
         // The queue comes from plan.json, as with `crucible resume`: the worker runs the rest.
-        const resumed = crucible(['run', tasks, '--agent', 'oracle', '--resume', runId, '--out', out, '-q'], { attempts: 2 });
-        expect(resumed.status, resumed.stderr).toBe(0);
+        const resumed = await runToEnd(['run', tasks, '--agent', 'oracle', '--resume', runId, '--out', out, '-q']);
+        expect(resumed.status, resumed.output).toBe(0);
         expect(checkpointIds(runDir)).toHaveLength(3);
         await kill(worker, 'SIGTERM');
         expect(worker.output().match(/started /g)).toHaveLength(3);

@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { OnTestFinishedHandler } from 'vitest';
 import { CLI } from '../helpers/cli.js';
+import { startRedis, type RedisServerOptions, type TestRedis } from '../helpers/redis.js';
 
 /** A CLI process the test can watch line by line and kill. */
 export interface Proc {
@@ -48,6 +50,26 @@ export function startCli(args: string[], env: Record<string, string | undefined>
         });
       }),
   };
+}
+
+/**
+ * Runs the built CLI to its end without blocking the test process (spawnSync would stall the other
+ * tests of a concurrent file, and with them the lines they wait for): its exit code and output.
+ */
+export async function runToEnd(args: string[], env: Record<string, string | undefined> = {}): Promise<{ status: number | string; output: string }> {
+  const proc = startCli(args, env);
+  const status = await proc.exited;
+  return { status, output: proc.output() };
+}
+
+/**
+ * A Redis of the test's own, stopped when it finishes: a worker takes any job on its queue, and
+ * some tests restart or flush theirs, so tests that run at once (describe.concurrent) each need one.
+ */
+export async function redisOfTest(onTestFinished: (fn: OnTestFinishedHandler) => void, options: RedisServerOptions = {}): Promise<TestRedis> {
+  const redis = await startRedis(options);
+  onTestFinished(() => redis.stop());
+  return redis;
 }
 
 /** `crucible worker` on the queue with its own state directory. */

@@ -1,23 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { attemptBudget } from '../helpers/budget.js';
-import { crucible } from '../helpers/cli.js';
-import { startRedis, type TestRedis } from '../helpers/redis.js';
-import { useTempDirs } from '../helpers/tmp.js';
-import { kill, slowTaskSet, startCli, startWorker } from './processes.js';
-
-const tempDir = useTempDirs();
-let redis: TestRedis;
-
-beforeAll(async () => {
-  // No persistence: a restart is a Redis that lost everything (the queue, the run set, the blobs).
-  redis = await startRedis({ persistence: false });
-});
-afterAll(async () => {
-  await redis.stop();
-});
+import { tempDirOf } from '../helpers/tmp.js';
+import { kill, redisOfTest, runToEnd, slowTaskSet, startCli, startWorker } from './processes.js';
 
 interface Record1 {
   attemptId: string;
@@ -42,11 +29,17 @@ function records(out: string): { runDir: string; attempts: Record1[]; checkpoint
 
 const verdicts = (attempts: Record1[]): string[] => attempts.map((a) => `${a.taskId} ${a.verdict} ${a.cause ?? ''}`).sort();
 
-describe('the queue is recoverable from the coordinator alone', () => {
+/**
+ * Each test has a Redis of its own (a worker takes any job on its queue, and the tests restart or
+ * flush theirs), so the tests run at once: most of their time is a task's sleep or an outage.
+ * No persistence: a restart is a Redis that lost everything (the queue, the run set, the blobs).
+ */
+describe.concurrent('the queue is recoverable from the coordinator alone', () => {
   it(
     'Redis restarted without persistence mid-run: the run finishes by itself, each attempt recorded once, the verdicts a local run gives, and the outage logged once by each',
-    async () => {
-      const root = tempDir();
+    async ({ onTestFinished }) => {
+      const redis = await redisOfTest(onTestFinished, { persistence: false });
+      const root = tempDirOf(onTestFinished);
       const tasks = slowTaskSet(join(root, 'set'), 3, 3);
       const worker = startWorker(redis.url, join(root, 'w'), ['--lock-ms', '5000']);
       try {
@@ -60,8 +53,8 @@ describe('the queue is recoverable from the coordinator alone', () => {
         expect(queued.checkpoint.sort()).toEqual(queued.attempts.map((a) => a.attemptId).sort());
         expect(new Set(queued.checkpoint).size).toBe(3);
 
-        const local = crucible(['run', tasks, '--agent', 'oracle', '--out', join(root, 'local'), '-q'], { attempts: 3 });
-        expect(local.status, local.stderr).toBe(0);
+        const local = await runToEnd(['run', tasks, '--agent', 'oracle', '--out', join(root, 'local'), '-q']);
+        expect(local.status, local.output).toBe(0);
         expect(verdicts(queued.attempts)).toEqual(verdicts(records(join(root, 'local')).attempts));
 
         const c = coordinator.output();
@@ -81,8 +74,9 @@ describe('the queue is recoverable from the coordinator alone', () => {
 
   it(
     'Redis flushed mid-run (FLUSHALL, no outage): the coordinator notices its run gone, registers it again and the run finishes, each attempt once',
-    async () => {
-      const root = tempDir();
+    async ({ onTestFinished }) => {
+      const redis = await redisOfTest(onTestFinished, { persistence: false });
+      const root = tempDirOf(onTestFinished);
       const tasks = slowTaskSet(join(root, 'set'), 2, 3);
       const worker = startWorker(redis.url, join(root, 'w'), ['--lock-ms', '5000']);
       try {
@@ -107,8 +101,9 @@ describe('the queue is recoverable from the coordinator alone', () => {
 
   it(
     'a worker whose bwrap breaks mid-run steps aside: its attempts go back to the queue without a try spent, the healthy worker runs them, none ends harness_error',
-    async () => {
-      const root = tempDir();
+    async ({ onTestFinished }) => {
+      const redis = await redisOfTest(onTestFinished, { persistence: false });
+      const root = tempDirOf(onTestFinished);
       const tasks = slowTaskSet(join(root, 'set'), 3, 3);
       // A bwrap that works for the worker's start-up checks (its first two sandboxes: the choice
       // and the health check) and then fails like a kernel that stopped allowing user namespaces.

@@ -5,13 +5,12 @@
  * no agent; each command their output names is collected and run (or, where it needs a value only
  * the user has, its placeholder filled in as the hint says and then run).
  */
-import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProgram } from '../../src/cli/program.js';
 import { INIT_PLACEHOLDER_ID } from '../../src/features/authoring/init.js';
-import { captureIo } from '../helpers/cli.js';
+import { captureIo, runCli } from '../helpers/cli.js';
 import { attemptBudget } from '../helpers/budget.js';
 import { git } from '../helpers/git.js';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -32,15 +31,13 @@ interface Ran {
   out: string;
 }
 
-/** The built CLI in the copy, from `cwd` (the copy by default), as a user runs it. */
-function cli(argv: readonly string[], cwd = copy): Ran {
-  const r = spawnSync(process.execPath, [join(copy, 'bin/crucible.js'), ...argv], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', CI: 'true' },
-    timeout: attemptBudget(6),
-  });
-  if (r.error) throw r.error;
+/**
+ * The CLI in the copy, from `cwd` (the copy by default), as a user runs it: in-process (runCli, the
+ * program over the process's directory made `cwd`), since what is checked is what it prints and
+ * where its paths lead, not the process.
+ */
+async function cli(argv: readonly string[], cwd = copy): Promise<Ran> {
+  const r = await runCli([...argv], { cwd });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
@@ -86,21 +83,21 @@ function runIdOf(output: string): string {
 describe('the hints the CLI prints run as printed, from the current directory', () => {
   it(
     'import harbor: the next step names the task set from here and the docker sandbox its tasks need, and validates',
-    () => {
-      const relative = cli(['import', 'harbor', 'examples/harbor/hello-file', '-o', 'imported/harbor']);
+    async () => {
+      const relative = await cli(['import', 'harbor', 'examples/harbor/hello-file', '-o', 'imported/harbor']);
       expect(relative.status, relative.out).toBe(0);
       expect(printedCommands(relative.out)).toEqual(['crucible validate imported/harbor/tasks.yaml --sandbox docker']);
 
       // An absolute --out is echoed absolute, never as ../../…
       const elsewhere = join(tempDir(), 'harbor');
-      const absolute = cli(['import', 'harbor', 'examples/harbor/hello-file', '-o', elsewhere]);
+      const absolute = await cli(['import', 'harbor', 'examples/harbor/hello-file', '-o', elsewhere]);
       expect(absolute.status, absolute.out).toBe(0);
       expect(absolute.out).not.toContain('../');
       expect(printedCommands(absolute.out)).toEqual([`crucible validate ${join(elsewhere, 'tasks.yaml')} --sandbox docker`]);
 
       for (const hint of printedCommands(relative.out)) {
         expectPathsFromHere(hint);
-        const r = cli(argvOf(hint));
+        const r = await cli(argvOf(hint));
         expect(r.status, `${hint}\n${r.out}`).toBe(0);
       }
     },
@@ -109,14 +106,14 @@ describe('the hints the CLI prints run as printed, from the current directory', 
 
   it(
     'init: the validate it prints runs from here once the test id is filled in as it says',
-    () => {
+    async () => {
       const repo = join(copy, 'work', 'js-slugify');
       mkdirSync(dirname(repo), { recursive: true });
       cpSync(join(copy, 'examples/repos/js-slugify'), repo, { recursive: true });
       git(dirname(repo), 'init', '-q', '-b', 'main', repo);
       git(repo, 'add', '-A');
       git(repo, 'commit', '-qm', 'base');
-      const init = cli(['init', 'work/js-slugify', '--sandbox', 'bwrap']);
+      const init = await cli(['init', 'work/js-slugify', '--sandbox', 'bwrap']);
       expect(init.status, init.out).toBe(0);
       const hints = printedCommands(init.out);
       expect(hints.length, init.out).toBeGreaterThan(0);
@@ -125,7 +122,7 @@ describe('the hints the CLI prints run as printed, from the current directory', 
       expect(hints.some((h) => h.startsWith('crucible mine '))).toBe(true);
       for (const hint of hints) {
         expectPathsFromHere(hint);
-        const r = cli(argvOf(hint));
+        const r = await cli(argvOf(hint));
         // mine on a one-commit repository runs and finds nothing to keep: exit 1, with its reason.
         if (hint.startsWith('crucible mine ')) expect(r.out, hint).toMatch(/no task kept from 1 commits walked/);
         else expect(r.status, `${hint}\n${r.out}`).toBe(0);
@@ -136,23 +133,23 @@ describe('the hints the CLI prints run as printed, from the current directory', 
 
   it(
     "run → baseline save → gate, grade → compare, export: each printed command runs, and export's counts add up",
-    () => {
-      const run = cli(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--task', 'js-slugify']);
+    async () => {
+      const run = await cli(['run', 'examples/tasks.yaml', '--agent', 'oracle', '--task', 'js-slugify']);
       expect(run.status, run.out).toBe(0);
       const oracleRun = runIdOf(run.out);
 
       // A baseline saved elsewhere: its gate command still names the task set from here.
       const away = join(tempDir(), 'baselines', 'main.json');
-      const savedAway = cli(['baseline', 'save', oracleRun, '--out', away]);
+      const savedAway = await cli(['baseline', 'save', oracleRun, '--out', away]);
       expect(savedAway.status, savedAway.out).toBe(0);
       expect(printedCommands(savedAway.out)).toEqual([`crucible gate examples/tasks.yaml --baseline ${away}`]);
-      const saved = cli(['baseline', 'save', oracleRun, '--out', 'baselines/main.json']);
+      const saved = await cli(['baseline', 'save', oracleRun, '--out', 'baselines/main.json']);
       expect(saved.status, saved.out).toBe(0);
       const [gate, ...more] = printedCommands(saved.out);
       expect(more).toEqual([]);
       expect(gate).toBe('crucible gate examples/tasks.yaml --baseline baselines/main.json');
       expectPathsFromHere(gate as string);
-      const gated = cli(argvOf(gate as string));
+      const gated = await cli(argvOf(gate as string));
       expect(gated.status, `${gate}\n${gated.out}`).toBe(0);
 
       // A graded model: one resolved, one empty patch; one agent, so the compare command is the hint.
@@ -167,16 +164,16 @@ describe('the hints the CLI prints run as printed, from the current directory', 
           .map((p) => JSON.stringify(p))
           .join('\n'),
       );
-      const graded = cli(['grade', 'examples/tasks.yaml', '--predictions', predictions]);
+      const graded = await cli(['grade', 'examples/tasks.yaml', '--predictions', predictions]);
       expect(graded.status, graded.out).toBe(1);
       expect(graded.out).not.toContain('--agent');
       const gradeRun = runIdOf(graded.out);
       const compares = printedCommands(graded.out).filter((c) => c.startsWith('crucible compare'));
       expect(compares, graded.out).toEqual([`crucible compare <other-run-id> ${gradeRun}`]);
-      const compared = cli(argvOf(compares[0] as string, { '<other-run-id>': oracleRun }));
+      const compared = await cli(argvOf(compares[0] as string, { '<other-run-id>': oracleRun }));
       expect(compared.status, compared.out).toBe(0);
 
-      const exported = cli(['export', gradeRun, '--format', 'swe-bench']);
+      const exported = await cli(['export', gradeRun, '--format', 'swe-bench']);
       expect(exported.status, exported.out).toBe(0);
       const counts = /my-model: (.*) of (\d+)/.exec(exported.out);
       expect(counts, exported.out).not.toBeNull();
@@ -194,8 +191,8 @@ describe('the hints the CLI prints run as printed, from the current directory', 
 
   it(
     'no agent given: the fix names no attack agent, and the command it prints runs',
-    () => {
-      const r = cli(['run', 'examples/tasks.yaml', '--task', 'js-slugify']);
+    async () => {
+      const r = await cli(['run', 'examples/tasks.yaml', '--task', 'js-slugify']);
       expect(r.status).toBe(2);
       expect(r.out.trim().split('\n')).toHaveLength(1);
       // The agents the fix offers: the user's own (NAME) and oracle, which proves the tasks; never one that cheats on purpose.
@@ -203,7 +200,7 @@ describe('the hints the CLI prints run as printed, from the current directory', 
       const hints = printedCommands(r.out).filter((c) => c.startsWith('crucible run'));
       expect(hints).toEqual(['crucible run examples/tasks.yaml --agent oracle']);
       // Run as printed, narrowed to one task (the whole example set is what the hint runs).
-      const ran = cli([...argvOf(hints[0] as string), '--task', 'js-slugify']);
+      const ran = await cli([...argvOf(hints[0] as string), '--task', 'js-slugify']);
       expect(ran.status, ran.out).toBe(0);
     },
     attemptBudget(2),
