@@ -49,17 +49,17 @@ beforeAll(async () => {
     git(root, 'init', '-q', '-b', 'main', dir);
     git(dir, 'add', '-A');
     git(dir, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'base');
-    const names = [...attacks, ...honest];
-    const patches = await Promise.all(names.map((name) => attackPatch(name, task)));
-    names.forEach((name, i) => {
+    // One at a time: made ten at once on a loaded machine, a script agent's output once came back empty.
+    for (const name of [...attacks, ...honest]) {
+      const patch = await attackPatch(name, task);
       git(dir, 'checkout', '-qb', name, 'main');
-      writeFileSync(join(root, 'change.patch'), patches[i] as string);
+      writeFileSync(join(root, 'change.patch'), patch);
       git(dir, 'apply', '--binary', join(root, 'change.patch'));
       git(dir, 'add', '-A');
       git(dir, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', name);
       git(dir, 'checkout', '-q', 'main');
       pulls.push({ taskId, name, dir });
-    });
+    }
   }
   // Every pull request is judged on its own (its own trees, baseline run and report), two at a time.
   await inPool(pulls, async ({ taskId, name, dir }) => {
