@@ -68,7 +68,7 @@ beforeAll(async () => {
   } finally {
     await shared.remove();
   }
-}, attemptBudget(3));
+}, attemptBudget(5));
 
 describe('fault-forging attacks under --sandbox docker', () => {
   it.each(NAMES)('%s ends as the catalogue says, never ERROR', (name) => {
