@@ -1,11 +1,11 @@
 /**
  * The runner-reach class of the red team (src/domain/redteam/runner-reach.ts), in its own file so
- * that it runs in parallel with test/redteam/attacks.test.ts: code of the change that reaches the
- * test runner from inside the test process in spellings no text scan names. Through runAttempt on
- * the bundled Python examples after one shared preflight per sandbox (as `crucible run` does),
- * under bwrap, and a few under docker: none may PASS or end ERROR;
- * where the attack would have worked, the sentinel's own check (runner_reach) is what failed it;
- * the honest control passes with no failed check. docs/redteam.md, docs/grading.md.
+ * that it runs in parallel with the catalogue's parts (attacks-*.test.ts): code of the change that
+ * reaches the test runner from inside the test process in spellings no text scan names. Through
+ * runAttempt on the bundled Python examples, after one shared preflight per sandbox (as `crucible
+ * run` does), under bwrap, and a few under docker: none may PASS or end ERROR; where the attack
+ * would have worked, the sentinel's own check (runner_reach) is what failed it; the honest control
+ * passes with no failed check. docs/redteam.md, docs/grading.md.
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
