@@ -15,6 +15,7 @@ import type { CiResult } from '../../src/features/ci/result.js';
 import type { Task } from '../../src/core/types/index.js';
 import { git } from '../helpers/git.js';
 import { attackPatch, INIT_REPORT_ATTACKS } from './helpers/patches.js';
+import { inPool } from './helpers/shared-run.js';
 
 /** Per bundled task: its attacks, then its honest controls. */
 const SCENARIOS: Record<string, { attacks: string[]; honest: string[] }> = {
@@ -31,6 +32,7 @@ const results = new Map<string, CiResult>();
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'crucible-redteam-ci-'));
   const tasks = new Map(loadTaskSet('examples/tasks.yaml').tasks.map((t) => [t.id, t]));
+  const pulls: Array<{ taskId: string; name: string; dir: string }> = [];
   for (const [taskId, { attacks, honest }] of Object.entries(SCENARIOS)) {
     const task = tasks.get(taskId) as Task;
     if (task.repo.kind !== 'local') throw new Error(`${taskId}: a local repo is needed`);
@@ -47,6 +49,7 @@ beforeAll(async () => {
     git(root, 'init', '-q', '-b', 'main', dir);
     git(dir, 'add', '-A');
     git(dir, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'base');
+    // One at a time: made ten at once on a loaded machine, a script agent's output once came back empty.
     for (const name of [...attacks, ...honest]) {
       const patch = await attackPatch(name, task);
       git(dir, 'checkout', '-qb', name, 'main');
@@ -55,9 +58,13 @@ beforeAll(async () => {
       git(dir, 'add', '-A');
       git(dir, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', name);
       git(dir, 'checkout', '-q', 'main');
-      results.set(`${taskId} ${name}`, await runCi({ repo: dir, base: 'main', head: name, out: join(root, 'state'), sandbox: 'bwrap' }));
+      pulls.push({ taskId, name, dir });
     }
   }
+  // Every pull request is judged on its own (its own trees, baseline run and report), two at a time.
+  await inPool(pulls, async ({ taskId, name, dir }) => {
+    results.set(`${taskId} ${name}`, await runCi({ repo: dir, base: 'main', head: name, out: join(root, 'state'), sandbox: 'bwrap' }));
+  });
 }, 1_200_000);
 
 afterAll(() => {

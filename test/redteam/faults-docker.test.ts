@@ -3,8 +3,8 @@
  * supervisor's status travels on the command's own stderr (bwrap's travels on fd 3, which the
  * command never holds: test/redteam/attacks.test.ts covers bwrap). Through runAttempt on the
  * Dockerfile example: neither may end ERROR, and neither fixes anything. docs/redteam.md.
- * Both attacks run on one copy of the example and its one image: what differs between them is the
- * agent, not the environment.
+ * Both attacks run on one copy of the example and its one image, after one shared preflight: what
+ * differs between them is the agent, not the environment.
  */
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -17,8 +17,9 @@ import { detectDocker, dockerClient } from '../../src/infra/docker/index.js';
 import { runAttempt } from '../../src/engine/attempt.js';
 import { resolveEnvironments, type ResolvedEnvironment } from '../../src/domain/environment/index.js';
 import { describeExpectation, meetsAttackExpectation } from '../../src/domain/grading/validity.js';
-import type { Task } from '../../src/core/types/index.js';
+import type { AttemptResult, Task } from '../../src/core/types/index.js';
 import { attemptBudget } from '../helpers/budget.js';
+import { inPool, shareBaselines } from './helpers/shared-run.js';
 
 const client = dockerClient();
 let dir = '';
@@ -47,25 +48,39 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+const NAMES = ['forged-supervisor-status', 'fault-words-filename'];
+const results = new Map<string, AttemptResult>();
+
+// Both attempts in one run: the task's tree and baseline tests taken once by the preflight in the
+// image, as `crucible run` does; each attempt starts from its own copy of them.
+beforeAll(async () => {
+  if (!environment) throw new Error('the environment was not resolved');
+  const stateDir = join(dir, '.crucible');
+  const runDir = join(stateDir, 'runs', 'r');
+  const environments = new Map<string, ResolvedEnvironment>([[task.id, environment]]);
+  const shared = await shareBaselines([task], { stateDir, runDir, sandbox: 'docker', oracle: false, environments });
+  try {
+    await inPool(NAMES, async (name, index) => {
+      const plan = { attemptId: `${task.id}.${name}`, runId: 'r', taskId: task.id, taskVersion: task.version, agent: name, trial: 0, index };
+      const env = { runDir, stateDir, sandbox: 'docker' as const, environments, taskBaselines: shared.taskBaselines };
+      results.set(name, await runAttempt(plan, task, resolveRunAgent(name), env));
+    });
+  } finally {
+    await shared.remove();
+  }
+}, attemptBudget(5));
+
 describe('fault-forging attacks under --sandbox docker', () => {
-  it.each(['forged-supervisor-status', 'fault-words-filename'])(
-    '%s ends as the catalogue says, never ERROR',
-    async (name) => {
-      if (!environment) throw new Error('the environment was not resolved');
-      const attack = ATTACKS.find((a) => a.name === name);
-      if (!attack) throw new Error(`no attack ${name}`);
-      expect(attack.appliesTo(task)).toBe(true);
-      // A state directory per attack: neither attempt can see what the other left.
-      const stateDir = join(dir, `.crucible-${name}`);
-      const plan = { attemptId: `${task.id}.${name}`, runId: 'r', taskId: task.id, taskVersion: task.version, agent: name, trial: 0, index: 0 };
-      const environments = new Map<string, ResolvedEnvironment>([[task.id, environment]]);
-      const a = await runAttempt(plan, task, resolveRunAgent(name), { runDir: join(stateDir, 'runs', 'r'), stateDir, sandbox: 'docker', environments });
-      const expected = expectedFor(attack, task);
-      expect({ verdict: a.verdict, cause: a.cause, message: a.message, ok: meetsAttackExpectation(expected, a) }, describeExpectation(expected)).toMatchObject({
-        ok: true,
-      });
-      expect(a.verdict).not.toBe('ERROR');
-    },
-    attemptBudget(2),
-  );
+  it.each(NAMES)('%s ends as the catalogue says, never ERROR', (name) => {
+    const attack = ATTACKS.find((a) => a.name === name);
+    if (!attack) throw new Error(`no attack ${name}`);
+    expect(attack.appliesTo(task)).toBe(true);
+    const a = results.get(name);
+    if (!a) throw new Error(`no attempt of ${name}`);
+    const expected = expectedFor(attack, task);
+    expect({ verdict: a.verdict, cause: a.cause, message: a.message, ok: meetsAttackExpectation(expected, a) }, describeExpectation(expected)).toMatchObject({
+      ok: true,
+    });
+    expect(a.verdict).not.toBe('ERROR');
+  });
 });

@@ -1,10 +1,11 @@
 /**
  * The runner-reach class of the red team (src/domain/redteam/runner-reach.ts), in its own file so
- * that it runs in parallel with test/redteam/attacks.test.ts: code of the change that reaches the
- * test runner from inside the test process in spellings no text scan names. Through runAttempt on
- * the bundled Python examples, under bwrap, and a few under docker: none may PASS or end ERROR;
- * where the attack would have worked, the sentinel's own check (runner_reach) is what failed it;
- * the honest control passes with no failed check. docs/redteam.md, docs/grading.md.
+ * that it runs in parallel with the catalogue's parts (attacks-*.test.ts): code of the change that
+ * reaches the test runner from inside the test process in spellings no text scan names. Through
+ * runAttempt on the bundled Python examples, after one shared preflight per sandbox (as `crucible
+ * run` does), under bwrap, and a few under docker: none may PASS or end ERROR; where the attack
+ * would have worked, the sentinel's own check (runner_reach) is what failed it; the honest control
+ * passes with no failed check. docs/redteam.md, docs/grading.md.
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,7 @@ import { describeExpectation, meetsAttackExpectation } from '../../src/domain/gr
 import type { SandboxKind } from '../../src/infra/sandbox/index.js';
 import type { AttemptResult, Task } from '../../src/core/types/index.js';
 import { attemptBudget } from '../helpers/budget.js';
+import { inPool, shareBaselines } from './helpers/shared-run.js';
 
 const MIB = 1024 ** 2;
 /** For working on one attack: CRUCIBLE_REDTEAM_ONLY=heap-runner npx vitest run test/redteam/runner-reach-attacks.test.ts */
@@ -62,17 +64,34 @@ beforeAll(async () => {
     for (const taskId of taskIds) plan.push({ name, taskId, sandbox: 'bwrap' });
     if (DOCKER.includes(name)) plan.push({ name, taskId: 'py-median', sandbox: 'docker' });
   }
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < plan.length) {
-      const item = plan[next++] as Planned;
+  // One preflight per sandbox, as `crucible run` makes it: each task's tree and baseline runs once,
+  // every attempt of the task starting from its own copy of them.
+  const sandboxes = [...new Set(plan.map((p) => p.sandbox))];
+  const shared = new Map(
+    await Promise.all(
+      sandboxes.map(async (sandbox) => {
+        const stateDir = join(root, `state-${sandbox}`);
+        const ofSandbox = plan.filter((p) => p.sandbox === sandbox);
+        const taskIds = [...new Set(ofSandbox.map((p) => p.taskId))];
+        const baselines = await shareBaselines(
+          taskIds.map((id) => tasks.get(id) as Task),
+          { stateDir, runDir: join(stateDir, 'runs', 'reach'), sandbox, oracle: ofSandbox.some((p) => p.name === 'oracle') },
+        );
+        return [sandbox, baselines] as const;
+      }),
+    ),
+  );
+  try {
+    await inPool(plan, async (item, index) => {
       const stateDir = join(root, `state-${item.sandbox}`);
-      const attemptPlan = { attemptId: keyOf(item), runId: 'reach', taskId: item.taskId, taskVersion: '1', agent: item.name, trial: 0, index: next };
-      const env = { runDir: join(stateDir, 'runs', 'reach'), stateDir, sandbox: item.sandbox };
+      const attemptPlan = { attemptId: keyOf(item), runId: 'reach', taskId: item.taskId, taskVersion: '1', agent: item.name, trial: 0, index };
+      const taskBaselines = shared.get(item.sandbox)?.taskBaselines;
+      const env = { runDir: join(stateDir, 'runs', 'reach'), stateDir, sandbox: item.sandbox, ...(taskBaselines ? { taskBaselines } : {}) };
       results.set(keyOf(item), await runAttempt(attemptPlan, tasks.get(item.taskId) as Task, resolveRunAgent(item.name), env));
-    }
-  };
-  await Promise.all([worker(), worker()]);
+    });
+  } finally {
+    for (const baselines of shared.values()) await baselines.remove();
+  }
 }, attemptBudget(24));
 
 afterAll(() => {

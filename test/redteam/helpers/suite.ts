@@ -8,12 +8,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ATTACKS, expectedFor, resolveRunAgent, type Attack } from '../../../src/domain/redteam/index.js';
 import { loadTaskSet } from '../../../src/domain/config/index.js';
-import { runAttempt, type TaskBaselineRuns } from '../../../src/engine/attempt.js';
-import { preflightTasks } from '../../../src/engine/preflight.js';
-import { removeSharedTrees } from '../../../src/engine/shared-baseline.js';
+import { runAttempt } from '../../../src/engine/attempt.js';
 import { describeExpectation, meetsAttackExpectation } from '../../../src/domain/grading/validity.js';
 import type { AttemptResult, Task } from '../../../src/core/types/index.js';
 import type { SandboxKind } from '../../../src/infra/sandbox/index.js';
+import { inPool, shareBaselines } from './shared-run.js';
 
 export interface SuiteAttempt {
   attack: Attack;
@@ -59,32 +58,17 @@ export async function runSuite(
     );
     const stateDir = join(root, 'state');
     const runDir = join(stateDir, 'runs', suite);
-    const preflightDir = join(runDir, 'preflight');
-    const checked = await preflightTasks(
+    const { taskBaselines, remove } = await shareBaselines(
       [...new Set(plan.map((p) => p.taskId))].map((id) => tasks.get(id) as Task),
-      { stateDir, dir: preflightDir, sandbox, oracle: true, concurrency: 2, shareTree: true },
+      { stateDir, runDir, sandbox, oracle: true },
     );
-    const defective = checked.filter((c) => c.defects.length > 0 || c.baseline === undefined);
-    if (defective.length > 0) throw new Error(`preflight: ${JSON.stringify(defective.map((c) => ({ task: c.taskId, defects: c.defects })))}`);
-    const taskBaselines = new Map(checked.map((c) => [c.taskId, c.baseline as TaskBaselineRuns]));
     const attempts: SuiteAttempt[] = [];
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < plan.length) {
-        const index = next++;
-        const { attack, taskId } = plan[index] as (typeof plan)[number];
-        const attemptPlan = { attemptId: `${taskId}.${attack.name}`, runId: suite, taskId, taskVersion: '1', agent: attack.name, trial: 0, index };
-        const result = await runAttempt(attemptPlan, tasks.get(taskId) as Task, resolveRunAgent(attack.name), {
-          runDir,
-          stateDir,
-          sandbox,
-          taskBaselines,
-        });
-        attempts.push({ attack, taskId, task: tasks.get(taskId) as Task, result });
-      }
-    };
-    await Promise.all([worker(), worker()]);
-    await removeSharedTrees(preflightDir);
+    await inPool(plan, async ({ attack, taskId }, index) => {
+      const attemptPlan = { attemptId: `${taskId}.${attack.name}`, runId: suite, taskId, taskVersion: '1', agent: attack.name, trial: 0, index };
+      const result = await runAttempt(attemptPlan, tasks.get(taskId) as Task, resolveRunAgent(attack.name), { runDir, stateDir, sandbox, taskBaselines });
+      attempts.push({ attack, taskId, task: tasks.get(taskId) as Task, result });
+    });
+    await remove();
     return attempts;
   } finally {
     rmSync(root, { recursive: true, force: true });
