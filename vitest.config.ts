@@ -31,6 +31,8 @@ export default defineConfig({
     // The slowest files first (test/durations.json), so the long ones overlap the rest.
     sequence: { sequencer: SlowestFirst },
     reporters: ['default', './test/setup/record-durations.ts'],
+    // Before any worker starts: they and every process they spawn inherit the PATH it sets.
+    globalSetup: ['test/setup/real-python.ts'],
     projects: [
       {
         extends: true,
@@ -45,7 +47,7 @@ export default defineConfig({
       },
       { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...E2E, ...REGISTRY] } },
       // The e2e tier's global setup runs the bundled examples once, on first request, for every test that reads them.
-      { extends: true, test: { name: 'e2e', include: E2E, exclude: REGISTRY, globalSetup: ['test/setup/examples.ts'] } },
+      { extends: true, test: { name: 'e2e', include: E2E, exclude: REGISTRY, globalSetup: ['test/setup/real-python.ts', 'test/setup/examples.ts'] } },
       ...(registry ? [{ extends: true as const, test: { name: 'registry', include: REGISTRY } }] : []),
     ],
   },
