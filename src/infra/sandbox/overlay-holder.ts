@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { isAbsolute } from 'node:path';
 import { SandboxSetupError } from './errors.js';
 import type { TreeOverlay } from './executor.js';
-import { HOLDER_READY, overlayHolderArgv } from './tree-overlay.js';
+import { enterHolderArgv, HOLDER_READY, overlayHolderArgv } from './tree-overlay.js';
 
 /**
  * One overlay mounted once for a whole attempt, in a user and mount namespace of its own that a
@@ -25,6 +25,11 @@ export interface OverlayHolder {
    * as any tree an agent wrote. Throws once the holder is gone (its pid may be another's then).
    */
   view(path: string): string;
+  /**
+   * The argv that runs a command of the harness's (git, which resolves its work tree's path itself
+   * and so cannot be given a `/proc` path) inside the holder's namespace, in directory `wd`.
+   */
+  enterArgv(wd: string): string[];
   /** Ends the holder (safe to call twice); the caller removes upper and work afterwards. */
   close(): Promise<void>;
 }
@@ -42,6 +47,10 @@ export async function startOverlayHolder(overlay: TreeOverlay): Promise<OverlayH
       if (!isAbsolute(path)) throw new Error(`overlay holder: ${path} is not an absolute path`);
       if (gone()) throw new Error(`overlay holder ${pid} is gone: its tree can no longer be read`);
       return `/proc/${pid}/root${path}`;
+    },
+    enterArgv(wd) {
+      if (gone()) throw new Error(`overlay holder ${pid} is gone: its tree can no longer be read`);
+      return enterHolderArgv(pid, wd);
     },
     async close() {
       if (!gone()) {

@@ -57,10 +57,11 @@ function overlayNamespaceArgv(overlay: TreeOverlay, then: string, path: string |
  * process `pid`), where the overlay is mounted already. The harness owns that user namespace, so
  * it holds its capabilities there without being root on the host; its own uid stays as it is.
  */
-export function enterHolderArgv(pid: number, path = process.env.PATH): string[] {
+export function enterHolderArgv(pid: number, wd?: string, path = process.env.PATH): string[] {
   const nsenter = findOnPath('nsenter', path ?? '');
   if (nsenter === undefined) throw new Error('overlay: nsenter (util-linux) must be on PATH');
-  return [nsenter, `--target=${pid}`, '--user', '--mount', '--preserve-credentials', '--'];
+  // Entering a mount namespace moves the working directory to its root: `wd` is taken in there.
+  return [nsenter, `--target=${pid}`, '--user', '--mount', '--preserve-credentials', ...(wd !== undefined ? [`--wd=${wd}`] : []), '--'];
 }
 
 /** Mount options are split at commas, and overlayfs splits lower directories at colons: a path holding one is given as a copy. */

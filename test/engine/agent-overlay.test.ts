@@ -1,0 +1,117 @@
+/**
+ * An attempt under bwrap gives its agent the workspace as an overlay of the prepared tree, held
+ * for the whole attempt: the agent's commands share one mount, the capture reads the change
+ * through the holder (files written, added, deleted, a directory removed, a symlink, a mode), and
+ * nothing the agent writes reaches the lower tree, the upper directory by its host path, or the
+ * holder through /proc.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Agent } from '../../src/domain/agents/index.js';
+import { loadTaskSet } from '../../src/domain/config/index.js';
+import { runAttempt } from '../../src/engine/attempt.js';
+import type { Task } from '../../src/core/types/index.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+
+const TEST_SH = `#!/bin/sh
+ok() { if eval "$1"; then echo "<testcase classname=\\"t\\" name=\\"$2\\"/>"; else echo "<testcase classname=\\"t\\" name=\\"$2\\"><failure/></testcase>"; fi; }
+{ echo '<testsuite>'
+  ok '[ "$(cat src/a.txt)" = fixed ] && [ -f added/new.txt ] && [ ! -e src/gone.txt ] && [ ! -e olddir ]' fixed
+  ok 'true' kept
+  echo '</testsuite>'; } > "$CRUCIBLE_JUNIT"
+`;
+
+function fixture(): Task {
+  const dir = tempDir();
+  const files: Record<string, string> = {
+    'repo/test.sh': TEST_SH,
+    'repo/src/a.txt': 'broken\n',
+    'repo/src/gone.txt': 'delete me\n',
+    'repo/src/run.sh': 'echo run\n',
+    'repo/olddir/x.txt': 'x\n',
+    'repo/olddir/deep/y.txt': 'y\n',
+    'tasks.yaml':
+      'tasks:\n  - id: ov\n    repo: { path: repo }\n    instruction: fix it\n    tests:\n      command: sh test.sh\n      fail_to_pass: ["t::fixed"]\n      pass_to_pass: ["t::kept"]\n',
+  };
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return loadTaskSet(join(dir, 'tasks.yaml')).tasks[0] as Task;
+}
+
+/** Every entry under `dir` (but `.git`): path, kind, mode, and a file's content. */
+function listing(dir: string): string[] {
+  const found = execFileSync('find', ['.', '-path', './.git', '-prune', '-o', '-mindepth', '1', '-printf', '%P %y %m\\n'], { cwd: dir, encoding: 'utf8' });
+  return found
+    .trim()
+    .split('\n')
+    .map((line) => (line.includes(' f ') ? `${line} ${readFileSync(join(dir, line.split(' ')[0] ?? ''), 'utf8')}` : line))
+    .sort();
+}
+
+describe('an attempt whose agent works in an overlay held for the attempt (bwrap)', () => {
+  it('captures exactly the change, and the agent reaches neither the lower tree, the upper directory nor the holder', async () => {
+    const task = fixture();
+    const stateDir = tempDir();
+    const attemptDir = join(stateDir, 'runs', 'r', 'attempts', 'a0');
+    const lower = join(attemptDir, 'pristine');
+    const upper = join(attemptDir, 'agent-overlay', 'upper');
+    const outputs: string[] = [];
+    const agent: Agent = {
+      name: 'overlay-writer',
+      async run(ctx) {
+        const steps = [
+          'echo fixed > src/a.txt && rm src/gone.txt && rm -r olddir && mkdir added && echo new > added/new.txt',
+          'ln -s src/a.txt link && chmod +x src/run.sh',
+          // A second command sees the first one's writes: one mount for the whole attempt.
+          'cat added/new.txt',
+          [
+            `echo pwned > ${lower}/src/a.txt`,
+            `echo pwned > ${upper}/planted`,
+            `for p in /proc/[0-9]*/root; do echo pwned > "$p${lower}/src/a.txt"; echo pwned > "$p${upper}/planted2"; done`,
+            `umount ${ctx.workspace}`,
+          ]
+            .map((line) => `(${line}) 2>/dev/null`)
+            .join('; ') + '; true',
+        ];
+        for (const step of steps) {
+          const run = await ctx.executor.exec({ argv: ['sh', '-c', step], cwd: ctx.workspace, timeoutMs: 60_000, network: 'none', signal: ctx.signal });
+          outputs.push(`${run.exitCode} ${run.stdout}`);
+        }
+        return { stopReason: 'completed' };
+      },
+    };
+    const plan = { attemptId: 'a0', runId: 'r', taskId: task.id, taskVersion: task.version, agent: agent.name, trial: 0, index: 0 };
+    const result = await runAttempt(plan, task, agent, { runDir: join(stateDir, 'runs', 'r'), stateDir, sandbox: 'bwrap', keepWorkspace: true });
+
+    expect(outputs).toEqual(['0 ', '0 ', '0 new\n', '0 ']);
+    expect(result.workspace).toBe('kernel-overlay');
+    // The change is right; the tries at writing outside the workspace are what fail it.
+    expect(result.tests).toMatchObject({ failToPass: { passed: 1, total: 1 }, passToPass: { passed: 1, total: 1 } });
+    expect(result.checks.filter((c) => !c.passed).map((c) => c.id)).toEqual(['unsafe_commands']);
+    const patch = readFileSync(join(attemptDir, 'diff.patch'), 'utf8');
+    for (const path of ['src/a.txt', 'src/gone.txt', 'olddir/x.txt', 'olddir/deep/y.txt', 'added/new.txt', 'link', 'src/run.sh'])
+      expect(patch).toContain(`b/${path}`);
+    expect(patch).toContain('new file mode 120000');
+    expect(patch).toContain('new mode 100755');
+    expect(patch).not.toContain('pwned');
+    // The lower tree is the prepared tree as it was; the agent's writes were all in upper, which is gone with its holder.
+    expect(listing(lower)).toEqual([
+      'olddir d 755',
+      'olddir/deep d 755',
+      'olddir/deep/y.txt f 644 y\n',
+      'olddir/x.txt f 644 x\n',
+      'src d 755',
+      'src/a.txt f 644 broken\n',
+      'src/gone.txt f 644 delete me\n',
+      'src/run.sh f 644 echo run\n',
+      `test.sh f 644 ${TEST_SH}`,
+    ]);
+    expect(existsSync(join(attemptDir, 'agent-overlay'))).toBe(false);
+  });
+});
