@@ -11,8 +11,8 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/domain/agents/index.js';
 import { loadTaskSet } from '../../src/domain/config/index.js';
-import { runAttempt } from '../../src/engine/attempt.js';
-import type { Task } from '../../src/core/types/index.js';
+import { runAttempt, type AttemptEnv } from '../../src/engine/attempt.js';
+import type { AttemptResult, Task } from '../../src/core/types/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -54,41 +54,78 @@ function listing(dir: string): string[] {
     .sort();
 }
 
+/** The agent's edits: a file changed, one deleted, a directory removed, files added, a symlink, a mode. */
+const EDITS = [
+  'echo fixed > src/a.txt && rm src/gone.txt && rm -r olddir && mkdir added && echo new > added/new.txt',
+  'ln -s src/a.txt link && chmod +x src/run.sh',
+  // A second command sees the first one's writes: one mount for the whole attempt.
+  'cat added/new.txt',
+];
+
+/** An agent running each step in its own command, keeping `exit stdout` of each. */
+function stepsAgent(steps: (at: { workspace: string; attemptDir: string }) => string[], outputs: string[]): Agent {
+  return {
+    name: 'overlay-writer',
+    async run(ctx) {
+      for (const step of steps(ctx)) {
+        const run = await ctx.executor.exec({ argv: ['sh', '-c', step], cwd: ctx.workspace, timeoutMs: 60_000, network: 'none', signal: ctx.signal });
+        outputs.push(`${run.exitCode} ${run.stdout}`);
+      }
+      return { stopReason: 'completed' };
+    },
+  };
+}
+
+function attempt(task: Task, agent: Agent, env: Partial<AttemptEnv> = {}): Promise<{ result: AttemptResult; attemptDir: string }> {
+  const stateDir = tempDir();
+  const plan = { attemptId: 'a0', runId: 'r', taskId: task.id, taskVersion: task.version, agent: agent.name, trial: 0, index: 0 };
+  const attemptDir = join(stateDir, 'runs', 'r', 'attempts', 'a0');
+  return runAttempt(plan, task, agent, { runDir: join(stateDir, 'runs', 'r'), stateDir, sandbox: 'bwrap', keepWorkspace: true, ...env }).then((result) => ({
+    result,
+    attemptDir,
+  }));
+}
+
 describe('an attempt whose agent works in an overlay held for the attempt (bwrap)', () => {
+  it('captures the same change as a copy does (the online guard keeps the copy)', async () => {
+    const task = fixture();
+    const outputs: string[] = [];
+    const overlaid = await attempt(
+      task,
+      stepsAgent(() => EDITS, outputs),
+    );
+    const copied = await attempt(
+      task,
+      stepsAgent(() => EDITS, outputs),
+      { guard: 'audit' },
+    );
+    expect([overlaid.result.workspace, copied.result.workspace]).toEqual(['kernel-overlay', 'copy']);
+    expect(outputs).toEqual(['0 ', '0 ', '0 new\n', '0 ', '0 ', '0 new\n']);
+    expect([overlaid.result.verdict, copied.result.verdict]).toEqual(['PASS', 'PASS']);
+    const patch = (dir: string): string => readFileSync(join(dir, 'diff.patch'), 'utf8');
+    expect(patch(overlaid.attemptDir)).toBe(patch(copied.attemptDir));
+  });
+
   it('captures exactly the change, and the agent reaches neither the lower tree, the upper directory nor the holder', async () => {
     const task = fixture();
-    const stateDir = tempDir();
-    const attemptDir = join(stateDir, 'runs', 'r', 'attempts', 'a0');
-    const lower = join(attemptDir, 'pristine');
-    const upper = join(attemptDir, 'agent-overlay', 'upper');
     const outputs: string[] = [];
-    const agent: Agent = {
-      name: 'overlay-writer',
-      async run(ctx) {
-        const steps = [
-          'echo fixed > src/a.txt && rm src/gone.txt && rm -r olddir && mkdir added && echo new > added/new.txt',
-          'ln -s src/a.txt link && chmod +x src/run.sh',
-          // A second command sees the first one's writes: one mount for the whole attempt.
-          'cat added/new.txt',
-          [
-            `echo pwned > ${lower}/src/a.txt`,
-            `echo pwned > ${upper}/planted`,
-            `for p in /proc/[0-9]*/root; do echo pwned > "$p${lower}/src/a.txt"; echo pwned > "$p${upper}/planted2"; done`,
-            `umount ${ctx.workspace}`,
-          ]
-            .map((line) => `(${line}) 2>/dev/null`)
-            .join('; ') + '; true',
-        ];
-        for (const step of steps) {
-          const run = await ctx.executor.exec({ argv: ['sh', '-c', step], cwd: ctx.workspace, timeoutMs: 60_000, network: 'none', signal: ctx.signal });
-          outputs.push(`${run.exitCode} ${run.stdout}`);
-        }
-        return { stopReason: 'completed' };
-      },
-    };
-    const plan = { attemptId: 'a0', runId: 'r', taskId: task.id, taskVersion: task.version, agent: agent.name, trial: 0, index: 0 };
-    const result = await runAttempt(plan, task, agent, { runDir: join(stateDir, 'runs', 'r'), stateDir, sandbox: 'bwrap', keepWorkspace: true });
-
+    const lowerOf = (attemptDir: string): string => join(attemptDir, 'pristine');
+    const agent = stepsAgent(
+      ({ workspace, attemptDir }) => [
+        ...EDITS,
+        [
+          `echo pwned > ${lowerOf(attemptDir)}/src/a.txt`,
+          `echo pwned > ${attemptDir}/agent-overlay/upper/planted`,
+          `for p in /proc/[0-9]*/root; do echo pwned > "$p${lowerOf(attemptDir)}/src/a.txt"; echo pwned > "$p${attemptDir}/agent-overlay/upper/planted2"; done`,
+          `umount ${workspace}`,
+        ]
+          .map((line) => `(${line}) 2>/dev/null`)
+          .join('; ') + '; true',
+      ],
+      outputs,
+    );
+    const { result, attemptDir } = await attempt(task, agent);
+    const lower = lowerOf(attemptDir);
     expect(outputs).toEqual(['0 ', '0 ', '0 new\n', '0 ']);
     expect(result.workspace).toBe('kernel-overlay');
     // The change is right; the tries at writing outside the workspace are what fail it.
