@@ -151,4 +151,17 @@ describe('an attempt whose agent works in an overlay held for the attempt (bwrap
     ]);
     expect(existsSync(join(attemptDir, 'agent-overlay'))).toBe(false);
   });
+
+  it('measures the merged tree while the agent works: flooding the overlay stops the agent at the workspace limit', async () => {
+    const task = fixture();
+    task.limits.resources.workspaceFiles = 50;
+    const outputs: string[] = [];
+    const { result } = await attempt(
+      task,
+      stepsAgent(() => ['i=0; while :; do i=$((i+1)); echo x > "flood-$i"; done'], outputs),
+    );
+    expect(result.workspace).toBe('kernel-overlay');
+    expect(result.agentResult).toMatchObject({ stopReason: 'resource_exceeded', limit: 'workspace_files' });
+    expect(result.agentResult?.error).toMatch(/^the workspace grew to more than 50 files/);
+  });
 });
