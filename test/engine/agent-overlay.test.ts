@@ -164,4 +164,14 @@ describe('an attempt whose agent works in an overlay held for the attempt (bwrap
     expect(result.agentResult).toMatchObject({ stopReason: 'resource_exceeded', limit: 'workspace_files' });
     expect(result.agentResult?.error).toMatch(/^the workspace grew to more than 50 files/);
   });
+
+  it('captures a change that only adds a file to a directory the prepared tree has', async () => {
+    const outputs: string[] = [];
+    const { result, attemptDir } = await attempt(
+      fixture(),
+      stepsAgent(() => ['echo new > src/only-new.txt'], outputs),
+    );
+    expect(result.workspace).toBe('kernel-overlay');
+    expect(readFileSync(join(attemptDir, 'diff.patch'), 'utf8')).toContain('b/src/only-new.txt');
+  });
 });

@@ -76,6 +76,14 @@ describe('overlay holder', () => {
     expect(existsSync(join(overlay.lower, 'dir', 'made'))).toBe(false);
   });
 
+  it("runs a harness's command in the merged tree itself when given a directory there (not the host's mount point beneath)", async () => {
+    const overlay = layers();
+    const holder = await holding(overlay);
+    const [command = 'nsenter', ...args] = holder.enterArgv(join(overlay.target, 'dir'));
+    const { stdout } = await execFileAsync(command, [...args, '/bin/sh', '-c', 'ls && cat inner']);
+    expect(stdout).toBe('inner\nlower\n');
+  });
+
   it('keeps the mount with the directory when the host renames the mount point', async () => {
     const overlay = layers();
     const holder = await holding(overlay);

@@ -60,8 +60,10 @@ function overlayNamespaceArgv(overlay: TreeOverlay, then: string, path: string |
 export function enterHolderArgv(pid: number, wd?: string, path = process.env.PATH): string[] {
   const nsenter = findOnPath('nsenter', path ?? '');
   if (nsenter === undefined) throw new Error('overlay: nsenter (util-linux) must be on PATH');
-  // Entering a mount namespace moves the working directory to its root: `wd` is taken in there.
-  return [nsenter, `--target=${pid}`, '--user', '--mount', '--preserve-credentials', ...(wd !== undefined ? [`--wd=${wd}`] : []), '--'];
+  const enter = [nsenter, `--target=${pid}`, '--user', '--mount', '--preserve-credentials', '--'];
+  // Not nsenter's --wd: it opens the directory before entering, which gives the host's mount point
+  // beneath the overlay. A cd once inside resolves it in the holder's namespace.
+  return wd === undefined ? enter : [...enter, '/bin/sh', '-c', 'cd -- "$1" && shift && exec "$@"', 'enter', wd];
 }
 
 /** Mount options are split at commas, and overlayfs splits lower directories at colons: a path holding one is given as a copy. */
