@@ -12,7 +12,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { TreeProvision } from '../core/types/index.js';
 import { overlayPathsMountable, sandboxTraits, startOverlayHolder, type SandboxKind, type TreeOverlay } from '../infra/sandbox/index.js';
-import { overlaySupported, removeTree, type HeldTree } from '../infra/workspace/index.js';
+import { copyTree, overlaySupported, removeTree, type HeldTree } from '../infra/workspace/index.js';
 
 export interface AgentTree {
   readonly provision: TreeProvision;
@@ -25,8 +25,12 @@ export interface AgentTree {
   held(path: string): HeldTree | undefined;
   /** Where the host's own reads of the tree at `path` go (the held tree's `/proc` path, or `path`). */
   hostPath(path: string): string;
-  /** Ends the holder and removes the upper directory; nothing for a copy. Safe to call twice. */
-  release(): Promise<void>;
+  /**
+   * Ends the holder and removes the upper directory; nothing for a copy. Safe to call twice.
+   * `keepAt` (`--keep-workspace`): the merged tree at that path is copied onto the host's own
+   * directory there first, so what the agent left stays to look at, as a copy's does.
+   */
+  release(keepAt?: string): Promise<void>;
 }
 
 /** The agent's overlay's upper and work directories, in the attempt's directory. */
@@ -69,8 +73,9 @@ export async function holdAgentTree(choice: AgentTreeChoice): Promise<AgentTree>
     overlay: holder.overlay,
     held: (path) => ({ host: holder.view(path), enter: (wd) => holder.enterArgv(wd) }),
     hostPath: (path) => holder.view(path),
-    release: () =>
+    release: (keepAt) =>
       (released ??= (async () => {
+        if (keepAt !== undefined) await copyTree(holder.view(keepAt), keepAt);
         await holder.close();
         await removeTree(choice.scratch);
       })()),

@@ -30,7 +30,7 @@ export async function evaluateAttempt(
   // Read now, so that the agent's tree (an overlay's holder) goes before any test run.
   const held = bench.agentTree.held(paths.agentWorkspace);
   const ignoredAfter = await agentCaused('list what the change ignores', paths.attemptDir, () => ignoredManifest(baseline, paths.agentWorkspace, held));
-  await bench.agentTree.release();
+  await bench.agentTree.release(env.keepWorkspace ? paths.agentWorkspace : undefined);
   const { evidence, outcome } = await bench.evaluate({
     tree: captured.tree,
     commands: agentRun.commands,

@@ -42,7 +42,7 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
         return { outcome: { kind: 'unverifiable' as const, message: error.message } };
       throw error;
     });
-    await bench.agentTree.release();
+    await bench.agentTree.release(env.keepWorkspace ? bench.paths.agentWorkspace : undefined);
     if (!('verified' in verified)) return await recorder.end(verified.outcome);
     sofar.verified = verified.verified;
     return await recorder.end(verified.outcome, verified.evidence);

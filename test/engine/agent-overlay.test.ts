@@ -104,6 +104,10 @@ describe('an attempt whose agent works in an overlay held for the attempt (bwrap
     expect([overlaid.result.verdict, copied.result.verdict]).toEqual(['PASS', 'PASS']);
     const patch = (dir: string): string => readFileSync(join(dir, 'diff.patch'), 'utf8');
     expect(patch(overlaid.attemptDir)).toBe(patch(copied.attemptDir));
+    // --keep-workspace keeps what the agent left either way.
+    const left = (dir: string): string[] => listing(join(dir, 'agent-workspace'));
+    expect(left(overlaid.attemptDir)).toEqual(left(copied.attemptDir));
+    expect(left(overlaid.attemptDir)).toContain('added/new.txt f 644 new\n');
   });
 
   it('captures exactly the change, and the agent reaches neither the lower tree, the upper directory nor the holder', async () => {
