@@ -1,8 +1,9 @@
 /**
  * The bench's prepared tree: the source in the workspace, the setup commands run over it in the
  * sandbox (the one setup of Crucible), committed as the baseline. A task's repo reuses setup's
- * output from the prepared cache when it can; a task's shared tree (the preflight's) is copied and
- * its baseline forked; other files (ci: a commit of the checkout) are written by their caller.
+ * output from the prepared cache when it can; a task's shared tree (the preflight's) is copied (or,
+ * for an agent under bwrap, overlaid: agent-tree.ts) and its baseline forked; other files (ci: a
+ * commit of the checkout) are written by their caller.
  */
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
