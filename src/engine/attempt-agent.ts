@@ -43,6 +43,7 @@ export async function runAgent(agent: Agent, task: Task, bench: Bench, env: Atte
   const gateway = agent.turnsAtGateway && models ? env.models?.gateway : undefined;
   const layout = {
     ...base,
+    ...(bench.agentTree.overlay ? { overlay: bench.agentTree.overlay } : {}),
     readOnly: [...base.readOnly, ...agentDirs],
     ...(gateway ? { gateway } : {}),
     limits: execLimits(task.limits),
@@ -70,7 +71,8 @@ export async function runAgent(agent: Agent, task: Task, bench: Bench, env: Atte
       resolveTimeout('timeout');
     }, timeoutMs);
   });
-  const watchdog = watchWorkspace(workspace, layout.home, task, controller);
+  // Measured where the host sees the agent's tree: through its holder, for an overlay.
+  const watchdog = watchWorkspace(bench.agentTree.hostPath(workspace), layout.home, task, controller);
   try {
     const run = agent
       .run({

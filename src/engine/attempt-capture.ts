@@ -17,13 +17,22 @@ export async function captureAttempt(task: Task, bench: Bench, fsGuard: FsGuard)
   const { paths, baseline } = bench;
   const limits = task.limits.resources;
   const outsideWrites = await finishFsGuard(fsGuard);
-  const scan = await scanWorkspace(paths.agentWorkspace, { maxFiles: limits.workspaceFiles, maxBytes: limits.workspaceBytes });
+  // An overlay is read where its holder keeps it mounted: through /proc, git entered in there.
+  const held = bench.agentTree.held(paths.agentWorkspace);
+  const scan = await scanWorkspace(held?.host ?? paths.agentWorkspace, { maxFiles: limits.workspaceFiles, maxBytes: limits.workspaceBytes });
   if (scan.exceeded) {
     const what = describeScanLimit(scan, { maxFiles: limits.workspaceFiles, maxBytes: limits.workspaceBytes });
     return { kind: 'over_limit', limit: scan.exceeded, message: `the agent left the workspace with ${what}` };
   }
   const capture = await agentCaused('capture the change', paths.attemptDir, () =>
-    captureChange({ baseline, workTree: paths.agentWorkspace, nestedGit: scan.nestedGit, maxFiles: limits.changeFiles, maxBytes: limits.changeBytes }),
+    captureChange({
+      baseline,
+      workTree: paths.agentWorkspace,
+      ...(held ? { held } : {}),
+      nestedGit: scan.nestedGit,
+      maxFiles: limits.changeFiles,
+      maxBytes: limits.changeBytes,
+    }),
   );
   if (!capture.ok) return { kind: 'over_limit', limit: capture.exceeded, message: capture.detail };
   return { kind: 'captured', tree: capture.tree, outsideWrites };

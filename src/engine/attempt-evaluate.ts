@@ -26,14 +26,18 @@ export async function evaluateAttempt(
   captured: { tree: string; outsideWrites: FsGuardEvidence },
 ): Promise<AttemptEvaluation> {
   const { paths, baseline } = bench;
+  // git reads the agent's own ignore files here: what it refuses of them is the agent's doing too.
+  // Read now, so that the agent's tree (an overlay's holder) goes before any test run.
+  const held = bench.agentTree.held(paths.agentWorkspace);
+  const ignoredAfter = await agentCaused('list what the change ignores', paths.attemptDir, () => ignoredManifest(baseline, paths.agentWorkspace, held));
+  await bench.agentTree.release(env.keepWorkspace ? paths.agentWorkspace : undefined);
   const { evidence, outcome } = await bench.evaluate({
     tree: captured.tree,
     commands: agentRun.commands,
     writeRoots: attemptWriteRoots(task, paths, env.stateDir),
     sandboxEnforcesFs: agentRun.enforcesFs,
     outsideWrites: captured.outsideWrites,
-    // git reads the agent's own ignore files here: what it refuses of them is the agent's doing too.
-    ignoredAfter: () => agentCaused('list what the change ignores', paths.attemptDir, () => ignoredManifest(baseline, paths.agentWorkspace)),
+    ignoredAfter: async () => ignoredAfter,
     agentResult: agentRun.result,
   });
   const { diff, tests, heldOut, checks, checkInput, blobs } = evidence;

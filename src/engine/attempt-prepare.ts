@@ -16,7 +16,8 @@ import type { AttemptSoFar } from './attempt-record.js';
 export async function prepareAttempt(task: Task, paths: BenchPaths, env: AttemptEnv, timings: AttemptResult['timings'], sofar: AttemptSoFar): Promise<Bench> {
   const shared = env.taskBaselines?.get(task.id);
   const bench = await timed(timings, 'prepareMs', 'prepare', () =>
-    openTaskBench(task, paths, env, shared).catch((error: unknown) => {
+    // The online guard reads the workspace from the host as it changes: it keeps the copy.
+    openTaskBench(task, paths, env, shared, { overlay: env.guard === undefined }).catch((error: unknown) => {
       // The parts that finished before setup failed still say where the time went.
       if (error instanceof SetupCommandError) Object.assign(timings, error.timings);
       throw error;

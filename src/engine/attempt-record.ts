@@ -27,6 +27,7 @@ import {
 } from '../core/types/index.js';
 import { removeTree } from '../infra/workspace/index.js';
 import type { Bench } from './bench.js';
+import { AGENT_OVERLAY_DIR } from './agent-tree.js';
 import { SetupCommandError } from './bench.js';
 import type { AttemptEnv } from './attempt-env.js';
 import { PhaseError } from './attempt-phase.js';
@@ -80,6 +81,7 @@ export function attemptRecorder(
       timings,
       startedAt: startedAt.toISOString(),
       ...(sofar.guard ? { guard: sofar.guard } : {}),
+      ...(sofar.bench ? { workspace: sofar.bench.agentTree.provision } : {}),
       baselineCommit: sofar.bench?.baseline.commit,
       baselineTests: runs?.run.evidence,
       baselineHeldOut: runs?.heldOut?.evidence,
@@ -137,6 +139,7 @@ export const ATTEMPT_SCRATCH_DIRS = [
   'workspace.index',
   'pristine',
   'agent-workspace',
+  AGENT_OVERLAY_DIR,
   'baseline.git',
   'store.git',
   'home',

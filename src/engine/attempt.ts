@@ -42,10 +42,13 @@ export async function runAttempt(plan: AttemptPlan, task: Task, agent: Agent, en
         return { outcome: { kind: 'unverifiable' as const, message: error.message } };
       throw error;
     });
+    await bench.agentTree.release(env.keepWorkspace ? bench.paths.agentWorkspace : undefined);
     if (!('verified' in verified)) return await recorder.end(verified.outcome);
     sofar.verified = verified.verified;
     return await recorder.end(verified.outcome, verified.evidence);
   } catch (error) {
+    // An overlay's holder ends before the record removes the attempt's scratch directories.
+    await sofar.bench?.agentTree.release().catch(() => undefined);
     return recorder.fail(error);
   }
 }

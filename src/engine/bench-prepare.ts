@@ -1,10 +1,11 @@
 /**
  * The bench's prepared tree: the source in the workspace, the setup commands run over it in the
  * sandbox (the one setup of Crucible), committed as the baseline. A task's repo reuses setup's
- * output from the prepared cache when it can; a task's shared tree (the preflight's) is copied and
- * its baseline forked; other files (ci: a commit of the checkout) are written by their caller.
+ * output from the prepared cache when it can; a task's shared tree (the preflight's) is copied (or,
+ * for an agent under bwrap, overlaid: agent-tree.ts) and its baseline forked; other files (ci: a
+ * commit of the checkout) are written by their caller.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ignoredManifest, setupFailure, setupOutputText, SETUP_OUTPUT_FILE, type IgnoredManifest, type SetupFailure } from '../domain/evidence/index.js';
 import { execLimits, type TestRun } from '../domain/evaluation/index.js';
@@ -17,6 +18,7 @@ import { copyPrepared, ensurePrepared, mentionsPath, pathBound, preparedKey } fr
 import type { BenchPaths } from './bench-paths.js';
 import { withDependencyCache } from './dependency-cache.js';
 import type { SharedTaskTree } from './shared-baseline.js';
+import { AGENT_OVERLAY_DIR, agentOverlayFits, COPIED_TREE, holdAgentTree, type AgentTree, type AgentTreeChoice } from './agent-tree.js';
 
 /** Whether a task's prepared tree was built (setup ran) or reused from the cache. */
 export interface PreparedNotice {
@@ -63,6 +65,8 @@ export interface BenchSandbox {
   layout: (phase: { baselineGitDir?: string; alsoWritable: string[] }) => Omit<SandboxLayout, 'limits'>;
   /** Whether a change that cannot be checked out is the change's doing (TestBench.changeCaused). */
   changeCaused?: (error: unknown) => boolean;
+  /** An agent will work on the prepared tree, and may do so in an overlay held for it (agent-tree.ts). */
+  agentOverlay?: boolean;
 }
 
 /** Where prepare's time went: the parts of PhaseTimings.prepareMs. */
@@ -73,6 +77,8 @@ export interface Prepared {
   /** Ignored files of the prepared tree, to tell which ones a change touched (empty for `files`). */
   ignored: IgnoredManifest;
   timings: PrepareTimings;
+  /** How the agent's workspace is given: an overlay held until released, or the prepared tree (a copy) itself. */
+  agentTree: AgentTree;
 }
 
 /**
@@ -102,7 +108,8 @@ export async function prepareTree(
   // A directory left by an interrupted run is not evidence of anything: start clean.
   await removeTree(paths.attemptDir);
   await Promise.all(['home', 'tmp'].map((d) => mkdir(join(paths.attemptDir, d), { recursive: true })));
-  if (source.kind === 'shared') return fromShared(source, paths, lap);
+  const agent = agentTreeChoice(sandbox, paths);
+  if (source.kind === 'shared') return fromShared(source, paths, agent, lap);
   await mkdir(paths.workspace, { recursive: true });
   let outputs: string[] = [];
   let setupMs: number | undefined;
@@ -126,19 +133,40 @@ export async function prepareTree(
     await addWorkspaceRepo(paths.workspace, baseline);
   }
   // The agent works on this very tree, whose stat data the baseline index holds (so git re-reads
-  // only what the agent touched); every test run works on a copy of the pristine one.
-  if (paths.pristineShared !== true) await copyTree(paths.workspace, paths.pristine);
-  return { baseline, ignored, timings: { copyMs, ...(setupMs !== undefined ? { setupMs } : {}), baselineCommitMs: lap() } };
+  // only what the agent touched); every test run works on a copy of the pristine one. An overlay
+  // shows the same inodes, so the prepared tree just moves under it as its lower layer.
+  let agentTree = COPIED_TREE;
+  if (paths.pristineShared !== true) {
+    if (await agentOverlayFits(agent)) {
+      await rename(paths.workspace, paths.pristine);
+      agentTree = await holdAgentTree(agent);
+    } else await copyTree(paths.workspace, paths.pristine);
+  }
+  return { baseline, ignored, agentTree, timings: { copyMs, ...(setupMs !== undefined ? { setupMs } : {}), baselineCommitMs: lap() } };
 }
 
-/** The workspace a fresh copy of the task's shared tree, over a fork of its baseline. */
-async function fromShared(source: Extract<BenchSource, { kind: 'shared' }>, paths: BenchPaths, lap: () => number): Promise<Prepared> {
+/** The agent's tree over the bench's pristine tree: its lower layer when it is an overlay. */
+function agentTreeChoice(sandbox: BenchSandbox, paths: BenchPaths): AgentTreeChoice {
+  return {
+    sandbox: sandbox.kind,
+    // A fake executor (tests of something else) would not enter the holder.
+    allowed: sandbox.agentOverlay === true && sandbox.executorFactory === undefined,
+    lower: paths.pristine,
+    workspace: paths.workspace,
+    scratch: join(paths.attemptDir, AGENT_OVERLAY_DIR),
+  };
+}
+
+/** The workspace a fresh copy of the task's shared tree (or an overlay of it), over a fork of its baseline. */
+async function fromShared(source: Extract<BenchSource, { kind: 'shared' }>, paths: BenchPaths, agent: AgentTreeChoice, lap: () => number): Promise<Prepared> {
   const { tree } = source;
-  await copyTree(tree.dir, paths.workspace);
-  const copyMs = lap();
   const baseline = await forkBaseline(tree.baseline, join(paths.attemptDir, 'store.git'));
+  const baselineCommitMs = lap();
+  // Last: nothing may fail once a holder runs, or it would outlive the bench until the harness ends.
+  const overlaid = { ...agent, lower: tree.dir };
+  const agentTree = (await agentOverlayFits(overlaid)) ? await holdAgentTree(overlaid) : (await copyTree(tree.dir, paths.workspace), COPIED_TREE);
   if (tree.preparedKey !== undefined) source.onPrepared?.({ taskId: source.taskId, key: tree.preparedKey, reused: true });
-  return { baseline, ignored: tree.ignored, timings: { copyMs, baselineCommitMs: lap() } };
+  return { baseline, ignored: tree.ignored, agentTree, timings: { copyMs: lap(), baselineCommitMs } };
 }
 
 /** Setup through the prepared cache: run here and stored, or its stored output copied in; returns what setup produced. */

@@ -13,7 +13,7 @@ import { sandboxLayout } from './sandbox-layout.js';
 export type TaskBenchEnv = Pick<AttemptEnv, 'stateDir' | 'sandbox' | 'signal' | 'environments' | 'executorFactory' | 'prepareCache' | 'onPrepared'>;
 
 /** Opens `task`'s bench in `paths`: over a copy of the preflight's tree when `shared` has one, else prepared here; the preflight's baseline runs adopted. */
-export function openTaskBench(task: Task, paths: BenchPaths, env: TaskBenchEnv, shared?: TaskBaselineRuns): Promise<Bench> {
+export function openTaskBench(task: Task, paths: BenchPaths, env: TaskBenchEnv, shared?: TaskBaselineRuns, agent?: { overlay: boolean }): Promise<Bench> {
   const { attemptDir, workspace } = paths;
   const environment = env.environments?.get(task.id);
   const source = shared?.tree
@@ -45,6 +45,7 @@ export function openTaskBench(task: Task, paths: BenchPaths, env: TaskBenchEnv, 
         }),
       // The agent's files can fail a checkout in ways only the machine should: those stay the harness's.
       changeCaused: (error) => !isMachineError(error, attemptDir),
+      ...(agent?.overlay ? { agentOverlay: true } : {}),
     },
     {
       paths,

@@ -70,7 +70,8 @@ describe('the harness failing on its own evidence', () => {
       const filler: Agent = {
         name: 'filler',
         async run(ctx) {
-          writeFileSync(join(ctx.workspace, 'src', 'note.txt'), 'a change to capture\n');
+          // Through the executor, as agents touch their workspace (under bwrap an overlay the host's path does not show).
+          await ctx.executor.exec({ argv: ['sh', '-c', 'echo "a change to capture" > src/note.txt'], cwd: ctx.workspace, timeoutMs: 30_000, network: 'none' });
           spawnSync('sh', ['-c', `head -c 1G /dev/zero > ${join(stateDir, 'filler')}`]);
           return { stopReason: 'completed' };
         },

@@ -181,7 +181,10 @@ describe("a task's baseline built once per run", () => {
           timeoutMs: 60_000,
           network: 'none',
         });
-        writes.push({ exitCode: result.exitCode, seen: readFileSync(join(workspace, 'value.txt'), 'utf8') });
+        // Read as the agent sees it, through the executor: the contract (AgentContext) says so, and under
+        // bwrap the workspace is an overlay the host's own path does not show.
+        const seen = await executor.exec({ argv: ['cat', 'value.txt'], cwd: workspace, timeoutMs: 60_000, network: 'none' });
+        writes.push({ exitCode: result.exitCode, seen: seen.stdout });
         return { stopReason: 'completed' };
       },
     };

@@ -5,7 +5,6 @@
  * fails. The test patch is never in the agent's workspace.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect, it } from 'vitest';
 import type { Agent } from '../../src/domain/agents/index.js';
@@ -32,7 +31,15 @@ function scriptAgent(name: string, fix: boolean): Agent & { sawTestPatch: () => 
     name,
     sawTestPatch: () => saw,
     async run(ctx) {
-      saw = existsSync(join(ctx.workspace, 'tests', 'test_clamp_order.py'));
+      // Looked for as the agent sees its workspace, through the executor (under bwrap an overlay the host's path does not show).
+      const look = await ctx.executor.exec({
+        argv: ['test', '-e', 'tests/test_clamp_order.py'],
+        cwd: ctx.workspace,
+        timeoutMs: 30_000,
+        network: 'none',
+        signal: ctx.signal,
+      });
+      saw = look.exitCode === 0;
       const script = [fix ? `python3 - <<'PY'\n${FIX}PY` : 'true', `cat > tests/test_clamp_order.py <<'PY'\n${OWN_TEST}PY`].join('\n');
       const r = await ctx.executor.exec({ argv: ['sh', '-c', script], cwd: ctx.workspace, timeoutMs: 30_000, network: 'none', signal: ctx.signal });
       return r.exitCode === 0 ? { stopReason: 'completed' } : { stopReason: 'error', error: r.stderr };

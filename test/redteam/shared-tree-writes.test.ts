@@ -106,6 +106,10 @@ describe('an agent and code under test writing through every path they reach (bw
     expect(attempts.map((a) => [a.tests?.tree, a.baselineTests?.tree])).toEqual(Array(3).fill(['kernel-overlay', 'kernel-overlay']));
   });
 
+  it('every agent worked in an overlay of the shared tree, held for its attempt', () => {
+    expect(attempts.map((a) => a.workspace)).toEqual(Array(3).fill('kernel-overlay'));
+  });
+
   it('no agent and no test run saw a mark another left: every attempt passes', () => {
     expect(attempts.map((a) => `${a.verdict} ${a.message}`)).toEqual(Array(3).fill(expect.stringMatching(/^PASS /)));
   });

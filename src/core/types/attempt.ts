@@ -318,7 +318,7 @@ export interface EnvironmentProvenance {
   engineVersion: string;
 }
 
-/** How a test run's tree is given (src/domain/evaluation/give-tree.ts). */
+/** How a tree is given: a test run's (src/domain/evaluation/give-tree.ts), the agent's (src/engine/agent-tree.ts). */
 export type TreeProvision = 'kernel-overlay' | 'copy';
 
 export interface AttemptResult extends AttemptPlan {
@@ -330,6 +330,8 @@ export interface AttemptResult extends AttemptPlan {
   /** 0–100, from the checks; undefined for harness errors. */
   score?: number;
   sandbox: string;
+  /** How the agent's workspace was given (src/engine/agent-tree.ts): an overlay of the prepared tree, or a copy. Absent in records before overlays. */
+  workspace?: TreeProvision;
   baselineCommit?: string;
   tests?: TestRunEvidence;
   /**

@@ -9,12 +9,14 @@ import { lstat, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { copyIndex, NESTED_GIT_NAME, git, gitBytes, removeTree, type Baseline, type GitTarget } from '../../infra/workspace/index.js';
+import { copyIndex, NESTED_GIT_NAME, git, gitBytes, removeTree, type Baseline, type GitTarget, type HeldTree } from '../../infra/workspace/index.js';
 
 export interface CaptureInput {
   baseline: Baseline;
   /** The agent's workspace, after every process of the agent has ended. */
   workTree: string;
+  /** Set when the workspace is an overlay its holder keeps mounted: where the host reaches it, and how git gets in. */
+  held?: HeldTree;
   /** Workspace-relative paths of nested `.git` entries, as bytes (from scanWorkspace). */
   nestedGit: readonly Buffer[];
   maxFiles: number;
@@ -25,11 +27,12 @@ export type Capture = { ok: true; tree: string; files: number; bytes: number } |
 
 export async function captureChange(input: CaptureInput): Promise<Capture> {
   const { baseline, workTree } = input;
-  await removeFifos(workTree);
-  for (const path of input.nestedGit) await neutralizeNestedRepo(workTree, path);
+  const host = input.held?.host ?? workTree;
+  await removeFifos(host);
+  for (const path of input.nestedGit) await neutralizeNestedRepo(host, path);
   const indexFile = join(baseline.store, 'capture.index');
   await copyIndex(baseline, indexFile);
-  const target: GitTarget = { gitDir: baseline.store, workTree, indexFile };
+  const target: GitTarget = { gitDir: baseline.store, workTree, indexFile, ...(input.held ? { enter: input.held.enter } : {}) };
   try {
     // Sized before anything is hashed: a 1 GiB file or 200 000 new files cost a listing, not a copy.
     // Listed as bytes: a name that is not UTF-8, decoded, names nothing on disk, and its size would count for nothing.
@@ -41,7 +44,7 @@ export async function captureChange(input: CaptureInput): Promise<Capture> {
     const paths = [...listed.values()].map((p) => p.toString('utf8'));
     const hidden = await filesHiddenByIgnoreEdits(target, baseline.commit, paths);
     const measured = [...listed.values(), ...hidden.map((p) => Buffer.from(p))];
-    const over = await overLimits(workTree, measured, input);
+    const over = await overLimits(host, measured, input);
     if (over) return over;
     // Git's own listings are what `add` would act on: nothing listed, nothing changed.
     if (paths.length === 0 && hidden.length === 0) return { ok: true, tree: baseline.tree, files: 0, bytes: 0 };
@@ -50,7 +53,7 @@ export async function captureChange(input: CaptureInput): Promise<Capture> {
       await git(target, ['--literal-pathspecs', 'add', '--force', '--pathspec-from-file=-', '--pathspec-file-nul'], { stdin: `${hidden.join('\0')}\0` });
     }
     const tree = (await git(target, ['write-tree'])).trim();
-    const sized = await sizes(workTree, measured);
+    const sized = await sizes(host, measured);
     return { ok: true, tree, ...sized };
   } finally {
     await rm(indexFile, { force: true });

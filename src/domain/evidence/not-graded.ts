@@ -1,7 +1,7 @@
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NotGraded } from '../../core/types/index.js';
-import { NESTED_GIT_NAME, git, type Baseline } from '../../infra/workspace/index.js';
+import { NESTED_GIT_NAME, git, type Baseline, type HeldTree } from '../../infra/workspace/index.js';
 
 /** Ignored files of a tree (path → type, size and mtime), to tell which ones an agent touched. */
 export type IgnoredManifest = Map<string, string>;
@@ -9,14 +9,22 @@ export type IgnoredManifest = Map<string, string>;
 const LISTED = 50;
 const STAT_BATCH = 64;
 
-export async function ignoredManifest(baseline: Baseline, workTree: string): Promise<IgnoredManifest> {
-  const out = await git({ gitDir: baseline.store, workTree }, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard']);
+/** `held`: the tree is an overlay its holder keeps mounted (HeldTree). */
+export async function ignoredManifest(baseline: Baseline, workTree: string, held?: HeldTree): Promise<IgnoredManifest> {
+  const out = await git({ gitDir: baseline.store, workTree, ...(held ? { enter: held.enter } : {}) }, [
+    'ls-files',
+    '-z',
+    '--others',
+    '--ignored',
+    '--exclude-standard',
+  ]);
+  const host = held?.host ?? workTree;
   const manifest: IgnoredManifest = new Map();
   const paths = out.split('\0').filter((path) => path && !path.split('/').includes(NESTED_GIT_NAME));
   // A prepared node_modules has thousands of ignored files: stat them in batches, not one by one.
   for (let i = 0; i < paths.length; i += STAT_BATCH) {
     const batch = paths.slice(i, i + STAT_BATCH);
-    const infos = await Promise.all(batch.map((path) => lstat(join(workTree, path)).catch(() => undefined)));
+    const infos = await Promise.all(batch.map((path) => lstat(join(host, path)).catch(() => undefined)));
     batch.forEach((path, j) => {
       const info = infos[j];
       if (info) manifest.set(path, `${info.isSymbolicLink() ? 'l' : 'f'}:${info.size}:${info.mtimeMs}`);

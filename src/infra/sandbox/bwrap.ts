@@ -3,11 +3,11 @@ import { buildBwrapArgs } from './bwrap-args.js';
 import { resolveMounts } from './bwrap-mounts.js';
 import { buildChildEnv } from './env.js';
 import { SandboxSetupError, SandboxUnavailableError } from './errors.js';
-import type { ExecRequest, ExecResult, Executor, SandboxLayout } from './executor.js';
+import type { ExecRequest, ExecResult, Executor, SandboxLayout, TreeOverlay } from './executor.js';
 import type { ExecutorOptions } from './executor-options.js';
 import { findOnPath } from './find-on-path.js';
 import { executorCapabilities } from './kinds.js';
-import { overlayMountArgv } from './tree-overlay.js';
+import { enterHolderArgv, overlayMountArgv } from './tree-overlay.js';
 import { enforcedLimits, limitSupport, runLimited } from './limits.js';
 import type { LimitWiring } from './limits.js';
 import { gatewayForwarderSource } from './forwarder-source.js';
@@ -68,8 +68,8 @@ export function createBwrapExecutor(layout: SandboxLayout, options: ExecutorOpti
       return runLimited(
         layout.limits,
         limits,
-        // An overlay workspace is mounted in a namespace of the command's own, bwrap started inside it.
-        [...(layout.overlay ? overlayMountArgv(layout.overlay) : []), bwrapPath],
+        // An overlay workspace is mounted in a namespace of the command's own, or of its holder's; bwrap starts inside it.
+        [...overlayPrefix(layout.overlay), bwrapPath],
         async ({ argv, stopped, enter, rlimits }) => {
           const orders = (): string =>
             encodePerlOrders({ argv: request.argv, env, rlimits, prlimitSyscall: syscall, prctlSyscall: prctl, ...(helper ? { helper } : {}) });
@@ -154,6 +154,11 @@ function enterCgroup(enter: (pid: number) => void, requestSignal: AbortSignal | 
     },
   };
   return entry;
+}
+
+function overlayPrefix(overlay: TreeOverlay | undefined): string[] {
+  if (!overlay) return [];
+  return overlay.heldBy !== undefined ? enterHolderArgv(overlay.heldBy) : overlayMountArgv(overlay);
 }
 
 /** The perl the sandbox shows: one in the system directories bwrap binds (bwrap-allowlist.ts). */

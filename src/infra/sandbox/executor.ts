@@ -157,7 +157,8 @@ export interface SandboxLayout {
   /**
    * bwrap only: the workspace given as an overlay (tree-overlay.ts) instead of a directory of its
    * own: mounted at `target` before the sandbox starts, in a user and mount namespace of the
-   * command's own. Other executors refuse a layout with one (their trees are copies).
+   * command's own, or entered where a holder keeps it mounted for every command (`heldBy`). Other
+   * executors refuse a layout with one (their trees are copies).
    */
   overlay?: TreeOverlay;
 }
@@ -171,6 +172,11 @@ export interface TreeOverlay {
   work: string;
   /** Where the merged tree appears (an empty directory on the host). */
   target: string;
+  /**
+   * Mounted already, once, by an overlay holder (overlay-holder.ts), this process: commands enter
+   * its namespace instead of mounting their own.
+   */
+  heldBy?: number;
 }
 
 /** Kernel overlayfs mounted in an unprivileged user namespace (5.11 and later). */

@@ -21,6 +21,7 @@ export type {
   TreeOverlay,
 } from './executor.js';
 export { overlayMountArgv, overlayPathsMountable } from './tree-overlay.js';
+export { startOverlayHolder, type OverlayHolder } from './overlay-holder.js';
 export type { ExecutorOptions } from './executor-options.js';
 export type { BwrapDetection, DetectOptions } from './detect.js';
 export { detectBwrap } from './detect.js';

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { createWriteStream } from 'node:fs';
 
 /**
@@ -40,6 +41,22 @@ export interface GitTarget {
   cwd?: string;
   /** An index of the harness's own instead of `gitDir/index` (GIT_INDEX_FILE). */
   indexFile?: string;
+  /**
+   * The argv that puts git where the work tree is mounted (an overlay holder's namespace), in
+   * directory `wd`: git resolves its work tree's path itself, so a `/proc/<pid>/root` path would
+   * lead it back to the host's empty mount point.
+   */
+  enter?: (wd: string) => string[];
+}
+
+/**
+ * A work tree mounted where the host does not see it (an overlay holder's namespace): the host's
+ * own reads and writes go through `host` (a `/proc/<pid>/root` path: no-follow helpers only), and
+ * git runs in there by `enter`, given the tree's own path.
+ */
+export interface HeldTree {
+  host: string;
+  enter: (wd: string) => string[];
 }
 
 export class GitError extends Error {
@@ -63,6 +80,18 @@ function fullArgs(target: GitTarget, args: string[]): string[] {
   return [...BASE_ARGS, ...where, ...args];
 }
 
+/** Git on the host, or entered where the work tree is mounted; stdin is git's to read only when `stdin` is given (else it ends at once). */
+function spawnGit(target: GitTarget, args: string[], stdin?: string): ChildProcessByStdio<Writable, Readable, Readable> {
+  const cwd = target.cwd ?? target.workTree;
+  const stdio: ['pipe', 'pipe', 'pipe'] = ['pipe', 'pipe', 'pipe'];
+  const [command, ...rest] =
+    target.enter !== undefined && cwd !== undefined ? [...target.enter(cwd), 'git', ...fullArgs(target, args)] : ['git', ...fullArgs(target, args)];
+  const child = spawn(command ?? 'git', rest, { ...(target.enter === undefined ? { cwd } : {}), env: gitEnv(target), stdio });
+  child.stdin.on('error', () => {});
+  child.stdin.end(stdin);
+  return child;
+}
+
 export async function git(target: GitTarget, args: string[], options: { stdin?: string; maxBuffer?: number } = {}): Promise<string> {
   return (await gitBytes(target, args, options)).toString('utf8');
 }
@@ -71,11 +100,7 @@ export async function git(target: GitTarget, args: string[], options: { stdin?: 
 export function gitBytes(target: GitTarget, args: string[], options: { stdin?: string; maxBuffer?: number } = {}): Promise<Buffer> {
   const maxBuffer = options.maxBuffer ?? 256 * 1024 * 1024;
   return new Promise((resolvePromise, reject) => {
-    const child = spawn('git', fullArgs(target, args), {
-      cwd: target.cwd ?? target.workTree,
-      env: gitEnv(target),
-      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
+    const child = spawnGit(target, args, options.stdin);
     const chunks: Buffer[] = [];
     let size = 0;
     let stderr = '';
@@ -93,8 +118,6 @@ export function gitBytes(target: GitTarget, args: string[], options: { stdin?: s
       resolvePromise(Buffer.concat(chunks));
     });
     // A git that exits before reading its input (a bad object, no repository) must fail the call, not crash the process with EPIPE.
-    child.stdin?.on('error', () => {});
-    if (options.stdin !== undefined) child.stdin?.end(options.stdin);
   });
 }
 
@@ -111,7 +134,7 @@ export interface ToFileResult {
  */
 export function gitToFile(target: GitTarget, args: string[], file: string, maxBytes = Number.POSITIVE_INFINITY): Promise<ToFileResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn('git', fullArgs(target, args), { cwd: target.cwd ?? target.workTree, env: gitEnv(target), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnGit(target, args);
     const out = createWriteStream(file);
     let stderr = '';
     let bytes = 0;

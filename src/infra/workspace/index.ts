@@ -1,5 +1,5 @@
 /** The attempt's workspace as git sees it: git plumbing, the baseline commit, tree edits and materialising trees. */
-export { git, gitBytes, gitToFile, extractCommit, GitError, GIT_ENV, type GitTarget, type ToFileResult } from './git.js';
+export { git, gitBytes, gitToFile, extractCommit, GitError, GIT_ENV, type GitTarget, type HeldTree, type ToFileResult } from './git.js';
 export {
   commitBaseline,
   baselineCommitCount,
