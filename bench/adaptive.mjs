@@ -11,6 +11,9 @@
 // Usage: npx tsc -p tsconfig.build.json && node bench/adaptive.mjs [--runs 2000] [--gate-runs 400] [--seed 1] [--scenario mixed|gate]
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { answerHelp } from './lib/measure.mjs';
+
+answerHelp(import.meta.url);
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { simulateAdaptive, simulateFixed, simulateAdaptiveGate, simulateFixedGate, gateShouldFail } = await import(

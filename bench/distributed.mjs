@@ -14,6 +14,9 @@ import { createServer } from 'node:net';
 import { loadavg, tmpdir, cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { answerHelp } from './lib/measure.mjs';
+
+answerHelp(import.meta.url);
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'bin', 'crucible.js');

@@ -10,7 +10,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadLine, median, min, nowMs } from './lib/measure.mjs';
+import { answerHelp, loadLine, median, min, nowMs } from './lib/measure.mjs';
+
+answerHelp(import.meta.url);
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '20' }, subpath: { type: 'string', default: 'config' } } });

@@ -20,7 +20,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadLine, median, min, nowMs } from './lib/measure.mjs';
+import { answerHelp, loadLine, median, min, nowMs } from './lib/measure.mjs';
+
+answerHelp(import.meta.url);
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { createExecutor } = await import(join(root, 'dist', 'infra', 'sandbox', 'index.js'));

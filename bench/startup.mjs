@@ -15,7 +15,9 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadLine, median, min, nowMs } from './lib/measure.mjs';
+import { answerHelp, loadLine, median, min, nowMs } from './lib/measure.mjs';
+
+answerHelp(import.meta.url);
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin', 'crucible.js');

@@ -1,5 +1,7 @@
 // What every bench prints and computes the same way: the machine's load, min and median.
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -21,4 +23,20 @@ export function loadLine() {
 
 export function nowMs() {
   return Number(process.hrtime.bigint()) / 1e6;
+}
+
+/**
+ * `--help` or `-h`: prints the bench's header comment (what it measures, against what, its usage)
+ * and exits 0, before the bench builds or runs anything.
+ */
+export function answerHelp(moduleUrl, argv = process.argv.slice(2)) {
+  if (!argv.includes('--help') && !argv.includes('-h')) return;
+  const lines = readFileSync(fileURLToPath(moduleUrl), 'utf8').split('\n');
+  const header = [];
+  for (const line of lines.slice(lines[0]?.startsWith('#!') ? 1 : 0)) {
+    if (!line.startsWith('//')) break;
+    header.push(line.replace(/^\/\/ ?/, ''));
+  }
+  process.stdout.write(`${header.join('\n')}\n`);
+  process.exit(0);
 }
