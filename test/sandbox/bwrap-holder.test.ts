@@ -1,7 +1,8 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createExecutor, startOverlayHolder, type Executor, type OverlayHolder, type SandboxLayout, type TreeOverlay } from '../../src/infra/sandbox/index.js';
+import { createExecutor, startOverlayHolder, type Executor, type OverlayHolder, type SandboxLayout } from '../../src/infra/sandbox/index.js';
+import { emptyOverlay } from '../helpers/overlay.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /**
@@ -17,14 +18,8 @@ afterEach(async () => {
 
 async function heldWorkspace(): Promise<{ root: string; holder: OverlayHolder; executor: Executor }> {
   const root = tempDir();
-  const overlay: TreeOverlay = {
-    driver: 'kernel-overlay',
-    lower: join(root, 'lower'),
-    upper: join(root, 'upper'),
-    work: join(root, 'work'),
-    target: join(root, 'ws'),
-  };
-  for (const dir of [overlay.lower, overlay.upper, overlay.work, overlay.target, join(root, 'home'), join(root, 'tmp')]) mkdirSync(dir);
+  const overlay = emptyOverlay(root);
+  for (const dir of [join(root, 'home'), join(root, 'tmp')]) mkdirSync(dir);
   writeFileSync(join(overlay.lower, 'a.txt'), 'lower\n');
   const holder = await startOverlayHolder(overlay);
   open.push(holder);

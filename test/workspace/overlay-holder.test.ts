@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startOverlayHolder, type OverlayHolder, type TreeOverlay } from '../../src/infra/sandbox/index.js';
 import { enterHolderArgv } from '../../src/infra/sandbox/tree-overlay.js';
 import { overlaySupported } from '../../src/infra/workspace/tree-overlay.js';
+import { emptyOverlay } from '../helpers/overlay.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const execFileAsync = promisify(execFile);
@@ -18,14 +19,7 @@ afterEach(async () => {
 /** A lower tree (a file, a file to delete, a directory) and empty upper, work and target directories. */
 function layers(): TreeOverlay {
   const root = tempDir();
-  const overlay: TreeOverlay = {
-    driver: 'kernel-overlay',
-    lower: join(root, 'lower'),
-    upper: join(root, 'upper'),
-    work: join(root, 'work'),
-    target: join(root, 'ws'),
-  };
-  for (const dir of [overlay.lower, overlay.upper, overlay.work, overlay.target]) mkdirSync(dir);
+  const overlay = emptyOverlay(root);
   writeFileSync(join(overlay.lower, 'kept'), 'lower\n');
   writeFileSync(join(overlay.lower, 'gone'), 'lower\n');
   mkdirSync(join(overlay.lower, 'dir'));
